@@ -1,0 +1,77 @@
+# ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
+# make [all] | static | install | check | deps | format | clean
+
+TOOLS    := iosnoop iolatency
+COMMON   := session reader opt out hist pair blk
+UNIT     := test_opt test_hist test_out test_pair test_session test_reader test_blk
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+B        ?= build
+CC       ?= cc
+VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+PKGS     := libtracefs libtraceevent
+# Library headers come in with -isystem: libtraceevent's header trips -Wpedantic.
+PKG_INC  := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS) 2>/dev/null))
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+            -Icommon $(PKG_INC) -DFTT_VERSION='"$(VERSION)"'
+LDLIBS   := $(PKG_LIBS)
+
+COMMON_OBJ := $(COMMON:%=$(B)/obj/%.o)
+LIB        := $(B)/libftt.a
+
+all: $(TOOLS:%=$(B)/%)
+
+$(B)/obj/%.o: common/%.c common/*.h | $(B)/obj
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(B)/obj/%.o: tools/%.c common/*.h | $(B)/obj
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(LIB): $(COMMON_OBJ)
+	$(AR) rcs $@ $^
+$(B)/%: $(B)/obj/%.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(B)/obj $(B)/static $(B)/tests:
+	mkdir -p $@
+
+# One self-contained file per tool, to copy onto a box under investigation.
+# glibc warns that libtraceevent's plugin loader (dlopen) needs the shared libc at run time:
+# plugins are not used by these tools.
+static: $(TOOLS:%=$(B)/static/%)
+$(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
+	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -ldl 2>&1 | grep -v 'dlopen' >&2 || true
+	@test -x $@
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 $(TOOLS:%=$(B)/%) $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0644 $(TOOLS:%=man/man8/%.8) $(DESTDIR)$(PREFIX)/share/man/man8/
+
+# Unit tests: cmocka, no root, no kernel.
+$(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
+	$(CC) $(CFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+check: all $(UNIT:%=$(B)/tests/%)
+	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
+
+# Debian packages the build and the tests need; installed only when missing.
+DEPS := gcc make pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev groff-base \
+        util-linux coreutils procps
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: all present"; fi
+
+format:
+	clang-format -i common/*.[ch] tools/*.c tests/unit/*.c
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all static install check deps format clean
+.SECONDARY:

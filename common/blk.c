@@ -1,0 +1,251 @@
+#include "blk.h"
+#include "reader.h"
+#include "session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+struct submitter {
+	uint64_t queued_ns;
+	int32_t pid;
+	char comm[BLK_COMM_LEN];
+};
+
+struct inflight {
+	uint64_t start_ns;
+	uint32_t bytes;
+	int32_t pid;
+	char comm[BLK_COMM_LEN];
+	char rwbs[BLK_RWBS_LEN];
+};
+
+static void resolve_field(struct tep_event *ev, const char *name, struct blk_field *f)
+{
+	struct tep_format_field *tf = ev ? tep_find_field(ev, name) : NULL;
+	f->offset = tf ? tf->offset : -1;
+	f->size = tf ? tf->size : 0;
+}
+
+static void resolve_event(struct tep_event *ev, struct blk_event *be)
+{
+	be->id = ev ? ev->id : -1;
+	struct tep_format_field *pid = ev ? tep_find_common_field(ev, "common_pid") : NULL;
+	be->pid.offset = pid ? pid->offset : -1;
+	be->pid.size = pid ? pid->size : 0;
+	resolve_field(ev, "dev", &be->dev);
+	resolve_field(ev, "sector", &be->sector);
+	resolve_field(ev, "nr_sector", &be->nr_sector);
+	resolve_field(ev, "bytes", &be->bytes);
+	resolve_field(ev, "rwbs", &be->rwbs);
+	resolve_field(ev, "comm", &be->comm);
+	resolve_field(ev, "error", &be->error);
+}
+
+static inline uint64_t num(const struct tep_record *rec, const struct blk_field *f)
+{
+	const unsigned char *p = (const unsigned char *)rec->data + f->offset;
+	switch (f->size) {
+	case 8: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return v;
+	}
+	default:
+		return *p;
+	}
+}
+
+static inline void str(const struct tep_record *rec, const struct blk_field *f, char *dst,
+		       size_t len)
+{
+	size_t n = (size_t)f->size < len ? (size_t)f->size : len - 1;
+	if (f->offset < 0)
+		n = 0;
+	memcpy(dst, (const char *)rec->data + f->offset, n);
+	dst[n] = 0;
+}
+
+
+/* The submitting process, seen where the I/O entered the block layer. */
+void blk_on_bio_queue(struct tep_record *rec, void *ctx)
+{
+	struct blk *b = ctx;
+	struct submitter *sub =
+		pair_put(&b->submitters, num(rec, &b->bio_queue.dev), num(rec, &b->bio_queue.sector));
+	sub->queued_ns = rec->ts;
+	sub->pid = (int32_t)num(rec, &b->bio_queue.pid);
+	str(rec, &b->bio_queue.comm, sub->comm, sizeof(sub->comm));
+}
+
+/* With a scheduler a request is inserted first; keep the bio's submitter when we saw it. */
+void blk_on_insert(struct tep_record *rec, void *ctx)
+{
+	struct blk *b = ctx;
+	uint64_t dev = num(rec, &b->insert.dev), sector = num(rec, &b->insert.sector);
+	if (pair_get(&b->submitters, dev, sector))
+		return;
+	struct submitter *sub = pair_put(&b->submitters, dev, sector);
+	sub->queued_ns = rec->ts;
+	sub->pid = (int32_t)num(rec, &b->insert.pid);
+	str(rec, &b->insert.comm, sub->comm, sizeof(sub->comm));
+}
+
+void blk_on_issue(struct tep_record *rec, void *ctx)
+{
+	struct blk *b = ctx;
+	const struct blk_event *e = &b->issue;
+	uint64_t dev = num(rec, &e->dev), sector = num(rec, &e->sector);
+	/* A requeued request is issued again: keep its first start and submitter. */
+	if (pair_get(&b->inflight, dev, sector))
+		return;
+	struct inflight *io = pair_put(&b->inflight, dev, sector);
+	struct submitter *sub = pair_get(&b->submitters, dev, sector);
+	io->start_ns = b->queued && sub ? sub->queued_ns : rec->ts;
+	if (sub) {
+		/* Issued from a kworker (I/O scheduler, plug flush): name the submitter. */
+		io->pid = sub->pid;
+		memcpy(io->comm, sub->comm, sizeof(io->comm));
+		pair_del(&b->submitters, sub);
+	} else {
+		io->pid = (int32_t)num(rec, &e->pid);
+		str(rec, &e->comm, io->comm, sizeof(io->comm));
+	}
+	io->bytes = e->bytes.offset >= 0 ? (uint32_t)num(rec, &e->bytes)
+					 : (uint32_t)num(rec, &e->nr_sector) << 9;
+	str(rec, &e->rwbs, io->rwbs, sizeof(io->rwbs));
+}
+
+void blk_on_complete(struct tep_record *rec, void *ctx)
+{
+	struct blk *b = ctx;
+	const struct blk_event *e = &b->complete;
+	uint64_t dev = num(rec, &e->dev), sector = num(rec, &e->sector);
+	struct inflight *in = pair_get(&b->inflight, dev, sector);
+	if (!in) {
+		b->unmatched++;
+		return;
+	}
+	struct blk_io io = {
+		.start_ns = in->start_ns,
+		.end_ns = rec->ts,
+		.sector = sector,
+		.dev = (uint32_t)dev,
+		.bytes = in->bytes,
+		.error = e->error.offset >= 0 ? (int32_t)num(rec, &e->error) : 0,
+		.pid = in->pid,
+	};
+	memcpy(io.comm, in->comm, sizeof(io.comm));
+	memcpy(io.rwbs, in->rwbs, sizeof(io.rwbs));
+	pair_del(&b->inflight, in);
+	b->on_io(&io, b->ctx);
+}
+
+void blk_on_lost(int cpu, long long n, void *ctx)
+{
+	struct blk *b = ctx;
+	(void)cpu;
+	(void)n;
+	/* A start or completion may be among the lost: pairing what is left could lie. */
+	pair_clear(&b->inflight);
+	pair_clear(&b->submitters);
+}
+
+const char *blk_type_invalid(const char *type)
+{
+	if (!*type)
+		return "empty";
+	/* rwbs holds letters (R W D F N S M A E V), so a glob of those and *?[]! is enough. */
+	for (const char *p = type; *p; p++)
+		if (!strchr("RWDFNSMAEVrwdfnsmaev*?[]!-", *p))
+			return "only rwbs letters (R, W, D, F, S, M, A, ...) and * ? [ ] may be used";
+	return NULL;
+}
+
+int blk_resolve(struct blk *b, struct session *s)
+{
+	struct tep_event *issue = session_event(s, "block", "block_rq_issue", true);
+	struct tep_event *complete = session_event(s, "block", "block_rq_complete", true);
+	if (!issue || !complete)
+		return -1;
+	/* Optional: without them, COMM/PID are whoever issued the request. */
+	resolve_event(session_event(s, "block", "block_bio_queue", false), &b->bio_queue);
+	resolve_event(session_event(s, "block", "block_rq_insert", false), &b->insert);
+	resolve_event(issue, &b->issue);
+	resolve_event(complete, &b->complete);
+	static const char *const need_issue[] = {"dev", "sector", "rwbs", "comm"};
+	for (size_t i = 0; i < sizeof(need_issue) / sizeof(*need_issue); i++)
+		if (!session_field(s, issue, need_issue[i], true))
+			return -1;
+	if (!session_field(s, complete, "dev", true) || !session_field(s, complete, "sector", true))
+		return -1;
+	if (b->issue.bytes.offset < 0 && !session_field(s, issue, "nr_sector", true))
+		return -1;
+	/* Without comm, a queue or insert event cannot name the submitter. */
+	if (b->bio_queue.comm.offset < 0)
+		b->bio_queue.id = -1;
+	if (b->insert.comm.offset < 0)
+		b->insert.id = -1;
+	return 0;
+}
+
+int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o,
+	      blk_io_fn on_io, void *ctx)
+{
+	memset(b, 0, sizeof(*b));
+	b->s = s;
+	b->on_io = on_io;
+	b->ctx = ctx;
+	b->queued = o->queued;
+	if (blk_resolve(b, s))
+		return -1;
+	if (pair_init(&b->submitters, 8192, sizeof(struct submitter)) ||
+	    pair_init(&b->inflight, 8192, sizeof(struct inflight)))
+		return -1;
+
+	char dev_filter[64] = "", full[256] = "";
+	if (o->has_dev)
+		snprintf(dev_filter, sizeof(dev_filter), "dev == %u", o->dev);
+	if (o->type)
+		snprintf(full, sizeof(full), "%s%srwbs ~ \"%s\"", dev_filter,
+			 o->has_dev ? " && " : "", o->type);
+	else
+		snprintf(full, sizeof(full), "%s", dev_filter);
+
+	struct {
+		struct blk_event *e;
+		const char *name, *filter;
+		reader_event_fn fn;
+	} ev[] = {
+		{&b->bio_queue, "block_bio_queue", dev_filter, blk_on_bio_queue},
+		{&b->insert, "block_rq_insert", full, blk_on_insert},
+		{&b->issue, "block_rq_issue", full, blk_on_issue},
+		{&b->complete, "block_rq_complete", dev_filter, blk_on_complete},
+	};
+	for (size_t i = 0; i < sizeof(ev) / sizeof(*ev); i++) {
+		if (ev[i].e->id < 0)
+			continue;
+		struct tep_event *te = tep_find_event(s->tep, ev[i].e->id);
+		if (session_enable(s, te, ev[i].filter) || reader_on(r, te, ev[i].fn, b))
+			return -1;
+	}
+	reader_on_lost(r, blk_on_lost, b);
+	return 0;
+}
+
+void blk_free(struct blk *b)
+{
+	pair_free(&b->submitters);
+	pair_free(&b->inflight);
+}

@@ -1,0 +1,146 @@
+#include "opt.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+const char *opt_tool = "ftrace-tools";
+
+void opt_init(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+	opt_tool = slash ? slash + 1 : argv0;
+}
+
+void opt_fail(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", opt_tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+void opt_version(void)
+{
+	printf("%s (ftrace-tools) %s\n", opt_tool, FTT_VERSION);
+	exit(0);
+}
+
+long long opt_int(const char *s, long long min, long long max, const char *what)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || isspace((unsigned char)*s) || *end || errno)
+		opt_fail("invalid %s: '%s' (not a whole number)", what, s);
+	if (v < min || v > max)
+		opt_fail("invalid %s: %s (must be %lld to %lld)", what, s, min, max);
+	return v;
+}
+
+pid_t opt_pid(const char *s)
+{
+	return (pid_t)opt_int(s, 1, INT_MAX, "PID");
+}
+
+uint64_t opt_decimal(const char *s, double scale, const char *what, const char *unit)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	/* strtod also takes hex, "inf" and "nan": allow plain decimals only. */
+	if (!*s || strspn(s, "0123456789.") != strlen(s) || *end || errno || !isfinite(v))
+		opt_fail("invalid %s: '%s' (not a number of %s)", what, s, unit);
+	if (v <= 0 || v * scale > 1e18)
+		opt_fail("invalid %s: %s (must be greater than 0 and less than 30 years)", what, s);
+	uint64_t ns = (uint64_t)(v * scale + 0.5);
+	if (!ns)
+		opt_fail("invalid %s: %s (shorter than a nanosecond)", what, s);
+	return ns;
+}
+
+uint64_t opt_seconds(const char *s, const char *what)
+{
+	return opt_decimal(s, 1e9, what, "seconds");
+}
+
+pid_t opt_live_pid(const char *s)
+{
+	pid_t pid = opt_pid(s);
+	if (kill(pid, 0) && errno == ESRCH)
+		opt_fail("no such process: %s", s);
+	return pid;
+}
+
+static int parse_pair(const char *s, uint32_t *kdev)
+{
+	unsigned maj, min;
+	char sep, extra;
+	if (sscanf(s, "%u%c%u%c", &maj, &sep, &min, &extra) != 3 || (sep != ',' && sep != ':'))
+		return -1;
+	if (!isdigit((unsigned char)s[0]) || maj >= (1U << 12) || min >= (1U << 20))
+		return -1;
+	*kdev = maj << 20 | min;
+	return 0;
+}
+
+int blockdev_parse(const char *s, uint32_t *kdev)
+{
+	if (!*s)
+		return -1;
+	if (!parse_pair(s, kdev))
+		return 0;
+	if (s[0] == '/') {
+		struct stat st;
+		if (stat(s, &st) || !S_ISBLK(st.st_mode))
+			return -1;
+		*kdev = major(st.st_rdev) << 20 | minor(st.st_rdev);
+		return 0;
+	}
+	if (strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+		return -1;
+	char path[512], buf[64];
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", s);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return ok ? parse_pair(buf, kdev) : -1;
+}
+
+uint32_t opt_blockdev(const char *s)
+{
+	uint32_t kdev;
+	if (blockdev_parse(s, &kdev))
+		opt_fail("invalid device: '%s' (not a block device name, /dev path or MAJOR,MINOR)",
+			 s);
+	return kdev;
+}
+
+const char *blockdev_name(uint32_t kdev, char *buf, size_t len)
+{
+	char path[128], link[512];
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", KDEV_MAJOR(kdev), KDEV_MINOR(kdev));
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	buf[0] = 0;
+	if (n > 0) {
+		link[n] = 0;
+		const char *base = strrchr(link, '/');
+		snprintf(buf, len, "%s", base ? base + 1 : link);
+	}
+	return buf;
+}

@@ -1,0 +1,355 @@
+#include "reader.h"
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+/*
+ * Events are held back this long behind "now" before an ordered reader dispatches them: an
+ * event can be committed on one CPU slightly after a later-stamped one on another CPU.
+ */
+#define ORDER_SLACK_NS 20000000ULL
+/* Longest sleep in poll(): bounds output delay on kernels whose poll waits for a watermark. */
+#define POLL_MAX_MS 100
+/* Pages read from one CPU per batch before dispatching, so one flooded CPU cannot starve. */
+#define BATCH_PAGES 256
+
+struct reader_cpu {
+	int cpu, fd;
+	struct kbuffer *kbuf;
+	char **pages;            /* ring of pages read but not yet fully dispatched */
+	size_t cap, head, count; /* in pages */
+	void *cur;               /* current record in the head page, NULL when none */
+	unsigned long long ts;   /* its timestamp */
+};
+
+uint64_t reader_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_t subbuf,
+		bool ordered)
+{
+	memset(r, 0, sizeof(*r));
+	r->tep = tep;
+	r->ordered = ordered;
+	r->subbuf = subbuf ? subbuf : (size_t)getpagesize();
+
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/per_cpu", dir);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int ids[4096], n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < 4096)
+		if (!strncmp(de->d_name, "cpu", 3) && de->d_name[3])
+			ids[n++] = atoi(de->d_name + 3);
+	closedir(d);
+	qsort(ids, n, sizeof(int), cmp_int);
+
+	r->cpus = calloc(n ? n : 1, sizeof(*r->cpus));
+	if (!r->cpus)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct reader_cpu *c = &r->cpus[r->ncpus];
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, ids[i]);
+		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->fd < 0)
+			continue; /* a CPU that is not online */
+		c->cpu = ids[i];
+		c->kbuf = tep_kbuffer(tep);
+		if (!c->kbuf) {
+			close(c->fd);
+			return -1;
+		}
+		r->ncpus++;
+	}
+	return r->ncpus ? 0 : -1;
+}
+
+int reader_open_session(struct reader *r, struct session *s, bool ordered)
+{
+	char *dir = tracefs_instance_get_dir(s->inst);
+	if (!dir)
+		return -1;
+	size_t subbuf = 0;
+	long long kb;
+	/* Linux 6.8 made the page (sub-buffer) size configurable. */
+	if (tracefs_file_exists(s->inst, "buffer_subbuf_size_kb") &&
+	    !tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &kb) && kb > 0)
+		subbuf = (size_t)kb * 1024;
+	int ret = reader_open(r, s->tep, dir, subbuf, ordered);
+	if (ret)
+		fprintf(stderr, "%s: cannot open the ring buffers of %s: %s\n", s->tool, dir,
+			strerror(errno));
+	tracefs_put_tracing_file(dir);
+	r->mono = s->mono;
+	s->reader = r;
+	return ret;
+}
+
+int reader_on(struct reader *r, struct tep_event *ev, reader_event_fn fn, void *ctx)
+{
+	if (r->nhandlers == READER_MAX_HANDLERS)
+		return -1;
+	r->handlers[r->nhandlers].id = ev->id;
+	r->handlers[r->nhandlers].fn = fn;
+	r->handlers[r->nhandlers].ctx = ctx;
+	r->nhandlers++;
+	return 0;
+}
+
+void reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
+{
+	r->on_lost = fn;
+	r->lost_ctx = ctx;
+}
+
+static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
+{
+	if (n > 0) {
+		r->lost += (unsigned long long)n;
+		fprintf(stderr, "WARNING: lost %lld events on CPU %d\n", n, c->cpu);
+	} else {
+		fprintf(stderr, "WARNING: lost events on CPU %d\n", c->cpu);
+	}
+	if (r->on_lost)
+		r->on_lost(c->cpu, n, r->lost_ctx);
+}
+
+/* Make the head page current; returns false when the CPU has no page left. */
+static bool load_head(struct reader *r, struct reader_cpu *c)
+{
+	while (c->count) {
+		kbuffer_load_subbuffer(c->kbuf, c->pages[c->head]);
+		int missed = kbuffer_missed_events(c->kbuf);
+		if (missed)
+			report_lost(r, c, missed);
+		c->cur = kbuffer_read_event(c->kbuf, &c->ts);
+		if (c->cur)
+			return true;
+		c->head = (c->head + 1) % c->cap;
+		c->count--;
+	}
+	c->cur = NULL;
+	return false;
+}
+
+static void advance(struct reader *r, struct reader_cpu *c)
+{
+	c->cur = kbuffer_next_event(c->kbuf, &c->ts);
+	if (c->cur)
+		return;
+	c->head = (c->head + 1) % c->cap;
+	c->count--;
+	load_head(r, c);
+}
+
+/* Pages never move once read: kbuffer keeps pointers into the head page. */
+static int grow(struct reader *r, struct reader_cpu *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : 16;
+	char **p = calloc(cap, sizeof(*p));
+	if (!p)
+		return -1;
+	for (size_t i = 0; i < c->cap; i++)
+		p[i] = c->pages[(c->head + i) % c->cap];
+	for (size_t i = c->cap; i < cap; i++)
+		if (!(p[i] = malloc(r->subbuf))) {
+			while (i-- > c->cap)
+				free(p[i]);
+			free(p);
+			return -1;
+		}
+	free(c->pages);
+	c->pages = p;
+	c->cap = cap;
+	c->head = 0;
+	return 0;
+}
+
+/* Append the pages the kernel has for this CPU now (at most max); returns pages read. */
+static int fill(struct reader *r, struct reader_cpu *c, int max)
+{
+	int got = 0;
+	while (got < max) {
+		if (c->count == c->cap && grow(r, c))
+			return -1;
+		char *slot = c->pages[(c->head + c->count) % c->cap];
+		ssize_t n = read(c->fd, slot, r->subbuf);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return -1;
+			break;
+		}
+		if ((size_t)n < r->subbuf)
+			memset(slot + n, 0, r->subbuf - (size_t)n);
+		c->count++;
+		got++;
+		if (c->count == 1)
+			load_head(r, c);
+	}
+	return got;
+}
+
+static inline void dispatch(struct reader *r, struct reader_cpu *c)
+{
+	struct tep_record rec = {
+		.ts = c->ts,
+		.cpu = c->cpu,
+		.data = c->cur,
+		.size = kbuffer_event_size(c->kbuf),
+		.missed_events = 0,
+	};
+	int id = tep_data_type(r->tep, &rec);
+	r->events++;
+	for (int i = 0; i < r->nhandlers; i++)
+		if (r->handlers[i].id == id) {
+			r->handlers[i].fn(&rec, r->handlers[i].ctx);
+			break;
+		}
+}
+
+/* Dispatch everything stamped before limit; CPUs merged by time when ordered. */
+static void dispatch_until(struct reader *r, unsigned long long limit)
+{
+	if (!r->ordered) {
+		for (int i = 0; i < r->ncpus; i++) {
+			struct reader_cpu *c = &r->cpus[i];
+			while (c->cur) {
+				dispatch(r, c);
+				advance(r, c);
+			}
+		}
+		return;
+	}
+	for (;;) {
+		struct reader_cpu *min = NULL;
+		for (int i = 0; i < r->ncpus; i++) {
+			struct reader_cpu *c = &r->cpus[i];
+			if (c->cur && (!min || c->ts < min->ts))
+				min = c;
+		}
+		if (!min || min->ts > limit)
+			return;
+		dispatch(r, min);
+		advance(r, min);
+	}
+}
+
+/* One batch: read what is there, dispatch what is safe to dispatch. Returns pages read. */
+static int batch(struct reader *r, bool all)
+{
+	uint64_t now = reader_now();
+	int total = 0;
+	for (int i = 0; i < r->ncpus; i++) {
+		int n = fill(r, &r->cpus[i], all ? 1 << 30 : BATCH_PAGES);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
+	unsigned long long limit = ~0ULL;
+	if (r->ordered && r->mono && !all)
+		limit = now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0;
+	dispatch_until(r, limit);
+	return total;
+}
+
+int reader_drain(struct reader *r)
+{
+	return batch(r, true) < 0 ? -1 : 0;
+}
+
+int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, reader_tick_fn tick,
+	       void *tick_ctx, int (*flush)(void))
+{
+	uint64_t start = reader_now();
+	uint64_t deadline = duration_ns ? start + duration_ns : 0;
+	uint64_t next_tick = interval_ns ? start + interval_ns : 0;
+	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
+	if (!pfd)
+		return -1;
+	for (int i = 0; i < r->ncpus; i++) {
+		pfd[i].fd = r->cpus[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	int ret = 0;
+	while (!session_stop) {
+		uint64_t now = reader_now();
+		uint64_t wake = now + POLL_MAX_MS * 1000000ULL;
+		if (deadline && deadline < wake)
+			wake = deadline;
+		if (next_tick && next_tick < wake)
+			wake = next_tick;
+		int ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+		if (poll(pfd, r->ncpus, ms) < 0 && errno != EINTR) {
+			ret = -1;
+			break;
+		}
+		if (session_stop)
+			break;
+		/* Keep reading while whole batches come back: a flood must not wait for poll. */
+		int n;
+		do {
+			n = batch(r, false);
+		} while (n >= BATCH_PAGES && !session_stop);
+		if (n < 0) {
+			ret = -1;
+			break;
+		}
+		now = reader_now();
+		if (next_tick && now >= next_tick) {
+			next_tick += interval_ns;
+			if (next_tick <= now) /* we were stopped (SIGSTOP): skip missed ticks */
+				next_tick = now + interval_ns;
+			if (tick && tick(now, tick_ctx)) {
+				if (flush)
+					flush();
+				free(pfd);
+				return reader_drain(r);
+			}
+		}
+		if (flush && flush())
+			break;
+		if (deadline && now >= deadline)
+			break;
+	}
+	free(pfd);
+	if (reader_drain(r))
+		ret = -1;
+	return ret;
+}
+
+void reader_close(struct reader *r)
+{
+	for (int i = 0; i < r->ncpus; i++) {
+		close(r->cpus[i].fd);
+		kbuffer_free(r->cpus[i].kbuf);
+		for (size_t p = 0; p < r->cpus[i].cap; p++)
+			free(r->cpus[i].pages[p]);
+		free(r->cpus[i].pages);
+	}
+	free(r->cpus);
+	r->cpus = NULL;
+	r->ncpus = 0;
+}

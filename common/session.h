@@ -1,0 +1,57 @@
+/* session: one private ftrace instance per run, torn down on every exit path. */
+#ifndef FTT_SESSION_H
+#define FTT_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+struct tracefs_instance;
+struct reader;
+
+/* Instances are named PREFIX<tool>-<pid> so a later run can find those of dead processes. */
+#define SESSION_PREFIX "ftrace-tools-"
+
+/* Set by SIGINT, SIGTERM, SIGHUP and SIGPIPE; the main loop polls it. */
+extern volatile sig_atomic_t session_stop;
+
+struct session {
+	const char *tool;
+	char name[64];
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct reader *reader; /* closed before the instance is removed */
+	bool mono;             /* trace clock is CLOCK_MONOTONIC */
+};
+
+/* Find tracefs (mounting it if needed) and load the formats of the given event systems. */
+int session_init(struct session *s, const char *tool, const char *const *systems);
+
+/* Look up an event or a field; when required and missing, say what is missing and why. */
+struct tep_event *session_event(struct session *s, const char *sys, const char *name,
+				bool required);
+struct tep_format_field *session_field(struct session *s, struct tep_event *ev,
+				       const char *field, bool required);
+
+/*
+ * Install the stop signals, remove instances of dead ftrace-tools runs, create this run's
+ * instance with a cross-CPU clock and the given per-CPU buffer size (0: kernel default).
+ */
+int session_start(struct session *s, size_t buffer_kb);
+
+/* Enable an event in this run's instance, with an optional in-kernel filter. */
+int session_enable(struct session *s, struct tep_event *ev, const char *filter);
+
+/* Remove everything this run created; safe to call more than once and from atexit. */
+void session_close(struct session *s);
+
+/* Remove instances left by ftrace-tools runs whose process is gone; returns how many. */
+int session_sweep_stale(const char *tool);
+
+/* The stop flag is raised by a signal or by a closed output. */
+void session_request_stop(void);
+
+#endif
