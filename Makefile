@@ -3,7 +3,7 @@
 
 TOOLS    := iosnoop iolatency
 COMMON   := session reader opt out hist pair blk
-UNIT     := test_opt test_hist test_out test_pair test_session test_reader test_blk
+UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=

@@ -2,6 +2,7 @@
 #include "reader.h"
 #include "session.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -200,20 +201,50 @@ int blk_resolve(struct blk *b, struct session *s)
 	return 0;
 }
 
-int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o,
-	      blk_io_fn on_io, void *ctx)
+int blk_prepare(struct blk *b, struct session *s, bool queued, blk_io_fn on_io, void *ctx)
 {
 	memset(b, 0, sizeof(*b));
 	b->s = s;
 	b->on_io = on_io;
 	b->ctx = ctx;
-	b->queued = o->queued;
+	b->queued = queued;
 	if (blk_resolve(b, s))
 		return -1;
 	if (pair_init(&b->submitters, 8192, sizeof(struct submitter)) ||
 	    pair_init(&b->inflight, 8192, sizeof(struct inflight)))
 		return -1;
+	return 0;
+}
 
+/* The events in the order blk_register() and blk_setup() walk them. */
+static const struct {
+	size_t offset; /* of the struct blk_event in struct blk */
+	reader_event_fn fn;
+	bool type_filter; /* -i applies: the event carries the request's final rwbs */
+} events[] = {
+	{offsetof(struct blk, bio_queue), blk_on_bio_queue, false},
+	{offsetof(struct blk, insert), blk_on_insert, true},
+	{offsetof(struct blk, issue), blk_on_issue, true},
+	{offsetof(struct blk, complete), blk_on_complete, false},
+};
+
+#define EVENT(b, i) ((struct blk_event *)((char *)(b) + events[i].offset))
+
+int blk_register(struct blk *b, struct reader *r)
+{
+	for (size_t i = 0; i < sizeof(events) / sizeof(*events); i++)
+		if (EVENT(b, i)->id >= 0 &&
+		    reader_on(r, tep_find_event(b->s->tep, EVENT(b, i)->id), events[i].fn, b))
+			return -1;
+	reader_on_lost(r, blk_on_lost, b);
+	return 0;
+}
+
+int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o,
+	      blk_io_fn on_io, void *ctx)
+{
+	if (blk_prepare(b, s, o->queued, on_io, ctx))
+		return -1;
 	char dev_filter[64] = "", full[256] = "";
 	if (o->has_dev)
 		snprintf(dev_filter, sizeof(dev_filter), "dev == %u", o->dev);
@@ -222,26 +253,14 @@ int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct b
 			 o->has_dev ? " && " : "", o->type);
 	else
 		snprintf(full, sizeof(full), "%s", dev_filter);
-
-	struct {
-		struct blk_event *e;
-		const char *name, *filter;
-		reader_event_fn fn;
-	} ev[] = {
-		{&b->bio_queue, "block_bio_queue", dev_filter, blk_on_bio_queue},
-		{&b->insert, "block_rq_insert", full, blk_on_insert},
-		{&b->issue, "block_rq_issue", full, blk_on_issue},
-		{&b->complete, "block_rq_complete", dev_filter, blk_on_complete},
-	};
-	for (size_t i = 0; i < sizeof(ev) / sizeof(*ev); i++) {
-		if (ev[i].e->id < 0)
+	for (size_t i = 0; i < sizeof(events) / sizeof(*events); i++) {
+		if (EVENT(b, i)->id < 0)
 			continue;
-		struct tep_event *te = tep_find_event(s->tep, ev[i].e->id);
-		if (session_enable(s, te, ev[i].filter) || reader_on(r, te, ev[i].fn, b))
+		struct tep_event *te = tep_find_event(s->tep, EVENT(b, i)->id);
+		if (session_enable(s, te, events[i].type_filter ? full : dev_filter))
 			return -1;
 	}
-	reader_on_lost(r, blk_on_lost, b);
-	return 0;
+	return blk_register(b, r);
 }
 
 void blk_free(struct blk *b)

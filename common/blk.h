@@ -74,7 +74,10 @@ void blk_on_insert(struct tep_record *rec, void *ctx);
 void blk_on_issue(struct tep_record *rec, void *ctx);
 void blk_on_complete(struct tep_record *rec, void *ctx);
 void blk_on_lost(int cpu, long long n, void *ctx);
-/* Resolve the field offsets of the block events, without touching the kernel (tests). */
+/* Resolve the field offsets of the block events (saying what is missing). */
 int blk_resolve(struct blk *b, struct session *s);
+/* The steps of blk_setup() that do not touch the kernel, for the unit tests. */
+int blk_prepare(struct blk *b, struct session *s, bool queued, blk_io_fn on_io, void *ctx);
+int blk_register(struct blk *b, struct reader *r);
 
 #endif
