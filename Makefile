@@ -57,8 +57,8 @@ check: all $(UNIT:%=$(B)/tests/%)
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # Debian packages the build and the tests need; installed only when missing.
-DEPS := gcc make pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev groff-base \
-        util-linux coreutils procps
+DEPS := gcc make pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev groff-base mandoc \
+        util-linux coreutils procps python3
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q 'install ok installed' || echo $$p; done); \

@@ -19,6 +19,32 @@ for t in ${UNIT:-}; do
 	fi
 	echo "unit $t: $p passed, $rc failed, $s skipped"
 done
+# Man pages: render without warnings; options of -h and of the page agree.
+for tool in ${TOOLS:-}; do
+	out=$(tests/man-check.sh "$B/$tool" "man/man8/$tool.8" 2>&1)
+	if [ $? -eq 0 ]; then
+		pass=$((pass + 1)); echo "man $tool: ok"
+	else
+		fail=$((fail + 1)); echo "man $tool: FAILED"; echo "$out"
+	fi
+done
+
+# Live tests: root and a real kernel; they skip (with the reason) when they cannot run.
+for t in tests/live/test_*.sh; do
+	out=$(BIN=$B sh "$t" 2>&1)
+	rc=$?
+	line=$(tail -n 1 <<<"$out")
+	if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		pass=$((pass + BASH_REMATCH[1])) fail=$((fail + BASH_REMATCH[2]))
+		skip=$((skip + BASH_REMATCH[3]))
+	else
+		fail=$((fail + 1))
+	fi
+	grep -E '^(not ok|skip) ' <<<"$out"
+	[ $rc -eq 0 ] || { [[ $line =~ failed ]] || fail=$((fail + 1)); echo "$out" | tail -40; }
+	echo "live $t: $line"
+done
+
 echo
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

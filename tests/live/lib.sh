@@ -1,0 +1,123 @@
+# Live-test helpers: POSIX sh, so the same tests run on this machine and in busybox guests.
+# A test calls ok / notok / skip; summary prints "N passed, N failed, N skipped".
+# BIN: where the tools are (default build/). Needs root and tracefs.
+
+BIN=${BIN:-build}
+PASS=0 FAIL=0 SKIP=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ftt-live.XXXXXX")
+
+ok() { PASS=$((PASS + 1)); echo "ok - $1"; }
+notok() {
+	FAIL=$((FAIL + 1)); echo "not ok - $1"
+	[ "${2:-}" = "$TMP/shown" ] && show_output
+	[ -n "${2:-}" ] && [ -r "$2" ] && sed 's/^/#   /' "$2" | head -25
+	return 0
+}
+skip() { SKIP=$((SKIP + 1)); echo "skip - $1"; }
+# check NAME CONDITION-COMMAND...; on failure shows the last tool's output ($TMP/out, err).
+check() {
+	name=$1; shift
+	if "$@"; then ok "$name"; else notok "$name" "$TMP/shown"; fi
+}
+# What a failed check shows: the tool's stdout and stderr, if any.
+show_output() { { echo "stdout:"; head -15 "$TMP/out"; echo "stderr:"; head -5 "$TMP/err"; } > "$TMP/shown" 2>/dev/null; }
+summary() {
+	rm -rf "$TMP"
+	echo "$PASS passed, $FAIL failed, $SKIP skipped"
+	[ "$FAIL" -eq 0 ]
+}
+
+# Skip everything, with the reason, when the machine cannot run live tests.
+require_live() {
+	if [ "$(id -u)" != 0 ]; then
+		skip "all live tests: not root"; summary; exit 0
+	fi
+	for T in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -e "$T/events" ] && break
+	done
+	if [ ! -e "$T/events" ]; then
+		# The tools mount tracefs themselves; the test needs it to compare state.
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+		T=/sys/kernel/tracing
+	fi
+	if [ ! -e "$T/events" ]; then
+		skip "all live tests: no tracefs (CONFIG_TRACING)"; summary; exit 0
+	fi
+}
+
+# Everything a tool could change in tracefs outside its own instance, as text.
+tracefs_state() {
+	ls "$T/instances"
+	for f in set_event current_tracer tracing_on buffer_size_kb trace_clock buffer_percent \
+		set_event_pid tracing_cpumask dynamic_events uprobe_events kprobe_events trace_options; do
+		[ -r "$T/$f" ] && { echo "== $f"; cat "$T/$f"; }
+	done
+}
+
+# Is tracefs as it was when save_state ran?
+save_state() { tracefs_state > "$TMP/state.before" 2>&1; }
+same_state() {
+	tracefs_state > "$TMP/state.after" 2>&1
+	if cmp -s "$TMP/state.before" "$TMP/state.after"; then return 0; fi
+	diff "$TMP/state.before" "$TMP/state.after" | head -10 | sed 's/^/#   /'
+	return 1
+}
+
+# Wait (up to 10 s) until the tool with this PID has its instance; 0 when it has.
+wait_instance() {
+	i=0
+	while [ $i -lt 100 ]; do
+		ls "$T/instances" | grep -q -- "-$1\$" && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Wait (up to 10 s) until the tool with PID $1 has printed its banner to file $2: its events
+# are enabled only then.
+wait_ready() {
+	i=0
+	while [ $i -lt 100 ]; do
+		grep -q '^Tracing' "$2" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Wait up to $2 seconds for background PID $1 to end; its exit status in $RC. 0 when it
+# ended by itself; 1 when the watchdog had to kill it. (kill -0 cannot tell: a zombie
+# answers it until the shell reaps it.)
+wait_exit() {
+	( sleep "$2"; kill -9 "$1" 2>/dev/null && touch "$TMP/watchdog.$1" ) &
+	w=$!
+	wait "$1"
+	RC=$?
+	kill $w 2>/dev/null
+	wait $w 2>/dev/null
+	if [ -e "$TMP/watchdog.$1" ]; then
+		rm -f "$TMP/watchdog.$1"
+		return 1
+	fi
+	return 0
+}
+
+# Wait up to $3 seconds until file $1 has a line matching the extended regex $2.
+wait_line() {
+	i=0
+	while [ $i -lt $(($3 * 10)) ]; do
+		grep -Eq "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# Direct 4 KiB writes: write_direct FILE-OR-DEV COUNT [SEEK]
+write_direct() {
+	dd if=/dev/zero of="$1" bs=4096 count="$2" seek="${3:-0}" oflag=direct conv=notrunc \
+		2>/dev/null
+}

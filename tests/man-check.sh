@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# man-check.sh TOOL PAGE: the page renders without warnings, and the options listed by
+# "TOOL -h" are exactly those of the page's OPTIONS section.
+set -u
+tool=$1 page=$2
+rc=0
+warn=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+if [ -n "$warn" ]; then
+	echo "$page: groff warnings:"; echo "$warn"; rc=1
+fi
+if command -v mandoc >/dev/null && ! mandoc -Tlint -Wwarning "$page"; then
+	echo "$page: mandoc warnings"; rc=1
+fi
+# Options in the usage: lines that start with spaces and an option.
+usage=$("$tool" -h | sed -n 's/^ \{2,\}\(-[A-Za-z]\)\(, \(--[a-z-]*\)\)\{0,1\}.*/\1 \3/p' |
+	tr ' ' '\n' | grep . | sort -u)
+# Options in the page: the tags of the OPTIONS section's .TP entries.
+page_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$page" | grep -A1 '^\.TP' |
+	grep -o '\\-\\\{0,1\}-\{0,1\}[A-Za-z][a-z-]*' | sed 's/\\//g' | sort -u)
+if [ "$usage" != "$page_opts" ]; then
+	echo "$page: options differ between '$tool -h' (<) and the page (>):"
+	diff <(echo "$usage") <(echo "$page_opts")
+	rc=1
+fi
+# Every section a page must have.
+for s in NAME SYNOPSIS DESCRIPTION REQUIREMENTS OPTIONS FIELDS EXAMPLES OVERHEAD \
+	"EXIT STATUS" "SEE ALSO"; do
+	grep -q "^\.SH $s\$" "$page" || { echo "$page: no section $s"; rc=1; }
+done
+exit $rc
