@@ -41,7 +41,7 @@ $(B)/obj $(B)/static $(B)/tests:
 # plugins are not used by these tools.
 static: $(TOOLS:%=$(B)/static/%)
 $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
-	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -ldl 2>&1 | grep -v 'dlopen' >&2 || true
+	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -ldl 2>&1 | grep -v -e dlopen -e load_plugin >&2 || true
 	@test -x $@
 
 install: all

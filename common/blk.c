@@ -1,4 +1,5 @@
 #include "blk.h"
+#include "opt.h"
 #include "reader.h"
 #include "session.h"
 
@@ -261,6 +262,37 @@ int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct b
 			return -1;
 	}
 	return blk_register(b, r);
+}
+
+bool blk_parse_opt(struct blk_opts *o, int c, const char *arg)
+{
+	const char *why;
+	switch (c) {
+	case 'd':
+		o->has_dev = true;
+		o->dev = opt_blockdev(arg);
+		return true;
+	case 'i':
+		if ((why = blk_type_invalid(arg)))
+			opt_fail("invalid TYPE: '%s' (%s)", arg, why);
+		o->type = arg;
+		return true;
+	case 'Q':
+		o->queued = true;
+		return true;
+	}
+	return false;
+}
+
+int blk_open(struct blk *b, struct session *s, struct reader *r, const char *tool,
+	     const struct blk_opts *o, blk_io_fn on_io, void *ctx)
+{
+	static const char *const systems[] = {"block", NULL};
+	if (session_init(s, tool, systems) || blk_resolve(b, s))
+		return -1;
+	if (session_start(s, 0) || reader_open_session(r, s, true))
+		return -1;
+	return blk_setup(b, s, r, o, on_io, ctx);
 }
 
 void blk_free(struct blk *b)

@@ -60,6 +60,17 @@ struct blk {
 	uint64_t unmatched;           /* completions with no known start */
 };
 
+/* -d DEV, -i TYPE and -Q, alike in every block tool; false when c is none of them. */
+bool blk_parse_opt(struct blk_opts *o, int c, const char *arg);
+
+/*
+ * Everything a block tool does before reading: find tracefs, check the block events and
+ * fields (saying what is missing) before anything changes, create the session's instance,
+ * open its reader (ordered: issue and completion may be on different CPUs), enable.
+ */
+int blk_open(struct blk *b, struct session *s, struct reader *r, const char *tool,
+	     const struct blk_opts *o, blk_io_fn on_io, void *ctx);
+
 /* Check the events (saying what is missing), enable them with filters, register handlers. */
 int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o,
 	      blk_io_fn on_io, void *ctx);

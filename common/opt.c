@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -36,6 +37,24 @@ void opt_version(void)
 {
 	printf("%s (ftrace-tools) %s\n", opt_tool, FTT_VERSION);
 	exit(0);
+}
+
+const struct option opt_longopts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{"json", no_argument, NULL, 'j'},
+	{NULL, 0, NULL, 0},
+};
+
+void opt_common(int c, char **argv, void (*usage)(FILE *))
+{
+	if (c == 'h') {
+		usage(stdout);
+		exit(0);
+	}
+	if (c == 'V')
+		opt_version();
+	opt_fail("unknown option or missing value: '%s' (see -h)", argv[optind - 1]);
 }
 
 long long opt_int(const char *s, long long min, long long max, const char *what)

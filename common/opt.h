@@ -2,7 +2,9 @@
 #ifndef FTT_OPT_H
 #define FTT_OPT_H
 
+#include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define EXIT_USAGE 2
@@ -37,5 +39,11 @@ const char *blockdev_name(uint32_t kdev, char *buf, size_t len);
 
 /* Print the version line and exit 0 (-V). */
 void opt_version(void) __attribute__((noreturn));
+
+/* The long options every tool has: --help, --version, --json. */
+extern const struct option opt_longopts[];
+/* The options every tool handles alike: -h (usage on stdout, exit 0), -V, and anything
+ * getopt did not know or that lacked its value (exit 2). Call from the switch's default. */
+void opt_common(int c, char **argv, void (*usage)(FILE *)) __attribute__((noreturn));
 
 #endif

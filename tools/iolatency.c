@@ -58,28 +58,12 @@ static void usage(FILE *f)
 
 static void parse_args(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *why;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:Di:jmQThV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:Di:jmQThV", opt_longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			env.blk.has_dev = true;
-			env.blk.dev = opt_blockdev(optarg);
-			break;
 		case 'D':
 			env.per_disk = true;
-			break;
-		case 'i':
-			if ((why = blk_type_invalid(optarg)))
-				opt_fail("invalid TYPE: '%s' (%s)", optarg, why);
-			env.blk.type = optarg;
 			break;
 		case 'j':
 			env.json = true;
@@ -87,19 +71,12 @@ static void parse_args(int argc, char **argv)
 		case 'm':
 			env.millis = true;
 			break;
-		case 'Q':
-			env.blk.queued = true;
-			break;
 		case 'T':
 			env.wallclock = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			opt_version();
 		default:
-			opt_fail("unknown option or missing value: '%s' (see -h)", argv[optind - 1]);
+			if (!blk_parse_opt(&env.blk, c, optarg))
+				opt_common(c, argv, usage);
 		}
 	}
 	if (optind < argc)
@@ -190,15 +167,11 @@ int main(int argc, char **argv)
 	opt_init(argv[0]);
 	parse_args(argc, argv);
 
-	static const char *const systems[] = {"block", NULL};
 	struct session s = {0};
 	struct reader r;
 	struct blk b = {0};
 	int ret = 1;
-	if (session_init(&s, opt_tool, systems))
-		goto out;
-	if (blk_resolve(&b, &s) || session_start(&s, 0) || reader_open_session(&r, &s, true) ||
-	    blk_setup(&b, &s, &r, &env.blk, on_io, NULL))
+	if (blk_open(&b, &s, &r, opt_tool, &env.blk, on_io, NULL))
 		goto out;
 
 	out_init();
@@ -212,8 +185,8 @@ int main(int argc, char **argv)
 	if (!(counted && env.count == 0) && !out_closed() && pending())
 		print_interval(reader_now(), NULL);
 	out_flush();
-	blk_free(&b);
 out:
+	blk_free(&b);
 	session_close(&s);
 	return ret;
 }

@@ -59,26 +59,10 @@ static void usage(FILE *f)
 
 static void parse_args(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *why;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:i:jm:n:p:QstThV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:i:jm:n:p:QstThV", opt_longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			env.blk.has_dev = true;
-			env.blk.dev = opt_blockdev(optarg);
-			break;
-		case 'i':
-			if ((why = blk_type_invalid(optarg)))
-				opt_fail("invalid TYPE: '%s' (%s)", optarg, why);
-			env.blk.type = optarg;
-			break;
 		case 'j':
 			env.json = true;
 			break;
@@ -91,9 +75,6 @@ static void parse_args(int argc, char **argv)
 		case 'p':
 			env.pid = opt_live_pid(optarg);
 			break;
-		case 'Q':
-			env.blk.queued = true;
-			break;
 		case 's':
 			env.start_col = true;
 			break;
@@ -103,13 +84,9 @@ static void parse_args(int argc, char **argv)
 		case 'T':
 			env.wallclock = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			opt_version();
 		default:
-			opt_fail("unknown option or missing value: '%s' (see -h)", argv[optind - 1]);
+			if (!blk_parse_opt(&env.blk, c, optarg))
+				opt_common(c, argv, usage);
 		}
 	}
 	if (optind < argc)
@@ -188,16 +165,12 @@ int main(int argc, char **argv)
 	opt_init(argv[0]);
 	parse_args(argc, argv);
 
-	static const char *const systems[] = {"block", NULL};
 	struct session s = {0};
 	struct reader r;
 	struct blk b = {0};
 	int ret = 1;
-	if (pair_init(&pid_cache, 1024, 1) || session_init(&s, opt_tool, systems))
-		goto out;
-	/* Check every event and field before anything changes in the kernel. */
-	if (blk_resolve(&b, &s) || session_start(&s, 0) || reader_open_session(&r, &s, true) ||
-	    blk_setup(&b, &s, &r, &env.blk, on_io, NULL))
+	if (pair_init(&pid_cache, 1024, 1) ||
+	    blk_open(&b, &s, &r, opt_tool, &env.blk, on_io, NULL))
 		goto out;
 
 	out_init();
@@ -211,9 +184,8 @@ int main(int argc, char **argv)
 	if (reader_run(&r, env.duration, 0, NULL, NULL, out_flush) == 0)
 		ret = 0;
 	out_flush();
-	if (b.s)
-		blk_free(&b);
 out:
+	blk_free(&b);
 	session_close(&s);
 	return ret;
 }
