@@ -137,6 +137,34 @@ if [ -n "$DISK" ]; then
 		NR > 1 { n++; if ($1 !~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ || $3 < $2) ok = 0 }
 		END { exit !(ok && n == 2) }' "$TMP/out"
 
+	# -n: by process name (glob); cp's I/O must not show.
+	start "$BIN/iosnoop" -d "$DISK" -n 'd?'
+	write_direct "$DISK" 3 10
+	dd if="$DISK" of="$TMP/copy" bs=4096 count=2 skip=30 iflag=direct 2>/dev/null
+	cp "$DISK" /dev/null 2>/dev/null &
+	sleep 0.5; kill $! 2>/dev/null; wait $! 2>/dev/null
+	kill -INT $TPID; wait_exit $TPID 10
+	check "iosnoop -n 'd?': the 5 I/O of dd and nothing else" \
+		[ "$(awk 'NR > 1 && $1 == "dd"' "$TMP/out" | wc -l)" -eq 5 -a "$(awk 'NR > 1' "$TMP/out" | wc -l)" -eq 5 ]
+
+	# -Q on the same I/O as a plain run: queue-to-completion is never shorter.
+	"$BIN/iosnoop" -d "$DISK" > "$TMP/plain" 2> "$TMP/plain.err" & A=$!
+	"$BIN/iosnoop" -Q -d "$DISK" > "$TMP/queued" 2> "$TMP/queued.err" & B=$!
+	wait_ready $A "$TMP/plain.err"; wait_ready $B "$TMP/queued.err"
+	write_direct "$DISK" 10 600
+	sleep 0.5
+	kill -INT $A $B; wait_exit $A 10; wait_exit $B 10
+	check "iosnoop -Q: same 10 writes, each latency at least the issue-to-completion one" awk '
+		NR == FNR { if ($1 == "dd") plain[$5] = $7; next }
+		$1 == "dd" && ($5 in plain) { n++; if ($7 + 0 < plain[$5] + 0) bad++ }
+		END { exit !(n == 10 && bad == 0) }' "$TMP/plain" "$TMP/queued"
+
+	# -T: a time above each histogram.
+	start "$BIN/iolatency" -T -d "$DISK" 0.5 2
+	wait_exit $TPID 10
+	check "iolatency -T 0.5 2: two histograms, each under a HH:MM:SS line" \
+		[ "$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$' "$TMP/out")" -eq 2 -a "$(grep -c '>=(us)' "$TMP/out")" -eq 2 ]
+
 	# iolatency counts at least every I/O dd issued, in the histogram rows.
 	start "$BIN/iolatency" -j -d "$DISK" 1 3
 	write_direct "$DISK" 50 10
