@@ -25,9 +25,6 @@ int out_flush(void)
 		fprintf(stderr, "write error on standard output: %s\n", strerror(errno));
 	closed = 1;
 	session_request_stop();
-	/* Nothing more can be written: drop what is buffered so exit() does not retry. */
-	clearerr(stdout);
-	setvbuf(stdout, NULL, _IONBF, 0);
 	return 1;
 }
 
