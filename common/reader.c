@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -286,12 +287,21 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 	uint64_t start = reader_now();
 	uint64_t deadline = duration_ns ? start + duration_ns : 0;
 	uint64_t next_tick = interval_ns ? start + interval_ns : 0;
-	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
+	/* One more slot: stdout, when it is a pipe or socket whose reader may go away. */
+	struct pollfd *pfd = calloc(r->ncpus + 1, sizeof(*pfd));
 	if (!pfd)
 		return -1;
 	for (int i = 0; i < r->ncpus; i++) {
 		pfd[i].fd = r->cpus[i].fd;
 		pfd[i].events = POLLIN;
+	}
+	int npfd = r->ncpus;
+	struct stat st;
+	if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		/* | head on an idle system: no event may come to write, so no EPIPE either. */
+		pfd[npfd].fd = STDOUT_FILENO;
+		pfd[npfd].events = 0; /* POLLERR and POLLHUP are always reported */
+		npfd++;
 	}
 	int ret = 0;
 	while (!session_stop) {
@@ -302,10 +312,12 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 		if (next_tick && next_tick < wake)
 			wake = next_tick;
 		int ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
-		if (poll(pfd, r->ncpus, ms) < 0 && errno != EINTR) {
+		if (poll(pfd, npfd, ms) < 0 && errno != EINTR) {
 			ret = -1;
 			break;
 		}
+		if (npfd > r->ncpus && (pfd[r->ncpus].revents & (POLLERR | POLLHUP)))
+			session_request_stop();
 		if (session_stop)
 			break;
 		/* Keep reading while whole batches come back: a flood must not wait for poll. */
