@@ -1,5 +1,5 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
-# make [all] | static | install | check | deps | format | clean
+# make [all] | static | install | check | vmcheck | deps | format | clean
 
 TOOLS    := iosnoop iolatency
 COMMON   := session reader opt out hist pair blk
@@ -56,9 +56,16 @@ $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
 check: all $(UNIT:%=$(B)/tests/%)
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
+# The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
+# kernels are cached in $(VM_CACHE), outside the clone.
+VM_CACHE ?= /var/cache/ftrace-tools-vm
+vmcheck: static
+	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
+
 # Debian packages the build and the tests need; installed only when missing.
 DEPS := gcc make pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev groff-base mandoc \
-        util-linux coreutils procps python3
+        util-linux coreutils procps python3 \
+        qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q 'install ok installed' || echo $$p; done); \
@@ -73,5 +80,5 @@ format:
 clean:
 	rm -rf $(B)
 
-.PHONY: all static install check deps format clean
+.PHONY: all static install check vmcheck deps format clean
 .SECONDARY:

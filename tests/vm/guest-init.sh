@@ -1,0 +1,92 @@
+#!/bin/busybox sh
+# /init of the vmcheck guest: load modules, probe tracing features, run the live tests.
+# Everything the host reads goes to /dev/ttyS1 (the kernel's console is on ttyS0).
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mkdir -p /var/tmp /mnt
+OUT=/dev/ttyS1
+say() { echo "$*" > $OUT; }
+finish() {
+	say "FTT-END $1"
+	sync
+	# isa-debug-exit ends qemu at once; poweroff is the fallback.
+	printf '\000' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+	poweroff -f
+}
+
+for m in $(cat /ftt/modules.order); do
+	insmod /ftt/modules/$m > /dev/null 2>&1 || say "# insmod $m failed"
+done
+sleep 1 # let the disks appear
+
+# FEATURE yes|no NAME (the name may have spaces)
+feature() { if eval "$2" > /dev/null 2>&1; then say "FEATURE yes $1"; else say "FEATURE no $1"; fi; }
+
+# Nothing is mounted yet: the tools must mount tracefs themselves.
+/ftt/bin/iolatency 0.2 1 > /tmp/o 2> /tmp/e
+rc=$?
+if [ $rc -eq 0 ] && grep -q ' tracefs ' /proc/mounts; then
+	say "ok - with nothing mounted, iolatency mounts tracefs and runs"
+	R=1
+else
+	say "not ok - with nothing mounted, iolatency mounts tracefs and runs (exit $rc: $(cat /tmp/e | head -2))"
+	R=0
+fi
+say "$R passed, $((1 - R)) failed, 0 skipped"
+T=$(awk '$3 == "tracefs" {print $2; exit}' /proc/mounts)
+[ -n "$T" ] && umount "$T"
+
+# From here on only debugfs is mounted: tracefs is reached as /sys/kernel/debug/tracing.
+mount -t debugfs debugfs /sys/kernel/debug
+T=/sys/kernel/debug/tracing
+feature "tracefs-under-debugfs" "[ -e $T/events ]"
+feature "instances" "[ -d $T/instances ]"
+feature "kprobe_events" "[ -e $T/kprobe_events ]"
+feature "uprobe_events" "[ -e $T/uprobe_events ]"
+feature "dynamic_events" "[ -e $T/dynamic_events ]"
+feature "eprobes" "grep -q 'e\[:\[<group>/\]\[<event>\]\]' $T/README"
+feature "error_log" "[ -e $T/error_log ]"
+feature "set_event_pid" "[ -e $T/set_event_pid ]"
+feature "event-fork" "[ -e $T/options/event-fork ]"
+feature "hist triggers" "grep -q 'hist:keys' $T/README"
+feature "synthetic_events" "[ -e $T/synthetic_events ]"
+feature "function tracer" "grep -qw function $T/available_tracers"
+feature "function_graph tracer" "grep -qw function_graph $T/available_tracers"
+feature "trace clock mono" "grep -qw mono $T/trace_clock"
+feature "buffer_percent" "[ -e $T/buffer_percent ]"
+feature "block_bio_queue (iosnoop submitter)" "[ -d $T/events/block/block_bio_queue ]"
+feature "block_rq_insert (iosnoop -Q)" "[ -d $T/events/block/block_rq_insert ]"
+feature "block_rq_issue ioprio field" "grep -q ioprio $T/events/block/block_rq_issue/format"
+feature "virtio_blk disk" "[ -b /dev/vda ]"
+feature "null_blk disk" "[ -b /dev/nullb0 ]"
+
+# A file system on a disk, for the file and discard tests.
+mount -o discard /dev/vdb /mnt 2> /tmp/e || say "# mount /dev/vdb: $(cat /tmp/e)"
+
+# A script given to vmcheck (VM_DEBUG_SCRIPT) runs instead of the suite.
+if [ -x /ftt/debug.sh ]; then
+	. /ftt/debug.sh > $OUT 2>&1
+	finish 0
+fi
+
+runs=1
+for disk in /dev/vda /dev/nullb0; do
+	if [ ! -b $disk ]; then
+		say "skip - live tests on $disk: no such device"
+		say "0 passed, 0 failed, 1 skipped"
+		runs=$((runs + 1))
+		continue
+	fi
+	say "# live tests with LIVE_DISK=$disk"
+	# Streamed, so that a guest that hangs still shows how far it got.
+	LIVE_DISK=$disk LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
+		sh /ftt/tests/live/test_block.sh 2>&1 |
+		sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
+	runs=$((runs + 1))
+done
+say "FTT-RUNS $runs"
+finish 0

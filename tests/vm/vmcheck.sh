@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# make vmcheck: run the live test suite inside Debian kernels booted under qemu (TCG).
+#
+# For each suite (default: bullseye's 5.10, bookworm's 6.1, bookworm-backports' 6.12) the
+# kernel package is fetched from the machine's own Debian registry (apt sources derived from
+# the machine's, only the suite name changed) and cached in $VM_CACHE, outside the clone.
+# The guest boots an initramfs with busybox, the static tools, the live tests and the modules
+# they need; it reports on a second serial port and must end with an FTT-END line, or the
+# kernel counts as failed (with the console tail shown).
+#
+# Environment: VM_KERNELS (suites), VM_CACHE, VM_TIMEOUT (s per kernel), VM_KEEP=1 (keep the
+# work folder), BIN (static tools, default build/static).
+set -u
+cd "$(dirname "$0")/../.."
+BIN=${BIN:-build/static}
+CACHE=${VM_CACHE:-/var/cache/ftrace-tools-vm}
+KERNELS=${VM_KERNELS:-bullseye bookworm bookworm-backports}
+TIMEOUT=${VM_TIMEOUT:-1200}
+WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
+[ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
+# Modules the tests need: virtio disks, loop, null_blk, ext4 for a file system on a disk.
+WANT_MODULES="virtio_pci virtio_blk loop null_blk ext4 crc32c_generic"
+
+die() { echo "vmcheck: $*" >&2; exit 1; }
+for t in qemu-system-x86_64 busybox depmod mkfs.ext4 dpkg-deb apt-get; do
+	command -v $t >/dev/null || die "$t not found: run 'make deps' (qemu-system-x86, busybox-static, kmod, e2fsprogs)"
+done
+for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##'); do
+	[ -x "$BIN/$t" ] || die "$BIN/$t missing: run 'make static'"
+done
+
+# fetch SUITE: the kernel package of that suite, unpacked under $CACHE/root-SUITE.
+fetch() {
+	local suite=$1 d=$CACHE/apt-$1 root=$CACHE/root-$1
+	[ -e "$root/.complete" ] && return 0
+	mkdir -p "$d/lists/partial" "$d/parts" "$d/cache"
+	# The machine's main Debian source, with only the suite changed.
+	src=$(ls /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	if [ -n "$src" ]; then
+		awk 'BEGIN{RS=""; ORS="\n\n"} /Suites:/ && !/security/ {print; exit}' "$src" |
+			sed "s/^Suites:.*/Suites: $suite/" > "$d/parts/$suite.sources"
+	else
+		grep -m1 '^deb ' /etc/apt/sources.list | awk -v s="$suite" '{$3 = s; print}' > "$d/parts/$suite.list"
+	fi
+	local A=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$d/parts"
+		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o APT::Sandbox::User=root)
+	apt-get "${A[@]}" -qq update || return 1
+	local pkg
+	pkg=$(apt-cache "${A[@]}" depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+	[ -n "$pkg" ] || { echo "no kernel package in $suite"; return 1; }
+	rm -f "$d"/*.deb
+	(cd "$d" && apt-get "${A[@]}" -qq download "$pkg") || return 1
+	rm -rf "$root"; mkdir -p "$root"
+	dpkg-deb -x "$d"/"$pkg"_*.deb "$root" || return 1
+	touch "$root/.complete"
+}
+
+# initramfs SUITE OUT: busybox, tools, tests, modules (deps first, decompressed).
+initramfs() {
+	local root=$CACHE/root-$1 out=$2 krel
+	krel=$(ls "$root/lib/modules")
+	local ir=$WORK/ir-$1
+	rm -rf "$ir"; mkdir -p "$ir"/{bin,proc,sys,dev,tmp,mnt,ftt/bin,ftt/modules,ftt/tests/live}
+	cp "$(command -v busybox)" "$ir/bin/busybox"
+	cp "$BIN"/* "$ir/ftt/bin/"
+	cp tests/live/*.sh "$ir/ftt/tests/live/"
+	cp tests/vm/guest-init.sh "$ir/init"; chmod +x "$ir/init"
+	[ -n "${VM_DEBUG_SCRIPT:-}" ] && install -m 0755 "$VM_DEBUG_SCRIPT" "$ir/ftt/debug.sh"
+	echo "$krel" > "$ir/ftt/kernel"
+	[ -e "$root/lib/modules/$krel/modules.dep" ] || depmod -b "$root" "$krel" || return 1
+	local dep=$root/lib/modules/$krel/modules.dep order=$ir/ftt/modules.order
+	: > "$order"
+	add() { # add MODULE-PATH: its dependencies first
+		grep -qx "$(basename "$1")" "$order" 2>/dev/null && return
+		local deps
+		deps=$(grep "^$1:" "$dep" | cut -d: -f2)
+		for d in $(echo $deps | tr ' ' '\n' | tac); do add "$d"; done
+		local f=$root/lib/modules/$krel/$1 name
+		name=$(basename "$1" | sed 's/\.\(xz\|zst\)$//')
+		grep -qx "$name" "$order" && return
+		case $1 in
+		*.xz) xz -dc "$f" > "$ir/ftt/modules/$name" ;;
+		*.zst) zstd -qdc "$f" > "$ir/ftt/modules/$name" ;;
+		*) cp "$f" "$ir/ftt/modules/$name" ;;
+		esac
+		echo "$name" >> "$order"
+	}
+	for m in $WANT_MODULES; do
+		p=$(grep -oE "^[^:]*/$m\.ko(\.xz|\.zst)?:" "$dep" | head -1 | tr -d :)
+		[ -n "$p" ] && add "$p" # absent: built in (or not there; the tests say so)
+	done
+	(cd "$ir" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out"
+}
+
+# boot SUITE: run the guest; results in $WORK/SUITE.results, console in $WORK/SUITE.console.
+boot() {
+	local suite=$1 root=$CACHE/root-$1 krel
+	krel=$(ls "$root/lib/modules")
+	initramfs "$suite" "$WORK/$suite.initrd" || return 1
+	truncate -s 128M "$WORK/$suite.disk"
+	truncate -s 128M "$WORK/$suite.fs"
+	mkfs.ext4 -q -F -O ^metadata_csum "$WORK/$suite.fs"
+	timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 1024 -smp 2 \
+		-kernel "$root/boot/vmlinuz-$krel" -initrd "$WORK/$suite.initrd" \
+		-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init ${VM_APPEND:-}" \
+		-display none -no-reboot -nic none \
+		-monitor "$([ "${VM_MONITOR:-}" = 1 ] && echo "unix:$WORK/$suite.mon,server,nowait" || echo none)" \
+		-serial file:"$WORK/$suite.console" -serial file:"$WORK/$suite.results" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-drive file="$WORK/$suite.disk",if=virtio,format=raw \
+		-drive file="$WORK/$suite.fs",if=virtio,format=raw,discard=unmap
+	echo $? > "$WORK/$suite.qemu-rc"
+}
+
+total_fail=0
+summary=()
+for suite in $KERNELS; do
+	echo "=== $suite"
+	if ! fetch "$suite" > "$WORK/$suite.fetch" 2>&1; then
+		cat "$WORK/$suite.fetch"
+		summary+=("$suite: FAILED (could not fetch the kernel)"); total_fail=$((total_fail + 1))
+		continue
+	fi
+	start=$(date +%s)
+	boot "$suite"
+	secs=$(($(date +%s) - start))
+	res=$WORK/$suite.results
+	tr -d '\r' < "$res" > "$res.txt" 2>/dev/null
+	krel=$(ls "$CACHE/root-$suite/lib/modules")
+	if ! grep -q '^FTT-END' "$res.txt"; then
+		echo "the guest did not report an end (qemu exit $(cat "$WORK/$suite.qemu-rc"), ${secs}s); console tail:"
+		tail -n 30 "$WORK/$suite.console"
+		echo "results so far:"; tail -n 20 "$res.txt"
+		summary+=("$krel ($suite): FAILED (no end reported)"); total_fail=$((total_fail + 1))
+		continue
+	fi
+	grep -E '^(not ok|skip) ' "$res.txt"
+	grep -E '^#' "$res.txt" | head -40
+	p=0 f=0 s=0
+	while read -r a _ b _ c _; do p=$((p + a)) f=$((f + b)) s=$((s + c)); done \
+		< <(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$res.txt")
+	runs=$(grep -cE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$res.txt")
+	expect=$(grep -m1 '^FTT-RUNS' "$res.txt" | cut -d' ' -f2)
+	if [ "$runs" != "$expect" ]; then
+		f=$((f + 1)); echo "not ok - only $runs of ${expect:-?} test runs reported a summary"
+	fi
+	[ $f -gt 0 ] && total_fail=$((total_fail + 1))
+	summary+=("$krel ($suite): $p passed, $f failed, $s skipped, ${secs}s")
+	grep '^FEATURE ' "$res.txt" | sed "s/^FEATURE /$krel /" >> "$WORK/features"
+done
+
+echo
+echo "=== kernels"
+printf '%s\n' "${summary[@]}"
+if [ -s "$WORK/features" ]; then
+	echo
+	echo "=== features (yes: present)"
+	awk '{ kern = $1; val = $2; name = $0; sub(/^[^ ]+ [^ ]+ /, "", name)
+		v[kern, name] = val
+		if (!(name in seen)) { seen[name]; order[n++] = name }
+		if (!(kern in kseen)) { kseen[kern]; korder[m++] = kern } }
+		END {
+			printf "| %-36s |", "feature"; for (j = 0; j < m; j++) printf " %s |", korder[j]; print ""
+			printf "| %-36s |", "---"; for (j = 0; j < m; j++) printf " --- |"; print ""
+			for (i = 0; i < n; i++) { printf "| %-36s |", order[i]
+				for (j = 0; j < m; j++) printf " %s |", v[korder[j], order[i]]; print "" }
+		}' "$WORK/features"
+fi
+echo
+[ $total_fail -eq 0 ] && echo "vmcheck: all kernels passed" || echo "vmcheck: $total_fail kernel(s) failed"
+[ $total_fail -eq 0 ]
