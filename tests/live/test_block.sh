@@ -156,8 +156,9 @@ if [ -n "$DISK" ]; then
 		[ "$(awk 'NR > 1 && $1 == "dd"' "$TMP/out" | wc -l)" -eq 5 -a "$(awk 'NR > 1' "$TMP/out" | wc -l)" -eq 5 ]
 
 	# -Q on the same I/O as a plain run: queue-to-completion is never shorter. Each instance
-	# stamps an event with its own clock read, so the same event differs by a few
-	# microseconds between the two runs: allow 20 us (the exact -Q start is unit-tested).
+	# stamps an event with its own clock read, so the same event differs between the two runs
+	# by microseconds here and by tens of them under qemu's emulation: allow 0.2 ms. (The
+	# exact -Q start is checked by the unit tests on recorded events.)
 	"$BIN/iosnoop" -d "$DISK" > "$TMP/plain" 2> "$TMP/plain.err" & A=$!
 	"$BIN/iosnoop" -Q -d "$DISK" > "$TMP/queued" 2> "$TMP/queued.err" & B=$!
 	wait_ready $A "$TMP/plain.err"; wait_ready $B "$TMP/queued.err"
@@ -166,7 +167,7 @@ if [ -n "$DISK" ]; then
 	kill -INT $A $B; wait_exit $A 10; wait_exit $B 10
 	check "iosnoop -Q: same 10 writes, each latency at least the issue-to-completion one" awk '
 		NR == FNR { if ($1 == "dd") plain[$5] = $7; next }
-		$1 == "dd" && ($5 in plain) { n++; if ($7 + 0.020 < plain[$5] + 0) bad++ }
+		$1 == "dd" && ($5 in plain) { n++; if ($7 + 0.2 < plain[$5] + 0) bad++ }
 		END { exit !(n == 10 && bad == 0) }' "$TMP/plain" "$TMP/queued"
 
 	# -T: a time above each histogram.
