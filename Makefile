@@ -1,8 +1,8 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency
-COMMON   := session reader opt out hist pair blk
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe
+COMMON   := session reader opt out hist pair blk probe tracer usym
 UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session
 
 PREFIX   ?= /usr/local
@@ -11,7 +11,7 @@ B        ?= build
 CC       ?= cc
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
-PKGS     := libtracefs libtraceevent
+PKGS     := libtracefs libtraceevent libelf
 # Library headers come in with -isystem: libtraceevent's header trips -Wpedantic.
 PKG_INC  := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS) 2>/dev/null))
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -41,7 +41,7 @@ $(B)/obj $(B)/static $(B)/tests:
 # plugins are not used by these tools.
 static: $(TOOLS:%=$(B)/static/%)
 $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
-	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -ldl 2>&1 | grep -v -e dlopen -e load_plugin >&2 || true
+	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl 2>&1 | grep -v -e dlopen -e load_plugin >&2 || true
 	@test -x $@
 
 install: all
@@ -53,17 +53,23 @@ install: all
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
 	$(CC) $(CFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
-check: all $(UNIT:%=$(B)/tests/%)
+# Programs the live tests trace (here and in the qemu guests: static).
+$(B)/tests/uprobe_target: tests/live/uprobe_target.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
+$(B)/static/uprobe_target: tests/live/uprobe_target.c | $(B)/static
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
+
+check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
 # kernels are cached in $(VM_CACHE), outside the clone.
 VM_CACHE ?= /var/cache/ftrace-tools-vm
-vmcheck: static
+vmcheck: static $(B)/static/uprobe_target
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
 # Debian packages the build and the tests need; installed only when missing.
-DEPS := gcc make pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev groff-base mandoc \
+DEPS := gcc make pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
         util-linux coreutils procps python3 \
         qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
 deps:

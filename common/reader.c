@@ -25,6 +25,12 @@
 #define POLL_MAX_MS 100
 /* Pages read from one CPU per batch before dispatching, so one flooded CPU cannot starve. */
 #define BATCH_PAGES 256
+/*
+ * Pages held per CPU at most. When events come faster than the tool handles them, the
+ * backlog stays in the kernel's buffer (where an overflow is counted and reported as lost
+ * events) instead of growing this process without bound.
+ */
+#define MAX_PENDING_PAGES 512
 
 struct reader_cpu {
 	int cpu, fd;
@@ -193,7 +199,7 @@ static int grow(struct reader *r, struct reader_cpu *c)
 static int fill(struct reader *r, struct reader_cpu *c, int max)
 {
 	int got = 0;
-	while (got < max) {
+	while (got < max && c->count < MAX_PENDING_PAGES) {
 		if (c->count == c->cap && grow(r, c))
 			return -1;
 		char *slot = c->pages[(c->head + c->count) % c->cap];

@@ -18,7 +18,7 @@ typedef void (*reader_lost_fn)(int cpu, long long n, void *ctx);
 /* Called every interval; returns non-zero to stop. */
 typedef int (*reader_tick_fn)(uint64_t now_ns, void *ctx);
 
-#define READER_MAX_HANDLERS 8
+#define READER_MAX_HANDLERS 64
 
 struct reader_cpu;
 

@@ -186,6 +186,7 @@ int session_start(struct session *s, size_t buffer_kb)
 		return -1;
 	}
 	session_sweep_stale(s->tool);
+	probe_sweep_stale(s->tool);
 	snprintf(s->name, sizeof(s->name), SESSION_PREFIX "%s-%d", s->tool, (int)getpid());
 	if (!active) {
 		active = s;
@@ -242,6 +243,9 @@ void session_close(struct session *s)
 		tracefs_instance_free(s->inst);
 		s->inst = NULL;
 	}
+	/* Only now: the kernel refuses to remove a probe that an instance has enabled. */
+	if (s->nprobes)
+		probe_remove_all(s);
 	if (s->tep) {
 		tep_free(s->tep);
 		s->tep = NULL;

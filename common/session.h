@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "probe.h"
+
 struct tep_handle;
 struct tep_event;
 struct tep_format_field;
@@ -24,6 +26,8 @@ struct session {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
 	struct reader *reader; /* closed before the instance is removed */
+	struct probe probes[PROBE_MAX]; /* removed after the instance */
+	int nprobes;
 	bool mono;             /* trace clock is CLOCK_MONOTONIC */
 };
 

@@ -88,5 +88,10 @@ for disk in /dev/vda /dev/nullb0; do
 		sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
 	runs=$((runs + 1))
 done
+# The probe tools: kprobes here, uprobes on the static test program (there is no shared libc).
+say "# live tests of tpoint, uprobe, kprobe"
+UPROBE_TARGET=/ftt/bin/uprobe_target LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
+	sh /ftt/tests/live/test_probe.sh 2>&1 > $OUT
+runs=$((runs + 1))
 say "FTT-RUNS $runs"
 finish 0

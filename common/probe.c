@@ -1,0 +1,227 @@
+#include "probe.h"
+#include "session.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+static const char *const events_file[] = {
+	[PROBE_KPROBE] = "kprobe_events",
+	[PROBE_UPROBE] = "uprobe_events",
+};
+
+const char *probe_group(void)
+{
+	static char group[32];
+	if (!group[0])
+		snprintf(group, sizeof(group), PROBE_GROUP_PREFIX "%d", (int)getpid());
+	return group;
+}
+
+bool probe_name_valid(const char *name)
+{
+	if (!*name || strlen(name) > 63 || !(isalpha((unsigned char)*name) || *name == '_'))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* Fetch arguments start like this: %reg $arg +off( -off( @sym \\imm, or NAME=... */
+static bool looks_like_fetcharg(const char *w, size_t len)
+{
+	return strchr("%$+-@\\0123456789", w[0]) || memchr(w, '=', len) != NULL;
+}
+
+int probe_parse(const char *def, struct probe_def *pd, char *why, size_t whylen)
+{
+	memset(pd, 0, sizeof(*pd));
+	if ((def[0] != 'p' && def[0] != 'r') || def[1] != ':') {
+		snprintf(why, whylen, "must start with p: (entry) or r: (return)");
+		return -1;
+	}
+	pd->type = def[0];
+	const char *w0 = def + 2 + strspn(def + 2, " ");
+	size_t l0 = strcspn(w0, " ");
+	const char *w1 = w0 + l0 + strspn(w0 + l0, " ");
+	size_t l1 = strcspn(w1, " ");
+	if (!l0) {
+		snprintf(why, whylen, "no function or target after %c:", def[0]);
+		return -1;
+	}
+	const char *target = w0;
+	size_t tl = l0;
+	if (l1 && !looks_like_fetcharg(w1, l1)) {
+		if (l0 >= sizeof(pd->alias)) {
+			snprintf(why, whylen, "alias too long");
+			return -1;
+		}
+		memcpy(pd->alias, w0, l0);
+		if (!probe_name_valid(pd->alias)) {
+			snprintf(why, whylen, "invalid alias '%s' (letters, digits and _)", pd->alias);
+			return -1;
+		}
+		target = w1;
+		tl = l1;
+	}
+	if (tl >= sizeof(pd->target)) {
+		snprintf(why, whylen, "target too long");
+		return -1;
+	}
+	memcpy(pd->target, target, tl);
+	pd->args = target + tl + strspn(target + tl, " ");
+	return 0;
+}
+
+/* A valid default alias from a function or symbol name: do_sys_open+0x10 -> do_sys_open. */
+void probe_default_alias(const char *sym, char type, char *alias, size_t len)
+{
+	size_t n = 0;
+	for (const char *p = sym; *p && *p != '+' && *p != '@' && n + 5 < len; p++)
+		alias[n++] = (isalnum((unsigned char)*p) || *p == '_') ? *p : '_';
+	alias[n] = 0;
+	if (!n || isdigit((unsigned char)alias[0]))
+		snprintf(alias, len, "probe");
+	if (type == 'r')
+		strcat(alias, "_ret");
+}
+
+bool probe_available(struct session *s, enum probe_kind kind, bool quiet)
+{
+	if (tracefs_file_exists(NULL, events_file[kind]))
+		return true;
+	if (!quiet)
+		fprintf(stderr, "%s: %s not available in this kernel (%s)\n", s->tool,
+			kind == PROBE_KPROBE ? "kprobes" : "uprobes",
+			kind == PROBE_KPROBE ? "CONFIG_KPROBE_EVENTS" : "CONFIG_UPROBE_EVENTS");
+	return false;
+}
+
+/* Append one line to kprobe_events or uprobe_events; -1 with errno on failure. The kernel
+ * parses each write as commands, so the line goes in one write(2). */
+static int write_events(enum probe_kind kind, const char *line)
+{
+	char *path = tracefs_get_tracing_file(events_file[kind]);
+	if (!path)
+		return -1;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	tracefs_put_tracing_file(path);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(line);
+	ssize_t n = write(fd, line, len);
+	int e = errno;
+	close(fd);
+	errno = n < 0 ? e : (size_t)n == len ? 0 : EIO;
+	return (size_t)n == len ? 0 : -1;
+}
+
+/* The kernel's explanation of the last rejected command, with its caret, on stderr. */
+static void print_error_log(const char *tool)
+{
+	char *log = tracefs_error_last(NULL);
+	if (log && *log) {
+		/* error_log entries: "[ts] subsys: error: text\n  Command: ...\n       ^\n" */
+		const char *p = strchr(log, ']');
+		fprintf(stderr, "%s: the kernel says:%s", tool, p ? p + 1 : log);
+		if (log[strlen(log) - 1] != '\n')
+			fputc('\n', stderr);
+	}
+	free(log);
+}
+
+struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type,
+			       const char *name, const char *target, const char *args)
+{
+	if (s->nprobes == PROBE_MAX) {
+		fprintf(stderr, "%s: too many probes (at most %d)\n", s->tool, PROBE_MAX);
+		return NULL;
+	}
+	char line[4096];
+	int n = snprintf(line, sizeof(line), "%c:%s/%s %s%s%s\n", type, probe_group(), name,
+			 target, args && *args ? " " : "", args ? args : "");
+	if (n >= (int)sizeof(line)) {
+		fprintf(stderr, "%s: probe definition too long\n", s->tool);
+		return NULL;
+	}
+	tracefs_error_clear(NULL);
+	if (write_events(kind, line)) {
+		int e = errno;
+		line[strlen(line) - 1] = 0;
+		fprintf(stderr, "%s: the kernel rejected the probe '%s': %s\n", s->tool, line,
+			strerror(e));
+		print_error_log(s->tool);
+		return NULL;
+	}
+	struct probe *p = &s->probes[s->nprobes++];
+	p->kind = kind;
+	snprintf(p->event, sizeof(p->event), "%s", name);
+
+	/* The new event's format, into the tep the session already has. */
+	int size = 0;
+	char *fmt = tracefs_event_file_read(NULL, probe_group(), name, "format", &size);
+	if (!fmt || tep_parse_event(s->tep, fmt, size, probe_group())) {
+		free(fmt);
+		fprintf(stderr, "%s: cannot read the format of probe %s/%s\n", s->tool,
+			probe_group(), name);
+		return NULL;
+	}
+	free(fmt);
+	return tep_find_event_by_name(s->tep, probe_group(), name);
+}
+
+void probe_remove_all(struct session *s)
+{
+	char line[128];
+	for (int i = s->nprobes - 1; i >= 0; i--) {
+		snprintf(line, sizeof(line), "-:%s/%s\n", probe_group(), s->probes[i].event);
+		if (write_events(s->probes[i].kind, line))
+			fprintf(stderr, "%s: cannot remove probe %s/%s: %s\n", s->tool,
+				probe_group(), s->probes[i].event, strerror(errno));
+	}
+	s->nprobes = 0;
+}
+
+int probe_sweep_stale(const char *tool)
+{
+	int removed = 0;
+	for (int kind = 0; kind < 2; kind++) {
+		char *text = tracefs_instance_file_read(NULL, events_file[kind], NULL);
+		if (!text)
+			continue;
+		char *save = NULL;
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			/* "p:ftt_123/name target args" */
+			char *colon = strchr(l, ':');
+			if (!colon || strncmp(colon + 1, PROBE_GROUP_PREFIX, strlen(PROBE_GROUP_PREFIX)))
+				continue;
+			char group[64], event[64];
+			if (sscanf(colon + 1, "%63[^/]/%63s", group, event) != 2)
+				continue;
+			char *end;
+			long pid = strtol(group + strlen(PROBE_GROUP_PREFIX), &end, 10);
+			if (*end || pid <= 0 || pid == getpid())
+				continue;
+			if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+				continue;
+			char cmd[160];
+			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
+			if (write_events(kind, cmd) == 0) {
+				fprintf(stderr, "%s: removed probe %s/%s left by a run that was killed\n",
+					tool, group, event);
+				removed++;
+			}
+		}
+		free(text);
+	}
+	return removed;
+}

@@ -1,0 +1,63 @@
+/*
+ * probe: kprobes and uprobes owned by one run. They live in the group ftt_<pid>, so a later
+ * run can tell which ones a killed run left behind; the session removes them on every exit
+ * path, after its instance (an enabled probe cannot be removed).
+ */
+#ifndef FTT_PROBE_H
+#define FTT_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct session;
+struct tep_event;
+
+#define PROBE_GROUP_PREFIX "ftt_"
+#define PROBE_MAX 16
+
+enum probe_kind { PROBE_KPROBE, PROBE_UPROBE };
+
+struct probe {
+	enum probe_kind kind;
+	char event[64]; /* name in the group */
+};
+
+/* Is this kind of probe available? When not, say which CONFIG_ option is missing. */
+bool probe_available(struct session *s, enum probe_kind kind, bool quiet);
+
+/*
+ * Create a probe from a kernel definition without its name: "p FUNC args", "r FUNC args",
+ * "p /bin/bash:0x1234 args". On rejection, print the kernel's own explanation (error_log)
+ * and return -1. The event's format is loaded into the session's tep.
+ */
+struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type,
+			       const char *name, const char *target, const char *args);
+
+/* Remove the probes this session created (called by session_close). */
+void probe_remove_all(struct session *s);
+
+/* Remove probe groups of ftrace-tools runs whose process is gone; returns how many probes. */
+int probe_sweep_stale(const char *tool);
+
+/* The group of this run: ftt_<pid>. */
+const char *probe_group(void);
+
+/*
+ * A probe as perf-tools writes it: 'p:[alias] TARGET [args]' or 'r:...'. An alias is
+ * present when a second word follows that does not look like a fetch argument. Returns 0,
+ * or -1 with the reason in why. args points into def (may be "").
+ */
+struct probe_def {
+	char type; /* 'p' or 'r' */
+	char alias[64];
+	char target[512];
+	const char *args;
+};
+int probe_parse(const char *def, struct probe_def *pd, char *why, size_t whylen);
+/* The alias used when none is given: the symbol's name, "_ret" appended for return probes. */
+void probe_default_alias(const char *sym, char type, char *alias, size_t len);
+
+/* A probe alias must be a valid event name: [A-Za-z_][A-Za-z0-9_]*, at most 63 chars. */
+bool probe_name_valid(const char *name);
+
+#endif

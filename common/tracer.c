@@ -1,0 +1,502 @@
+#include "tracer.h"
+#include "opt.h"
+#include "out.h"
+#include "pair.h"
+#include "reader.h"
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+const char tracer_usage[] =
+	"   -c          count events per second instead of printing each\n"
+	"   -d SECS     trace for this many seconds, then exit\n"
+	"   -H          print a header row\n"
+	"   -j, --json  one JSON object per event, with every field of its format\n"
+	"   -L TID      only this thread\n"
+	"   -n NAME     only processes whose name matches (glob)\n"
+	"   -p PID      only this process (all its threads, also new ones)\n"
+	"   -s          kernel stack trace of each event\n"
+	"   -T          TIME column: wall-clock time HH:MM:SS\n"
+	"   -v          print the format of the event(s) and exit\n"
+	"   -h, --help  this usage\n"
+	"   -V, --version  the version\n";
+
+bool tracer_parse_opt(struct tracer_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'c':
+		o->count = true;
+		return true;
+	case 'd':
+		o->duration = opt_seconds(arg, "duration");
+		return true;
+	case 'H':
+		o->header = true;
+		return true;
+	case 'j':
+		o->json = true;
+		return true;
+	case 'L':
+		o->tid = (pid_t)opt_int(arg, 1, 1 << 30, "TID");
+		return true;
+	case 'n':
+		if (strpbrk(arg, "\"\\\n"))
+			opt_fail("invalid NAME: '%s' (no quotes or backslashes)", arg);
+		o->name = arg;
+		return true;
+	case 'p':
+		o->pid = opt_live_pid(arg);
+		return true;
+	case 's':
+		o->stack = true;
+		return true;
+	case 'T':
+		o->wallclock = true;
+		return true;
+	case 'v':
+		o->format = true;
+		return true;
+	}
+	return false;
+}
+
+int tracer_print_formats(struct session *s, struct tep_event **events, int nevents)
+{
+	for (int i = 0; i < nevents; i++) {
+		char *fmt = tracefs_event_file_read(NULL, events[i]->system, events[i]->name,
+						    "format", NULL);
+		if (!fmt) {
+			fprintf(stderr, "%s: cannot read the format of %s:%s\n", s->tool,
+				events[i]->system, events[i]->name);
+			return 1;
+		}
+		fputs(fmt, stdout);
+		free(fmt);
+	}
+	return 0;
+}
+
+/* --- kernel symbols for -s ------------------------------------------------------------------ */
+
+struct ksym {
+	unsigned long long addr;
+	char *name;
+};
+static struct ksym *ksyms;
+static size_t nksyms;
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void ksyms_load(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return;
+	size_t cap = 0;
+	char line[512], name[256], type;
+	unsigned long long addr;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (nksyms == cap) {
+			cap = cap ? cap * 2 : 65536;
+			struct ksym *n = realloc(ksyms, cap * sizeof(*ksyms));
+			if (!n)
+				break;
+			ksyms = n;
+		}
+		ksyms[nksyms].addr = addr;
+		ksyms[nksyms].name = strdup(name);
+		nksyms++;
+	}
+	fclose(f);
+	qsort(ksyms, nksyms, sizeof(*ksyms), cmp_ksym);
+}
+
+static const char *ksym_name(unsigned long long addr, unsigned long long *off)
+{
+	size_t lo = 0, hi = nksyms;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	*off = addr - ksyms[lo - 1].addr;
+	return ksyms[lo - 1].name;
+}
+
+/* --- per-event output ------------------------------------------------------------------------ */
+
+static struct {
+	const struct tracer_opts *o;
+	struct session *s;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	struct pair_table comms; /* pid -> comm, refreshed every second (exec renames) */
+	struct tep_event *stack_ev;
+	struct tep_format_field *stack_caller;
+	int nevents;
+	struct tep_event **events;
+	uint64_t *counts;
+	bool any; /* printed an event since the last stack, for -s */
+} t;
+
+struct comm_entry {
+	uint64_t seen_ns;
+	char comm[16];
+};
+
+/* The kernel's saved_cmdlines (pid -> comm of recently traced tasks), reread at most every
+ * 200 ms: it names tasks that exited before their events were printed. */
+static const char *saved_comm(int pid, uint64_t ts)
+{
+	static struct pair_table saved;
+	static uint64_t loaded_ns;
+	if (!saved.mem && pair_init(&saved, 8192, 16))
+		return NULL;
+	char *v = pair_get(&saved, (uint64_t)pid, 0);
+	if (v || ts - loaded_ns < 200000000ULL)
+		return v;
+	loaded_ns = ts;
+	char *text = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+	char *save = NULL;
+	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		int p;
+		char name[16];
+		if (sscanf(l, "%d %15[^\n]", &p, name) == 2)
+			memcpy(pair_put(&saved, (uint64_t)p, 0), name, 16);
+	}
+	free(text);
+	return pair_get(&saved, (uint64_t)pid, 0);
+}
+
+/* The name of a thread: /proc at first sight, else the kernel's saved_cmdlines, else "<...>". */
+static const char *comm_of(int pid, uint64_t ts)
+{
+	struct comm_entry *e = pair_get(&t.comms, (uint64_t)pid, 0);
+	if (e && ts - e->seen_ns < 1000000000ULL)
+		return e->comm;
+	if (!e)
+		e = pair_put(&t.comms, (uint64_t)pid, 0);
+	e->seen_ns = ts;
+	if (pid == 0) {
+		strcpy(e->comm, "<idle>");
+		return e->comm;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	FILE *f = fopen(path, "r");
+	if (!f || !fgets(e->comm, sizeof(e->comm), f)) {
+		const char *saved = saved_comm(pid, ts);
+		snprintf(e->comm, sizeof(e->comm), "%s", saved ? saved : "<...>");
+	}
+	if (f)
+		fclose(f);
+	e->comm[strcspn(e->comm, "\n")] = 0;
+	return e->comm;
+}
+
+static void print_stack(struct tep_record *rec)
+{
+	struct tep_format_field *f = t.stack_caller;
+	if (!f)
+		return;
+	/* caller[] fills the rest of the record (its declared size is a minimum). */
+	int n = (rec->size - f->offset) / 8;
+	if (t.o->json) {
+		/* The stack follows its event's line: close that object with it. */
+		printf("{\"stack\":[");
+	}
+	for (int i = 0; i < n; i++) {
+		unsigned long long addr, off = 0;
+		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);
+		if (!addr || addr == ~0ULL)
+			break;
+		const char *name = ksym_name(addr, &off);
+		if (t.o->json) {
+			printf("%s\"", i ? "," : "");
+			if (name)
+				printf("%s+0x%llx", name, off);
+			else
+				printf("0x%llx", addr);
+			putchar('"');
+		} else if (name) {
+			printf(" => %s+0x%llx\n", name, off);
+		} else {
+			printf(" => 0x%llx\n", addr);
+		}
+	}
+	if (t.o->json)
+		printf("]}\n");
+}
+
+static void json_field(struct tep_record *rec, struct tep_format_field *f, bool first)
+{
+	const char *data = rec->data;
+	printf("%s\"%s\":", first ? "" : ",", f->name);
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		unsigned int v = (unsigned int)tep_read_number(t.tep, data + f->offset, f->size);
+		unsigned int off = v & 0xffff, len = v >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+		if (off + len > (unsigned)rec->size)
+			len = off < (unsigned)rec->size ? rec->size - off : 0;
+		out_json_str(stdout, data + off, len);
+		return;
+	}
+	if ((f->flags & TEP_FIELD_IS_ARRAY) && (f->flags & TEP_FIELD_IS_STRING || f->elementsize == 1)) {
+		out_json_str(stdout, data + f->offset, (size_t)f->size);
+		return;
+	}
+	if (f->flags & TEP_FIELD_IS_ARRAY) {
+		int es = f->elementsize ? f->elementsize : 1;
+		putchar('[');
+		for (int i = 0; i < f->size / es; i++)
+			printf("%s%llu", i ? "," : "",
+			       tep_read_number(t.tep, data + f->offset + i * es, es));
+		putchar(']');
+		return;
+	}
+	unsigned long long v = tep_read_number(t.tep, data + f->offset, f->size);
+	if (f->flags & TEP_FIELD_IS_SIGNED) {
+		long long sv = f->size == 1 ? (int8_t)v : f->size == 2 ? (int16_t)v :
+			       f->size == 4 ? (int32_t)v : (long long)v;
+		printf("%lld", sv);
+	} else {
+		printf("%llu", v);
+	}
+}
+
+static void on_event(struct tep_record *rec, void *ctx)
+{
+	struct tep_event *ev = ctx;
+	if (ev == t.stack_ev) {
+		if (t.any)
+			print_stack(rec);
+		return;
+	}
+	if (t.o->count) {
+		for (int i = 0; i < t.nevents; i++)
+			if (t.events[i] == ev)
+				t.counts[i]++;
+		return;
+	}
+	int pid = tep_data_pid(t.tep, rec);
+	const char *comm = comm_of(pid, rec->ts);
+	char when[16];
+	t.any = true;
+	if (t.o->json) {
+		printf("{\"time\":\"%s\",\"ts\":%.6f,\"cpu\":%d,\"pid\":%d,\"comm\":",
+		       out_wallclock(rec->ts, when), rec->ts / 1e9, rec->cpu, pid);
+		out_json_str(stdout, comm, 16);
+		printf(",\"event\":\"%s:%s\",\"fields\":{", ev->system, ev->name);
+		for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+			json_field(rec, f, f == ev->format.fields);
+		printf("}}\n");
+		return;
+	}
+	if (t.o->wallclock)
+		printf("%-8s ", out_wallclock(rec->ts, when));
+	printf("%16s-%-7d [%03d] %6llu.%06llu: %s: ", comm, pid, rec->cpu,
+	       rec->ts / 1000000000ULL, (rec->ts / 1000) % 1000000ULL, ev->name);
+	trace_seq_reset(&t.seq);
+	tep_print_event(t.tep, &t.seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&t.seq);
+	fwrite(t.seq.buffer, 1, t.seq.len, stdout);
+	putchar('\n');
+}
+
+static int print_counts(uint64_t now, void *ctx)
+{
+	(void)ctx;
+	char when[16];
+	out_wallclock(now, when);
+	if (!t.o->json)
+		printf("\n%s\n%-40s %12s\n", when, "EVENT", "COUNT");
+	for (int i = 0; i < t.nevents; i++) {
+		char name[160];
+		snprintf(name, sizeof(name), "%s:%s", t.events[i]->system, t.events[i]->name);
+		if (t.o->json)
+			printf("{\"time\":\"%s\",\"event\":\"%s\",\"count\":%llu}\n", when, name,
+			       (unsigned long long)t.counts[i]);
+		else
+			printf("%-40s %12llu\n", name, (unsigned long long)t.counts[i]);
+		t.counts[i] = 0;
+	}
+	return 0;
+}
+
+/* -p: the process's threads now; event-fork adds those it creates later. */
+static int set_pids(struct session *s, const struct tracer_opts *o)
+{
+	char buf[64];
+	if (o->tid) {
+		snprintf(buf, sizeof(buf), "%d", (int)o->tid);
+		return tracefs_instance_file_write(s->inst, "set_event_pid", buf) < 0 ? -1 : 0;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)o->pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *de;
+	int ret = 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' &&
+		    tracefs_instance_file_append(s->inst, "set_event_pid", de->d_name) < 0)
+			ret = -1;
+	closedir(d);
+	if (!ret && tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK))
+		ret = -1;
+	return ret;
+}
+
+/* A filter the kernel rejects: show why (the filter file holds the parse error). */
+static int enable_filtered(struct session *s, struct tep_event *ev, const char *filter,
+			   const char *user)
+{
+	if (tracefs_event_file_write(s->inst, ev->system, ev->name, "filter", filter) < 0) {
+		char *why = tracefs_event_file_read(s->inst, ev->system, ev->name, "filter", NULL);
+		fprintf(stderr, "%s: the kernel rejected the filter '%s' on %s:%s%s\n", s->tool,
+			user ? user : filter, ev->system, ev->name, why && *why ? "; it says:" : "");
+		if (why && *why) /* the filter, a caret under the fault, and the reason */
+			fputs(why, stderr);
+		free(why);
+		return 2;
+	}
+	return session_enable(s, ev, NULL) ? 1 : 0;
+}
+
+int tracer_run(struct session *s, struct tep_event **events, int nevents, const char *filter,
+	       const char *what, const struct tracer_opts *o)
+{
+	memset(&t, 0, sizeof(t));
+	t.o = o;
+	t.s = s;
+	t.tep = s->tep;
+	t.events = events;
+	t.nevents = nevents;
+	t.counts = calloc(nevents, sizeof(*t.counts));
+	trace_seq_init(&t.seq);
+	struct reader r;
+	int ret = 1;
+	if (!t.counts || pair_init(&t.comms, 4096, sizeof(struct comm_entry)))
+		goto out;
+	if (s->inst == NULL && session_start(s, 0))
+		goto out;
+	if ((o->pid || o->tid) && set_pids(s, o)) {
+		fprintf(stderr, "%s: cannot set the PID filter: %s\n", s->tool, strerror(errno));
+		goto out;
+	}
+	/* Never trace ourselves: reading the buffers is read(2), and libc's read a uprobe. */
+	char full[4096];
+	int n = snprintf(full, sizeof(full), "common_pid != %d", (int)getpid());
+	if (filter && *filter)
+		n += snprintf(full + n, sizeof(full) - n, " && (%s)", filter);
+	if (o->name)
+		n += snprintf(full + n, sizeof(full) - n, " && comm ~ \"%s\"", o->name);
+	if (n >= (int)sizeof(full)) {
+		fprintf(stderr, "%s: filter too long\n", s->tool);
+		ret = 2;
+		goto out;
+	}
+	for (int i = 0; i < nevents; i++)
+		if ((ret = enable_filtered(s, events[i], full, filter)))
+			goto out;
+	ret = 1;
+	if (o->stack) {
+		t.stack_ev = tep_find_event_by_name(s->tep, "ftrace", "kernel_stack");
+		t.stack_caller = t.stack_ev ? tep_find_field(t.stack_ev, "caller") : NULL;
+		if (!t.stack_caller) {
+			fprintf(stderr, "%s: no ftrace:kernel_stack event for -s (CONFIG_STACKTRACE)\n",
+				s->tool);
+			goto out;
+		}
+		ksyms_load();
+		if (tracefs_option_enable(s->inst, TRACEFS_OPTION_STACKTRACE)) {
+			fprintf(stderr, "%s: cannot enable stack traces: %s\n", s->tool,
+				strerror(errno));
+			goto out;
+		}
+	}
+	if (reader_open_session(&r, s, true))
+		goto out;
+	for (int i = 0; i < nevents; i++)
+		if (reader_on(&r, events[i], on_event, events[i]))
+			goto toomany;
+	if (t.stack_ev && reader_on(&r, t.stack_ev, on_event, t.stack_ev))
+		goto toomany;
+
+	out_init();
+	out_clock_init();
+	if (o->count)
+		fprintf(stderr, "Counting %s. Ctrl-C to end.\n", what);
+	else
+		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", what);
+	if (o->header && !o->json && !o->count)
+		printf("%s%16s-%-7s [%s] %13s  %s\n", o->wallclock ? "TIME     " : "", "COMM", "PID",
+		       "CPU", "TIMESTAMP", "EVENT: FIELDS");
+	ret = reader_run(&r, o->duration, o->count ? 1000000000ULL : 0,
+			 o->count ? print_counts : NULL, NULL, out_flush) ? 1 : 0;
+	if (o->count && !out_closed())
+		print_counts(reader_now(), NULL);
+	out_flush();
+	goto out;
+toomany:
+	fprintf(stderr, "%s: too many events at once (at most %d)\n", s->tool,
+		READER_MAX_HANDLERS - 1);
+out:
+	trace_seq_destroy(&t.seq);
+	pair_free(&t.comms);
+	free(t.counts);
+	return ret;
+}
+
+int tracer_probe(const char *tool, enum probe_kind kind, const struct probe_def *pd,
+		 const char *target, const char *filter, const struct tracer_opts *o)
+{
+	static const char *const systems[] = {"ftrace", NULL};
+	struct session s = {0};
+	int ret = 1;
+	char alias[64];
+	if (*pd->alias)
+		snprintf(alias, sizeof(alias), "%s", pd->alias);
+	else
+		probe_default_alias(pd->target, pd->type, alias, sizeof(alias));
+	/* Signals are caught before the probe exists, so no Ctrl-C can strand it. */
+	if (session_init(&s, tool, systems) || !probe_available(&s, kind, false) ||
+	    session_start(&s, 0))
+		goto out;
+	struct tep_event *ev = probe_create(&s, kind, pd->type, alias, target, pd->args);
+	if (!ev) {
+		ret = 2; /* the kernel said why: a definition it does not accept */
+		goto out;
+	}
+	char what[700];
+	snprintf(what, sizeof(what), "%s:%s (%s)", ev->system, ev->name, pd->target);
+	if (o->format)
+		ret = tracer_print_formats(&s, &ev, 1);
+	else
+		ret = tracer_run(&s, &ev, 1, filter, what, o);
+out:
+	session_close(&s);
+	return ret;
+}

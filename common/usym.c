@@ -1,0 +1,267 @@
+#include "usym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The loader's cache: "\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6". */
+static int from_ldconfig(const char *want, char *path, size_t len)
+{
+	FILE *p = popen("ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null", "r");
+	if (!p)
+		return -1;
+	char line[1024];
+	int found = -1;
+	size_t wl = strlen(want);
+	while (found && fgets(line, sizeof(line), p)) {
+		char *name = line + strspn(line, " \t"), *arrow = strstr(line, " => ");
+		if (!arrow || strncmp(name, want, wl) || (name[wl] != ' ' && name[wl] != '.'))
+			continue;
+		/* this machine's word size only */
+		if (sizeof(void *) == 8 && !strstr(line, "64"))
+			continue;
+		arrow[strcspn(arrow, "\n")] = 0;
+		snprintf(path, len, "%s", arrow + 4);
+		found = 0;
+	}
+	pclose(p);
+	return found;
+}
+
+int usym_target(const char *target, char *path, size_t len)
+{
+	char buf[PATH_MAX];
+	if (!*target)
+		return -1;
+	if (strchr(target, '/'))
+		return realpath(target, buf) && is_file(buf) ? snprintf(path, len, "%s", buf), 0 : -1;
+	/* a program in PATH */
+	const char *env = getenv("PATH");
+	char *dirs = strdup(env ? env : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+	char *save = NULL;
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/%s", d, target);
+		if (is_file(buf) && access(buf, X_OK) == 0) {
+			free(dirs);
+			char real[PATH_MAX];
+			return realpath(buf, real) ? snprintf(path, len, "%s", real), 0 : -1;
+		}
+	}
+	free(dirs);
+	/* a library: "libc" means libc.so*, "c" too */
+	char want[256];
+	snprintf(want, sizeof(want), "%s%s", strncmp(target, "lib", 3) ? "lib" : "", target);
+	if (from_ldconfig(want, buf, sizeof(buf)) == 0 && is_file(buf))
+		return realpath(buf, path) ? 0 : -1;
+	static const char *const libdirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					      "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+	static const char *const suffixes[] = {".so.6", ".so.3", ".so.1", ".so.0", ".so"};
+	for (size_t i = 0; i < sizeof(libdirs) / sizeof(*libdirs); i++)
+		for (size_t j = 0; j < sizeof(suffixes) / sizeof(*suffixes); j++) {
+			snprintf(buf, sizeof(buf), "%s/%s%s", libdirs[i], want,
+				 strstr(want, ".so") ? "" : suffixes[j]);
+			if (is_file(buf))
+				return realpath(buf, path) ? 0 : -1;
+		}
+	return -1;
+}
+
+typedef int (*sym_fn)(const char *name, GElf_Sym *sym, void *ctx);
+
+/* Call fn for every defined symbol of .symtab and .dynsym; stops when fn returns non-zero. */
+static int each_symbol(Elf *elf, sym_fn fn, void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; data && i < n; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && *name && fn(name, &sym, ctx))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	Elf *elf = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		return NULL;
+	}
+	return elf;
+}
+
+/* Virtual address to file offset, through the loadable segments. */
+static int vaddr_to_offset(Elf *elf, unsigned long long vaddr, unsigned long long *off)
+{
+	size_t n;
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct find {
+	char base[256];
+	bool any_type;
+	GElf_Sym sym;
+	bool found, wrong_type;
+};
+
+static int find_sym(const char *name, GElf_Sym *sym, void *ctx)
+{
+	struct find *f = ctx;
+	size_t bl = strlen(f->base);
+	/* open matches "open" and "open@@GLIBC_2.2.5" */
+	if (strncmp(name, f->base, bl) || (name[bl] && name[bl] != '@'))
+		return 0;
+	int type = GELF_ST_TYPE(sym->st_info);
+	if (!f->any_type && type != STT_FUNC && type != STT_GNU_IFUNC) {
+		f->wrong_type = true;
+		return 0;
+	}
+	f->sym = *sym;
+	f->found = true;
+	return 1;
+}
+
+int usym_offset(const char *path, const char *symbol, bool any_type, unsigned long long *off,
+		char *why, size_t whylen)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf) {
+		snprintf(why, whylen, "%s is not an ELF file", path);
+		return -1;
+	}
+	struct find f = {.any_type = any_type};
+	unsigned long long extra = 0, vaddr;
+	snprintf(f.base, sizeof(f.base), "%s", symbol);
+	char *plus = strchr(f.base, '+');
+	if (plus) {
+		char *end;
+		extra = strtoull(plus + 1, &end, 0);
+		if (*end || plus[1] == '\0') {
+			snprintf(why, whylen, "invalid offset '%s'", plus);
+			goto fail;
+		}
+		*plus = 0;
+	}
+	char *at = strchr(f.base, '@');
+	if (at)
+		*at = 0; /* the default version is what the loader binds */
+	if (!strncmp(f.base, "0x", 2)) {
+		char *end;
+		vaddr = strtoull(f.base, &end, 16);
+		if (*end) {
+			snprintf(why, whylen, "invalid address '%s'", f.base);
+			goto fail;
+		}
+	} else {
+		each_symbol(elf, find_sym, &f);
+		if (!f.found) {
+			snprintf(why, whylen, f.wrong_type ? "%s in %s is not a function (-F to probe it anyway)"
+							     : "no symbol %s in %s",
+				 f.base, path);
+			goto fail;
+		}
+		vaddr = f.sym.st_value;
+	}
+	if (vaddr_to_offset(elf, vaddr + extra, off)) {
+		snprintf(why, whylen, "address 0x%llx is not in a loadable segment of %s",
+			 vaddr + extra, path);
+		goto fail;
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+fail:
+	elf_end(elf);
+	close(fd);
+	return -1;
+}
+
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static int add_name(const char *name, GElf_Sym *sym, void *ctx)
+{
+	struct names *l = ctx;
+	int type = GELF_ST_TYPE(sym->st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return 0;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		char **v = realloc(l->v, l->cap * sizeof(*v));
+		if (!v)
+			return 1;
+		l->v = v;
+	}
+	l->v[l->n++] = strndup(name, strcspn(name, "@"));
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int usym_list(const char *path, FILE *out)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf)
+		return -1;
+	struct names l = {0};
+	each_symbol(elf, add_name, &l);
+	qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+	int printed = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		if (!i || strcmp(l.v[i], l.v[i - 1])) {
+			fprintf(out, "%s\n", l.v[i]);
+			printed++;
+		}
+	}
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	elf_end(elf);
+	close(fd);
+	return printed;
+}

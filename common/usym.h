@@ -1,0 +1,27 @@
+/* usym: user-space targets and symbols for uprobes, read from ELF files with libelf. */
+#ifndef FTT_USYM_H
+#define FTT_USYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * TARGET as the user gave it: a path; a program found in PATH; or a library name (libc,
+ * libssl, libc.so.6) found the way the dynamic loader would (its cache, then its default
+ * folders). Returns 0 and the real path, or -1.
+ */
+int usym_target(const char *target, char *path, size_t len);
+
+/*
+ * The file offset of SYMBOL[+off] in the ELF file, for uprobe_events. SYMBOL may carry a
+ * version (open@@GLIBC_2.2.5) or be an address (0x4004f0). Unless any_type, only functions.
+ * Returns 0, or -1 with a reason in why.
+ */
+int usym_offset(const char *path, const char *symbol, bool any_type, unsigned long long *off,
+		char *why, size_t whylen);
+
+/* The function symbols of the file, one per line, sorted; returns how many, -1 on error. */
+int usym_list(const char *path, FILE *out);
+
+#endif

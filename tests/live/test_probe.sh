@@ -1,0 +1,198 @@
+#!/bin/sh
+# Live tests of tpoint, uprobe and kprobe: exact events from a test program with known calls,
+# the kernel's explanation of bad definitions, and every way of stopping.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+UT=${UPROBE_TARGET:-$BIN/tests/uprobe_target}
+[ -x "$UT" ] || { notok "test program $UT missing (make check builds it)"; summary; exit 1; }
+
+# Run the test program, waiting at its start until the tracer is ready; its PID in $UTPID.
+spawn_target() {
+	rm -f "$TMP/go"
+	"$UT" "$TMP/go" > "$TMP/target.out" &
+	UTPID=$!
+}
+release_target() { touch "$TMP/go"; wait $UTPID; }
+
+# trace_target TOOL ARGS...: the tool traces one run of the test program; output in $TMP/out.
+trace_target() {
+	spawn_target
+	rm -f "$TMP/out" "$TMP/err"
+	"$@" > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	if ! wait_ready $TPID "$TMP/err"; then
+		release_target; wait_exit $TPID 10; return 1
+	fi
+	release_target
+	sleep 0.5
+	kill -INT $TPID
+	wait_exit $TPID 10
+}
+
+# --- tpoint ---------------------------------------------------------------------------------
+if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
+	# -p needs the PID before tpoint starts: spawn first, then trace it.
+	spawn_target
+	rm -f "$TMP/out" "$TMP/err"
+	"$BIN/tpoint" -p $UTPID syscalls:sys_enter_openat > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	check "tpoint -p: exactly the 2 openat() calls of the test program" \
+		[ "$(grep -c 'sys_enter_openat:' "$TMP/out")" -eq 2 -a "$(wc -l < "$TMP/out")" -eq 2 ]
+	check "tpoint: the process is named in each line" sh -c "grep -c 'uprobe_target-$UTPID ' '$TMP/out' | grep -qx 2"
+
+	spawn_target
+	"$BIN/tpoint" -c -p $UTPID syscalls:sys_enter_openat > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	check "tpoint -c -p: the counts add up to 2" \
+		[ "$(awk '$1 == "syscalls:sys_enter_openat" {s += $2} END {print s + 0}' "$TMP/out")" -eq 2 ]
+else
+	skip "tpoint on syscalls: no syscalls:sys_enter_openat (CONFIG_FTRACE_SYSCALLS)"
+fi
+
+# Block events with a filter, as JSON with every field.
+F=${LIVE_FILE_DIR:-/var/tmp}/ftt-probe.$$
+rm -f "$TMP/out" "$TMP/err"
+"$BIN/tpoint" -j block:block_rq_issue 'bytes == 8192' > "$TMP/out" 2> "$TMP/err" &
+TPID=$!
+if wait_ready $TPID "$TMP/err"; then
+	write_direct "$F.4k" 3
+	# a fresh file: overwriting blocks allocated apart could split a write in two requests
+	dd if=/dev/zero of="$F" bs=8192 count=2 oflag=direct 2>/dev/null
+	sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	check "tpoint -j with a filter: the two 8 KiB writes, and only 8 KiB requests" sh -c "
+		[ \$(grep -c '\"comm\":\"dd\"' '$TMP/out') -eq 2 ] &&
+		! grep -v '\"bytes\":8192,' '$TMP/out' | grep -q . &&
+		grep -q '\"fields\":{.*\"sector\":[0-9]*,' '$TMP/out'"
+else
+	notok "tpoint block:block_rq_issue starts" "$TMP/err"
+fi
+rm -f "$F" "$F.4k"
+
+"$BIN/tpoint" -l 'block:block_rq_*' > "$TMP/out"
+check "tpoint -l with a pattern lists block_rq_issue and block_rq_complete" sh -c \
+	"grep -qx block:block_rq_issue '$TMP/out' && grep -qx block:block_rq_complete '$TMP/out' && ! grep -v '^block:block_rq_' '$TMP/out' | grep -q ."
+"$BIN/tpoint" -v block:block_rq_issue > "$TMP/out"
+check "tpoint -v prints the format" grep -q 'field:.*sector;' "$TMP/out"
+
+# --- uprobe --------------------------------------------------------------------------------
+if [ -e "$T/uprobe_events" ]; then
+	"$BIN/uprobe" -l "$UT" > "$TMP/out"
+	check "uprobe -l lists the test program's functions" sh -c "grep -qx ftt_add '$TMP/out' && grep -qx ftt_greet '$TMP/out'"
+
+	trace_target "$BIN/uprobe" "p:$UT:ftt_add a=%di:s32 b=%si:s32"
+	check "uprobe entry with arguments: a=1 b=10, a=2 b=20, a=3 b=30" sh -c "
+		[ \"\$(sed -n 's/.* ftt_add: ([0-9a-f]*) //p' '$TMP/out' | tr '\n' ';')\" = 'a=1 b=10;a=2 b=20;a=3 b=30;' ]"
+
+	trace_target "$BIN/uprobe" "r:$UT:ftt_add ret=\$retval:s32" 'ret > 20'
+	check "uprobe return with a filter: ret=22 and ret=33" sh -c "
+		[ \"\$(sed -n 's/.* ret=//p' '$TMP/out' | tr '\n' ' ')\" = '22 33 ' ]"
+
+	trace_target "$BIN/uprobe" -j "p:greet $UT:ftt_greet s=+0(%di):string"
+	check "uprobe -j with an alias and a string argument" \
+		grep -q '"event":"ftt_[0-9]*:greet","fields":{.*"s":"hello, uprobe"' "$TMP/out"
+
+	if "$BIN/uprobe" -l libc > /dev/null 2>&1 && [ -z "${UPROBE_TARGET:-}" ]; then
+		spawn_target
+		"$BIN/uprobe" -p $UTPID 'p:libc:open64 file=+0(%di):string' > "$TMP/out" 2> "$TMP/err" &
+		TPID=$!
+		wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+		check "uprobe on libc's open64 by name: the two paths the program opened" sh -c "
+			grep -q 'file=\"/etc/hostname\"' '$TMP/out' && grep -q 'file=\"/nonexistent/ftt-file\"' '$TMP/out'"
+	else
+		skip "uprobe on libc: no shared C library here (static test program)"
+	fi
+
+	"$BIN/uprobe" "p:$UT:ftt_add a=%zz" > "$TMP/out" 2> "$TMP/err"
+	check "uprobe with a bad argument: exit 2 and the kernel's own explanation" sh -c \
+		"[ $? -eq 2 ] && grep -q 'Command:' '$TMP/err'"
+	"$BIN/uprobe" "p:$UT:no_such_symbol" > "$TMP/out" 2> "$TMP/err"
+	check "uprobe on a missing symbol: exit 2, one line" sh -c \
+		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no symbol no_such_symbol' '$TMP/err'"
+	check "rejected probes changed nothing in tracefs" same_state
+else
+	skip "uprobe tests: no uprobe_events (CONFIG_UPROBE_EVENTS)"
+fi
+
+# --- kprobe --------------------------------------------------------------------------------
+if [ -e "$T/kprobe_events" ]; then
+	spawn_target
+	"$BIN/kprobe" -p $UTPID 'p:do_sys_openat2 file=+0($arg2):ustring' > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	check "kprobe entry with a user string: the two paths the program opened" sh -c "
+		grep -q 'file=\"/etc/hostname\"' '$TMP/out' && grep -q 'file=\"/nonexistent/ftt-file\"' '$TMP/out' &&
+		[ \$(wc -l < '$TMP/out') -eq 2 ]" || cat "$TMP/err"
+
+	spawn_target
+	"$BIN/kprobe" -p $UTPID 'r:do_sys_openat2 ret=$retval:s32' 'ret < 0' > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	check "kprobe return with a filter: the one failed open, ret=-2" sh -c "
+		[ \$(wc -l < '$TMP/out') -eq 1 ] && grep -q 'ret=-2\$' '$TMP/out'"
+
+	spawn_target
+	"$BIN/kprobe" -s -p $UTPID 'p:do_sys_openat2' > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	check "kprobe -s: each hit with a kernel stack through the syscall entry" sh -c "
+		[ \$(grep -c 'do_sys_openat2:' '$TMP/out') -eq 2 ] && grep -q '=> .*do_syscall_64' '$TMP/out'"
+
+	"$BIN/kprobe" 'p:do_sys_openat2 x=%zz' > "$TMP/out" 2> "$TMP/err"
+	check "kprobe with a bad argument: exit 2 and the kernel's own explanation" sh -c \
+		"[ $? -eq 2 ] && grep -q 'Command:' '$TMP/err'"
+	"$BIN/kprobe" p:no_such_function_ftt > "$TMP/out" 2> "$TMP/err"
+	check "kprobe on a function that cannot be traced: exit 2" sh -c \
+		"[ $? -eq 2 ] && grep -q 'cannot be traced' '$TMP/err'"
+else
+	"$BIN/kprobe" p:do_sys_openat2 > "$TMP/out" 2> "$TMP/err"
+	check "kprobe without kprobe_events: exit 1 naming CONFIG_KPROBE_EVENTS" sh -c \
+		"[ $? -eq 1 ] && grep -q 'CONFIG_KPROBE_EVENTS' '$TMP/err' && [ \$(wc -l < '$TMP/err') -eq 1 ]"
+	skip "kprobe tracing: no kprobe_events in this kernel (CONFIG_KPROBE_EVENTS); run make vmcheck"
+fi
+check "after the kprobe tests: tracefs as it was" same_state
+
+# --- every way of stopping, for each tool; a probe must not outlive its run ------------------
+stop_cases() { # stop_cases NAME TOOL ARGS...
+	sname=$1; shift
+	for sig in INT TERM HUP; do
+		rm -f "$TMP/out" "$TMP/err"
+		"$@" > "$TMP/out" 2> "$TMP/err" &
+		TPID=$!
+		if ! wait_ready $TPID "$TMP/err"; then notok "$sname starts" "$TMP/err"; continue; fi
+		kill -$sig $TPID
+		if wait_exit $TPID 10; then
+			check "$sname stopped by SIG$sig: exit 0" [ "$RC" -eq 0 ]
+			check "$sname stopped by SIG$sig: tracefs as before" same_state
+		else
+			notok "$sname stopped by SIG$sig within 10 s"
+		fi
+	done
+	( ( "$@" 2> "$TMP/err"; echo $? > "$TMP/rc" ) | head -1 > "$TMP/out" ) &
+	P=$!
+	if wait_exit $P 20; then
+		check "$sname | head -1: exit 0" [ "$(cat "$TMP/rc")" = 0 ]
+		check "$sname | head -1: tracefs as before" same_state
+	else
+		notok "$sname | head -1: still running after 20 s"; pkill -f "$1"
+	fi
+	rm -f "$TMP/out" "$TMP/err"
+	"$@" > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"
+	kill -9 $TPID; wait $TPID 2>/dev/null
+	"$BIN/tpoint" -d 0.2 sched:sched_switch > /dev/null 2> "$TMP/err2"
+	check "$sname killed with SIGKILL: the next run removes what it left" sh -c \
+		"grep -q 'removed instance .*-$TPID' '$TMP/err2'"
+	check "$sname killed with SIGKILL, then a new run: tracefs as before" same_state
+}
+stop_cases tpoint "$BIN/tpoint" -H sched:sched_switch
+[ -e "$T/uprobe_events" ] && stop_cases uprobe "$BIN/uprobe" -H "p:$UT:ftt_add"
+[ -e "$T/kprobe_events" ] && stop_cases kprobe "$BIN/kprobe" -H p:vfs_read
+
+check "at the end: tracefs as it was" same_state
+summary

@@ -1,0 +1,34 @@
+/* A program for the uprobe and opensnoop live tests: known calls with known arguments. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+__attribute__((noinline)) int ftt_add(int a, int b)
+{
+	__asm__ volatile("" ::: "memory");
+	return a + b;
+}
+
+__attribute__((noinline)) size_t ftt_greet(const char *s)
+{
+	__asm__ volatile("" ::: "memory");
+	return strlen(s);
+}
+
+int main(int argc, char **argv)
+{
+	/* Optionally wait until a file exists, so a tracer can start first. */
+	if (argc > 1)
+		while (access(argv[1], F_OK))
+			usleep(10000);
+	int sum = 0;
+	for (int i = 1; i <= 3; i++)
+		sum += ftt_add(i, 10 * i);
+	size_t n = ftt_greet("hello, uprobe");
+	int fd = open("/etc/hostname", O_RDONLY);
+	int bad = open("/nonexistent/ftt-file", O_RDONLY);
+	printf("%d %zu %d %d\n", sum, n, fd >= 0, bad);
+	return 0;
+}

@@ -1,0 +1,167 @@
+/*
+ * tpoint: trace tracepoints, one line per event (or counts with -c). Wildcards in the system
+ * or event name enable several; -l lists them.
+ */
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "opt.h"
+#include "session.h"
+#include "tracer.h"
+
+static struct env {
+	struct tracer_opts t;
+	bool list;          /* -l */
+	const char *spec;   /* SYSTEM:EVENT, globs allowed */
+	const char *filter; /* ftrace filter */
+} env;
+
+static void usage(FILE *f)
+{
+	fprintf(f, "USAGE: tpoint [-chHjsTvV] [-d SECS] [-L TID] [-n NAME] [-p PID] SYSTEM:EVENT [filter]\n"
+		   "       tpoint -l [PATTERN]\n"
+		   "   -l          list tracepoints (matching PATTERN, a glob on SYSTEM:EVENT)\n"
+		   "%s"
+		   "  eg,\n"
+		   "       tpoint -l 'block:*'                       # list block tracepoints\n"
+		   "       tpoint block:block_rq_issue               # trace block I/O issue\n"
+		   "       tpoint -j 'block:block_rq_*'              # several, as JSON\n"
+		   "       tpoint syscalls:sys_enter_openat 'flags & 64'   # with a filter (O_CREAT)\n"
+		   "       tpoint -p 181 -d 5 'syscalls:sys_enter_read'    # one process, 5 s\n"
+		   "       tpoint -c 'sched:sched_switch'            # count per second\n"
+		   "       tpoint -v sched:sched_wakeup              # show the format\n",
+		tracer_usage);
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+l" TRACER_OPTSTRING "hV", opt_longopts, NULL)) != -1) {
+		if (c == 'l')
+			env.list = true;
+		else if (!tracer_parse_opt(&env.t, c, optarg))
+			opt_common(c, argv, usage);
+	}
+	if (env.list) {
+		if (optind < argc)
+			env.spec = argv[optind++];
+	} else {
+		if (optind == argc)
+			opt_fail("no tracepoint given: SYSTEM:EVENT (see -h)");
+		env.spec = argv[optind++];
+		if (!strchr(env.spec, ':'))
+			opt_fail("invalid tracepoint: '%s' (SYSTEM:EVENT, e.g. block:block_rq_issue)",
+				 env.spec);
+		if (optind < argc)
+			env.filter = argv[optind++];
+	}
+	if (optind < argc)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[optind]);
+	if (env.t.pid && env.t.tid)
+		opt_fail("-p and -L exclude each other");
+}
+
+/* Every SYSTEM:EVENT of this kernel that matches the glob spec; calls fn for each. */
+static int each_match(const char *spec, void (*fn)(const char *sys, const char *ev, void *),
+		      void *ctx)
+{
+	char *colon = strchr(spec, ':');
+	char sys_glob[256], ev_glob[256];
+	snprintf(sys_glob, sizeof(sys_glob), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
+		 spec);
+	snprintf(ev_glob, sizeof(ev_glob), "%s", colon ? colon + 1 : "*");
+	int n = 0;
+	char **systems = tracefs_event_systems(NULL);
+	for (int i = 0; systems && systems[i]; i++) {
+		if (fnmatch(sys_glob, systems[i], 0))
+			continue;
+		char **events = tracefs_system_events(NULL, systems[i]);
+		for (int j = 0; events && events[j]; j++)
+			if (!fnmatch(ev_glob, events[j], 0)) {
+				fn(systems[i], events[j], ctx);
+				n++;
+			}
+		tracefs_list_free(events);
+	}
+	tracefs_list_free(systems);
+	return n;
+}
+
+static void print_one(const char *sys, const char *ev, void *ctx)
+{
+	(void)ctx;
+	printf("%s:%s\n", sys, ev);
+}
+
+struct matches {
+	char **systems;
+	int nsystems;
+	struct session *s;
+	struct tep_event *events[TRACER_MAX_EVENTS];
+	int nevents;
+};
+
+static void add_system(const char *sys, const char *ev, void *ctx)
+{
+	struct matches *m = ctx;
+	(void)ev;
+	for (int i = 0; i < m->nsystems; i++)
+		if (!strcmp(m->systems[i], sys))
+			return;
+	m->systems[m->nsystems++] = strdup(sys);
+}
+
+static void add_event(const char *sys, const char *ev, void *ctx)
+{
+	struct matches *m = ctx;
+	struct tep_event *e = tep_find_event_by_name(m->s->tep, sys, ev);
+	if (e && m->nevents < TRACER_MAX_EVENTS)
+		m->events[m->nevents++] = e;
+}
+
+int main(int argc, char **argv)
+{
+	opt_init(argv[0]);
+	parse_args(argc, argv);
+	if (!tracefs_tracing_dir()) {
+		fprintf(stderr, "tpoint: tracefs not found and could not be mounted (CONFIG_TRACING)\n");
+		return 1;
+	}
+	if (env.list) {
+		int n = each_match(env.spec ? env.spec : "*:*", print_one, NULL);
+		if (!n && env.spec)
+			opt_fail("no tracepoint matches '%s'", env.spec);
+		return 0;
+	}
+
+	static char *systems[TRACER_MAX_EVENTS + 2];
+	struct session s = {0};
+	struct matches m = {.systems = systems, .s = &s};
+	int ret = 1;
+	if (each_match(env.spec, add_system, &m) == 0)
+		opt_fail("no tracepoint matches '%s' (tpoint -l lists them)", env.spec);
+	systems[m.nsystems++] = "ftrace"; /* kernel_stack, for -s */
+	if (session_init(&s, opt_tool, (const char *const *)systems))
+		goto out;
+	each_match(env.spec, add_event, &m);
+	if (m.nevents >= 64) {
+		fprintf(stderr, "tpoint: '%s' matches %d tracepoints; at most 63 at once\n", env.spec,
+			m.nevents);
+		ret = 2;
+		goto out;
+	}
+	if (env.t.format)
+		ret = tracer_print_formats(&s, m.events, m.nevents);
+	else
+		ret = tracer_run(&s, m.events, m.nevents, env.filter, env.spec, &env.t);
+out:
+	session_close(&s);
+	return ret;
+}
