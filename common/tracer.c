@@ -344,29 +344,46 @@ static int print_counts(uint64_t now, void *ctx)
 	return 0;
 }
 
-/* -p: the process's threads now; event-fork adds those it creates later. */
+/* -p: the process's threads now; event-fork adds those it creates later. Each failing step
+ * says what it was. */
 static int set_pids(struct session *s, const struct tracer_opts *o)
 {
-	char buf[64];
+	char buf[256];
 	if (o->tid) {
 		snprintf(buf, sizeof(buf), "%d", (int)o->tid);
-		return tracefs_instance_file_write(s->inst, "set_event_pid", buf) < 0 ? -1 : 0;
+		if (tracefs_instance_file_write(s->inst, "set_event_pid", buf) < 0)
+			goto write_failed;
+		return 0;
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)o->pid);
 	DIR *d = opendir(path);
-	if (!d)
+	if (!d) {
+		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", s->tool,
+			(int)o->pid, path, errno == ENOENT ? "the process has exited" : strerror(errno));
 		return -1;
+	}
 	struct dirent *de;
-	int ret = 0;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' &&
-		    tracefs_instance_file_append(s->inst, "set_event_pid", de->d_name) < 0)
-			ret = -1;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", (int)sizeof(buf) - 1, de->d_name);
+		if (tracefs_instance_file_append(s->inst, "set_event_pid", buf) < 0) {
+			closedir(d);
+			goto write_failed;
+		}
+	}
 	closedir(d);
-	if (!ret && tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK))
-		ret = -1;
-	return ret;
+	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK)) {
+		fprintf(stderr, "%s: cannot enable the event-fork option: %s\n", s->tool,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+write_failed:
+	fprintf(stderr, "%s: cannot write %s to set_event_pid: %s\n", s->tool, buf,
+		strerror(errno));
+	return -1;
 }
 
 /* A filter the kernel rejects: show why (the filter file holds the parse error). */
@@ -402,10 +419,8 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 		goto out;
 	if (s->inst == NULL && session_start(s, 0))
 		goto out;
-	if ((o->pid || o->tid) && set_pids(s, o)) {
-		fprintf(stderr, "%s: cannot set the PID filter: %s\n", s->tool, strerror(errno));
+	if ((o->pid || o->tid) && set_pids(s, o))
 		goto out;
-	}
 	/* Never trace ourselves: reading the buffers is read(2), and libc's read a uprobe. */
 	char full[4096];
 	int n = snprintf(full, sizeof(full), "common_pid != %d", (int)getpid());

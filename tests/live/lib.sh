@@ -80,7 +80,7 @@ wait_instance() {
 wait_ready() {
 	i=0
 	while [ $i -lt 100 ]; do
-		grep -q '^Tracing' "$2" 2>/dev/null && return 0
+		grep -Eq '^(Tracing|Counting)' "$2" 2>/dev/null && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 		i=$((i + 1))

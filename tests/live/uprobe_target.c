@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i <= 3; i++)
 		sum += ftt_add(i, 10 * i);
 	size_t n = ftt_greet("hello, uprobe");
-	int fd = open("/etc/hostname", O_RDONLY);
+	int fd = open("/proc/self/stat", O_RDONLY);
 	int bad = open("/nonexistent/ftt-file", O_RDONLY);
 	printf("%d %zu %d %d\n", sum, n, fd >= 0, bad);
 	return 0;
