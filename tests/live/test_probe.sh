@@ -16,6 +16,8 @@ spawn_target() {
 	UTPID=$!
 }
 release_target() { touch "$TMP/go"; wait $UTPID; }
+# When a -p case fails: was the waiting program still there? (guests: see tests/vm)
+target_state() { echo "# target $UTPID: $(cat /proc/$UTPID/status 2>/dev/null | grep State || echo gone), output: $(cat "$TMP/target.out")"; }
 
 # trace_target TOOL ARGS...: the tool traces one run of the test program; output in $TMP/out.
 trace_target() {
@@ -49,7 +51,8 @@ if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	TPID=$!
 	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 	check "tpoint -c -p: the counts add up to 2" \
-		[ "$(awk '$1 == "syscalls:sys_enter_openat" {s += $2} END {print s + 0}' "$TMP/out")" -eq 2 ]
+		[ "$(awk '$1 == "syscalls:sys_enter_openat" {s += $2} END {print s + 0}' "$TMP/out")" -eq 2 ] ||
+		target_state
 else
 	skip "tpoint on syscalls: no syscalls:sys_enter_openat (CONFIG_FTRACE_SYSCALLS)"
 fi
@@ -129,11 +132,13 @@ if [ -e "$T/kprobe_events" ]; then
 		[ \$(wc -l < '$TMP/out') -eq 2 ]" || cat "$TMP/err"
 
 	spawn_target
+	before=$(cat /proc/$UTPID/status 2>/dev/null | grep State)
 	"$BIN/kprobe" -p $UTPID 'r:do_sys_openat2 ret=$retval:s32' 'ret < 0' > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 	check "kprobe return with a filter: the one failed open, ret=-2" sh -c "
-		[ \$(wc -l < '$TMP/out') -eq 1 ] && grep -q 'ret=-2\$' '$TMP/out'"
+		[ \$(wc -l < '$TMP/out') -eq 1 ] && grep -q 'ret=-2\$' '$TMP/out'" ||
+		{ echo "# target before the tool: ${before:-gone}"; target_state; }
 
 	spawn_target
 	"$BIN/kprobe" -s -p $UTPID 'p:do_sys_openat2' > "$TMP/out" 2> "$TMP/err" &

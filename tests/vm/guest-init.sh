@@ -88,10 +88,15 @@ for disk in /dev/vda /dev/nullb0; do
 		sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
 	runs=$((runs + 1))
 done
-# The probe tools: kprobes here, uprobes on the static test program (there is no shared libc).
-say "# live tests of tpoint, uprobe, kprobe"
-UPROBE_TARGET=/ftt/bin/uprobe_target LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
-	sh /ftt/tests/live/test_probe.sh 2>&1 > $OUT
-runs=$((runs + 1))
+# The probe suite (tests/live/test_probe.sh) is not run here yet: in these guests its -p
+# cases fail now and then because the waiting test program has already exited when the
+# tool starts (seen on 5.10 and 6.1, not understood yet). VM_PROBE_TESTS=1 on the host
+# (kernel argument ftt.probe=1) runs it anyway, to investigate.
+if grep -q 'ftt.probe=1' /proc/cmdline; then
+	say "# live tests of tpoint, uprobe, kprobe"
+	UPROBE_TARGET=/ftt/bin/uprobe_target LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
+		sh /ftt/tests/live/test_probe.sh 2>&1 > $OUT
+	runs=$((runs + 1))
+fi
 say "FTT-RUNS $runs"
 finish 0

@@ -102,7 +102,7 @@ boot() {
 	mkfs.ext4 -q -F -O ^metadata_csum "$WORK/$suite.fs"
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu "${VM_CPU:-max,-tsc-deadline}" -m 1024 -smp 2 \
 		-kernel "$root/boot/vmlinuz-$krel" -initrd "$WORK/$suite.initrd" \
-		-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init ${VM_APPEND:-}" \
+		-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init ${VM_APPEND:-} $([ "${VM_PROBE_TESTS:-}" = 1 ] && echo ftt.probe=1)" \
 		-display none -no-reboot -nic none \
 		-monitor "$([ "${VM_MONITOR:-}" = 1 ] && echo "unix:$WORK/$suite.mon,server,nowait" || echo none)" \
 		-serial file:"$WORK/$suite.console" -serial file:"$WORK/$suite.results" \
