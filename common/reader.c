@@ -135,7 +135,6 @@ void reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
 static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
 {
 	if (n > 0) {
-		r->lost += (unsigned long long)n;
 		fprintf(stderr, "WARNING: lost %lld events on CPU %d\n", n, c->cpu);
 	} else {
 		fprintf(stderr, "WARNING: lost events on CPU %d\n", c->cpu);

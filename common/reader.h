@@ -37,7 +37,7 @@ struct reader {
 	} handlers[READER_MAX_HANDLERS];
 	reader_lost_fn on_lost;
 	void *lost_ctx;
-	unsigned long long events, lost;
+	unsigned long long events; /* dispatched */
 };
 
 /*

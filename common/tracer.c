@@ -68,6 +68,12 @@ bool tracer_parse_opt(struct tracer_opts *o, int c, const char *arg)
 	return false;
 }
 
+void tracer_check_opts(const struct tracer_opts *o)
+{
+	if (o->pid && o->tid)
+		opt_fail("-p and -L exclude each other");
+}
+
 int tracer_print_formats(struct session *s, struct tep_event **events, int nevents)
 {
 	for (int i = 0; i < nevents; i++) {
@@ -147,7 +153,6 @@ static const char *ksym_name(unsigned long long addr, unsigned long long *off)
 
 static struct {
 	const struct tracer_opts *o;
-	struct session *s;
 	struct tep_handle *tep;
 	struct trace_seq seq;
 	struct pair_table comms; /* pid -> comm, refreshed every second (exec renames) */
@@ -407,7 +412,6 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 {
 	memset(&t, 0, sizeof(t));
 	t.o = o;
-	t.s = s;
 	t.tep = s->tep;
 	t.events = events;
 	t.nevents = nevents;
@@ -476,8 +480,7 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 	out_flush();
 	goto out;
 toomany:
-	fprintf(stderr, "%s: too many events at once (at most %d)\n", s->tool,
-		READER_MAX_HANDLERS - 1);
+	fprintf(stderr, "%s: too many events at once (at most %d)\n", s->tool, TRACER_MAX_EVENTS);
 out:
 	trace_seq_destroy(&t.seq);
 	pair_free(&t.comms);

@@ -13,7 +13,10 @@
 struct session;
 struct tep_event;
 
-#define TRACER_MAX_EVENTS 256
+#include "reader.h"
+
+/* Events traced at once: one reader handler each, and one kept for kernel_stack (-s). */
+#define TRACER_MAX_EVENTS (READER_MAX_HANDLERS - 1)
 
 /* Options shared by tpoint, kprobe and uprobe. */
 struct tracer_opts {
@@ -34,6 +37,8 @@ struct tracer_opts {
 
 /* Handle a shared option; false when c is not one. */
 bool tracer_parse_opt(struct tracer_opts *o, int c, const char *arg);
+/* After parsing: options that exclude each other (exit 2). */
+void tracer_check_opts(const struct tracer_opts *o);
 
 /* The usage lines of the shared options (after the tool's own). */
 extern const char tracer_usage[];

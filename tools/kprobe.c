@@ -54,8 +54,7 @@ static void parse_args(int argc, char **argv)
 		env.filter = argv[optind++];
 	if (optind < argc)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[optind]);
-	if (env.t.pid && env.t.tid)
-		opt_fail("-p and -L exclude each other");
+	tracer_check_opts(&env.t);
 }
 
 /* FUNC must be in available_filter_functions, when the kernel lets us read it. */

@@ -64,8 +64,7 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[optind]);
-	if (env.t.pid && env.t.tid)
-		opt_fail("-p and -L exclude each other");
+	tracer_check_opts(&env.t);
 }
 
 /* Every SYSTEM:EVENT of this kernel that matches the glob spec; calls fn for each. */
@@ -98,6 +97,13 @@ static void print_one(const char *sys, const char *ev, void *ctx)
 {
 	(void)ctx;
 	printf("%s:%s\n", sys, ev);
+}
+
+static void print_none(const char *sys, const char *ev, void *ctx)
+{
+	(void)sys;
+	(void)ev;
+	(void)ctx;
 }
 
 struct matches {
@@ -141,22 +147,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	/* At most one system per event, and "ftrace" for -s, and the NULL at the end. */
 	static char *systems[TRACER_MAX_EVENTS + 2];
 	struct session s = {0};
 	struct matches m = {.systems = systems, .s = &s};
 	int ret = 1;
-	if (each_match(env.spec, add_system, &m) == 0)
+	int n = each_match(env.spec, print_none, NULL);
+	if (n == 0)
 		opt_fail("no tracepoint matches '%s' (tpoint -l lists them)", env.spec);
+	if (n > TRACER_MAX_EVENTS)
+		opt_fail("'%s' matches %d tracepoints; at most %d at once", env.spec, n,
+			 TRACER_MAX_EVENTS);
+	each_match(env.spec, add_system, &m);
 	systems[m.nsystems++] = "ftrace"; /* kernel_stack, for -s */
 	if (session_init(&s, opt_tool, (const char *const *)systems))
 		goto out;
 	each_match(env.spec, add_event, &m);
-	if (m.nevents >= 64) {
-		fprintf(stderr, "tpoint: '%s' matches %d tracepoints; at most 63 at once\n", env.spec,
-			m.nevents);
-		ret = 2;
-		goto out;
-	}
 	if (env.t.format)
 		ret = tracer_print_formats(&s, m.events, m.nevents);
 	else

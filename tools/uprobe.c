@@ -61,8 +61,7 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[optind]);
-	if (env.t.pid && env.t.tid)
-		opt_fail("-p and -L exclude each other");
+	tracer_check_opts(&env.t);
 }
 
 int main(int argc, char **argv)

@@ -79,6 +79,14 @@ rm -f "$F" "$F.4k"
 "$BIN/tpoint" -l 'block:block_rq_*' > "$TMP/out"
 check "tpoint -l with a pattern lists block_rq_issue and block_rq_complete" sh -c \
 	"grep -qx block:block_rq_issue '$TMP/out' && grep -qx block:block_rq_complete '$TMP/out' && ! grep -v '^block:block_rq_' '$TMP/out' | grep -q ."
+for args in "'*:*'|at most 63 at once" "-p 1 -L 2 sched:sched_switch|exclude each other" \
+	"nosuch:event|no tracepoint matches"; do
+	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "tpoint ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '${args#*|}' '$TMP/err'"
+done
+check "tpoint's bad input changed nothing in tracefs" same_state
 "$BIN/tpoint" -v block:block_rq_issue > "$TMP/out"
 check "tpoint -v prints the format" grep -q 'field:.*sector;' "$TMP/out"
 
