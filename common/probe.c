@@ -16,6 +16,7 @@
 static const char *const events_file[] = {
 	[PROBE_KPROBE] = "kprobe_events",
 	[PROBE_UPROBE] = "uprobe_events",
+	[PROBE_EPROBE] = "dynamic_events",
 };
 
 const char *probe_group(void)
@@ -97,12 +98,18 @@ void probe_default_alias(const char *sym, char type, char *alias, size_t len)
 
 bool probe_available(struct session *s, enum probe_kind kind, bool quiet)
 {
+	static const char *const what[][2] = {
+		[PROBE_KPROBE] = {"kprobes", "CONFIG_KPROBE_EVENTS"},
+		[PROBE_UPROBE] = {"uprobes", "CONFIG_UPROBE_EVENTS"},
+		[PROBE_EPROBE] = {"event probes", "CONFIG_EPROBE_EVENTS"},
+	};
+	/* dynamic_events exists with kprobes or uprobes alone, and its README lists the eprobe
+	 * syntax even without CONFIG_EPROBE_EVENTS (6.18): only creating one tells. */
 	if (tracefs_file_exists(NULL, events_file[kind]))
 		return true;
 	if (!quiet)
 		fprintf(stderr, "%s: %s not available in this kernel (%s)\n", s->tool,
-			kind == PROBE_KPROBE ? "kprobes" : "uprobes",
-			kind == PROBE_KPROBE ? "CONFIG_KPROBE_EVENTS" : "CONFIG_UPROBE_EVENTS");
+			what[kind][0], what[kind][1]);
 	return false;
 }
 
@@ -139,8 +146,8 @@ static void print_error_log(const char *tool)
 	free(log);
 }
 
-struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type,
-			       const char *name, const char *target, const char *args)
+static struct tep_event *create(struct session *s, enum probe_kind kind, char type,
+				const char *name, const char *target, const char *args, bool quiet)
 {
 	if (s->nprobes == PROBE_MAX) {
 		fprintf(stderr, "%s: too many probes (at most %d)\n", s->tool, PROBE_MAX);
@@ -156,6 +163,8 @@ struct tep_event *probe_create(struct session *s, enum probe_kind kind, char typ
 	tracefs_error_clear(NULL);
 	if (write_events(kind, line)) {
 		int e = errno;
+		if (quiet)
+			return NULL;
 		line[strlen(line) - 1] = 0;
 		fprintf(stderr, "%s: the kernel rejected the probe '%s': %s\n", s->tool, line,
 			strerror(e));
@@ -179,6 +188,18 @@ struct tep_event *probe_create(struct session *s, enum probe_kind kind, char typ
 	return tep_find_event_by_name(s->tep, probe_group(), name);
 }
 
+struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type,
+			       const char *name, const char *target, const char *args)
+{
+	return create(s, kind, type, name, target, args, false);
+}
+
+struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, const char *name,
+			    const char *target, const char *args)
+{
+	return create(s, kind, type, name, target, args, true);
+}
+
 void probe_remove_all(struct session *s)
 {
 	char line[128];
@@ -194,7 +215,8 @@ void probe_remove_all(struct session *s)
 int probe_sweep_stale(const char *tool)
 {
 	int removed = 0;
-	for (int kind = 0; kind < 2; kind++) {
+	/* dynamic_events last: it also lists kprobes and uprobes, removed by then. */
+	for (int kind = 0; kind < PROBE_KINDS; kind++) {
 		char *text = tracefs_instance_file_read(NULL, events_file[kind], NULL);
 		if (!text)
 			continue;

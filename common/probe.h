@@ -15,7 +15,8 @@ struct tep_event;
 #define PROBE_GROUP_PREFIX "ftt_"
 #define PROBE_MAX 16
 
-enum probe_kind { PROBE_KPROBE, PROBE_UPROBE };
+/* Event probes (eprobes, Linux 5.15) attach to a tracepoint and live in dynamic_events. */
+enum probe_kind { PROBE_KPROBE, PROBE_UPROBE, PROBE_EPROBE, PROBE_KINDS };
 
 struct probe {
 	enum probe_kind kind;
@@ -27,11 +28,15 @@ bool probe_available(struct session *s, enum probe_kind kind, bool quiet);
 
 /*
  * Create a probe from a kernel definition without its name: "p FUNC args", "r FUNC args",
- * "p /bin/bash:0x1234 args". On rejection, print the kernel's own explanation (error_log)
- * and return -1. The event's format is loaded into the session's tep.
+ * "p /bin/bash:0x1234 args", "e syscalls.sys_enter_openat args". On rejection, print the
+ * kernel's own explanation (error_log) and return NULL. The event's format is loaded into
+ * the session's tep.
  */
 struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type,
 			       const char *name, const char *target, const char *args);
+/* The same, silent on rejection: for tools that try one mechanism after another. */
+struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, const char *name,
+			    const char *target, const char *args);
 
 /* Remove the probes this session created (called by session_close). */
 void probe_remove_all(struct session *s);

@@ -44,6 +44,16 @@ static const char *config_for(const char *sys)
 	return "CONFIG_EVENT_TRACING";
 }
 
+/* An event's format into tep; a missing event is not an error (session_event says it). */
+static void load_format(struct tep_handle *tep, const char *sys, const char *name)
+{
+	int size = 0;
+	char *fmt = tracefs_event_file_read(NULL, sys, name, "format", &size);
+	if (fmt && size > 0)
+		tep_parse_event(tep, fmt, size, sys);
+	free(fmt);
+}
+
 int session_init(struct session *s, const char *tool, const char *const *systems)
 {
 	memset(s, 0, sizeof(*s));
@@ -62,13 +72,54 @@ int session_init(struct session *s, const char *tool, const char *const *systems
 			errno == EACCES ? " (run as root)" : "");
 		return -1;
 	}
-	/* Only the systems the tool uses: loading every format costs time and memory. */
-	s->tep = tracefs_local_events_system(NULL, systems);
-	if (!s->tep) {
-		fprintf(stderr, "%s: cannot read event formats under %s/events\n", tool, dir);
+	/* Only the events the tool uses, and no kernel symbols: loading every format and
+	 * /proc/kallsyms (as tracefs_local_events does) costs megabytes and start-up time. */
+	s->tep = tep_alloc();
+	int len = 0;
+	char *header = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	int bad = !s->tep || !header || tep_parse_header_page(s->tep, header, len, sizeof(long));
+	free(header);
+	if (bad) {
+		fprintf(stderr, "%s: cannot read %s/events/header_page\n", tool, dir);
 		return -1;
 	}
+	tep_set_long_size(s->tep, tep_get_header_page_size(s->tep));
+	tep_set_cpus(s->tep, (int)sysconf(_SC_NPROCESSORS_CONF));
+	for (int i = 0; systems && systems[i]; i++) {
+		const char *colon = strchr(systems[i], ':');
+		if (colon) {
+			char sys[256];
+			snprintf(sys, sizeof(sys), "%.*s", (int)(colon - systems[i]), systems[i]);
+			load_format(s->tep, sys, colon + 1);
+			continue;
+		}
+		char **names = tracefs_system_events(NULL, systems[i]);
+		for (int j = 0; names && names[j]; j++)
+			load_format(s->tep, systems[i], names[j]);
+		tracefs_list_free(names);
+	}
 	return 0;
+}
+
+void session_load_symbols(struct session *s)
+{
+	char *path = tracefs_get_tracing_file("printk_formats");
+	const char *paths[] = {"/proc/kallsyms", path};
+	for (int i = 0; i < 2 && paths[i]; i++) {
+		FILE *f = fopen(paths[i], "r");
+		if (!f)
+			continue;
+		char *buf = NULL;
+		size_t cap = 0;
+		ssize_t n = getdelim(&buf, &cap, '\0', f); /* the whole file */
+		if (n > 0 && i == 0)
+			tep_parse_kallsyms(s->tep, buf);
+		else if (n > 0)
+			tep_parse_printk_formats(s->tep, buf);
+		free(buf);
+		fclose(f);
+	}
+	tracefs_put_tracing_file(path);
 }
 
 struct tep_event *session_event(struct session *s, const char *sys, const char *name,
@@ -227,6 +278,60 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter)
 		return -1;
 	}
 	return 0;
+}
+
+/* -p: the process's threads now; event-fork adds those it creates later. */
+int session_set_pids(struct session *s, pid_t pid, pid_t tid)
+{
+	if (!pid && !tid)
+		return 0;
+	char buf[256];
+	if (tid) {
+		snprintf(buf, sizeof(buf), "%d", (int)tid);
+		if (tracefs_instance_file_write(s->inst, "set_event_pid", buf) < 0)
+			goto write_failed;
+		return 0;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d) {
+		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", s->tool,
+			(int)pid, path, errno == ENOENT ? "the process has exited" : strerror(errno));
+		return -1;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", (int)sizeof(buf) - 1, de->d_name);
+		if (tracefs_instance_file_append(s->inst, "set_event_pid", buf) < 0) {
+			closedir(d);
+			goto write_failed;
+		}
+	}
+	closedir(d);
+	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK)) {
+		fprintf(stderr, "%s: cannot enable the event-fork option: %s\n", s->tool,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+write_failed:
+	fprintf(stderr, "%s: cannot write %s to set_event_pid: %s\n", s->tool, buf,
+		strerror(errno));
+	return -1;
+}
+
+int session_filter(char *buf, size_t len, const char *user, const char *comm)
+{
+	/* Never trace ourselves: reading the buffers is read(2), and libc's read a uprobe. */
+	int n = snprintf(buf, len, "common_pid != %d", (int)getpid());
+	if (user && *user && n < (int)len)
+		n += snprintf(buf + n, len - n, " && (%s)", user);
+	if (comm && n < (int)len)
+		n += snprintf(buf + n, len - n, " && comm ~ \"%s\"", comm);
+	return n < (int)len ? 0 : -1;
 }
 
 void session_close(struct session *s)

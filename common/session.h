@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "probe.h"
 
@@ -31,8 +32,15 @@ struct session {
 	bool mono;             /* trace clock is CLOCK_MONOTONIC */
 };
 
-/* Find tracefs (mounting it if needed) and load the formats of the given event systems. */
+/*
+ * Find tracefs (mounting it if needed) and load the formats of the given events: each entry
+ * is a system ("block": all its events) or one event ("syscalls:sys_enter_openat").
+ */
 int session_init(struct session *s, const char *tool, const char *const *systems);
+
+/* Kernel symbols and printk formats, for printing events whose format prints addresses as
+ * symbols (%ps) or strings by pointer; megabytes, so only when such an event is printed. */
+void session_load_symbols(struct session *s);
 
 /* Look up an event or a field; when required and missing, say what is missing and why. */
 struct tep_event *session_event(struct session *s, const char *sys, const char *name,
@@ -48,6 +56,18 @@ int session_start(struct session *s, size_t buffer_kb);
 
 /* Enable an event in this run's instance, with an optional in-kernel filter. */
 int session_enable(struct session *s, struct tep_event *ev, const char *filter);
+
+/*
+ * Trace only process pid (all its threads, and those it creates later: event-fork) or only
+ * thread tid; neither: everything. Says what failed.
+ */
+int session_set_pids(struct session *s, pid_t pid, pid_t tid);
+
+/*
+ * The filter for every event of a tool: never the tool itself, then the user's filter and a
+ * comm glob (-n), either may be NULL. -1 when it does not fit in len.
+ */
+int session_filter(char *buf, size_t len, const char *user, const char *comm);
 
 /* Remove everything this run created; safe to call more than once and from atexit. */
 void session_close(struct session *s);

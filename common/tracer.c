@@ -1,4 +1,5 @@
 #include "tracer.h"
+#include "comm.h"
 #include "opt.h"
 #include "out.h"
 #include "pair.h"
@@ -155,7 +156,6 @@ static struct {
 	const struct tracer_opts *o;
 	struct tep_handle *tep;
 	struct trace_seq seq;
-	struct pair_table comms; /* pid -> comm, refreshed every second (exec renames) */
 	struct tep_event *stack_ev;
 	struct tep_format_field *stack_caller;
 	int nevents;
@@ -163,61 +163,6 @@ static struct {
 	uint64_t *counts;
 	bool any; /* printed an event since the last stack, for -s */
 } t;
-
-struct comm_entry {
-	uint64_t seen_ns;
-	char comm[16];
-};
-
-/* The kernel's saved_cmdlines (pid -> comm of recently traced tasks), reread at most every
- * 200 ms: it names tasks that exited before their events were printed. */
-static const char *saved_comm(int pid, uint64_t ts)
-{
-	static struct pair_table saved;
-	static uint64_t loaded_ns;
-	if (!saved.mem && pair_init(&saved, 8192, 16))
-		return NULL;
-	char *v = pair_get(&saved, (uint64_t)pid, 0);
-	if (v || ts - loaded_ns < 200000000ULL)
-		return v;
-	loaded_ns = ts;
-	char *text = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
-	char *save = NULL;
-	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
-		int p;
-		char name[16];
-		if (sscanf(l, "%d %15[^\n]", &p, name) == 2)
-			memcpy(pair_put(&saved, (uint64_t)p, 0), name, 16);
-	}
-	free(text);
-	return pair_get(&saved, (uint64_t)pid, 0);
-}
-
-/* The name of a thread: /proc at first sight, else the kernel's saved_cmdlines, else "<...>". */
-static const char *comm_of(int pid, uint64_t ts)
-{
-	struct comm_entry *e = pair_get(&t.comms, (uint64_t)pid, 0);
-	if (e && ts - e->seen_ns < 1000000000ULL)
-		return e->comm;
-	if (!e)
-		e = pair_put(&t.comms, (uint64_t)pid, 0);
-	e->seen_ns = ts;
-	if (pid == 0) {
-		strcpy(e->comm, "<idle>");
-		return e->comm;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	FILE *f = fopen(path, "r");
-	if (!f || !fgets(e->comm, sizeof(e->comm), f)) {
-		const char *saved = saved_comm(pid, ts);
-		snprintf(e->comm, sizeof(e->comm), "%s", saved ? saved : "<...>");
-	}
-	if (f)
-		fclose(f);
-	e->comm[strcspn(e->comm, "\n")] = 0;
-	return e->comm;
-}
 
 static void print_stack(struct tep_record *rec)
 {
@@ -305,7 +250,7 @@ static void on_event(struct tep_record *rec, void *ctx)
 		return;
 	}
 	int pid = tep_data_pid(t.tep, rec);
-	const char *comm = comm_of(pid, rec->ts);
+	const char *comm = comm_lookup(pid, rec->ts);
 	char when[16];
 	t.any = true;
 	if (t.o->json) {
@@ -349,48 +294,6 @@ static int print_counts(uint64_t now, void *ctx)
 	return 0;
 }
 
-/* -p: the process's threads now; event-fork adds those it creates later. Each failing step
- * says what it was. */
-static int set_pids(struct session *s, const struct tracer_opts *o)
-{
-	char buf[256];
-	if (o->tid) {
-		snprintf(buf, sizeof(buf), "%d", (int)o->tid);
-		if (tracefs_instance_file_write(s->inst, "set_event_pid", buf) < 0)
-			goto write_failed;
-		return 0;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)o->pid);
-	DIR *d = opendir(path);
-	if (!d) {
-		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", s->tool,
-			(int)o->pid, path, errno == ENOENT ? "the process has exited" : strerror(errno));
-		return -1;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(buf, sizeof(buf), "%.*s", (int)sizeof(buf) - 1, de->d_name);
-		if (tracefs_instance_file_append(s->inst, "set_event_pid", buf) < 0) {
-			closedir(d);
-			goto write_failed;
-		}
-	}
-	closedir(d);
-	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK)) {
-		fprintf(stderr, "%s: cannot enable the event-fork option: %s\n", s->tool,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
-write_failed:
-	fprintf(stderr, "%s: cannot write %s to set_event_pid: %s\n", s->tool, buf,
-		strerror(errno));
-	return -1;
-}
-
 /* A filter the kernel rejects: show why (the filter file holds the parse error). */
 static int enable_filtered(struct session *s, struct tep_event *ev, const char *filter,
 			   const char *user)
@@ -419,20 +322,14 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 	trace_seq_init(&t.seq);
 	struct reader r;
 	int ret = 1;
-	if (!t.counts || pair_init(&t.comms, 4096, sizeof(struct comm_entry)))
+	if (!t.counts)
 		goto out;
 	if (s->inst == NULL && session_start(s, 0))
 		goto out;
-	if ((o->pid || o->tid) && set_pids(s, o))
+	if (session_set_pids(s, o->pid, o->tid))
 		goto out;
-	/* Never trace ourselves: reading the buffers is read(2), and libc's read a uprobe. */
 	char full[4096];
-	int n = snprintf(full, sizeof(full), "common_pid != %d", (int)getpid());
-	if (filter && *filter)
-		n += snprintf(full + n, sizeof(full) - n, " && (%s)", filter);
-	if (o->name)
-		n += snprintf(full + n, sizeof(full) - n, " && comm ~ \"%s\"", o->name);
-	if (n >= (int)sizeof(full)) {
+	if (session_filter(full, sizeof(full), filter, o->name)) {
 		fprintf(stderr, "%s: filter too long\n", s->tool);
 		ret = 2;
 		goto out;
@@ -456,6 +353,11 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 			goto out;
 		}
 	}
+	for (int i = 0; i < nevents && !o->json && !o->count; i++)
+		if (events[i]->print_fmt.format && strstr(events[i]->print_fmt.format, "%p")) {
+			session_load_symbols(s);
+			break;
+		}
 	if (reader_open_session(&r, s, true))
 		goto out;
 	for (int i = 0; i < nevents; i++)
@@ -483,7 +385,6 @@ toomany:
 	fprintf(stderr, "%s: too many events at once (at most %d)\n", s->tool, TRACER_MAX_EVENTS);
 out:
 	trace_seq_destroy(&t.seq);
-	pair_free(&t.comms);
 	free(t.counts);
 	return ret;
 }
