@@ -1,7 +1,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop
 COMMON   := session reader opt out hist pair blk probe tracer usym comm
 UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session
 

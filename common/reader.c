@@ -370,3 +370,39 @@ void reader_close(struct reader *r)
 	r->cpus = NULL;
 	r->ncpus = 0;
 }
+
+const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len)
+{
+	const char *data = rec->data;
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		*len = f->offset + f->size <= rec->size ? (size_t)f->size : 0;
+		return data + f->offset;
+	}
+	uint32_t v = 0;
+	if (f->offset + 4 <= rec->size)
+		memcpy(&v, data + f->offset, 4);
+	uint32_t off = v & 0xffff, n = v >> 16;
+	if (f->flags & TEP_FIELD_IS_RELATIVE) /* __rel_loc: from the end of the field */
+		off += f->offset + f->size;
+	if (off >= (uint32_t)rec->size)
+		n = off = 0;
+	else if (off + n > (uint32_t)rec->size)
+		n = rec->size - off;
+	*len = n;
+	return data + off;
+}
+
+long long reader_num(const struct tep_record *rec, const struct tep_format_field *f)
+{
+	const char *p = (const char *)rec->data + f->offset;
+	bool sign = f->flags & TEP_FIELD_IS_SIGNED;
+	if (f->offset + f->size > rec->size)
+		return 0;
+	switch (f->size) {
+	case 1: return sign ? *(const int8_t *)p : *(const uint8_t *)p;
+	case 2: { uint16_t v; memcpy(&v, p, 2); return sign ? (int16_t)v : v; }
+	case 4: { uint32_t v; memcpy(&v, p, 4); return sign ? (int32_t)v : (long long)v; }
+	case 8: { uint64_t v; memcpy(&v, p, 8); return (long long)v; }
+	}
+	return 0;
+}

@@ -9,6 +9,7 @@
 struct tep_handle;
 struct tep_event;
 struct tep_record;
+struct tep_format_field;
 struct session;
 
 /* Called for every record of a registered event, in time order when the reader is ordered. */
@@ -65,6 +66,14 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 int reader_drain(struct reader *r);
 
 void reader_close(struct reader *r);
+
+/*
+ * Fields of a record in this machine's byte order (the buffers are local). A string field,
+ * fixed array or __data_loc, as a pointer into the record and its length (NUL-terminated or
+ * not); a numeric field, sign-extended when the format says signed.
+ */
+const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len);
+long long reader_num(const struct tep_record *rec, const struct tep_format_field *f);
 
 /* CLOCK_MONOTONIC in ns: the time base of the mono trace clock. */
 uint64_t reader_now(void);

@@ -202,18 +202,11 @@ static void json_field(struct tep_record *rec, struct tep_format_field *f, bool 
 {
 	const char *data = rec->data;
 	printf("%s\"%s\":", first ? "" : ",", f->name);
-	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-		unsigned int v = (unsigned int)tep_read_number(t.tep, data + f->offset, f->size);
-		unsigned int off = v & 0xffff, len = v >> 16;
-		if (f->flags & TEP_FIELD_IS_RELATIVE)
-			off += f->offset + f->size;
-		if (off + len > (unsigned)rec->size)
-			len = off < (unsigned)rec->size ? rec->size - off : 0;
-		out_json_str(stdout, data + off, len);
-		return;
-	}
-	if ((f->flags & TEP_FIELD_IS_ARRAY) && (f->flags & TEP_FIELD_IS_STRING || f->elementsize == 1)) {
-		out_json_str(stdout, data + f->offset, (size_t)f->size);
+	if ((f->flags & TEP_FIELD_IS_DYNAMIC) ||
+	    ((f->flags & TEP_FIELD_IS_ARRAY) && (f->flags & TEP_FIELD_IS_STRING || f->elementsize == 1))) {
+		size_t len;
+		const char *str = reader_str(rec, f, &len);
+		out_json_str(stdout, str, len);
 		return;
 	}
 	if (f->flags & TEP_FIELD_IS_ARRAY) {
@@ -225,14 +218,10 @@ static void json_field(struct tep_record *rec, struct tep_format_field *f, bool 
 		putchar(']');
 		return;
 	}
-	unsigned long long v = tep_read_number(t.tep, data + f->offset, f->size);
-	if (f->flags & TEP_FIELD_IS_SIGNED) {
-		long long sv = f->size == 1 ? (int8_t)v : f->size == 2 ? (int16_t)v :
-			       f->size == 4 ? (int32_t)v : (long long)v;
-		printf("%lld", sv);
-	} else {
-		printf("%llu", v);
-	}
+	if (f->flags & TEP_FIELD_IS_SIGNED)
+		printf("%lld", reader_num(rec, f));
+	else
+		printf("%llu", (unsigned long long)reader_num(rec, f));
 }
 
 static void on_event(struct tep_record *rec, void *ctx)

@@ -12,7 +12,7 @@ if command -v mandoc >/dev/null && ! mandoc -Tlint -Wwarning "$page"; then
 	echo "$page: mandoc warnings"; rc=1
 fi
 # Options in the usage: lines that start with spaces and an option.
-usage=$("$tool" -h | sed -n 's/^ \{2,\}\(-[A-Za-z]\)\(, \(--[a-z-]*\)\)\{0,1\}.*/\1 \3/p' |
+usage=$("$tool" -h | sed -n 's/^ \{2,\}\(-[A-Za-z]\|--[a-z-]*\)\(, \(--[a-z-]*\)\)\{0,1\}.*/\1 \3/p' |
 	tr ' ' '\n' | grep . | sort -u)
 # Options in the page: the tags of the OPTIONS section's .TP entries.
 page_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$page" | grep -A1 '^\.TP' |

@@ -121,3 +121,53 @@ write_direct() {
 	dd if=/dev/zero of="$1" bs=4096 count="$2" seek="${3:-0}" oflag=direct conv=notrunc \
 		2>/dev/null
 }
+
+# stop_cases NAME TOOL ARGS...: the tool stopped by SIGINT, SIGTERM, SIGHUP, | head -1, and
+# killed with SIGKILL then a new run; each time tracefs must end as it was (save_state).
+stop_cases() {
+	sname=$1; shift
+	for sig in INT TERM HUP; do
+		rm -f "$TMP/out" "$TMP/err"
+		"$@" > "$TMP/out" 2> "$TMP/err" &
+		TPID=$!
+		if ! wait_ready $TPID "$TMP/err"; then notok "$sname starts" "$TMP/err"; continue; fi
+		kill -$sig $TPID
+		if wait_exit $TPID 10; then
+			check "$sname stopped by SIG$sig: exit 0" [ "$RC" -eq 0 ]
+			check "$sname stopped by SIG$sig: tracefs as before" same_state
+		else
+			notok "$sname stopped by SIG$sig within 10 s"
+		fi
+	done
+	( ( "$@" 2> "$TMP/err"; echo $? > "$TMP/rc" ) | head -1 > "$TMP/out" ) &
+	P=$!
+	if wait_exit $P 20; then
+		check "$sname | head -1: exit 0" [ "$(cat "$TMP/rc")" = 0 ]
+		check "$sname | head -1: tracefs as before" same_state
+	else
+		notok "$sname | head -1: still running after 20 s"; pkill -f "$1"
+	fi
+	rm -f "$TMP/out" "$TMP/err"
+	"$@" > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"
+	kill -9 $TPID; wait $TPID 2>/dev/null
+	"$BIN/tpoint" -d 0.2 sched:sched_switch > /dev/null 2> "$TMP/err2"
+	check "$sname killed with SIGKILL: the next run removes what it left" sh -c \
+		"grep -q 'removed instance .*-$TPID' '$TMP/err2'"
+	check "$sname killed with SIGKILL, then a new run: tracefs as before" same_state
+}
+
+# The test program of the probe tests (tests/live/uprobe_target.c): waits for a start file,
+# makes known calls and opens, prints "sum len fd bad-result".
+UT=${UPROBE_TARGET:-$BIN/tests/uprobe_target}
+# Run the test program, waiting at its start until the tracer is ready; its PID in $UTPID.
+spawn_target() {
+	rm -f "$TMP/go"
+	"$UT" "$TMP/go" > "$TMP/target.out" &
+	UTPID=$!
+}
+release_target() { touch "$TMP/go"; wait $UTPID; }
+# When a -p case fails: was the waiting program still there? (guests: see tests/vm)
+target_state() { echo "# target $UTPID: $(cat /proc/$UTPID/status 2>/dev/null | grep State || echo gone), output: $(cat "$TMP/target.out")"; }
+

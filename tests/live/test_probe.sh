@@ -6,18 +6,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-UT=${UPROBE_TARGET:-$BIN/tests/uprobe_target}
 [ -x "$UT" ] || { notok "test program $UT missing (make check builds it)"; summary; exit 1; }
-
-# Run the test program, waiting at its start until the tracer is ready; its PID in $UTPID.
-spawn_target() {
-	rm -f "$TMP/go"
-	"$UT" "$TMP/go" > "$TMP/target.out" &
-	UTPID=$!
-}
-release_target() { touch "$TMP/go"; wait $UTPID; }
-# When a -p case fails: was the waiting program still there? (guests: see tests/vm)
-target_state() { echo "# target $UTPID: $(cat /proc/$UTPID/status 2>/dev/null | grep State || echo gone), output: $(cat "$TMP/target.out")"; }
 
 # trace_target TOOL ARGS...: the tool traces one run of the test program; output in $TMP/out.
 trace_target() {
@@ -170,39 +159,6 @@ fi
 check "after the kprobe tests: tracefs as it was" same_state
 
 # --- every way of stopping, for each tool; a probe must not outlive its run ------------------
-stop_cases() { # stop_cases NAME TOOL ARGS...
-	sname=$1; shift
-	for sig in INT TERM HUP; do
-		rm -f "$TMP/out" "$TMP/err"
-		"$@" > "$TMP/out" 2> "$TMP/err" &
-		TPID=$!
-		if ! wait_ready $TPID "$TMP/err"; then notok "$sname starts" "$TMP/err"; continue; fi
-		kill -$sig $TPID
-		if wait_exit $TPID 10; then
-			check "$sname stopped by SIG$sig: exit 0" [ "$RC" -eq 0 ]
-			check "$sname stopped by SIG$sig: tracefs as before" same_state
-		else
-			notok "$sname stopped by SIG$sig within 10 s"
-		fi
-	done
-	( ( "$@" 2> "$TMP/err"; echo $? > "$TMP/rc" ) | head -1 > "$TMP/out" ) &
-	P=$!
-	if wait_exit $P 20; then
-		check "$sname | head -1: exit 0" [ "$(cat "$TMP/rc")" = 0 ]
-		check "$sname | head -1: tracefs as before" same_state
-	else
-		notok "$sname | head -1: still running after 20 s"; pkill -f "$1"
-	fi
-	rm -f "$TMP/out" "$TMP/err"
-	"$@" > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	wait_ready $TPID "$TMP/err"
-	kill -9 $TPID; wait $TPID 2>/dev/null
-	"$BIN/tpoint" -d 0.2 sched:sched_switch > /dev/null 2> "$TMP/err2"
-	check "$sname killed with SIGKILL: the next run removes what it left" sh -c \
-		"grep -q 'removed instance .*-$TPID' '$TMP/err2'"
-	check "$sname killed with SIGKILL, then a new run: tracefs as before" same_state
-}
 stop_cases tpoint "$BIN/tpoint" -H sched:sched_switch
 [ -e "$T/uprobe_events" ] && stop_cases uprobe "$BIN/uprobe" -H "p:$UT:ftt_add"
 [ -e "$T/kprobe_events" ] && stop_cases kprobe "$BIN/kprobe" -H p:do_sys_openat2

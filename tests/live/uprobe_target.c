@@ -29,6 +29,6 @@ int main(int argc, char **argv)
 	size_t n = ftt_greet("hello, uprobe");
 	int fd = open("/proc/self/stat", O_RDONLY);
 	int bad = open("/nonexistent/ftt-file", O_RDONLY);
-	printf("%d %zu %d %d\n", sum, n, fd >= 0, bad);
+	printf("%d %zu %d %d\n", sum, n, fd, bad);
 	return 0;
 }

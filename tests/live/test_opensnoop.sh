@@ -1,0 +1,101 @@
+#!/bin/sh
+# Live tests of opensnoop: the test program opens one file that exists and one that does not;
+# FD, ERR and PATH must be exact through every mechanism this kernel offers.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+[ -x "$UT" ] || { notok "test program $UT missing (make check builds it)"; summary; exit 1; }
+if [ ! -d "$T/events/syscalls/sys_exit_openat" ]; then
+	"$BIN/opensnoop" > "$TMP/out" 2> "$TMP/err"
+	check "opensnoop without syscall tracepoints: exit 1 naming CONFIG_FTRACE_SYSCALLS" sh -c \
+		"[ $? -eq 1 ] && grep -q CONFIG_FTRACE_SYSCALLS '$TMP/err'"
+	summary; exit $?
+fi
+
+# snoop ARGS...: opensnoop -p (the waiting test program) ARGS; output in $TMP/out.
+snoop() {
+	spawn_target
+	rm -f "$TMP/out" "$TMP/err"
+	"$BIN/opensnoop" -p $UTPID "$@" > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	if ! wait_ready $TPID "$TMP/err"; then
+		release_target; wait_exit $TPID 10; return 1
+	fi
+	release_target
+	sleep 0.5
+	kill -INT $TPID
+	wait_exit $TPID 10
+	# The descriptor open() returned, as the program printed it.
+	FD=$(cut -d' ' -f3 "$TMP/target.out")
+}
+
+# Each mechanism this kernel offers; the others are skipped with the reason.
+for via in kprobe eprobe uprobe; do
+	"$BIN/opensnoop" --via $via -d 0.1 > /dev/null 2> "$TMP/err"
+	if [ $? -ne 0 ]; then
+		check "opensnoop --via $via where the kernel lacks it: one line naming the feature" \
+			sh -c "[ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'CONFIG_' '$TMP/err'"
+		skip "opensnoop via $via: $(sed 's/^opensnoop: //' "$TMP/err")"
+		continue
+	fi
+	if [ $via = uprobe ] && { [ -n "${UPROBE_TARGET:-}" ] || ! "$BIN/uprobe" -l libc > /dev/null 2>&1; }; then
+		skip "opensnoop via uprobe: the test program is static (no C library to probe)"
+		continue
+	fi
+	snoop --via $via
+	check "opensnoop via $via: exactly the two opens, FD, ERR and PATH exact" sh -c "
+		grep -q 'via ' '$TMP/err' && [ \$(wc -l < '$TMP/out') -eq 3 ] &&
+		head -1 '$TMP/out' | grep -Eq '^COMM +PID +FD +ERR +PATH\$' &&
+		grep -Eq '^uprobe_target +$UTPID +$FD +0 /proc/self/stat\$' '$TMP/out' &&
+		grep -Eq '^uprobe_target +$UTPID +-1 +2 /nonexistent/ftt-file\$' '$TMP/out'" ||
+		target_state
+done
+
+# The options, through the mechanism opensnoop picks by itself.
+"$BIN/opensnoop" -d 0.1 > /dev/null 2> "$TMP/err"
+via=$(sed -n 's/^Tracing open()s via \([a-z]*\).*/\1/p' "$TMP/err")
+if [ "$via" = uprobes ] && [ -n "${UPROBE_TARGET:-}" ]; then
+	skip "opensnoop options: only uprobes here, and the test program is static"
+else
+	snoop -x
+	check "opensnoop -x: only the failed open" sh -c "
+		[ \$(wc -l < '$TMP/out') -eq 2 ] && grep -Eq ' -1 +2 /nonexistent/ftt-file\$' '$TMP/out'"
+
+	snoop -j
+	check "opensnoop -j: both opens as JSON with call, fd, err, flags, mode and path" sh -c "
+		grep -q '\"pid\":$UTPID,\"comm\":\"uprobe_target\",\"call\":\"openat\",\"fd\":$FD,\"err\":0,\"flags\":0,\"mode\":0,\"path\":\"/proc/self/stat\"}' '$TMP/out' &&
+		grep -q '\"fd\":-1,\"err\":2,\"flags\":0,\"mode\":0,\"path\":\"/nonexistent/ftt-file\"}' '$TMP/out' &&
+		[ \$(wc -l < '$TMP/out') -eq 2 ]"
+
+	snoop -e -t 'ftt-file'
+	check "opensnoop -e -t PATTERN: FLAGS and MODE columns, only the matching path" sh -c "
+		head -1 '$TMP/out' | grep -Eq '^TIME\\(s\\) +COMM +PID +FD +ERR +FLAGS +MODE +PATH\$' &&
+		[ \$(wc -l < '$TMP/out') -eq 2 ] &&
+		grep -Eq '^[0-9]+\\.[0-9]{6} +uprobe_target +$UTPID +-1 +2 00000000 0000 /nonexistent/ftt-file\$' '$TMP/out'"
+
+	snoop -T '/proc/*'
+	check "opensnoop -T with a glob: HH:MM:SS, only /proc/self/stat" sh -c "
+		[ \$(wc -l < '$TMP/out') -eq 2 ] &&
+		grep -Eq '^[0-9]{2}:[0-9]{2}:[0-9]{2} +uprobe_target .* /proc/self/stat\$' '$TMP/out'"
+
+	snoop -n 'uprobe_tar*'
+	check "opensnoop -n with a matching glob: both opens" [ "$(wc -l < "$TMP/out")" -eq 3 ]
+	snoop -n 'no-such-name'
+	check "opensnoop -n with no match: nothing" [ "$(wc -l < "$TMP/out")" -eq 1 ]
+fi
+
+# Bad input: one line, exit 2, nothing changed.
+for args in "--via bogus|invalid --via" "-p 0|PID" "-d 0|duration" "-p 1 -L 1|exclude each other" \
+	"a b|unexpected argument" "-Z|"; do
+	eval "\"\$BIN/opensnoop\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "opensnoop ${args%|*}: exit 2, one line '${args#*|}'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '${args#*|}' '$TMP/err'"
+done
+check "opensnoop's bad input changed nothing in tracefs" same_state
+
+stop_cases opensnoop "$BIN/opensnoop"
+check "at the end: tracefs as it was" same_state
+summary
