@@ -1,5 +1,7 @@
 #include "tracer.h"
+#include "agg.h"
 #include "comm.h"
+#include "hist.h"
 #include "opt.h"
 #include "out.h"
 #include "pair.h"
@@ -8,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +19,20 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+const struct option tracer_longopts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{"json", no_argument, NULL, 'j'},
+	{"hist", required_argument, NULL, TRACER_OPT_HIST},
+	{NULL, 0, NULL, 0},
+};
+
 const char tracer_usage[] =
-	"   -c          count events per second instead of printing each\n"
+	"   -c          count events per second instead of printing each (with -k or --hist:\n"
+	"               print them every second, not only at the end)\n"
+	"   -k KEY[,KEY...]  count by fields of the event (pid, comm, any field of its\n"
+	"               format), top first, printed at the end\n"
+	"   --hist FIELD  log2 histogram of a numeric field, printed at the end\n"
 	"   -d SECS     trace for this many seconds, then exit\n"
 	"   -H          print a header row\n"
 	"   -j, --json  one JSON object per event, with every field of its format\n"
@@ -41,6 +56,12 @@ bool tracer_parse_opt(struct tracer_opts *o, int c, const char *arg)
 		return true;
 	case 'H':
 		o->header = true;
+		return true;
+	case 'k':
+		o->keys = arg;
+		return true;
+	case TRACER_OPT_HIST:
+		o->hist = arg;
 		return true;
 	case 'j':
 		o->json = true;
@@ -73,6 +94,10 @@ void tracer_check_opts(const struct tracer_opts *o)
 {
 	if (o->pid && o->tid)
 		opt_fail("-p and -L exclude each other");
+	if (o->keys && o->hist)
+		opt_fail("-k and --hist exclude each other");
+	if ((o->keys || o->hist || o->count) && o->stack)
+		opt_fail("-s prints every event: not with -c, -k or --hist");
 }
 
 int tracer_print_formats(struct session *s, struct tep_event **events, int nevents)
@@ -224,20 +249,215 @@ static void json_field(struct tep_record *rec, struct tep_format_field *f, bool 
 		printf("%llu", (unsigned long long)reader_num(rec, f));
 }
 
+/* --- aggregation: -k and --hist ------------------------------------------------------------- */
+
+#define MAX_KEYS 4
+#define KEY_STR 32 /* bytes kept of a string key */
+
+enum key_kind { KEY_PID, KEY_COMM, KEY_FIELD };
+
+static struct {
+	bool on;
+	int nkeys;
+	struct {
+		const char *name;
+		enum key_kind kind;
+		bool str;
+		size_t off, size; /* where in the key */
+		struct tep_format_field *f[TRACER_MAX_EVENTS]; /* per event; comm: NULL = lookup */
+	} k[MAX_KEYS];
+	size_t keysize;
+	struct agg agg;
+	struct tep_format_field *hf[TRACER_MAX_EVENTS]; /* --hist */
+	struct hist_log2 h;
+	char keybuf[4 + MAX_KEYS * KEY_STR];
+} ag;
+
+static bool field_is_str(const struct tep_format_field *f)
+{
+	return (f->flags & TEP_FIELD_IS_DYNAMIC) || (f->flags & TEP_FIELD_IS_STRING) ||
+	       ((f->flags & TEP_FIELD_IS_ARRAY) && f->elementsize == 1);
+}
+
+/* Resolve -k and --hist against the events' formats; 2 (usage) with a message if one is
+ * missing or of the wrong kind. */
+static int agg_setup(struct session *s, struct tep_event **events, int nevents,
+		     const struct tracer_opts *o)
+{
+	static char list[512];
+	memset(&ag, 0, sizeof(ag));
+	if (o->hist) {
+		for (int i = 0; i < nevents; i++) {
+			struct tep_format_field *f = tep_find_field(events[i], o->hist);
+			if (!f || field_is_str(f) || (f->flags & TEP_FIELD_IS_ARRAY)) {
+				fprintf(stderr, "%s: --hist %s: %s:%s has no numeric field '%s' (-v shows the fields)\n",
+					s->tool, o->hist, events[i]->system, events[i]->name, o->hist);
+				return 2;
+			}
+			ag.hf[i] = f;
+		}
+		ag.on = true;
+		return 0;
+	}
+	if (!o->keys)
+		return 0;
+	snprintf(list, sizeof(list), "%s", o->keys);
+	ag.keysize = 4; /* the event's index */
+	char *save = NULL;
+	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (ag.nkeys == MAX_KEYS) {
+			fprintf(stderr, "%s: -k: at most %d keys\n", s->tool, MAX_KEYS);
+			return 2;
+		}
+		typeof(ag.k[0]) *k = &ag.k[ag.nkeys++];
+		k->name = name;
+		k->kind = !strcmp(name, "pid") || !strcmp(name, "common_pid") ? KEY_PID :
+			  !strcmp(name, "comm") ? KEY_COMM : KEY_FIELD;
+		k->str = k->kind == KEY_COMM;
+		for (int i = 0; i < nevents && k->kind != KEY_PID; i++) {
+			struct tep_format_field *f = tep_find_field(events[i], name);
+			if (k->kind == KEY_FIELD &&
+			    (!f || ((f->flags & TEP_FIELD_IS_ARRAY) && !field_is_str(f)))) {
+				fprintf(stderr, "%s: -k %s: %s:%s has no field '%s' usable as a key (-v shows the fields)\n",
+					s->tool, name, events[i]->system, events[i]->name, name);
+				return 2;
+			}
+			if (f && field_is_str(f))
+				k->str = true;
+			k->f[i] = f;
+		}
+		k->off = ag.keysize;
+		k->size = k->str ? KEY_STR : 8;
+		ag.keysize += k->size;
+	}
+	if (!ag.nkeys) {
+		fprintf(stderr, "%s: -k: no key given\n", s->tool);
+		return 2;
+	}
+	if (agg_init(&ag.agg, ag.keysize))
+		return 1;
+	ag.on = true;
+	return 0;
+}
+
+static void agg_event(struct tep_record *rec, int idx)
+{
+	if (t.o->hist) {
+		hist_log2_add(&ag.h, (uint64_t)reader_num(rec, ag.hf[idx]));
+		return;
+	}
+	char *key = ag.keybuf;
+	memset(key, 0, ag.keysize);
+	memcpy(key, &idx, 4);
+	for (int j = 0; j < ag.nkeys; j++) {
+		char *dst = key + ag.k[j].off;
+		struct tep_format_field *f = ag.k[j].f[idx];
+		if (ag.k[j].kind == KEY_PID) {
+			uint64_t pid = (uint64_t)tep_data_pid(t.tep, rec);
+			memcpy(dst, &pid, 8);
+		} else if (f && ag.k[j].str) {
+			size_t len;
+			const char *str = reader_str(rec, f, &len);
+			len = strnlen(str, len);
+			memcpy(dst, str, len < KEY_STR ? len : KEY_STR);
+		} else if (f) {
+			uint64_t v = (uint64_t)reader_num(rec, f);
+			memcpy(dst, &v, 8);
+		} else { /* comm of an event without one */
+			strncpy(dst, comm_lookup(tep_data_pid(t.tep, rec), rec->ts), KEY_STR);
+		}
+	}
+	if (agg_add(&ag.agg, key, 1))
+		session_request_stop(); /* out of memory: end with what was counted */
+}
+
+static void print_key_row(const void *keyp, uint64_t count, void *ctx)
+{
+	const char *key = keyp;
+	const char *when = ctx;
+	int idx;
+	memcpy(&idx, key, 4);
+	struct tep_event *ev = t.events[idx];
+	if (t.o->json) {
+		printf("{\"time\":\"%s\",\"event\":\"%s:%s\",\"keys\":{", when, ev->system, ev->name);
+		for (int j = 0; j < ag.nkeys; j++) {
+			printf("%s\"%s\":", j ? "," : "", ag.k[j].name);
+			if (ag.k[j].str) {
+				out_json_str(stdout, key + ag.k[j].off, KEY_STR);
+			} else {
+				uint64_t v;
+				memcpy(&v, key + ag.k[j].off, 8);
+				printf("%llu", (unsigned long long)v);
+			}
+		}
+		printf("},\"count\":%llu}\n", (unsigned long long)count);
+		return;
+	}
+	if (t.nevents > 1)
+		printf("%-32s ", ev->name);
+	for (int j = 0; j < ag.nkeys; j++) {
+		if (ag.k[j].str) {
+			out_text(stdout, key + ag.k[j].off, KEY_STR, 16);
+			putchar(' ');
+		} else {
+			uint64_t v;
+			memcpy(&v, key + ag.k[j].off, 8);
+			if (ag.k[j].kind == KEY_PID || (ag.k[j].f[idx]->flags & TEP_FIELD_IS_SIGNED))
+				printf("%12lld ", (long long)v);
+			else
+				printf("%12llu ", (unsigned long long)v);
+		}
+	}
+	printf("%12llu\n", (unsigned long long)count);
+}
+
+static int print_aggs(uint64_t now, void *ctx)
+{
+	(void)ctx;
+	char when[16];
+	out_wallclock(now, when);
+	if (t.o->hist) {
+		if (t.o->json) {
+			printf("{\"time\":\"%s\",\"field\":\"%s\",\"hist\":", when, t.o->hist);
+			hist_log2_json(stdout, &ag.h);
+			printf("}\n");
+		} else {
+			printf("\n%s\n", when);
+			hist_log2_print(stdout, &ag.h, t.o->hist, "count");
+		}
+		hist_log2_reset(&ag.h);
+		return 0;
+	}
+	if (!t.o->json) {
+		printf("\n%s\n", when);
+		if (t.nevents > 1)
+			printf("%-32s ", "EVENT");
+		for (int j = 0; j < ag.nkeys; j++)
+			printf(ag.k[j].str ? "%-16s " : "%12s ", ag.k[j].name);
+		printf("%12s\n", "COUNT");
+	}
+	agg_sorted(&ag.agg, print_key_row, when);
+	agg_reset(&ag.agg);
+	return 0;
+}
+
 static void on_event(struct tep_record *rec, void *ctx)
 {
-	struct tep_event *ev = ctx;
-	if (ev == t.stack_ev) {
+	int idx = (int)(intptr_t)ctx;
+	if (idx < 0) {
 		if (t.any)
 			print_stack(rec);
 		return;
 	}
-	if (t.o->count) {
-		for (int i = 0; i < t.nevents; i++)
-			if (t.events[i] == ev)
-				t.counts[i]++;
+	if (ag.on) {
+		agg_event(rec, idx);
 		return;
 	}
+	if (t.o->count) {
+		t.counts[idx]++;
+		return;
+	}
+	struct tep_event *ev = t.events[idx];
 	int pid = tep_data_pid(t.tep, rec);
 	const char *comm = comm_lookup(pid, rec->ts);
 	char when[16];
@@ -313,6 +533,9 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 	int ret = 1;
 	if (!t.counts)
 		goto out;
+	if ((ret = agg_setup(s, events, nevents, o)))
+		goto out;
+	ret = 1;
 	if (s->inst == NULL && session_start(s, 0))
 		goto out;
 	if (session_set_pids(s, o->pid, o->tid))
@@ -342,32 +565,32 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 			goto out;
 		}
 	}
-	for (int i = 0; i < nevents && !o->json && !o->count; i++)
+	bool counting = o->count || ag.on;
+	for (int i = 0; i < nevents && !o->json && !counting; i++)
 		if (events[i]->print_fmt.format && strstr(events[i]->print_fmt.format, "%p")) {
 			session_load_symbols(s);
 			break;
 		}
-	if (reader_open_session(&r, s, true))
+	/* Counts need no time order across CPUs: each CPU's buffer is read as it comes. */
+	if (reader_open_session(&r, s, !counting))
 		goto out;
 	for (int i = 0; i < nevents; i++)
-		if (reader_on(&r, events[i], on_event, events[i]))
+		if (reader_on(&r, events[i], on_event, (void *)(intptr_t)i))
 			goto toomany;
-	if (t.stack_ev && reader_on(&r, t.stack_ev, on_event, t.stack_ev))
+	if (t.stack_ev && reader_on(&r, t.stack_ev, on_event, (void *)(intptr_t)-1))
 		goto toomany;
 
 	out_init();
 	out_clock_init();
-	if (o->count)
-		fprintf(stderr, "Counting %s. Ctrl-C to end.\n", what);
-	else
-		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", what);
-	if (o->header && !o->json && !o->count)
+	fprintf(stderr, "%s %s. Ctrl-C to end.\n", counting ? "Counting" : "Tracing", what);
+	if (o->header && !o->json && !counting)
 		printf("%s%16s-%-7s [%s] %13s  %s\n", o->wallclock ? "TIME     " : "", "COMM", "PID",
 		       "CPU", "TIMESTAMP", "EVENT: FIELDS");
-	ret = reader_run(&r, o->duration, o->count ? 1000000000ULL : 0,
-			 o->count ? print_counts : NULL, NULL, out_flush) ? 1 : 0;
-	if (o->count && !out_closed())
-		print_counts(reader_now(), NULL);
+	reader_tick_fn tick = ag.on ? print_aggs : print_counts;
+	ret = reader_run(&r, o->duration, o->count ? 1000000000ULL : 0, o->count ? tick : NULL,
+			 NULL, out_flush) ? 1 : 0;
+	if (counting && !out_closed())
+		tick(reader_now(), NULL);
 	out_flush();
 	goto out;
 toomany:
@@ -375,6 +598,8 @@ toomany:
 out:
 	trace_seq_destroy(&t.seq);
 	free(t.counts);
+	agg_free(&ag.agg);
+	ag.on = false;
 	return ret;
 }
 

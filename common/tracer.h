@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <sys/types.h>
 
 struct session;
@@ -30,10 +31,15 @@ struct tracer_opts {
 	bool json;         /* -j */
 	bool wallclock;    /* -T */
 	bool count;        /* -c */
+	const char *keys;  /* -k KEY[,KEY...]: counts by fields */
+	const char *hist;  /* --hist FIELD: log2 histogram of a numeric field */
 };
 
 /* The getopt letters of the shared options, to append to a tool's own. */
-#define TRACER_OPTSTRING "cd:HjL:n:p:sTv"
+#define TRACER_OPTSTRING "cd:HjL:k:n:p:sTv"
+/* The long options of these tools: --help, --version, --json, --hist. */
+extern const struct option tracer_longopts[];
+#define TRACER_OPT_HIST 0x100
 
 /* Handle a shared option; false when c is not one. */
 bool tracer_parse_opt(struct tracer_opts *o, int c, const char *arg);

@@ -21,7 +21,8 @@ static struct env {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "USAGE: kprobe [-chFHjsTvV] [-d SECS] [-L TID] [-n NAME] [-p PID]\n"
+	fprintf(f, "USAGE: kprobe [-chFHjsTvV] [-d SECS] [-k KEY[,KEY...]] [--hist FIELD]\n"
+		   "              [-L TID] [-n NAME] [-p PID]\n"
 		   "              'p:[alias] FUNC[+off] [args]' | 'r:[alias] FUNC [args]' [filter]\n"
 		   "   -F          skip the check that FUNC can be traced\n"
 		   "%s"
@@ -41,7 +42,7 @@ static void parse_args(int argc, char **argv)
 {
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+F" TRACER_OPTSTRING "hV", opt_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F" TRACER_OPTSTRING "hV", tracer_longopts, NULL)) != -1) {
 		if (c == 'F')
 			env.force = true;
 		else if (!tracer_parse_opt(&env.t, c, optarg))

@@ -24,7 +24,8 @@ static struct env {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "USAGE: tpoint [-chHjsTvV] [-d SECS] [-L TID] [-n NAME] [-p PID] SYSTEM:EVENT [filter]\n"
+	fprintf(f, "USAGE: tpoint [-chHjsTvV] [-d SECS] [-k KEY[,KEY...]] [--hist FIELD]\n"
+		   "              [-L TID] [-n NAME] [-p PID] SYSTEM:EVENT [filter]\n"
 		   "       tpoint -l [PATTERN]\n"
 		   "   -l          list tracepoints (matching PATTERN, a glob on SYSTEM:EVENT)\n"
 		   "%s"
@@ -35,6 +36,8 @@ static void usage(FILE *f)
 		   "       tpoint syscalls:sys_enter_openat 'flags & 64'   # with a filter (O_CREAT)\n"
 		   "       tpoint -p 181 -d 5 'syscalls:sys_enter_read'    # one process, 5 s\n"
 		   "       tpoint -c 'sched:sched_switch'            # count per second\n"
+		   "       tpoint -k comm,pid syscalls:sys_enter_read      # reads by process\n"
+		   "       tpoint --hist count syscalls:sys_enter_read     # read sizes, log2\n"
 		   "       tpoint -v sched:sched_wakeup              # show the format\n",
 		tracer_usage);
 }
@@ -43,7 +46,7 @@ static void parse_args(int argc, char **argv)
 {
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+l" TRACER_OPTSTRING "hV", opt_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+l" TRACER_OPTSTRING "hV", tracer_longopts, NULL)) != -1) {
 		if (c == 'l')
 			env.list = true;
 		else if (!tracer_parse_opt(&env.t, c, optarg))

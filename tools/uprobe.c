@@ -23,7 +23,8 @@ static struct env {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "USAGE: uprobe [-chFHjsTvV] [-d SECS] [-L TID] [-n NAME] [-p PID]\n"
+	fprintf(f, "USAGE: uprobe [-chFHjsTvV] [-d SECS] [-k KEY[,KEY...]] [--hist FIELD]\n"
+		   "              [-L TID] [-n NAME] [-p PID]\n"
 		   "              {-l TARGET | 'p:[alias ]TARGET:SYMBOL[+off] [args]' | 'r:...' [filter]}\n"
 		   "   -F          probe SYMBOL even when it is not a function\n"
 		   "   -l TARGET   list the function symbols of TARGET\n"
@@ -44,7 +45,7 @@ static void parse_args(int argc, char **argv)
 {
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+Fl:" TRACER_OPTSTRING "hV", opt_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+Fl:" TRACER_OPTSTRING "hV", tracer_longopts, NULL)) != -1) {
 		if (c == 'F')
 			env.force = true;
 		else if (c == 'l')

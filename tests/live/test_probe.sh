@@ -88,6 +88,24 @@ if [ -e "$T/uprobe_events" ]; then
 	check "uprobe entry with arguments: a=1 b=10, a=2 b=20, a=3 b=30" sh -c "
 		[ \"\$(sed -n 's/.* ftt_add: ([0-9a-f]*) //p' '$TMP/out' | tr '\n' ';')\" = 'a=1 b=10;a=2 b=20;a=3 b=30;' ]"
 
+	trace_target "$BIN/uprobe" -k pid,a "p:$UT:ftt_add a=%di:s32 b=%si:s32"
+	check "uprobe -k pid,a: one row per argument value, each counted once, for the program" sh -c "
+		grep -Eq '^ +pid +a +COUNT\$' '$TMP/out' &&
+		[ \$(grep -Ec '^ +$UTPID +[123] +1\$' '$TMP/out') -eq 3 ]"
+
+	trace_target "$BIN/uprobe" -j -k comm "p:$UT:ftt_add"
+	check "uprobe -j -k comm: the program's 3 calls as one JSON row" \
+		grep -q '"keys":{"comm":"uprobe_target"},"count":3}' "$TMP/out"
+
+	trace_target "$BIN/uprobe" --hist b "p:$UT:ftt_add b=%si:s32"
+	check "uprobe --hist b: 10 in [8, 16), 20 and 30 in [16, 32)" sh -c "
+		grep -Eq '^ +8 -> 16 +: 1 ' '$TMP/out' && grep -Eq '^ +16 -> 32 +: 2 ' '$TMP/out' &&
+		[ \$(grep -Ec ': [1-9]' '$TMP/out') -eq 2 ]"
+
+	"$BIN/uprobe" -k nosuch "p:$UT:ftt_add" > "$TMP/out" 2> "$TMP/err"
+	check "uprobe -k on a field the probe lacks: exit 2, one line" sh -c \
+		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q \"no field 'nosuch'\" '$TMP/err'"
+
 	trace_target "$BIN/uprobe" "r:$UT:ftt_add ret=\$retval:s32" 'ret > 20'
 	check "uprobe return with a filter: ret=22 and ret=33" sh -c "
 		[ \"\$(sed -n 's/.* ret=//p' '$TMP/out' | tr '\n' ' ')\" = '22 33 ' ]"
