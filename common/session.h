@@ -30,6 +30,7 @@ struct session {
 	struct probe probes[PROBE_MAX]; /* removed after the instance */
 	int nprobes;
 	bool mono;             /* trace clock is CLOCK_MONOTONIC */
+	bool notrace_self;     /* set_event_notrace_pid excludes this process */
 };
 
 /*
@@ -64,10 +65,12 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter);
 int session_set_pids(struct session *s, pid_t pid, pid_t tid);
 
 /*
- * The filter for every event of a tool: never the tool itself, then the user's filter and a
- * comm glob (-n), either may be NULL. -1 when it does not fit in len.
+ * The filter for every event of a tool: the tool itself excluded (unless set_event_notrace_pid
+ * does it), then the user's filter and a comm glob (-n), either may be NULL. May be "" (no
+ * filter). -1 when it does not fit in len. After session_start.
  */
-int session_filter(char *buf, size_t len, const char *user, const char *comm);
+int session_filter(const struct session *s, char *buf, size_t len, const char *user,
+		   const char *comm);
 
 /* Remove everything this run created; safe to call more than once and from atexit. */
 void session_close(struct session *s);

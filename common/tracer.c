@@ -507,7 +507,7 @@ static int print_counts(uint64_t now, void *ctx)
 static int enable_filtered(struct session *s, struct tep_event *ev, const char *filter,
 			   const char *user)
 {
-	if (tracefs_event_file_write(s->inst, ev->system, ev->name, "filter", filter) < 0) {
+	if (*filter && tracefs_event_file_write(s->inst, ev->system, ev->name, "filter", filter) < 0) {
 		char *why = tracefs_event_file_read(s->inst, ev->system, ev->name, "filter", NULL);
 		fprintf(stderr, "%s: the kernel rejected the filter '%s' on %s:%s%s\n", s->tool,
 			user ? user : filter, ev->system, ev->name, why && *why ? "; it says:" : "");
@@ -541,7 +541,7 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 	if (session_set_pids(s, o->pid, o->tid))
 		goto out;
 	char full[4096];
-	if (session_filter(full, sizeof(full), filter, o->name)) {
+	if (session_filter(s, full, sizeof(full), filter, o->name)) {
 		fprintf(stderr, "%s: filter too long\n", s->tool);
 		ret = 2;
 		goto out;

@@ -152,6 +152,7 @@ static struct {
 	enum via via; /* the mechanism in use */
 	struct tep_handle *tep;
 	char what[PATH_MAX + 128];   /* the banner's "via ..." */
+	const char *why;             /* why the mechanism tried last is not available */
 } st;
 
 /* The system calls, each traced where the kernel has it (arm64 has no open, 6.x has openat2). */
@@ -162,7 +163,7 @@ static struct evinfo *add_event(struct session *s, struct tep_event *ev, enum ro
 				const char *call)
 {
 	char filter[512];
-	if (nevinfo == MAX_EVENTS || session_filter(filter, sizeof(filter), NULL, env.name) ||
+	if (nevinfo == MAX_EVENTS || session_filter(s, filter, sizeof(filter), NULL, env.name) ||
 	    session_enable(s, ev, filter))
 		return NULL;
 	struct evinfo *ei = &evinfo[nevinfo++];
@@ -198,6 +199,7 @@ static int via_kprobe(struct session *s)
 		{'p', "do_filp_open", "file=+0(+0($arg2)):string comm=$comm"},
 		{'r', "getname", "file=+0(+0($retval)):string comm=$comm"},
 	};
+	st.why = "no kprobes (CONFIG_KPROBE_EVENTS) in this kernel";
 	if (!probe_available(s, PROBE_KPROBE, true))
 		return -1;
 	for (size_t i = 0; i < sizeof(name_probes) / sizeof(name_probes[0]); i++) {
@@ -215,18 +217,22 @@ static int via_kprobe(struct session *s)
 		snprintf(st.what, sizeof(st.what), "kprobes (%s)", name_probes[i].func);
 		return 0;
 	}
+	st.why = "neither do_filp_open() nor getname() can be probed in this kernel";
 	return -1;
 }
 
-/* Event probes on the syscall entries, reading the path from user memory. */
+/* Event probes on the syscall entries, reading the path from user memory. On Debian's 6.1
+ * and 6.12 every path reads "(fault)" (whatever the fetch syntax): kprobes come first. $comm
+ * must be typed here: untyped, an eprobe records the address of the name. */
 static int via_eprobe(struct session *s)
 {
 	static const char *const args[NCALLS] = {
-		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 comm=$comm",
-		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 comm=$comm",
-		"file=+0($filename):ustring flags=+u0($how):u64 mode=+u8($how):u64 comm=$comm",
-		"file=+0($pathname):ustring mode=$mode:u64 comm=$comm",
+		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 comm=$comm:string",
+		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 comm=$comm:string",
+		"file=+0($filename):ustring flags=+u0($how):u64 mode=+u8($how):u64 comm=$comm:string",
+		"file=+0($pathname):ustring mode=$mode:u64 comm=$comm:string",
 	};
+	st.why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
 	if (!probe_available(s, PROBE_EPROBE, true))
 		return -1;
 	int n = 0;
@@ -283,7 +289,11 @@ static int via_uprobe(struct session *s)
 	char libc[PATH_MAX], why[256], target[PATH_MAX + 32];
 	unsigned long long offs[sizeof(funcs) / sizeof(funcs[0])];
 	int n = 0;
-	if (!probe_available(s, PROBE_UPROBE, true) || usym_target("libc", libc, sizeof(libc)))
+	st.why = "no uprobes (CONFIG_UPROBE_EVENTS) in this kernel";
+	if (!probe_available(s, PROBE_UPROBE, true))
+		return -1;
+	st.why = "no shared C library found to probe (libc.so.6)";
+	if (usym_target("libc", libc, sizeof(libc)))
 		return -1;
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
 		unsigned long long off;
@@ -303,24 +313,21 @@ static int via_uprobe(struct session *s)
 		if (funcs[i].args == a_creat)
 			evinfo[nevinfo - 1].creat = true;
 	}
+	st.why = "the C library has none of the open functions";
 	if (!n)
 		return -1;
 	snprintf(st.what, sizeof(st.what), "uprobes on %d functions of %s", n, libc);
 	return 0;
 #else
 	(void)s;
-	return -1; /* argument registers of this architecture not known here */
+	st.why = "the argument registers of this architecture are not known to opensnoop";
+	return -1;
 #endif
 }
 
 static int setup(struct session *s)
 {
 	static int (*const via_fn[])(struct session *) = {via_kprobe, via_eprobe, via_uprobe};
-	static const char *const feature[] = {
-		"kprobes (CONFIG_KPROBE_EVENTS)",
-		"event probes (CONFIG_EPROBE_EVENTS) on syscall tracepoints",
-		"uprobes (CONFIG_UPROBE_EVENTS) on the C library",
-	};
 	if (!syscall_event(s, "exit", "openat")) {
 		fprintf(stderr, "%s: tracepoint syscalls:sys_exit_openat not available in this kernel "
 				"(CONFIG_FTRACE_SYSCALLS)\n", s->tool);
@@ -330,8 +337,7 @@ static int setup(struct session *s)
 	if (env.via != VIA_BEST) {
 		ret = via_fn[env.via](s);
 		if (ret == -1)
-			fprintf(stderr, "%s: --via %s: no %s in this kernel\n", s->tool,
-				via_names[env.via], feature[env.via]);
+			fprintf(stderr, "%s: --via %s: %s\n", s->tool, via_names[env.via], st.why);
 	} else {
 		for (env.via = 0; env.via < VIA_BEST; env.via++)
 			if ((ret = via_fn[env.via](s)) != -1)
@@ -354,7 +360,7 @@ static int setup(struct session *s)
 		if (ex && !add_event(s, ex, EXIT, calls[c]))
 			return -1;
 	}
-	return session_set_pids(s, env.pid, env.tid);
+	return 0;
 }
 
 /* --- per event ------------------------------------------------------------------------------- */
@@ -502,7 +508,9 @@ int main(int argc, char **argv)
 	struct reader r;
 	int ret = 1;
 	if (pair_init(&st.threads, 1024, sizeof(struct open_state)) ||
-	    session_init(&s, opt_tool, systems) || session_start(&s, 0) || setup(&s) ||
+	    session_init(&s, opt_tool, systems) || session_start(&s, 0) ||
+	    /* before any event is enabled: on 6.12, events enabled first were not filtered */
+	    session_set_pids(&s, env.pid, env.tid) || setup(&s) ||
 	    reader_open_session(&r, &s, true))
 		goto out;
 	st.tep = s.tep;

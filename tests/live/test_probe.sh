@@ -46,6 +46,14 @@ else
 	skip "tpoint on syscalls: no syscalls:sys_enter_openat (CONFIG_FTRACE_SYSCALLS)"
 fi
 
+if [ -d "$T/events/syscalls/sys_enter_read" ]; then
+	"$BIN/tpoint" -k pid -d 1 syscalls:sys_enter_read > "$TMP/out" 2> "$TMP/err" &
+	TPID=$!
+	wait_exit $TPID 10
+	check "tpoint -k pid on read(2): the tool's own reads of the buffers are not counted" sh -c "
+		grep -q COUNT '$TMP/out' && ! grep -Eq '^ +$TPID +[0-9]+\$' '$TMP/out'"
+fi
+
 # Block events with a filter, as JSON with every field.
 F=${LIVE_FILE_DIR:-/var/tmp}/ftt-probe.$$
 rm -f "$TMP/out" "$TMP/err"

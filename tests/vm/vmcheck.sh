@@ -134,6 +134,9 @@ for suite in $KERNELS; do
 		summary+=("$krel ($suite): FAILED (no end reported)"); total_fail=$((total_fail + 1))
 		continue
 	fi
+	if [ -n "${VM_DEBUG_SCRIPT:-}" ]; then
+		echo "--- output of $VM_DEBUG_SCRIPT:"; grep -v '^FTT-' "$res.txt"; continue
+	fi
 	grep -E '^(not ok|skip) ' "$res.txt"
 	grep -E '^#' "$res.txt" | head -40
 	p=0 f=0 s=0
