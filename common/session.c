@@ -257,14 +257,6 @@ int session_start(struct session *s, size_t buffer_kb)
 		if (write_instance_file(s, "buffer_size_kb", val))
 			return -1;
 	}
-	/* Our own events (5.8+): excluded before they are written, at no cost to other tasks. */
-	if (tracefs_file_exists(s->inst, "set_event_notrace_pid")) {
-		char pid[32];
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		if (write_instance_file(s, "set_event_notrace_pid", pid))
-			return -1;
-		s->notrace_self = true;
-	}
 	/* Wake poll() on the first event, not when the buffer is half full (the default 50). */
 	if (tracefs_file_exists(s->inst, "buffer_percent") &&
 	    write_instance_file(s, "buffer_percent", "0"))
@@ -331,15 +323,28 @@ write_failed:
 	return -1;
 }
 
+int session_exclude_self(struct session *s)
+{
+	if (!tracefs_file_exists(s->inst, "set_event_notrace_pid"))
+		return 0;
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (write_instance_file(s, "set_event_notrace_pid", pid))
+		return -1;
+	s->notrace_self = true;
+	return 0;
+}
+
 int session_filter(const struct session *s, char *buf, size_t len, const char *user,
 		   const char *comm)
 {
-	/* Never trace ourselves: reading the buffers is read(2), and libc's read a uprobe.
-	 * set_event_notrace_pid does it before the event is written; a filter only after. */
+	/* Never trace ourselves: reading the buffers is read(2), and libc's read a uprobe. But
+	 * an interrupt (hardirq 0x08, softirq 0x10, NMI 0x40 in common_flags) that lands on our
+	 * task is not ours: a block completion must not be lost because we were running. */
 	int n = 0;
 	buf[0] = 0;
 	if (!s->notrace_self)
-		n = snprintf(buf, len, "common_pid != %d", (int)getpid());
+		n = snprintf(buf, len, "(common_pid != %d || common_flags & 88)", (int)getpid());
 	if (user && *user && n < (int)len)
 		n += snprintf(buf + n, len - n, "%s(%s)", n ? " && " : "", user);
 	if (comm && n < (int)len)

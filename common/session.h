@@ -65,6 +65,14 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter);
 int session_set_pids(struct session *s, pid_t pid, pid_t tid);
 
 /*
+ * For tools whose events all happen in process context (syscalls, uprobes): exclude this
+ * process with set_event_notrace_pid (5.8+), before its events are written, instead of by a
+ * filter (which the kernel applies after writing each event to a temporary buffer). Not for
+ * other events: it would also drop interrupts that land on this process.
+ */
+int session_exclude_self(struct session *s);
+
+/*
  * The filter for every event of a tool: the tool itself excluded (unless set_event_notrace_pid
  * does it), then the user's filter and a comm glob (-n), either may be NULL. May be "" (no
  * filter). -1 when it does not fit in len. After session_start.

@@ -503,6 +503,21 @@ static int print_counts(uint64_t now, void *ctx)
 	return 0;
 }
 
+/* Syscall tracepoints and uprobes fire only in process context (see session_exclude_self). */
+static bool process_context_only(const struct session *s, struct tep_event **events, int n)
+{
+	for (int i = 0; i < n; i++) {
+		bool uprobe = false;
+		for (int j = 0; j < s->nprobes; j++)
+			uprobe |= s->probes[j].kind == PROBE_UPROBE &&
+				  !strcmp(events[i]->system, probe_group()) &&
+				  !strcmp(events[i]->name, s->probes[j].event);
+		if (!uprobe && strcmp(events[i]->system, "syscalls"))
+			return false;
+	}
+	return true;
+}
+
 /* A filter the kernel rejects: show why (the filter file holds the parse error). */
 static int enable_filtered(struct session *s, struct tep_event *ev, const char *filter,
 			   const char *user)
@@ -538,7 +553,8 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 	ret = 1;
 	if (s->inst == NULL && session_start(s, 0))
 		goto out;
-	if (session_set_pids(s, o->pid, o->tid))
+	if (session_set_pids(s, o->pid, o->tid) ||
+	    (process_context_only(s, events, nevents) && session_exclude_self(s)))
 		goto out;
 	char full[4096];
 	if (session_filter(s, full, sizeof(full), filter, o->name)) {

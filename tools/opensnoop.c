@@ -409,7 +409,9 @@ static void print_open(const struct tep_record *rec, const struct open_state *o,
 		       const char *call, long long ret)
 {
 	int fd = ret >= 0 ? (int)ret : -1, err = ret < 0 ? (int)-ret : 0;
-	const char *path = o->named ? o->path : "[unknown]";
+	/* An eprobe that cannot read user memory records "" (6.1) or "(fault)" (6.12). */
+	bool known = o->named && o->path[0] && strcmp(o->path, "(fault)");
+	const char *path = known ? o->path : "[unknown]";
 	if ((env.failed && ret >= 0) || !path_matches(path))
 		return;
 	const char *comm = o->comm[0] ? o->comm : comm_lookup(tid, rec->ts);
@@ -423,7 +425,7 @@ static void print_open(const struct tep_record *rec, const struct open_state *o,
 		printf(",\"call\":\"%s\",\"fd\":%d,\"err\":%d,", call, fd, err);
 		printf(o->flags >= 0 ? "\"flags\":%lld," : "\"flags\":null,", o->flags);
 		printf(mode >= 0 ? "\"mode\":%lld,\"path\":" : "\"mode\":null,\"path\":", mode);
-		if (o->named)
+		if (known)
 			out_json_str(stdout, o->path, sizeof(o->path));
 		else
 			fputs("null", stdout);
@@ -510,7 +512,7 @@ int main(int argc, char **argv)
 	if (pair_init(&st.threads, 1024, sizeof(struct open_state)) ||
 	    session_init(&s, opt_tool, systems) || session_start(&s, 0) ||
 	    /* before any event is enabled: on 6.12, events enabled first were not filtered */
-	    session_set_pids(&s, env.pid, env.tid) || setup(&s) ||
+	    session_set_pids(&s, env.pid, env.tid) || session_exclude_self(&s) || setup(&s) ||
 	    reader_open_session(&r, &s, true))
 		goto out;
 	st.tep = s.tep;

@@ -14,10 +14,11 @@ notok() {
 	return 0
 }
 skip() { SKIP=$((SKIP + 1)); echo "skip - $1"; }
-# check NAME CONDITION-COMMAND...; on failure shows the last tool's output ($TMP/out, err).
+# check NAME CONDITION-COMMAND...; on failure shows the last tool's output ($TMP/out, err)
+# and returns 1 (so that '|| more_diagnostics' runs).
 check() {
 	name=$1; shift
-	if "$@"; then ok "$name"; else notok "$name" "$TMP/shown"; fi
+	if "$@"; then ok "$name"; else notok "$name" "$TMP/shown"; return 1; fi
 }
 # What a failed check shows: the tool's stdout and stderr, if any.
 show_output() { { echo "stdout:"; head -15 "$TMP/out"; echo "stderr:"; head -5 "$TMP/err"; } > "$TMP/shown" 2>/dev/null; }
