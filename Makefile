@@ -80,11 +80,18 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: all present"; fi
 
+# The overhead benchmark (bench/bench.sh): never part of check; writes bench/REPORT.md.
+BENCH_DEPS := bpftrace perf-tools-unstable time bc python3
+bench-deps:
+	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
+bench: all bench-deps
+	bench/bench.sh
+
 format:
 	clang-format -i common/*.[ch] tools/*.c tests/unit/*.c
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all static install check vmcheck deps format clean
+.PHONY: all static install check vmcheck deps bench bench-deps format clean
 .SECONDARY:

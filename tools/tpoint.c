@@ -2,11 +2,14 @@
  * tpoint: trace tracepoints, one line per event (or counts with -c). Wildcards in the system
  * or event name enable several; -l lists them.
  */
+#include <dirent.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -70,6 +73,53 @@ static void parse_args(int argc, char **argv)
 	tracer_check_opts(&env.t);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Subdirectories of events/ (or of events/SYS) matching glob, sorted; a name without glob
+ * characters is looked up directly. Listing is slow on eventfs (6.x): only when needed. */
+static char **list_dirs(const char *sys, const char *glob, int *n)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/events%s%s", tracefs_tracing_dir(), sys ? "/" : "",
+		 sys ? sys : "");
+	char **names = NULL;
+	*n = 0;
+	if (!strpbrk(glob, "*?[")) {
+		struct stat st;
+		size_t len = strlen(path);
+		snprintf(path + len, sizeof(path) - len, "/%s", glob);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && (names = malloc(sizeof(*names))))
+			names[(*n)++] = strdup(glob);
+		return names;
+	}
+	DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    fnmatch(glob, de->d_name, 0))
+			continue;
+		char **more = realloc(names, (*n + 1) * sizeof(*names));
+		if (!more)
+			break;
+		names = more;
+		names[(*n)++] = strdup(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	qsort(names, *n, sizeof(*names), cmp_str);
+	return names;
+}
+
+static void free_list(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* Every SYSTEM:EVENT of this kernel that matches the glob spec; calls fn for each. */
 static int each_match(const char *spec, void (*fn)(const char *sys, const char *ev, void *),
 		      void *ctx)
@@ -79,20 +129,17 @@ static int each_match(const char *spec, void (*fn)(const char *sys, const char *
 	snprintf(sys_glob, sizeof(sys_glob), "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec),
 		 spec);
 	snprintf(ev_glob, sizeof(ev_glob), "%s", colon ? colon + 1 : "*");
-	int n = 0;
-	char **systems = tracefs_event_systems(NULL);
-	for (int i = 0; systems && systems[i]; i++) {
-		if (fnmatch(sys_glob, systems[i], 0))
-			continue;
-		char **events = tracefs_system_events(NULL, systems[i]);
-		for (int j = 0; events && events[j]; j++)
-			if (!fnmatch(ev_glob, events[j], 0)) {
-				fn(systems[i], events[j], ctx);
-				n++;
-			}
-		tracefs_list_free(events);
+	int n = 0, nsys, nev;
+	char **systems = list_dirs(NULL, sys_glob, &nsys);
+	for (int i = 0; i < nsys; i++) {
+		char **events = list_dirs(systems[i], ev_glob, &nev);
+		for (int j = 0; j < nev; j++) {
+			fn(systems[i], events[j], ctx);
+			n++;
+		}
+		free_list(events, nev);
 	}
-	tracefs_list_free(systems);
+	free_list(systems, nsys);
 	return n;
 }
 
@@ -102,29 +149,26 @@ static void print_one(const char *sys, const char *ev, void *ctx)
 	printf("%s:%s\n", sys, ev);
 }
 
-static void print_none(const char *sys, const char *ev, void *ctx)
-{
-	(void)sys;
-	(void)ev;
-	(void)ctx;
-}
-
 struct matches {
 	char **systems;
-	int nsystems;
+	int nsystems, n;
 	struct session *s;
 	struct tep_event *events[TRACER_MAX_EVENTS];
 	int nevents;
 };
 
-static void add_system(const char *sys, const char *ev, void *ctx)
+/* The formats to load: only the matching events ("sys:event"), not their whole systems. */
+static void add_name(const char *sys, const char *ev, void *ctx)
 {
 	struct matches *m = ctx;
-	(void)ev;
-	for (int i = 0; i < m->nsystems; i++)
-		if (!strcmp(m->systems[i], sys))
-			return;
-	m->systems[m->nsystems++] = strdup(sys);
+	if (m->n++ >= TRACER_MAX_EVENTS)
+		return; /* counted, to say how many */
+	size_t len = strlen(sys) + strlen(ev) + 2;
+	char *name = malloc(len);
+	if (name) {
+		snprintf(name, len, "%s:%s", sys, ev);
+		m->systems[m->nsystems++] = name;
+	}
 }
 
 static void add_event(const char *sys, const char *ev, void *ctx)
@@ -150,22 +194,26 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	/* At most one system per event, and "ftrace" for -s, and the NULL at the end. */
+	/* One name per event, "ftrace:kernel_stack" for -s, and the NULL at the end. */
 	static char *systems[TRACER_MAX_EVENTS + 2];
 	struct session s = {0};
 	struct matches m = {.systems = systems, .s = &s};
 	int ret = 1;
-	int n = each_match(env.spec, print_none, NULL);
+	int n = each_match(env.spec, add_name, &m);
 	if (n == 0)
 		opt_fail("no tracepoint matches '%s' (tpoint -l lists them)", env.spec);
 	if (n > TRACER_MAX_EVENTS)
 		opt_fail("'%s' matches %d tracepoints; at most %d at once", env.spec, n,
 			 TRACER_MAX_EVENTS);
-	each_match(env.spec, add_system, &m);
-	systems[m.nsystems++] = "ftrace"; /* kernel_stack, for -s */
+	systems[m.nsystems++] = "ftrace:kernel_stack"; /* for -s */
 	if (session_init(&s, opt_tool, (const char *const *)systems))
 		goto out;
-	each_match(env.spec, add_event, &m);
+	for (int i = 0; i < m.nsystems - 1; i++) {
+		char *colon = strchr(systems[i], ':');
+		*colon = 0;
+		add_event(systems[i], colon + 1, &m);
+		*colon = ':';
+	}
 	if (env.t.format)
 		ret = tracer_print_formats(&s, m.events, m.nevents);
 	else
