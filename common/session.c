@@ -229,6 +229,13 @@ static int set_clock(struct session *s)
 	return write_instance_file(s, "trace_clock", want);
 }
 
+size_t session_flood_buffer_kb(void)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	size_t kb = 65536 / (size_t)(ncpus > 0 ? ncpus : 1);
+	return kb < 1408 ? 1408 : kb > 8192 ? 8192 : kb;
+}
+
 int session_start(struct session *s, size_t buffer_kb)
 {
 	if (install_signals()) {
@@ -249,7 +256,7 @@ int session_start(struct session *s, size_t buffer_kb)
 			s->tool, s->name, strerror(errno));
 		return -1;
 	}
-	if (set_clock(s))
+	if (!s->keep_clock && set_clock(s))
 		return -1;
 	if (buffer_kb) {
 		char val[32];

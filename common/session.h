@@ -33,6 +33,9 @@ struct session {
 	int nprobes;
 	bool mono;             /* trace clock is CLOCK_MONOTONIC */
 	bool notrace_self;     /* set_event_notrace_pid excludes this process */
+	/* Set before session_start by tools that need no time order across CPUs (counting):
+	 * switching the trace clock resets the buffers, ~30 ms of start-up. */
+	bool keep_clock;
 };
 
 /*
@@ -56,6 +59,13 @@ struct tep_format_field *session_field(struct session *s, struct tep_event *ev,
  * instance with a cross-CPU clock and the given per-CPU buffer size (0: kernel default).
  */
 int session_start(struct session *s, size_t buffer_kb);
+
+/*
+ * A per-CPU buffer size for tools that may see floods (tpoint, kprobe, uprobe): a burst the
+ * reader cannot follow at once waits in the kernel instead of being lost. 64 MB in all,
+ * spread over the CPUs, between 1.4 MB (the kernel's default) and 8 MB per CPU.
+ */
+size_t session_flood_buffer_kb(void);
 
 /* Enable an event in this run's instance, with an optional in-kernel filter. */
 int session_enable(struct session *s, struct tep_event *ev, const char *filter);

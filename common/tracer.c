@@ -551,7 +551,8 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 	if ((ret = agg_setup(s, events, nevents, o)))
 		goto out;
 	ret = 1;
-	if (s->inst == NULL && session_start(s, 0))
+	s->keep_clock = o->count || o->keys || o->hist;
+	if (s->inst == NULL && session_start(s, session_flood_buffer_kb()))
 		goto out;
 	if (session_set_pids(s, o->pid, o->tid) ||
 	    (process_context_only(s, events, nevents) && session_exclude_self(s)))
@@ -631,8 +632,10 @@ int tracer_probe(const char *tool, enum probe_kind kind, const struct probe_def 
 	else
 		probe_default_alias(pd->target, pd->type, alias, sizeof(alias));
 	/* Signals are caught before the probe exists, so no Ctrl-C can strand it. */
-	if (session_init(&s, tool, systems) || !probe_available(&s, kind, false) ||
-	    session_start(&s, 0))
+	if (session_init(&s, tool, systems))
+		goto out;
+	s.keep_clock = o->count || o->keys || o->hist;
+	if (!probe_available(&s, kind, false) || session_start(&s, session_flood_buffer_kb()))
 		goto out;
 	struct tep_event *ev = probe_create(&s, kind, pd->type, alias, target, pd->args);
 	if (!ev) {
