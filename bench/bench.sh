@@ -61,6 +61,15 @@ trap 'exit 130' INT TERM HUP PIPE
 
 now_ns() { date +%s%N; }
 
+# launch TIMEFILE CMD...: CMD on the tracer CPU under GNU time (CPU seconds, peak RSS), with
+# SIGINT at its default even when this script was started with it ignored (a background job):
+# perf-tools' bash scripts cannot trap an ignored SIGINT, and would never stop.
+launch() {
+	local tm=$1
+	shift
+	exec taskset -c $TCPU /usr/bin/time -f '%U %S %M' -o "$tm" env --default-signal=INT,QUIT "$@"
+}
+
 # Ctrl-C to a tracer's process group (GNU time ignores it and reports when the tracer ends);
 # SIGKILL after 30 s.
 stop_tracer() {
@@ -68,7 +77,10 @@ stop_tracer() {
 	kill -INT -- -$1 2> /dev/null
 	local i=0
 	while kill -0 $1 2> /dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -0 $1 2> /dev/null && { echo "bench: tracer $1 ignored SIGINT for 30 s; killed" >&2; kill -KILL -- -$1; }
+	if kill -0 $1 2> /dev/null; then
+		echo "bench: tracer $1 ignored SIGINT for 30 s; killed (restore_top repairs what it left)" >&2
+		kill -KILL -- -$1
+	fi
 	wait $1 2> /dev/null
 }
 
@@ -107,7 +119,7 @@ run_traced() {
 	shift 5
 	local out=$WORK/out err=$WORK/err tm=$WORK/time
 	rm -f "$out" "$err" "$tm"
-	taskset -c $TCPU /usr/bin/time -f '%U %S %M' -o "$tm" "$@" > "$out" 2> "$err" &
+	launch "$tm" "$@" > "$out" 2> "$err" &
 	local tp=$! i=0
 	CUR_TP=$tp
 	while ! grep -Eq "$ready" "$out" "$err" 2> /dev/null; do
@@ -131,7 +143,7 @@ run_traced() {
 	fi
 	stop_tracer $tp
 	local u s m
-	read -r u s m < "$tm"
+	read -r u s m < <(tail -1 "$tm")
 	local d
 	d=$(delivered "$out" "$kind")
 	echo "$scen $tracer $rep $(((EL - BASE) / N)) ${d:--} $(echo "$u + $s" | bc) $m" >> "$RESULTS"
@@ -199,7 +211,7 @@ first_event() {
 	shift 2
 	rm -f "$out"
 	t0=$(now_ns)
-	"$@" > "$out" 2> /dev/null &
+	env --default-signal=INT,QUIT "$@" > "$out" 2> /dev/null &
 	local tp=$!
 	CUR_TP=$tp
 	while ! grep -q -- "$pat" "$out" 2> /dev/null; do
@@ -227,7 +239,7 @@ io_run() { # TRACER KIND CMD...
 	shift 2
 	local out=$WORK/out err=$WORK/err tm=$WORK/time
 	rm -f "$out" "$err" "$tm"
-	taskset -c $TCPU /usr/bin/time -f '%U %S %M' -o "$tm" "$@" > "$out" 2> "$err" &
+	launch "$tm" "$@" > "$out" 2> "$err" &
 	local tp=$! i=0
 	CUR_TP=$tp
 	while ! grep -Eq "$R|^COMM|Tracing block" "$out" "$err" 2> /dev/null; do
@@ -253,7 +265,7 @@ io_run() { # TRACER KIND CMD...
 	fi
 	stop_tracer $tp
 	local u s m
-	read -r u s m < "$tm"
+	read -r u s m < <(tail -1 "$tm")
 	# a tracer that runs but cannot attach says so in a warning: keep it for the report
 	local note
 	note=$(grep -E 'ERROR|WARNING' "$err" | grep -v RLIMIT_MEMLOCK | head -1 | tr ' ' '_')
@@ -271,5 +283,7 @@ fi
 
 # --- report ----------------------------------------------------------------------------------
 printf '%s\n' "${SCEN[@]}" > "$WORK/scenarios"
-python3 bench/report.py "$RESULTS" "$FIRST" "$IO" "$WORK/scenarios" "$N" "$NIO" "$REPS" "$BASE" "$AFTER" "$WCPU" "$TCPU" > "$REPORT"
+python3 bench/report.py "$RESULTS" "$FIRST" "$IO" "$WORK/scenarios" "$N" "$NIO" "$REPS" "$BASE" \
+	"$AFTER" "$WCPU" "$TCPU" > "$WORK/report.md" || die "the report could not be written"
+mv "$WORK/report.md" "$REPORT"
 echo "bench: wrote $REPORT" >&2

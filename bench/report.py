@@ -29,6 +29,10 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+def fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
 def spread(xs):
     xs = [x for x in xs if x is not None]
     return f"{min(xs):.0f}-{max(xs):.0f}" if xs else "-"
@@ -104,8 +108,11 @@ for name, title, ours, bt, kperf in scenarios:
         rss = med([r[3] for r in rs])
         ratio = f"{added / btm:.2f}" if added is not None and btm else "-"
         dtxt = f"{100 * deliv / N:.2f} %" if deliv is not None else "-"
+        if added is None:
+            p(f"| {tracer} | `{cmd}` | did not run or failed (see the bench log) | | | | | |")
+            continue
         p(f"| {tracer} | `{cmd}` | {added:.0f} | {spread([r[0] for r in rs])} | {dtxt} | "
-          f"{cpu:.2f} | {rss / 1024:.1f} | {ratio} |")
+          f"{fmt(cpu, '.2f')} | {fmt(rss and rss / 1024, '.1f')} | {ratio} |")
         summary[(name, tracer)] = (added, deliv, cpu, rss)
     p("")
     if name == "kstack":
@@ -167,7 +174,8 @@ for tracer in ("ftrace-tools", "perf-tools", "bpftrace"):
         p(f"| {tracer} | did not run: {notes.get(tracer, '')} | | |")
         continue
     note = f" ({notes[tracer]})" if tracer in notes else ""
-    p(f"| {tracer} | {100 * d / NIO:.1f} %{note} | {med([r[1] for r in rs]):.2f} | {med([r[2] for r in rs]) / 1024:.1f} |")
+    rss = med([r[2] for r in rs])
+    p(f"| {tracer} | {100 * d / NIO:.1f} %{note} | {fmt(med([r[1] for r in rs]), '.2f')} | {fmt(rss and rss / 1024, '.1f')} |")
 p("")
 
 # goals
@@ -182,8 +190,8 @@ def goal(text, ok, detail):
 o = summary.get(("print", "ftrace-tools"))
 b = summary.get(("print", "bpftrace"))
 if o and b:
-    goal("per-event output delivers at least 99.9 % of events", o[1] / N >= 0.999,
-         f"{100 * o[1] / N:.2f} %")
+    goal("per-event output delivers at least 99.9 % of events", (o[1] or 0) / N >= 0.999,
+         f"{100 * (o[1] or 0) / N:.2f} %")
     goal("per-event output costs at most 1/5 of bpftrace's printf", o[0] <= b[0] / 5,
          f"{o[0]:.0f} ns vs {b[0]:.0f} ns: {o[0] / b[0]:.2f}x")
 for name in ("tp_count", "count_pid", "count_comm", "count_pid_comm", "hist"):
@@ -191,8 +199,8 @@ for name in ("tp_count", "count_pid", "count_comm", "count_pid_comm", "hist"):
     b = summary.get((name, "bpftrace"))
     if o and b:
         goal(f"{name}: no more added cost than bpftrace, no events lost",
-             o[0] <= b[0] and o[1] >= N,
-             f"{o[0]:.0f} ns vs {b[0]:.0f} ns, delivered {100 * o[1] / N:.2f} %")
+             o[0] <= b[0] and (o[1] or 0) >= N,
+             f"{o[0]:.0f} ns vs {b[0]:.0f} ns, delivered {100 * (o[1] or 0) / N:.2f} %")
 if firsts.get("ftrace-tools") and btf:
     m = med(firsts["ftrace-tools"])
     goal("start to first event at most 1/10 of bpftrace's", m <= btf / 10, f"{m:.0f} ms vs {btf:.0f} ms")
