@@ -79,7 +79,8 @@ stop_tracer() {
 	while kill -0 $1 2> /dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 	if kill -0 $1 2> /dev/null; then
 		echo "bench: tracer $1 ignored SIGINT for 30 s; killed (restore_top repairs what it left)" >&2
-		kill -KILL -- -$1
+		# not GNU time itself (the group's leader): it still reports CPU and memory
+		for p in $(pgrep -g $1); do [ $p = $1 ] || kill -KILL $p; done
 	fi
 	wait $1 2> /dev/null
 }

@@ -39,6 +39,8 @@ struct reader {
 	reader_lost_fn on_lost;
 	void *lost_ctx;
 	unsigned long long events; /* dispatched */
+	int percent_fd; /* the instance's buffer_percent, or -1 */
+	bool flood;     /* buffer_percent raised: events come faster than one wake-up each */
 };
 
 /*

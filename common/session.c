@@ -264,14 +264,9 @@ int session_start(struct session *s, size_t buffer_kb)
 		if (write_instance_file(s, "buffer_size_kb", val))
 			return -1;
 	}
-	/*
-	 * Wake poll() when a quarter of the buffer is full, not on every event: at 1M events/s
-	 * a wake-up per few events (buffer_percent=0) cost the traced task ~1.3 us per event in
-	 * irq_work and reader-page swaps (bench/). The reader wakes itself every 100 ms anyway,
-	 * so output is never later than that; kernels before 6.1 wake on any data.
-	 */
+	/* Wake poll() on the first event; the reader raises this during floods (reader.c). */
 	if (tracefs_file_exists(s->inst, "buffer_percent") &&
-	    write_instance_file(s, "buffer_percent", SESSION_BUFFER_PERCENT))
+	    write_instance_file(s, "buffer_percent", "0"))
 		return -1;
 	return 0;
 }

@@ -17,8 +17,7 @@ struct reader;
 
 /* Instances are named PREFIX<tool>-<pid> so a later run can find those of dead processes. */
 #define SESSION_PREFIX "ftrace-tools-"
-/* How full a CPU's buffer is (%) before poll() wakes the reader. */
-#define SESSION_BUFFER_PERCENT "25"
+
 
 /* Set by SIGINT, SIGTERM, SIGHUP and SIGPIPE; the main loop polls it. */
 extern volatile sig_atomic_t session_stop;

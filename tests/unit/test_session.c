@@ -125,7 +125,7 @@ static void test_start_enable_close(void **state)
 	assert_true(s.mono);
 	assert_string_equal(inst_file(name, "trace_clock", buf, sizeof(buf)), "mono");
 	assert_string_equal(inst_file(name, "buffer_size_kb", buf, sizeof(buf)), "2048");
-	assert_string_equal(inst_file(name, "buffer_percent", buf, sizeof(buf)), SESSION_BUFFER_PERCENT);
+	assert_string_equal(inst_file(name, "buffer_percent", buf, sizeof(buf)), "0");
 	assert_int_equal(session_enable(&s, ev, "dev == 265289728"), 0);
 	assert_string_equal(inst_file(name, "events/block/block_rq_issue/filter", buf, sizeof(buf)),
 			    "dev == 265289728");
