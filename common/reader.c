@@ -34,11 +34,12 @@
 /*
  * Wake-ups. poll() returns on the first event (buffer_percent 0), so a lone event shows at
  * once. In a flood that costs the traced CPU an irq_work and a reader-page swap every few
- * events (~1.3 us per event at 1M events/s, bench/): from FLOOD_PAGES pages in one wake-up
- * on, the reader asks to be woken at FLOOD_PERCENT of a buffer instead (kernels 6.1+; its
- * own 100 ms wake-up bounds the delay), and back at 0 once a wake-up finds under a page.
+ * events (~1.3 us per event at 1M events/s, bench/): after FLOOD_WAKES wake-ups within
+ * 100 ms the reader asks to be woken at FLOOD_PERCENT of a buffer instead (kernels 6.1+;
+ * its own 100 ms wake-up bounds the delay), and for every event again once a wake-up finds
+ * the buffers empty.
  */
-#define FLOOD_PAGES 16
+#define FLOOD_WAKES 100
 #define FLOOD_PERCENT "25"
 
 struct reader_cpu {
@@ -300,6 +301,18 @@ int reader_drain(struct reader *r)
 	return batch(r, true) < 0 ? -1 : 0;
 }
 
+/* Should the wake-up mode change (see FLOOD_WAKES)? Counts this wake-up. */
+static bool flood_check(struct reader *r, int pages, uint64_t now)
+{
+	if (r->flood)
+		return pages == 0;
+	if (now - r->window_start >= 100000000ULL) {
+		r->window_start = now;
+		r->wakes = 0;
+	}
+	return ++r->wakes >= FLOOD_WAKES;
+}
+
 int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, reader_tick_fn tick,
 	       void *tick_ctx, int (*flush)(void))
 {
@@ -349,11 +362,10 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 			ret = -1;
 			break;
 		}
-		if (r->percent_fd >= 0 && (pages >= FLOOD_PAGES) != r->flood &&
-		    (pages >= FLOOD_PAGES || pages == 0)) {
-			const char *v = pages ? FLOOD_PERCENT : "0";
+		if (r->percent_fd >= 0 && flood_check(r, pages, reader_now())) {
+			const char *v = r->flood ? "0" : FLOOD_PERCENT;
 			if (write(r->percent_fd, v, strlen(v)) > 0)
-				r->flood = pages != 0;
+				r->flood = !r->flood;
 		}
 		now = reader_now();
 		if (next_tick && now >= next_tick) {

@@ -41,6 +41,8 @@ struct reader {
 	unsigned long long events; /* dispatched */
 	int percent_fd; /* the instance's buffer_percent, or -1 */
 	bool flood;     /* buffer_percent raised: events come faster than one wake-up each */
+	unsigned int wakes;    /* wake-ups since window_start */
+	uint64_t window_start;
 };
 
 /*
