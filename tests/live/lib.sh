@@ -172,3 +172,11 @@ release_target() { touch "$TMP/go"; wait $UTPID; }
 # When a -p case fails: was the waiting program still there? (guests: see tests/vm)
 target_state() { echo "# target $UTPID: $(cat /proc/$UTPID/status 2>/dev/null | grep State || echo gone), output: $(cat "$TMP/target.out")"; }
 
+# After starting a tool ($TPID) on the waiting test program: wait until the tool is ready,
+# then release the program. When the tool is gone before that (the -p cases that fail now
+# and then in the 5.10/6.1 guests), say what the program was doing at that moment.
+ready_release() {
+	wait_ready $TPID "$TMP/err" ||
+		echo "# tool gone before the release: $(target_state | cut -c3-); go file $([ -e "$TMP/go" ] && echo present || echo absent)"
+	release_target
+}

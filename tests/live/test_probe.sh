@@ -30,7 +30,7 @@ if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	rm -f "$TMP/out" "$TMP/err"
 	"$BIN/tpoint" -p $UTPID syscalls:sys_enter_openat > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
-	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 	check "tpoint -p: exactly the 2 openat() calls of the test program" \
 		[ "$(grep -c 'sys_enter_openat:' "$TMP/out")" -eq 2 -a "$(wc -l < "$TMP/out")" -eq 2 ]
 	check "tpoint: the process is named in each line" sh -c "grep -c 'uprobe_target-$UTPID ' '$TMP/out' | grep -qx 2"
@@ -38,7 +38,7 @@ if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	spawn_target
 	"$BIN/tpoint" -c -p $UTPID syscalls:sys_enter_openat > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
-	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 	check "tpoint -c -p: the counts add up to 2" \
 		[ "$(awk '$1 == "syscalls:sys_enter_openat" {s += $2} END {print s + 0}' "$TMP/out")" -eq 2 ] ||
 		target_state
@@ -126,7 +126,7 @@ if [ -e "$T/uprobe_events" ]; then
 		spawn_target
 		"$BIN/uprobe" -p $UTPID 'p:libc:open64 file=+0(%di):string' > "$TMP/out" 2> "$TMP/err" &
 		TPID=$!
-		wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+		ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 		check "uprobe on libc's open64 by name: the two paths the program opened" sh -c "
 			grep -q 'file=\"/proc/self/stat\"' '$TMP/out' && grep -q 'file=\"/nonexistent/ftt-file\"' '$TMP/out'"
 	else
@@ -149,7 +149,7 @@ if [ -e "$T/kprobe_events" ]; then
 	spawn_target
 	"$BIN/kprobe" -p $UTPID 'p:do_sys_openat2 file=+0($arg2):ustring' > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
-	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 	check "kprobe entry with a user string: the two paths the program opened" sh -c "
 		grep -q 'file=\"/proc/self/stat\"' '$TMP/out' && grep -q 'file=\"/nonexistent/ftt-file\"' '$TMP/out' &&
 		[ \$(wc -l < '$TMP/out') -eq 2 ]" || cat "$TMP/err"
@@ -158,7 +158,7 @@ if [ -e "$T/kprobe_events" ]; then
 	before=$(cat /proc/$UTPID/status 2>/dev/null | grep State)
 	"$BIN/kprobe" -p $UTPID 'r:do_sys_openat2 ret=$retval:s32' 'ret < 0' > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
-	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 	check "kprobe return with a filter: the one failed open, ret=-2" sh -c "
 		[ \$(wc -l < '$TMP/out') -eq 1 ] && grep -q 'ret=-2\$' '$TMP/out'" ||
 		{ echo "# target before the tool: ${before:-gone}"; target_state; }
@@ -166,7 +166,7 @@ if [ -e "$T/kprobe_events" ]; then
 	spawn_target
 	"$BIN/kprobe" -s -p $UTPID 'p:do_sys_openat2' > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
-	wait_ready $TPID "$TMP/err"; release_target; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
 	check "kprobe -s: each hit with a kernel stack through the syscall entry" sh -c "
 		[ \$(grep -c 'do_sys_openat2:' '$TMP/out') -eq 2 ] && grep -q '=> .*do_syscall_64' '$TMP/out'"
 

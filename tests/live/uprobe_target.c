@@ -30,5 +30,10 @@ int main(int argc, char **argv)
 	int fd = open("/proc/self/stat", O_RDONLY);
 	int bad = open("/nonexistent/ftt-file", O_RDONLY);
 	printf("%d %zu %d %d\n", sum, n, fd, bad);
+	/* Stay a moment: a tool names a process from /proc, or from the kernel's saved_cmdlines,
+	 * which records names best-effort (it skips them when its lock is busy). A process that
+	 * exits within microseconds of its events may show as "<...>"; the tests check naming. */
+	fflush(stdout);
+	usleep(300000);
 	return 0;
 }
