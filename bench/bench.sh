@@ -114,25 +114,37 @@ delivered() {
 RESULTS=$WORK/results # scenario tracer rep added_ns delivered cpu_s rss_kb
 : > "$RESULTS"
 
+# start_tracer READY-REGEX CMD...: start CMD (output in $WORK/out and err, GNU time's in
+# $WORK/time); wait up to 30 s for a line matching READY-REGEX. Its PID in $TP; 1 (and the
+# tracer stopped) if it never got ready.
+start_tracer() {
+	local ready=$1 i=0
+	shift
+	rm -f "$WORK/out" "$WORK/err" "$WORK/time"
+	launch "$WORK/time" "$@" > "$WORK/out" 2> "$WORK/err" &
+	TP=$!
+	CUR_TP=$TP
+	while ! grep -Eq "$ready" "$WORK/out" "$WORK/err" 2> /dev/null; do
+		sleep 0.05
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 $TP 2> /dev/null; then
+			stop_tracer $TP
+			return 1
+		fi
+	done
+}
+
 # run_traced SCENARIO TRACER KIND READY-REGEX CMD...: one traced run of the workload.
 run_traced() {
 	local scen=$1 tracer=$2 kind=$3 ready=$4 rep=$5
 	shift 5
 	local out=$WORK/out err=$WORK/err tm=$WORK/time
-	rm -f "$out" "$err" "$tm"
-	launch "$tm" "$@" > "$out" 2> "$err" &
-	local tp=$! i=0
-	CUR_TP=$tp
-	while ! grep -Eq "$ready" "$out" "$err" 2> /dev/null; do
-		sleep 0.05
-		i=$((i + 1))
-		if [ $i -gt 600 ] || ! kill -0 $tp 2> /dev/null; then
-			echo "$scen/$tracer: did not start: $(head -3 "$err" | tr '\n' ' ')" >&2
-			stop_tracer $tp
-			echo "$scen $tracer $rep - - - -" >> "$RESULTS"
-			return 1
-		fi
-	done
+	if ! start_tracer "$ready" "$@"; then
+		echo "$scen/$tracer: did not start: $(head -3 "$err" | tr '\n' ' ')" >&2
+		echo "$scen $tracer $rep - - - -" >> "$RESULTS"
+		return 1
+	fi
+	local tp=$TP
 	sleep 1 # bpftrace prints "Attaching" before it attaches
 	workload
 	sleep 1 # let the tracer drain its buffers
@@ -239,19 +251,12 @@ io_run() { # TRACER KIND CMD...
 	local tracer=$1 rep=$2
 	shift 2
 	local out=$WORK/out err=$WORK/err tm=$WORK/time
-	rm -f "$out" "$err" "$tm"
-	launch "$tm" "$@" > "$out" 2> "$err" &
-	local tp=$! i=0
-	CUR_TP=$tp
-	while ! grep -Eq "$R|^COMM|Tracing block" "$out" "$err" 2> /dev/null; do
-		sleep 0.05; i=$((i + 1))
-		if [ $i -gt 600 ] || ! kill -0 $tp 2> /dev/null; then
-			echo "io/$tracer: did not start: $(head -3 "$err" | tr '\n' ' ')" >&2
-			stop_tracer $tp
-			echo "$tracer $rep - - - $(head -1 "$err" | tr ' ' '_')" >> "$IO"
-			return 1
-		fi
-	done
+	if ! start_tracer "$R|^COMM|Tracing block" "$@"; then
+		echo "io/$tracer: did not start: $(head -3 "$err" | tr '\n' ' ')" >&2
+		echo "$tracer $rep - - - $(head -1 "$err" | tr ' ' '_')" >> "$IO"
+		return 1
+	fi
+	local tp=$TP
 	sleep 1
 	taskset -c $WCPU dd if=/dev/zero of="$IOFILE" bs=4k count=$NIO oflag=direct 2> /dev/null &
 	DDPID=$!
