@@ -176,7 +176,31 @@ target_state() { echo "# target $UTPID: $(cat /proc/$UTPID/status 2>/dev/null | 
 # then release the program. When the tool is gone before that (the -p cases that fail now
 # and then in the 5.10/6.1 guests), say what the program was doing at that moment.
 ready_release() {
-	wait_ready $TPID "$TMP/err" ||
-		echo "# tool gone before the release: $(target_state | cut -c3-); go file $([ -e "$TMP/go" ] && echo present || echo absent)"
+	if wait_ready $TPID "$TMP/err"; then
+		release_target
+		return 0
+	fi
+	echo "# tool gone before the release: $(target_state | cut -c3-); go file $([ -e "$TMP/go" ] && echo present || echo absent)"
 	release_target
+	return 1
+}
+
+# trace_target [-p] TOOL ARGS...: TOOL traces one run of the test program (with -p: TOOL
+# -p <its PID> ARGS); output in $TMP/out and err, the program's in $TMP/target.out.
+trace_target() {
+	pid_opt=
+	[ "$1" = -p ] && { pid_opt=1; shift; }
+	spawn_target
+	rm -f "$TMP/out" "$TMP/err"
+	if [ -n "$pid_opt" ]; then
+		tool=$1; shift
+		"$tool" -p $UTPID "$@" > "$TMP/out" 2> "$TMP/err" &
+	else
+		"$@" > "$TMP/out" 2> "$TMP/err" &
+	fi
+	TPID=$!
+	ready_release || { wait_exit $TPID 10; return 1; }
+	sleep 0.5
+	kill -INT $TPID
+	wait_exit $TPID 10
 }

@@ -14,20 +14,10 @@ if [ ! -d "$T/events/syscalls/sys_exit_openat" ]; then
 	summary; exit $?
 fi
 
-# snoop ARGS...: opensnoop -p (the waiting test program) ARGS; output in $TMP/out.
+# snoop ARGS...: opensnoop -p (the waiting test program) ARGS; output in $TMP/out, and in $FD
+# the descriptor open() returned, as the program printed it.
 snoop() {
-	spawn_target
-	rm -f "$TMP/out" "$TMP/err"
-	"$BIN/opensnoop" -p $UTPID "$@" > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	if ! wait_ready $TPID "$TMP/err"; then
-		release_target; wait_exit $TPID 10; return 1
-	fi
-	release_target
-	sleep 0.5
-	kill -INT $TPID
-	wait_exit $TPID 10
-	# The descriptor open() returned, as the program printed it.
+	trace_target -p "$BIN/opensnoop" "$@"
 	FD=$(cut -d' ' -f3 "$TMP/target.out")
 }
 

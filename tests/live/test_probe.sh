@@ -8,37 +8,14 @@ save_state
 
 [ -x "$UT" ] || { notok "test program $UT missing (make check builds it)"; summary; exit 1; }
 
-# trace_target TOOL ARGS...: the tool traces one run of the test program; output in $TMP/out.
-trace_target() {
-	spawn_target
-	rm -f "$TMP/out" "$TMP/err"
-	"$@" > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	if ! wait_ready $TPID "$TMP/err"; then
-		release_target; wait_exit $TPID 10; return 1
-	fi
-	release_target
-	sleep 0.5
-	kill -INT $TPID
-	wait_exit $TPID 10
-}
-
 # --- tpoint ---------------------------------------------------------------------------------
 if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
-	# -p needs the PID before tpoint starts: spawn first, then trace it.
-	spawn_target
-	rm -f "$TMP/out" "$TMP/err"
-	"$BIN/tpoint" -p $UTPID syscalls:sys_enter_openat > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	trace_target -p "$BIN/tpoint" syscalls:sys_enter_openat
 	check "tpoint -p: exactly the 2 openat() calls of the test program" \
 		[ "$(grep -c 'sys_enter_openat:' "$TMP/out")" -eq 2 -a "$(wc -l < "$TMP/out")" -eq 2 ]
 	check "tpoint: the process is named in each line" sh -c "grep -c 'uprobe_target-$UTPID ' '$TMP/out' | grep -qx 2"
 
-	spawn_target
-	"$BIN/tpoint" -c -p $UTPID syscalls:sys_enter_openat > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	trace_target -p "$BIN/tpoint" -c syscalls:sys_enter_openat
 	check "tpoint -c -p: the counts add up to 2" \
 		[ "$(awk '$1 == "syscalls:sys_enter_openat" {s += $2} END {print s + 0}' "$TMP/out")" -eq 2 ] ||
 		target_state
@@ -77,7 +54,8 @@ rm -f "$F" "$F.4k"
 check "tpoint -l with a pattern lists block_rq_issue and block_rq_complete" sh -c \
 	"grep -qx block:block_rq_issue '$TMP/out' && grep -qx block:block_rq_complete '$TMP/out' && ! grep -v '^block:block_rq_' '$TMP/out' | grep -q ."
 for args in "'*:*'|at most 63 at once" "-p 1 -L 2 sched:sched_switch|exclude each other" \
-	"nosuch:event|no tracepoint matches"; do
+	"nosuch:event|no tracepoint matches" "-k pid --hist count syscalls:sys_enter_read|exclude each other" \
+	"-s -c sched:sched_switch|not with -c"; do
 	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "tpoint ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \
@@ -123,10 +101,7 @@ if [ -e "$T/uprobe_events" ]; then
 		grep -q '"event":"ftt_[0-9]*:greet","fields":{.*"s":"hello, uprobe"' "$TMP/out"
 
 	if "$BIN/uprobe" -l libc > /dev/null 2>&1 && [ -z "${UPROBE_TARGET:-}" ]; then
-		spawn_target
-		"$BIN/uprobe" -p $UTPID 'p:libc:open64 file=+0(%di):string' > "$TMP/out" 2> "$TMP/err" &
-		TPID=$!
-		ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+		trace_target -p "$BIN/uprobe" 'p:libc:open64 file=+0(%di):string'
 		check "uprobe on libc's open64 by name: the two paths the program opened" sh -c "
 			grep -q 'file=\"/proc/self/stat\"' '$TMP/out' && grep -q 'file=\"/nonexistent/ftt-file\"' '$TMP/out'"
 	else
@@ -146,27 +121,17 @@ fi
 
 # --- kprobe --------------------------------------------------------------------------------
 if [ -e "$T/kprobe_events" ]; then
-	spawn_target
-	"$BIN/kprobe" -p $UTPID 'p:do_sys_openat2 file=+0($arg2):ustring' > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	trace_target -p "$BIN/kprobe" 'p:do_sys_openat2 file=+0($arg2):ustring'
 	check "kprobe entry with a user string: the two paths the program opened" sh -c "
 		grep -q 'file=\"/proc/self/stat\"' '$TMP/out' && grep -q 'file=\"/nonexistent/ftt-file\"' '$TMP/out' &&
 		[ \$(wc -l < '$TMP/out') -eq 2 ]" || cat "$TMP/err"
 
-	spawn_target
-	before=$(cat /proc/$UTPID/status 2>/dev/null | grep State)
-	"$BIN/kprobe" -p $UTPID 'r:do_sys_openat2 ret=$retval:s32' 'ret < 0' > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	trace_target -p "$BIN/kprobe" 'r:do_sys_openat2 ret=$retval:s32' 'ret < 0'
 	check "kprobe return with a filter: the one failed open, ret=-2" sh -c "
 		[ \$(wc -l < '$TMP/out') -eq 1 ] && grep -q 'ret=-2\$' '$TMP/out'" ||
-		{ echo "# target before the tool: ${before:-gone}"; target_state; }
+		target_state
 
-	spawn_target
-	"$BIN/kprobe" -s -p $UTPID 'p:do_sys_openat2' > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	ready_release; sleep 0.5; kill -INT $TPID; wait_exit $TPID 10
+	trace_target -p "$BIN/kprobe" -s 'p:do_sys_openat2'
 	check "kprobe -s: each hit with a kernel stack through the syscall entry" sh -c "
 		[ \$(grep -c 'do_sys_openat2:' '$TMP/out') -eq 2 ] && grep -q '=> .*do_syscall_64' '$TMP/out'"
 
