@@ -168,7 +168,8 @@ if [ -n "$DISK" ]; then
 	check "iosnoop -Q: same 10 writes, each latency at least the issue-to-completion one" awk '
 		NR == FNR { if ($1 == "dd") plain[$5] = $7; next }
 		$1 == "dd" && ($5 in plain) { n++; if ($7 + 0.2 < plain[$5] + 0) bad++ }
-		END { exit !(n == 10 && bad == 0) }' "$TMP/plain" "$TMP/queued"
+		END { exit !(n == 10 && bad == 0) }' "$TMP/plain" "$TMP/queued" ||
+		paste "$TMP/plain" "$TMP/queued" | head -14 | sed 's/^/#   /'
 
 	# -T: a time above each histogram.
 	start "$BIN/iolatency" -T -d "$DISK" 0.5 2
