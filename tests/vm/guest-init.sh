@@ -89,11 +89,9 @@ for disk in /dev/vda /dev/nullb0; do
 		sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
 	runs=$((runs + 1))
 done
-# The probe suite (tests/live/test_probe.sh) is not run here yet: in these guests its -p
-# cases fail now and then because the waiting test program has already exited when the
-# tool starts (seen on 5.10 and 6.1, not understood yet). VM_PROBE_TESTS=1 on the host
-# (kernel argument ftt.probe=1) runs it anyway, to investigate.
-if grep -q 'ftt.probe=1' /proc/cmdline; then
+# The probe and opensnoop suites (kprobes, opensnoop's kprobe and eprobe paths are only
+# testable here); VM_PROBE_TESTS=0 on the host (kernel argument ftt.probe=0) leaves them out.
+if ! grep -q 'ftt.probe=0' /proc/cmdline; then
 	for t in test_probe test_opensnoop; do
 		say "# live tests: $t"
 		UPROBE_TARGET=/ftt/bin/uprobe_target LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
@@ -101,5 +99,14 @@ if grep -q 'ftt.probe=1' /proc/cmdline; then
 		runs=$((runs + 1))
 	done
 fi
+# Which mechanism opensnoop chose for paths here (its banner says "via ...").
+banner=$(/ftt/bin/opensnoop -d 0.1 2>&1 > /dev/null | grep '^Tracing')
+case $banner in
+*"via kprobes ("*) via=kprobe:$(echo "$banner" | sed 's/.*via kprobes (\([a-z_]*\)).*/\1/') ;;
+*"via event probes"*) via=eprobe ;;
+*"via uprobes"*) via=uprobe ;;
+*) via=none ;;
+esac
+say "FEATURE $via opensnoop reads paths via"
 say "FTT-RUNS $runs"
 finish 0

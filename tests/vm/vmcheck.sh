@@ -9,7 +9,10 @@
 # kernel counts as failed (with the console tail shown).
 #
 # Environment: VM_KERNELS (suites), VM_CACHE, VM_TIMEOUT (s per kernel), VM_KEEP=1 (keep the
-# work folder), BIN (static tools, default build/static).
+# work folder), VM_PROBE_TESTS=0 (block suites only), VM_DEBUG_SCRIPT (a script run in the
+# guest instead of the suites), VM_APPEND (kernel arguments), VM_MONITOR=1 (a qemu monitor
+# socket), VM_ACCEL and VM_CPU (qemu's accelerator and CPU model), BIN (static tools,
+# default build/static).
 set -u
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/static}
@@ -106,7 +109,7 @@ boot() {
 	# kernels at about the same speed.
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-max,-tsc-deadline}" -m 1024 -smp 2 \
 		-kernel "$root/boot/vmlinuz-$krel" -initrd "$WORK/$suite.initrd" \
-		-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init ${VM_APPEND:-} $([ "${VM_PROBE_TESTS:-}" = 1 ] && echo ftt.probe=1)" \
+		-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init ${VM_APPEND:-} $([ "${VM_PROBE_TESTS:-}" = 0 ] && echo ftt.probe=0)" \
 		-display none -no-reboot -nic none \
 		-monitor "$([ "${VM_MONITOR:-}" = 1 ] && echo "unix:$WORK/$suite.mon,server,nowait" || echo none)" \
 		-serial file:"$WORK/$suite.console" -serial file:"$WORK/$suite.results" \
