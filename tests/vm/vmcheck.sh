@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/static}
 CACHE=${VM_CACHE:-/var/cache/ftrace-tools-vm}
 KERNELS=${VM_KERNELS:-bullseye bookworm bookworm-backports}
-TIMEOUT=${VM_TIMEOUT:-1200}
+TIMEOUT=${VM_TIMEOUT:-900}
 WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
 [ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 # Modules the tests need: virtio disks, loop, null_blk, ext4 for a file system on a disk.
