@@ -12,11 +12,14 @@ static uint64_t hash(const unsigned char *k, size_t n)
 	return h ^ (h >> 29);
 }
 
-int agg_init(struct agg *a, size_t keysize)
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+int agg_init(struct agg *a, size_t keysize, size_t valsize)
 {
 	memset(a, 0, sizeof(*a));
 	a->keysize = keysize;
-	a->stride = (sizeof(uint64_t) + keysize + 7) & ~(size_t)7;
+	a->valoff = sizeof(uint64_t) + ALIGN8(keysize);
+	a->stride = a->valoff + ALIGN8(valsize);
 	a->cap = 256;
 	a->slots = calloc(a->cap, a->stride);
 	return a->slots ? 0 : -1;
@@ -59,7 +62,7 @@ static int grow(struct agg *a)
 	return 0;
 }
 
-int agg_add(struct agg *a, const void *key, uint64_t n)
+void *agg_add(struct agg *a, const void *key, uint64_t n)
 {
 	unsigned char *s = find(a->slots, a->cap, a->stride, a->keysize, key);
 	uint64_t count;
@@ -67,7 +70,7 @@ int agg_add(struct agg *a, const void *key, uint64_t n)
 	if (!count) {
 		if (2 * (a->used + 1) > a->cap) { /* at most half full: probes stay short */
 			if (grow(a))
-				return -1;
+				return NULL;
 			s = find(a->slots, a->cap, a->stride, a->keysize, key);
 		}
 		memcpy(s + sizeof(uint64_t), key, a->keysize);
@@ -75,7 +78,7 @@ int agg_add(struct agg *a, const void *key, uint64_t n)
 	}
 	count += n;
 	memcpy(s, &count, sizeof(count));
-	return 0;
+	return s + a->valoff;
 }
 
 static int by_count_desc(const void *x, const void *y)
@@ -86,7 +89,8 @@ static int by_count_desc(const void *x, const void *y)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
-size_t agg_sorted(struct agg *a, void (*fn)(const void *key, uint64_t count, void *ctx),
+size_t agg_sorted(struct agg *a,
+		  void (*fn)(const void *key, uint64_t count, const void *val, void *ctx),
 		  void *ctx)
 {
 	unsigned char **order = malloc((a->used ? a->used : 1) * sizeof(*order));
@@ -104,7 +108,7 @@ size_t agg_sorted(struct agg *a, void (*fn)(const void *key, uint64_t count, voi
 	for (size_t i = 0; i < n; i++) {
 		uint64_t count;
 		memcpy(&count, order[i], sizeof(count));
-		fn(order[i] + sizeof(uint64_t), count, ctx);
+		fn(order[i] + sizeof(uint64_t), count, order[i] + a->valoff, ctx);
 	}
 	free(order);
 	return n;

@@ -18,7 +18,7 @@ void hist_log2_bounds(int k, uint64_t *lo, uint64_t *hi)
 void hist_log2_print(FILE *f, const struct hist_log2 *h, const char *unit, const char *what)
 {
 	int last = -1;
-	uint64_t max = 0;
+	uint64_t max = h->neg;
 	for (int k = 0; k < HIST_SLOTS; k++)
 		if (h->slot[k]) {
 			last = k;
@@ -29,6 +29,12 @@ void hist_log2_print(FILE *f, const struct hist_log2 *h, const char *unit, const
 	snprintf(lo_hdr, sizeof(lo_hdr), ">=(%s)", unit);
 	snprintf(hi_hdr, sizeof(hi_hdr), "<(%s)", unit);
 	fprintf(f, "%10s .. %-10s : %-8s |%-*s|\n", lo_hdr, hi_hdr, what, BAR_WIDTH, "Distribution");
+	if (h->neg) {
+		int bar = (int)((h->neg * BAR_WIDTH + max - 1) / max);
+		fprintf(f, "%10s -> %-10s : %-8llu |%.*s%*s|\n", "-inf", "0",
+			(unsigned long long)h->neg, bar, "######################################",
+			BAR_WIDTH - bar, "");
+	}
 	for (int k = 0; k <= last; k++) {
 		uint64_t lo, hi;
 		hist_log2_bounds(k, &lo, &hi);
@@ -43,6 +49,10 @@ void hist_log2_json(FILE *f, const struct hist_log2 *h)
 {
 	int first = 1;
 	putc('[', f);
+	if (h->neg) {
+		fprintf(f, "{\"low\":null,\"high\":0,\"count\":%llu}", (unsigned long long)h->neg);
+		first = 0;
+	}
 	for (int k = 0; k < HIST_SLOTS; k++) {
 		if (!h->slot[k])
 			continue;

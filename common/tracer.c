@@ -32,7 +32,8 @@ const char tracer_usage[] =
 	"               print them every second, not only at the end)\n"
 	"   -k KEY[,KEY...]  count by fields of the event (pid, comm, any field of its\n"
 	"               format), top first, printed at the end\n"
-	"   --hist FIELD  log2 histogram of a numeric field, printed at the end\n"
+	"   --hist FIELD  log2 histogram of a numeric field, printed at the end (with -k:\n"
+	"               one per key)\n"
 	"   -d SECS     trace for this many seconds, then exit\n"
 	"   -H          print a header row\n"
 	"   -j, --json  one JSON object per event, with every field of its format\n"
@@ -94,8 +95,6 @@ void tracer_check_opts(const struct tracer_opts *o)
 {
 	if (o->pid && o->tid)
 		opt_fail("-p and -L exclude each other");
-	if (o->keys && o->hist)
-		opt_fail("-k and --hist exclude each other");
 	if ((o->keys || o->hist || o->count) && o->stack)
 		opt_fail("-s prints every event: not with -c, -k or --hist");
 }
@@ -309,7 +308,6 @@ static int agg_setup(struct session *s, struct tep_event **events, int nevents,
 			ag.hf[i] = f;
 		}
 		ag.on = true;
-		return 0;
 	}
 	if (!o->keys)
 		return 0;
@@ -346,16 +344,26 @@ static int agg_setup(struct session *s, struct tep_event **events, int nevents,
 		fprintf(stderr, "%s: -k: no key given\n", s->tool);
 		return 2;
 	}
-	if (agg_init(&ag.agg, ag.keysize))
+	if (agg_init(&ag.agg, ag.keysize, o->hist ? sizeof(struct hist_log2) : 0))
 		return 1;
 	ag.on = true;
 	return 0;
 }
 
+/* --hist: a signed field's negative values (errors returned) get a row of their own. */
+static void hist_add(struct hist_log2 *h, struct tep_record *rec, int idx)
+{
+	long long v = reader_num(rec, ag.hf[idx]);
+	if (ag.hf[idx]->flags & TEP_FIELD_IS_SIGNED)
+		hist_log2_add_signed(h, v);
+	else
+		hist_log2_add(h, (uint64_t)v);
+}
+
 static void agg_event(struct tep_record *rec, int idx)
 {
-	if (t.o->hist) {
-		hist_log2_add(&ag.h, (uint64_t)reader_num(rec, ag.hf[idx]));
+	if (t.o->hist && !ag.nkeys) {
+		hist_add(&ag.h, rec, idx);
 		return;
 	}
 	char *key = ag.keybuf;
@@ -379,11 +387,26 @@ static void agg_event(struct tep_record *rec, int idx)
 			strncpy(dst, comm_lookup(tep_data_pid(t.tep, rec), rec->ts), KEY_STR);
 		}
 	}
-	if (agg_add(&ag.agg, key, 1))
+	struct hist_log2 *h = agg_add(&ag.agg, key, 1);
+	if (!h)
 		session_request_stop(); /* out of memory: end with what was counted */
+	else if (t.o->hist)
+		hist_add(h, rec, idx);
 }
 
-static void print_key_row(const void *keyp, uint64_t count, void *ctx)
+/* A numeric key as the field is typed: pid and signed fields signed (ret=-2, not 2^64-2). */
+static void print_key_num(const char *key, int j, int idx, const char *fmt_s, const char *fmt_u)
+{
+	uint64_t v;
+	memcpy(&v, key + ag.k[j].off, 8);
+	if (ag.k[j].kind == KEY_PID || (ag.k[j].f[idx]->flags & TEP_FIELD_IS_SIGNED))
+		printf(fmt_s, (long long)v);
+	else
+		printf(fmt_u, (unsigned long long)v);
+}
+
+/* One key: a row of the count table, or with --hist the key's histogram under its name. */
+static void print_key_row(const void *keyp, uint64_t count, const void *val, void *ctx)
 {
 	const char *key = keyp;
 	const char *when = ctx;
@@ -394,15 +417,31 @@ static void print_key_row(const void *keyp, uint64_t count, void *ctx)
 		printf("{\"time\":\"%s\",\"event\":\"%s:%s\",\"keys\":{", when, ev->system, ev->name);
 		for (int j = 0; j < ag.nkeys; j++) {
 			printf("%s\"%s\":", j ? "," : "", ag.k[j].name);
-			if (ag.k[j].str) {
+			if (ag.k[j].str)
 				out_json_str(stdout, key + ag.k[j].off, KEY_STR);
-			} else {
-				uint64_t v;
-				memcpy(&v, key + ag.k[j].off, 8);
-				printf("%llu", (unsigned long long)v);
-			}
+			else
+				print_key_num(key, j, idx, "%lld", "%llu");
 		}
-		printf("},\"count\":%llu}\n", (unsigned long long)count);
+		printf("},\"count\":%llu", (unsigned long long)count);
+		if (t.o->hist) {
+			printf(",\"field\":\"%s\",\"hist\":", t.o->hist);
+			hist_log2_json(stdout, val);
+		}
+		printf("}\n");
+		return;
+	}
+	if (t.o->hist) { /* "[event ]key=value key=value:", then the histogram */
+		if (t.nevents > 1)
+			printf("%s ", ev->name);
+		for (int j = 0; j < ag.nkeys; j++) {
+			printf("%s%s=", j ? " " : "", ag.k[j].name);
+			if (ag.k[j].str)
+				out_text(stdout, key + ag.k[j].off, KEY_STR, 0);
+			else
+				print_key_num(key, j, idx, "%lld", "%llu");
+		}
+		printf(":\n");
+		hist_log2_print(stdout, val, t.o->hist, "count");
 		return;
 	}
 	if (t.nevents > 1)
@@ -412,12 +451,7 @@ static void print_key_row(const void *keyp, uint64_t count, void *ctx)
 			out_text(stdout, key + ag.k[j].off, KEY_STR, 16);
 			putchar(' ');
 		} else {
-			uint64_t v;
-			memcpy(&v, key + ag.k[j].off, 8);
-			if (ag.k[j].kind == KEY_PID || (ag.k[j].f[idx]->flags & TEP_FIELD_IS_SIGNED))
-				printf("%12lld ", (long long)v);
-			else
-				printf("%12llu ", (unsigned long long)v);
+			print_key_num(key, j, idx, "%12lld ", "%12llu ");
 		}
 	}
 	printf("%12llu\n", (unsigned long long)count);
@@ -428,7 +462,7 @@ static int print_aggs(uint64_t now, void *ctx)
 	(void)ctx;
 	char when[16];
 	out_wallclock(now, when);
-	if (t.o->hist) {
+	if (t.o->hist && !ag.nkeys) {
 		if (t.o->json) {
 			printf("{\"time\":\"%s\",\"field\":\"%s\",\"hist\":", when, t.o->hist);
 			hist_log2_json(stdout, &ag.h);
@@ -440,8 +474,9 @@ static int print_aggs(uint64_t now, void *ctx)
 		hist_log2_reset(&ag.h);
 		return 0;
 	}
-	if (!t.o->json) {
+	if (!t.o->json)
 		printf("\n%s\n", when);
+	if (!t.o->json && !t.o->hist) {
 		if (t.nevents > 1)
 			printf("%-32s ", "EVENT");
 		for (int j = 0; j < ag.nkeys; j++)

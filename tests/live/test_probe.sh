@@ -54,7 +54,7 @@ rm -f "$F" "$F.4k"
 check "tpoint -l with a pattern lists block_rq_issue and block_rq_complete" sh -c \
 	"grep -qx block:block_rq_issue '$TMP/out' && grep -qx block:block_rq_complete '$TMP/out' && ! grep -v '^block:block_rq_' '$TMP/out' | grep -q ."
 for args in "'*:*'|at most 63 at once" "-p 1 -L 2 sched:sched_switch|exclude each other" \
-	"nosuch:event|no tracepoint matches" "-k pid --hist count syscalls:sys_enter_read|exclude each other" \
+	"nosuch:event|no tracepoint matches" "-k pid --hist prev_comm sched:sched_switch|no numeric field" \
 	"-s -c sched:sched_switch|not with -c"; do
 	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
@@ -87,6 +87,15 @@ if [ -e "$T/uprobe_events" ]; then
 	check "uprobe --hist b: 10 in [8, 16), 20 and 30 in [16, 32)" sh -c "
 		grep -Eq '^ +8 -> 16 +: 1 ' '$TMP/out' && grep -Eq '^ +16 -> 32 +: 2 ' '$TMP/out' &&
 		[ \$(grep -Ec ': [1-9]' '$TMP/out') -eq 2 ]"
+
+	trace_target "$BIN/uprobe" -k a --hist b "p:$UT:ftt_add a=%di:s32 b=%si:s32"
+	check "uprobe -k a --hist b: one histogram per key, b=10 under a=1, 20 under a=2, 30 under a=3" sh -c "
+		[ \"\$(awk '/^a=[0-9]+:\$/ { k = \$1 } / -> .*: [1-9]/ { print k \$1 }' '$TMP/out' | sort | tr '\n' ';')\" = 'a=1:8;a=2:16;a=3:16;' ]"
+
+	trace_target "$BIN/uprobe" -j -k comm --hist b "p:$UT:ftt_add b=%si:s32"
+	check "uprobe -j -k comm --hist b: the key's count and its histogram in one JSON row" grep -q \
+		'"keys":{"comm":"uprobe_target"},"count":3,"field":"b","hist":\[{"low":8,"high":16,"count":1},{"low":16,"high":32,"count":2}\]}' \
+		"$TMP/out"
 
 	"$BIN/uprobe" -k nosuch "p:$UT:ftt_add" > "$TMP/out" 2> "$TMP/err"
 	check "uprobe -k on a field the probe lacks: exit 2, one line" sh -c \
@@ -130,6 +139,11 @@ if [ -e "$T/kprobe_events" ]; then
 	check "kprobe return with a filter: the one failed open, ret=-2" sh -c "
 		[ \$(wc -l < '$TMP/out') -eq 1 ] && grep -q 'ret=-2\$' '$TMP/out'" ||
 		target_state
+
+	trace_target -p "$BIN/kprobe" -j -k ret 'r:do_sys_openat2 ret=$retval:s32'
+	check "kprobe -j -k ret: a signed key stays signed (ret -2 and the fd)" sh -c "
+		grep -q '\"keys\":{\"ret\":-2},\"count\":1}' '$TMP/out' &&
+		grep -Eq '\"keys\":\\{\"ret\":[0-9]+\\},\"count\":1}' '$TMP/out'"
 
 	trace_target -p "$BIN/kprobe" -s 'p:do_sys_openat2'
 	check "kprobe -s: each hit with a kernel stack through the syscall entry" sh -c "

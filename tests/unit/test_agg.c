@@ -8,8 +8,9 @@ struct seen {
 	size_t n;
 };
 
-static void collect(const void *key, uint64_t count, void *ctx)
+static void collect(const void *key, uint64_t count, const void *val, void *ctx)
 {
+	(void)val;
 	struct seen *s = ctx;
 	memcpy(&s->keys[s->n], key, sizeof(uint32_t));
 	s->counts[s->n++] = count;
@@ -20,13 +21,13 @@ static void test_counts_sorted(void **state)
 {
 	(void)state;
 	struct agg a;
-	assert_int_equal(agg_init(&a, sizeof(uint32_t)), 0);
+	assert_int_equal(agg_init(&a, sizeof(uint32_t), 0), 0);
 	uint32_t k;
 	for (k = 1; k <= 3; k++)
 		for (uint32_t i = 0; i < k * 10; i++)
-			assert_int_equal(agg_add(&a, &k, 1), 0);
+			assert_non_null(agg_add(&a, &k, 1));
 	k = 7;
-	assert_int_equal(agg_add(&a, &k, 5), 0);
+	assert_non_null(agg_add(&a, &k, 5));
 	static struct seen s;
 	s.n = 0;
 	assert_int_equal(agg_sorted(&a, collect, &s), 4);
@@ -48,10 +49,10 @@ static void test_growth(void **state)
 {
 	(void)state;
 	struct agg a;
-	assert_int_equal(agg_init(&a, sizeof(uint32_t)), 0);
+	assert_int_equal(agg_init(&a, sizeof(uint32_t), 0), 0);
 	for (uint32_t k = 0; k < 2000; k++)
 		for (uint32_t i = 0; i <= k % 3; i++)
-			assert_int_equal(agg_add(&a, &k, 1), 0);
+			assert_non_null(agg_add(&a, &k, 1));
 	static struct seen s;
 	s.n = 0;
 	assert_int_equal(agg_sorted(&a, collect, &s), 2000);
@@ -65,11 +66,53 @@ static void test_growth(void **state)
 	agg_free(&a);
 }
 
+/* Per-key values (a histogram each for -k with --hist): zero for a new key, kept while the
+ * table grows, handed out with their key, zeroed by a reset. */
+struct val {
+	uint64_t sum, n;
+};
+
+static void check_val(const void *key, uint64_t count, const void *val, void *ctx)
+{
+	uint32_t k = 0;
+	memcpy(&k, key, 3);
+	const struct val *v = val;
+	assert_int_equal(((uintptr_t)val) % 8, 0);
+	assert_int_equal(v->n, count);
+	assert_int_equal(v->sum, (uint64_t)k * count); /* each add below adds the key itself */
+	(*(size_t *)ctx)++;
+}
+
+static void test_values(void **state)
+{
+	(void)state;
+	struct agg a;
+	assert_int_equal(agg_init(&a, 3, sizeof(struct val)), 0); /* a key size to pad */
+	for (uint32_t k = 0; k < 1000; k++)
+		for (uint32_t i = 0; i <= k % 4; i++) {
+			struct val *v = agg_add(&a, &k, 1);
+			assert_non_null(v);
+			if (i == 0)
+				assert_true(v->sum == 0 && v->n == 0);
+			v->sum += k;
+			v->n++;
+		}
+	size_t seen = 0;
+	assert_int_equal(agg_sorted(&a, check_val, &seen), 1000);
+	assert_int_equal(seen, 1000);
+	agg_reset(&a);
+	uint32_t k = 5;
+	struct val *v = agg_add(&a, &k, 1);
+	assert_true(v->sum == 0 && v->n == 0);
+	agg_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counts_sorted),
 		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,32 @@ static void test_json(void **state)
 					   "{\"low\":4,\"high\":8,\"count\":2}]");
 }
 
+/* Signed values: the negative ones in a first row of their own, text and JSON. */
+static void test_negative(void **state)
+{
+	(void)state;
+	struct hist_log2 h = {0};
+	hist_log2_add_signed(&h, -2);
+	hist_log2_add_signed(&h, -9223372036854775807LL - 1);
+	hist_log2_add_signed(&h, 0);
+	hist_log2_add_signed(&h, 3);
+	assert_int_equal(h.neg, 2);
+	assert_int_equal(h.total, 4);
+	assert_int_equal(h.slot[64], 0);
+	const char *want =
+		"    >=(us) .. <(us)      : I/O      |Distribution                          |\n"
+		"      -inf -> 0          : 2        |######################################|\n"
+		"         0 -> 1          : 1        |###################                   |\n"
+		"         1 -> 2          : 0        |                                      |\n"
+		"         2 -> 4          : 1        |###################                   |\n";
+	assert_string_equal(render(&h, 0), want);
+	assert_string_equal(render(&h, 1), "[{\"low\":null,\"high\":0,\"count\":2},"
+					   "{\"low\":0,\"high\":1,\"count\":1},"
+					   "{\"low\":2,\"high\":4,\"count\":1}]");
+	hist_log2_reset(&h);
+	assert_int_equal(h.neg, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +116,7 @@ int main(void)
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_print_empty),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_negative),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
