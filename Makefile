@@ -3,7 +3,7 @@
 
 TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop
 COMMON   := session reader opt out hist pair blk probe tracer usym comm agg
-UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg
+UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -55,9 +55,9 @@ $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
 
 # Programs the live tests trace (here and in the qemu guests: static).
 $(B)/tests/uprobe_target: tests/live/uprobe_target.c | $(B)/tests
-	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 $(B)/static/uprobe_target: tests/live/uprobe_target.c | $(B)/static
-	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -o $@ $<
 
 check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh

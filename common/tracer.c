@@ -7,9 +7,11 @@
 #include "pair.h"
 #include "reader.h"
 #include "session.h"
+#include "usym.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,7 @@ const char tracer_usage[] =
 	"   -n NAME     only processes whose name matches (glob)\n"
 	"   -p PID      only this process (all its threads, also new ones)\n"
 	"   -s          kernel stack trace of each event\n"
+	"   -U          user-space stack trace of each event (walked by frame pointers)\n"
 	"   -T          TIME column: wall-clock time HH:MM:SS\n"
 	"   -v          print the format of the event(s) and exit\n"
 	"   -h, --help  this usage\n"
@@ -81,6 +84,9 @@ bool tracer_parse_opt(struct tracer_opts *o, int c, const char *arg)
 	case 's':
 		o->stack = true;
 		return true;
+	case 'U':
+		o->ustack = true;
+		return true;
 	case 'T':
 		o->wallclock = true;
 		return true;
@@ -95,8 +101,8 @@ void tracer_check_opts(const struct tracer_opts *o)
 {
 	if (o->pid && o->tid)
 		opt_fail("-p and -L exclude each other");
-	if ((o->keys || o->hist || o->count) && o->stack)
-		opt_fail("-s prints every event: not with -c, -k or --hist");
+	if ((o->keys || o->hist || o->count) && (o->stack || o->ustack))
+		opt_fail("-%c prints every event: not with -c, -k or --hist", o->stack ? 's' : 'U');
 }
 
 int tracer_print_formats(struct session *s, struct tep_event **events, int nevents)
@@ -192,8 +198,8 @@ static struct {
 	const struct tracer_opts *o;
 	struct tep_handle *tep;
 	struct trace_seq seq;
-	struct tep_event *stack_ev;
-	struct tep_format_field *stack_caller;
+	struct tep_event *stack_ev, *ustack_ev;
+	struct tep_format_field *stack_caller, *ustack_caller, *ustack_tgid;
 	int nevents;
 	struct tep_event **events;
 	uint64_t *counts;
@@ -228,6 +234,34 @@ static void print_stack(struct tep_record *rec)
 			printf(" => %s+0x%llx\n", name, off);
 		} else {
 			printf(" => 0x%llx\n", addr);
+		}
+	}
+	if (t.o->json)
+		printf("]}\n");
+}
+
+/* -U: the user stack the kernel recorded after the event (at most 8 frames, walked by
+ * frame pointers), each address named from the process's maps and ELF symbols. */
+static void print_ustack(struct tep_record *rec)
+{
+	struct tep_format_field *f = t.ustack_caller;
+	int tgid = (int)reader_num(rec, t.ustack_tgid);
+	int n = (f->offset + f->size <= rec->size ? f->size : rec->size - f->offset) / 8;
+	char buf[PATH_MAX + 160];
+	if (t.o->json)
+		printf("{\"ustack\":[");
+	for (int i = 0; i < n; i++) {
+		unsigned long long addr;
+		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);
+		if (!addr || addr == ~0ULL)
+			break;
+		usym_addr(tgid, addr, buf, sizeof(buf));
+		if (t.o->json) {
+			if (i)
+				putchar(',');
+			out_json_str(stdout, buf, sizeof(buf));
+		} else {
+			printf(" => %s\n", buf);
 		}
 	}
 	if (t.o->json)
@@ -492,8 +526,10 @@ static void on_event(struct tep_record *rec, void *ctx)
 {
 	int idx = (int)(intptr_t)ctx;
 	if (idx < 0) {
-		if (t.any)
+		if (t.any && idx == -1)
 			print_stack(rec);
+		else if (t.any)
+			print_ustack(rec);
 		return;
 	}
 	if (ag.on) {
@@ -629,6 +665,21 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 			goto out;
 		}
 	}
+	if (o->ustack) {
+		t.ustack_ev = tep_find_event_by_name(s->tep, "ftrace", "user_stack");
+		t.ustack_caller = t.ustack_ev ? tep_find_field(t.ustack_ev, "caller") : NULL;
+		t.ustack_tgid = t.ustack_ev ? tep_find_field(t.ustack_ev, "tgid") : NULL;
+		if (!t.ustack_caller || !t.ustack_tgid) {
+			fprintf(stderr, "%s: no ftrace:user_stack event for -U (CONFIG_USER_STACKTRACE_SUPPORT)\n",
+				s->tool);
+			goto out;
+		}
+		if (tracefs_option_enable(s->inst, TRACEFS_OPTION_USERSTACKTRACE)) {
+			fprintf(stderr, "%s: cannot enable user stack traces: %s\n", s->tool,
+				strerror(errno));
+			goto out;
+		}
+	}
 	bool counting = o->count || ag.on;
 	for (int i = 0; i < nevents && !o->json && !counting; i++)
 		if (events[i]->print_fmt.format && strstr(events[i]->print_fmt.format, "%p")) {
@@ -642,6 +693,8 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 		if (reader_on(&r, events[i], on_event, (void *)(intptr_t)i))
 			goto toomany;
 	if (t.stack_ev && reader_on(&r, t.stack_ev, on_event, (void *)(intptr_t)-1))
+		goto toomany;
+	if (t.ustack_ev && reader_on(&r, t.ustack_ev, on_event, (void *)(intptr_t)-2))
 		goto toomany;
 
 	out_init();
@@ -661,6 +714,7 @@ toomany:
 	fprintf(stderr, "%s: too many events at once (at most %d)\n", s->tool, TRACER_MAX_EVENTS);
 out:
 	trace_seq_destroy(&t.seq);
+	usym_addr_free();
 	free(t.counts);
 	agg_free(&ag.agg);
 	ag.on = false;

@@ -27,6 +27,7 @@ struct tracer_opts {
 	const char *name;  /* -n: comm glob, filtered in the kernel */
 	bool header;       /* -H */
 	bool stack;        /* -s */
+	bool ustack;       /* -U */
 	bool format;       /* -v */
 	bool json;         /* -j */
 	bool wallclock;    /* -T */
@@ -36,7 +37,7 @@ struct tracer_opts {
 };
 
 /* The getopt letters of the shared options, to append to a tool's own. */
-#define TRACER_OPTSTRING "cd:HjL:k:n:p:sTv"
+#define TRACER_OPTSTRING "cd:HjL:k:n:p:sTUv"
 /* The long options of these tools: --help, --version, --json, --hist. */
 extern const struct option tracer_longopts[];
 #define TRACER_OPT_HIST 0x100

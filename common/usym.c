@@ -265,3 +265,243 @@ int usym_list(const char *path, FILE *out)
 	close(fd);
 	return printed;
 }
+
+/* --- user addresses of a process, for -U --------------------------------------------------- */
+
+#define MAX_FILES 64
+#define MAX_PROCS 64
+#define MAX_SEGS 16
+
+/* The function symbols of one ELF file, by address, and its loadable segments. */
+static struct symfile {
+	char *path;
+	struct fsym {
+		unsigned long long addr, size;
+		size_t name; /* in names */
+	} *syms;
+	size_t nsyms;
+	char *names;
+	struct {
+		unsigned long long off, vaddr, size;
+	} seg[MAX_SEGS];
+	int nsegs;
+} files[MAX_FILES];
+static int nfiles;
+
+/* The executable mappings of one process, read from /proc/PID/maps. */
+static struct procmaps {
+	int pid;
+	unsigned long use; /* the least recently used is replaced */
+	struct umap {
+		unsigned long long start, end, off;
+		int file; /* index in files[]; -1: not a file ([vdso], anonymous) */
+		char special[16];
+	} *m;
+	size_t n;
+} procs[MAX_PROCS];
+static unsigned long use_clock;
+
+struct symbuf {
+	struct fsym *v;
+	size_t n, cap;
+	char *names;
+	size_t nlen, ncap;
+};
+
+static int add_fsym(const char *name, GElf_Sym *sym, void *ctx)
+{
+	struct symbuf *b = ctx;
+	int type = GELF_ST_TYPE(sym->st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return 0;
+	size_t len = strcspn(name, "@") + 1;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 1024;
+		void *v = realloc(b->v, b->cap * sizeof(*b->v));
+		if (!v)
+			return 1;
+		b->v = v;
+	}
+	if (b->nlen + len > b->ncap) {
+		b->ncap = b->ncap ? b->ncap * 2 + len : 16384;
+		void *v = realloc(b->names, b->ncap);
+		if (!v)
+			return 1;
+		b->names = v;
+	}
+	memcpy(b->names + b->nlen, name, len - 1);
+	b->names[b->nlen + len - 1] = 0;
+	b->v[b->n++] = (struct fsym){sym->st_value, sym->st_size, b->nlen};
+	b->nlen += len;
+	return 0;
+}
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct fsym *a = x, *b = y;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The index of PATH in files[], loading its symbols the first time; -1 when full. */
+static int symfile_get(const char *path)
+{
+	for (int i = 0; i < nfiles; i++)
+		if (!strcmp(files[i].path, path))
+			return i;
+	if (nfiles == MAX_FILES)
+		return -1;
+	struct symfile *f = &files[nfiles];
+	memset(f, 0, sizeof(*f));
+	if (!(f->path = strdup(path)))
+		return -1;
+	int fd;
+	Elf *elf = open_elf(path, &fd); /* unreadable: kept, with no symbols */
+	if (elf) {
+		struct symbuf b = {0};
+		each_symbol(elf, add_fsym, &b);
+		qsort(b.v, b.n, sizeof(*b.v), by_addr);
+		f->syms = b.v;
+		f->nsyms = b.n;
+		f->names = b.names;
+		size_t n;
+		for (size_t i = 0; !elf_getphdrnum(elf, &n) && i < n && f->nsegs < MAX_SEGS; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+				f->seg[f->nsegs++] = (typeof(f->seg[0])){ph.p_offset, ph.p_vaddr, ph.p_filesz};
+		}
+		elf_end(elf);
+		close(fd);
+	}
+	return nfiles++;
+}
+
+/* Read the executable mappings of PID into p; -1 when the process is gone. */
+static int procmaps_load(struct procmaps *p, int pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *f = fopen(path, "re");
+	free(p->m);
+	memset(p, 0, sizeof(*p));
+	if (!f)
+		return -1;
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off;
+		char perms[8];
+		int name_at = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+			   &name_at) < 4 || !strchr(perms, 'x'))
+			continue;
+		if (p->n == cap) {
+			cap = cap ? cap * 2 : 32;
+			void *m = realloc(p->m, cap * sizeof(*p->m));
+			if (!m)
+				break;
+			p->m = m;
+		}
+		struct umap *m = &p->m[p->n++];
+		char *name = name_at ? line + name_at : "";
+		name[strcspn(name, "\n")] = 0;
+		*m = (struct umap){start, end, off, -1, ""};
+		if (name[0] == '/')
+			m->file = symfile_get(name);
+		else
+			snprintf(m->special, sizeof(m->special), "%s", name);
+	}
+	fclose(f);
+	p->pid = pid;
+	return 0;
+}
+
+static struct procmaps *procmaps_get(int pid)
+{
+	struct procmaps *lru = &procs[0];
+	for (int i = 0; i < MAX_PROCS; i++) {
+		if (procs[i].pid == pid) {
+			procs[i].use = ++use_clock;
+			return &procs[i];
+		}
+		if (procs[i].use < lru->use)
+			lru = &procs[i];
+	}
+	if (procmaps_load(lru, pid))
+		return NULL;
+	lru->use = ++use_clock;
+	return lru;
+}
+
+static const struct umap *find_map(const struct procmaps *p, unsigned long long addr)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (addr >= p->m[i].start && addr < p->m[i].end)
+			return &p->m[i];
+	return NULL;
+}
+
+/* "name+0xoff" for a virtual address of the file, or NULL. */
+static const char *file_sym(const struct symfile *f, unsigned long long vaddr,
+			    unsigned long long *off)
+{
+	size_t lo = 0, hi = f->nsyms;
+	while (lo < hi) { /* the first symbol above vaddr */
+		size_t mid = (lo + hi) / 2;
+		if (f->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Among symbols at the same address, any; one whose size covers vaddr. */
+	for (size_t i = lo; i-- > 0;) {
+		const struct fsym *s = &f->syms[i];
+		if (vaddr < s->addr + (s->size ? s->size : 1)) {
+			*off = vaddr - s->addr;
+			return f->names + s->name;
+		}
+		if (lo - i > 8)
+			break;
+	}
+	return NULL;
+}
+
+const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
+{
+	struct procmaps *p = procmaps_get(pid);
+	const struct umap *m = p ? find_map(p, addr) : NULL;
+	if (p && !m && !procmaps_load(p, pid)) /* mapped since (dlopen): read the maps again */
+		m = find_map(p, addr);
+	if (!m) {
+		snprintf(buf, len, "0x%llx", addr);
+		return buf;
+	}
+	if (m->file < 0) {
+		snprintf(buf, len, "0x%llx (%s)", addr, m->special[0] ? m->special : "anonymous");
+		return buf;
+	}
+	const struct symfile *f = &files[m->file];
+	unsigned long long foff = addr - m->start + m->off, vaddr = foff, off = 0;
+	for (int i = 0; i < f->nsegs; i++)
+		if (foff >= f->seg[i].off && foff < f->seg[i].off + f->seg[i].size) {
+			vaddr = foff - f->seg[i].off + f->seg[i].vaddr;
+			break;
+		}
+	const char *name = file_sym(f, vaddr, &off);
+	if (name)
+		snprintf(buf, len, "%s+0x%llx (%s)", name, off, f->path);
+	else
+		snprintf(buf, len, "0x%llx (%s)", vaddr, f->path);
+	return buf;
+}
+
+void usym_addr_free(void)
+{
+	for (int i = 0; i < MAX_PROCS; i++)
+		free(procs[i].m);
+	for (int i = 0; i < nfiles; i++) {
+		free(files[i].path);
+		free(files[i].syms);
+		free(files[i].names);
+	}
+	memset(procs, 0, sizeof(procs));
+	nfiles = 0;
+}

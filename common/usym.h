@@ -24,4 +24,13 @@ int usym_offset(const char *path, const char *symbol, bool any_type, unsigned lo
 /* The function symbols of the file, one per line, sorted; returns how many, -1 on error. */
 int usym_list(const char *path, FILE *out);
 
+/*
+ * A user-space address of process PID, for stacks: "symbol+0xoff (/path/of/file)", or the
+ * address with what is mapped there ("[vdso]", "anonymous"), or only the address when the
+ * process is gone. Maps and symbol tables are cached (the maps read again when an address
+ * is in none of them). The result is in buf.
+ */
+const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len);
+void usym_addr_free(void);
+
 #endif

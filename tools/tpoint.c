@@ -194,8 +194,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	/* One name per event, "ftrace:kernel_stack" for -s, and the NULL at the end. */
-	static char *systems[TRACER_MAX_EVENTS + 2];
+	/* One name per event, the stack events for -s and -U, and the NULL at the end. */
+	static char *systems[TRACER_MAX_EVENTS + 3];
 	struct session s = {0};
 	struct matches m = {.systems = systems, .s = &s};
 	int ret = 1;
@@ -206,9 +206,10 @@ int main(int argc, char **argv)
 		opt_fail("'%s' matches %d tracepoints; at most %d at once", env.spec, n,
 			 TRACER_MAX_EVENTS);
 	systems[m.nsystems++] = "ftrace:kernel_stack"; /* for -s */
+	systems[m.nsystems++] = "ftrace:user_stack";   /* for -U */
 	if (session_init(&s, opt_tool, (const char *const *)systems))
 		goto out;
-	for (int i = 0; i < m.nsystems - 1; i++) {
+	for (int i = 0; i < m.nsystems - 2; i++) {
 		char *colon = strchr(systems[i], ':');
 		*colon = 0;
 		add_event(systems[i], colon + 1, &m);

@@ -15,6 +15,11 @@ if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 		[ "$(grep -c 'sys_enter_openat:' "$TMP/out")" -eq 2 -a "$(wc -l < "$TMP/out")" -eq 2 ]
 	check "tpoint: the process is named in each line" sh -c "grep -c 'uprobe_target-$UTPID ' '$TMP/out' | grep -qx 2"
 
+	trace_target -p "$BIN/tpoint" -U syscalls:sys_enter_openat
+	check "tpoint -U: each openat() followed by its user stack, first frame in the C library's open" sh -c "
+		[ \$(grep -c 'sys_enter_openat:' '$TMP/out') -eq 2 ] &&
+		[ \$(grep -A1 'sys_enter_openat:' '$TMP/out' | grep -Ec '^ => [_a-z0-9]*open[_a-z0-9]*\+0x[0-9a-f]+ \(/') -eq 2 ]"
+
 	trace_target -p "$BIN/tpoint" -c syscalls:sys_enter_openat
 	check "tpoint -c -p: the counts add up to 2" \
 		[ "$(awk '$1 == "syscalls:sys_enter_openat" {s += $2} END {print s + 0}' "$TMP/out")" -eq 2 ] ||
@@ -55,7 +60,7 @@ check "tpoint -l with a pattern lists block_rq_issue and block_rq_complete" sh -
 	"grep -qx block:block_rq_issue '$TMP/out' && grep -qx block:block_rq_complete '$TMP/out' && ! grep -v '^block:block_rq_' '$TMP/out' | grep -q ."
 for args in "'*:*'|at most 63 at once" "-p 1 -L 2 sched:sched_switch|exclude each other" \
 	"nosuch:event|no tracepoint matches" "-k pid --hist prev_comm sched:sched_switch|no numeric field" \
-	"-s -c sched:sched_switch|not with -c"; do
+	"-s -c sched:sched_switch|not with -c" "-U -k pid sched:sched_switch|U prints every event"; do
 	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "tpoint ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \
@@ -96,6 +101,16 @@ if [ -e "$T/uprobe_events" ]; then
 	check "uprobe -j -k comm --hist b: the key's count and its histogram in one JSON row" grep -q \
 		'"keys":{"comm":"uprobe_target"},"count":3,"field":"b","hist":\[{"low":8,"high":16,"count":1},{"low":16,"high":32,"count":2}\]}' \
 		"$TMP/out"
+
+	# The test program is built with frame pointers: at each return, main is the first frame.
+	trace_target "$BIN/uprobe" -U "r:$UT:ftt_add"
+	check "uprobe -U on a return: the 3 returns, each with main as its first user frame" sh -c "
+		[ \$(grep -c 'ftt_add_ret:' '$TMP/out') -eq 3 ] &&
+		[ \$(grep -A1 'ftt_add_ret:' '$TMP/out' | grep -c '^ => main+0x[0-9a-f]* (.*uprobe_target)\$') -eq 3 ]"
+
+	trace_target "$BIN/uprobe" -j -U "r:$UT:ftt_add"
+	check "uprobe -j -U: a ustack object after each event, main first" sh -c "
+		[ \$(grep -c '^{\"ustack\":\[\"main+0x[0-9a-f]* (.*uprobe_target)\"' '$TMP/out') -eq 3 ]"
 
 	"$BIN/uprobe" -k nosuch "p:$UT:ftt_add" > "$TMP/out" 2> "$TMP/err"
 	check "uprobe -k on a field the probe lacks: exit 2, one line" sh -c \
@@ -144,6 +159,11 @@ if [ -e "$T/kprobe_events" ]; then
 	check "kprobe -j -k ret: a signed key stays signed (ret -2 and the fd)" sh -c "
 		grep -q '\"keys\":{\"ret\":-2},\"count\":1}' '$TMP/out' &&
 		grep -Eq '\"keys\":\\{\"ret\":[0-9]+\\},\"count\":1}' '$TMP/out'"
+
+	trace_target -p "$BIN/kprobe" -U 'p:do_sys_openat2'
+	check "kprobe -U: each call followed by the user stack that made it, first frame an open" sh -c "
+		[ \$(grep -c 'do_sys_openat2:' '$TMP/out') -eq 2 ] &&
+		[ \$(grep -A1 'do_sys_openat2:' '$TMP/out' | grep -Ec '^ => [_a-z0-9]*open[_a-z0-9]*\+0x[0-9a-f]+ \(/') -eq 2 ]"
 
 	trace_target -p "$BIN/kprobe" -s 'p:do_sys_openat2'
 	check "kprobe -s: each hit with a kernel stack through the syscall entry" sh -c "
