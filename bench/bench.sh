@@ -181,7 +181,7 @@ scenario "count_comm|count by comm|ftt-count|$T -k comm syscalls:sys_enter_read|
 scenario "count_pid_comm|count by pid and comm|ftt-count|$T -k pid,comm syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @[pid, comm] = count(); }|-"
 scenario "hist|log2 histogram of read's size|ftt-hist|$T --hist count syscalls:sys_enter_read|bt-hist|tracepoint:syscalls:sys_enter_read { @ = hist(args->count); }|-"
 scenario "kstack|kernel stack|lines|$T -s syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @[kstack] = count(); }|-"
-scenario "ustack|user stack|-|-|bt-count|tracepoint:syscalls:sys_enter_read { @[ustack] = count(); }|-"
+scenario "ustack|user stack|lines|$T -U syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @[ustack] = count(); }|-"
 scenario "print|per-event output to a file|lines|$T syscalls:sys_enter_read|lines|tracepoint:syscalls:sys_enter_read { printf(\"%d %s %d\\n\", pid, comm, args->count); }|lines"
 
 # --- runs ------------------------------------------------------------------------------------
