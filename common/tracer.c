@@ -669,8 +669,9 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 		t.ustack_ev = tep_find_event_by_name(s->tep, "ftrace", "user_stack");
 		t.ustack_caller = t.ustack_ev ? tep_find_field(t.ustack_ev, "caller") : NULL;
 		t.ustack_tgid = t.ustack_ev ? tep_find_field(t.ustack_ev, "tgid") : NULL;
-		if (!t.ustack_caller || !t.ustack_tgid) {
-			fprintf(stderr, "%s: no ftrace:user_stack event for -U (CONFIG_USER_STACKTRACE_SUPPORT)\n",
+		if (!t.ustack_caller || !t.ustack_tgid ||
+		    !tracefs_option_is_supported(s->inst, TRACEFS_OPTION_USERSTACKTRACE)) {
+			fprintf(stderr, "%s: no user stack traces in this kernel for -U (CONFIG_USER_STACKTRACE_SUPPORT)\n",
 				s->tool);
 			goto out;
 		}
