@@ -159,6 +159,9 @@ stop_cases() {
 	check "$sname killed with SIGKILL, then a new run: tracefs as before" same_state
 }
 
+# The strict JSON-lines checker (tests/live/jsoncheck.c): jsoncheck FILE [KEY...].
+JSONCHECK=${JSONCHECK:-$BIN/tests/jsoncheck}
+
 # The test program of the probe tests (tests/live/uprobe_target.c): waits for a start file,
 # makes known calls and opens, prints "sum len fd bad-result".
 UT=${UPROBE_TARGET:-$BIN/tests/uprobe_target}

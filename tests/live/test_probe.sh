@@ -8,6 +8,18 @@ save_state
 
 [ -x "$UT" ] || { notok "test program $UT missing (make check builds it)"; summary; exit 1; }
 
+# The JSON checker the -j tests rely on must reject what is not JSON.
+bad=0
+for l in '{"a":1,}' '{"a":01}' '{"a":"x\q"}' '{"a":1} x' '[1]' '{"a":tru}' '{"a":"x	y"}' \
+	'{"a":1' '{a:1}' '{"a":-}' '{"a":1.}' '{"a":"\u12"}' ''; do
+	printf '%s\n' "$l" > "$TMP/j"
+	"$JSONCHECK" "$TMP/j" 2> /dev/null && { echo "# jsoncheck accepted: $l"; bad=1; }
+done
+printf '%s\n' '{"a":[1,-2.5e3,{"b":null}],"c":"\u00e9\n\"","d":true,"e":false,"f":{}}' > "$TMP/j"
+"$JSONCHECK" "$TMP/j" a c || bad=1
+"$JSONCHECK" "$TMP/j" b 2> /dev/null && bad=1 # a nested key is not a top-level one
+check "jsoncheck rejects 13 malformed lines and accepts valid JSON with its top-level keys" [ $bad -eq 0 ]
+
 # --- tpoint ---------------------------------------------------------------------------------
 if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	trace_target -p "$BIN/tpoint" syscalls:sys_enter_openat
@@ -50,6 +62,8 @@ if wait_ready $TPID "$TMP/err"; then
 		[ \$(grep '\"comm\":\"dd\"' '$TMP/out' | grep -c '\"rwbs\":\"W') -eq 2 ] &&
 		! grep -v '\"bytes\":8192,' '$TMP/out' | grep -q . &&
 		grep -q '\"fields\":{.*\"sector\":[0-9]*,' '$TMP/out'"
+	check "tpoint -j: every line is a JSON object with time, ts, cpu, pid, comm, event, fields" \
+		"$JSONCHECK" "$TMP/out" time ts cpu pid comm event fields
 else
 	notok "tpoint block:block_rq_issue starts" "$TMP/err"
 fi

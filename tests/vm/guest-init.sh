@@ -84,7 +84,7 @@ for disk in /dev/vda /dev/nullb0; do
 	fi
 	say "# live tests with LIVE_DISK=$disk"
 	# Streamed, so that a guest that hangs still shows how far it got.
-	LIVE_DISK=$disk LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
+	LIVE_DISK=$disk LIVE_FILE_DIR=/mnt BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck TMPDIR=/tmp \
 		sh /ftt/tests/live/test_block.sh 2>&1 |
 		sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
 	runs=$((runs + 1))
@@ -94,7 +94,7 @@ done
 if ! grep -q 'ftt.probe=0' /proc/cmdline; then
 	for t in test_probe test_opensnoop; do
 		say "# live tests: $t"
-		UPROBE_TARGET=/ftt/bin/uprobe_target LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
+		UPROBE_TARGET=/ftt/bin/uprobe_target JSONCHECK=/ftt/bin/jsoncheck LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
 			sh /ftt/tests/live/$t.sh 2>&1 > $OUT
 		runs=$((runs + 1))
 	done
