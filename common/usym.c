@@ -215,91 +215,11 @@ fail:
 	return -1;
 }
 
-struct names {
-	char **v;
-	size_t n, cap;
+/* The function symbols of a file, names without their version ("open@@GLIBC_2.2.5"). */
+struct fsym {
+	unsigned long long addr, size;
+	size_t name; /* in names */
 };
-
-static int add_name(const char *name, GElf_Sym *sym, void *ctx)
-{
-	struct names *l = ctx;
-	int type = GELF_ST_TYPE(sym->st_info);
-	if (type != STT_FUNC && type != STT_GNU_IFUNC)
-		return 0;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 1024;
-		char **v = realloc(l->v, l->cap * sizeof(*v));
-		if (!v)
-			return 1;
-		l->v = v;
-	}
-	l->v[l->n++] = strndup(name, strcspn(name, "@"));
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int usym_list(const char *path, FILE *out)
-{
-	int fd;
-	Elf *elf = open_elf(path, &fd);
-	if (!elf)
-		return -1;
-	struct names l = {0};
-	each_symbol(elf, add_name, &l);
-	qsort(l.v, l.n, sizeof(*l.v), cmp_str);
-	int printed = 0;
-	for (size_t i = 0; i < l.n; i++) {
-		if (!i || strcmp(l.v[i], l.v[i - 1])) {
-			fprintf(out, "%s\n", l.v[i]);
-			printed++;
-		}
-	}
-	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i]);
-	free(l.v);
-	elf_end(elf);
-	close(fd);
-	return printed;
-}
-
-/* --- user addresses of a process, for -U --------------------------------------------------- */
-
-#define MAX_FILES 64
-#define MAX_PROCS 64
-#define MAX_SEGS 16
-
-/* The function symbols of one ELF file, by address, and its loadable segments. */
-static struct symfile {
-	char *path;
-	struct fsym {
-		unsigned long long addr, size;
-		size_t name; /* in names */
-	} *syms;
-	size_t nsyms;
-	char *names;
-	struct {
-		unsigned long long off, vaddr, size;
-	} seg[MAX_SEGS];
-	int nsegs;
-} files[MAX_FILES];
-static int nfiles;
-
-/* The executable mappings of one process, read from /proc/PID/maps. */
-static struct procmaps {
-	int pid;
-	unsigned long use; /* the least recently used is replaced */
-	struct umap {
-		unsigned long long start, end, off;
-		int file; /* index in files[]; -1: not a file ([vdso], anonymous) */
-		char special[16];
-	} *m;
-	size_t n;
-} procs[MAX_PROCS];
-static unsigned long use_clock;
 
 struct symbuf {
 	struct fsym *v;
@@ -335,6 +255,71 @@ static int add_fsym(const char *name, GElf_Sym *sym, void *ctx)
 	b->nlen += len;
 	return 0;
 }
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int usym_list(const char *path, FILE *out)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf)
+		return -1;
+	struct symbuf b = {0};
+	each_symbol(elf, add_fsym, &b);
+	elf_end(elf);
+	close(fd);
+	char **v = malloc((b.n ? b.n : 1) * sizeof(*v));
+	int printed = v ? 0 : -1;
+	for (size_t i = 0; v && i < b.n; i++)
+		v[i] = b.names + b.v[i].name;
+	if (v)
+		qsort(v, b.n, sizeof(*v), cmp_str);
+	for (size_t i = 0; v && i < b.n; i++) {
+		if (!i || strcmp(v[i], v[i - 1])) {
+			fprintf(out, "%s\n", v[i]);
+			printed++;
+		}
+	}
+	free(v);
+	free(b.v);
+	free(b.names);
+	return printed;
+}
+
+/* --- user addresses of a process, for -U --------------------------------------------------- */
+
+#define MAX_FILES 64
+#define MAX_PROCS 64
+#define MAX_SEGS 16
+
+/* The function symbols of one ELF file, by address, and its loadable segments. */
+static struct symfile {
+	char *path;
+	struct fsym *syms;
+	size_t nsyms;
+	char *names;
+	struct {
+		unsigned long long off, vaddr, size;
+	} seg[MAX_SEGS];
+	int nsegs;
+} files[MAX_FILES];
+static int nfiles;
+
+/* The executable mappings of one process, read from /proc/PID/maps. */
+static struct procmaps {
+	int pid;
+	unsigned long use; /* the least recently used is replaced */
+	struct umap {
+		unsigned long long start, end, off;
+		int file; /* index in files[]; -1: not a file ([vdso], anonymous) */
+		char special[16];
+	} *m;
+	size_t n;
+} procs[MAX_PROCS];
+static unsigned long use_clock;
 
 static int by_addr(const void *x, const void *y)
 {
