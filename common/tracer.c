@@ -250,6 +250,8 @@ static void print_ustack(struct tep_record *rec)
 	char buf[PATH_MAX + 160];
 	if (t.o->json)
 		printf("{\"ustack\":[");
+	else
+		puts(" <user stack>"); /* after a kernel stack (-s), where one ends */
 	for (int i = 0; i < n; i++) {
 		unsigned long long addr;
 		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);

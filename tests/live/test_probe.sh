@@ -30,7 +30,15 @@ if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	trace_target -p "$BIN/tpoint" -U syscalls:sys_enter_openat
 	check "tpoint -U: each openat() followed by its user stack, first frame in the C library's open" sh -c "
 		[ \$(grep -c 'sys_enter_openat:' '$TMP/out') -eq 2 ] &&
-		[ \$(grep -A1 'sys_enter_openat:' '$TMP/out' | grep -Ec '^ => [_a-z0-9]*open[_a-z0-9]*\+0x[0-9a-f]+ \(/') -eq 2 ]"
+		[ \$(grep -A2 'sys_enter_openat:' '$TMP/out' | grep -A1 -x ' <user stack>' | grep -Ec '^ => [_a-z0-9]*open[_a-z0-9]*\+0x[0-9a-f]+ \(/') -eq 2 ]"
+
+	trace_target -p "$BIN/tpoint" -s -U syscalls:sys_enter_openat
+	check "tpoint -s -U: the kernel stack, then a '<user stack>' line, then the user frames" awk '
+		/sys_enter_openat:/ { ev++; part = "k"; next }
+		/^ <user stack>$/ { part = "u"; first = 1; next }
+		part == "k" && /^ => .*do_syscall_64/ { k++ }
+		part == "u" && first { if (/^ => [_a-z0-9]*open[_a-z0-9]*\+0x/) u++; first = 0 }
+		END { exit !(ev == 2 && k == 2 && u == 2) }' "$TMP/out"
 
 	trace_target -p "$BIN/tpoint" -c syscalls:sys_enter_openat
 	check "tpoint -c -p: the counts add up to 2" \
@@ -120,7 +128,7 @@ if [ -e "$T/uprobe_events" ]; then
 	trace_target "$BIN/uprobe" -U "r:$UT:ftt_add"
 	check "uprobe -U on a return: the 3 returns, each with main as its first user frame" sh -c "
 		[ \$(grep -c 'ftt_add_ret:' '$TMP/out') -eq 3 ] &&
-		[ \$(grep -A1 'ftt_add_ret:' '$TMP/out' | grep -c '^ => main+0x[0-9a-f]* (.*uprobe_target)\$') -eq 3 ]"
+		[ \$(grep -A2 'ftt_add_ret:' '$TMP/out' | grep -A1 -x ' <user stack>' | grep -c '^ => main+0x[0-9a-f]* (.*uprobe_target)\$') -eq 3 ]"
 
 	trace_target "$BIN/uprobe" -j -U "r:$UT:ftt_add"
 	check "uprobe -j -U: a ustack object after each event, main first" sh -c "
@@ -177,7 +185,7 @@ if [ -e "$T/kprobe_events" ]; then
 	trace_target -p "$BIN/kprobe" -U 'p:do_sys_openat2'
 	check "kprobe -U: each call followed by the user stack that made it, first frame an open" sh -c "
 		[ \$(grep -c 'do_sys_openat2:' '$TMP/out') -eq 2 ] &&
-		[ \$(grep -A1 'do_sys_openat2:' '$TMP/out' | grep -Ec '^ => [_a-z0-9]*open[_a-z0-9]*\+0x[0-9a-f]+ \(/') -eq 2 ]"
+		[ \$(grep -A2 'do_sys_openat2:' '$TMP/out' | grep -A1 -x ' <user stack>' | grep -Ec '^ => [_a-z0-9]*open[_a-z0-9]*\+0x[0-9a-f]+ \(/') -eq 2 ]"
 
 	trace_target -p "$BIN/kprobe" -s 'p:do_sys_openat2'
 	check "kprobe -s: each hit with a kernel stack through the syscall entry" sh -c "
