@@ -291,7 +291,7 @@ int usym_list(const char *path, FILE *out)
 
 /* --- user addresses of a process, for -U --------------------------------------------------- */
 
-#define MAX_FILES 64
+#define MAX_FILES 256
 #define MAX_PROCS 64
 #define MAX_SEGS 16
 
@@ -391,8 +391,10 @@ static int procmaps_load(struct procmaps *p, int pid)
 		*m = (struct umap){start, end, off, -1, ""};
 		if (name[0] == '/')
 			m->file = symfile_get(name);
-		else
-			snprintf(m->special, sizeof(m->special), "%s", name);
+		/* [vdso], anonymous (JIT code), or a file past the MAX_FILES we keep */
+		if (m->file < 0)
+			snprintf(m->special, sizeof(m->special), "%s",
+				 name[0] == '/' ? "[unread file]" : name);
 	}
 	fclose(f);
 	p->pid = pid;
