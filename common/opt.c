@@ -16,10 +16,15 @@
 
 const char *opt_tool = "ftrace-tools";
 
+size_t opt_buffer_kb;
+
 void opt_init(const char *argv0)
 {
 	const char *slash = strrchr(argv0, '/');
 	opt_tool = slash ? slash + 1 : argv0;
+	const char *kb = getenv("FTT_BUFFER_KB");
+	if (kb && *kb)
+		opt_buffer_kb = (size_t)opt_int(kb, 1, 1 << 22, "FTT_BUFFER_KB (KB per CPU)");
 }
 
 void opt_fail(const char *fmt, ...)

@@ -1,4 +1,5 @@
 #include "session.h"
+#include "opt.h"
 #include "reader.h"
 
 #include <dirent.h>
@@ -258,6 +259,8 @@ int session_start(struct session *s, size_t buffer_kb)
 	}
 	if (!s->keep_clock && set_clock(s))
 		return -1;
+	if (opt_buffer_kb)
+		buffer_kb = opt_buffer_kb; /* FTT_BUFFER_KB */
 	if (buffer_kb) {
 		char val[32];
 		snprintf(val, sizeof(val), "%zu", buffer_kb);

@@ -166,9 +166,10 @@ JSONCHECK=${JSONCHECK:-$BIN/tests/jsoncheck}
 # makes known calls and opens, prints "sum len fd bad-result".
 UT=${UPROBE_TARGET:-$BIN/tests/uprobe_target}
 # Run the test program, waiting at its start until the tracer is ready; its PID in $UTPID.
+# spawn_target [N]: with N, it makes its pair of opens N times.
 spawn_target() {
 	rm -f "$TMP/go"
-	"$UT" "$TMP/go" > "$TMP/target.out" &
+	"$UT" "$TMP/go" ${1:-} > "$TMP/target.out" &
 	UTPID=$!
 }
 release_target() { touch "$TMP/go"; wait $UTPID; }

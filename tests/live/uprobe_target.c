@@ -1,4 +1,5 @@
-/* A program for the uprobe and opensnoop live tests: known calls with known arguments. */
+/* A program for the uprobe and opensnoop live tests: known calls with known arguments.
+ * uprobe_target [START-FILE [N]]: wait for START-FILE, then make them (the opens N times). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,11 @@ int main(int argc, char **argv)
 	int fd = open("/proc/self/stat", O_RDONLY);
 	int bad = open("/nonexistent/ftt-file", O_RDONLY);
 	printf("%d %zu %d %d\n", sum, n, fd, bad);
+	/* Optionally, that pair of opens again, many times (a flood for the lost-event tests). */
+	for (long i = 1; argc > 2 && i < atol(argv[2]); i++) {
+		close(open("/proc/self/stat", O_RDONLY));
+		open("/nonexistent/ftt-file", O_RDONLY);
+	}
 	/* Stay a moment: a tool names a process from /proc, or from the kernel's saved_cmdlines,
 	 * which records names best-effort (it skips them when its lock is busy). A process that
 	 * exits within microseconds of its events may show as "<...>"; the tests check naming. */
