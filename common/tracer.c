@@ -204,6 +204,7 @@ static struct {
 	struct tep_event **events;
 	uint64_t *counts;
 	bool any; /* printed an event since the last stack, for -s */
+	int ticks; /* tables printed by -c so far */
 } t;
 
 static void print_stack(struct tep_record *rec)
@@ -496,6 +497,7 @@ static void print_key_row(const void *keyp, uint64_t count, const void *val, voi
 static int print_aggs(uint64_t now, void *ctx)
 {
 	(void)ctx;
+	t.ticks++;
 	char when[16];
 	out_wallclock(now, when);
 	if (t.o->hist && !ag.nkeys) {
@@ -568,9 +570,20 @@ static void on_event(struct tep_record *rec, void *ctx)
 	putchar('\n');
 }
 
+static bool counted_since_tick(void)
+{
+	if (ag.on)
+		return ag.nkeys ? ag.agg.used > 0 : ag.h.total > 0;
+	for (int i = 0; i < t.nevents; i++)
+		if (t.counts[i])
+			return true;
+	return false;
+}
+
 static int print_counts(uint64_t now, void *ctx)
 {
 	(void)ctx;
+	t.ticks++;
 	char when[16];
 	out_wallclock(now, when);
 	if (!t.o->json)
@@ -709,7 +722,8 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 	reader_tick_fn tick = ag.on ? print_aggs : print_counts;
 	ret = reader_run(&r, o->duration, o->count ? 1000000000ULL : 0, o->count ? tick : NULL,
 			 NULL, out_flush) ? 1 : 0;
-	if (counting && !out_closed())
+	/* The partial last interval; not an empty one when -d ended right on a tick. */
+	if (counting && !out_closed() && (!t.ticks || counted_since_tick()))
 		tick(reader_now(), NULL);
 	out_flush();
 	goto out;
