@@ -62,20 +62,24 @@ else
 	# path must never be joined to another open's result. (Removing the clearing of the
 	# joins after a loss did not make this fail here in 4 runs: the losses did not happen to
 	# fall between an entry and its exit. The check stands for the property, not that code.)
-	spawn_target 20000
-	FTT_BUFFER_KB=4 "$BIN/opensnoop" -p $UTPID > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	if ready_release; then
-		sleep 1; kill -INT $TPID; wait_exit $TPID 10
-		check "opensnoop under lost events (FTT_BUFFER_KB=4): reported, and each path with its own open's result" awk '
-			NR == 1 { next }
-			$NF == "/proc/self/stat" { n++; if ($3 < 0 || $4 != 0) bad++ }
-			$NF == "/nonexistent/ftt-file" { n++; if ($3 != -1 || $4 != 2) bad++ }
-			FILENAME != ARGV[1] && /WARNING: lost/ { lost = 1 }
-			END { if (bad) print "# " bad " of " n " paths with another open'"'"'s result"
-				exit !(n > 100 && !bad && lost) }' "$TMP/out" "$TMP/err"
+	if [ -n "${LIVE_SKIP_LOSS:-}" ]; then
+		skip "opensnoop under lost events: $LIVE_SKIP_LOSS"
 	else
-		notok "opensnoop with FTT_BUFFER_KB=4 starts" "$TMP/err"
+		spawn_target 20000
+		FTT_BUFFER_KB=4 "$BIN/opensnoop" -p $UTPID > "$TMP/out" 2> "$TMP/err" &
+		TPID=$!
+		if ready_release; then
+			sleep 1; kill -INT $TPID; wait_exit $TPID 10
+			check "opensnoop under lost events (FTT_BUFFER_KB=4): reported, and each path with its own open's result" awk '
+				NR == 1 { next }
+				$NF == "/proc/self/stat" { n++; if ($3 < 0 || $4 != 0) bad++ }
+				$NF == "/nonexistent/ftt-file" { n++; if ($3 != -1 || $4 != 2) bad++ }
+				FILENAME != ARGV[1] && /WARNING: lost/ { lost = 1 }
+				END { if (bad) print "# " bad " of " n " paths with another open'"'"'s result"
+					exit !(n > 100 && !bad && lost) }' "$TMP/out" "$TMP/err"
+		else
+			notok "opensnoop with FTT_BUFFER_KB=4 starts" "$TMP/err"
+		fi
 	fi
 
 	snoop -j

@@ -94,6 +94,9 @@ done
 # The probe and opensnoop suites (kprobes, opensnoop's kprobe and eprobe paths are only
 # testable here); VM_PROBE_TESTS=0 on the host (kernel argument ftt.probe=0) leaves them out.
 if ! grep -q 'ftt.probe=0' /proc/cmdline; then
+	# The lost-event test of opensnoop printed no event at all once on 6.12 (a CI rehearsal,
+	# 2026-11-21; 7 runs of it in that guest were fine): not understood, so not run here yet.
+	export LIVE_SKIP_LOSS="not run in the qemu guests yet (once printed nothing on 6.12, not understood)"
 	for t in test_probe test_opensnoop; do
 		say "# live tests: $t"
 		UPROBE_TARGET=/ftt/bin/uprobe_target JSONCHECK=/ftt/bin/jsoncheck LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
