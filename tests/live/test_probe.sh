@@ -56,6 +56,10 @@ if [ -d "$T/events/syscalls/sys_enter_read" ]; then
 		grep -q COUNT '$TMP/out' && ! grep -Eq '^ +$TPID +[0-9]+\$' '$TMP/out'"
 fi
 
+# -c with -d 1: one table, not a second, empty one for the instant after the last tick.
+"$BIN/tpoint" -c -d 1 block:block_rq_issue 'bytes == 12345' > "$TMP/out" 2> "$TMP/err"
+check "tpoint -c -d 1: exactly one table" [ "$(grep -c '^EVENT' "$TMP/out")" -eq 1 ]
+
 # Block events with a filter, as JSON with every field.
 F=${LIVE_FILE_DIR:-/var/tmp}/ftt-probe.$$
 rm -f "$TMP/out" "$TMP/err"
