@@ -2,7 +2,7 @@
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
 TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop
-COMMON   := session reader opt out hist pair blk probe tracer usym comm agg
+COMMON   := sig session reader opt out hist pair blk probe tracer usym comm agg
 UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym
 
 PREFIX   ?= /usr/local

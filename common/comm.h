@@ -1,14 +1,48 @@
-/* comm: the name of a thread for events that do not record it. */
+/*
+ * comm: the name of each task as it was when each of its events happened. Events carry only
+ * the PID, and /proc or the kernel's saved_cmdlines say what a PID is called later, or what
+ * a PID that is now someone else was called. So the run's instance also records the rare
+ * events that name tasks (sched:sched_process_fork: a new task has its parent's name;
+ * task:task_rename: exec and prctl/pthread_setname_np renames), and the reader hands them
+ * here before any later event: a lookup gives the name at that point of the stream. A task
+ * that existed before the run is named from /proc when first seen.
+ */
 #ifndef FTT_COMM_H
 #define FTT_COMM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+struct session;
+struct reader;
+struct tep_event;
+struct tep_record;
+struct comm_table;
+
 /*
- * The name of thread pid at trace time ts (ns): /proc at first sight and again after a
- * second (exec renames), else the kernel's saved_cmdlines (tasks that already exited), else
- * "<...>". Not thread-safe; the string lives until the next call for the same pid.
+ * Enable the naming events in the session's instance (filtered only to leave this process
+ * out), before the tool's own events. NULL with a message when the kernel has neither event
+ * (CONFIG_TRACING without sched events is not a kernel these tools run on).
  */
-const char *comm_lookup(int pid, uint64_t ts);
+struct comm_table *comm_follow(struct session *s);
+/* Register the handlers: before the tool's, so a name changes before later events. */
+int comm_attach(struct comm_table *t, struct reader *r);
+/* Is ev one of the naming events? (A tool that traces it too may not filter it in the
+ * kernel: the names need every one.) */
+bool comm_follows(const struct comm_table *t, const struct tep_event *ev);
+
+/* The name of task pid at the current point of the event stream: at most 15 bytes and a
+ * NUL, as the kernel keeps it; "<...>" when it cannot be known. Valid until the next call. */
+const char *comm_get(struct comm_table *t, int pid);
+
+void comm_free(struct comm_table *t);
+
+/* The per-event handlers and the lookup on a table without a session, for the unit tests. */
+struct comm_table *comm_new(struct tep_event *fork, struct tep_event *rename);
+void comm_on_fork(struct tep_record *rec, void *ctx);
+void comm_on_rename(struct tep_record *rec, void *ctx);
+void comm_on_lost(int cpu, long long n, void *ctx);
+/* Where a name came from, for the tests: 0 unknown, 1 an event, 2 /proc, 3 saved_cmdlines. */
+int comm_source(struct comm_table *t, int pid);
 
 #endif

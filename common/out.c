@@ -1,14 +1,58 @@
 #include "out.h"
-#include "session.h"
+#include "sig.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static char outbuf[1 << 16];
-static int closed;
+static bool closed, failed, tables;
 static int64_t mono_to_real;
+static const char *out_tool = "ftrace-tools";
+
+static void write_failed(int err)
+{
+	if (!failed)
+		fprintf(stderr, "%s: cannot write the output: %s\n", out_tool, strerror(err));
+	failed = closed = true;
+}
+
+/* exit() with a write error pending on stdout (-h or -l to /dev/full): status 1. */
+static void check_at_exit(void)
+{
+	if (closed && !failed)
+		return; /* EPIPE: the reader went away, which is not a failure */
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout) && !failed)
+		return;
+	if (errno == EPIPE)
+		_exit(0);
+	write_failed(errno ? errno : EIO);
+	_exit(1);
+}
+
+void out_check_stdio(const char *tool)
+{
+	out_tool = tool;
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int null = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+		if (null != fd && null >= 0) {
+			dup2(null, fd);
+			close(null);
+		}
+		if (fd == STDOUT_FILENO) {
+			fprintf(stderr, "%s: standard output is closed\n", tool);
+			exit(1);
+		}
+	}
+	atexit(check_at_exit);
+}
 
 void out_init(void)
 {
@@ -18,19 +62,31 @@ void out_init(void)
 int out_flush(void)
 {
 	if (closed)
-		return 1;
-	if (fflush(stdout) == 0)
+		return failed ? -1 : 1;
+	sig_blocking_begin(); /* a second Ctrl-C while a stalled pipe blocks us ends the run */
+	int ret = fflush(stdout);
+	int e = errno;
+	sig_blocking_end();
+	if (ret == 0)
 		return 0;
-	if (errno != EPIPE)
-		fprintf(stderr, "write error on standard output: %s\n", strerror(errno));
-	closed = 1;
-	session_request_stop();
-	return 1;
+	if (e == EPIPE) {
+		closed = true;
+		sig_request_stop();
+		return 1;
+	}
+	write_failed(e);
+	sig_request_stop();
+	return -1;
 }
 
-int out_closed(void)
+bool out_closed(void)
 {
 	return closed;
+}
+
+bool out_failed(void)
+{
+	return failed;
 }
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
@@ -66,14 +122,15 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void out_text(FILE *f, const char *str, size_t max, int width)
+/* Printable as it is: UTF-8 beyond ASCII, or ASCII from '!' to '~' but the backslash, and
+ * the space where spaces may stay. Anything else is \xNN. Returns the columns used. */
+static int text(FILE *f, const unsigned char *s, size_t n, bool spaces)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strnlen(str, max);
 	int col = 0;
 	for (size_t i = 0; i < n;) {
 		size_t len = utf8_len(s + i, n - i);
-		if (len == 1 && s[i] > ' ' && s[i] < 0x7f && s[i] != '\\') {
+		if (len == 1 && ((s[i] > ' ' && s[i] < 0x7f && s[i] != '\\') ||
+				 (spaces && s[i] == ' '))) {
 			putc(s[i], f);
 			col++;
 		} else if (len > 1) {
@@ -86,14 +143,24 @@ void out_text(FILE *f, const char *str, size_t max, int width)
 		}
 		i += len;
 	}
-	for (; col < width; col++)
+	return col;
+}
+
+void out_text(FILE *f, const char *str, size_t max, int width)
+{
+	for (int col = text(f, (const unsigned char *)str, strnlen(str, max), false); col < width;
+	     col++)
 		putc(' ', f);
 }
 
-void out_json_str(FILE *f, const char *str, size_t max)
+void out_text_line(FILE *f, const char *s, size_t len)
+{
+	text(f, (const unsigned char *)s, len, true);
+}
+
+void out_json_bytes(FILE *f, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strnlen(str, max);
 	putc('"', f);
 	for (size_t i = 0; i < n;) {
 		size_t len = utf8_len(s + i, n - i);
@@ -103,18 +170,25 @@ void out_json_str(FILE *f, const char *str, size_t max)
 			continue;
 		}
 		unsigned char c = s[i++];
-		if (c == '"' || c == '\\')
+		if (len == 0)
+			fprintf(f, "\\udc%02x", c); /* not UTF-8: the byte, surrogate-escaped */
+		else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);
 		else if (c == '\t')
 			fputs("\\t", f);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
 			putc(c, f);
 	}
 	putc('"', f);
+}
+
+void out_json_str(FILE *f, const char *str, size_t max)
+{
+	out_json_bytes(f, str, strnlen(str, max));
 }
 
 void out_clock_init(void)
@@ -132,4 +206,11 @@ const char *out_wallclock(uint64_t mono_ns, char buf[16])
 	localtime_r(&t, &tm);
 	strftime(buf, 16, "%H:%M:%S", &tm);
 	return buf;
+}
+
+void out_table_gap(FILE *f)
+{
+	if (tables)
+		putc('\n', f);
+	tables = true;
 }

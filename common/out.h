@@ -2,16 +2,29 @@
 #ifndef FTT_OUT_H
 #define FTT_OUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * At start, before any file is opened: standard input, output and error must be open (a
+ * closed stdout would make the next open() fd 1, and output would go into that file). A
+ * closed stdout is a failure (exit 1, one line); closed stdin or stderr get /dev/null. Also
+ * arranges that a write error on stdout found at exit (-h, -l, -v to a full disk) turns the
+ * exit status into 1 with one line on stderr.
+ */
+void out_check_stdio(const char *tool);
+
 /* Full buffering on stdout; the reader flushes once per batch of events. */
 void out_init(void);
-/* Flush stdout. A closed pipe (EPIPE) stops the session quietly; returns non-zero then. */
+/* Flush stdout: 0 done, 1 its reader went away (EPIPE: the run ends quietly), -1 a write
+ * error (said once on stderr: the tool must exit 1). */
 int out_flush(void);
-/* True once stdout's reader has gone away. */
-int out_closed(void);
+/* True once stdout's reader has gone away or writing failed. */
+bool out_closed(void);
+/* True when writing failed (not EPIPE): the exit status must be 1. */
+bool out_failed(void);
 
 /*
  * A string from the kernel (at most max bytes, NUL-terminated or not) as one column token:
@@ -19,12 +32,25 @@ int out_closed(void);
  * columns stay splittable on white space. Padded with spaces to width.
  */
 void out_text(FILE *f, const char *s, size_t max, int width);
-/* The same string as a JSON string literal with its quotes. Bytes that are not valid UTF-8
- * become \u0080-\u00ff escapes (valid UTF-8 is never escaped, so such escapes mean bytes). */
+/* Free text (an event's fields as the kernel's print format renders them): as out_text,
+ * but spaces stay. One event stays one line whatever its strings hold. */
+void out_text_line(FILE *f, const char *s, size_t len);
+/*
+ * The same string as a JSON string literal with its quotes. Control characters are \u00XX;
+ * a byte that is not part of valid UTF-8 becomes \udcXX (XX: the byte), a lone surrogate
+ * that no real text contains, so the original bytes can be recovered exactly (Python:
+ * s.encode("utf-8", "surrogateescape")).
+ */
 void out_json_str(FILE *f, const char *s, size_t max);
+/* The same for a buffer that may hold NUL bytes: exactly len bytes. */
+void out_json_bytes(FILE *f, const char *s, size_t len);
 
 /* Trace-clock (CLOCK_MONOTONIC) nanoseconds as wall-clock "HH:MM:SS". */
 void out_clock_init(void);
 const char *out_wallclock(uint64_t mono_ns, char buf[16]);
+
+/* Tables printed one after another (intervals): an empty line between two, none before the
+ * first (| head -1 shows a table's first line). */
+void out_table_gap(FILE *f);
 
 #endif

@@ -1,5 +1,6 @@
 #include "probe.h"
 #include "session.h"
+#include "sig.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -19,11 +20,22 @@ static const char *const events_file[] = {
 	[PROBE_EPROBE] = "dynamic_events",
 };
 
+/* The probes of one session, removed after its instance. */
+struct probe_set {
+	struct session *s;
+	int n, cap;
+	struct probe {
+		enum probe_kind kind;
+		char event[64]; /* name in the group */
+		int emergency;  /* the signal module's step that removes it */
+	} *p;
+};
+
 const char *probe_group(void)
 {
-	static char group[32];
+	static char group[64];
 	if (!group[0])
-		snprintf(group, sizeof(group), PROBE_GROUP_PREFIX "%d", (int)getpid());
+		snprintf(group, sizeof(group), PROBE_GROUP_PREFIX "%s", session_run_id());
 	return group;
 }
 
@@ -146,11 +158,41 @@ static void print_error_log(const char *tool)
 	free(log);
 }
 
+static void remove_all(void *arg);
+
+/* The session's probe set, made (and its removal registered) on first use. */
+static struct probe_set *probe_set_of(struct session *s)
+{
+	if (s->probes)
+		return s->probes;
+	struct probe_set *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return NULL;
+	ps->s = s;
+	if (session_on_close(s, SESSION_AFTER_REMOVE, remove_all, ps)) {
+		free(ps);
+		return NULL;
+	}
+	return s->probes = ps;
+}
+
+static int grow(struct probe_set *ps)
+{
+	int cap = ps->cap ? ps->cap * 2 : 16;
+	struct probe *p = realloc(ps->p, (size_t)cap * sizeof(*p));
+	if (!p)
+		return -1;
+	ps->p = p;
+	ps->cap = cap;
+	return 0;
+}
+
 static struct tep_event *create(struct session *s, enum probe_kind kind, char type,
 				const char *name, const char *target, const char *args, bool quiet)
 {
-	if (s->nprobes == PROBE_MAX) {
-		fprintf(stderr, "%s: too many probes (at most %d)\n", s->tool, PROBE_MAX);
+	struct probe_set *ps = probe_set_of(s);
+	if (!ps || (ps->n == ps->cap && grow(ps))) {
+		fprintf(stderr, "%s: out of memory\n", s->tool);
 		return NULL;
 	}
 	char line[4096];
@@ -171,9 +213,13 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 		print_error_log(s->tool);
 		return NULL;
 	}
-	struct probe *p = &s->probes[s->nprobes++];
+	struct probe *p = &ps->p[ps->n++];
 	p->kind = kind;
 	snprintf(p->event, sizeof(p->event), "%s", name);
+	char *path = tracefs_get_tracing_file(events_file[kind]);
+	snprintf(line, sizeof(line), "-:%s/%s\n", probe_group(), name);
+	p->emergency = path ? sig_on_emergency_write(path, line) : -1;
+	tracefs_put_tracing_file(path);
 
 	/* The new event's format, into the tep the session already has. */
 	int size = 0;
@@ -200,50 +246,30 @@ struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, 
 	return create(s, kind, type, name, target, args, true);
 }
 
-void probe_remove_all(struct session *s)
+/* Last created, first removed (an eprobe may sit on another probe's event). */
+static void remove_all(void *arg)
 {
-	char line[128];
-	for (int i = s->nprobes - 1; i >= 0; i--) {
-		snprintf(line, sizeof(line), "-:%s/%s\n", probe_group(), s->probes[i].event);
-		if (write_events(s->probes[i].kind, line))
-			fprintf(stderr, "%s: cannot remove probe %s/%s: %s\n", s->tool,
-				probe_group(), s->probes[i].event, strerror(errno));
+	struct probe_set *ps = arg;
+	char line[192];
+	for (int i = ps->n - 1; i >= 0; i--) {
+		snprintf(line, sizeof(line), "-:%s/%s\n", probe_group(), ps->p[i].event);
+		if (write_events(ps->p[i].kind, line))
+			fprintf(stderr, "%s: cannot remove probe %s/%s: %s\n", ps->s->tool,
+				probe_group(), ps->p[i].event, strerror(errno));
+		sig_forget(ps->p[i].emergency);
 	}
-	s->nprobes = 0;
+	free(ps->p);
+	ps->s->probes = NULL;
+	free(ps);
 }
 
-int probe_sweep_stale(const char *tool)
+bool probe_is_uprobe(const struct session *s, const struct tep_event *ev)
 {
-	int removed = 0;
-	/* dynamic_events last: it also lists kprobes and uprobes, removed by then. */
-	for (int kind = 0; kind < PROBE_KINDS; kind++) {
-		char *text = tracefs_instance_file_read(NULL, events_file[kind], NULL);
-		if (!text)
-			continue;
-		char *save = NULL;
-		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			/* "p:ftt_123/name target args" */
-			char *colon = strchr(l, ':');
-			if (!colon || strncmp(colon + 1, PROBE_GROUP_PREFIX, strlen(PROBE_GROUP_PREFIX)))
-				continue;
-			char group[64], event[64];
-			if (sscanf(colon + 1, "%63[^/]/%63s", group, event) != 2)
-				continue;
-			char *end;
-			long pid = strtol(group + strlen(PROBE_GROUP_PREFIX), &end, 10);
-			if (*end || pid <= 0 || pid == getpid())
-				continue;
-			if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-				continue;
-			char cmd[160];
-			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
-			if (write_events(kind, cmd) == 0) {
-				fprintf(stderr, "%s: removed probe %s/%s left by a run that was killed\n",
-					tool, group, event);
-				removed++;
-			}
-		}
-		free(text);
-	}
-	return removed;
+	const struct probe_set *ps = s->probes;
+	if (!ps || strcmp(ev->system, probe_group()))
+		return false;
+	for (int i = 0; i < ps->n; i++)
+		if (ps->p[i].kind == PROBE_UPROBE && !strcmp(ev->name, ps->p[i].event))
+			return true;
+	return false;
 }

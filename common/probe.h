@@ -1,7 +1,8 @@
 /*
- * probe: kprobes and uprobes owned by one run. They live in the group ftt_<pid>, so a later
- * run can tell which ones a killed run left behind; the session removes them on every exit
- * path, after its instance (an enabled probe cannot be removed).
+ * probe: kprobes, uprobes and eprobes owned by one run. They live in the group ftt_<run id>
+ * (session_run_id: PID, start time, random), so a later run can tell which ones a killed run
+ * left behind; they are removed on every exit path, after the instance (an enabled probe
+ * cannot be removed), and by the signal module's emergency steps when the process dies.
  */
 #ifndef FTT_PROBE_H
 #define FTT_PROBE_H
@@ -9,19 +10,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "session.h"
+
 struct session;
 struct tep_event;
 
-#define PROBE_GROUP_PREFIX "ftt_"
-#define PROBE_MAX 16
+#define PROBE_GROUP_PREFIX SESSION_PROBE_GROUP_PREFIX
 
 /* Event probes (eprobes, Linux 5.15) attach to a tracepoint and live in dynamic_events. */
 enum probe_kind { PROBE_KPROBE, PROBE_UPROBE, PROBE_EPROBE, PROBE_KINDS };
-
-struct probe {
-	enum probe_kind kind;
-	char event[64]; /* name in the group */
-};
 
 /* Is this kind of probe available? When not, say which CONFIG_ option is missing. */
 bool probe_available(struct session *s, enum probe_kind kind, bool quiet);
@@ -38,13 +35,10 @@ struct tep_event *probe_create(struct session *s, enum probe_kind kind, char typ
 struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, const char *name,
 			    const char *target, const char *args);
 
-/* Remove the probes this session created (called by session_close). */
-void probe_remove_all(struct session *s);
+/* Is this event one of this run's uprobes? (They fire in process context only.) */
+bool probe_is_uprobe(const struct session *s, const struct tep_event *ev);
 
-/* Remove probe groups of ftrace-tools runs whose process is gone; returns how many probes. */
-int probe_sweep_stale(const char *tool);
-
-/* The group of this run: ftt_<pid>. */
+/* The group of this run: ftt_<run id>. */
 const char *probe_group(void);
 
 /*

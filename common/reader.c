@@ -1,5 +1,6 @@
 #include "reader.h"
 #include "session.h"
+#include "sig.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,7 +22,8 @@
  * event can be committed on one CPU slightly after a later-stamped one on another CPU.
  */
 #define ORDER_SLACK_NS 20000000ULL
-/* Longest sleep in poll(): bounds output delay on kernels whose poll waits for a watermark. */
+/* Longest sleep in poll(): bounds output delay on kernels whose poll waits for a watermark,
+ * and how soon a CPU that comes online is noticed. */
 #define POLL_MAX_MS 100
 /* Pages read from one CPU per batch before dispatching, so one flooded CPU cannot starve. */
 #define BATCH_PAGES 256
@@ -44,11 +46,26 @@
 
 struct reader_cpu {
 	int cpu, fd;
+	bool offline;            /* read says ENODEV: retried every wake-up */
+	bool more;               /* the kernel may hold pages not read yet (a batch cap hit) */
+	long long lost;          /* lost before the head page (-1: how many unknown), reported
+				  * when its first record is dispatched, in time order */
 	struct kbuffer *kbuf;
 	char **pages;            /* ring of pages read but not yet fully dispatched */
 	size_t cap, head, count; /* in pages */
 	void *cur;               /* current record in the head page, NULL when none */
 	unsigned long long ts;   /* its timestamp */
+};
+
+struct handler {
+	reader_event_fn fn;
+	void *ctx;
+	struct handler *next;
+};
+
+struct reader_route {
+	struct handler *first;
+	bool trailer;
 };
 
 uint64_t reader_now(void)
@@ -63,66 +80,112 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_t subbuf,
-		bool ordered)
+static void say(const struct reader *r, const char *fmt, const char *path, int err)
+{
+	if (!r->tool)
+		return;
+	fprintf(stderr, "%s: ", r->tool);
+	fprintf(stderr, fmt, path);
+	fprintf(stderr, ": %s%s\n", strerror(err),
+		err == EMFILE || err == ENFILE ? " (too many open files: raise ulimit -n)" : "");
+}
+
+static int open_cpus(struct reader *r, const char *tool, struct tep_handle *tep, const char *dir,
+		     size_t subbuf, bool ordered)
 {
 	memset(r, 0, sizeof(*r));
+	r->tool = tool;
 	r->percent_fd = -1;
+	r->tracing_on_fd = -1;
 	r->tep = tep;
 	r->ordered = ordered;
 	r->subbuf = subbuf ? subbuf : (size_t)getpagesize();
+	r->dir = strdup(dir);
 
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/per_cpu", dir);
 	DIR *d = opendir(path);
-	if (!d)
+	if (!d) {
+		say(r, "cannot read %s", path, errno);
 		return -1;
-	int ids[4096], n = 0;
+	}
+	int *ids = NULL, n = 0, cap = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) && n < 4096)
-		if (!strncmp(de->d_name, "cpu", 3) && de->d_name[3])
-			ids[n++] = atoi(de->d_name + 3);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "cpu", 3) || !de->d_name[3])
+			continue;
+		if (n == cap) {
+			int *more = realloc(ids, (size_t)(cap = cap ? cap * 2 : 64) * sizeof(*ids));
+			if (!more) {
+				free(ids);
+				closedir(d);
+				return -1;
+			}
+			ids = more;
+		}
+		ids[n++] = atoi(de->d_name + 3);
+	}
 	closedir(d);
-	qsort(ids, n, sizeof(int), cmp_int);
+	if (n)
+		qsort(ids, (size_t)n, sizeof(int), cmp_int);
 
-	r->cpus = calloc(n ? n : 1, sizeof(*r->cpus));
-	if (!r->cpus)
+	r->cpus = calloc(n ? (size_t)n : 1, sizeof(*r->cpus));
+	if (!r->cpus || !r->dir) {
+		free(ids);
 		return -1;
+	}
 	for (int i = 0; i < n; i++) {
 		struct reader_cpu *c = &r->cpus[r->ncpus];
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, ids[i]);
+		/* Opening works for an offline CPU too (its reads fail with ENODEV): a failure
+		 * here is real (EMFILE, EACCES), and a CPU silently not read would lie. */
 		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (c->fd < 0)
-			continue; /* a CPU that is not online */
+		if (c->fd < 0) {
+			say(r, "cannot open %s", path, errno);
+			free(ids);
+			return -1;
+		}
 		c->cpu = ids[i];
 		c->kbuf = tep_kbuffer(tep);
 		if (!c->kbuf) {
 			close(c->fd);
+			free(ids);
 			return -1;
 		}
 		r->ncpus++;
 	}
+	free(ids);
+	if (!r->ncpus && r->tool)
+		fprintf(stderr, "%s: no CPU buffers under %s/per_cpu\n", r->tool, dir);
 	return r->ncpus ? 0 : -1;
+}
+
+int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_t subbuf,
+		bool ordered)
+{
+	return open_cpus(r, NULL, tep, dir, subbuf, ordered);
+}
+
+static void close_on_session_end(void *arg)
+{
+	reader_close(arg);
 }
 
 int reader_open_session(struct reader *r, struct session *s, bool ordered)
 {
-	char *dir = tracefs_instance_get_dir(s->inst);
-	if (!dir)
-		return -1;
 	size_t subbuf = 0;
 	long long kb;
 	/* Linux 6.8 made the page (sub-buffer) size configurable. */
 	if (tracefs_file_exists(s->inst, "buffer_subbuf_size_kb") &&
 	    !tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &kb) && kb > 0)
 		subbuf = (size_t)kb * 1024;
-	int ret = reader_open(r, s->tep, dir, subbuf, ordered);
-	if (ret)
-		fprintf(stderr, "%s: cannot open the ring buffers of %s: %s\n", s->tool, dir,
-			strerror(errno));
-	tracefs_put_tracing_file(dir);
+	int ret = open_cpus(r, s->tool, s->tep, s->dir, subbuf, ordered);
 	r->mono = s->mono;
-	s->reader = r;
+	r->tracing_on_fd = s->hold_fd;
+	if (session_on_close(s, SESSION_BEFORE_REMOVE, close_on_session_end, r)) {
+		reader_close(r);
+		return -1;
+	}
 	char *path = tracefs_instance_get_file(s->inst, "buffer_percent");
 	r->percent_fd = path && tracefs_file_exists(s->inst, "buffer_percent") ?
 				open(path, O_WRONLY | O_CLOEXEC) : -1;
@@ -130,42 +193,81 @@ int reader_open_session(struct reader *r, struct session *s, bool ordered)
 	return ret;
 }
 
+static struct reader_route *route(struct reader *r, int id)
+{
+	if (id < 0)
+		return NULL;
+	if (id >= r->nroutes) {
+		int n = id + 1 > 2 * r->nroutes ? id + 1 : 2 * r->nroutes;
+		struct reader_route *more = realloc(r->routes, (size_t)n * sizeof(*more));
+		if (!more)
+			return NULL;
+		memset(more + r->nroutes, 0, (size_t)(n - r->nroutes) * sizeof(*more));
+		r->routes = more;
+		r->nroutes = n;
+	}
+	return &r->routes[id];
+}
+
 int reader_on(struct reader *r, struct tep_event *ev, reader_event_fn fn, void *ctx)
 {
-	if (r->nhandlers == READER_MAX_HANDLERS)
+	struct reader_route *rt = ev ? route(r, ev->id) : NULL;
+	struct handler *h = rt ? calloc(1, sizeof(*h)) : NULL;
+	if (!h)
 		return -1;
-	r->handlers[r->nhandlers].id = ev->id;
-	r->handlers[r->nhandlers].fn = fn;
-	r->handlers[r->nhandlers].ctx = ctx;
-	r->nhandlers++;
+	h->fn = fn;
+	h->ctx = ctx;
+	struct handler **p = &rt->first;
+	while (*p)
+		p = &(*p)->next;
+	*p = h;
 	return 0;
 }
 
-void reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
+int reader_trailer(struct reader *r, struct tep_event *ev)
 {
-	r->on_lost = fn;
-	r->lost_ctx = ctx;
+	struct reader_route *rt = ev ? route(r, ev->id) : NULL;
+	if (!rt)
+		return -1;
+	rt->trailer = true;
+	return 0;
+}
+
+const struct reader_trailers *reader_record_trailers(const struct tep_record *rec)
+{
+	return rec->priv;
+}
+
+int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
+{
+	if (r->nlost == READER_MAX_LOST)
+		return -1;
+	r->on_lost[r->nlost].fn = fn;
+	r->on_lost[r->nlost].ctx = ctx;
+	r->nlost++;
+	return 0;
 }
 
 static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
 {
 	if (n > 0) {
 		fprintf(stderr, "WARNING: lost %lld events on CPU %d\n", n, c->cpu);
+		r->lost_seen += n;
 	} else {
 		fprintf(stderr, "WARNING: lost events on CPU %d\n", c->cpu);
 	}
-	if (r->on_lost)
-		r->on_lost(c->cpu, n, r->lost_ctx);
+	for (int i = 0; i < r->nlost; i++)
+		r->on_lost[i].fn(c->cpu, n, r->on_lost[i].ctx);
 }
 
 /* Make the head page current; returns false when the CPU has no page left. */
-static bool load_head(struct reader *r, struct reader_cpu *c)
+static bool load_head(struct reader_cpu *c)
 {
 	while (c->count) {
 		kbuffer_load_subbuffer(c->kbuf, c->pages[c->head]);
 		int missed = kbuffer_missed_events(c->kbuf);
 		if (missed)
-			report_lost(r, c, missed);
+			c->lost = missed < 0 || c->lost < 0 ? -1 : c->lost + missed;
 		c->cur = kbuffer_read_event(c->kbuf, &c->ts);
 		if (c->cur)
 			return true;
@@ -176,14 +278,16 @@ static bool load_head(struct reader *r, struct reader_cpu *c)
 	return false;
 }
 
-static void advance(struct reader *r, struct reader_cpu *c)
+/* The next record; a page that ends stays in memory until the next fill (a record of it may
+ * still be in use: a trailer's event). */
+static void advance(struct reader_cpu *c)
 {
 	c->cur = kbuffer_next_event(c->kbuf, &c->ts);
 	if (c->cur)
 		return;
 	c->head = (c->head + 1) % c->cap;
 	c->count--;
-	load_head(r, c);
+	load_head(c);
 }
 
 /* Pages never move once read: kbuffer keeps pointers into the head page. */
@@ -213,42 +317,93 @@ static int grow(struct reader *r, struct reader_cpu *c)
 static int fill(struct reader *r, struct reader_cpu *c, int max)
 {
 	int got = 0;
-	while (got < max && c->count < MAX_PENDING_PAGES) {
+	c->more = false;
+	for (;;) {
+		if (got >= max || c->count >= MAX_PENDING_PAGES) {
+			c->more = true;
+			break;
+		}
 		if (c->count == c->cap && grow(r, c))
 			return -1;
 		char *slot = c->pages[(c->head + c->count) % c->cap];
 		ssize_t n = read(c->fd, slot, r->subbuf);
-		if (n <= 0) {
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return -1;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENODEV) {
+			c->offline = true; /* back online: the next wake-up reads it */
 			break;
 		}
+		if (n < 0 && errno != EAGAIN) {
+			char path[64];
+			snprintf(path, sizeof(path), "CPU %d", c->cpu);
+			say(r, "cannot read the ring buffer of %s", path, errno);
+			return -1;
+		}
+		if (n <= 0)
+			break;
+		c->offline = false;
 		if ((size_t)n < r->subbuf)
 			memset(slot + n, 0, r->subbuf - (size_t)n);
 		c->count++;
 		got++;
 		if (c->count == 1)
-			load_head(r, c);
+			load_head(c);
 	}
 	return got;
 }
 
-static inline void dispatch(struct reader *r, struct reader_cpu *c)
+static struct reader_route *route_of(struct reader *r, void *data, int *id)
 {
+	struct tep_record tmp = {.data = data};
+	*id = tep_data_type(r->tep, &tmp);
+	return *id >= 0 && *id < r->nroutes ? &r->routes[*id] : NULL;
+}
+
+/* Dispatch the current record of c and move past it and its trailers. */
+static void dispatch(struct reader *r, struct reader_cpu *c)
+{
+	if (c->lost) {
+		report_lost(r, c, c->lost);
+		c->lost = 0;
+	}
 	struct tep_record rec = {
 		.ts = c->ts,
 		.cpu = c->cpu,
 		.data = c->cur,
 		.size = kbuffer_event_size(c->kbuf),
-		.missed_events = 0,
+		.priv = &r->trailers,
 	};
-	int id = tep_data_type(r->tep, &rec);
-	r->events++;
-	for (int i = 0; i < r->nhandlers; i++)
-		if (r->handlers[i].id == id) {
-			r->handlers[i].fn(&rec, r->handlers[i].ctx);
+	int id;
+	struct reader_route *rt = route_of(r, rec.data, &id);
+	advance(c);
+	if (rt && rt->trailer)
+		return; /* its event was not seen */
+	/* Trailers follow their event on its CPU; the pages they sit on stay in memory until
+	 * the next fill, so pointers into them hold while the handler runs. */
+	struct tep_record trailer[READER_MAX_TRAILERS];
+	r->trailers.n = 0;
+	while (c->cur && r->trailers.n < READER_MAX_TRAILERS) {
+		int tid;
+		struct reader_route *trt = route_of(r, c->cur, &tid);
+		if (!trt || !trt->trailer)
 			break;
-		}
+		struct tep_record *t = &trailer[r->trailers.n];
+		*t = (struct tep_record){.ts = c->ts, .cpu = c->cpu, .data = c->cur,
+					 .size = kbuffer_event_size(c->kbuf)};
+		r->trailers.id[r->trailers.n] = tid;
+		r->trailers.rec[r->trailers.n++] = t;
+		advance(c);
+	}
+	r->events++;
+	for (struct handler *h = rt ? rt->first : NULL; h; h = h->next)
+		h->fn(&rec, h->ctx);
+}
+
+/* A CPU whose records in memory end on its last page while the kernel has more for it: its
+ * next record (or a trailer of the last one) is not read yet, so wait for the next fill. */
+static bool must_wait(const struct reader_cpu *c)
+{
+	return c->more && c->count <= 1;
 }
 
 /* Dispatch everything stamped before limit; CPUs merged by time when ordered. */
@@ -257,10 +412,8 @@ static void dispatch_until(struct reader *r, unsigned long long limit)
 	if (!r->ordered) {
 		for (int i = 0; i < r->ncpus; i++) {
 			struct reader_cpu *c = &r->cpus[i];
-			while (c->cur) {
+			while (c->cur && c->ts <= limit && !must_wait(c))
 				dispatch(r, c);
-				advance(r, c);
-			}
 		}
 		return;
 	}
@@ -271,10 +424,9 @@ static void dispatch_until(struct reader *r, unsigned long long limit)
 			if (c->cur && (!min || c->ts < min->ts))
 				min = c;
 		}
-		if (!min || min->ts > limit)
+		if (!min || min->ts > limit || must_wait(min))
 			return;
 		dispatch(r, min);
-		advance(r, min);
 	}
 }
 
@@ -284,7 +436,7 @@ static int batch(struct reader *r, bool all)
 	uint64_t now = reader_now();
 	int total = 0;
 	for (int i = 0; i < r->ncpus; i++) {
-		int n = fill(r, &r->cpus[i], all ? 1 << 30 : BATCH_PAGES);
+		int n = fill(r, &r->cpus[i], BATCH_PAGES);
 		if (n < 0)
 			return -1;
 		total += n;
@@ -296,9 +448,21 @@ static int batch(struct reader *r, bool all)
 	return total;
 }
 
+static bool any_left(const struct reader *r)
+{
+	for (int i = 0; i < r->ncpus; i++)
+		if (r->cpus[i].cur || r->cpus[i].more)
+			return true;
+	return false;
+}
+
 int reader_drain(struct reader *r)
 {
-	return batch(r, true) < 0 ? -1 : 0;
+	do {
+		if (batch(r, true) < 0)
+			return -1;
+	} while (any_left(r) && sig_stop < 2);
+	return 0;
 }
 
 /* Should the wake-up mode change (see FLOOD_WAKES)? Counts this wake-up. */
@@ -313,6 +477,90 @@ static bool flood_check(struct reader *r, int pages, uint64_t now)
 	return ++r->wakes >= FLOOD_WAKES;
 }
 
+/* A number from a per-CPU stats line ("overrun: 12"); 0 when absent (older kernels). */
+static long long stat_value(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ':')
+			return strtoll(p + len + 1, NULL, 10);
+	return 0;
+}
+
+static int read_stats(const struct reader *r, int cpu, char *buf, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", r->dir, cpu);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+long long reader_lost_total(const struct reader *r)
+{
+	long long total = 0;
+	char buf[1024];
+	for (int i = 0; i < r->ncpus; i++) {
+		if (read_stats(r, r->cpus[i].cpu, buf, sizeof(buf)))
+			return -1;
+		total += stat_value(buf, "overrun") + stat_value(buf, "commit overrun") +
+			 stat_value(buf, "dropped events");
+	}
+	return total;
+}
+
+/* Records read but not dispatched (a second stop cut the drain short); ends the pages. */
+static long long count_pending(struct reader *r)
+{
+	long long n = 0;
+	for (int i = 0; i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+		while (c->cur) {
+			n++;
+			advance(c);
+		}
+	}
+	return n;
+}
+
+/* After a stop: what could not be shown, and what the kernel lost, in exact numbers. */
+static void report_end(struct reader *r, bool cut_short)
+{
+	if (!r->tool)
+		return;
+	if (cut_short) {
+		long long left = count_pending(r);
+		char buf[1024];
+		for (int i = 0; i < r->ncpus; i++)
+			if (!read_stats(r, r->cpus[i].cpu, buf, sizeof(buf)))
+				left += stat_value(buf, "entries");
+		fprintf(stderr, "%s: stopped at once: %lld recorded events were not shown\n",
+			r->tool, left);
+	}
+	long long lost = reader_lost_total(r);
+	if (lost > 0)
+		fprintf(stderr, "%s: %lld events were lost in all: the kernel's buffer was full "
+				"(FTT_BUFFER_KB sets a larger one)\n", r->tool, lost);
+	else if (lost < 0 && r->lost_seen)
+		fprintf(stderr, "%s: at least %lld events were lost in all\n", r->tool,
+			r->lost_seen);
+}
+
+/* Offline CPUs are left out of poll(); each wake-up tries them again. */
+static void poll_set(struct reader *r, struct pollfd *pfd)
+{
+	for (int i = 0; i < r->ncpus; i++) {
+		pfd[i].fd = r->cpus[i].offline ? -1 : r->cpus[i].fd;
+		pfd[i].events = POLLIN;
+	}
+}
+
 int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, reader_tick_fn tick,
 	       void *tick_ctx, int (*flush)(void))
 {
@@ -320,13 +568,9 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 	uint64_t deadline = duration_ns ? start + duration_ns : 0;
 	uint64_t next_tick = interval_ns ? start + interval_ns : 0;
 	/* One more slot: stdout, when it is a pipe or socket whose reader may go away. */
-	struct pollfd *pfd = calloc(r->ncpus + 1, sizeof(*pfd));
+	struct pollfd *pfd = calloc((size_t)r->ncpus + 1, sizeof(*pfd));
 	if (!pfd)
 		return -1;
-	for (int i = 0; i < r->ncpus; i++) {
-		pfd[i].fd = r->cpus[i].fd;
-		pfd[i].events = POLLIN;
-	}
 	int npfd = r->ncpus;
 	struct stat st;
 	if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
@@ -336,7 +580,9 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 		npfd++;
 	}
 	int ret = 0;
-	while (!session_stop) {
+	bool output_gone = false;
+	while (!sig_stop) {
+		poll_set(r, pfd);
 		uint64_t now = reader_now();
 		uint64_t wake = now + POLL_MAX_MS * 1000000ULL;
 		if (deadline && deadline < wake)
@@ -344,20 +590,22 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 		if (next_tick && next_tick < wake)
 			wake = next_tick;
 		int ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
-		if (poll(pfd, npfd, ms) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)npfd, ms) < 0 && errno != EINTR) {
 			ret = -1;
 			break;
 		}
-		if (npfd > r->ncpus && (pfd[r->ncpus].revents & (POLLERR | POLLHUP)))
-			session_request_stop();
-		if (session_stop)
+		if (npfd > r->ncpus && (pfd[r->ncpus].revents & (POLLERR | POLLHUP))) {
+			output_gone = true;
+			break;
+		}
+		if (sig_stop)
 			break;
 		/* Keep reading while whole batches come back: a flood must not wait for poll. */
 		int n, pages = 0;
 		do {
 			n = batch(r, false);
 			pages += n > 0 ? n : 0;
-		} while (n >= BATCH_PAGES && !session_stop);
+		} while (n >= BATCH_PAGES && !sig_stop);
 		if (n < 0) {
 			ret = -1;
 			break;
@@ -368,26 +616,39 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 				r->flood = !r->flood;
 		}
 		now = reader_now();
+		bool done = false;
 		if (next_tick && now >= next_tick) {
 			next_tick += interval_ns;
 			if (next_tick <= now) /* we were stopped (SIGSTOP): skip missed ticks */
 				next_tick = now + interval_ns;
-			if (tick && tick(now, tick_ctx)) {
-				if (flush)
-					flush();
-				free(pfd);
-				return reader_drain(r);
-			}
+			if (tick && tick(now, tick_ctx))
+				done = true;
 		}
-		if (flush && flush())
+		int f = flush ? flush() : 0;
+		if (f) {
+			output_gone = true;
+			ret = f < 0 ? -1 : 0;
 			break;
-		if (deadline && now >= deadline)
+		}
+		if (done || (deadline && now >= deadline))
 			break;
 	}
 	free(pfd);
-	if (reader_drain(r))
-		ret = -1;
-	return ret;
+	if (output_gone || ret)
+		return ret;
+	/* Everything recorded before the stop is read: recording ends first, so the drain
+	 * ends too, and a second Ctrl-C (sig_stop 2) cuts it short. */
+	if (r->tracing_on_fd >= 0 && pwrite(r->tracing_on_fd, "0", 1, 0) != 1 && r->tool)
+		fprintf(stderr, "%s: cannot stop recording: %s\n", r->tool, strerror(errno));
+	do {
+		if (batch(r, true) < 0)
+			return -1;
+		int f = flush ? flush() : 0;
+		if (f)
+			return f < 0 ? -1 : 0;
+	} while (any_left(r) && sig_stop < 2);
+	report_end(r, any_left(r));
+	return 0;
 }
 
 void reader_close(struct reader *r)
@@ -405,6 +666,16 @@ void reader_close(struct reader *r)
 	free(r->cpus);
 	r->cpus = NULL;
 	r->ncpus = 0;
+	for (int i = 0; i < r->nroutes; i++)
+		for (struct handler *h = r->routes[i].first, *next; h; h = next) {
+			next = h->next;
+			free(h);
+		}
+	free(r->routes);
+	r->routes = NULL;
+	r->nroutes = 0;
+	free(r->dir);
+	r->dir = NULL;
 }
 
 const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len)
@@ -426,6 +697,19 @@ const char *reader_str(const struct tep_record *rec, const struct tep_format_fie
 		n = rec->size - off;
 	*len = n;
 	return data + off;
+}
+
+size_t reader_strcpy(char *dst, size_t size, const struct tep_record *rec,
+		     const struct tep_format_field *f)
+{
+	size_t len = 0;
+	const char *src = f ? reader_str(rec, f, &len) : "";
+	len = strnlen(src, len);
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, src, len);
+	dst[len] = 0;
+	return len;
 }
 
 long long reader_num(const struct tep_record *rec, const struct tep_format_field *f)

@@ -19,55 +19,91 @@ typedef void (*reader_lost_fn)(int cpu, long long n, void *ctx);
 /* Called every interval; returns non-zero to stop. */
 typedef int (*reader_tick_fn)(uint64_t now_ns, void *ctx);
 
-#define READER_MAX_HANDLERS 64
+/* Trailer records handed to one event's handler (see reader_trailer). */
+#define READER_MAX_TRAILERS 4
+struct reader_trailers {
+	int n;
+	int id[READER_MAX_TRAILERS];
+	struct tep_record *rec[READER_MAX_TRAILERS];
+};
+
+#define READER_MAX_LOST 8
 
 struct reader_cpu;
+struct reader_route;
 
 struct reader {
 	struct tep_handle *tep;
+	const char *tool;  /* for messages */
+	char *dir;         /* the instance (or fixture) directory */
 	struct reader_cpu *cpus;
 	int ncpus;
 	size_t subbuf; /* bytes per ring-buffer page */
 	bool ordered;  /* merge CPUs by timestamp (tools that pair events) */
 	bool mono;     /* timestamps are CLOCK_MONOTONIC: hold back the newest for late CPUs */
-	int nhandlers;
+	struct reader_route *routes; /* by event id */
+	int nroutes;
+	int nlost;
 	struct {
-		int id;
-		reader_event_fn fn;
+		reader_lost_fn fn;
 		void *ctx;
-	} handlers[READER_MAX_HANDLERS];
-	reader_lost_fn on_lost;
-	void *lost_ctx;
+	} on_lost[READER_MAX_LOST];
 	unsigned long long events; /* dispatched */
-	int percent_fd; /* the instance's buffer_percent, or -1 */
-	bool flood;     /* buffer_percent raised: events come faster than one wake-up each */
-	unsigned int wakes;    /* wake-ups since window_start */
+	long long lost_seen;       /* reported by the pages so far (known counts) */
+	int percent_fd;    /* the instance's buffer_percent, or -1 */
+	int tracing_on_fd; /* the instance's tracing_on (the session's), or -1 */
+	bool flood;        /* buffer_percent raised: events come faster than one wake-up each */
+	unsigned int wakes; /* wake-ups since window_start */
 	uint64_t window_start;
+	struct reader_trailers trailers; /* of the record being dispatched */
 };
 
 /*
  * Open the per_cpu/cpuN/trace_pipe_raw files under dir (an instance directory, or a fixture
- * tree in the unit tests) with the given page size (0: the kernel's).
+ * tree in the unit tests) with the given page size (0: the kernel's). A CPU that is offline
+ * is read once it comes online; a file that cannot be opened is an error (said on stderr
+ * when tool is set).
  */
 int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_t subbuf,
 		bool ordered);
 /* Open the reader of a session's instance; session_close() closes it. */
 int reader_open_session(struct reader *r, struct session *s, bool ordered);
 
+/* Handlers run in the order registered; an event may have several (the names module and
+ * the tool both follow sched_process_fork when a tool traces it). */
 int reader_on(struct reader *r, struct tep_event *ev, reader_event_fn fn, void *ctx);
-void reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx);
+/* Every listener is told of each loss (pairing tables, the names module). */
+int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx);
 
 /*
- * Read and dispatch until session_stop is raised, the duration (ns, 0: none) has passed or a
- * tick returns non-zero; then drain what is left. interval_ns 0: no ticks.
- * flush is called after every batch so output reaches pipes promptly; it returns non-zero
- * when output failed.
+ * Records of ev belong to the record before them on the same CPU (ftrace:kernel_stack and
+ * ftrace:user_stack follow the event whose stack they hold): they are never dispatched alone
+ * but handed to that record's handler, which finds them with reader_record_trailers(). A
+ * trailer whose event was not seen (lost) is dropped.
+ */
+int reader_trailer(struct reader *r, struct tep_event *ev);
+/* In a handler: the trailers of rec (n may be 0); NULL for records not from a reader. */
+const struct reader_trailers *reader_record_trailers(const struct tep_record *rec);
+
+/*
+ * Read and dispatch until a stop is requested (sig.h), the duration (ns, 0: none) has passed
+ * or a tick returns non-zero. Then, unless the output is gone, recording is stopped and
+ * everything recorded before the stop is read and dispatched; a second stop request cuts
+ * that short, and what was not shown is counted on stderr. Events the kernel overwrote are
+ * reported as they are found and, at the end, in all (exact, from the per-CPU stats).
+ * interval_ns 0: no ticks. flush is called after every batch so output reaches pipes
+ * promptly; it returns 1 when the output's reader went away (| head: the run ends quietly)
+ * and -1 when writing failed (said on stderr; reader_run returns -1).
  */
 int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, reader_tick_fn tick,
 	       void *tick_ctx, int (*flush)(void));
 
-/* Read everything available now and dispatch all of it (used at the end, and by tests). */
+/* Read everything available now and dispatch all of it (the unit tests). */
 int reader_drain(struct reader *r);
+
+/* Events the kernel lost in this instance (overrun, commit overrun, dropped), from the
+ * per-CPU stats; -1 when they cannot be read. */
+long long reader_lost_total(const struct reader *r);
 
 void reader_close(struct reader *r);
 
@@ -78,6 +114,10 @@ void reader_close(struct reader *r);
  */
 const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len);
 long long reader_num(const struct tep_record *rec, const struct tep_format_field *f);
+/* A string field copied into dst (size bytes, always NUL-terminated), cut at its first NUL;
+ * returns its length. The one bounded copy of strings out of records. */
+size_t reader_strcpy(char *dst, size_t size, const struct tep_record *rec,
+		     const struct tep_format_field *f);
 
 /* CLOCK_MONOTONIC in ns: the time base of the mono trace clock. */
 uint64_t reader_now(void);

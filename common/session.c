@@ -1,32 +1,25 @@
 #include "session.h"
 #include "opt.h"
-#include "reader.h"
+#include "sig.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
 
-volatile sig_atomic_t session_stop;
+void (*session_after_mkdir)(const char *dir);
 
 static struct session *active; /* the session atexit() must still tear down */
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	session_stop = 1;
-}
-
-void session_request_stop(void)
-{
-	session_stop = 1;
-}
 
 /* Which kernel option provides an event system, for the "missing" message. */
 static const char *config_for(const char *sys)
@@ -45,20 +38,25 @@ static const char *config_for(const char *sys)
 	return "CONFIG_EVENT_TRACING";
 }
 
-/* An event's format into tep; a missing event is not an error (session_event says it). */
-static void load_format(struct tep_handle *tep, const char *sys, const char *name)
+struct tep_event *session_load_event(struct session *s, const char *sys, const char *name)
 {
+	struct tep_event *ev = tep_find_event_by_name(s->tep, sys, name);
+	if (ev)
+		return ev;
 	int size = 0;
 	char *fmt = tracefs_event_file_read(NULL, sys, name, "format", &size);
 	if (fmt && size > 0)
-		tep_parse_event(tep, fmt, size, sys);
+		tep_parse_event(s->tep, fmt, size, sys);
 	free(fmt);
+	return tep_find_event_by_name(s->tep, sys, name);
 }
 
 int session_init(struct session *s, const char *tool, const char *const *systems)
 {
 	memset(s, 0, sizeof(*s));
 	s->tool = tool;
+	s->hold_fd = -1;
+	s->emergency = -1;
 	/* Finds tracefs, or debugfs/tracing, or mounts tracefs at /sys/kernel/tracing. */
 	const char *dir = tracefs_tracing_dir();
 	if (!dir) {
@@ -91,12 +89,12 @@ int session_init(struct session *s, const char *tool, const char *const *systems
 		if (colon) {
 			char sys[256];
 			snprintf(sys, sizeof(sys), "%.*s", (int)(colon - systems[i]), systems[i]);
-			load_format(s->tep, sys, colon + 1);
+			session_load_event(s, sys, colon + 1);
 			continue;
 		}
 		char **names = tracefs_system_events(NULL, systems[i]);
 		for (int j = 0; names && names[j]; j++)
-			load_format(s->tep, systems[i], names[j]);
+			session_load_event(s, systems[i], names[j]);
 		tracefs_list_free(names);
 	}
 	return 0;
@@ -149,37 +147,91 @@ static void session_atexit(void)
 		session_close(active);
 }
 
-static int install_signals(void)
+/* --- owners of instances and probe groups ------------------------------------------------- */
+
+/* Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot; 0 when
+ * it cannot be read. The same in every PID namespace. */
+static unsigned long long start_time(pid_t pid)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal; /* no SA_RESTART: poll() must return EINTR */
-	sigemptyset(&sa.sa_mask);
-	const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], &sa, NULL))
-			return -1;
-	return 0;
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* The name (field 2) may hold spaces and parentheses: count from the last ')'. */
+	char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/* The PID at the end of an ftrace-tools instance name, or 0. */
-static pid_t instance_pid(const char *name)
+const char *session_run_id(void)
+{
+	static char id[64];
+	if (!id[0]) {
+		unsigned short r = 0;
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
+			struct timespec t;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			r = (unsigned short)(t.tv_nsec ^ t.tv_sec);
+		}
+		snprintf(id, sizeof(id), "%d_%llu_%04x", (int)getpid(), start_time(getpid()),
+			 (unsigned)r);
+	}
+	return id;
+}
+
+bool session_owner_alive(const char *id)
+{
+	char *end;
+	errno = 0;
+	long pid = strtol(id, &end, 10);
+	if (end == id || pid <= 0 || pid > INT_MAX || (*end && *end != '_'))
+		return true; /* not one of ours: never judged dead */
+	if (!strcmp(id, session_run_id()))
+		return true;
+	if (kill((pid_t)pid, 0) && errno == ESRCH)
+		return false;
+	if (!*end)
+		return true; /* an older name without a start time: the PID is all there is */
+	/* Alive here with another start time: another process now has that PID, or the owner
+	 * ran in another PID namespace. Its instance is removed only if no file of it is open. */
+	unsigned long long start = strtoull(end + 1, NULL, 10);
+	return start_time((pid_t)pid) == start;
+}
+
+/* The run id at the end of an ftrace-tools instance name, or NULL. */
+static const char *instance_id(const char *name)
 {
 	if (strncmp(name, SESSION_PREFIX, strlen(SESSION_PREFIX)))
-		return 0;
+		return NULL;
 	const char *dash = strrchr(name, '-');
-	if (!dash || !dash[1])
-		return 0;
-	char *end;
-	long pid = strtol(dash + 1, &end, 10);
-	if (*end || pid <= 0)
-		return 0;
-	return (pid_t)pid;
+	return dash && dash[1] >= '0' && dash[1] <= '9' ? dash + 1 : NULL;
 }
 
-int session_sweep_stale(const char *tool)
+/* Append one line to a probe file in one write(2); -1 with errno on failure. */
+static int write_line(const char *file, const char *line)
 {
-	char path[4096];
+	char *path = tracefs_get_tracing_file(file);
+	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
+	tracefs_put_tracing_file(path);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, line, strlen(line));
+	int e = errno;
+	close(fd);
+	errno = n < 0 ? e : 0;
+	return n == (ssize_t)strlen(line) ? 0 : -1;
+}
+
+static int sweep_instances(const char *tool)
+{
+	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/instances", tracefs_tracing_dir());
 	DIR *d = opendir(path);
 	if (!d)
@@ -187,22 +239,61 @@ int session_sweep_stale(const char *tool)
 	int removed = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		pid_t pid = instance_pid(de->d_name);
-		if (!pid || pid == getpid())
+		const char *id = instance_id(de->d_name);
+		if (!id || session_owner_alive(id))
 			continue;
-		if (kill(pid, 0) == 0 || errno != ESRCH)
-			continue; /* alive (or not ours to judge) */
-		struct tracefs_instance *inst = tracefs_instance_alloc(NULL, de->d_name);
-		if (inst && tracefs_instance_destroy(inst) == 0) {
+		char inst[PATH_MAX + 256];
+		snprintf(inst, sizeof(inst), "%s/%s", path, de->d_name);
+		/* EBUSY: a file of it is open, so its owner lives (in another PID namespace). */
+		if (rmdir(inst) == 0) {
 			fprintf(stderr, "%s: removed instance %s left by a run that was killed\n",
 				tool, de->d_name);
 			removed++;
 		}
-		tracefs_instance_free(inst);
 	}
 	closedir(d);
 	return removed;
 }
+
+/* After the instances: an instance that had a probe enabled keeps it busy. */
+static int sweep_probes(const char *tool)
+{
+	/* dynamic_events last: it also lists kprobes and uprobes, removed by then. */
+	static const char *const files[] = {"kprobe_events", "uprobe_events", "dynamic_events"};
+	const size_t plen = strlen(SESSION_PROBE_GROUP_PREFIX);
+	int removed = 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char *text = tracefs_instance_file_read(NULL, files[i], NULL);
+		char *save = NULL;
+		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+		     l = strtok_r(NULL, "\n", &save)) {
+			/* "p:ftt_<run id>/name target args" */
+			char *colon = strchr(l, ':'), group[96], event[96], cmd[200];
+			if (!colon || strncmp(colon + 1, SESSION_PROBE_GROUP_PREFIX, plen) ||
+			    sscanf(colon + 1, "%95[^/]/%95s", group, event) != 2 ||
+			    session_owner_alive(group + plen))
+				continue;
+			/* Refused (EBUSY) while an instance has it enabled: a live run in another
+			 * PID namespace owns it. */
+			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
+			if (write_line(files[i], cmd) == 0) {
+				fprintf(stderr, "%s: removed probe %s/%s left by a run that was killed\n",
+					tool, group, event);
+				removed++;
+			}
+		}
+		free(text);
+	}
+	return removed;
+}
+
+int session_sweep_stale(const char *tool)
+{
+	int n = sweep_instances(tool);
+	return n + sweep_probes(tool);
+}
+
+/* --- this run's instance ----------------------------------------------------------------- */
 
 static int write_instance_file(struct session *s, const char *file, const char *val)
 {
@@ -237,26 +328,64 @@ size_t session_flood_buffer_kb(void)
 	return kb < 1408 ? 1408 : kb > 8192 ? 8192 : kb;
 }
 
+/*
+ * mkdir, never reuse: an instance that exists belongs to someone else. Then open tracing_on
+ * at once. Between the two, a run in another PID namespace may judge the instance
+ * abandoned and remove it (it cannot tell our PID is alive): then make it again.
+ */
+static int create_instance(struct session *s)
+{
+	char path[PATH_MAX];
+	for (int attempt = 0; attempt < 5; attempt++) {
+		snprintf(s->name, sizeof(s->name), SESSION_PREFIX "%s-%s", s->tool,
+			 session_run_id());
+		snprintf(path, sizeof(path), "%s/instances/%s", tracefs_tracing_dir(), s->name);
+		if (mkdir(path, 0750)) {
+			fprintf(stderr, "%s: cannot create ftrace instance %s: %s%s\n", s->tool,
+				path, strerror(errno),
+				errno == ENOENT ? " (instances need Linux 3.14)" : "");
+			return -1;
+		}
+		if (session_after_mkdir)
+			session_after_mkdir(path);
+		char on[PATH_MAX + 16];
+		snprintf(on, sizeof(on), "%s/tracing_on", path);
+		s->hold_fd = open(on, O_WRONLY | O_CLOEXEC);
+		if (s->hold_fd < 0 && errno == ENOENT && access(path, F_OK))
+			continue; /* removed under us: again */
+		if (s->hold_fd < 0) {
+			fprintf(stderr, "%s: cannot open %s: %s\n", s->tool, on, strerror(errno));
+			rmdir(path);
+			return -1;
+		}
+		s->dir = strdup(path);
+		s->inst = tracefs_instance_alloc(NULL, s->name);
+		s->emergency = sig_on_emergency_rmdir(path);
+		if (!s->dir || !s->inst || s->emergency < 0) {
+			fprintf(stderr, "%s: out of memory\n", s->tool);
+			return -1;
+		}
+		return 0;
+	}
+	fprintf(stderr, "%s: ftrace instance %s was removed each time it was made\n", s->tool,
+		s->name);
+	return -1;
+}
+
 int session_start(struct session *s, size_t buffer_kb)
 {
-	if (install_signals()) {
+	if (sig_install(s->tool)) {
 		fprintf(stderr, "%s: cannot install signal handlers: %s\n", s->tool,
 			strerror(errno));
 		return -1;
 	}
 	session_sweep_stale(s->tool);
-	probe_sweep_stale(s->tool);
-	snprintf(s->name, sizeof(s->name), SESSION_PREFIX "%s-%d", s->tool, (int)getpid());
 	if (!active) {
 		active = s;
 		atexit(session_atexit);
 	}
-	s->inst = tracefs_instance_create(s->name);
-	if (!s->inst) {
-		fprintf(stderr, "%s: cannot create ftrace instance %s: %s (instances need Linux 3.14)\n",
-			s->tool, s->name, strerror(errno));
+	if (create_instance(s))
 		return -1;
-	}
 	if (!s->keep_clock && set_clock(s))
 		return -1;
 	if (opt_buffer_kb)
@@ -364,11 +493,40 @@ int session_filter(const struct session *s, char *buf, size_t len, const char *u
 	return n < (int)len ? 0 : -1;
 }
 
+int session_stop_recording(struct session *s)
+{
+	if (s->hold_fd < 0)
+		return 0;
+	return pwrite(s->hold_fd, "0", 1, 0) == 1 ? 0 : -1;
+}
+
+int session_on_close(struct session *s, enum session_when when, void (*fn)(void *), void *arg)
+{
+	if (s->ncleanups == SESSION_MAX_CLEANUPS)
+		return -1;
+	s->cleanups[s->ncleanups].when = when;
+	s->cleanups[s->ncleanups].fn = fn;
+	s->cleanups[s->ncleanups].arg = arg;
+	s->ncleanups++;
+	return 0;
+}
+
+static void run_cleanups(struct session *s, enum session_when when)
+{
+	for (int i = 0; i < s->ncleanups; i++)
+		if (s->cleanups[i].fn && s->cleanups[i].when == when) {
+			void (*fn)(void *) = s->cleanups[i].fn;
+			s->cleanups[i].fn = NULL; /* once, also when session_close runs again */
+			fn(s->cleanups[i].arg);
+		}
+}
+
 void session_close(struct session *s)
 {
-	if (s->reader) {
-		reader_close(s->reader);
-		s->reader = NULL;
+	run_cleanups(s, SESSION_BEFORE_REMOVE);
+	if (s->hold_fd >= 0) {
+		close(s->hold_fd);
+		s->hold_fd = -1;
 	}
 	if (s->inst) {
 		/* Removing the instance disables its events and frees its buffers. */
@@ -377,10 +535,13 @@ void session_close(struct session *s)
 				s->name, strerror(errno));
 		tracefs_instance_free(s->inst);
 		s->inst = NULL;
+		sig_forget(s->emergency);
+		s->emergency = -1;
 	}
+	free(s->dir);
+	s->dir = NULL;
 	/* Only now: the kernel refuses to remove a probe that an instance has enabled. */
-	if (s->nprobes)
-		probe_remove_all(s);
+	run_cleanups(s, SESSION_AFTER_REMOVE);
 	if (s->tep) {
 		tep_free(s->tep);
 		s->tep = NULL;

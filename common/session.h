@@ -2,39 +2,55 @@
 #ifndef FTT_SESSION_H
 #define FTT_SESSION_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-
-#include "probe.h"
 
 struct tep_handle;
 struct tep_event;
 struct tep_format_field;
 struct tracefs_instance;
-struct reader;
+struct probe_set;
 
-/* Instances are named PREFIX<tool>-<pid> so a later run can find those of dead processes. */
+/*
+ * Instances are named PREFIX<tool>-<pid>-<start>-<random>: the PID and the start time (clock
+ * ticks since boot) of the process that owns it, and a random part, so that runs in other PID
+ * namespaces or a later process with the same PID never share or mistake an instance.
+ */
 #define SESSION_PREFIX "ftrace-tools-"
 
+/* Dynamic probes (kprobe, uprobe, eprobe) of a run live in the group <this><run id>. */
+#define SESSION_PROBE_GROUP_PREFIX "ftt_"
 
-/* Set by SIGINT, SIGTERM, SIGHUP and SIGPIPE; the main loop polls it. */
-extern volatile sig_atomic_t session_stop;
+#define SESSION_MAX_CLEANUPS 16
+
+/* When a cleanup runs: before the instance is removed (files of it that are open keep it
+ * busy), or after (the kernel refuses to remove a probe that an instance has enabled). */
+enum session_when { SESSION_BEFORE_REMOVE, SESSION_AFTER_REMOVE };
 
 struct session {
 	const char *tool;
-	char name[64];
+	char name[128];
+	char *dir; /* the instance's directory */
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
-	struct reader *reader; /* closed before the instance is removed */
-	struct probe probes[PROBE_MAX]; /* removed after the instance */
-	int nprobes;
-	bool mono;             /* trace clock is CLOCK_MONOTONIC */
-	bool notrace_self;     /* set_event_notrace_pid excludes this process */
+	/* The instance's tracing_on, open from creation to removal: an instance with an open
+	 * file cannot be removed (EBUSY), so no other run's sweep can take it; at the stop,
+	 * writing 0 to it ends recording while what was recorded is read. */
+	int hold_fd;
+	int emergency; /* the signal module's step that removes the instance */
+	struct probe_set *probes; /* dynamic probes of this run (probe.c) */
+	bool mono;          /* trace clock is CLOCK_MONOTONIC */
+	bool notrace_self;  /* set_event_notrace_pid excludes this process */
 	/* Set before session_start by tools that need no time order across CPUs (counting):
 	 * switching the trace clock resets the buffers, ~30 ms of start-up. */
 	bool keep_clock;
+	int ncleanups;
+	struct {
+		enum session_when when;
+		void (*fn)(void *arg);
+		void *arg;
+	} cleanups[SESSION_MAX_CLEANUPS];
 };
 
 /*
@@ -42,6 +58,8 @@ struct session {
  * is a system ("block": all its events) or one event ("syscalls:sys_enter_openat").
  */
 int session_init(struct session *s, const char *tool, const char *const *systems);
+/* Load one more event's format; returns it, or NULL when the kernel has no such event. */
+struct tep_event *session_load_event(struct session *s, const char *sys, const char *name);
 
 /* Kernel symbols and printk formats, for printing events whose format prints addresses as
  * symbols (%ps) or strings by pointer; megabytes, so only when such an event is printed. */
@@ -54,7 +72,7 @@ struct tep_format_field *session_field(struct session *s, struct tep_event *ev,
 				       const char *field, bool required);
 
 /*
- * Install the stop signals, remove instances of dead ftrace-tools runs, create this run's
+ * Install the stop signals, remove what dead ftrace-tools runs left, create this run's
  * instance with a cross-CPU clock and the given per-CPU buffer size (0: kernel default).
  */
 int session_start(struct session *s, size_t buffer_kb);
@@ -91,13 +109,26 @@ int session_exclude_self(struct session *s);
 int session_filter(const struct session *s, char *buf, size_t len, const char *user,
 		   const char *comm);
 
+/* Stop recording (tracing_on 0): what was recorded stays to be read. */
+int session_stop_recording(struct session *s);
+
+/* Run fn(arg) when the session closes (see enum session_when); in registration order. */
+int session_on_close(struct session *s, enum session_when when, void (*fn)(void *), void *arg);
+
 /* Remove everything this run created; safe to call more than once and from atexit. */
 void session_close(struct session *s);
 
-/* Remove instances left by ftrace-tools runs whose process is gone; returns how many. */
+/* Remove the instances and probe groups left by ftrace-tools runs whose process is gone;
+ * returns how many things were removed. */
 int session_sweep_stale(const char *tool);
 
-/* The stop flag is raised by a signal or by a closed output. */
-void session_request_stop(void);
+/* "<pid>-<start>-<random>" of this process (see SESSION_PREFIX), the same for every call. */
+const char *session_run_id(void);
+/* Is the owner of a run id (or of an older "<pid>" one) alive? (For probe groups too.) */
+bool session_owner_alive(const char *id);
+
+/* For the unit tests: called with the new instance's directory right after it is made (a
+ * fake tracefs tree has no kernel to fill it). NULL in the tools. */
+extern void (*session_after_mkdir)(const char *dir);
 
 #endif

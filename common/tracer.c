@@ -7,6 +7,7 @@
 #include "pair.h"
 #include "reader.h"
 #include "session.h"
+#include "sig.h"
 #include "usym.h"
 
 #include <dirent.h>
@@ -203,7 +204,7 @@ static struct {
 	int nevents;
 	struct tep_event **events;
 	uint64_t *counts;
-	bool any; /* printed an event since the last stack, for -s */
+	struct comm_table *names;
 	int ticks; /* tables printed by -c so far */
 } t;
 
@@ -214,10 +215,8 @@ static void print_stack(struct tep_record *rec)
 		return;
 	/* caller[] fills the rest of the record (its declared size is a minimum). */
 	int n = (rec->size - f->offset) / 8;
-	if (t.o->json) {
-		/* The stack follows its event's line: close that object with it. */
-		printf("{\"stack\":[");
-	}
+	if (t.o->json)
+		printf(",\"stack\":[");
 	for (int i = 0; i < n; i++) {
 		unsigned long long addr, off = 0;
 		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);
@@ -238,7 +237,7 @@ static void print_stack(struct tep_record *rec)
 		}
 	}
 	if (t.o->json)
-		printf("]}\n");
+		putchar(']');
 }
 
 /* -U: the user stack the kernel recorded after the event (at most 8 frames, walked by
@@ -250,7 +249,7 @@ static void print_ustack(struct tep_record *rec)
 	int n = (f->offset + f->size <= rec->size ? f->size : rec->size - f->offset) / 8;
 	char buf[PATH_MAX + 160];
 	if (t.o->json)
-		printf("{\"ustack\":[");
+		printf(",\"ustack\":[");
 	else
 		puts(" <user stack>"); /* after a kernel stack (-s), where one ends */
 	for (int i = 0; i < n; i++) {
@@ -268,7 +267,19 @@ static void print_ustack(struct tep_record *rec)
 		}
 	}
 	if (t.o->json)
-		printf("]}\n");
+		putchar(']');
+}
+
+/* The stacks recorded right after the event on its CPU (reader_trailer). */
+static void print_stacks(struct tep_record *rec)
+{
+	const struct reader_trailers *tr = reader_record_trailers(rec);
+	for (int i = 0; tr && i < tr->n; i++) {
+		if (t.stack_ev && tr->id[i] == t.stack_ev->id)
+			print_stack(tr->rec[i]);
+		else if (t.ustack_ev && tr->id[i] == t.ustack_ev->id)
+			print_ustack(tr->rec[i]);
+	}
 }
 
 static void json_field(struct tep_record *rec, struct tep_format_field *f, bool first)
@@ -387,6 +398,14 @@ static int agg_setup(struct session *s, struct tep_event **events, int nevents,
 	return 0;
 }
 
+static bool keys_need_comm(void)
+{
+	for (int j = 0; j < ag.nkeys; j++)
+		if (ag.k[j].kind == KEY_COMM && !ag.k[j].f[0])
+			return true;
+	return false;
+}
+
 /* --hist: a signed field's negative values (errors returned) get a row of their own. */
 static void hist_add(struct hist_log2 *h, struct tep_record *rec, int idx)
 {
@@ -421,12 +440,12 @@ static void agg_event(struct tep_record *rec, int idx)
 			uint64_t v = (uint64_t)reader_num(rec, f);
 			memcpy(dst, &v, 8);
 		} else { /* comm of an event without one */
-			strncpy(dst, comm_lookup(tep_data_pid(t.tep, rec), rec->ts), KEY_STR);
+			strncpy(dst, comm_get(t.names, tep_data_pid(t.tep, rec)), KEY_STR);
 		}
 	}
 	struct hist_log2 *h = agg_add(&ag.agg, key, 1);
 	if (!h)
-		session_request_stop(); /* out of memory: end with what was counted */
+		sig_request_stop(); /* out of memory: end with what was counted */
 	else if (t.o->hist)
 		hist_add(h, rec, idx);
 }
@@ -529,13 +548,6 @@ static int print_aggs(uint64_t now, void *ctx)
 static void on_event(struct tep_record *rec, void *ctx)
 {
 	int idx = (int)(intptr_t)ctx;
-	if (idx < 0) {
-		if (t.any && idx == -1)
-			print_stack(rec);
-		else if (t.any)
-			print_ustack(rec);
-		return;
-	}
 	if (ag.on) {
 		agg_event(rec, idx);
 		return;
@@ -546,9 +558,8 @@ static void on_event(struct tep_record *rec, void *ctx)
 	}
 	struct tep_event *ev = t.events[idx];
 	int pid = tep_data_pid(t.tep, rec);
-	const char *comm = comm_lookup(pid, rec->ts);
+	const char *comm = comm_get(t.names, pid);
 	char when[16];
-	t.any = true;
 	if (t.o->json) {
 		printf("{\"time\":\"%s\",\"ts\":%.6f,\"cpu\":%d,\"pid\":%d,\"comm\":",
 		       out_wallclock(rec->ts, when), rec->ts / 1e9, rec->cpu, pid);
@@ -556,7 +567,9 @@ static void on_event(struct tep_record *rec, void *ctx)
 		printf(",\"event\":\"%s:%s\",\"fields\":{", ev->system, ev->name);
 		for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
 			json_field(rec, f, f == ev->format.fields);
-		printf("}}\n");
+		putchar('}');
+		print_stacks(rec);
+		printf("}\n");
 		return;
 	}
 	if (t.o->wallclock)
@@ -568,6 +581,7 @@ static void on_event(struct tep_record *rec, void *ctx)
 	trace_seq_terminate(&t.seq);
 	fwrite(t.seq.buffer, 1, t.seq.len, stdout);
 	putchar('\n');
+	print_stacks(rec);
 }
 
 static bool counted_since_tick(void)
@@ -604,15 +618,9 @@ static int print_counts(uint64_t now, void *ctx)
 /* Syscall tracepoints and uprobes fire only in process context (see session_exclude_self). */
 static bool process_context_only(const struct session *s, struct tep_event **events, int n)
 {
-	for (int i = 0; i < n; i++) {
-		bool uprobe = false;
-		for (int j = 0; j < s->nprobes; j++)
-			uprobe |= s->probes[j].kind == PROBE_UPROBE &&
-				  !strcmp(events[i]->system, probe_group()) &&
-				  !strcmp(events[i]->name, s->probes[j].event);
-		if (!uprobe && strcmp(events[i]->system, "syscalls"))
+	for (int i = 0; i < n; i++)
+		if (!probe_is_uprobe(s, events[i]) && strcmp(events[i]->system, "syscalls"))
 			return false;
-	}
 	return true;
 }
 
@@ -661,10 +669,6 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 		ret = 2;
 		goto out;
 	}
-	for (int i = 0; i < nevents; i++)
-		if ((ret = enable_filtered(s, events[i], full, filter)))
-			goto out;
-	ret = 1;
 	if (o->stack) {
 		t.stack_ev = tep_find_event_by_name(s->tep, "ftrace", "kernel_stack");
 		t.stack_caller = t.stack_ev ? tep_find_field(t.stack_ev, "caller") : NULL;
@@ -696,6 +700,11 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 			goto out;
 		}
 	}
+	/* After the options: an event enabled before stacktrace was on has no stack. */
+	for (int i = 0; i < nevents; i++)
+		if ((ret = enable_filtered(s, events[i], full, filter)))
+			goto out;
+	ret = 1;
 	bool counting = o->count || ag.on;
 	for (int i = 0; i < nevents && !o->json && !counting; i++)
 		if (events[i]->print_fmt.format && strstr(events[i]->print_fmt.format, "%p")) {
@@ -703,14 +712,19 @@ int tracer_run(struct session *s, struct tep_event **events, int nevents, const 
 			break;
 		}
 	/* Counts need no time order across CPUs: each CPU's buffer is read as it comes. */
-	if (reader_open_session(&r, s, !counting))
+	/* Names are needed when printed or counted by: followed in time order then. */
+	bool names = !counting || (ag.on && keys_need_comm());
+	if (names && !(t.names = comm_follow(s)))
+		goto out;
+	if (reader_open_session(&r, s, !counting || names))
+		goto out;
+	if (t.names && comm_attach(t.names, &r))
 		goto out;
 	for (int i = 0; i < nevents; i++)
 		if (reader_on(&r, events[i], on_event, (void *)(intptr_t)i))
 			goto toomany;
-	if (t.stack_ev && reader_on(&r, t.stack_ev, on_event, (void *)(intptr_t)-1))
-		goto toomany;
-	if (t.ustack_ev && reader_on(&r, t.ustack_ev, on_event, (void *)(intptr_t)-2))
+	if ((t.stack_ev && reader_trailer(&r, t.stack_ev)) ||
+	    (t.ustack_ev && reader_trailer(&r, t.ustack_ev)))
 		goto toomany;
 
 	out_init();
@@ -731,6 +745,7 @@ toomany:
 	fprintf(stderr, "%s: too many events at once (at most %d)\n", s->tool, TRACER_MAX_EVENTS);
 out:
 	trace_seq_destroy(&t.seq);
+	comm_free(t.names);
 	usym_addr_free();
 	free(t.counts);
 	agg_free(&ag.agg);

@@ -17,7 +17,7 @@ struct tep_event;
 #include "reader.h"
 
 /* Events traced at once: one reader handler each, and one kept for kernel_stack (-s). */
-#define TRACER_MAX_EVENTS (READER_MAX_HANDLERS - 1)
+#define TRACER_MAX_EVENTS 63
 
 /* Options shared by tpoint, kprobe and uprobe. */
 struct tracer_opts {

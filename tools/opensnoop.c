@@ -151,6 +151,7 @@ static struct {
 	unsigned long long unpaired;
 	enum via via; /* the mechanism in use */
 	struct tep_handle *tep;
+	struct comm_table *names;
 	char what[PATH_MAX + 128];   /* the banner's "via ..." */
 	const char *why;             /* why the mechanism tried last is not available */
 } st;
@@ -414,7 +415,7 @@ static void print_open(const struct tep_record *rec, const struct open_state *o,
 	const char *path = known ? o->path : "[unknown]";
 	if ((env.failed && ret >= 0) || !path_matches(path))
 		return;
-	const char *comm = o->comm[0] ? o->comm : comm_lookup(tid, rec->ts);
+	const char *comm = o->comm[0] ? o->comm : comm_get(st.names, tid);
 	/* The mode is an argument only when a file may be created. */
 	long long mode = o->flags >= 0 && !(o->flags & (O_CREAT_ | O_TMPFILE_)) ? 0 : o->mode;
 	char when[16];
@@ -512,8 +513,9 @@ int main(int argc, char **argv)
 	if (pair_init(&st.threads, 1024, sizeof(struct open_state)) ||
 	    session_init(&s, opt_tool, systems) || session_start(&s, 0) ||
 	    /* before any event is enabled: on 6.12, events enabled first were not filtered */
-	    session_set_pids(&s, env.pid, env.tid) || session_exclude_self(&s) || setup(&s) ||
-	    reader_open_session(&r, &s, true))
+	    session_set_pids(&s, env.pid, env.tid) || session_exclude_self(&s) ||
+	    !(st.names = comm_follow(&s)) || setup(&s) || reader_open_session(&r, &s, true) ||
+	    comm_attach(st.names, &r))
 		goto out;
 	st.tep = s.tep;
 	for (int i = 0; i < nevinfo; i++)
@@ -531,6 +533,7 @@ int main(int argc, char **argv)
 				"shown\n", opt_tool, st.unpaired);
 out:
 	session_close(&s);
+	comm_free(st.names);
 	pair_free(&st.threads);
 	return ret;
 }

@@ -68,7 +68,7 @@ same_state() {
 wait_instance() {
 	i=0
 	while [ $i -lt 100 ]; do
-		ls "$T/instances" | grep -q -- "-$1\$" && return 0
+		ls "$T/instances" | grep -q -- "-$1_" && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1
 		i=$((i + 1))
@@ -155,7 +155,7 @@ stop_cases() {
 	kill -9 $TPID; wait $TPID 2>/dev/null
 	"$BIN/tpoint" -d 0.2 sched:sched_switch > /dev/null 2> "$TMP/err2"
 	check "$sname killed with SIGKILL: the next run removes what it left" sh -c \
-		"grep -q 'removed instance .*-$TPID' '$TMP/err2'"
+		"grep -q 'removed instance .*-${TPID}_' '$TMP/err2'"
 	check "$sname killed with SIGKILL, then a new run: tracefs as before" same_state
 }
 

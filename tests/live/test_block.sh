@@ -267,10 +267,10 @@ check "iosnoop with a duration: nothing left in tracefs" same_state
 # kill -9 leaves an instance; the next run removes it and says so.
 start "$BIN/iosnoop"
 kill -9 $TPID; wait $TPID 2>/dev/null
-if ls "$T/instances" | grep -q "ftrace-tools-iosnoop-$TPID"; then
+if ls "$T/instances" | grep -q "ftrace-tools-iosnoop-${TPID}_"; then
 	"$BIN/iolatency" 0.2 1 > /dev/null 2> "$TMP/err"
 	check "after kill -9, the next run removes the stale instance and says so" \
-		grep -q "removed instance ftrace-tools-iosnoop-$TPID" "$TMP/err"
+		grep -q "removed instance ftrace-tools-iosnoop-${TPID}_" "$TMP/err"
 	check "after kill -9 and a new run: nothing left in tracefs" same_state
 else
 	notok "kill -9 left no instance behind (the test cannot check recovery)"

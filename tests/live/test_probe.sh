@@ -135,8 +135,9 @@ if [ -e "$T/uprobe_events" ]; then
 		[ \$(grep -A2 'ftt_add_ret:' '$TMP/out' | grep -A1 -x ' <user stack>' | grep -c '^ => main+0x[0-9a-f]* (.*uprobe_target)\$') -eq 3 ]"
 
 	trace_target "$BIN/uprobe" -j -U "r:$UT:ftt_add"
-	check "uprobe -j -U: a ustack object after each event, main first" sh -c "
-		[ \$(grep -c '^{\"ustack\":\[\"main+0x[0-9a-f]* (.*uprobe_target)\"' '$TMP/out') -eq 3 ]"
+	check "uprobe -j -U: one object per event, its ustack a field of it, main first" sh -c "
+		[ \$(wc -l < '$TMP/out') -eq 3 ] &&
+		[ \$(grep -c '^{\"time\".*\"event\":\"[^\"]*:ftt_add_ret\".*,\"ustack\":\[\"main+0x[0-9a-f]* (.*uprobe_target)\"' '$TMP/out') -eq 3 ]"
 
 	"$BIN/uprobe" -k nosuch "p:$UT:ftt_add" > "$TMP/out" 2> "$TMP/err"
 	check "uprobe -k on a field the probe lacks: exit 2, one line" sh -c \
@@ -148,7 +149,7 @@ if [ -e "$T/uprobe_events" ]; then
 
 	trace_target "$BIN/uprobe" -j "p:greet $UT:ftt_greet s=+0(%di):string"
 	check "uprobe -j with an alias and a string argument" \
-		grep -q '"event":"ftt_[0-9]*:greet","fields":{.*"s":"hello, uprobe"' "$TMP/out"
+		grep -q '"event":"ftt_[0-9_a-f]*:greet","fields":{.*"s":"hello, uprobe"' "$TMP/out"
 
 	if "$BIN/uprobe" -l libc > /dev/null 2>&1 && [ -z "${UPROBE_TARGET:-}" ]; then
 		trace_target -p "$BIN/uprobe" 'p:libc:open64 file=+0(%di):string'

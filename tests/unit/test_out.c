@@ -22,6 +22,24 @@ static char *json(const char *s, size_t max)
 	return buf;
 }
 
+static char *line(const char *s, size_t len)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	out_text_line(f, s, len);
+	fclose(f);
+	return buf;
+}
+
+static char *jbytes(const char *s, size_t len)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	out_json_bytes(f, s, len);
+	fclose(f);
+	return buf;
+}
+
 static void test_text_plain(void **state)
 {
 	(void)state;
@@ -59,10 +77,28 @@ static void test_json_escapes(void **state)
 	assert_string_equal(json("q\"b\\", 16), "\"q\\\"b\\\\\"");
 	assert_string_equal(json("x\ny\tz\x01", 16), "\"x\\ny\\tz\\u0001\"");
 	assert_string_equal(json("caf\xc3\xa9", 16), "\"caf\xc3\xa9\"");
-	assert_string_equal(json("b\xff", 16), "\"b\\u00ff\"");
+	/* A byte that is not UTF-8 is \udcXX, so it differs from the character U+00XX
+	 * (valid UTF-8, kept as it is): "\xe9" and "\xc3\xa9" must not look alike. */
+	assert_string_equal(json("b\xff", 16), "\"b\\udcff\"");
+	assert_string_equal(json("caf\xe9", 16), "\"caf\\udce9\"");
+	assert_string_equal(json("\xc3\xa9\xe9", 16), "\"\xc3\xa9\\udce9\"");
+	/* Exactly len bytes, NUL included (byte arrays). */
+	assert_string_equal(jbytes("a\0b", 3), "\"a\\u0000b\"");
 	assert_string_equal(json("\x7f", 16), "\"\\u007f\"");
 	char full[3] = {'a', 'b', 'c'};
 	assert_string_equal(json(full, 3), "\"abc\"");
+}
+
+/* Free text keeps its spaces but stays one line: an event's strings cannot split it or
+ * reach the terminal as control sequences. */
+static void test_text_line(void **state)
+{
+	(void)state;
+	assert_string_equal(line("pid=5 file=a b", 14), "pid=5 file=a b");
+	assert_string_equal(line("file=x\ny", 8), "file=x\\x0ay");
+	assert_string_equal(line("\x1b[2J", 4), "\\x1b[2J");
+	assert_string_equal(line("a\\b", 3), "a\\x5cb");
+	assert_string_equal(line("caf\xc3\xa9 \xff", 7), "caf\xc3\xa9 \\xff");
 }
 
 static void test_wallclock(void **state)
@@ -94,6 +130,7 @@ int main(void)
 		cmocka_unit_test(test_text_plain),
 		cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_json_escapes),
+		cmocka_unit_test(test_text_line),
 		cmocka_unit_test(test_wallclock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

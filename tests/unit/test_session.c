@@ -1,6 +1,8 @@
 /* Session setup and teardown against a fake tracefs tree (tracefs_set_tracing_dir). */
 #include "helpers.h"
 
+#include <signal.h>
+
 #include <event-parse.h>
 #include <tracefs.h>
 
@@ -42,7 +44,33 @@ static void mkinst(const char *name)
 	assert_int_equal(mkdir(path, 0755), 0);
 }
 
-/* Instances of dead ftrace-tools runs go; live ones and other people's stay. */
+/* Field 22 of /proc/PID/stat, as session.c reads it. */
+static unsigned long long start_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	assert_non_null(p);
+	return strtoull(p + 1, NULL, 10);
+}
+
+static void sweep(const void *arg)
+{
+	session_sweep_stale(arg);
+}
+
+/*
+ * Instances of dead ftrace-tools runs go; live ones and other people's stay. A PID that is
+ * alive but started at another time is not the owner (PID reuse, or a run in another PID
+ * namespace): its instance goes unless it is busy, which a fake tree shows as not empty.
+ */
 static void test_sweep_stale(void **state)
 {
 	(void)state;
@@ -50,32 +78,36 @@ static void test_sweep_stale(void **state)
 	if (dead == 0)
 		_exit(0);
 	waitpid(dead, NULL, 0);
-	char stale[64], mine[64], live[64], other[64];
-	snprintf(stale, sizeof(stale), "ftrace-tools-iosnoop-%d", (int)dead);
-	snprintf(mine, sizeof(mine), "ftrace-tools-iolatency-%d", (int)getpid());
-	snprintf(live, sizeof(live), "ftrace-tools-iosnoop-%d", (int)getppid());
+	pid_t parent = getppid();
+	char stale[96], old_stale[96], mine[96], live[96], reused[96], busy[96], other[96];
+	snprintf(stale, sizeof(stale), "ftrace-tools-iosnoop-%d_123_abcd", (int)dead);
+	snprintf(old_stale, sizeof(old_stale), "ftrace-tools-iosnoop-%d", (int)dead);
+	snprintf(mine, sizeof(mine), "ftrace-tools-iolatency-%s", session_run_id());
+	snprintf(live, sizeof(live), "ftrace-tools-tpoint-%d_%llu_0001", (int)parent,
+		 start_of(parent));
+	snprintf(reused, sizeof(reused), "ftrace-tools-tpoint-%d_%llu_0002", (int)parent,
+		 start_of(parent) + 1);
+	snprintf(busy, sizeof(busy), "ftrace-tools-tpoint-%d_%llu_0003", (int)parent,
+		 start_of(parent) + 2);
 	snprintf(other, sizeof(other), "someone-else-%d", (int)dead);
-	mkinst(stale);
-	mkinst(mine);
-	mkinst(live);
-	mkinst(other);
-	mkinst("ftrace-tools-iosnoop-notapid");
+	const char *names[] = {stale, old_stale, mine, live, reused, busy, other,
+			       "ftrace-tools-iosnoop-notapid"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		mkinst(names[i]);
+	char rel[160];
+	snprintf(rel, sizeof(rel), "instances/%s/tracing_on", busy);
+	write_file(tree, rel, "1\n");
 
-	char err[512];
-	int st = run_child((void (*)(const void *))(void *)session_sweep_stale, "test", err,
-			   sizeof(err));
-	(void)st;
+	char err[1024];
+	run_child(sweep, "test", err, sizeof(err));
 	assert_non_null(strstr(err, stale)); /* says what it removed */
-	char rel[128];
-	snprintf(rel, sizeof(rel), "instances/%s", stale);
-	assert_false(exists(rel));
-	snprintf(rel, sizeof(rel), "instances/%s", mine);
-	assert_true(exists(rel));
-	snprintf(rel, sizeof(rel), "instances/%s", live);
-	assert_true(exists(rel));
-	snprintf(rel, sizeof(rel), "instances/%s", other);
-	assert_true(exists(rel));
-	assert_true(exists("instances/ftrace-tools-iosnoop-notapid"));
+	const bool gone[] = {true, true, false, false, true, false, false, false};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(rel, sizeof(rel), "instances/%s", names[i]);
+		if (exists(rel) == gone[i])
+			fail_msg("%s: %s", names[i], gone[i] ? "not removed" : "removed");
+	}
+	assert_null(strstr(err, busy)); /* refused: not claimed as removed */
 }
 
 static void skeleton(const char *inst)
@@ -87,6 +119,7 @@ static void skeleton(const char *inst)
 		{"trace_clock", "[local] global counter uptime perf mono mono_raw boot\n"},
 		{"buffer_size_kb", "1408\n"},
 		{"buffer_percent", "50\n"},
+		{"tracing_on", "1\n"},
 		{"events/block/block_rq_issue/enable", "0\n"},
 		{"events/block/block_rq_issue/filter", "none\n"},
 	};
@@ -106,13 +139,20 @@ static char *inst_file(const char *inst, const char *file, char *buf, size_t len
 	return s;
 }
 
-/* Start writes clock, buffer size and wake-up watermark; enable writes filter then enable. */
+static void fill_instance(const char *dir)
+{
+	skeleton(strrchr(dir, '/') + 1); /* a fake tree has no kernel to populate it */
+}
+
+/* Start makes a new instance named by the run id, holds its tracing_on open, writes clock,
+ * buffer size and wake-up watermark; enable writes filter then enable; a stop turns
+ * tracing_on off. */
 static void test_start_enable_close(void **state)
 {
 	(void)state;
-	char name[64], buf[256];
-	snprintf(name, sizeof(name), "ftrace-tools-test_session-%d", (int)getpid());
-	skeleton(name); /* a fake tree has no kernel to populate a new instance */
+	char name[96], buf[256];
+	snprintf(name, sizeof(name), "ftrace-tools-test_session-%s", session_run_id());
+	session_after_mkdir = fill_instance;
 	static const char *const systems[] = {"block", NULL};
 	struct session s;
 	assert_int_equal(session_init(&s, "test_session", systems), 0);
@@ -131,6 +171,9 @@ static void test_start_enable_close(void **state)
 			    "dev == 265289728");
 	assert_string_equal(inst_file(name, "events/block/block_rq_issue/enable", buf, sizeof(buf)),
 			    "1");
+	assert_true(s.hold_fd >= 0);
+	assert_int_equal(session_stop_recording(&s), 0);
+	assert_string_equal(inst_file(name, "tracing_on", buf, sizeof(buf)), "0");
 	/* tracefs removes a populated instance with rmdir; a plain directory must be emptied */
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "cd %s/instances/%s && rm -rf ./*", tree, name);
@@ -140,7 +183,58 @@ static void test_start_enable_close(void **state)
 	snprintf(rel, sizeof(rel), "instances/%s", name);
 	assert_false(exists(rel));
 	assert_null(s.inst);
+	assert_int_equal(s.hold_fd, -1);
 	session_close(&s); /* twice is harmless */
+	session_after_mkdir = NULL;
+}
+
+/* An instance that exists is never taken over: the run fails instead. */
+static void test_existing_instance(void **state)
+{
+	(void)state;
+	char name[96];
+	snprintf(name, sizeof(name), "ftrace-tools-test_session-%s", session_run_id());
+	mkinst(name);
+	static const char *const systems[] = {"block", NULL};
+	struct session s;
+	assert_int_equal(session_init(&s, "test_session", systems), 0);
+	assert_int_equal(session_start(&s, 0), -1);
+	assert_null(s.inst);
+	session_close(&s);
+	char rel[160];
+	snprintf(rel, sizeof(rel), "instances/%s", name);
+	assert_true(exists(rel)); /* not ours: left alone */
+}
+
+static void crash_after_start(const void *arg)
+{
+	(void)arg;
+	static const char *const systems[] = {"block", NULL};
+	struct session s;
+	session_after_mkdir = fill_instance;
+	if (session_init(&s, "test_session", systems) || session_start(&s, 0))
+		exit(3);
+	/* tracefs removes a populated instance with rmdir; a plain directory must be emptied */
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", s.dir);
+	if (system(cmd))
+		exit(4);
+	raise(SIGSEGV);
+}
+
+/* A fault removes the instance (its emergency step, which also closes the file that holds
+ * it) before the process dies of it. */
+static void test_fault_removes_instance(void **state)
+{
+	(void)state;
+	char err[512];
+	assert_int_equal(run_child(crash_after_start, NULL, err, sizeof(err)), 128 + SIGSEGV);
+	assert_non_null(strstr(err, "fatal signal"));
+	char path[512];
+	snprintf(path, sizeof(path), "%s/instances", tree);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A %s)\"", path);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void missing_event(const void *arg)
@@ -182,6 +276,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sweep_stale, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_start_enable_close, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_existing_instance, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_fault_removes_instance, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_missing_feature_messages, make_tree,
 						remove_tree),
 	};

@@ -1,0 +1,189 @@
+#include "sig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+volatile sig_atomic_t sig_stop;
+static volatile sig_atomic_t blocking;
+static char tool[64] = "ftrace-tools";
+
+struct step {
+	struct step *volatile next;
+	volatile sig_atomic_t done;
+	char *path, *line; /* line NULL: rmdir(path) */
+};
+/* Appended to, never reallocated: the handler may walk it at any moment. */
+static struct step *volatile steps;
+static struct step *last;
+static int nsteps;
+
+/* Signals whose default action ends the process and that can be caught. SIGPIPE is among
+ * them: a closed output ends the run quietly. */
+static const int stop_signals[] = {
+	SIGHUP,	 SIGINT,  SIGQUIT,   SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+	SIGPROF, SIGXCPU, SIGXFSZ,   SIGIO,   SIGPWR,  SIGPIPE,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+/* Faults: the program is broken; clean the kernel up, then die as the signal says. */
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+static void say(const char *msg)
+{
+	ssize_t n = write(STDERR_FILENO, tool, strlen(tool));
+	n = write(STDERR_FILENO, msg, strlen(msg));
+	(void)n;
+}
+
+/* Open files keep an instance busy (the kernel refuses rmdir): close all but 0-2. */
+static void close_files(void)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+		return;
+#endif
+	struct rlimit rl;
+	long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur
+									       : 65536;
+	for (long fd = 3; fd < max; fd++)
+		close((int)fd);
+}
+
+void sig_emergency(void)
+{
+	close_files();
+	for (struct step *s = steps; s; s = s->next) {
+		if (s->done)
+			continue;
+		s->done = 1;
+		if (!s->line) {
+			rmdir(s->path);
+			continue;
+		}
+		int fd = open(s->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t n = write(fd, s->line, strlen(s->line));
+			(void)n;
+			close(fd);
+		}
+	}
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	if (sig_stop < 2)
+		sig_stop++;
+	if (sig_stop >= 2 && blocking) {
+		int e = errno;
+		sig_emergency();
+		say(": stopped at once while writing output; what was still recorded is not shown\n");
+		errno = e;
+		_exit(1);
+	}
+}
+
+static void on_fault(int sig)
+{
+	sig_emergency();
+	say(": fatal signal; the ftrace instance and probes of this run were removed\n");
+	signal(sig, SIG_DFL);
+	raise(sig); /* delivered with the default action when this handler returns */
+}
+
+int sig_install(const char *name)
+{
+	if (name) {
+		strncpy(tool, name, sizeof(tool) - 1);
+		tool[sizeof(tool) - 1] = 0;
+	}
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	/* SA_RESTART: an output write interrupted by Ctrl-C resumes instead of failing with
+	 * EINTR; poll() returns EINTR all the same (it is never restarted). */
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = on_stop;
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(*stop_signals); i++) {
+		int s = stop_signals[i];
+		if (s == SIGHUP && sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue; /* nohup: keep tracing when the terminal goes */
+		if (sigaction(s, &sa, NULL))
+			return -1;
+	}
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		sigaction(s, &sa, NULL); /* some may be taken by the C library: not fatal */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(FTT_SANITIZE)
+	/* Under the sanitizers their own handlers report the fault. */
+	sa.sa_handler = on_fault;
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < sizeof(fault_signals) / sizeof(*fault_signals); i++)
+		if (sigaction(fault_signals[i], &sa, NULL))
+			return -1;
+#endif
+	return 0;
+}
+
+void sig_request_stop(void)
+{
+	if (!sig_stop)
+		sig_stop = 1;
+}
+
+void sig_request_stop_now(void)
+{
+	sig_stop = 2;
+}
+
+void sig_blocking_begin(void)
+{
+	blocking = 1;
+}
+
+void sig_blocking_end(void)
+{
+	blocking = 0;
+}
+
+static int add(const char *path, const char *line)
+{
+	struct step *s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path)) || (line && !(s->line = strdup(line)))) {
+		if (s)
+			free(s->path);
+		free(s);
+		return -1;
+	}
+	/* Fully built before it becomes reachable from the handler. */
+	if (last)
+		last->next = s;
+	else
+		steps = s;
+	last = s;
+	return nsteps++;
+}
+
+int sig_on_emergency_rmdir(const char *path)
+{
+	return add(path, NULL);
+}
+
+int sig_on_emergency_write(const char *path, const char *line)
+{
+	return add(path, line);
+}
+
+void sig_forget(int handle)
+{
+	struct step *s = steps;
+	for (int i = 0; s && i < handle; i++)
+		s = s->next;
+	if (s && handle >= 0)
+		s->done = 1;
+}

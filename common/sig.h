@@ -1,0 +1,42 @@
+/*
+ * sig: how a run stops. Every catchable signal whose default is to end the process asks the
+ * main loop to stop (the handler only counts); a second one while the run is finishing means
+ * "now". Faults (SIGSEGV, SIGABRT, ...) and a second signal that arrives while the process is
+ * blocked writing its output run the emergency steps registered here (remove the instance and
+ * the probes, with async-signal-safe system calls only), then the process ends.
+ */
+#ifndef FTT_SIG_H
+#define FTT_SIG_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+/* Stop requests so far: 0 running, 1 stop after reading what was recorded, 2+ stop now. */
+extern volatile sig_atomic_t sig_stop;
+
+/* Install the handlers (again: harmless); tool prefixes the handlers' own messages. SIGHUP
+ * stays ignored when it was (nohup). */
+int sig_install(const char *tool);
+/* A stop from the program itself (output closed, out of memory): as one signal. */
+void sig_request_stop(void);
+/* Stop at once: as a second signal. */
+void sig_request_stop_now(void);
+
+/* Around a write that may block (a stalled pipe or terminal): a second signal during it
+ * runs the emergency steps and ends the process, instead of waiting for the write. */
+void sig_blocking_begin(void);
+void sig_blocking_end(void);
+
+/*
+ * Emergency steps, run in the order registered: rmdir(path), or write(line) to path. The
+ * strings are copied now. Each returns a handle for sig_forget, or -1 when out of memory.
+ * Before the steps, the process closes its files (an open file keeps an instance busy).
+ */
+int sig_on_emergency_rmdir(const char *path);
+int sig_on_emergency_write(const char *path, const char *line);
+/* The step is done by the normal path, or no longer wanted. */
+void sig_forget(int handle);
+/* Run the steps now (tests; also what the handler does). Async-signal-safe. */
+void sig_emergency(void);
+
+#endif
