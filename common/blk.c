@@ -3,9 +3,13 @@
 #include "reader.h"
 #include "session.h"
 
+#include <ctype.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -241,11 +245,8 @@ int blk_register(struct blk *b, struct reader *r)
 	return 0;
 }
 
-int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o,
-	      blk_io_fn on_io, void *ctx)
+int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o)
 {
-	if (blk_prepare(b, s, o->queued, on_io, ctx))
-		return -1;
 	char dev_filter[64] = "", full[256] = "";
 	if (o->has_dev)
 		snprintf(dev_filter, sizeof(dev_filter), "dev == %u", o->dev);
@@ -270,7 +271,7 @@ bool blk_parse_opt(struct blk_opts *o, int c, const char *arg)
 	switch (c) {
 	case 'd':
 		o->has_dev = true;
-		o->dev = opt_blockdev(arg);
+		o->dev = blk_opt_dev(arg);
 		return true;
 	case 'i':
 		if ((why = blk_type_invalid(arg)))
@@ -284,19 +285,71 @@ bool blk_parse_opt(struct blk_opts *o, int c, const char *arg)
 	return false;
 }
 
-int blk_open(struct blk *b, struct session *s, struct reader *r, const char *tool,
-	     const struct blk_opts *o, blk_io_fn on_io, void *ctx)
-{
-	static const char *const systems[] = {"block", NULL};
-	if (session_init(s, tool, systems) || blk_resolve(b, s))
-		return -1;
-	if (session_start(s, 0) || reader_open_session(r, s, true))
-		return -1;
-	return blk_setup(b, s, r, o, on_io, ctx);
-}
-
 void blk_free(struct blk *b)
 {
 	pair_free(&b->submitters);
 	pair_free(&b->inflight);
+}
+
+/* --- block devices by name ---------------------------------------------------------------- */
+
+static int parse_pair(const char *s, uint32_t *kdev)
+{
+	unsigned maj, min;
+	char sep, extra;
+	if (sscanf(s, "%u%c%u%c", &maj, &sep, &min, &extra) != 3 || (sep != ',' && sep != ':'))
+		return -1;
+	if (!isdigit((unsigned char)s[0]) || maj >= (1U << 12) || min >= (1U << 20))
+		return -1;
+	*kdev = maj << 20 | min;
+	return 0;
+}
+
+int blk_dev_parse(const char *s, uint32_t *kdev)
+{
+	if (!*s)
+		return -1;
+	if (!parse_pair(s, kdev))
+		return 0;
+	if (s[0] == '/') {
+		struct stat st;
+		if (stat(s, &st) || !S_ISBLK(st.st_mode))
+			return -1;
+		*kdev = major(st.st_rdev) << 20 | minor(st.st_rdev);
+		return 0;
+	}
+	if (strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
+		return -1;
+	char path[512], buf[64];
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", s);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return ok ? parse_pair(buf, kdev) : -1;
+}
+
+uint32_t blk_opt_dev(const char *s)
+{
+	uint32_t kdev;
+	if (blk_dev_parse(s, &kdev))
+		opt_fail("invalid device: '%s' (not a block device name, /dev path or MAJOR,MINOR)",
+			 s);
+	return kdev;
+}
+
+const char *blk_dev_name(uint32_t kdev, char *buf, size_t len)
+{
+	char path[128], link[512];
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", BLK_MAJOR(kdev), BLK_MINOR(kdev));
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	buf[0] = 0;
+	if (n > 0) {
+		link[n] = 0;
+		const char *base = strrchr(link, '/');
+		snprintf(buf, len, "%s", base ? base + 1 : link);
+	}
+	return buf;
 }

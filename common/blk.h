@@ -6,6 +6,7 @@
 #define FTT_BLK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pair.h"
@@ -60,20 +61,32 @@ struct blk {
 	uint64_t unmatched;           /* completions with no known start */
 };
 
+/* A block device: "MAJOR,MINOR", "MAJOR:MINOR", a name under /sys/class/block, or a /dev path.
+ * Returned in the kernel's encoding (MAJOR << 20 | MINOR), as block tracepoints record it. */
+uint32_t blk_opt_dev(const char *s);
+/* As blk_opt_dev, but returns -1 instead of failing (for tests and callers with fallbacks). */
+int blk_dev_parse(const char *s, uint32_t *kdev);
+/* "vda" for a kernel dev_t, or "" when unknown; not for the per-event path. */
+const char *blk_dev_name(uint32_t kdev, char *buf, size_t len);
+
+#define BLK_MAJOR(d) ((unsigned)((d) >> 20))
+#define BLK_MINOR(d) ((unsigned)((d) & ((1U << 20) - 1)))
+
+/* The options every block tool has, for its option table (opt.h). */
+#define BLK_OPT_DEV {'d', NULL, "DEV", "only this device: name (vda), /dev path or MAJOR,MINOR", 0}
+#define BLK_OPT_TYPE {'i', NULL, "TYPE", "only this I/O type, a glob on rwbs: '*R*' reads, '*W*' writes", 0}
+#define BLK_OPT_QUEUED {'Q', NULL, NULL, "measure from queueing, so latency includes time in the queue", 0}
+
 /* -d DEV, -i TYPE and -Q, alike in every block tool; false when c is none of them. */
 bool blk_parse_opt(struct blk_opts *o, int c, const char *arg);
 
 /*
- * Everything a block tool does before reading: find tracefs, check the block events and
- * fields (saying what is missing) before anything changes, create the session's instance,
- * open its reader (ordered: issue and completion may be on different CPUs), enable.
+ * A block tool's two stages. Before anything changes in the kernel: check the block events
+ * and fields, saying what is missing (blk_prepare). With the instance made and the reader
+ * open (ordered: issue and completion may be on different CPUs): enable the events with the
+ * -d and -i filters and register the handlers (blk_setup).
  */
-int blk_open(struct blk *b, struct session *s, struct reader *r, const char *tool,
-	     const struct blk_opts *o, blk_io_fn on_io, void *ctx);
-
-/* Check the events (saying what is missing), enable them with filters, register handlers. */
-int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o,
-	      blk_io_fn on_io, void *ctx);
+int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o);
 void blk_free(struct blk *b);
 
 /* Check an -i TYPE glob before anything is changed in the kernel; NULL when fine. */
@@ -87,7 +100,6 @@ void blk_on_complete(struct tep_record *rec, void *ctx);
 void blk_on_lost(int cpu, long long n, void *ctx);
 /* Resolve the field offsets of the block events (saying what is missing). */
 int blk_resolve(struct blk *b, struct session *s);
-/* The steps of blk_setup() that do not touch the kernel, for the unit tests. */
 int blk_prepare(struct blk *b, struct session *s, bool queued, blk_io_fn on_io, void *ctx);
 int blk_register(struct blk *b, struct reader *r);
 

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -77,22 +78,183 @@ void opt_version(void)
 	exit(0);
 }
 
-const struct option opt_longopts[] = {
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{"json", no_argument, NULL, 'j'},
-	{NULL, 0, NULL, 0},
+static const struct opt_spec help_version[] = {
+	{'h', "help", NULL, "this usage", 0},
+	{'V', "version", NULL, "the version", 0},
 };
 
-void opt_common(int c, char **argv, void (*usage)(FILE *))
+static size_t count_specs(const struct opt_spec *o)
 {
-	if (c == 'h') {
-		usage(stdout);
-		exit(0);
+	size_t n = 0;
+	while (o && o[n].key)
+		n++;
+	return n;
+}
+
+/* The table and -h, -V: spec i of all. */
+static const struct opt_spec *spec_at(const struct opt_usage *u, size_t i)
+{
+	size_t n = count_specs(u->opts);
+	return i < n ? &u->opts[i] : i < n + 2 ? &help_version[i - n] : NULL;
+}
+
+/* Flags in one bracket as perf-tools and bcc print them: by letter, lower case first. */
+static int flag_order(const void *a, const void *b)
+{
+	int x = *(const char *)a, y = *(const char *)b;
+	int lx = tolower(x), ly = tolower(y);
+	return lx != ly ? lx - ly : isupper(x) - isupper(y);
+}
+
+/* Words of the synopsis, wrapped at 88 columns under the first one after the tool's name. */
+static void words(FILE *f, int indent, int *col, const char *w)
+{
+	int len = (int)strlen(w);
+	if (*col > indent && *col + 1 + len > 88) {
+		fprintf(f, "\n%*s", indent, "");
+		*col = indent;
+	} else if (*col > indent) {
+		putc(' ', f);
+		(*col)++;
 	}
-	if (c == 'V')
-		opt_version();
-	opt_fail("unknown option or missing value: '%s' (see -h)", argv[optind - 1]);
+	fputs(w, f);
+	*col += len;
+}
+
+void opt_usage(FILE *f, const struct opt_usage *u)
+{
+	char flags[128] = "", w[256];
+	int nflags = 0;
+	const struct opt_spec *o;
+	for (size_t i = 0; (o = spec_at(u, i)); i++)
+		if (!o->arg && o->key < OPT_LONG && nflags < (int)sizeof(flags) - 1)
+			flags[nflags++] = (char)o->key;
+	qsort(flags, (size_t)nflags, 1, flag_order);
+	int indent = (int)strlen("USAGE: ") + (int)strlen(u->tool) + 1, col = indent;
+	fprintf(f, "USAGE: %s ", u->tool);
+	if (nflags) {
+		snprintf(w, sizeof(w), "[-%s]", flags);
+		words(f, indent, &col, w);
+	}
+	for (size_t i = 0; (o = spec_at(u, i)); i++) {
+		if (!o->arg)
+			continue;
+		if (o->key < OPT_LONG)
+			snprintf(w, sizeof(w), "[-%c %s]", o->key, o->arg);
+		else
+			snprintf(w, sizeof(w), "[--%s %s]", o->name, o->arg);
+		words(f, indent, &col, w);
+	}
+	if (u->operands && *u->operands) {
+		/* Operands are one word when they hold a quoted part with spaces. */
+		words(f, indent, &col, u->operands);
+	}
+	putc('\n', f);
+	for (size_t i = 0; u->more && u->more[i]; i++)
+		fprintf(f, "       %s %s\n", u->tool, u->more[i]);
+	for (size_t i = 0; (o = spec_at(u, i)); i++) {
+		int n;
+		if (o->key < OPT_LONG && o->name)
+			n = snprintf(w, sizeof(w), "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
+		else if (o->key < OPT_LONG)
+			n = snprintf(w, sizeof(w), "-%c%s%s", o->key, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
+		else
+			n = snprintf(w, sizeof(w), "--%s%s%s", o->name, o->arg ? " " : "",
+				     o->arg ? o->arg : "");
+		fprintf(f, "   %s%*s", w, n < 11 ? 12 - n : 2, "");
+		for (const char *h = o->help; *h;) {
+			size_t len = strcspn(h, "\n");
+			fprintf(f, "%.*s\n", (int)len, h);
+			h += len;
+			if (*h == '\n' && *++h)
+				fprintf(f, "%15s", "");
+		}
+	}
+	if (u->operand_help)
+		fputs(u->operand_help, f);
+	if (u->examples && u->examples[0]) {
+		fputs("  eg,\n", f);
+		for (size_t i = 0; u->examples[i]; i++)
+			fprintf(f, "       %s\n", u->examples[i]);
+	}
+}
+
+int opt_parse(int argc, char **argv, const struct opt_usage *u,
+	      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx), void *ctx)
+{
+	size_t n = count_specs(u->opts) + 2;
+	char *letters = calloc(2 * n + 2, 1);
+	struct option *longs = calloc(n + 1, sizeof(*longs));
+	if (!letters || !longs)
+		opt_fail("out of memory");
+	size_t nl = 0, nlong = 0;
+	letters[nl++] = '+'; /* stop at the first operand: a filter may start with '-' */
+	const struct opt_spec *o;
+	for (size_t i = 0; (o = spec_at(u, i)); i++) {
+		if (o->key < OPT_LONG) {
+			letters[nl++] = (char)o->key;
+			if (o->arg)
+				letters[nl++] = ':';
+		}
+		if (o->name)
+			longs[nlong++] = (struct option){o->name, o->arg ? required_argument : no_argument,
+							 NULL, o->key};
+	}
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, letters, longs, NULL)) != -1) {
+		if (c == 'h') {
+			opt_usage(stdout, u);
+			exit(0);
+		}
+		if (c == 'V')
+			opt_version();
+		const struct opt_spec *spec = NULL;
+		for (size_t i = 0; c != '?' && c != ':' && (o = spec_at(u, i)); i++)
+			if (o->key == c)
+				spec = o;
+		if (!spec)
+			opt_fail("unknown option or missing value: '%s' (see -h)", argv[optind - 1]);
+		fn(spec, optarg, ctx);
+	}
+	free(letters);
+	free(longs);
+	return optind;
+}
+
+const char *opt_glob(const char *s, const char *what)
+{
+	if (!*s)
+		opt_fail("invalid %s: '' (empty)", what);
+	if (strpbrk(s, "\"\\\n"))
+		opt_fail("invalid %s: '%s' (no quotes, backslashes or newlines)", what, s);
+	/* A '[' must be closed by a ']' after at least one character ("[]x]" is fnmatch's
+	 * way of naming ']'), else fnmatch and the kernel read it differently. */
+	for (const char *p = s; (p = strchr(p, '[')); p++) {
+		const char *q = p + 1;
+		if (*q == '!' || *q == '^')
+			q++;
+		if (*q == ']')
+			q++;
+		if (!(q = strchr(q, ']')))
+			opt_fail("invalid %s: '%s' (a '[' without its ']')", what, s);
+		p = q;
+	}
+	return s;
+}
+
+pid_t opt_live_tid(const char *s)
+{
+	pid_t tid = (pid_t)opt_int(s, 1, INT_MAX, "TID");
+	char path[64];
+	struct stat st;
+	/* /proc/TID exists for every thread, though only processes are listed. */
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	if (stat(path, &st))
+		opt_fail("no such thread: %s", s);
+	return tid;
 }
 
 long long opt_int(const char *s, long long min, long long max, const char *what)
@@ -143,63 +305,3 @@ pid_t opt_live_pid(const char *s)
 	return pid;
 }
 
-static int parse_pair(const char *s, uint32_t *kdev)
-{
-	unsigned maj, min;
-	char sep, extra;
-	if (sscanf(s, "%u%c%u%c", &maj, &sep, &min, &extra) != 3 || (sep != ',' && sep != ':'))
-		return -1;
-	if (!isdigit((unsigned char)s[0]) || maj >= (1U << 12) || min >= (1U << 20))
-		return -1;
-	*kdev = maj << 20 | min;
-	return 0;
-}
-
-int blockdev_parse(const char *s, uint32_t *kdev)
-{
-	if (!*s)
-		return -1;
-	if (!parse_pair(s, kdev))
-		return 0;
-	if (s[0] == '/') {
-		struct stat st;
-		if (stat(s, &st) || !S_ISBLK(st.st_mode))
-			return -1;
-		*kdev = major(st.st_rdev) << 20 | minor(st.st_rdev);
-		return 0;
-	}
-	if (strchr(s, '/') || !strcmp(s, ".") || !strcmp(s, ".."))
-		return -1;
-	char path[512], buf[64];
-	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", s);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	int ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return ok ? parse_pair(buf, kdev) : -1;
-}
-
-uint32_t opt_blockdev(const char *s)
-{
-	uint32_t kdev;
-	if (blockdev_parse(s, &kdev))
-		opt_fail("invalid device: '%s' (not a block device name, /dev path or MAJOR,MINOR)",
-			 s);
-	return kdev;
-}
-
-const char *blockdev_name(uint32_t kdev, char *buf, size_t len)
-{
-	char path[128], link[512];
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", KDEV_MAJOR(kdev), KDEV_MINOR(kdev));
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-	buf[0] = 0;
-	if (n > 0) {
-		link[n] = 0;
-		const char *base = strrchr(link, '/');
-		snprintf(buf, len, "%s", base ? base + 1 : link);
-	}
-	return buf;
-}

@@ -2,7 +2,6 @@
 #ifndef FTT_OPT_H
 #define FTT_OPT_H
 
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -33,24 +32,47 @@ uint64_t opt_decimal(const char *s, double scale, const char *what, const char *
 /* A PID that names a running process. */
 pid_t opt_live_pid(const char *s);
 
-/* A block device: "MAJOR,MINOR", "MAJOR:MINOR", a name under /sys/class/block, or a /dev path.
- * Returned in the kernel's encoding (MAJOR << 20 | MINOR), as block tracepoints record it. */
-uint32_t opt_blockdev(const char *s);
-/* As opt_blockdev, but returns -1 instead of failing (for tests and callers with fallbacks). */
-int blockdev_parse(const char *s, uint32_t *kdev);
-/* "vda" for a kernel dev_t, or "" when unknown; not for the per-event path. */
-const char *blockdev_name(uint32_t kdev, char *buf, size_t len);
-
-#define KDEV_MAJOR(d) ((unsigned)((d) >> 20))
-#define KDEV_MINOR(d) ((unsigned)((d) & ((1U << 20) - 1)))
-
 /* Print the version line and exit 0 (-V). */
 void opt_version(void) __attribute__((noreturn));
 
-/* The long options every tool has: --help, --version, --json. */
-extern const struct option opt_longopts[];
-/* The options every tool handles alike: -h (usage on stdout, exit 0), -V, and anything
- * getopt did not know or that lacked its value (exit 2). Call from the switch's default. */
-void opt_common(int c, char **argv, void (*usage)(FILE *)) __attribute__((noreturn));
+/*
+ * A tool's options as one table: getopt's letters and long names, the usage text (and so
+ * what the man-page check compares with the page's SYNOPSIS and OPTIONS) all come from it.
+ */
+struct opt_spec {
+	int key;          /* the letter; an option with a long name only: OPT_LONG + n */
+	const char *name; /* the long name, or NULL */
+	const char *arg;  /* the value's name ("SECS"), NULL for a flag */
+	const char *help; /* one line; a '\n' starts another, indented alike */
+	int id;           /* for the driver (tool.h): which shared option this is, 0: none */
+};
+#define OPT_LONG 0x100
+
+/* What the usage says besides the options. */
+struct opt_usage {
+	const char *tool;
+	const struct opt_spec *opts; /* ends with a key of 0; -h and -V are added */
+	const char *operands;        /* the synopsis after the options: "[duration]" */
+	const char *const *more;     /* other synopsis lines, each after the tool's name */
+	const char *operand_help;    /* lines after the options, each "   NAME    what" */
+	const char *const *examples; /* "tool -x   # what it does" */
+};
+
+/* The usage: synopsis, options, operands, examples. */
+void opt_usage(FILE *f, const struct opt_usage *u);
+
+/*
+ * Parse the options of argv with u's table (stopping at the first operand): fn(key, value,
+ * ctx) for each. -h prints the usage on stdout and exits 0, -V the version; an unknown
+ * option or a missing value exits 2. Returns the index of the first operand.
+ */
+int opt_parse(int argc, char **argv, const struct opt_usage *u,
+	      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx), void *ctx);
+
+/* A name glob (-n, PATTERN): not empty, brackets closed, no quotes or backslashes (they
+ * would need escaping in the kernel's filter). Exits 2 naming what with the reason. */
+const char *opt_glob(const char *s, const char *what);
+/* A thread that exists (-L). */
+pid_t opt_live_tid(const char *s);
 
 #endif

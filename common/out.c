@@ -123,17 +123,24 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 }
 
 /* Printable as it is: UTF-8 beyond ASCII, or ASCII from '!' to '~' but the backslash, and
- * the space where spaces may stay. Anything else is \xNN. Returns the columns used. */
+ * the space where spaces may stay. Anything else is \xNN. Runs of plain ASCII go out in one
+ * fwrite (this is on the per-event path). Returns the columns used. */
 static int text(FILE *f, const unsigned char *s, size_t n, bool spaces)
 {
 	int col = 0;
 	for (size_t i = 0; i < n;) {
+		size_t run = i;
+		while (run < n && ((s[run] > ' ' && s[run] < 0x7f && s[run] != '\\') ||
+				   (spaces && s[run] == ' ')))
+			run++;
+		if (run > i) {
+			fwrite(s + i, 1, run - i, f);
+			col += (int)(run - i);
+			i = run;
+			continue;
+		}
 		size_t len = utf8_len(s + i, n - i);
-		if (len == 1 && ((s[i] > ' ' && s[i] < 0x7f && s[i] != '\\') ||
-				 (spaces && s[i] == ' '))) {
-			putc(s[i], f);
-			col++;
-		} else if (len > 1) {
+		if (len > 1) {
 			fwrite(s + i, 1, len, f);
 			col++;
 		} else {
@@ -144,6 +151,27 @@ static int text(FILE *f, const unsigned char *s, size_t n, bool spaces)
 		i += len;
 	}
 	return col;
+}
+
+size_t out_text_buf(char *buf, size_t size, const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strnlen(str, max), o = 0;
+	for (size_t i = 0; i < n && o + 5 < size;) {
+		size_t len = utf8_len(s + i, n - i);
+		if (len == 1 && s[i] > ' ' && s[i] < 0x7f && s[i] != '\\') {
+			buf[o++] = (char)s[i];
+		} else if (len > 1 && o + len < size) {
+			memcpy(buf + o, s + i, len);
+			o += len;
+		} else {
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", s[i]);
+			len = 1;
+		}
+		i += len;
+	}
+	buf[o] = 0;
+	return o;
 }
 
 void out_text(FILE *f, const char *str, size_t max, int width)

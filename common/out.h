@@ -32,6 +32,8 @@ bool out_failed(void);
  * columns stay splittable on white space. Padded with spaces to width.
  */
 void out_text(FILE *f, const char *s, size_t max, int width);
+/* The same into buf (always NUL-terminated; cut to fit); returns its length. */
+size_t out_text_buf(char *buf, size_t size, const char *s, size_t max);
 /* Free text (an event's fields as the kernel's print format renders them): as out_text,
  * but spaces stay. One event stays one line whatever its strings hold. */
 void out_text_line(FILE *f, const char *s, size_t len);

@@ -3,6 +3,7 @@
 #include "sig.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -55,6 +56,32 @@ static bool looks_like_fetcharg(const char *w, size_t len)
 	return strchr("%$+-@\\0123456789", w[0]) || memchr(w, '=', len) != NULL;
 }
 
+/*
+ * The word at s (after spaces): a quoted part ("...") or a backslash joins spaces to it.
+ * Unquoted into out; *end after it. -1 for an unclosed quote or a word too long.
+ */
+static int word(const char *s, char *out, size_t size, const char **start, const char **end)
+{
+	s += strspn(s, " ");
+	*start = s;
+	size_t n = 0;
+	bool quoted = false;
+	for (; *s && (quoted || *s != ' '); s++) {
+		if (*s == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (*s == '\\' && s[1])
+			s++;
+		if (n + 1 >= size)
+			return -1;
+		out[n++] = *s;
+	}
+	out[n] = 0;
+	*end = s;
+	return quoted ? -1 : 0;
+}
+
 int probe_parse(const char *def, struct probe_def *pd, char *why, size_t whylen)
 {
 	memset(pd, 0, sizeof(*pd));
@@ -63,35 +90,33 @@ int probe_parse(const char *def, struct probe_def *pd, char *why, size_t whylen)
 		return -1;
 	}
 	pd->type = def[0];
-	const char *w0 = def + 2 + strspn(def + 2, " ");
-	size_t l0 = strcspn(w0, " ");
-	const char *w1 = w0 + l0 + strspn(w0 + l0, " ");
-	size_t l1 = strcspn(w1, " ");
-	if (!l0) {
+	char w0[sizeof(pd->target)], w1[sizeof(pd->target)];
+	const char *s0, *e0, *s1, *e1;
+	if (word(def + 2, w0, sizeof(w0), &s0, &e0) || word(e0, w1, sizeof(w1), &s1, &e1)) {
+		snprintf(why, whylen, "a quote without its end, or a target too long");
+		return -1;
+	}
+	if (!*w0) {
 		snprintf(why, whylen, "no function or target after %c:", def[0]);
 		return -1;
 	}
-	const char *target = w0;
-	size_t tl = l0;
-	if (l1 && !looks_like_fetcharg(w1, l1)) {
-		if (l0 >= sizeof(pd->alias)) {
+	const char *end = e0;
+	if (*w1 && !looks_like_fetcharg(s1, (size_t)(e1 - s1))) {
+		if (strlen(w0) >= sizeof(pd->alias)) {
 			snprintf(why, whylen, "alias too long");
 			return -1;
 		}
-		memcpy(pd->alias, w0, l0);
+		snprintf(pd->alias, sizeof(pd->alias), "%s", w0);
 		if (!probe_name_valid(pd->alias)) {
-			snprintf(why, whylen, "invalid alias '%s' (letters, digits and _)", pd->alias);
+			snprintf(why, whylen, "invalid alias '%s' (letters, digits and _; a path with "
+					      "spaces is written in quotes)", pd->alias);
 			return -1;
 		}
-		target = w1;
-		tl = l1;
+		memcpy(w0, w1, sizeof(w0));
+		end = e1;
 	}
-	if (tl >= sizeof(pd->target)) {
-		snprintf(why, whylen, "target too long");
-		return -1;
-	}
-	memcpy(pd->target, target, tl);
-	pd->args = target + tl + strspn(target + tl, " ");
+	snprintf(pd->target, sizeof(pd->target), "%s", w0);
+	pd->args = end + strspn(end, " ");
 	return 0;
 }
 

@@ -1,5 +1,4 @@
 #include "session.h"
-#include "opt.h"
 #include "sig.h"
 
 #include <dirent.h>
@@ -379,7 +378,6 @@ int session_start(struct session *s, size_t buffer_kb)
 			strerror(errno));
 		return -1;
 	}
-	session_sweep_stale(s->tool);
 	if (!active) {
 		active = s;
 		atexit(session_atexit);
@@ -388,8 +386,6 @@ int session_start(struct session *s, size_t buffer_kb)
 		return -1;
 	if (!s->keep_clock && set_clock(s))
 		return -1;
-	if (opt_buffer_kb)
-		buffer_kb = opt_buffer_kb; /* FTT_BUFFER_KB */
 	if (buffer_kb) {
 		char val[32];
 		snprintf(val, sizeof(val), "%zu", buffer_kb);

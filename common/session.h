@@ -72,8 +72,9 @@ struct tep_format_field *session_field(struct session *s, struct tep_event *ev,
 				       const char *field, bool required);
 
 /*
- * Install the stop signals, remove what dead ftrace-tools runs left, create this run's
- * instance with a cross-CPU clock and the given per-CPU buffer size (0: kernel default).
+ * Install the stop signals and create this run's instance with a cross-CPU clock and the
+ * given per-CPU buffer size (0: kernel default). (session_sweep_stale first, before
+ * anything of this run is made.)
  */
 int session_start(struct session *s, size_t buffer_kb);
 

@@ -1,73 +1,85 @@
 /*
- * tracer: the generic event tracer behind tpoint, kprobe and uprobe. The tool finds or
- * creates its events; the tracer applies the options they share, enables the events in the
- * session's instance and prints every event (or counts them).
+ * tracer: the generic event tracer behind tpoint, kprobe and uprobe. The tool finds or makes
+ * its events (tracepoints by glob, a kprobe, a uprobe); the tracer has their shared options
+ * and the stages that trace them: every event printed (text or JSON, with kernel and user
+ * stacks), counted per second (-c), or counted by key and histograms (-k, --hist).
+ *
+ * A tool puts TRACER_OPTIONS in its option table, points .state at its struct tracer, hands
+ * the options it does not know to tracer_option(), sets tr->events in its prepare() and
+ * then calls tracer_prepare(), and uses tracer_setup/_header/_interval/_end/_cleanup as
+ * its stages.
  */
 #ifndef FTT_TRACER_H
 #define FTT_TRACER_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <getopt.h>
-#include <sys/types.h>
 
-struct session;
+#include "tool.h"
+
 struct tep_event;
+struct keys;
+struct evprint;
+struct ksyms;
 
-#include "reader.h"
+#define TRACER_OPT_HIST (OPT_LONG + 1)
 
-/* Events traced at once: one reader handler each, and one kept for kernel_stack (-s). */
-#define TRACER_MAX_EVENTS 63
+/* The options of tpoint, kprobe and uprobe besides their own. */
+#define TRACER_OPTIONS                                                                             \
+	{'c', NULL, NULL,                                                                          \
+	 "count events per second instead of printing each (with -k or --hist:\n"                 \
+	 "print them every second, not only at the end)", 0},                                       \
+	TOOL_DURATION,                                                                             \
+	{'H', NULL, NULL, "print a header row", 0},                                                \
+	TOOL_JSON("one JSON object per event, with every field of its format"),                    \
+	{'k', NULL, "KEY[,KEY...]",                                                                \
+	 "count by the task (pid, comm) or fields of the event (any field of\n"                   \
+	 "its format; field.NAME for one named pid or comm), top first, printed\n"                \
+	 "at the end", 0},                                                                          \
+	{TRACER_OPT_HIST, "hist", "FIELD",                                                         \
+	 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)", 0},     \
+	TOOL_TID,                                                                                  \
+	TOOL_NAME,                                                                                 \
+	TOOL_PID,                                                                                  \
+	{'s', NULL, NULL, "kernel stack trace of each event", 0},                                  \
+	{'U', NULL, NULL, "user-space stack trace of each event (walked by frame pointers)", 0},  \
+	TOOL_WALLCLOCK,                                                                            \
+	{'v', NULL, NULL, "print the format of the event(s) and exit", 0}
 
-/* Options shared by tpoint, kprobe and uprobe. */
-struct tracer_opts {
-	uint64_t duration; /* -d SECS */
-	pid_t pid;         /* -p: a process and its threads, also new ones */
-	pid_t tid;         /* -L: one thread */
-	const char *name;  /* -n: comm glob, filtered in the kernel */
-	bool header;       /* -H */
-	bool stack;        /* -s */
-	bool ustack;       /* -U */
-	bool format;       /* -v */
-	bool json;         /* -j */
-	bool wallclock;    /* -T */
-	bool count;        /* -c */
-	const char *keys;  /* -k KEY[,KEY...]: counts by fields */
-	const char *hist;  /* --hist FIELD: log2 histogram of a numeric field */
+struct tracer {
+	/* options */
+	bool count, header, stack, ustack, format;
+	const char *keys, *hist;
+	/* set by the tool before tracer_prepare() */
+	struct tep_event **events;
+	int nevents;
+	const char *filter; /* the user's ftrace filter, may be NULL */
+	/* while tracing */
+	struct tool_run *t;
+	struct keys *k;
+	struct evprint *p;
+	struct ksyms *ksyms;
+	uint64_t *counts;
+	struct tracer_event {
+		struct tracer *tr;
+		int idx;
+	} *ctx;
 };
 
-/* The getopt letters of the shared options, to append to a tool's own. */
-#define TRACER_OPTSTRING "cd:HjL:k:n:p:sTUv"
-/* The long options of these tools: --help, --version, --json, --hist. */
-extern const struct option tracer_longopts[];
-#define TRACER_OPT_HIST 0x100
-
-/* Handle a shared option; false when c is not one. */
-bool tracer_parse_opt(struct tracer_opts *o, int c, const char *arg);
+/* An option of TRACER_OPTIONS (the shared ones are parsed by tool.c). */
+void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg);
 /* After parsing: options that exclude each other (exit 2). */
-void tracer_check_opts(const struct tracer_opts *o);
-
-/* The usage lines of the shared options (after the tool's own). */
-extern const char tracer_usage[];
-
+void tracer_check(struct tracer *tr);
 /*
- * Trace the events until stopped: filter (ftrace syntax, may be NULL) on each; what names the
- * events in the banner. Returns the exit status (0, 1, or 2 for a filter the kernel rejected).
+ * After the tool has its events: -k and --hist against the events' fields (TOOL_USAGE with one line), -v (prints the formats: TOOL_DONE), and
+ * how the run is set up (names followed, order, buffer size).
  */
-int tracer_run(struct session *s, struct tep_event **events, int nevents, const char *filter,
-	       const char *what, const struct tracer_opts *o);
-
-#include "probe.h"
-
-/*
- * kprobe and uprobe after option parsing: a session, the probe (target is what the kernel
- * takes: FUNC[+off] or /path:0xOFFSET), then -v or tracing. Returns the exit status; every
- * path removes the probe and the instance.
- */
-int tracer_probe(const char *tool, enum probe_kind kind, const struct probe_def *pd,
-		 const char *target, const char *filter, const struct tracer_opts *o);
-
-/* -v: print the format of each event; returns 0. */
-int tracer_print_formats(struct session *s, struct tep_event **events, int nevents);
+int tracer_prepare(struct tool_run *t);
+int tracer_setup(struct tool_run *t);
+void tracer_banner(struct tool_run *t);
+void tracer_header(struct tool_run *t);
+int tracer_interval(struct tool_run *t, uint64_t now);
+void tracer_end(struct tool_run *t);
+void tracer_cleanup(struct tool_run *t);
 
 #endif

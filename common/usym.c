@@ -1,5 +1,6 @@
 #include "usym.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -118,7 +119,9 @@ static Elf *open_elf(const char *path, int *fd)
 	return elf;
 }
 
-/* Virtual address to file offset, through the loadable segments. */
+/* Virtual address to file offset, through the loadable segments: 0, or -1 when no segment
+ * holds it, -2 when the one that does is not executable (a uprobe there never fires, or
+ * patches data: the ELF header at 0x1). */
 static int vaddr_to_offset(Elf *elf, unsigned long long vaddr, unsigned long long *off)
 {
 	size_t n;
@@ -127,7 +130,9 @@ static int vaddr_to_offset(Elf *elf, unsigned long long vaddr, unsigned long lon
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
-		    vaddr < ph.p_vaddr + ph.p_filesz) {
+		    vaddr - ph.p_vaddr < ph.p_filesz) {
+			if (!(ph.p_flags & PF_X))
+				return -2;
 			*off = vaddr - ph.p_vaddr + ph.p_offset;
 			return 0;
 		}
@@ -174,9 +179,10 @@ int usym_offset(const char *path, const char *symbol, bool any_type, unsigned lo
 	char *plus = strchr(f.base, '+');
 	if (plus) {
 		char *end;
+		errno = 0;
 		extra = strtoull(plus + 1, &end, 0);
-		if (*end || plus[1] == '\0') {
-			snprintf(why, whylen, "invalid offset '%s'", plus);
+		if (*end || !isxdigit((unsigned char)plus[1]) || errno) {
+			snprintf(why, whylen, "invalid offset '%s' (a number up to 2^64-1)", plus);
 			goto fail;
 		}
 		*plus = 0;
@@ -186,8 +192,9 @@ int usym_offset(const char *path, const char *symbol, bool any_type, unsigned lo
 		*at = 0; /* the default version is what the loader binds */
 	if (!strncmp(f.base, "0x", 2)) {
 		char *end;
+		errno = 0;
 		vaddr = strtoull(f.base, &end, 16);
-		if (*end) {
+		if (*end || !f.base[2] || errno) {
 			snprintf(why, whylen, "invalid address '%s'", f.base);
 			goto fail;
 		}
@@ -201,9 +208,15 @@ int usym_offset(const char *path, const char *symbol, bool any_type, unsigned lo
 		}
 		vaddr = f.sym.st_value;
 	}
-	if (vaddr_to_offset(elf, vaddr + extra, off)) {
-		snprintf(why, whylen, "address 0x%llx is not in a loadable segment of %s",
-			 vaddr + extra, path);
+	if (extra > ~0ULL - vaddr) {
+		snprintf(why, whylen, "0x%llx+0x%llx overflows: not an address in %s", vaddr, extra,
+			 path);
+		goto fail;
+	}
+	int r = vaddr_to_offset(elf, vaddr + extra, off);
+	if (r) {
+		snprintf(why, whylen, "address 0x%llx is not in %s segment of %s", vaddr + extra,
+			 r == -2 ? "an executable" : "a loadable", path);
 		goto fail;
 	}
 	elf_end(elf);

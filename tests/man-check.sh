@@ -22,6 +22,17 @@ if [ "$usage" != "$page_opts" ]; then
 	diff <(echo "$usage") <(echo "$page_opts")
 	rc=1
 fi
+# The SYNOPSIS as rendered, and the usage's synopsis (its lines before the first option),
+# each with white space collapsed: the same words in the same order.
+usage_syn=$("$tool" -h | sed -n '1,/^   -/p' | sed '$d' | sed '1s/^USAGE: //' | tr -s ' \n' '  ' | sed 's/ $//')
+page_syn=$(mandoc -Tascii -Owidth=1000 "$page" 2>/dev/null | col -bx |
+	sed -n '/^SYNOPSIS$/,/^DESCRIPTION$/p' | sed '1d;$d' | tr -s ' \n' '  ' | sed 's/^ //; s/ $//')
+if [ "$usage_syn" != "$page_syn" ]; then
+	echo "$page: SYNOPSIS differs from '$tool -h':"
+	echo "  -h:   $usage_syn"
+	echo "  page: $page_syn"
+	rc=1
+fi
 # Every section a page must have.
 for s in NAME SYNOPSIS DESCRIPTION REQUIREMENTS OPTIONS FIELDS EXAMPLES OVERHEAD \
 	"EXIT STATUS" "SEE ALSO"; do

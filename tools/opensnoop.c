@@ -1,403 +1,120 @@
 /*
  * opensnoop: trace open(), openat(), openat2() and creat() with the path, the result and the
- * process. The result always comes from the syscall's exit tracepoint; the path from the best
- * mechanism the kernel offers: a kprobe where the kernel has already copied it, an event probe
- * on the syscall's entry, or uprobes on the C library's open functions. Entry, path and exit
- * are joined per thread.
+ * process. The result comes from the syscall's exit tracepoint; the path from the best
+ * mechanism the kernel offers (ustr.h): a kprobe where the kernel has copied it, an event
+ * probe on the syscall's entry, or uprobes on the C library's open functions. Entry, path and
+ * exit are joined per thread (sysc.h).
  */
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event-parse.h>
-#include <tracefs.h>
 
-#include "comm.h"
-#include "opt.h"
 #include "out.h"
-#include "pair.h"
 #include "probe.h"
 #include "reader.h"
-#include "session.h"
-#include "usym.h"
+#include "sysc.h"
+#include "tool.h"
+#include "ustr.h"
 
-enum via { VIA_KPROBE, VIA_EPROBE, VIA_UPROBE, VIA_BEST };
-static const char *const via_names[] = {"kprobe", "eprobe", "uprobe"};
-
-static struct env {
-	uint64_t duration;   /* -d */
-	pid_t pid, tid;      /* -p, -L */
-	const char *name;    /* -n */
-	const char *pattern; /* only paths containing it (a glob when it has * ? [) */
-	bool glob;
-	bool timestamp;      /* -t */
-	bool wallclock;      /* -T */
-	bool failed;         /* -x */
-	bool extended;       /* -e */
-	bool json;           /* -j */
-	enum via via;        /* --via */
-} env = {.via = VIA_BEST};
-
-static void usage(FILE *f)
-{
-	fputs("USAGE: opensnoop [-ehjtTxV] [-d SECS] [-L TID] [-n NAME] [-p PID] [--via MECH] [PATTERN]\n"
-	      "   -d SECS     trace for this many seconds, then exit\n"
-	      "   -e          FLAGS and MODE columns (octal)\n"
-	      "   -j, --json  one JSON object per open\n"
-	      "   -L TID      only this thread\n"
-	      "   -n NAME     only processes whose name matches (glob)\n"
-	      "   -p PID      only this process (all its threads, also new ones)\n"
-	      "   -t          TIME(s) column: trace-clock seconds\n"
-	      "   -T          TIME column: wall-clock time HH:MM:SS\n"
-	      "   -x          only failed opens\n"
-	      "   --via MECH  how to read paths: kprobe, eprobe or uprobe (default: the best the\n"
-	      "               kernel offers)\n"
-	      "   PATTERN     only paths containing PATTERN (a glob when it has * ? or [)\n"
-	      "   -h, --help  this usage\n"
-	      "   -V, --version  the version\n"
-	      "  eg,\n"
-	      "       opensnoop                 # trace file opens\n"
-	      "       opensnoop -x              # only failed opens\n"
-	      "       opensnoop -T -p 181       # PID 181 only, with wall-clock times\n"
-	      "       opensnoop -n nginx -e     # processes named nginx, with flags and mode\n"
-	      "       opensnoop '/etc/*'        # paths under /etc\n"
-	      "       opensnoop -j -d 10 > o.json   # 10 seconds as JSON lines\n",
-	      f);
-}
-
-static void parse_args(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{"json", no_argument, NULL, 'j'},
-		{"via", required_argument, NULL, 1},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:ejL:n:p:tTxhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': env.duration = opt_seconds(optarg, "duration"); break;
-		case 'e': env.extended = true; break;
-		case 'j': env.json = true; break;
-		case 'L': env.tid = (pid_t)opt_int(optarg, 1, 1 << 30, "TID"); break;
-		case 'n':
-			if (strpbrk(optarg, "\"\\\n"))
-				opt_fail("invalid NAME: '%s' (no quotes or backslashes)", optarg);
-			env.name = optarg;
-			break;
-		case 'p': env.pid = opt_live_pid(optarg); break;
-		case 't': env.timestamp = true; break;
-		case 'T': env.wallclock = true; break;
-		case 'x': env.failed = true; break;
-		case 1:
-			for (env.via = 0; env.via < VIA_BEST; env.via++)
-				if (!strcmp(optarg, via_names[env.via]))
-					break;
-			if (env.via == VIA_BEST)
-				opt_fail("invalid --via: '%s' (kprobe, eprobe or uprobe)", optarg);
-			break;
-		default:
-			opt_common(c, argv, usage);
-		}
-	}
-	if (optind < argc) {
-		env.pattern = argv[optind++];
-		env.glob = strpbrk(env.pattern, "*?[") != NULL;
-	}
-	if (optind < argc)
-		opt_fail("unexpected argument: '%s' (see -h)", argv[optind]);
-	if (env.pid && env.tid)
-		opt_fail("-p and -L exclude each other");
-}
-
-/* --- events ----------------------------------------------------------------------------------
- * Every event gets a role. ENTER starts a thread's open (flags and mode, and with eprobes and
- * uprobes the path too), NAME adds the path a kprobe read, EXIT ends it with the result. */
-
-enum role { ENTER, NAME, EXIT };
+/* The system calls, each traced where the kernel has it (arm64 has no open, 6.x has openat2). */
+static const char *const calls[] = {"open", "openat", "openat2", "creat"};
+#define NCALLS 4
+enum { CALL_CREAT = 3, CALL_UNKNOWN = -1 };
 
 #define O_CREAT_ 0100
 #define O_TMPFILE_ 020000000 /* __O_TMPFILE: mode matters with it too */
 #define CREAT_FLAGS 01101    /* creat(): O_CREAT | O_WRONLY | O_TRUNC */
 
+/* What an event adds to a thread's open: its start (with the path when the probe reads it),
+ * the path a kprobe read during the call, or the result. */
+enum role { ENTER, NAME, EXIT };
+
 struct evinfo {
-	struct tep_event *ev;
 	enum role role;
-	const char *call; /* the system call, for EXIT */
-	bool creat;       /* creat(): implied flags */
-	struct tep_format_field *file, *flags, *mode, *comm, *ret;
+	int call; /* index in calls[], CALL_UNKNOWN for a C library function */
+	bool creat;
+	struct tep_format_field *file, *flags, *mode, *ret;
 };
 
-#define MAX_EVENTS 24
-static struct evinfo evinfo[MAX_EVENTS];
-static int nevinfo;
-
-/* One open in progress, per thread. */
-struct open_state {
+/* The tool's part of a call in progress. */
+struct open_data {
 	long long flags, mode; /* -1: unknown */
 	bool named;
-	char comm[16];
 	char path[PATH_MAX];
 };
 
-static struct {
-	struct pair_table threads; /* tid -> struct open_state */
-	unsigned long long unpaired;
-	enum via via; /* the mechanism in use */
-	struct tep_handle *tep;
-	struct comm_table *names;
-	char what[PATH_MAX + 128];   /* the banner's "via ..." */
-	const char *why;             /* why the mechanism tried last is not available */
-} st;
+static struct env {
+	const char *pattern; /* only paths containing it (a glob when it has * ? [) */
+	bool glob;
+	bool failed;         /* -x */
+	bool extended;       /* -e */
+	enum ustr_via via;   /* --via, then the mechanism in use */
+	struct tool_run *t;
+	struct sysc join;
+	int nev;
+	bool failed_trace;
+	int exit_call; /* of the exit being joined */
+	struct evinfo ev[3 * NCALLS + 24];
+	char lib[PATH_MAX];
+} env = {.via = USTR_BEST};
 
-/* The system calls, each traced where the kernel has it (arm64 has no open, 6.x has openat2). */
-static const char *const calls[] = {"open", "openat", "openat2", "creat"};
-#define NCALLS 4
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	{'e', NULL, NULL, "FLAGS and MODE columns (octal)", 0},
+	TOOL_JSON("one JSON object per open"),
+	TOOL_TID,
+	TOOL_NAME,
+	TOOL_PID,
+	TOOL_TIMESTAMP,
+	TOOL_WALLCLOCK,
+	{'x', NULL, NULL, "only failed opens", 0},
+	{OPT_LONG + 1, "via", "MECH",
+	 "how to read paths: kprobe, eprobe or uprobe (default: the best the\nkernel offers)", 0},
+	TOOL_OPT_END,
+};
 
-static struct evinfo *add_event(struct session *s, struct tep_event *ev, enum role role,
-				const char *call)
+static const char *const examples[] = {
+	"opensnoop                 # trace file opens",
+	"opensnoop -x              # only failed opens",
+	"opensnoop -T -p 181       # PID 181 only, with wall-clock times",
+	"opensnoop -n nginx -e     # processes named nginx, with flags and mode",
+	"opensnoop '/etc/*'        # paths under /etc",
+	"opensnoop -j -d 10 > o.json   # 10 seconds as JSON lines",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	char filter[512];
-	if (nevinfo == MAX_EVENTS || session_filter(s, filter, sizeof(filter), NULL, env.name) ||
-	    session_enable(s, ev, filter))
-		return NULL;
-	struct evinfo *ei = &evinfo[nevinfo++];
-	ei->role = role;
-	ei->call = call;
-	ei->creat = call && !strcmp(call, "creat");
-	ei->file = tep_find_field(ev, "file");
-	ei->flags = tep_find_field(ev, "flags");
-	ei->mode = tep_find_field(ev, "mode");
-	ei->comm = tep_find_field(ev, "comm");
-	ei->ret = tep_find_field(ev, "ret");
-	ei->ev = ev;
-	return ei;
-}
-
-/* The tracepoint syscalls:sys_<dir>_<call>, or NULL. */
-static struct tep_event *syscall_event(struct session *s, const char *dir, const char *call)
-{
-	char name[64];
-	snprintf(name, sizeof(name), "sys_%s_%s", dir, call);
-	return tep_find_event_by_name(s->tep, "syscalls", name);
-}
-
-/* kprobes: the path as the kernel copied it from user space. do_filp_open() gets it first
- * (struct filename, name at offset 0); getname() returns it on kernels where that is not
- * probeable. */
-static int via_kprobe(struct session *s)
-{
-	static const struct {
-		char type;
-		const char *func, *args;
-	} name_probes[] = {
-		{'p', "do_filp_open", "file=+0(+0($arg2)):string comm=$comm"},
-		{'r', "getname", "file=+0(+0($retval)):string comm=$comm"},
-	};
-	st.why = "no kprobes (CONFIG_KPROBE_EVENTS) in this kernel";
-	if (!probe_available(s, PROBE_KPROBE, true))
-		return -1;
-	for (size_t i = 0; i < sizeof(name_probes) / sizeof(name_probes[0]); i++) {
-		struct tep_event *ev = probe_try(s, PROBE_KPROBE, name_probes[i].type, "path",
-						 name_probes[i].func, name_probes[i].args);
-		if (!ev)
-			continue;
-		for (int c = 0; c < NCALLS; c++) {
-			struct tep_event *enter = syscall_event(s, "enter", calls[c]);
-			if (enter && !add_event(s, enter, ENTER, calls[c]))
-				return -2;
-		}
-		if (!add_event(s, ev, NAME, NULL))
-			return -2;
-		snprintf(st.what, sizeof(st.what), "kprobes (%s)", name_probes[i].func);
-		return 0;
-	}
-	st.why = "neither do_filp_open() nor getname() can be probed in this kernel";
-	return -1;
-}
-
-/* Event probes on the syscall entries, reading the path from user memory. On Debian's 6.1
- * and 6.12 every path reads "(fault)" (whatever the fetch syntax): kprobes come first. $comm
- * must be typed here: untyped, an eprobe records the address of the name. */
-static int via_eprobe(struct session *s)
-{
-	static const char *const args[NCALLS] = {
-		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 comm=$comm:string",
-		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 comm=$comm:string",
-		"file=+0($filename):ustring flags=+u0($how):u64 mode=+u8($how):u64 comm=$comm:string",
-		"file=+0($pathname):ustring mode=$mode:u64 comm=$comm:string",
-	};
-	st.why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
-	if (!probe_available(s, PROBE_EPROBE, true))
-		return -1;
-	int n = 0;
-	for (int c = 0; c < NCALLS; c++) {
-		if (!syscall_event(s, "enter", calls[c]))
-			continue;
-		char target[64];
-		snprintf(target, sizeof(target), "syscalls.sys_enter_%s", calls[c]);
-		struct tep_event *ev = probe_try(s, PROBE_EPROBE, 'e', calls[c], target, args[c]);
-		if (!ev && n == 0)
-			return -1; /* no eprobes in this kernel (CONFIG_EPROBE_EVENTS) */
-		if (!ev || !add_event(s, ev, ENTER, calls[c]))
-			return -2;
-		n++;
-	}
-	snprintf(st.what, sizeof(st.what), "event probes on syscalls:sys_enter_open*");
-	return n ? 0 : -1;
-}
-
-/* uprobes on the C library's open functions: programs that make the system call without
- * the C library are not seen. The argument registers are the ABI's. */
-#if defined(__x86_64__)
-#define R1 "%di"
-#define R2 "%si"
-#define R3 "%dx"
-#define R4 "%cx"
-#elif defined(__aarch64__)
-#define R1 "%x0"
-#define R2 "%x1"
-#define R3 "%x2"
-#define R4 "%x3"
-#endif
-
-static int via_uprobe(struct session *s)
-{
-#ifdef R1
-	static const char a_open[] = "file=+0(" R1 "):string flags=" R2 ":u64 mode=" R3 ":u64 comm=$comm";
-	static const char a_open2[] = "file=+0(" R1 "):string flags=" R2 ":u64 comm=$comm";
-	static const char a_openat[] = "file=+0(" R2 "):string flags=" R3 ":u64 mode=" R4 ":u64 comm=$comm";
-	static const char a_openat2[] = "file=+0(" R2 "):string flags=" R3 ":u64 comm=$comm";
-	static const char a_creat[] = "file=+0(" R1 "):string mode=" R2 ":u64 comm=$comm";
-	/* Aliases share an address and get one probe: the first name listed. */
-	static const struct {
-		const char *sym, *args;
-	} funcs[] = {
-		{"open64", a_open},	      {"open", a_open},
-		{"__open64", a_open},	      {"__open", a_open},
-		{"__open64_nocancel", a_open}, {"__open_nocancel", a_open},
-		{"__open64_2", a_open2},      {"__open_2", a_open2},
-		{"openat64", a_openat},       {"openat", a_openat},
-		{"__openat64_2", a_openat2},  {"__openat_2", a_openat2},
-		{"creat64", a_creat},	      {"creat", a_creat},
-	};
-	char libc[PATH_MAX], why[256], target[PATH_MAX + 32];
-	unsigned long long offs[sizeof(funcs) / sizeof(funcs[0])];
-	int n = 0;
-	st.why = "no uprobes (CONFIG_UPROBE_EVENTS) in this kernel";
-	if (!probe_available(s, PROBE_UPROBE, true))
-		return -1;
-	st.why = "no shared C library found to probe (libc.so.6)";
-	if (usym_target("libc", libc, sizeof(libc)))
-		return -1;
-	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
-		unsigned long long off;
-		if (usym_offset(libc, funcs[i].sym, false, &off, why, sizeof(why)))
-			continue;
-		bool dup = false;
-		for (int j = 0; j < n; j++)
-			dup |= offs[j] == off;
-		if (dup)
-			continue;
-		offs[n++] = off;
-		snprintf(target, sizeof(target), "%s:0x%llx", libc, off);
-		struct tep_event *ev = probe_try(s, PROBE_UPROBE, 'p', funcs[i].sym, target,
-						 funcs[i].args);
-		if (!ev || !add_event(s, ev, ENTER, NULL))
-			return -2;
-		if (funcs[i].args == a_creat)
-			evinfo[nevinfo - 1].creat = true;
-	}
-	st.why = "the C library has none of the open functions";
-	if (!n)
-		return -1;
-	snprintf(st.what, sizeof(st.what), "uprobes on %d functions of %s", n, libc);
-	return 0;
-#else
-	(void)s;
-	st.why = "the argument registers of this architecture are not known to opensnoop";
-	return -1;
-#endif
-}
-
-static int setup(struct session *s)
-{
-	static int (*const via_fn[])(struct session *) = {via_kprobe, via_eprobe, via_uprobe};
-	if (!syscall_event(s, "exit", "openat")) {
-		fprintf(stderr, "%s: tracepoint syscalls:sys_exit_openat not available in this kernel "
-				"(CONFIG_FTRACE_SYSCALLS)\n", s->tool);
-		return -1;
-	}
-	int ret = -1;
-	if (env.via != VIA_BEST) {
-		ret = via_fn[env.via](s);
-		if (ret == -1)
-			fprintf(stderr, "%s: --via %s: %s\n", s->tool, via_names[env.via], st.why);
-	} else {
-		for (env.via = 0; env.via < VIA_BEST; env.via++)
-			if ((ret = via_fn[env.via](s)) != -1)
+	(void)t;
+	switch (o->key) {
+	case 'e': env.extended = true; break;
+	case 'x': env.failed = true; break;
+	case OPT_LONG + 1:
+		for (env.via = 0; env.via < USTR_BEST; env.via++)
+			if (!strcmp(arg, ustr_via_names[env.via]))
 				break;
-		if (ret == 0 && env.via == VIA_UPROBE)
-			fprintf(stderr, "%s: no kprobes or event probes in this kernel "
-					"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): only "
-					"programs that open files through the C library are seen\n",
-				s->tool);
-		if (ret == -1)
-			fprintf(stderr, "%s: no way to read paths in this kernel: needs kprobes "
-					"(CONFIG_KPROBE_EVENTS), event probes (CONFIG_EPROBE_EVENTS) "
-					"or uprobes (CONFIG_UPROBE_EVENTS)\n", s->tool);
+		if (env.via == USTR_BEST)
+			opt_fail("invalid --via: '%s' (kprobe, eprobe or uprobe)", arg);
+		break;
 	}
-	if (ret)
-		return -1;
-	st.via = env.via;
-	for (int c = 0; c < NCALLS; c++) {
-		struct tep_event *ex = syscall_event(s, "exit", calls[c]);
-		if (ex && !add_event(s, ex, EXIT, calls[c]))
-			return -1;
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	(void)t;
+	if (argc > 0) {
+		env.pattern = opt_glob(argv[0], "PATTERN");
+		env.glob = strpbrk(env.pattern, "*?[") != NULL;
 	}
-	return 0;
+	if (argc > 1)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[1]);
 }
 
-/* --- per event ------------------------------------------------------------------------------- */
-
-static void copy_str(char *dst, size_t size, const struct tep_record *rec,
-		     const struct tep_format_field *f)
-{
-	size_t len = 0;
-	const char *src = f ? reader_str(rec, f, &len) : "";
-	len = strnlen(src, len);
-	if (len >= size)
-		len = size - 1;
-	memcpy(dst, src, len);
-	dst[len] = 0;
-}
-
-static void on_enter(struct tep_record *rec, const struct evinfo *ei, int tid)
-{
-	struct open_state *o = pair_put(&st.threads, (uint64_t)tid, 0);
-	o->flags = ei->creat ? CREAT_FLAGS : ei->flags ? reader_num(rec, ei->flags) : -1;
-	o->mode = ei->mode ? reader_num(rec, ei->mode) : -1;
-	o->named = ei->file != NULL;
-	copy_str(o->path, sizeof(o->path), rec, ei->file);
-	copy_str(o->comm, sizeof(o->comm), rec, ei->comm);
-}
-
-static void on_name(struct tep_record *rec, const struct evinfo *ei, int tid)
-{
-	/* Only within an open: do_filp_open() also serves execve(), getname() most syscalls. */
-	struct open_state *o = pair_get(&st.threads, (uint64_t)tid, 0);
-	if (!o || o->named)
-		return;
-	o->named = true;
-	copy_str(o->path, sizeof(o->path), rec, ei->file);
-	copy_str(o->comm, sizeof(o->comm), rec, ei->comm);
-}
+/* --- output -------------------------------------------------------------------------------- */
 
 static bool path_matches(const char *path)
 {
@@ -406,24 +123,28 @@ static bool path_matches(const char *path)
 	return env.glob ? fnmatch(env.pattern, path, 0) == 0 : strstr(path, env.pattern) != NULL;
 }
 
-static void print_open(const struct tep_record *rec, const struct open_state *o, int tid,
-		       const char *call, long long ret)
+static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
+	struct tool_run *t = ctx;
+	struct sysc_call *c = call;
+	const struct open_data *o = sysc_data(c);
 	int fd = ret >= 0 ? (int)ret : -1, err = ret < 0 ? (int)-ret : 0;
 	/* An eprobe that cannot read user memory records "" (6.1) or "(fault)" (6.12). */
 	bool known = o->named && o->path[0] && strcmp(o->path, "(fault)");
 	const char *path = known ? o->path : "[unknown]";
 	if ((env.failed && ret >= 0) || !path_matches(path))
 		return;
-	const char *comm = o->comm[0] ? o->comm : comm_get(st.names, tid);
+	const char *comm = tool_comm(t, tid);
 	/* The mode is an argument only when a file may be created. */
 	long long mode = o->flags >= 0 && !(o->flags & (O_CREAT_ | O_TMPFILE_)) ? 0 : o->mode;
+	/* The system call made, as its exit says (a C library function may make another). */
+	const char *name = calls[env.exit_call];
 	char when[16];
-	if (env.json) {
-		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pid\":%d,\"comm\":", out_wallclock(rec->ts, when),
-		       rec->ts / 1e9, tid);
+	if (t->o.json) {
+		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pid\":%d,\"comm\":",
+		       out_wallclock(rec->ts, when), rec->ts / 1e9, tid);
 		out_json_str(stdout, comm, 16);
-		printf(",\"call\":\"%s\",\"fd\":%d,\"err\":%d,", call, fd, err);
+		printf(",\"call\":\"%s\",\"fd\":%d,\"err\":%d,", name, fd, err);
 		printf(o->flags >= 0 ? "\"flags\":%lld," : "\"flags\":null,", o->flags);
 		printf(mode >= 0 ? "\"mode\":%lld,\"path\":" : "\"mode\":null,\"path\":", mode);
 		if (known)
@@ -433,9 +154,9 @@ static void print_open(const struct tep_record *rec, const struct open_state *o,
 		fputs("}\n", stdout);
 		return;
 	}
-	if (env.timestamp)
+	if (t->o.timestamp)
 		printf("%-14.6f ", rec->ts / 1e9);
-	if (env.wallclock)
+	if (t->o.wallclock)
 		printf("%-8s ", out_wallclock(rec->ts, when));
 	out_text(stdout, comm, 16, 16);
 	printf(" %7d %4d %3d ", tid, fd, err);
@@ -453,41 +174,11 @@ static void print_open(const struct tep_record *rec, const struct open_state *o,
 	putchar('\n');
 }
 
-static void on_event(struct tep_record *rec, void *ctx)
+static void header(struct tool_run *t)
 {
-	const struct evinfo *ei = ctx;
-	int tid = tep_data_pid(st.tep, rec);
-	if (ei->role == ENTER) {
-		on_enter(rec, ei, tid);
-	} else if (ei->role == NAME) {
-		on_name(rec, ei, tid);
-	} else {
-		struct open_state *o = pair_get(&st.threads, (uint64_t)tid, 0);
-		if (!o) {
-			st.unpaired++; /* began before tracing, after lost events, or not via libc */
-			return;
-		}
-		print_open(rec, o, tid, ei->call, reader_num(rec, ei->ret));
-		pair_del(&st.threads, o);
-	}
-}
-
-/* Lost events: an entry may be gone, and a path must never be attached to the wrong open. */
-static void on_lost(int cpu, long long n, void *ctx)
-{
-	(void)cpu;
-	(void)n;
-	(void)ctx;
-	pair_clear(&st.threads);
-}
-
-static void print_header(void)
-{
-	if (env.json)
-		return;
-	if (env.timestamp)
+	if (t->o.timestamp)
 		printf("%-14s ", "TIME(s)");
-	if (env.wallclock)
+	if (t->o.wallclock)
 		printf("%-8s ", "TIME");
 	printf("%-16s %7s %4s %3s ", "COMM", "PID", "FD", "ERR");
 	if (env.extended)
@@ -495,45 +186,219 @@ static void print_header(void)
 	printf("PATH\n");
 }
 
+/* --- per event ------------------------------------------------------------------------------ */
+
+static void on_event(struct tep_record *rec, void *ctx)
+{
+	const struct evinfo *ei = ctx;
+	int tid = tep_data_pid(env.t->s.tep, rec);
+	if (ei->role == EXIT) {
+		env.exit_call = ei->call;
+		sysc_exit(&env.join, rec, tid, reader_num(rec, ei->ret));
+		return;
+	}
+	struct sysc_call *c = ei->role == ENTER ? sysc_enter(&env.join, tid, rec->ts, ei->call)
+						 : sysc_current(&env.join, tid);
+	struct open_data *o = c ? sysc_data(c) : NULL;
+	/* A kprobe's path only within an open: do_filp_open() also serves execve(), getname()
+	 * most system calls. */
+	if (!o || (ei->role == NAME && o->named))
+		return;
+	if (ei->role == ENTER) {
+		o->flags = ei->creat ? CREAT_FLAGS : ei->flags ? reader_num(rec, ei->flags) : -1;
+		o->mode = ei->mode ? reader_num(rec, ei->mode) : -1;
+	}
+	if (ei->file) {
+		o->named = true;
+		reader_strcpy(o->path, sizeof(o->path), rec, ei->file);
+	}
+}
+
+/* --- the mechanisms ------------------------------------------------------------------------ */
+
+static int trace(struct tool_run *t, struct tep_event *ev, enum role role, int call, bool creat)
+{
+	struct evinfo *ei = &env.ev[env.nev++];
+	*ei = (struct evinfo){
+		.role = role,
+		.call = call,
+		.creat = creat,
+		.file = tep_find_field(ev, "file"),
+		.flags = tep_find_field(ev, "flags"),
+		.mode = tep_find_field(ev, "mode"),
+		.ret = tep_find_field(ev, "ret"),
+	};
+	return tool_trace(t, ev, NULL, on_event, ei);
+}
+
+/* 1: the path as the kernel copied it from user space. do_filp_open() gets it first
+ * (struct filename, name at offset 0); getname() returns it on kernels where that is not
+ * probeable. The flags and mode come from the syscall entries. */
+static int via_kprobe(struct tool_run *t, const char **why)
+{
+	static const struct ustr_kfunc funcs[] = {
+		{'p', "do_filp_open", "file=+0(+0($arg2)):string"},
+		{'r', "getname", "file=+0(+0($retval)):string"},
+	};
+	int which, ret;
+	*why = "no kprobes (CONFIG_KPROBE_EVENTS) in this kernel";
+	if (!probe_available(&t->s, PROBE_KPROBE, true))
+		return -1;
+	*why = "neither do_filp_open() nor getname() can be probed in this kernel";
+	struct tep_event *ev = ustr_kprobe(&t->s, "path", funcs, 2, &which);
+	if (!ev)
+		return -1;
+	for (int c = 0; c < NCALLS; c++) {
+		struct tep_event *enter = sysc_event(&t->s, "enter", calls[c]);
+		if (enter && (ret = trace(t, enter, ENTER, c, c == CALL_CREAT)))
+			return ret;
+	}
+	snprintf(t->what, sizeof(t->what), "open()s via kprobes (%s)", funcs[which].func);
+	return trace(t, ev, NAME, CALL_UNKNOWN, false);
+}
+
+/* 2: event probes on the syscall entries, reading the path from user memory. On Debian's 6.1
+ * and 6.12 every path reads "(fault)" (whatever the fetch syntax): kprobes come first. */
+static int via_eprobe(struct tool_run *t, const char **why)
+{
+	static const char *const args[NCALLS] = {
+		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64",
+		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64",
+		"file=+0($filename):ustring flags=+u0($how):u64 mode=+u8($how):u64",
+		"file=+0($pathname):ustring mode=$mode:u64",
+	};
+	int n = 0, ret;
+	*why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
+	for (int c = 0; c < NCALLS; c++) {
+		if (!sysc_event(&t->s, "enter", calls[c]))
+			continue;
+		struct tep_event *ev = ustr_eprobe(&t->s, calls[c], calls[c], args[c]);
+		if (!ev && n == 0)
+			return -1;
+		if (!ev)
+			return TOOL_FAIL;
+		if ((ret = trace(t, ev, ENTER, c, c == CALL_CREAT)))
+			return ret;
+		n++;
+	}
+	snprintf(t->what, sizeof(t->what), "open()s via event probes on syscalls:sys_enter_open*");
+	return n ? 0 : -1;
+}
+
+/* 3: uprobes on the C library's open functions, with the ABI's argument registers. */
+static const struct ustr_func libc_opens[] = {
+	{"open64", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
+	{"open", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
+	{"__open64", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
+	{"__open", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
+	{"__open64_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
+	{"__open_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
+	{"__open64_2", "file=+0($1):string flags=$2:u64"},
+	{"__open_2", "file=+0($1):string flags=$2:u64"},
+	{"openat64", "file=+0($2):string flags=$3:u64 mode=$4:u64"},
+	{"openat", "file=+0($2):string flags=$3:u64 mode=$4:u64"},
+	{"__openat64_2", "file=+0($2):string flags=$3:u64"},
+	{"__openat_2", "file=+0($2):string flags=$3:u64"},
+	{"creat64", "file=+0($1):string mode=$2:u64"},
+	{"creat", "file=+0($1):string mode=$2:u64"},
+};
+
+static void uprobe_made(struct tep_event *ev, int i, void *ctx)
+{
+	struct tool_run *t = ctx;
+	bool creat = !strncmp(libc_opens[i].sym, "creat", 5);
+	if (!env.failed_trace && trace(t, ev, ENTER, creat ? CALL_CREAT : CALL_UNKNOWN, creat))
+		env.failed_trace = true; /* said on stderr */
+}
+
+static int via_uprobe(struct tool_run *t, const char **why)
+{
+	int n = ustr_uprobes(&t->s, libc_opens, sizeof(libc_opens) / sizeof(*libc_opens),
+			     uprobe_made, t, env.lib, sizeof(env.lib), why);
+	if (env.failed_trace)
+		return TOOL_FAIL;
+	if (n < 0)
+		return -1;
+	snprintf(t->what, sizeof(t->what), "open()s via uprobes on %d functions of %s", n,
+		 env.lib);
+	return 0;
+}
+
+static int setup(struct tool_run *t)
+{
+	static int (*const via_fn[])(struct tool_run *, const char **) = {via_kprobe, via_eprobe,
+									    via_uprobe};
+	const char *why = "";
+	int ret = -1;
+	env.t = t;
+	if (!sysc_event(&t->s, "exit", "openat")) {
+		fprintf(stderr, "opensnoop: tracepoint syscalls:sys_exit_openat not available in this "
+				"kernel (CONFIG_FTRACE_SYSCALLS)\n");
+		return TOOL_FAIL;
+	}
+	/* Every event here happens in a process: leave ourselves out before any is written. */
+	if (sysc_init(&env.join, 1024, sizeof(struct open_data), done, t) ||
+	    reader_on_lost(&t->r, sysc_lost, &env.join) || session_exclude_self(&t->s))
+		return TOOL_FAIL;
+	if (env.via != USTR_BEST) {
+		if ((ret = via_fn[env.via](t, &why)) == -1)
+			fprintf(stderr, "opensnoop: --via %s: %s\n", ustr_via_names[env.via], why);
+	} else {
+		for (env.via = 0; env.via < USTR_BEST; env.via++)
+			if ((ret = via_fn[env.via](t, &why)) != -1)
+				break;
+		if (ret == 0 && env.via == USTR_UPROBE)
+			fprintf(stderr, "opensnoop: no kprobes or event probes in this kernel "
+					"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): only "
+					"programs that open files through the C library are seen\n");
+		if (ret == -1)
+			fprintf(stderr, "opensnoop: no way to read paths in this kernel: needs kprobes "
+					"(CONFIG_KPROBE_EVENTS), event probes (CONFIG_EPROBE_EVENTS) "
+					"or uprobes (CONFIG_UPROBE_EVENTS)\n");
+	}
+	if (ret)
+		return ret == -1 ? TOOL_FAIL : ret;
+	for (int c = 0; c < NCALLS; c++) {
+		struct tep_event *ex = sysc_event(&t->s, "exit", calls[c]);
+		if (ex && (ret = trace(t, ex, EXIT, c, false)))
+			return ret;
+	}
+	return TOOL_OK;
+}
+
+static void end(struct tool_run *t)
+{
+	(void)t;
+	if (env.via == USTR_UPROBE && env.join.unpaired)
+		fprintf(stderr, "opensnoop: %llu opens without the C library's open functions were "
+				"not shown\n", (unsigned long long)env.join.unpaired);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	sysc_free(&env.join);
+}
+
+static const struct tool opensnoop = {
+	.name = "opensnoop",
+	.opts = options,
+	.operands = "[PATTERN]",
+	.operand_help = "   PATTERN     only paths containing PATTERN (a glob when it has * ? or [)\n",
+	.examples = examples,
+	.formats = (const char *const[]){"syscalls:sys_enter_open", "syscalls:sys_exit_open",
+					  "syscalls:sys_enter_openat", "syscalls:sys_exit_openat",
+					  "syscalls:sys_enter_openat2", "syscalls:sys_exit_openat2",
+					  "syscalls:sys_enter_creat", "syscalls:sys_exit_creat", NULL},
+	.option = option,
+	.operands_fn = operands,
+	.setup = setup,
+	.header = header,
+	.end = end,
+	.cleanup = cleanup,
+};
+
 int main(int argc, char **argv)
 {
-	opt_init(argv[0]);
-	parse_args(argc, argv);
-	const char *systems[2 * NCALLS + 1];
-	char names[2 * NCALLS][48];
-	for (int i = 0; i < 2 * NCALLS; i++) {
-		snprintf(names[i], sizeof(names[i]), "syscalls:sys_%s_%s", i < NCALLS ? "enter" : "exit",
-			 calls[i % NCALLS]);
-		systems[i] = names[i];
-	}
-	systems[2 * NCALLS] = NULL;
-	struct session s = {0};
-	struct reader r;
-	int ret = 1;
-	if (pair_init(&st.threads, 1024, sizeof(struct open_state)) ||
-	    session_init(&s, opt_tool, systems) || session_start(&s, 0) ||
-	    /* before any event is enabled: on 6.12, events enabled first were not filtered */
-	    session_set_pids(&s, env.pid, env.tid) || session_exclude_self(&s) ||
-	    !(st.names = comm_follow(&s)) || setup(&s) || reader_open_session(&r, &s, true) ||
-	    comm_attach(st.names, &r))
-		goto out;
-	st.tep = s.tep;
-	for (int i = 0; i < nevinfo; i++)
-		if (reader_on(&r, evinfo[i].ev, on_event, &evinfo[i]))
-			goto out;
-	out_init();
-	out_clock_init();
-	fprintf(stderr, "Tracing open()s via %s. Ctrl-C to end.\n", st.what);
-	print_header();
-	reader_on_lost(&r, on_lost, NULL);
-	ret = reader_run(&r, env.duration, 0, NULL, NULL, out_flush) ? 1 : 0;
-	out_flush();
-	if (st.via == VIA_UPROBE && st.unpaired && !out_closed())
-		fprintf(stderr, "%s: %llu opens without the C library's open functions were not "
-				"shown\n", opt_tool, st.unpaired);
-out:
-	session_close(&s);
-	comm_free(st.names);
-	pair_free(&st.threads);
-	return ret;
+	return tool_main(&opensnoop, argc, argv);
 }

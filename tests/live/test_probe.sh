@@ -84,7 +84,13 @@ rm -f "$F" "$F.4k"
 "$BIN/tpoint" -l 'block:block_rq_*' > "$TMP/out"
 check "tpoint -l with a pattern lists block_rq_issue and block_rq_complete" sh -c \
 	"grep -qx block:block_rq_issue '$TMP/out' && grep -qx block:block_rq_complete '$TMP/out' && ! grep -v '^block:block_rq_' '$TMP/out' | grep -q ."
-for args in "'*:*'|at most 63 at once" "-p 1 -L 2 sched:sched_switch|exclude each other" \
+# A spec that matches nothing, names nothing or matches only what cannot be traced, and
+# filters that could never match: usage errors, never a run that traces nothing.
+for args in "'sched:'|must be names or globs" "':'|must be names or globs" \
+	"'sched:.'|must be names or globs" "-v 'sched:.'|must be names or globs" \
+	"'ftrace:*'|cannot be traced" "-n '' sched:sched_switch|(empty)" \
+	"-n '[' sched:sched_switch|without its" "-L 999999999 sched:sched_switch|no such thread" \
+	"-p 1 -L 2 sched:sched_switch|exclude each other" \
 	"nosuch:event|no tracepoint matches" "-k pid --hist prev_comm sched:sched_switch|no numeric field" \
 	"-s -c sched:sched_switch|not with -c" "-U -k pid sched:sched_switch|U prints every event"; do
 	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"

@@ -6,10 +6,13 @@
  */
 #include "helpers.h"
 
+#include <dirent.h>
+
 #include <event-parse.h>
 #include <tracefs.h>
 
 #include "blk.h"
+#include "opt.h"
 #include "reader.h"
 #include "session.h"
 
@@ -174,9 +177,70 @@ static void test_type_glob_check(void **state)
 	assert_non_null(blk_type_invalid("R && dev"));
 }
 
+static void call_dev(const void *s)
+{
+	blk_opt_dev(s);
+}
+
+static void test_blockdev_pairs(void **state)
+{
+	(void)state;
+	uint32_t d;
+	assert_int_equal(blk_dev_parse("8,0", &d), 0);
+	assert_int_equal(d, 8U << 20);
+	assert_int_equal(blk_dev_parse("254:17", &d), 0);
+	assert_int_equal(BLK_MAJOR(d), 254);
+	assert_int_equal(BLK_MINOR(d), 17);
+	assert_int_equal(blk_dev_parse("", &d), -1);
+	assert_int_equal(blk_dev_parse("8,", &d), -1);
+	assert_int_equal(blk_dev_parse("8,0,1", &d), -1);
+	assert_int_equal(blk_dev_parse("-8,0", &d), -1);
+	assert_int_equal(blk_dev_parse("4096,0", &d), -1);
+	assert_int_equal(blk_dev_parse("..", &d), -1);
+	assert_int_equal(blk_dev_parse("../../etc", &d), -1);
+	assert_int_equal(blk_dev_parse("/etc/passwd", &d), -1);
+	assert_int_equal(blk_dev_parse("no-such-disk", &d), -1);
+	assert_usage_error(call_dev, "no-such-disk", "invalid device: 'no-such-disk'");
+}
+
+/* A name and a /dev path resolve to what sysfs says, for a block device this machine has. */
+static void test_blockdev_names(void **state)
+{
+	(void)state;
+	DIR *d = opendir("/sys/class/block");
+	struct dirent *de = NULL;
+	while (d && (de = readdir(d)) && de->d_name[0] == '.')
+		;
+	if (!de) {
+		if (d)
+			closedir(d);
+		skip(); /* no block devices in this environment */
+	}
+	char name[256], rel[300], want[64], got_name[64];
+	snprintf(name, sizeof(name), "%s", de->d_name);
+	closedir(d);
+	snprintf(rel, sizeof(rel), "%s/dev", name);
+	assert_non_null(read_file("/sys/class/block", rel, want, sizeof(want)));
+	unsigned maj, min;
+	assert_int_equal(sscanf(want, "%u:%u", &maj, &min), 2);
+	uint32_t kdev;
+	assert_int_equal(blk_dev_parse(name, &kdev), 0);
+	assert_int_equal(kdev, maj << 20 | min);
+	assert_string_equal(blk_dev_name(kdev, got_name, sizeof(got_name)), name);
+	char dev_path[300];
+	snprintf(dev_path, sizeof(dev_path), "/dev/%s", name);
+	if (access(dev_path, F_OK) == 0) {
+		assert_int_equal(blk_dev_parse(dev_path, &kdev), 0);
+		assert_int_equal(kdev, maj << 20 | min);
+	}
+}
+
 int main(void)
 {
+	opt_init("test_blk");
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_blockdev_pairs),
+		cmocka_unit_test(test_blockdev_names),
 		cmocka_unit_test(test_pairs_issue_to_complete),
 		cmocka_unit_test(test_queued_start),
 		cmocka_unit_test(test_submitter_fallbacks),

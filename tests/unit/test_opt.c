@@ -21,10 +21,6 @@ static void call_seconds(const void *s)
 {
 	opt_seconds(s, "duration");
 }
-static void call_dev(const void *s)
-{
-	opt_blockdev(s);
-}
 
 static void test_int_good(void **state)
 {
@@ -43,7 +39,8 @@ static void test_int_bad(void **state)
 	assert_usage_error(call_int, " 5", "invalid count");
 	assert_usage_error(call_int, "0", "must be 1 to 100");
 	assert_usage_error(call_int, "101", "must be 1 to 100");
-	assert_usage_error(call_int, "99999999999999999999", "invalid count");
+	/* A whole number out of range says so (not "not a whole number"). */
+	assert_usage_error(call_int, "99999999999999999999", "must be 1 to 100");
 	assert_usage_error(call_pid, "-5", "invalid PID: -5");
 	assert_usage_error(call_pid, "0", "invalid PID: 0");
 	assert_usage_error(call_pid, "2147483648", "invalid PID");
@@ -82,57 +79,133 @@ static void test_seconds(void **state)
 	assert_usage_error(call_seconds, "99999999999", "invalid duration");
 }
 
-static void test_blockdev_pairs(void **state)
+/* The usage comes from the table: synopsis (flags in one bracket, lower case first; values
+ * each in theirs; wrapped under the first), options, operands, examples. */
+static const struct opt_spec specs[] = {
+	{'d', NULL, "SECS", "trace for this many seconds", 0},
+	{'e', NULL, NULL, "extended columns\nsecond line", 0},
+	{'j', "json", NULL, "JSON lines", 0},
+	{'E', NULL, NULL, "errors only", 0},
+	{OPT_LONG + 1, "via", "MECH", "how", 0},
+	{0, NULL, NULL, NULL, 0},
+};
+static const struct opt_usage usage = {
+	.tool = "demo",
+	.opts = specs,
+	.operands = "[PATTERN]",
+	.more = (const char *const[]){"-l [X]", NULL},
+	.operand_help = "   PATTERN     what\n",
+	.examples = (const char *const[]){"demo -e   # one", NULL},
+};
+
+static void test_usage_text(void **state)
 {
 	(void)state;
-	uint32_t d;
-	assert_int_equal(blockdev_parse("8,0", &d), 0);
-	assert_int_equal(d, 8U << 20);
-	assert_int_equal(blockdev_parse("254:17", &d), 0);
-	assert_int_equal(KDEV_MAJOR(d), 254);
-	assert_int_equal(KDEV_MINOR(d), 17);
-	assert_int_equal(blockdev_parse("", &d), -1);
-	assert_int_equal(blockdev_parse("8,", &d), -1);
-	assert_int_equal(blockdev_parse("8,0,1", &d), -1);
-	assert_int_equal(blockdev_parse("-8,0", &d), -1);
-	assert_int_equal(blockdev_parse("4096,0", &d), -1);
-	assert_int_equal(blockdev_parse("..", &d), -1);
-	assert_int_equal(blockdev_parse("../../etc", &d), -1);
-	assert_int_equal(blockdev_parse("/etc/passwd", &d), -1);
-	assert_int_equal(blockdev_parse("no-such-disk", &d), -1);
-	assert_usage_error(call_dev, "no-such-disk", "invalid device: 'no-such-disk'");
+	char buf[2048];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	opt_usage(f, &usage);
+	fclose(f);
+	assert_string_equal(buf,
+			    "USAGE: demo [-eEhjV] [-d SECS] [--via MECH] [PATTERN]\n"
+			    "       demo -l [X]\n"
+			    "   -d SECS     trace for this many seconds\n"
+			    "   -e          extended columns\n"
+			    "               second line\n"
+			    "   -j, --json  JSON lines\n"
+			    "   -E          errors only\n"
+			    "   --via MECH  how\n"
+			    "   -h, --help  this usage\n"
+			    "   -V, --version  the version\n"
+			    "   PATTERN     what\n"
+			    "  eg,\n"
+			    "       demo -e   # one\n");
 }
 
-/* A name and a /dev path resolve to what sysfs says, for a block device this machine has. */
-static void test_blockdev_names(void **state)
+static char seen[256];
+static void record(const struct opt_spec *o, const char *arg, void *ctx)
+{
+	(void)ctx;
+	size_t n = strlen(seen);
+	snprintf(seen + n, sizeof(seen) - n, "%s%d=%s", n ? " " : "", o->key, arg ? arg : "-");
+}
+
+static void parse(const void *arg)
+{
+	char *argv[8] = {"demo"};
+	int argc = 1;
+	char copy[256];
+	snprintf(copy, sizeof(copy), "%s", (const char *)arg);
+	for (char *w = strtok(copy, " "); w && argc < 7; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	optind = 1;
+	opt_parse(argc, argv, &usage, record, NULL);
+}
+
+static void test_parse(void **state)
 {
 	(void)state;
-	DIR *d = opendir("/sys/class/block");
-	struct dirent *de = NULL;
-	while (d && (de = readdir(d)) && de->d_name[0] == '.')
-		;
-	if (!de) {
-		if (d)
-			closedir(d);
-		skip(); /* no block devices in this environment */
-	}
-	char name[256], rel[300], want[64], got_name[64];
-	snprintf(name, sizeof(name), "%s", de->d_name);
-	closedir(d);
-	snprintf(rel, sizeof(rel), "%s/dev", name);
-	assert_non_null(read_file("/sys/class/block", rel, want, sizeof(want)));
-	unsigned maj, min;
-	assert_int_equal(sscanf(want, "%u:%u", &maj, &min), 2);
-	uint32_t kdev;
-	assert_int_equal(blockdev_parse(name, &kdev), 0);
-	assert_int_equal(kdev, maj << 20 | min);
-	assert_string_equal(blockdev_name(kdev, got_name, sizeof(got_name)), name);
-	char dev_path[300];
-	snprintf(dev_path, sizeof(dev_path), "/dev/%s", name);
-	if (access(dev_path, F_OK) == 0) {
-		assert_int_equal(blockdev_parse(dev_path, &kdev), 0);
-		assert_int_equal(kdev, maj << 20 | min);
-	}
+	char *argv[] = {"demo", "-e", "-d", "2", "--via", "x", "--json", "pat", "-j", NULL};
+	seen[0] = 0;
+	optind = 1;
+	int first = opt_parse(9, argv, &usage, record, NULL);
+	assert_string_equal(seen, "101=- 100=2 257=x 106=-");
+	assert_int_equal(first, 7); /* stops at the first operand: "-j" after it is one too */
+	assert_usage_error(parse, "-z", "unknown option or missing value: '-z'");
+	assert_usage_error(parse, "-d", "unknown option or missing value: '-d'");
+	assert_usage_error(parse, "--nope", "unknown option or missing value: '--nope'");
+	char out[64];
+	assert_int_equal(run_child(parse, "-h", out, sizeof(out)), 0);
+}
+
+static void call_glob(const void *s)
+{
+	opt_glob(s, "NAME");
+}
+
+static void test_glob(void **state)
+{
+	(void)state;
+	assert_string_equal(opt_glob("rcu_*", "NAME"), "rcu_*");
+	assert_string_equal(opt_glob("[a-c]d", "NAME"), "[a-c]d");
+	assert_string_equal(opt_glob("[]x]y", "NAME"), "[]x]y");
+	assert_string_equal(opt_glob("[!x]", "NAME"), "[!x]");
+	assert_usage_error(call_glob, "", "invalid NAME: '' (empty)");
+	assert_usage_error(call_glob, "[", "invalid NAME: '[' (a '[' without its ']')");
+	assert_usage_error(call_glob, "a[b", "without its");
+	assert_usage_error(call_glob, "a\"b", "no quotes");
+}
+
+static void call_tid(const void *s)
+{
+	opt_live_tid(s);
+}
+
+static void test_live_tid(void **state)
+{
+	(void)state;
+	char self[32];
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	assert_int_equal(opt_live_tid(self), getpid());
+	assert_usage_error(call_tid, "999999999", "no such thread: 999999999");
+}
+
+static void buffer(const void *v)
+{
+	setenv("FTT_BUFFER_KB", v, 1);
+	opt_init("test_opt");
+	exit(0);
+}
+
+/* FTT_BUFFER_KB beyond what memory allows is refused, naming the limit. */
+static void test_buffer_limit(void **state)
+{
+	(void)state;
+	char err[512], big[64];
+	assert_int_equal(run_child(buffer, "1024", err, sizeof(err)), 0);
+	snprintf(big, sizeof(big), "%lld", opt_buffer_limit_kb() + 1);
+	assert_usage_error(buffer, big, "at most a quarter of the available memory");
+	assert_usage_error(buffer, "0", "must be 1 to");
+	assert_usage_error(buffer, "4x", "not a whole number");
 }
 
 int main(void)
@@ -141,7 +214,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_int_good),       cmocka_unit_test(test_int_bad),
 		cmocka_unit_test(test_live_pid),       cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_blockdev_pairs), cmocka_unit_test(test_blockdev_names),
+		cmocka_unit_test(test_usage_text),     cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_glob),           cmocka_unit_test(test_live_tid),
+		cmocka_unit_test(test_buffer_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

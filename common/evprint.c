@@ -1,0 +1,215 @@
+#include "evprint.h"
+#include "field.h"
+#include "ksym.h"
+#include "out.h"
+#include "reader.h"
+#include "usym.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+/* The fields of one event, described once (field_describe reads the print format). */
+struct evfields {
+	int n;
+	struct tep_format_field **f;
+	struct field_desc *d;
+};
+
+struct evprint {
+	struct tep_handle *tep;
+	bool json, wallclock;
+	struct trace_seq seq;
+	struct tep_event *kstack, *ustack;
+	struct tep_format_field *kcaller, *ucaller, *utgid;
+	struct ksyms *ksyms;
+	struct evfields *by_id; /* indexed by event id */
+	int nids;
+};
+
+struct evprint *evprint_new(struct tep_handle *tep, bool json, bool wallclock)
+{
+	struct evprint *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tep = tep;
+	p->json = json;
+	p->wallclock = wallclock;
+	trace_seq_init(&p->seq);
+	return p;
+}
+
+void evprint_stacks(struct evprint *p, struct tep_event *kstack, struct ksyms *ksyms,
+		    struct tep_event *ustack)
+{
+	p->kstack = kstack;
+	p->ksyms = ksyms;
+	p->kcaller = kstack ? tep_find_field(kstack, "caller") : NULL;
+	p->ustack = ustack;
+	p->ucaller = ustack ? tep_find_field(ustack, "caller") : NULL;
+	p->utgid = ustack ? tep_find_field(ustack, "tgid") : NULL;
+}
+
+static struct evfields *fields_of(struct evprint *p, struct tep_event *ev)
+{
+	if (ev->id >= p->nids) {
+		int n = ev->id + 64;
+		struct evfields *more = realloc(p->by_id, (size_t)n * sizeof(*more));
+		if (!more)
+			return NULL;
+		memset(more + p->nids, 0, (size_t)(n - p->nids) * sizeof(*more));
+		p->by_id = more;
+		p->nids = n;
+	}
+	struct evfields *e = &p->by_id[ev->id];
+	if (e->f)
+		return e;
+	e->n = 0;
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		e->n++;
+	e->f = calloc((size_t)e->n + 1, sizeof(*e->f));
+	e->d = calloc((size_t)e->n + 1, sizeof(*e->d));
+	if (!e->f || !e->d) {
+		free(e->f);
+		free(e->d);
+		e->f = NULL;
+		return NULL;
+	}
+	int i = 0;
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next, i++) {
+		e->f[i] = f;
+		e->d[i] = field_describe(ev, f);
+	}
+	return e;
+}
+
+/* Kernel frames: caller[] fills the rest of the record (its declared size is a minimum). */
+static void kernel_stack(struct evprint *p, struct tep_record *rec)
+{
+	struct tep_format_field *f = p->kcaller;
+	int n = f && rec->size > f->offset ? (rec->size - f->offset) / 8 : 0;
+	if (p->json)
+		fputs(",\"stack\":[", stdout);
+	for (int i = 0; i < n; i++) {
+		unsigned long long addr, off = 0;
+		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);
+		if (!addr || addr == ~0ULL)
+			break;
+		const char *name = ksym_find(p->ksyms, addr, &off);
+		if (p->json)
+			fputs(i ? ",\"" : "\"", stdout);
+		else
+			fputs(" => ", stdout);
+		if (name)
+			printf("%s+0x%llx", name, off);
+		else
+			printf("0x%llx", addr);
+		fputs(p->json ? "\"" : "\n", stdout);
+	}
+	if (p->json)
+		putchar(']');
+}
+
+/* User frames (at most 8, walked by frame pointers), named from the process's maps. */
+static void user_stack(struct evprint *p, struct tep_record *rec)
+{
+	struct tep_format_field *f = p->ucaller;
+	int tgid = (int)reader_num(rec, p->utgid);
+	int n = f->offset + f->size <= rec->size ? f->size / 8 : (rec->size - f->offset) / 8;
+	char buf[PATH_MAX + 160];
+	if (p->json)
+		fputs(",\"ustack\":[", stdout);
+	else
+		puts(" <user stack>"); /* after a kernel stack (-s), where one ends */
+	for (int i = 0; i < n; i++) {
+		unsigned long long addr;
+		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);
+		if (!addr || addr == ~0ULL)
+			break;
+		usym_addr(tgid, addr, buf, sizeof(buf));
+		if (p->json) {
+			if (i)
+				putchar(',');
+			out_json_str(stdout, buf, sizeof(buf));
+		} else {
+			printf(" => %s\n", buf);
+		}
+	}
+	if (p->json)
+		putchar(']');
+}
+
+static void stacks(struct evprint *p, struct tep_record *rec)
+{
+	const struct reader_trailers *tr = reader_record_trailers(rec);
+	for (int i = 0; tr && i < tr->n; i++) {
+		if (p->kstack && p->kcaller && tr->id[i] == p->kstack->id)
+			kernel_stack(p, tr->rec[i]);
+		else if (p->ustack && p->ucaller && p->utgid && tr->id[i] == p->ustack->id)
+			user_stack(p, tr->rec[i]);
+	}
+}
+
+void evprint_header(struct evprint *p)
+{
+	if (p->json)
+		return;
+	printf("%s%16s-%-7s [%s] %13s  %s\n", p->wallclock ? "TIME     " : "", "COMM", "PID",
+	       "CPU", "TIMESTAMP", "EVENT: FIELDS");
+}
+
+void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
+{
+	struct tep_event *ev = tep_find_event_by_record(p->tep, rec);
+	int pid = tep_data_pid(p->tep, rec);
+	char when[16];
+	if (!ev)
+		return;
+	if (p->json) {
+		struct evfields *e = fields_of(p, ev);
+		printf("{\"time\":\"%s\",\"ts\":%.6f,\"cpu\":%d,\"pid\":%d,\"comm\":",
+		       out_wallclock(rec->ts, when), rec->ts / 1e9, rec->cpu, pid);
+		out_json_str(stdout, comm, 16);
+		printf(",\"event\":\"%s:%s\",\"fields\":{", ev->system, ev->name);
+		for (int i = 0; e && i < e->n; i++) {
+			size_t len;
+			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
+			printf("%s\"%s\":", i ? "," : "", e->f[i]->name);
+			field_json(stdout, &e->d[i], data, len);
+		}
+		putchar('}');
+		stacks(p, rec);
+		fputs("}\n", stdout);
+		return;
+	}
+	if (p->wallclock)
+		printf("%-8s ", out_wallclock(rec->ts, when));
+	/* The name escaped, right-aligned in 16 columns as the kernel prints it. */
+	char name[80];
+	out_text_buf(name, sizeof(name), comm, 16);
+	printf("%16s-%-7d [%03d] %6llu.%06llu: %s: ", name, pid, rec->cpu,
+	       rec->ts / 1000000000ULL, (rec->ts / 1000) % 1000000ULL, ev->name);
+	trace_seq_reset(&p->seq);
+	tep_print_event(p->tep, &p->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&p->seq);
+	out_text_line(stdout, p->seq.buffer, p->seq.len);
+	putchar('\n');
+	stacks(p, rec);
+}
+
+void evprint_free(struct evprint *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->nids; i++) {
+		free(p->by_id[i].f);
+		free(p->by_id[i].d);
+	}
+	free(p->by_id);
+	trace_seq_destroy(&p->seq);
+	free(p);
+}

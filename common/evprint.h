@@ -1,0 +1,34 @@
+/*
+ * evprint: any event as the kernel recorded it. Text: one line in the kernel's own layout
+ * (the task's name, PID, CPU, time, the event and its fields as its print format renders
+ * them), escaped so that no string in it can split the line or reach the terminal as a
+ * control sequence; then its stacks. JSON: one object per event, every field by its type
+ * (field.h), its stacks as fields.
+ */
+#ifndef FTT_EVPRINT_H
+#define FTT_EVPRINT_H
+
+#include <stdbool.h>
+
+struct tep_handle;
+struct tep_event;
+struct tep_record;
+struct ksyms;
+struct evprint;
+
+/* json: objects instead of lines; wallclock: a TIME column (HH:MM:SS) first. */
+struct evprint *evprint_new(struct tep_handle *tep, bool json, bool wallclock);
+/*
+ * Print the stacks that follow events (the reader's trailers): the kernel's with symbols
+ * from ksyms (ftrace:kernel_stack), the user's named from the process's maps
+ * (ftrace:user_stack). The events must be loaded in tep.
+ */
+void evprint_stacks(struct evprint *p, struct tep_event *kstack, struct ksyms *ksyms,
+		    struct tep_event *ustack);
+/* The header row of the text layout. */
+void evprint_header(struct evprint *p);
+/* One event; comm: the name of its task when it happened. */
+void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm);
+void evprint_free(struct evprint *p);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * field: what a field of an event holds, from its type and from how the kernel's own print
+ * format shows it, and that value written exactly: as text (one token, escaped) or as JSON.
+ * Only char arrays are strings: a u8 array is bytes (numbers), unless the print format shows
+ * it as an address (%pI4, %pI6, %pI6c, %pIS[p][c], %pM, %pU).
+ */
+#ifndef FTT_FIELD_H
+#define FTT_FIELD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct tep_event;
+struct tep_format_field;
+struct tep_record;
+
+enum field_kind {
+	FIELD_SIGNED,
+	FIELD_UNSIGNED,
+	FIELD_POINTER,  /* an address in the kernel or the traced process: hex */
+	FIELD_STRING,   /* char[N] or __data_loc char[]: up to its first NUL */
+	FIELD_ARRAY,    /* numbers (u8 arrays included): each element */
+	FIELD_IPV4,     /* %pI4: 4 bytes */
+	FIELD_IPV6,     /* %pI6: 16 bytes, every group */
+	FIELD_IPV6C,    /* %pI6c: 16 bytes, compressed */
+	FIELD_SOCKADDR, /* %pIS: struct sockaddr_in or _in6; with port: %pISp */
+	FIELD_MAC,      /* %pM: 6 bytes */
+	FIELD_UUID,     /* %pU: 16 bytes */
+};
+
+struct field_desc {
+	enum field_kind kind;
+	bool port;       /* FIELD_SOCKADDR: with the port */
+	bool is_signed;  /* of the elements of an array */
+	int elemsize;    /* of an array's elements */
+};
+
+/* Classify f of ev (reads the event's print format once per call: at setup, not per event). */
+struct field_desc field_describe(struct tep_event *ev, struct tep_format_field *f);
+
+/* The bytes of f in rec (a string up to its NUL, a __data_loc array as long as recorded). */
+const void *field_data(const struct tep_record *rec, const struct tep_format_field *f,
+		       const struct field_desc *d, size_t *len);
+
+/* A value (len bytes at data) as a JSON value: a number, a string, or an array of numbers. */
+void field_json(FILE *out, const struct field_desc *d, const void *data, size_t len);
+/* The same as one text token (strings escaped as out_text does), padded to width. */
+void field_text(FILE *out, const struct field_desc *d, const void *data, size_t len, int width);
+
+/* Is the value a string or an address (printed as text in JSON)? For column alignment. */
+bool field_is_text(const struct field_desc *d);
+
+#endif

@@ -1,0 +1,235 @@
+#include "ftrace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+bool ftrace_name_valid(const char *name)
+{
+	return *name && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Subdirectories of dir matching glob, sorted; a name without glob characters is looked up
+ * directly. Listing is slow on eventfs (6.x): only when needed. */
+static char **list_dirs(const char *dir, const char *glob, int *n)
+{
+	char path[PATH_MAX];
+	char **names = NULL;
+	*n = 0;
+	if (!strpbrk(glob, "*?[")) {
+		snprintf(path, sizeof(path), "%s/%s", dir, glob);
+		if (is_dir(path) && (names = malloc(sizeof(*names))) && (names[0] = strdup(glob)))
+			*n = 1;
+		return names;
+	}
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) ||
+		    fnmatch(glob, de->d_name, 0))
+			continue;
+		if (de->d_type == DT_UNKNOWN) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (!is_dir(path))
+				continue;
+		}
+		char **more = realloc(names, (size_t)(*n + 1) * sizeof(*names));
+		if (!more)
+			break;
+		names = more;
+		if ((names[*n] = strdup(de->d_name)))
+			(*n)++;
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(names, (size_t)*n, sizeof(*names), cmp_str);
+	return names;
+}
+
+static void free_list(char **names, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int ftrace_events(const char *spec, void (*fn)(const char *sys, const char *ev, void *ctx),
+		  void *ctx, int *skipped, char *why, size_t whylen)
+{
+	const char *colon = strchr(spec, ':');
+	char sys_glob[256], ev_glob[256];
+	if (skipped)
+		*skipped = 0;
+	if (!colon) {
+		snprintf(why, whylen, "SYSTEM:EVENT expected, e.g. block:block_rq_issue");
+		return -1;
+	}
+	snprintf(sys_glob, sizeof(sys_glob), "%.*s", (int)(colon - spec), spec);
+	snprintf(ev_glob, sizeof(ev_glob), "%s", colon + 1);
+	if (!ftrace_name_valid(sys_glob) || !ftrace_name_valid(ev_glob) || strchr(ev_glob, ':')) {
+		snprintf(why, whylen, "SYSTEM and EVENT must be names or globs, not empty, '.', "
+				      "'..' or with '/'");
+		return -1;
+	}
+	char events[PATH_MAX];
+	snprintf(events, sizeof(events), "%s/events", tracefs_tracing_dir());
+	int n = 0, nsys, nev;
+	char **systems = list_dirs(events, sys_glob, &nsys);
+	for (int i = 0; i < nsys; i++) {
+		char sysdir[PATH_MAX + 256], enable[PATH_MAX + 300];
+		snprintf(sysdir, sizeof(sysdir), "%s/%s", events, systems[i]);
+		/* A system whose events cannot be enabled has no enable file (ftrace: the
+		 * function, stack and print records the tracers write themselves). */
+		snprintf(enable, sizeof(enable), "%s/enable", sysdir);
+		bool traceable = access(enable, F_OK) == 0;
+		char **evs = list_dirs(sysdir, ev_glob, &nev);
+		for (int j = 0; j < nev; j++) {
+			if (!traceable) {
+				if (skipped)
+					(*skipped)++;
+				continue;
+			}
+			fn(systems[i], evs[j], ctx);
+			n++;
+		}
+		free_list(evs, nev);
+	}
+	free_list(systems, nsys);
+	return n;
+}
+
+int ftrace_functions(const char *glob, void (*fn)(const char *name, const char *mod, void *ctx),
+		     void *ctx)
+{
+	char *path = tracefs_get_tracing_file("available_filter_functions");
+	FILE *f = path ? fopen(path, "re") : NULL;
+	int e = errno;
+	tracefs_put_tracing_file(path);
+	if (!f) {
+		errno = path ? e : ENOENT;
+		return -1;
+	}
+	char line[1024];
+	int n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		/* "name", "name [module]"; 6.x may add an address column first with options */
+		line[strcspn(line, "\n")] = 0;
+		char *mod = strchr(line, ' ');
+		if (mod) {
+			*mod++ = 0;
+			if (*mod == '[') {
+				mod++;
+				mod[strcspn(mod, "]")] = 0;
+			} else {
+				mod = NULL;
+			}
+		}
+		if (!glob || !fnmatch(glob, line, 0)) {
+			if (fn)
+				fn(line, mod, ctx);
+			n++;
+		}
+	}
+	if (ferror(f)) {
+		e = errno;
+		fclose(f);
+		errno = e;
+		return -1;
+	}
+	fclose(f);
+	return n;
+}
+
+int ftrace_function_traceable(const char *func)
+{
+	char name[512];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(func, "+"), func);
+	/* A name with glob characters would match others: look it up escaped. */
+	if (strpbrk(name, "*?[\\"))
+		return 0;
+	int n = ftrace_functions(name, NULL, NULL);
+	return n < 0 ? -1 : n > 0;
+}
+
+bool ftrace_tracer_available(const char *tracer)
+{
+	char *list = tracefs_instance_file_read(NULL, "available_tracers", NULL);
+	bool found = false;
+	char *save = NULL;
+	for (char *w = list ? strtok_r(list, " \n", &save) : NULL; w && !found;
+	     w = strtok_r(NULL, " \n", &save))
+		found = !strcmp(w, tracer);
+	free(list);
+	return found;
+}
+
+int ftrace_set_tracer(struct tracefs_instance *inst, const char *tracer, const char *tool)
+{
+	if (tracefs_instance_file_write(inst, "current_tracer", tracer) >= 0)
+		return 0;
+	int e = errno;
+	if (e == EPERM || e == EACCES)
+		fprintf(stderr, "%s: the kernel refuses the %s tracer (%s): a security policy "
+				"forbids it (lockdown, or an LSM)\n", tool, tracer, strerror(e));
+	else if (!ftrace_tracer_available(tracer))
+		fprintf(stderr, "%s: no %s tracer in this kernel (CONFIG_%s)\n", tool, tracer,
+			!strcmp(tracer, "function_graph") ? "FUNCTION_GRAPH_TRACER"
+							  : "FUNCTION_TRACER");
+	else
+		fprintf(stderr, "%s: cannot set the %s tracer%s: %s\n", tool, tracer,
+			inst ? " in an instance" : "", strerror(e));
+	errno = e;
+	return -1;
+}
+
+int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const char *const *funcs,
+			 int n, const char *tool)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	int fd = path ? open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) : -1;
+	int e = errno;
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open %s: %s%s\n", tool, path ? path : file, strerror(e),
+			e == EPERM ? " (the kernel refuses it: lockdown or another policy)" : "");
+		tracefs_put_tracing_file(path);
+		errno = e;
+		return -1;
+	}
+	tracefs_put_tracing_file(path);
+	for (int i = 0; i < n; i++) {
+		/* One write per glob: the kernel parses each write on its own. */
+		size_t len = strlen(funcs[i]);
+		if (write(fd, funcs[i], len) != (ssize_t)len) {
+			e = errno;
+			fprintf(stderr, "%s: the kernel rejected '%s' in %s: %s%s\n", tool, funcs[i],
+				file, strerror(e),
+				e == EINVAL ? " (no such traceable function)" : "");
+			close(fd);
+			errno = e;
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}

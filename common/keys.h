@@ -1,0 +1,39 @@
+/*
+ * keys: counts of events by key (-k pid,comm,FIELD), and log2 histograms of a numeric field
+ * (--hist FIELD), alone or one per key. The engine behind tpoint/kprobe/uprobe -k and
+ * --hist, for any tool that counts (syscount, funccount, ...). Keys are kept whole: strings
+ * and byte arrays of any length are interned, so two values never merge.
+ *
+ * Key names: pid and comm are the task that ran the event (its name when it happened, as
+ * -n); field.NAME is the event's own field NAME (field.comm: sched_wakeup's woken task);
+ * any other name is a field of the event's format.
+ */
+#ifndef FTT_KEYS_H
+#define FTT_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tep_event;
+struct tep_record;
+struct keys;
+
+/*
+ * Counting for the events (idx: their index in events[]) by the keys of spec
+ * ("comm,pid", NULL: none) with a histogram of field hist (NULL: none). NULL with the
+ * reason in why when a key or the field does not fit an event (a usage error).
+ */
+struct keys *keys_new(struct tep_event **events, int nevents, const char *spec, const char *hist,
+		      char *why, size_t whylen);
+/* Is the task's name a key (so the names must be followed)? */
+bool keys_need_comm(const struct keys *k);
+/* Count rec, a record of events[idx]; comm: the name of its task. -1: out of memory. */
+int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *comm);
+/* Nothing counted since the last print. */
+bool keys_empty(const struct keys *k);
+/* Print what was counted, highest count first, and start again; when: "HH:MM:SS". Text:
+ * a table, or with --hist a histogram per key; JSON: one object per key. */
+void keys_print(struct keys *k, const char *when, bool json);
+void keys_free(struct keys *k);
+
+#endif

@@ -1,0 +1,15 @@
+/* ksym: kernel symbols from /proc/kallsyms, for kernel stacks (-s) and addresses. */
+#ifndef FTT_KSYM_H
+#define FTT_KSYM_H
+
+struct ksyms;
+
+/* The text symbols of the running kernel; NULL when /proc/kallsyms cannot be read. Sorted
+ * addresses and one blob of names: 12 bytes per symbol plus its name (tpoint -s stayed
+ * under 9 MB of memory, bench/). */
+struct ksyms *ksym_load(void);
+/* The symbol at or before addr and addr's offset from it; NULL when there is none. */
+const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned long long *off);
+void ksym_free(struct ksyms *k);
+
+#endif

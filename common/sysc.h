@@ -1,0 +1,65 @@
+/*
+ * sysc: system calls as a whole, from the events around each one: the entry (arguments),
+ * what other events add while the call runs (a path a kprobe read), and the exit (the
+ * result), joined per thread. A loss of events clears every join, so a result is never
+ * attached to another call's arguments; exits without their entry are counted.
+ */
+#ifndef FTT_SYSC_H
+#define FTT_SYSC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pair.h"
+
+struct session;
+struct tep_event;
+struct tep_record;
+
+struct sysc {
+	struct pair_table calls; /* tid -> struct sysc_call and the tool's data */
+	size_t data_size;
+	uint64_t unpaired; /* exits whose entry was not seen */
+	uint64_t cleared;  /* calls in progress forgotten at a loss */
+	void (*done)(const struct tep_record *exit, int tid, long long ret, void *call, void *ctx);
+	void *ctx;
+};
+
+/* One call in progress; the tool's data_size bytes follow it (sysc_data). */
+struct sysc_call {
+	uint64_t enter_ns;
+	int which; /* the tool's index of the call (open, openat, ...) */
+};
+
+/*
+ * A join for about `threads` threads at once (more are kept too: the oldest is evicted from a
+ * full set) with data_size bytes of the tool's per call. done() gets each finished call:
+ * the exit record, the thread, the result and the call (sysc_data for the tool's part).
+ */
+int sysc_init(struct sysc *j, size_t threads, size_t data_size,
+	      void (*done)(const struct tep_record *exit, int tid, long long ret, void *call,
+			   void *ctx),
+	      void *ctx);
+void sysc_free(struct sysc *j);
+
+/* The entry of call `which` by thread tid at ts: a fresh call (its data zeroed) replacing
+ * any the thread had (that one's exit was lost). */
+struct sysc_call *sysc_enter(struct sysc *j, int tid, uint64_t ts, int which);
+/* The call thread tid is in, or NULL. */
+struct sysc_call *sysc_current(struct sysc *j, int tid);
+/* The exit: done() for the thread's call, then it is forgotten; no call: counted. */
+void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long ret);
+/* The reader's lost-event listener (reader_on_lost(r, sysc_lost, j)). */
+void sysc_lost(int cpu, long long n, void *ctx);
+
+static inline void *sysc_data(struct sysc_call *c)
+{
+	return c + 1;
+}
+
+/* The tracepoint syscalls:sys_<dir>_<call> (dir "enter" or "exit"), its format loaded;
+ * NULL when this kernel has no such call or syscall events (CONFIG_FTRACE_SYSCALLS). */
+struct tep_event *sysc_event(struct session *s, const char *dir, const char *call);
+
+#endif

@@ -1,0 +1,269 @@
+#include "tool.h"
+#include "comm.h"
+#include "out.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+/* What tool_trace has to check in user space before a tool's handler sees a record. */
+struct check {
+	struct tool_run *t;
+	reader_event_fn fn;
+	void *ctx;
+	const char *name;               /* -n, when the kernel could not filter on it */
+	struct tep_event_filter *filter; /* the user's filter, for a naming event */
+	struct check *next;
+};
+static struct check *checks;
+
+static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
+{
+	struct tool_run *t = ctx;
+	switch (o->id) {
+	case TOOL_OPT_DURATION:
+		t->o.duration = opt_seconds(arg, "duration");
+		break;
+	case TOOL_OPT_PID:
+		t->o.pid = opt_live_pid(arg);
+		break;
+	case TOOL_OPT_TID:
+		t->o.tid = opt_live_tid(arg);
+		break;
+	case TOOL_OPT_NAME:
+		t->o.name = opt_glob(arg, "NAME");
+		break;
+	case TOOL_OPT_JSON:
+		t->o.json = true;
+		break;
+	case TOOL_OPT_TIMESTAMP:
+		t->o.timestamp = true;
+		break;
+	case TOOL_OPT_WALLCLOCK:
+		t->o.wallclock = true;
+		break;
+	default:
+		if (!t->tool->option)
+			opt_fail("option -%c is not handled", o->key);
+		t->tool->option(t, o, arg);
+	}
+}
+
+void tool_operand_duration(struct tool_run *t, int argc, char **argv)
+{
+	if (argc > 0)
+		t->o.duration = opt_seconds(argv[0], "duration");
+	if (argc > 1)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[1]);
+}
+
+void tool_operand_interval(struct tool_run *t, int argc, char **argv)
+{
+	if (argc > 0)
+		t->o.interval = opt_seconds(argv[0], "interval");
+	if (argc > 1)
+		t->o.count = opt_int(argv[1], 1, 1LL << 40, "count");
+	if (argc > 2)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[2]);
+}
+
+const char *tool_comm(struct tool_run *t, int pid)
+{
+	return t->names ? comm_get(t->names, pid) : "<...>";
+}
+
+static void checked(struct tep_record *rec, void *ctx)
+{
+	struct check *c = ctx;
+	struct tool_run *t = c->t;
+	if (c->name && fnmatch(c->name, tool_comm(t, tep_data_pid(t->s.tep, rec)), 0))
+		return;
+	if (c->filter && tep_filter_match(c->filter, rec) != TEP_ERRNO__FILTER_MATCH)
+		return;
+	c->fn(rec, c->ctx);
+}
+
+/* Write a filter; on rejection, the kernel's reason (the filter file holds it) on stderr. */
+static int write_filter(struct tool_run *t, struct tep_event *ev, const char *filter,
+			const char *shown, bool quiet)
+{
+	if (!*filter || tracefs_event_file_write(t->s.inst, ev->system, ev->name, "filter",
+						 filter) >= 0)
+		return 0;
+	if (quiet)
+		return -1;
+	char *why = tracefs_event_file_read(t->s.inst, ev->system, ev->name, "filter", NULL);
+	fprintf(stderr, "%s: the kernel rejected the filter '%s' on %s:%s%s\n", t->tool->name,
+		shown, ev->system, ev->name, why && *why ? "; it says:" : "");
+	if (why && *why) /* the filter, a caret under the fault, and the reason */
+		fputs(why, stderr);
+	free(why);
+	return -1;
+}
+
+int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,
+	       void *ctx)
+{
+	struct check c = {.t = t, .fn = fn, .ctx = ctx};
+	char base[256], full[8192];
+	if (session_filter(&t->s, base, sizeof(base), NULL, NULL))
+		return TOOL_FAIL;
+	if (comm_follows(t->names, ev)) {
+		/* Enabled already, filtered only to leave us out: the names need every one. */
+		c.name = t->o.name;
+		if (filter && *filter) {
+			char str[8192];
+			snprintf(str, sizeof(str), "%s/%s:(%s)", ev->system, ev->name, filter);
+			c.filter = tep_filter_alloc(t->s.tep);
+			if (!c.filter || tep_filter_add_filter_str(c.filter, str)) {
+				fprintf(stderr, "%s: %s:%s follows task names, so its filter is applied "
+						"here, and '%s' is not understood here\n",
+					t->tool->name, ev->system, ev->name, filter);
+				tep_filter_free(c.filter);
+				return TOOL_USAGE;
+			}
+		}
+	} else {
+		int n = snprintf(full, sizeof(full), "%s", base);
+		if (filter && *filter)
+			n += snprintf(full + n, sizeof(full) - (size_t)n, "%s(%s)", n ? " && " : "",
+				      filter);
+		int before_name = n;
+		if (t->o.name) {
+			/* "comm" is the task's name, unless the event has a field of that name
+			 * (sched_wakeup's is the woken task): then COMM, where the kernel has it. */
+			const char *field = tep_find_field(ev, "comm") ? "COMM" : "comm";
+			n += snprintf(full + n, sizeof(full) - (size_t)n, "%s%s ~ \"%s\"",
+				      n ? " && " : "", field, t->o.name);
+		}
+		if (n >= (int)sizeof(full)) {
+			fprintf(stderr, "%s: filter too long\n", t->tool->name);
+			return TOOL_USAGE;
+		}
+		bool comm_field = t->o.name && tep_find_field(ev, "comm");
+		if (write_filter(t, ev, full, filter ? filter : full, comm_field)) {
+			if (!comm_field)
+				return TOOL_USAGE;
+			/* No COMM in this kernel: the name is checked here. */
+			full[before_name] = 0;
+			c.name = t->o.name;
+			if (write_filter(t, ev, full, filter ? filter : full, false))
+				return TOOL_USAGE;
+		}
+		/* Not tracefs_event_enable(): it matches patterns against every event of the
+		 * system, a stat() each, ~130 ms for syscalls on eventfs (6.18). */
+		if (tracefs_event_file_write(t->s.inst, ev->system, ev->name, "enable", "1") < 0) {
+			fprintf(stderr, "%s: cannot enable %s:%s: %s\n", t->tool->name, ev->system,
+				ev->name, strerror(errno));
+			return TOOL_FAIL;
+		}
+	}
+	if (!c.name && !c.filter)
+		return reader_on(&t->r, ev, fn, ctx) ? TOOL_FAIL : TOOL_OK;
+	struct check *p = malloc(sizeof(*p));
+	if (!p || reader_on(&t->r, ev, checked, p)) {
+		free(p);
+		return TOOL_FAIL;
+	}
+	*p = c;
+	p->next = checks;
+	checks = p;
+	return TOOL_OK;
+}
+
+static int tick(uint64_t now, void *ctx)
+{
+	struct tool_run *t = ctx;
+	t->intervals++;
+	int last = t->tool->interval ? t->tool->interval(t, now) : 0;
+	if (!last && t->o.count && t->intervals >= t->o.count)
+		last = 1;
+	t->last_interval = last;
+	return last;
+}
+
+static int run(struct tool_run *t)
+{
+	const struct tool *tool = t->tool;
+	int ret;
+	if (session_init(&t->s, tool->name, tool->formats))
+		return TOOL_FAIL;
+	if (sig_install(tool->name)) {
+		fprintf(stderr, "%s: cannot install signal handlers: %s\n", tool->name,
+			strerror(errno));
+		return TOOL_FAIL;
+	}
+	if (tool->prepare && (ret = tool->prepare(t)))
+		return ret == TOOL_DONE ? TOOL_OK : ret;
+	/* After prepare(): a usage error it finds changes nothing in the kernel. */
+	session_sweep_stale(tool->name);
+	if (session_start(&t->s, opt_buffer_kb ? opt_buffer_kb : t->buffer_kb) ||
+	    session_set_pids(&t->s, t->o.pid, t->o.tid))
+		return TOOL_FAIL;
+	/* -n names the task when the event happened; the names are followed for it too. */
+	if ((t->follow_names || t->o.name) && !(t->names = comm_follow(&t->s)))
+		return TOOL_FAIL;
+	if (reader_open_session(&t->r, &t->s, t->ordered || t->names))
+		return TOOL_FAIL;
+	if (t->names && comm_attach(t->names, &t->r))
+		return TOOL_FAIL;
+	if (tool->setup && (ret = tool->setup(t)))
+		return ret;
+	out_init();
+	out_clock_init();
+	if (tool->banner)
+		tool->banner(t);
+	else
+		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
+	if (tool->header && !t->o.json)
+		tool->header(t);
+	ret = reader_run(&t->r, t->o.duration, t->o.interval, tick, t, out_flush) ? TOOL_FAIL
+										   : TOOL_OK;
+	if (tool->end && !out_closed())
+		tool->end(t);
+	if (out_flush() < 0)
+		ret = TOOL_FAIL;
+	return ret;
+}
+
+int tool_main(const struct tool *tool, int argc, char **argv)
+{
+	static struct tool_run t;
+	memset(&t, 0, sizeof(t));
+	t.tool = tool;
+	t.follow_names = true;
+	t.ordered = true;
+	t.s.hold_fd = -1;
+	opt_init(argv[0]);
+	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
+	struct opt_usage u = {tool->name, tool->opts, tool->operands, tool->more,
+			      tool->operand_help, tool->examples};
+	int first = opt_parse(argc, argv, &u, shared_option, &t);
+	if (tool->operands_fn)
+		tool->operands_fn(&t, argc - first, argv + first);
+	else if (first < argc)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[first]);
+	if (t.o.pid && t.o.tid)
+		opt_fail("-p and -L exclude each other");
+	int ret = run(&t);
+	session_close(&t.s);
+	comm_free(t.names);
+	t.names = NULL;
+	for (struct check *c = checks, *next; c; c = next) {
+		next = c->next;
+		tep_filter_free(c->filter);
+		free(c);
+	}
+	checks = NULL;
+	if (tool->cleanup)
+		tool->cleanup(&t);
+	if (out_failed())
+		ret = TOOL_FAIL;
+	return ret;
+}

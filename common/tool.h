@@ -1,0 +1,123 @@
+/*
+ * tool: the skeleton every tool is written on. A tool describes itself in a struct tool (its
+ * name, one table of options, operands, examples, the events it loads, and callbacks for
+ * each stage); tool_main() runs it: parsing and usage from the table, the session (a private
+ * instance, signals, cleanup on every exit path), the names of tasks, the reader, -d,
+ * intervals, and the exit status (0 done, 1 runtime failure, 2 usage error).
+ *
+ * Stages, in order: option() for each of the tool's own options; operands(); prepare()
+ * before anything changes in the kernel (check features, load formats, -l and -v, probes);
+ * then the instance is made, -p/-L applied and task names followed; setup() enables the
+ * tool's events (tool_trace) and registers their handlers; banner and header(); the reader
+ * runs until a stop, calling interval() every interval; end(); cleanup() on every path.
+ */
+#ifndef FTT_TOOL_H
+#define FTT_TOOL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "opt.h"
+#include "reader.h"
+#include "session.h"
+
+struct comm_table;
+struct tep_event;
+
+/* Exit statuses, and TOOL_DONE: prepare() did all there was to do (-l, -v). */
+enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
+
+/* The options every tool spells alike (STYLE.md's vocabulary); tool_main parses them. */
+enum tool_opt_id {
+	TOOL_OPT_DURATION = 1, /* -d SECS */
+	TOOL_OPT_PID,          /* -p PID */
+	TOOL_OPT_TID,          /* -L TID */
+	TOOL_OPT_NAME,         /* -n NAME */
+	TOOL_OPT_JSON,         /* -j, --json */
+	TOOL_OPT_TIMESTAMP,    /* -t */
+	TOOL_OPT_WALLCLOCK,    /* -T */
+};
+#define TOOL_DURATION {'d', NULL, "SECS", "trace for this many seconds, then exit", TOOL_OPT_DURATION}
+#define TOOL_PID {'p', NULL, "PID", "only this process (all its threads, also new ones)", TOOL_OPT_PID}
+#define TOOL_TID {'L', NULL, "TID", "only this thread", TOOL_OPT_TID}
+#define TOOL_NAME {'n', NULL, "NAME", "only tasks whose name matches (glob), as it was when\nthe event happened", TOOL_OPT_NAME}
+#define TOOL_JSON(help) {'j', "json", NULL, help, TOOL_OPT_JSON}
+#define TOOL_TIMESTAMP {'t', NULL, NULL, "TIME(s) column: trace-clock seconds", TOOL_OPT_TIMESTAMP}
+#define TOOL_WALLCLOCK {'T', NULL, NULL, "TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK}
+#define TOOL_OPT_END {0, NULL, NULL, NULL, 0}
+
+struct tool_opts {
+	uint64_t duration; /* ns, 0: until stopped */
+	pid_t pid, tid;
+	const char *name;  /* comm glob */
+	bool json, timestamp, wallclock;
+	uint64_t interval; /* ns between interval() calls, 0: none */
+	long long count;   /* intervals, then stop; 0: until stopped */
+};
+
+struct tool_run;
+
+struct tool {
+	const char *name;
+	const struct opt_spec *opts;  /* ends with TOOL_OPT_END */
+	const char *operands;         /* in the synopsis, after the options */
+	const char *const *more;      /* other synopsis lines, after the name */
+	const char *operand_help;     /* usage lines for the operands */
+	const char *const *examples;
+	const char *const *formats;   /* events whose formats are loaded at start */
+	void *state;                  /* the tool's own state, for shared stages (tracer.h) */
+	void (*option)(struct tool_run *t, const struct opt_spec *o, const char *arg);
+	/* The operands (argv[0] .. argv[argc-1]); usage errors exit 2 (opt_fail). */
+	void (*operands_fn)(struct tool_run *t, int argc, char **argv);
+	int (*prepare)(struct tool_run *t);
+	int (*setup)(struct tool_run *t);
+	/* On stderr; without it: "Tracing <what>. Ctrl-C to end." */
+	void (*banner)(struct tool_run *t);
+	/* Column headers on stdout (not called with -j). */
+	void (*header)(struct tool_run *t);
+	/* Every interval; non-zero: that was the last one. */
+	int (*interval)(struct tool_run *t, uint64_t now);
+	/* After the stop and the last events: what is left to print (a partial interval). */
+	void (*end)(struct tool_run *t);
+	void (*cleanup)(struct tool_run *t);
+};
+
+struct tool_run {
+	const struct tool *tool;
+	struct tool_opts o;
+	struct session s;
+	struct reader r;
+	struct comm_table *names; /* task names, when followed */
+	/* Set by prepare() when they differ from the default. */
+	bool follow_names;  /* default true: names are printed or filtered */
+	bool ordered;       /* default true: CPUs merged in time order */
+	size_t buffer_kb;   /* per CPU, 0: the kernel's (FTT_BUFFER_KB overrides) */
+	char what[PATH_MAX + 1024]; /* what the default banner says is traced */
+	int intervals;      /* interval() calls so far */
+	bool last_interval; /* interval() said it was the last */
+};
+
+/* Run the tool; returns the exit status. */
+int tool_main(const struct tool *t, int argc, char **argv);
+
+/*
+ * In setup(): trace ev with an ftrace filter (may be NULL) and the shared filters (this
+ * process left out, -n), handing each record to fn. The kernel filters where it can; what it
+ * cannot (-n on an event with a comm field of its own on a kernel without COMM, the naming
+ * events the names module needs whole) is checked here before fn is called. Returns TOOL_OK,
+ * TOOL_FAIL, or TOOL_USAGE for a filter the kernel rejects (its explanation on stderr).
+ */
+int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,
+	       void *ctx);
+
+/* The name of task pid when its current event happened (or "<...>"). */
+const char *tool_comm(struct tool_run *t, int pid);
+
+/* Operand helpers: "[duration]" and "[interval [count]]". */
+void tool_operand_duration(struct tool_run *t, int argc, char **argv);
+void tool_operand_interval(struct tool_run *t, int argc, char **argv);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * Task names followed in-band (comm.c) on ring-buffer pages recorded from Linux 6.18
+ * (tests/fixtures/proc-6.18, recorded by record-proc.sh): a bash that opens /dev/null, execs
+ * cat (renamed to "cat"), which opens /nonexistent/ftt-a; a python3 that renames itself to
+ * "ftt\nrenamed" and opens /dev/null. The kernel's own text rendering of the same pages
+ * (trace.txt) names every event of both with their last name: the oracle here is the order
+ * of the events.
+ */
+#include "helpers.h"
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "comm.h"
+#include "reader.h"
+
+#define PROC FIXTURES "/proc-6.18"
+
+static const char *const systems[] = {"sched", "task", "syscalls", "fttrec", NULL};
+
+struct seen {
+	struct comm_table *t;
+	int n;
+	struct {
+		int pid, source;
+		char path[256];
+		char comm[32];
+	} ev[512];
+};
+
+static struct tep_handle *tep;
+
+static void record_open(struct tep_record *rec, void *ctx)
+{
+	struct seen *s = ctx;
+	if (s->n == 512)
+		return;
+	int pid = tep_data_pid(tep, rec);
+	struct tep_event *ev = tep_find_event_by_record(tep, rec);
+	struct tep_format_field *f = tep_find_field(ev, "file");
+	s->ev[s->n].pid = pid;
+	snprintf(s->ev[s->n].comm, sizeof(s->ev[s->n].comm), "%s", comm_get(s->t, pid));
+	s->ev[s->n].source = comm_source(s->t, pid);
+	reader_strcpy(s->ev[s->n].path, sizeof(s->ev[s->n].path), rec, f);
+	s->n++;
+}
+
+static void read_fixture(struct seen *s)
+{
+	tep = tracefs_local_events_system(PROC, systems);
+	assert_non_null(tep);
+	struct tep_event *fork = tep_find_event_by_name(tep, "sched", "sched_process_fork");
+	struct tep_event *ren = tep_find_event_by_name(tep, "task", "task_rename");
+	struct tep_event *o64 = tep_find_event_by_name(tep, "fttrec", "open64");
+	struct tep_event *oat = tep_find_event_by_name(tep, "fttrec", "openat64");
+	assert_non_null(fork);
+	assert_non_null(ren);
+	assert_non_null(o64);
+	assert_non_null(oat);
+	memset(s, 0, sizeof(*s));
+	s->t = comm_new(fork, ren);
+	assert_non_null(s->t);
+	struct reader r;
+	assert_int_equal(reader_open(&r, tep, PROC, 4096, true), 0);
+	assert_int_equal(comm_attach(s->t, &r), 0);
+	assert_int_equal(reader_on(&r, o64, record_open, s), 0);
+	assert_int_equal(reader_on(&r, oat, record_open, s), 0);
+	assert_int_equal(reader_drain(&r), 0);
+	reader_close(&r);
+}
+
+static int find(struct seen *s, const char *path, int nth)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->ev[i].path, path) && nth-- == 0)
+			return i;
+	fail_msg("no open of %s in the fixture", path);
+	return -1;
+}
+
+/* The name at each event is the name the task had then: before and after exec. */
+static void test_exec_renames(void **state)
+{
+	(void)state;
+	static struct seen s;
+	read_fixture(&s);
+	int cat = find(&s, "/nonexistent/ftt-a", 0);
+	int pid = s.ev[cat].pid;
+	assert_string_equal(s.ev[cat].comm, "cat");
+	assert_int_equal(s.ev[cat].source, 1); /* from the events, not /proc */
+	/* The same task's first open (its 2>/dev/null, before exec): the name it had then,
+	 * its parent's (fork). */
+	int first = -1;
+	for (int i = 0; i < s.n && first < 0; i++)
+		if (s.ev[i].pid == pid)
+			first = i;
+	assert_true(first >= 0 && first < cat);
+	assert_string_equal(s.ev[first].path, "/dev/null");
+	assert_string_equal(s.ev[first].comm, "bash");
+	comm_free(s.t);
+	tep_free(tep);
+}
+
+/* A name set with prctl, newline and all, from that point on; before it, python3's. */
+static void test_prctl_rename_whole(void **state)
+{
+	(void)state;
+	static struct seen s;
+	read_fixture(&s);
+	int pid = -1, renamed = -1, before = -1;
+	for (int i = 0; i < s.n; i++)
+		if (!strcmp(s.ev[i].comm, "ftt\nrenamed")) {
+			renamed = i;
+			pid = s.ev[i].pid;
+			break;
+		}
+	assert_true(renamed >= 0);
+	assert_string_equal(s.ev[renamed].path, "/dev/null");
+	for (int i = 0; i < renamed; i++)
+		if (s.ev[i].pid == pid)
+			before = i;
+	assert_true(before >= 0);
+	assert_string_equal(s.ev[before].comm, "python3");
+	comm_free(s.t);
+	tep_free(tep);
+}
+
+/* After a loss nothing in the table can be trusted: names are read again (from /proc). */
+static void test_lost_clears(void **state)
+{
+	(void)state;
+	static struct seen s;
+	read_fixture(&s);
+	int cat = find(&s, "/nonexistent/ftt-a", 0);
+	int pid = s.ev[cat].pid;
+	assert_int_equal(comm_source(s.t, pid), 1);
+	comm_on_lost(0, 10, s.t);
+	assert_int_equal(comm_source(s.t, pid), 0);
+	/* The recorded task is long gone: not "cat" from a table that may be stale. */
+	comm_get(s.t, pid);
+	assert_true(comm_source(s.t, pid) != 1);
+	/* PID 0 is the idle task, named as the kernel names it. */
+	assert_string_equal(comm_get(s.t, 0), "<idle>");
+	comm_free(s.t);
+	tep_free(tep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exec_renames),
+		cmocka_unit_test(test_prctl_rename_whole),
+		cmocka_unit_test(test_lost_clears),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

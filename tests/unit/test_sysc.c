@@ -1,0 +1,168 @@
+/*
+ * The per-thread join of a system call's start and its result (sysc.c), as opensnoop's third
+ * rung uses it: uprobes on the C library's open64/openat64 (with the path) start a call, the
+ * syscalls:sys_exit_openat tracepoint ends it. On ring-buffer pages recorded from Linux 6.18
+ * (tests/fixtures/proc-6.18); the expected result of each call is read from the kernel's own
+ * text rendering of the same pages (trace.txt: the thread's next "sys_openat -> 0x..." line).
+ */
+#include "helpers.h"
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "reader.h"
+#include "sysc.h"
+
+#define PROC FIXTURES "/proc-6.18"
+
+static const char *const systems[] = {"sched", "task", "syscalls", "fttrec", NULL};
+
+struct data {
+	char path[256];
+};
+
+struct joins {
+	struct tep_handle *tep;
+	struct sysc j;
+	struct tep_event *exit_ev;
+	const char *lose_after; /* a loss right after the start of the call with this path */
+	int n;
+	struct {
+		int tid;
+		long long ret;
+		char path[256];
+	} done[256];
+};
+
+static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+{
+	struct joins *s = ctx;
+	(void)rec;
+	if (s->n == 256)
+		return;
+	s->done[s->n].tid = tid;
+	s->done[s->n].ret = ret;
+	snprintf(s->done[s->n].path, sizeof(s->done[s->n].path), "%s",
+		 ((struct data *)sysc_data(call))->path);
+	s->n++;
+}
+
+static void on_start(struct tep_record *rec, void *ctx)
+{
+	struct joins *s = ctx;
+	int tid = tep_data_pid(s->tep, rec);
+	struct sysc_call *c = sysc_enter(&s->j, tid, rec->ts, 0);
+	struct data *d = sysc_data(c);
+	reader_strcpy(d->path, sizeof(d->path),
+		      rec, tep_find_field(tep_find_event_by_record(s->tep, rec), "file"));
+	if (s->lose_after && !strcmp(d->path, s->lose_after))
+		sysc_lost(rec->cpu, -1, &s->j); /* what the reader does when a page says so */
+}
+
+static void on_exit_(struct tep_record *rec, void *ctx)
+{
+	struct joins *s = ctx;
+	sysc_exit(&s->j, rec, tep_data_pid(s->tep, rec),
+		  reader_num(rec, tep_find_field(s->exit_ev, "ret")));
+}
+
+static void join(struct joins *s, const char *lose_after)
+{
+	memset(s, 0, sizeof(*s));
+	s->lose_after = lose_after;
+	s->tep = tracefs_local_events_system(PROC, systems);
+	assert_non_null(s->tep);
+	s->exit_ev = tep_find_event_by_name(s->tep, "syscalls", "sys_exit_openat");
+	assert_non_null(s->exit_ev);
+	assert_int_equal(sysc_init(&s->j, 64, sizeof(struct data), done, s), 0);
+	struct reader r;
+	assert_int_equal(reader_open(&r, s->tep, PROC, 4096, true), 0);
+	assert_int_equal(reader_on(&r, tep_find_event_by_name(s->tep, "fttrec", "open64"),
+				   on_start, s), 0);
+	assert_int_equal(reader_on(&r, tep_find_event_by_name(s->tep, "fttrec", "openat64"),
+				   on_start, s), 0);
+	assert_int_equal(reader_on(&r, s->exit_ev, on_exit_, s), 0);
+	assert_int_equal(reader_on_lost(&r, sysc_lost, &s->j), 0);
+	assert_int_equal(reader_drain(&r), 0);
+	reader_close(&r);
+}
+
+/* From trace.txt: after the line "<tid> ... open64: ... file="<path>"", the result on the
+ * thread's next "sys_openat -> 0x..." line. */
+static long long expected(int tid, const char *path, int nth)
+{
+	FILE *f = fopen(PROC "/trace.txt", "r");
+	assert_non_null(f);
+	char line[1024], want_open[300], tidtag[32];
+	snprintf(want_open, sizeof(want_open), "file=\"%s\"", path);
+	snprintf(tidtag, sizeof(tidtag), "-%d ", tid);
+	bool in = false;
+	long long ret = 1LL << 62;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, tidtag))
+			continue;
+		if (!in && strstr(line, want_open) && nth-- == 0)
+			in = true;
+		else if (in && strstr(line, "sys_openat -> 0x")) {
+			ret = (long long)strtoull(strstr(line, "0x"), NULL, 16);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static void test_results_match_the_kernel(void **state)
+{
+	(void)state;
+	static struct joins s;
+	join(&s, NULL);
+	assert_true(s.n > 10);
+	int checked = 0, ftt = -1;
+	for (int i = 0; i < s.n; i++) {
+		int nth = 0;
+		for (int k = 0; k < i; k++)
+			nth += s.done[k].tid == s.done[i].tid && !strcmp(s.done[k].path, s.done[i].path);
+		long long want = expected(s.done[i].tid, s.done[i].path, nth);
+		if (want != s.done[i].ret)
+			fail_msg("tid %d %s: joined result %lld, the kernel's %lld", s.done[i].tid,
+				 s.done[i].path, s.done[i].ret, want);
+		checked++;
+		if (!strcmp(s.done[i].path, "/nonexistent/ftt-a"))
+			ftt = i;
+	}
+	assert_true(ftt >= 0);
+	assert_int_equal(s.done[ftt].ret, -2); /* ENOENT */
+	/* ld.so opens without the C library: exits without a start, counted. */
+	assert_true(s.j.unpaired > 0);
+	sysc_free(&s.j);
+	tep_free(s.tep);
+}
+
+/* A loss between a call's start and its exit: that exit joins nothing (it is counted), and
+ * no later call gets a wrong path. Without the reset, ftt-a's exit would still be joined. */
+static void test_loss_clears_the_join(void **state)
+{
+	(void)state;
+	static struct joins a, b;
+	join(&a, NULL);
+	join(&b, "/nonexistent/ftt-a");
+	assert_int_equal(b.j.cleared, 1);
+	assert_int_equal(b.n, a.n - 1);
+	assert_int_equal(b.j.unpaired, a.j.unpaired + 1);
+	for (int i = 0; i < b.n; i++)
+		assert_string_not_equal(b.done[i].path, "/nonexistent/ftt-a");
+	sysc_free(&a.j);
+	sysc_free(&b.j);
+	tep_free(a.tep);
+	tep_free(b.tep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_results_match_the_kernel),
+		cmocka_unit_test(test_loss_clears_the_join),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
