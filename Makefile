@@ -58,19 +58,23 @@ $(B)/tests/uprobe_target: tests/live/uprobe_target.c | $(B)/tests
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 $(B)/static/uprobe_target: tests/live/uprobe_target.c | $(B)/static
 	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/names_target: tests/live/names_target.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
+$(B)/static/names_target: tests/live/names_target.c | $(B)/static
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -pthread -o $@ $<
 # A strict JSON-lines checker for the live tests where python3 is missing (the guests).
 $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/jsoncheck
+check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/jsoncheck
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
 # kernels are cached in $(VM_CACHE), outside the clone.
 VM_CACHE ?= /var/cache/ftrace-tools-vm
-vmcheck: static $(B)/static/uprobe_target $(B)/static/jsoncheck
+vmcheck: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/jsoncheck
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
 # Debian packages the build and the tests need; installed only when missing.

@@ -2,6 +2,7 @@
 #include "reader.h"
 #include "session.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct entry {
 };
 
 struct comm_table {
+	struct session ns; /* the instance that records the naming events (comm_follow) */
 	struct entry *e;
 	uint32_t mask, used;
 	struct tep_event *fork, *rename;
@@ -202,6 +204,8 @@ struct comm_table *comm_new(struct tep_event *fork, struct tep_event *rename)
 		free(t);
 		return NULL;
 	}
+	t->ns.hold_fd = -1;
+	t->ns.emergency = -1;
 	t->fork = fork;
 	t->rename = rename;
 	if (fork) {
@@ -221,7 +225,38 @@ struct comm_table *comm_new(struct tep_event *fork, struct tep_event *rename)
 	return t;
 }
 
-struct comm_table *comm_follow(struct session *s)
+/* The names of the threads of process pid (0: of every process) now, from /proc. */
+static void snapshot(struct comm_table *t, pid_t pid)
+{
+	char path[64], buf[COMM_LEN + 2];
+	DIR *procs = pid ? NULL : opendir("/proc");
+	struct dirent *p = NULL;
+	while (pid || (procs && (p = readdir(procs)))) {
+		int proc = pid ? (int)pid : atoi(p->d_name);
+		if (proc > 0) {
+			snprintf(path, sizeof(path), "/proc/%d/task", proc);
+			DIR *tasks = opendir(path);
+			struct dirent *th;
+			while (tasks && (th = readdir(tasks))) {
+				int tid = atoi(th->d_name);
+				size_t len;
+				if (tid > 0 && from_proc(tid, buf, &len))
+					set(t, tid, buf, len, PROC);
+			}
+			if (tasks)
+				closedir(tasks);
+		}
+		if (pid)
+			break;
+	}
+	if (procs)
+		closedir(procs);
+}
+
+/* Per CPU: forks and renames are rare, and the reader takes them every wake-up. */
+#define NAMES_BUFFER_KB 512
+
+struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 {
 	struct tep_event *fork = session_load_event(s, "sched", "sched_process_fork");
 	struct tep_event *rename = session_load_event(s, "task", "task_rename");
@@ -234,10 +269,28 @@ struct comm_table *comm_follow(struct session *s)
 		comm_free(t);
 		return NULL;
 	}
-	if (session_filter(s, filter, sizeof(filter), NULL, NULL) ||
-	    session_enable(s, t->fork, filter) || session_enable(s, t->rename, filter)) {
+	/* An instance of their own: the tool's keeps exactly the user's events (its losses are
+	 * counted exactly; a user's filter on fork events cannot hide names), the two merged in
+	 * time order by the reader (same trace clock). */
+	session_init_shared(&t->ns, s->tool, "names", s->tep);
+	t->ns.keep_clock = s->keep_clock;
+	if (session_start(&t->ns, NAMES_BUFFER_KB) ||
+	    session_filter(&t->ns, filter, sizeof(filter), NULL, NULL) ||
+	    session_enable(&t->ns, t->fork, filter) || session_enable(&t->ns, t->rename, filter)) {
 		comm_free(t);
 		return NULL;
+	}
+	/* The tasks that exist now, after the naming events are on and before the tool's are:
+	 * a rename before this read is in the name read, one after it in the events, and no
+	 * event of the tool comes before it. (Named when first seen instead, a task renamed
+	 * between its event and the lookup showed its later name.) */
+	if (tid) {
+		char buf[COMM_LEN + 2];
+		size_t len;
+		if (from_proc((int)tid, buf, &len))
+			set(t, (int)tid, buf, len, PROC);
+	} else {
+		snapshot(t, pid);
 	}
 	return t;
 }
@@ -246,18 +299,17 @@ int comm_attach(struct comm_table *t, struct reader *r)
 {
 	if (reader_on(r, t->fork, comm_on_fork, t) || reader_on(r, t->rename, comm_on_rename, t))
 		return -1;
-	return reader_on_lost(r, comm_on_lost, t);
-}
-
-bool comm_follows(const struct comm_table *t, const struct tep_event *ev)
-{
-	return t && (ev == t->fork || ev == t->rename);
+	if (!t->ns.inst) /* a fixture tree: the naming events are among the others */
+		return reader_on_lost(r, comm_on_lost, t);
+	int src = reader_add_session(r, &t->ns, "task-naming events");
+	return src < 0 ? -1 : reader_on_lost_of(r, src, comm_on_lost, t);
 }
 
 void comm_free(struct comm_table *t)
 {
 	if (!t)
 		return;
+	session_close(&t->ns);
 	free(t->e);
 	free(t->saved);
 	free(t);

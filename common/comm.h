@@ -1,17 +1,20 @@
 /*
  * comm: the name of each task as it was when each of its events happened. Events carry only
  * the PID, and /proc or the kernel's saved_cmdlines say what a PID is called later, or what
- * a PID that is now someone else was called. So the run's instance also records the rare
- * events that name tasks (sched:sched_process_fork: a new task has its parent's name;
- * task:task_rename: exec and prctl/pthread_setname_np renames), and the reader hands them
- * here before any later event: a lookup gives the name at that point of the stream. A task
- * that existed before the run is named from /proc when first seen.
+ * a PID that is now someone else was called. So the run also records the rare events that
+ * name tasks (sched:sched_process_fork: a new task has its parent's name; task:task_rename:
+ * exec and prctl/pthread_setname_np renames), in a small instance of their own, and the
+ * reader merges them in time order with the tool's events: a lookup gives the name at that
+ * point of the stream. The tasks
+ * that exist when following starts are named from /proc then (before the tool's own events
+ * are on); a task not seen either way (after lost events) is named from /proc when looked up.
  */
 #ifndef FTT_COMM_H
 #define FTT_COMM_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct session;
 struct reader;
@@ -20,16 +23,15 @@ struct tep_record;
 struct comm_table;
 
 /*
- * Enable the naming events in the session's instance (filtered only to leave this process
- * out), before the tool's own events. NULL with a message when the kernel has neither event
- * (CONFIG_TRACING without sched events is not a kernel these tools run on).
+ * Make the instance of the naming events (filtered only to leave this process out, the same
+ * trace clock as the tool's session s) and read the names of the tasks there are (only those of process pid, or thread tid,
+ * when the tool traces only them), before the tool's own events are enabled. NULL with a
+ * message when the kernel lacks the events.
  */
-struct comm_table *comm_follow(struct session *s);
-/* Register the handlers: before the tool's, so a name changes before later events. */
+struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid);
+/* Read the naming events with the tool's (reader_add_session) and register the handlers:
+ * before the tool's, so a name changes before later events. */
 int comm_attach(struct comm_table *t, struct reader *r);
-/* Is ev one of the naming events? (A tool that traces it too may not filter it in the
- * kernel: the names need every one.) */
-bool comm_follows(const struct comm_table *t, const struct tep_event *ev);
 
 /* The name of task pid at the current point of the event stream: at most 15 bytes and a
  * NUL, as the kernel keeps it; "<...>" when it cannot be known. Valid until the next call. */

@@ -99,13 +99,20 @@ int ftrace_events(const char *spec, void (*fn)(const char *sys, const char *ev, 
 	for (int i = 0; i < nsys; i++) {
 		char sysdir[PATH_MAX + 256], enable[PATH_MAX + 300];
 		snprintf(sysdir, sizeof(sysdir), "%s/%s", events, systems[i]);
-		/* A system whose events cannot be enabled has no enable file (ftrace: the
-		 * function, stack and print records the tracers write themselves). */
+		/* Events that cannot be enabled have no enable file: those of the ftrace system
+		 * (the function, stack and print records the tracers write themselves). Since
+		 * 6.x the system has none either; on 5.10 it has one, so its events are looked at
+		 * one by one (a stat each: only there, it is slow on eventfs). */
 		snprintf(enable, sizeof(enable), "%s/enable", sysdir);
-		bool traceable = access(enable, F_OK) == 0;
+		bool traceable = access(enable, F_OK) == 0, each = !strcmp(systems[i], "ftrace");
 		char **evs = list_dirs(sysdir, ev_glob, &nev);
 		for (int j = 0; j < nev; j++) {
-			if (!traceable) {
+			bool ok = traceable;
+			if (ok && each) {
+				snprintf(enable, sizeof(enable), "%s/%s/enable", sysdir, evs[j]);
+				ok = access(enable, F_OK) == 0;
+			}
+			if (!ok) {
 				if (skipped)
 					(*skipped)++;
 				continue;

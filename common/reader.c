@@ -46,6 +46,7 @@
 
 struct reader_cpu {
 	int cpu, fd;
+	int src;                 /* which instance */
 	bool offline;            /* read says ENODEV: retried every wake-up */
 	bool more;               /* the kernel may hold pages not read yet (a batch cap hit) */
 	long long lost;          /* lost before the head page (-1: how many unknown), reported
@@ -90,18 +91,18 @@ static void say(const struct reader *r, const char *fmt, const char *path, int e
 		err == EMFILE || err == ENFILE ? " (too many open files: raise ulimit -n)" : "");
 }
 
-static int open_cpus(struct reader *r, const char *tool, struct tep_handle *tep, const char *dir,
-		     size_t subbuf, bool ordered)
+/* Add the CPU buffers of dir as source r->nsrc. */
+static int add_source(struct reader *r, const char *dir, const char *what)
 {
-	memset(r, 0, sizeof(*r));
-	r->tool = tool;
-	r->percent_fd = -1;
-	r->tracing_on_fd = -1;
-	r->tep = tep;
-	r->ordered = ordered;
-	r->subbuf = subbuf ? subbuf : (size_t)getpagesize();
-	r->dir = strdup(dir);
-
+	if (r->nsrc == READER_MAX_SOURCES)
+		return -1;
+	struct reader_source *src = &r->src[r->nsrc];
+	src->dir = strdup(dir);
+	src->what = what;
+	src->tracing_on_fd = -1;
+	src->polled = r->nsrc == 0;
+	if (!src->dir)
+		return -1;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/per_cpu", dir);
 	DIR *d = opendir(path);
@@ -128,14 +129,16 @@ static int open_cpus(struct reader *r, const char *tool, struct tep_handle *tep,
 	closedir(d);
 	if (n)
 		qsort(ids, (size_t)n, sizeof(int), cmp_int);
-
-	r->cpus = calloc(n ? (size_t)n : 1, sizeof(*r->cpus));
-	if (!r->cpus || !r->dir) {
+	struct reader_cpu *cpus = realloc(r->cpus, (size_t)(r->ncpus + n + 1) * sizeof(*cpus));
+	if (!cpus) {
 		free(ids);
 		return -1;
 	}
+	r->cpus = cpus;
+	int added = 0;
 	for (int i = 0; i < n; i++) {
 		struct reader_cpu *c = &r->cpus[r->ncpus];
+		memset(c, 0, sizeof(*c));
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, ids[i]);
 		/* Opening works for an offline CPU too (its reads fail with ENODEV): a failure
 		 * here is real (EMFILE, EACCES), and a CPU silently not read would lie. */
@@ -146,18 +149,35 @@ static int open_cpus(struct reader *r, const char *tool, struct tep_handle *tep,
 			return -1;
 		}
 		c->cpu = ids[i];
-		c->kbuf = tep_kbuffer(tep);
+		c->src = r->nsrc;
+		c->kbuf = tep_kbuffer(r->tep);
 		if (!c->kbuf) {
 			close(c->fd);
 			free(ids);
 			return -1;
 		}
 		r->ncpus++;
+		added++;
 	}
 	free(ids);
-	if (!r->ncpus && r->tool)
-		fprintf(stderr, "%s: no CPU buffers under %s/per_cpu\n", r->tool, dir);
-	return r->ncpus ? 0 : -1;
+	if (!added) {
+		if (r->tool)
+			fprintf(stderr, "%s: no CPU buffers under %s/per_cpu\n", r->tool, dir);
+		return -1;
+	}
+	return r->nsrc++;
+}
+
+static int open_cpus(struct reader *r, const char *tool, struct tep_handle *tep, const char *dir,
+		     size_t subbuf, bool ordered)
+{
+	memset(r, 0, sizeof(*r));
+	r->tool = tool;
+	r->percent_fd = -1;
+	r->tep = tep;
+	r->ordered = ordered;
+	r->subbuf = subbuf ? subbuf : (size_t)getpagesize();
+	return add_source(r, dir, "events") < 0 ? -1 : 0;
 }
 
 int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_t subbuf,
@@ -181,7 +201,7 @@ int reader_open_session(struct reader *r, struct session *s, bool ordered)
 		subbuf = (size_t)kb * 1024;
 	int ret = open_cpus(r, s->tool, s->tep, s->dir, subbuf, ordered);
 	r->mono = s->mono;
-	r->tracing_on_fd = s->hold_fd;
+	r->src[0].tracing_on_fd = s->hold_fd;
 	if (session_on_close(s, SESSION_BEFORE_REMOVE, close_on_session_end, r)) {
 		reader_close(r);
 		return -1;
@@ -207,6 +227,15 @@ static struct reader_route *route(struct reader *r, int id)
 		r->nroutes = n;
 	}
 	return &r->routes[id];
+}
+
+int reader_add_session(struct reader *r, struct session *s, const char *what)
+{
+	/* Pages of the same size: both instances belong to one run of one kernel. */
+	int src = add_source(r, s->dir, what);
+	if (src >= 0)
+		r->src[src].tracing_on_fd = s->hold_fd;
+	return src;
 }
 
 int reader_on(struct reader *r, struct tep_event *ev, reader_event_fn fn, void *ctx)
@@ -238,26 +267,35 @@ const struct reader_trailers *reader_record_trailers(const struct tep_record *re
 	return rec->priv;
 }
 
-int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
+int reader_on_lost_of(struct reader *r, int src, reader_lost_fn fn, void *ctx)
 {
 	if (r->nlost == READER_MAX_LOST)
 		return -1;
 	r->on_lost[r->nlost].fn = fn;
 	r->on_lost[r->nlost].ctx = ctx;
+	r->on_lost[r->nlost].src = src;
 	r->nlost++;
 	return 0;
 }
 
+int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
+{
+	return reader_on_lost_of(r, -1, fn, ctx);
+}
+
 static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
 {
+	const char *what = r->src[c->src].what;
 	if (n > 0) {
-		fprintf(stderr, "WARNING: lost %lld events on CPU %d\n", n, c->cpu);
-		r->lost_seen += n;
+		fprintf(stderr, "WARNING: lost %lld %s on CPU %d\n", n, what, c->cpu);
+		if (c->src == 0)
+			r->lost_seen += n;
 	} else {
-		fprintf(stderr, "WARNING: lost events on CPU %d\n", c->cpu);
+		fprintf(stderr, "WARNING: lost %s on CPU %d\n", what, c->cpu);
 	}
 	for (int i = 0; i < r->nlost; i++)
-		r->on_lost[i].fn(c->cpu, n, r->on_lost[i].ctx);
+		if (r->on_lost[i].src < 0 || r->on_lost[i].src == c->src)
+			r->on_lost[i].fn(c->cpu, n, r->on_lost[i].ctx);
 }
 
 /* Make the head page current; returns false when the CPU has no page left. */
@@ -487,10 +525,10 @@ static long long stat_value(const char *text, const char *key)
 	return 0;
 }
 
-static int read_stats(const struct reader *r, int cpu, char *buf, size_t len)
+static int read_stats(const struct reader *r, const struct reader_cpu *c, char *buf, size_t len)
 {
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", r->dir, cpu);
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", r->src[c->src].dir, c->cpu);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -502,12 +540,14 @@ static int read_stats(const struct reader *r, int cpu, char *buf, size_t len)
 	return 0;
 }
 
-long long reader_lost_total(const struct reader *r)
+long long reader_lost_total(const struct reader *r, int src)
 {
 	long long total = 0;
 	char buf[1024];
 	for (int i = 0; i < r->ncpus; i++) {
-		if (read_stats(r, r->cpus[i].cpu, buf, sizeof(buf)))
+		if (r->cpus[i].src != src)
+			continue;
+		if (read_stats(r, &r->cpus[i], buf, sizeof(buf)))
 			return -1;
 		total += stat_value(buf, "overrun") + stat_value(buf, "commit overrun") +
 			 stat_value(buf, "dropped events");
@@ -538,25 +578,30 @@ static void report_end(struct reader *r, bool cut_short)
 		long long left = count_pending(r);
 		char buf[1024];
 		for (int i = 0; i < r->ncpus; i++)
-			if (!read_stats(r, r->cpus[i].cpu, buf, sizeof(buf)))
+			if (r->cpus[i].src == 0 && !read_stats(r, &r->cpus[i], buf, sizeof(buf)))
 				left += stat_value(buf, "entries");
 		fprintf(stderr, "%s: stopped at once: %lld recorded events were not shown\n",
 			r->tool, left);
 	}
-	long long lost = reader_lost_total(r);
+	long long lost = reader_lost_total(r, 0);
 	if (lost > 0)
 		fprintf(stderr, "%s: %lld events were lost in all: the kernel's buffer was full "
 				"(FTT_BUFFER_KB sets a larger one)\n", r->tool, lost);
 	else if (lost < 0 && r->lost_seen)
 		fprintf(stderr, "%s: at least %lld events were lost in all\n", r->tool,
 			r->lost_seen);
+	for (int s = 1; s < r->nsrc; s++)
+		if ((lost = reader_lost_total(r, s)) > 0)
+			fprintf(stderr, "%s: %lld %s were lost: names after them were read from "
+					"/proc, and may be later ones\n", r->tool, lost, r->src[s].what);
 }
 
 /* Offline CPUs are left out of poll(); each wake-up tries them again. */
 static void poll_set(struct reader *r, struct pollfd *pfd)
 {
 	for (int i = 0; i < r->ncpus; i++) {
-		pfd[i].fd = r->cpus[i].offline ? -1 : r->cpus[i].fd;
+		struct reader_cpu *c = &r->cpus[i];
+		pfd[i].fd = c->offline || !r->src[c->src].polled ? -1 : c->fd;
 		pfd[i].events = POLLIN;
 	}
 }
@@ -638,8 +683,10 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 		return ret;
 	/* Everything recorded before the stop is read: recording ends first, so the drain
 	 * ends too, and a second Ctrl-C (sig_stop 2) cuts it short. */
-	if (r->tracing_on_fd >= 0 && pwrite(r->tracing_on_fd, "0", 1, 0) != 1 && r->tool)
-		fprintf(stderr, "%s: cannot stop recording: %s\n", r->tool, strerror(errno));
+	for (int i = 0; i < r->nsrc; i++)
+		if (r->src[i].tracing_on_fd >= 0 && pwrite(r->src[i].tracing_on_fd, "0", 1, 0) != 1 &&
+		    r->tool)
+			fprintf(stderr, "%s: cannot stop recording: %s\n", r->tool, strerror(errno));
 	do {
 		if (batch(r, true) < 0)
 			return -1;
@@ -674,8 +721,9 @@ void reader_close(struct reader *r)
 	free(r->routes);
 	r->routes = NULL;
 	r->nroutes = 0;
-	free(r->dir);
-	r->dir = NULL;
+	for (int i = 0; i < r->nsrc; i++)
+		free(r->src[i].dir);
+	r->nsrc = 0;
 }
 
 const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len)

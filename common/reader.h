@@ -28,14 +28,25 @@ struct reader_trailers {
 };
 
 #define READER_MAX_LOST 8
+#define READER_MAX_SOURCES 2
 
 struct reader_cpu;
 struct reader_route;
 
+/* An instance (or fixture tree) whose per-CPU buffers are read: the tool's, and a second one
+ * that records the task-naming events (comm.h), merged in time order. */
+struct reader_source {
+	char *dir;
+	const char *what;  /* what its events are, in messages ("events") */
+	int tracing_on_fd; /* its tracing_on, or -1 */
+	bool polled;       /* its CPUs wake poll() (the tool's; names are read alongside) */
+};
+
 struct reader {
 	struct tep_handle *tep;
 	const char *tool;  /* for messages */
-	char *dir;         /* the instance (or fixture) directory */
+	struct reader_source src[READER_MAX_SOURCES];
+	int nsrc;
 	struct reader_cpu *cpus;
 	int ncpus;
 	size_t subbuf; /* bytes per ring-buffer page */
@@ -47,11 +58,11 @@ struct reader {
 	struct {
 		reader_lost_fn fn;
 		void *ctx;
+		int src; /* -1: every source */
 	} on_lost[READER_MAX_LOST];
 	unsigned long long events; /* dispatched */
 	long long lost_seen;       /* reported by the pages so far (known counts) */
-	int percent_fd;    /* the instance's buffer_percent, or -1 */
-	int tracing_on_fd; /* the instance's tracing_on (the session's), or -1 */
+	int percent_fd;    /* the tool instance's buffer_percent, or -1 */
 	bool flood;        /* buffer_percent raised: events come faster than one wake-up each */
 	unsigned int wakes; /* wake-ups since window_start */
 	uint64_t window_start;
@@ -68,12 +79,17 @@ int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_
 		bool ordered);
 /* Open the reader of a session's instance; session_close() closes it. */
 int reader_open_session(struct reader *r, struct session *s, bool ordered);
+/* Read another session's instance too (merged in time order; its CPUs do not wake poll());
+ * what names its events in messages. Returns its source index, or -1. */
+int reader_add_session(struct reader *r, struct session *s, const char *what);
 
 /* Handlers run in the order registered; an event may have several (the names module and
  * the tool both follow sched_process_fork when a tool traces it). */
 int reader_on(struct reader *r, struct tep_event *ev, reader_event_fn fn, void *ctx);
-/* Every listener is told of each loss (pairing tables, the names module). */
+/* Every listener is told of each loss (pairing tables, the names module), of any source;
+ * reader_on_lost_of only of losses in source src. */
 int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx);
+int reader_on_lost_of(struct reader *r, int src, reader_lost_fn fn, void *ctx);
 
 /*
  * Records of ev belong to the record before them on the same CPU (ftrace:kernel_stack and
@@ -101,9 +117,9 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 /* Read everything available now and dispatch all of it (the unit tests). */
 int reader_drain(struct reader *r);
 
-/* Events the kernel lost in this instance (overrun, commit overrun, dropped), from the
- * per-CPU stats; -1 when they cannot be read. */
-long long reader_lost_total(const struct reader *r);
+/* Events the kernel lost in source src (overrun, commit overrun, dropped), from the per-CPU
+ * stats; -1 when they cannot be read. */
+long long reader_lost_total(const struct reader *r, int src);
 
 void reader_close(struct reader *r);
 

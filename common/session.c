@@ -18,7 +18,8 @@
 
 void (*session_after_mkdir)(const char *dir);
 
-static struct session *active; /* the session atexit() must still tear down */
+/* The sessions atexit() must still tear down (a run has one, or two with names). */
+static struct session *active[4];
 
 /* Which kernel option provides an event system, for the "missing" message. */
 static const char *config_for(const char *sys)
@@ -99,6 +100,18 @@ int session_init(struct session *s, const char *tool, const char *const *systems
 	return 0;
 }
 
+void session_init_shared(struct session *s, const char *tool, const char *role,
+			 struct tep_handle *tep)
+{
+	memset(s, 0, sizeof(*s));
+	s->tool = tool;
+	s->role = role;
+	s->tep = tep;
+	s->tep_borrowed = true;
+	s->hold_fd = -1;
+	s->emergency = -1;
+}
+
 void session_load_symbols(struct session *s)
 {
 	char *path = tracefs_get_tracing_file("printk_formats");
@@ -142,8 +155,9 @@ struct tep_format_field *session_field(struct session *s, struct tep_event *ev,
 
 static void session_atexit(void)
 {
-	if (active)
-		session_close(active);
+	for (int i = 3; i >= 0; i--)
+		if (active[i])
+			session_close(active[i]);
 }
 
 /* --- owners of instances and probe groups ------------------------------------------------- */
@@ -336,8 +350,8 @@ static int create_instance(struct session *s)
 {
 	char path[PATH_MAX];
 	for (int attempt = 0; attempt < 5; attempt++) {
-		snprintf(s->name, sizeof(s->name), SESSION_PREFIX "%s-%s", s->tool,
-			 session_run_id());
+		snprintf(s->name, sizeof(s->name), SESSION_PREFIX "%s%s%s-%s", s->tool,
+			 s->role ? "." : "", s->role ? s->role : "", session_run_id());
 		snprintf(path, sizeof(path), "%s/instances/%s", tracefs_tracing_dir(), s->name);
 		if (mkdir(path, 0750)) {
 			fprintf(stderr, "%s: cannot create ftrace instance %s: %s%s\n", s->tool,
@@ -378,10 +392,16 @@ int session_start(struct session *s, size_t buffer_kb)
 			strerror(errno));
 		return -1;
 	}
-	if (!active) {
-		active = s;
+	static bool registered;
+	if (!registered) {
+		registered = true;
 		atexit(session_atexit);
 	}
+	for (int i = 0; i < 4; i++)
+		if (!active[i] || active[i] == s) {
+			active[i] = s;
+			break;
+		}
 	if (create_instance(s))
 		return -1;
 	if (!s->keep_clock && set_clock(s))
@@ -538,10 +558,10 @@ void session_close(struct session *s)
 	s->dir = NULL;
 	/* Only now: the kernel refuses to remove a probe that an instance has enabled. */
 	run_cleanups(s, SESSION_AFTER_REMOVE);
-	if (s->tep) {
+	if (s->tep && !s->tep_borrowed)
 		tep_free(s->tep);
-		s->tep = NULL;
-	}
-	if (active == s)
-		active = NULL;
+	s->tep = NULL;
+	for (int i = 0; i < 4; i++)
+		if (active[i] == s)
+			active[i] = NULL;
 }

@@ -13,9 +13,10 @@ struct tracefs_instance;
 struct probe_set;
 
 /*
- * Instances are named PREFIX<tool>-<pid>-<start>-<random>: the PID and the start time (clock
- * ticks since boot) of the process that owns it, and a random part, so that runs in other PID
- * namespaces or a later process with the same PID never share or mistake an instance.
+ * Instances are named PREFIX<tool>[.<role>]-<pid>_<start>_<random>: the PID and the start
+ * time (clock ticks since boot) of the process that owns it, and a random part, so that runs
+ * in other PID namespaces or a later process with the same PID never share or mistake an
+ * instance.
  */
 #define SESSION_PREFIX "ftrace-tools-"
 
@@ -30,10 +31,12 @@ enum session_when { SESSION_BEFORE_REMOVE, SESSION_AFTER_REMOVE };
 
 struct session {
 	const char *tool;
+	const char *role; /* a second instance of a run ("names"): in its name after the tool */
 	char name[128];
 	char *dir; /* the instance's directory */
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
+	bool tep_borrowed; /* another session's (session_init_shared): not freed here */
 	/* The instance's tracing_on, open from creation to removal: an instance with an open
 	 * file cannot be removed (EBUSY), so no other run's sweep can take it; at the stop,
 	 * writing 0 to it ends recording while what was recorded is read. */
@@ -58,6 +61,10 @@ struct session {
  * is a system ("block": all its events) or one event ("syscalls:sys_enter_openat").
  */
 int session_init(struct session *s, const char *tool, const char *const *systems);
+/* A second instance for the same run (role: "names"), reading formats into tep, which
+ * stays the other session's. */
+void session_init_shared(struct session *s, const char *tool, const char *role,
+			 struct tep_handle *tep);
 /* Load one more event's format; returns it, or NULL when the kernel has no such event. */
 struct tep_event *session_load_event(struct session *s, const char *sys, const char *name);
 

@@ -17,8 +17,7 @@ struct check {
 	struct tool_run *t;
 	reader_event_fn fn;
 	void *ctx;
-	const char *name;               /* -n, when the kernel could not filter on it */
-	struct tep_event_filter *filter; /* the user's filter, for a naming event */
+	const char *name; /* -n, when the kernel could not filter on it */
 	struct check *next;
 };
 static struct check *checks;
@@ -82,9 +81,7 @@ static void checked(struct tep_record *rec, void *ctx)
 {
 	struct check *c = ctx;
 	struct tool_run *t = c->t;
-	if (c->name && fnmatch(c->name, tool_comm(t, tep_data_pid(t->s.tep, rec)), 0))
-		return;
-	if (c->filter && tep_filter_match(c->filter, rec) != TEP_ERRNO__FILTER_MATCH)
+	if (fnmatch(c->name, tool_comm(t, tep_data_pid(t->s.tep, rec)), 0))
 		return;
 	c->fn(rec, c->ctx);
 }
@@ -110,69 +107,44 @@ static int write_filter(struct tool_run *t, struct tep_event *ev, const char *fi
 int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,
 	       void *ctx)
 {
-	struct check c = {.t = t, .fn = fn, .ctx = ctx};
-	char base[256], full[8192];
-	if (session_filter(&t->s, base, sizeof(base), NULL, NULL))
-		return TOOL_FAIL;
-	if (comm_follows(t->names, ev)) {
-		/* Enabled already, filtered only to leave us out: the names need every one. */
-		c.name = t->o.name;
-		if (filter && *filter) {
-			char str[8192];
-			snprintf(str, sizeof(str), "%s/%s:(%s)", ev->system, ev->name, filter);
-			c.filter = tep_filter_alloc(t->s.tep);
-			if (!c.filter || tep_filter_add_filter_str(c.filter, str)) {
-				fprintf(stderr, "%s: %s:%s follows task names, so its filter is applied "
-						"here, and '%s' is not understood here\n",
-					t->tool->name, ev->system, ev->name, filter);
-				tep_filter_free(c.filter);
-				return TOOL_USAGE;
-			}
-		}
-	} else {
-		int n = snprintf(full, sizeof(full), "%s", base);
-		if (filter && *filter)
-			n += snprintf(full + n, sizeof(full) - (size_t)n, "%s(%s)", n ? " && " : "",
-				      filter);
-		int before_name = n;
-		if (t->o.name) {
-			/* "comm" is the task's name, unless the event has a field of that name
-			 * (sched_wakeup's is the woken task): then COMM, where the kernel has it. */
-			const char *field = tep_find_field(ev, "comm") ? "COMM" : "comm";
-			n += snprintf(full + n, sizeof(full) - (size_t)n, "%s%s ~ \"%s\"",
-				      n ? " && " : "", field, t->o.name);
-		}
-		if (n >= (int)sizeof(full)) {
-			fprintf(stderr, "%s: filter too long\n", t->tool->name);
-			return TOOL_USAGE;
-		}
-		bool comm_field = t->o.name && tep_find_field(ev, "comm");
-		if (write_filter(t, ev, full, filter ? filter : full, comm_field)) {
-			if (!comm_field)
-				return TOOL_USAGE;
-			/* No COMM in this kernel: the name is checked here. */
-			full[before_name] = 0;
-			c.name = t->o.name;
-			if (write_filter(t, ev, full, filter ? filter : full, false))
-				return TOOL_USAGE;
-		}
-		/* Not tracefs_event_enable(): it matches patterns against every event of the
-		 * system, a stat() each, ~130 ms for syscalls on eventfs (6.18). */
-		if (tracefs_event_file_write(t->s.inst, ev->system, ev->name, "enable", "1") < 0) {
-			fprintf(stderr, "%s: cannot enable %s:%s: %s\n", t->tool->name, ev->system,
-				ev->name, strerror(errno));
-			return TOOL_FAIL;
-		}
+	char full[8192];
+	if (session_filter(&t->s, full, sizeof(full), filter, NULL)) {
+		fprintf(stderr, "%s: filter too long\n", t->tool->name);
+		return TOOL_USAGE;
 	}
-	if (!c.name && !c.filter)
+	const char *shown = filter && *filter ? filter : full;
+	size_t before_name = strlen(full);
+	/* -n: "comm" is the task's name, unless the event has a field of that name
+	 * (sched_wakeup's is the woken task): then COMM, which kernels since 5.x have. */
+	bool own_comm = t->o.name && tep_find_field(ev, "comm");
+	if (t->o.name)
+		snprintf(full + before_name, sizeof(full) - before_name, "%s%s ~ \"%s\"",
+			 before_name ? " && " : "", own_comm ? "COMM" : "comm", t->o.name);
+	const char *name = NULL;
+	if (write_filter(t, ev, full, shown, own_comm)) {
+		if (!own_comm)
+			return TOOL_USAGE;
+		/* No COMM in this kernel: the name is checked here, on the in-band names. */
+		full[before_name] = 0;
+		name = t->o.name;
+		if (write_filter(t, ev, full, shown, false))
+			return TOOL_USAGE;
+	}
+	/* Not tracefs_event_enable(): it matches patterns against every event of the system,
+	 * a stat() each, ~130 ms for syscalls on eventfs (6.18). */
+	if (tracefs_event_file_write(t->s.inst, ev->system, ev->name, "enable", "1") < 0) {
+		fprintf(stderr, "%s: cannot enable %s:%s: %s\n", t->tool->name, ev->system, ev->name,
+			strerror(errno));
+		return TOOL_FAIL;
+	}
+	if (!name)
 		return reader_on(&t->r, ev, fn, ctx) ? TOOL_FAIL : TOOL_OK;
 	struct check *p = malloc(sizeof(*p));
 	if (!p || reader_on(&t->r, ev, checked, p)) {
 		free(p);
 		return TOOL_FAIL;
 	}
-	*p = c;
-	p->next = checks;
+	*p = (struct check){.t = t, .fn = fn, .ctx = ctx, .name = name, .next = checks};
 	checks = p;
 	return TOOL_OK;
 }
@@ -207,7 +179,7 @@ static int run(struct tool_run *t)
 	    session_set_pids(&t->s, t->o.pid, t->o.tid))
 		return TOOL_FAIL;
 	/* -n names the task when the event happened; the names are followed for it too. */
-	if ((t->follow_names || t->o.name) && !(t->names = comm_follow(&t->s)))
+	if ((t->follow_names || t->o.name) && !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
 		return TOOL_FAIL;
 	if (reader_open_session(&t->r, &t->s, t->ordered || t->names))
 		return TOOL_FAIL;
@@ -257,7 +229,6 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	t.names = NULL;
 	for (struct check *c = checks, *next; c; c = next) {
 		next = c->next;
-		tep_filter_free(c->filter);
 		free(c);
 	}
 	checks = NULL;

@@ -78,6 +78,18 @@ static void test_events(void **state)
 			fail_msg("'%s' accepted", bad[i]);
 }
 
+/* 5.10: the ftrace system has an enable file; its events have none (one here has). */
+static void test_events_510(void **state)
+{
+	(void)state;
+	int skipped;
+	write_file(tree, "events/ftrace/enable", "");
+	write_file(tree, "events/ftrace/print/enable", "");
+	assert_int_equal(events("ftrace:*", &skipped), 1);
+	assert_string_equal(got, "ftrace:print ");
+	assert_int_equal(skipped, 2);
+}
+
 static void collect_fn(const char *name, const char *mod, void *ctx)
 {
 	(void)ctx;
@@ -123,6 +135,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_events, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_events_510, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_functions, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_set_functions, make_tree, remove_tree),
 	};

@@ -74,36 +74,39 @@ if [ -x /ftt/debug.sh ]; then
 	finish 0
 fi
 
+# Every live suite (a glob, as make check runs them: a new suite cannot be left out here);
+# the block suite once per disk. VM_PROBE_TESTS=0 on the host (kernel argument ftt.probe=0)
+# runs the block suite only.
+# LIVE_CLOCK_SLACK_MS: see the -Q test in test_block.sh (vCPUs take turns under TCG).
+export BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck UPROBE_TARGET=/ftt/bin/uprobe_target \
+	NAMES_TARGET=/ftt/bin/names_target LIVE_FILE_DIR=/mnt TMPDIR=/tmp LIVE_CLOCK_SLACK_MS=5
+# The lost-event test of opensnoop printed no event at all once on 6.12 (a CI rehearsal,
+# 2026-11-21; 7 runs of it in that guest were fine): not understood, so not run here yet.
+export LIVE_SKIP_LOSS="not run in the qemu guests yet (once printed nothing on 6.12, not understood)"
 runs=1
-for disk in /dev/vda /dev/nullb0; do
-	if [ ! -b $disk ]; then
-		say "skip - live tests on $disk: no such device"
-		say "0 passed, 0 failed, 1 skipped"
-		runs=$((runs + 1))
+for t in /ftt/tests/live/test_*.sh; do
+	name=$(basename "$t" .sh)
+	if [ "$name" = test_block ]; then
+		for disk in /dev/vda /dev/nullb0; do
+			if [ ! -b $disk ]; then
+				say "skip - live tests on $disk: no such device"
+				say "0 passed, 0 failed, 1 skipped"
+				runs=$((runs + 1))
+				continue
+			fi
+			say "# live tests with LIVE_DISK=$disk"
+			# Streamed, so that a guest that hangs still shows how far it got.
+			LIVE_DISK=$disk sh "$t" 2>&1 |
+				sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
+			runs=$((runs + 1))
+		done
 		continue
 	fi
-	say "# live tests with LIVE_DISK=$disk"
-	# Streamed, so that a guest that hangs still shows how far it got.
-	# LIVE_CLOCK_SLACK_MS: see the -Q test in test_block.sh (vCPUs take turns under TCG).
-	LIVE_DISK=$disk LIVE_FILE_DIR=/mnt BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck TMPDIR=/tmp \
-		LIVE_CLOCK_SLACK_MS=5 \
-		sh /ftt/tests/live/test_block.sh 2>&1 |
-		sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
+	grep -q 'ftt.probe=0' /proc/cmdline && continue
+	say "# live tests: $name"
+	sh "$t" 2>&1 > $OUT
 	runs=$((runs + 1))
 done
-# The probe and opensnoop suites (kprobes, opensnoop's kprobe and eprobe paths are only
-# testable here); VM_PROBE_TESTS=0 on the host (kernel argument ftt.probe=0) leaves them out.
-if ! grep -q 'ftt.probe=0' /proc/cmdline; then
-	# The lost-event test of opensnoop printed no event at all once on 6.12 (a CI rehearsal,
-	# 2026-11-21; 7 runs of it in that guest were fine): not understood, so not run here yet.
-	export LIVE_SKIP_LOSS="not run in the qemu guests yet (once printed nothing on 6.12, not understood)"
-	for t in test_probe test_opensnoop; do
-		say "# live tests: $t"
-		UPROBE_TARGET=/ftt/bin/uprobe_target JSONCHECK=/ftt/bin/jsoncheck LIVE_FILE_DIR=/mnt BIN=/ftt/bin TMPDIR=/tmp \
-			sh /ftt/tests/live/$t.sh 2>&1 > $OUT
-		runs=$((runs + 1))
-	done
-fi
 # Which mechanism opensnoop chose for paths here (its banner says "via ...").
 banner=$(/ftt/bin/opensnoop -d 0.1 2>&1 > /dev/null | grep '^Tracing')
 case $banner in

@@ -8,6 +8,7 @@
 # they need; it reports on a second serial port and must end with an FTT-END line, or the
 # kernel counts as failed (with the console tail shown).
 #
+# Every tests/live/test_*.sh runs in each guest (the block suite once per disk).
 # Environment: VM_KERNELS (suites), VM_CACHE, VM_TIMEOUT (s per kernel), VM_KEEP=1 (keep the
 # work folder), VM_PROBE_TESTS=0 (block suites only), VM_DEBUG_SCRIPT (a script run in the
 # guest instead of the suites), VM_APPEND (kernel arguments), VM_MONITOR=1 (a qemu monitor
@@ -28,7 +29,7 @@ die() { echo "vmcheck: $*" >&2; exit 1; }
 for t in qemu-system-x86_64 busybox depmod mkfs.ext4 dpkg-deb apt-get; do
 	command -v $t >/dev/null || die "$t not found: run 'make deps' (qemu-system-x86, busybox-static, kmod, e2fsprogs)"
 done
-for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##') uprobe_target jsoncheck; do
+for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##') uprobe_target names_target jsoncheck; do
 	[ -x "$BIN/$t" ] || die "$BIN/$t missing: run 'make static'"
 done
 
