@@ -12,23 +12,31 @@ CC       ?= cc
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 
 PKGS     := libtracefs libtraceevent libelf
-# Library headers come in with -isystem: libtraceevent's header trips -Wpedantic.
-PKG_INC  := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS) 2>/dev/null))
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Asked when a command runs ("=", not ":="): on a fresh machine `make deps all` must see what
+# deps has just installed, not what was there when make read this file. Library headers
+# come in with -isystem: libtraceevent's header trips -Wpedantic.
+PKG_INC   = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
+PKG_LIBS  = $(shell pkg-config --libs $(PKGS))
+# CFLAGS is the user's (make CFLAGS=-O0); what the build needs is added to it.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
-            -Icommon $(PKG_INC) -DFTT_VERSION='"$(VERSION)"'
-LDLIBS   := $(PKG_LIBS)
+WARN     := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+BUILD_CFLAGS = $(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
+LDLIBS    = $(PKG_LIBS)
+
+# A target whose command fails is removed: no half-written object survives a failed build.
+.DELETE_ON_ERROR:
 
 COMMON_OBJ := $(COMMON:%=$(B)/obj/%.o)
 LIB        := $(B)/libftt.a
 
 all: $(TOOLS:%=$(B)/%)
 
-$(B)/obj/%.o: common/%.c common/*.h | $(B)/obj
-	$(CC) $(CFLAGS) -c -o $@ $<
-$(B)/obj/%.o: tools/%.c common/*.h | $(B)/obj
-	$(CC) $(CFLAGS) -c -o $@ $<
+# Header dependencies as the compiler found them (-MMD), read back here.
+$(B)/obj/%.o: common/%.c | $(B)/obj
+	$(CC) $(BUILD_CFLAGS) -c -o $@ $<
+$(B)/obj/%.o: tools/%.c | $(B)/obj
+	$(CC) $(BUILD_CFLAGS) -c -o $@ $<
+-include $(wildcard $(B)/obj/*.d $(B)/tests/*.d)
 $(LIB): $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 $(B)/%: $(B)/obj/%.o $(LIB)
@@ -41,8 +49,8 @@ $(B)/obj $(B)/static $(B)/tests:
 # plugins are not used by these tools.
 static: $(TOOLS:%=$(B)/static/%)
 $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
-	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl 2>&1 | grep -v -e dlopen -e load_plugin >&2 || true
-	@test -x $@
+	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl 2> $@.log; \
+		rc=$$?; grep -v -e dlopen -e load_plugin $@.log >&2; rm -f $@.log; exit $$rc
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
@@ -51,7 +59,7 @@ install: all
 
 # Unit tests: cmocka, no root, no kernel.
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
-	$(CC) $(CFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	$(CC) $(BUILD_CFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
 # Programs the live tests trace (here and in the qemu guests: static).
 $(B)/tests/uprobe_target: tests/live/uprobe_target.c | $(B)/tests

@@ -106,7 +106,7 @@ int probe_parse(const char *def, struct probe_def *pd, char *why, size_t whylen)
 			snprintf(why, whylen, "alias too long");
 			return -1;
 		}
-		snprintf(pd->alias, sizeof(pd->alias), "%s", w0);
+		memcpy(pd->alias, w0, strlen(w0) + 1);
 		if (!probe_name_valid(pd->alias)) {
 			snprintf(why, whylen, "invalid alias '%s' (letters, digits and _; a path with "
 					      "spaces is written in quotes)", pd->alias);

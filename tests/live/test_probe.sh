@@ -171,7 +171,27 @@ if [ -e "$T/uprobe_events" ]; then
 	"$BIN/uprobe" "p:$UT:no_such_symbol" > "$TMP/out" 2> "$TMP/err"
 	check "uprobe on a missing symbol: exit 2, one line" sh -c \
 		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no symbol no_such_symbol' '$TMP/err'"
+	# An offset that wraps around, an address that is not code (the ELF header).
+	for def in "p:$UT:ftt_add+0xffffffffffffffff|overflows" "p:$UT:0x1|executable segment" \
+		"p:$UT:ftt_add+-1|invalid offset"; do
+		"$BIN/uprobe" "${def%|*}" > "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		check "uprobe ${def%|*}: exit 2, '${def#*|}'" sh -c \
+			"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '${def#*|}' '$TMP/err'"
+	done
 	check "rejected probes changed nothing in tracefs" same_state
+
+	# A program whose path has spaces: quoted in the definition (the kernel cannot take such
+	# a path; the tool gives it the file another way).
+	mkdir -p "$TMP/my dir"
+	cp "$UT" "$TMP/my dir/the target"
+	UT_SAVED=$UT
+	UT="$TMP/my dir/the target"
+	trace_target "$BIN/uprobe" "p:\"$UT\":ftt_add a=%di:s32"
+	check "uprobe on a path with spaces (quoted): the 3 calls" \
+		[ "$(grep -c 'ftt_add: .* a=[123]$' "$TMP/out")" -eq 3 ]
+	UT=$UT_SAVED
+	check "after the path with spaces: tracefs as before" same_state
 else
 	skip "uprobe tests: no uprobe_events (CONFIG_UPROBE_EVENTS)"
 fi

@@ -29,6 +29,18 @@ struct seen {
 };
 
 static struct tep_handle *tep;
+static unsigned char fork_data[256];
+static int fork_size;
+
+/* A copy of the first fork record, for the PID-reuse test. */
+static void copy_fork(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	if (!fork_size && rec->size <= (int)sizeof(fork_data)) {
+		memcpy(fork_data, rec->data, (size_t)rec->size);
+		fork_size = rec->size;
+	}
+}
 
 static void record_open(struct tep_record *rec, void *ctx)
 {
@@ -63,6 +75,7 @@ static void read_fixture(struct seen *s)
 	struct reader r;
 	assert_int_equal(reader_open(&r, tep, PROC, 4096, true), 0);
 	assert_int_equal(comm_attach(s->t, &r), 0);
+	assert_int_equal(reader_on(&r, fork, copy_fork, NULL), 0);
 	assert_int_equal(reader_on(&r, o64, record_open, s), 0);
 	assert_int_equal(reader_on(&r, oat, record_open, s), 0);
 	assert_int_equal(reader_drain(&r), 0);
@@ -125,6 +138,33 @@ static void test_prctl_rename_whole(void **state)
 	tep_free(tep);
 }
 
+/* A PID used again is a new task: its fork gives it its parent's name, whatever the old
+ * task with that PID was called (a reused PID was shown with an earlier process's name). */
+static void test_pid_reuse(void **state)
+{
+	(void)state;
+	static struct seen s;
+	read_fixture(&s);
+	int cat = find(&s, "/nonexistent/ftt-a", 0);
+	int pid = s.ev[cat].pid;
+	assert_string_equal(comm_get(s.t, pid), "cat");
+	assert_true(fork_size > 0);
+	struct tep_event *fork = tep_find_event_by_name(tep, "sched", "sched_process_fork");
+	struct tep_format_field *child = tep_find_field(fork, "child_pid");
+	struct tep_format_field *cc = tep_find_field(fork, "child_comm");
+	memcpy(fork_data + child->offset, &pid, 4);
+	struct tep_record rec = {.data = fork_data, .size = fork_size};
+	size_t len;
+	char want[32];
+	const char *name = reader_str(&rec, cc, &len);
+	snprintf(want, sizeof(want), "%.*s", (int)strnlen(name, len), name);
+	comm_on_fork(&rec, s.t);
+	assert_string_equal(comm_get(s.t, pid), want);
+	assert_string_not_equal(want, "cat");
+	comm_free(s.t);
+	tep_free(tep);
+}
+
 /* After a loss nothing in the table can be trusted: names are read again (from /proc). */
 static void test_lost_clears(void **state)
 {
@@ -150,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_renames),
 		cmocka_unit_test(test_prctl_rename_whole),
+		cmocka_unit_test(test_pid_reuse),
 		cmocka_unit_test(test_lost_clears),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
