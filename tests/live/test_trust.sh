@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Live tests of what every tool inherits from common/: names as they were when each event
 # happened, every recorded event delivered or counted as lost, stacks with their own event,
 # cleanup on every signal and in PID namespaces, failures that are failures, exact output.
@@ -10,6 +11,7 @@ save_state
 NT=${NAMES_TARGET:-$BIN/tests/names_target}
 ABSBIN=$(cd "$BIN" && pwd)
 have() { command -v "$1" > /dev/null 2>&1; }
+any_alive() { for k in "$@"; do [ -e "/proc/$k" ] && return 0; done; return 1; }
 # The number in "tool: N events were lost in all", 0 when there is no such line.
 lost_in() { sed -n 's/.*: \([0-9]*\) events were lost in all.*/\1/p' "$1" | tail -1 | grep . || echo 0; }
 
@@ -160,12 +162,16 @@ if have unshare && unshare -p -f --mount-proc true 2> /dev/null; then
 	wait_line "$TMP/ns2.err" '^Tracing' 10
 	n=$(ls "$T/instances" | grep -c '^ftrace-tools-tpoint-1_')
 	check "two runs in PID namespaces (both PID 1): two instances" [ "$n" -eq 2 ]
-	pkill -9 -f "$ABSBIN/tpoint sched:sched_switch"
+	# unshare -f runs the tool as its child (PID 1 there): kill both, and wait until the tools
+	# are gone (their open files keep their instances busy until then). No pkill in busybox.
+	kids=$(for st in /proc/[0-9]*/stat; do
+		set -- $(sed 's/.*) //' "$st" 2> /dev/null)
+		[ "$2" = "$NS1" ] || [ "$2" = "$NS2" ] && basename "$(dirname "$st")"
+	done)
+	kill -9 $kids $NS1 $NS2 2> /dev/null
 	wait $NS1 $NS2 2> /dev/null
-	# The tools themselves (PID 1 there) may outlive unshare by a moment: their files, open
-	# until they are gone, keep their instances busy.
 	i=0
-	while pgrep -f "$ABSBIN/tpoint sched:sched_switch" > /dev/null && [ $i -lt 50 ]; do
+	while [ $i -lt 50 ] && any_alive $kids; do
 		sleep 0.1
 		i=$((i + 1))
 	done
