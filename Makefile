@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
@@ -86,7 +87,7 @@ vmcheck: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/j
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
 # Debian packages the build and the tests need; installed only when missing.
-DEPS := gcc make pkg-config libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
+DEPS := gcc make pkg-config clang-format libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
         util-linux coreutils procps python3 \
         qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
 deps:
@@ -104,11 +105,15 @@ bench-deps:
 bench: all bench-deps
 	bench/bench.sh
 
+# The code's style (.clang-format); make check runs format-check.
+FORMAT_FILES = common/*.[ch] tools/*.c tests/unit/*.[ch] tests/live/*.c
 format:
-	clang-format -i common/*.[ch] tools/*.c tests/unit/*.c
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all static install check vmcheck deps bench bench-deps format clean
+.PHONY: all static install check vmcheck deps bench bench-deps format format-check clean
 .SECONDARY:

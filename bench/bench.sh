@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make bench: what tracing read(2) costs a program, for ftrace-tools, bpftrace and perf-tools
 # side by side, in one run; writes bench/REPORT.md. Needs root and `make all`; `make bench`
 # installs bpftrace, perf-tools and GNU time first.

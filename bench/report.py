@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """bench/REPORT.md from the raw results of bench/bench.sh (see there for what is measured)."""
 import os
 import statistics

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agg.h"
 
 #include <stdlib.h>
@@ -54,7 +55,8 @@ static int grow(struct agg *a)
 		uint64_t count;
 		memcpy(&count, s, sizeof(count));
 		if (count)
-			memcpy(find(n, cap, a->stride, a->keysize, s + sizeof(uint64_t)), s, a->stride);
+			memcpy(find(n, cap, a->stride, a->keysize, s + sizeof(uint64_t)), s,
+			       a->stride);
 	}
 	free(a->slots);
 	a->slots = n;

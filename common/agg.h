@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * agg: counts by key, for tools that aggregate in user space (tpoint -k, future funccount).
  * Keys are fixed-size byte strings; the table grows as keys arrive, so no key is dropped.

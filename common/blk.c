@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "blk.h"
 #include "opt.h"
 #include "reader.h"
@@ -68,8 +69,7 @@ static inline uint64_t num(const struct tep_record *rec, const struct blk_field 
 		memcpy(&v, p, 2);
 		return v;
 	}
-	default:
-		return *p;
+	default: return *p;
 	}
 }
 
@@ -83,13 +83,12 @@ static inline void str(const struct tep_record *rec, const struct blk_field *f, 
 	dst[n] = 0;
 }
 
-
 /* The submitting process, seen where the I/O entered the block layer. */
 void blk_on_bio_queue(struct tep_record *rec, void *ctx)
 {
 	struct blk *b = ctx;
-	struct submitter *sub =
-		pair_put(&b->submitters, num(rec, &b->bio_queue.dev), num(rec, &b->bio_queue.sector));
+	struct submitter *sub = pair_put(&b->submitters, num(rec, &b->bio_queue.dev),
+					 num(rec, &b->bio_queue.sector));
 	sub->queued_ns = rec->ts;
 	sub->pid = (int32_t)num(rec, &b->bio_queue.pid);
 	str(rec, &b->bio_queue.comm, sub->comm, sizeof(sub->comm));
@@ -128,8 +127,8 @@ void blk_on_issue(struct tep_record *rec, void *ctx)
 		io->pid = (int32_t)num(rec, &e->pid);
 		str(rec, &e->comm, io->comm, sizeof(io->comm));
 	}
-	io->bytes = e->bytes.offset >= 0 ? (uint32_t)num(rec, &e->bytes)
-					 : (uint32_t)num(rec, &e->nr_sector) << 9;
+	io->bytes = e->bytes.offset >= 0 ? (uint32_t)num(rec, &e->bytes) :
+					   (uint32_t)num(rec, &e->nr_sector) << 9;
 	str(rec, &e->rwbs, io->rwbs, sizeof(io->rwbs));
 }
 
@@ -175,7 +174,8 @@ const char *blk_type_invalid(const char *type)
 	/* rwbs holds letters (R W D F N S M A E V), so a glob of those and *?[]! is enough. */
 	for (const char *p = type; *p; p++)
 		if (!strchr("RWDFNSMAEVrwdfnsmaev*?[]!-", *p))
-			return "only rwbs letters (R, W, D, F, S, M, A, ...) and * ? [ ] may be used";
+			return "only rwbs letters (R, W, D, F, S, M, A, ...) and * ? [ ] may be "
+			       "used";
 	return NULL;
 }
 
@@ -278,9 +278,7 @@ bool blk_parse_opt(struct blk_opts *o, int c, const char *arg)
 			opt_fail("invalid TYPE: '%s' (%s)", arg, why);
 		o->type = arg;
 		return true;
-	case 'Q':
-		o->queued = true;
-		return true;
+	case 'Q': o->queued = true; return true;
 	}
 	return false;
 }

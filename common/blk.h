@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * blk: block requests from the block tracepoints, paired from start to completion, for the
  * block tools (iosnoop, iolatency). Fields are read by name, never from the print format.
@@ -34,9 +35,9 @@ struct blk_io {
 typedef void (*blk_io_fn)(const struct blk_io *io, void *ctx);
 
 struct blk_opts {
-	bool queued;      /* -Q: start when the I/O entered the block layer */
-	bool has_dev;     /* -d */
-	uint32_t dev;     /* kernel encoding */
+	bool queued;	  /* -Q: start when the I/O entered the block layer */
+	bool has_dev;	  /* -d */
+	uint32_t dev;	  /* kernel encoding */
 	const char *type; /* -i: glob on rwbs, or NULL */
 };
 
@@ -58,7 +59,7 @@ struct blk {
 	struct blk_event bio_queue, insert, issue, complete;
 	struct pair_table submitters; /* (dev, sector) -> who queued it, and when */
 	struct pair_table inflight;   /* (dev, sector) -> issued request */
-	uint64_t unmatched;           /* completions with no known start */
+	uint64_t unmatched;	      /* completions with no known start */
 };
 
 /* A block device: "MAJOR,MINOR", "MAJOR:MINOR", a name under /sys/class/block, or a /dev path.
@@ -73,9 +74,19 @@ const char *blk_dev_name(uint32_t kdev, char *buf, size_t len);
 #define BLK_MINOR(d) ((unsigned)((d) & ((1U << 20) - 1)))
 
 /* The options every block tool has, for its option table (opt.h). */
-#define BLK_OPT_DEV {'d', NULL, "DEV", "only this device: name (vda), /dev path or MAJOR,MINOR", 0}
-#define BLK_OPT_TYPE {'i', NULL, "TYPE", "only this I/O type, a glob on rwbs: '*R*' reads, '*W*' writes", 0}
-#define BLK_OPT_QUEUED {'Q', NULL, NULL, "measure from queueing, so latency includes time in the queue", 0}
+#define BLK_OPT_DEV                                                                           \
+	{                                                                                     \
+		'd', NULL, "DEV", "only this device: name (vda), /dev path or MAJOR,MINOR", 0 \
+	}
+#define BLK_OPT_TYPE                                                                       \
+	{                                                                                  \
+		'i', NULL, "TYPE",                                                         \
+			"only this I/O type, a glob on rwbs: '*R*' reads, '*W*' writes", 0 \
+	}
+#define BLK_OPT_QUEUED                                                                             \
+	{                                                                                          \
+		'Q', NULL, NULL, "measure from queueing, so latency includes time in the queue", 0 \
+	}
 
 /* -d DEV, -i TYPE and -Q, alike in every block tool; false when c is none of them. */
 bool blk_parse_opt(struct blk_opts *o, int c, const char *arg);

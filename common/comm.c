@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "comm.h"
 #include "reader.h"
 #include "session.h"
@@ -115,8 +116,8 @@ void comm_on_fork(struct tep_record *rec, void *ctx)
 void comm_on_rename(struct tep_record *rec, void *ctx)
 {
 	struct comm_table *t = ctx;
-	int pid = t->rename_pid ? (int)reader_num(rec, t->rename_pid)
-			      : tep_data_pid(t->rename->tep, rec);
+	int pid = t->rename_pid ? (int)reader_num(rec, t->rename_pid) :
+				  tep_data_pid(t->rename->tep, rec);
 	set_field(t, pid, rec, t->newcomm);
 }
 
@@ -217,7 +218,8 @@ struct comm_table *comm_new(struct tep_event *fork, struct tep_event *rename)
 			t->fork = NULL;
 	}
 	if (rename) {
-		t->rename_pid = tep_find_field(rename, "pid"); /* absent: the writer renamed itself */
+		t->rename_pid =
+			tep_find_field(rename, "pid"); /* absent: the writer renamed itself */
 		t->newcomm = tep_find_field(rename, "newcomm");
 		if (!t->newcomm)
 			t->rename = NULL;
@@ -263,9 +265,10 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 	struct comm_table *t = comm_new(fork, rename);
 	char filter[128];
 	if (!t || !t->fork || !t->rename) {
-		fprintf(stderr, "%s: no %s event in this kernel to follow task names "
-				"(CONFIG_EVENT_TRACING)\n", s->tool,
-			t && t->fork ? "task:task_rename" : "sched:sched_process_fork");
+		fprintf(stderr,
+			"%s: no %s event in this kernel to follow task names "
+			"(CONFIG_EVENT_TRACING)\n",
+			s->tool, t && t->fork ? "task:task_rename" : "sched:sched_process_fork");
 		comm_free(t);
 		return NULL;
 	}

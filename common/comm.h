@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * comm: the name of each task as it was when each of its events happened. Events carry only
  * the PID, and /proc or the kernel's saved_cmdlines say what a PID is called later, or what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "evprint.h"
 #include "field.h"
 #include "ksym.h"
@@ -158,8 +159,8 @@ void evprint_header(struct evprint *p)
 {
 	if (p->json)
 		return;
-	printf("%s%16s-%-7s [%s] %13s  %s\n", p->wallclock ? "TIME     " : "", "COMM", "PID",
-	       "CPU", "TIMESTAMP", "EVENT: FIELDS");
+	printf("%s%16s-%-7s [%s] %13s  %s\n", p->wallclock ? "TIME     " : "", "COMM", "PID", "CPU",
+	       "TIMESTAMP", "EVENT: FIELDS");
 }
 
 void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
@@ -191,8 +192,8 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 	/* The name escaped, right-aligned in 16 columns as the kernel prints it. */
 	char name[80];
 	out_text_buf(name, sizeof(name), comm, 16);
-	printf("%16s-%-7d [%03d] %6llu.%06llu: %s: ", name, pid, rec->cpu,
-	       rec->ts / 1000000000ULL, (rec->ts / 1000) % 1000000ULL, ev->name);
+	printf("%16s-%-7d [%03d] %6llu.%06llu: %s: ", name, pid, rec->cpu, rec->ts / 1000000000ULL,
+	       (rec->ts / 1000) % 1000000ULL, ev->name);
 	trace_seq_reset(&p->seq);
 	tep_print_event(p->tep, &p->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&p->seq);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * evprint: any event as the kernel recorded it. Text: one line in the kernel's own layout
  * (the task's name, PID, CPU, time, the event and its fields as its print format renders

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "field.h"
 #include "out.h"
 #include "reader.h"
@@ -133,9 +134,21 @@ static unsigned long long unsigned_at(const unsigned char *p, size_t size)
 {
 	switch (size) {
 	case 1: return *p;
-	case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-	case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-	case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	case 8: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
 	}
 	return 0;
 }
@@ -144,9 +157,21 @@ static long long signed_at(const unsigned char *p, size_t size)
 {
 	switch (size) {
 	case 1: return (int8_t)*p;
-	case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-	case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-	case 8: { int64_t v; memcpy(&v, p, 8); return v; }
+	case 2: {
+		int16_t v;
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4: {
+		int32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	case 8: {
+		int64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
 	}
 	return 0;
 }
@@ -165,12 +190,12 @@ static bool address(char *buf, size_t size, const struct field_desc *d, const un
 	case FIELD_IPV6:
 		if (len < 16)
 			return false;
-		snprintf(buf, size, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		snprintf(buf, size,
+			 "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
 			 p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11],
 			 p[12], p[13], p[14], p[15]);
 		return true;
-	case FIELD_IPV6C:
-		return len >= 16 && inet_ntop(AF_INET6, p, buf, (socklen_t)size);
+	case FIELD_IPV6C: return len >= 16 && inet_ntop(AF_INET6, p, buf, (socklen_t)size);
 	case FIELD_SOCKADDR: {
 		uint16_t family, port;
 		if (len < 4)
@@ -204,12 +229,12 @@ static bool address(char *buf, size_t size, const struct field_desc *d, const un
 	case FIELD_UUID:
 		if (len < 16)
 			return false;
-		snprintf(buf, size, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		snprintf(buf, size,
+			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 			 p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11],
 			 p[12], p[13], p[14], p[15]);
 		return true;
-	default:
-		return false;
+	default: return false;
 	}
 }
 
@@ -224,23 +249,21 @@ static bool number(char *buf, size_t size, const struct field_desc *d, const uns
 {
 	size_t n = 0;
 	switch (d->kind) {
-	case FIELD_SIGNED:
-		snprintf(buf, size, "%lld", signed_at(p, len));
-		return true;
-	case FIELD_UNSIGNED:
-		snprintf(buf, size, "%llu", unsigned_at(p, len));
-		return true;
+	case FIELD_SIGNED: snprintf(buf, size, "%lld", signed_at(p, len)); return true;
+	case FIELD_UNSIGNED: snprintf(buf, size, "%llu", unsigned_at(p, len)); return true;
 	case FIELD_POINTER:
 		snprintf(buf, size, json ? "\"0x%llx\"" : "0x%llx", unsigned_at(p, len));
 		return true;
 	case FIELD_ARRAY:
 	default: /* an address whose bytes do not fit its kind: its bytes */
 		n += (size_t)snprintf(buf + n, size - n, "[");
-		for (size_t i = 0; i + (size_t)d->elemsize <= len && n < size; i += (size_t)d->elemsize)
-			n += (size_t)(d->is_signed ? snprintf(buf + n, size - n, "%s%lld", i ? "," : "",
-							      signed_at(p + i, (size_t)d->elemsize))
-						   : snprintf(buf + n, size - n, "%s%llu", i ? "," : "",
-							      unsigned_at(p + i, (size_t)d->elemsize)));
+		for (size_t i = 0; i + (size_t)d->elemsize <= len && n < size;
+		     i += (size_t)d->elemsize)
+			n += (size_t)(d->is_signed ?
+					      snprintf(buf + n, size - n, "%s%lld", i ? "," : "",
+						       signed_at(p + i, (size_t)d->elemsize)) :
+					      snprintf(buf + n, size - n, "%s%llu", i ? "," : "",
+						       unsigned_at(p + i, (size_t)d->elemsize)));
 		if (n < size)
 			snprintf(buf + n, size - n, "]");
 		return true;

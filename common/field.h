@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * field: what a field of an event holds, from its type and from how the kernel's own print
  * format shows it, and that value written exactly: as text (one token, escaped) or as JSON.
@@ -18,22 +19,22 @@ struct tep_record;
 enum field_kind {
 	FIELD_SIGNED,
 	FIELD_UNSIGNED,
-	FIELD_POINTER,  /* an address in the kernel or the traced process: hex */
-	FIELD_STRING,   /* char[N] or __data_loc char[]: up to its first NUL */
-	FIELD_ARRAY,    /* numbers (u8 arrays included): each element */
-	FIELD_IPV4,     /* %pI4: 4 bytes */
-	FIELD_IPV6,     /* %pI6: 16 bytes, every group */
-	FIELD_IPV6C,    /* %pI6c: 16 bytes, compressed */
+	FIELD_POINTER,	/* an address in the kernel or the traced process: hex */
+	FIELD_STRING,	/* char[N] or __data_loc char[]: up to its first NUL */
+	FIELD_ARRAY,	/* numbers (u8 arrays included): each element */
+	FIELD_IPV4,	/* %pI4: 4 bytes */
+	FIELD_IPV6,	/* %pI6: 16 bytes, every group */
+	FIELD_IPV6C,	/* %pI6c: 16 bytes, compressed */
 	FIELD_SOCKADDR, /* %pIS: struct sockaddr_in or _in6; with port: %pISp */
-	FIELD_MAC,      /* %pM: 6 bytes */
-	FIELD_UUID,     /* %pU: 16 bytes */
+	FIELD_MAC,	/* %pM: 6 bytes */
+	FIELD_UUID,	/* %pU: 16 bytes */
 };
 
 struct field_desc {
 	enum field_kind kind;
-	bool port;       /* FIELD_SOCKADDR: with the port */
-	bool is_signed;  /* of the elements of an array */
-	int elemsize;    /* of an array's elements */
+	bool port;	/* FIELD_SOCKADDR: with the port */
+	bool is_signed; /* of the elements of an array */
+	int elemsize;	/* of an array's elements */
 };
 
 /* Classify f of ev (reads the event's print format once per call: at setup, not per event). */

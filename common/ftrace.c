@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "ftrace.h"
 
 #include <dirent.h>
@@ -88,8 +89,9 @@ int ftrace_events(const char *spec, void (*fn)(const char *sys, const char *ev, 
 	snprintf(sys_glob, sizeof(sys_glob), "%.*s", (int)(colon - spec), spec);
 	snprintf(ev_glob, sizeof(ev_glob), "%s", colon + 1);
 	if (!ftrace_name_valid(sys_glob) || !ftrace_name_valid(ev_glob) || strchr(ev_glob, ':')) {
-		snprintf(why, whylen, "SYSTEM and EVENT must be names or globs, not empty, '.', "
-				      "'..' or with '/'");
+		snprintf(why, whylen,
+			 "SYSTEM and EVENT must be names or globs, not empty, '.', "
+			 "'..' or with '/'");
 		return -1;
 	}
 	char events[PATH_MAX];
@@ -197,12 +199,14 @@ int ftrace_set_tracer(struct tracefs_instance *inst, const char *tracer, const c
 		return 0;
 	int e = errno;
 	if (e == EPERM || e == EACCES)
-		fprintf(stderr, "%s: the kernel refuses the %s tracer (%s): a security policy "
-				"forbids it (lockdown, or an LSM)\n", tool, tracer, strerror(e));
+		fprintf(stderr,
+			"%s: the kernel refuses the %s tracer (%s): a security policy "
+			"forbids it (lockdown, or an LSM)\n",
+			tool, tracer, strerror(e));
 	else if (!ftrace_tracer_available(tracer))
 		fprintf(stderr, "%s: no %s tracer in this kernel (CONFIG_%s)\n", tool, tracer,
-			!strcmp(tracer, "function_graph") ? "FUNCTION_GRAPH_TRACER"
-							  : "FUNCTION_TRACER");
+			!strcmp(tracer, "function_graph") ? "FUNCTION_GRAPH_TRACER" :
+							    "FUNCTION_TRACER");
 	else
 		fprintf(stderr, "%s: cannot set the %s tracer%s: %s\n", tool, tracer,
 			inst ? " in an instance" : "", strerror(e));
@@ -229,8 +233,8 @@ int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const 
 		size_t len = strlen(funcs[i]);
 		if (write(fd, funcs[i], len) != (ssize_t)len) {
 			e = errno;
-			fprintf(stderr, "%s: the kernel rejected '%s' in %s: %s%s\n", tool, funcs[i],
-				file, strerror(e),
+			fprintf(stderr, "%s: the kernel rejected '%s' in %s: %s%s\n", tool,
+				funcs[i], file, strerror(e),
 				e == EINVAL ? " (no such traceable function)" : "");
 			close(fd);
 			errno = e;

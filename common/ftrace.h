@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ftrace: what the kernel offers to trace, by name: its events (SYSTEM:EVENT globs, as
  * tpoint takes them) and its functions (available_filter_functions), and the function

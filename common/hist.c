@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "hist.h"
 
 #include <string.h>
@@ -28,7 +29,8 @@ void hist_log2_print(FILE *f, const struct hist_log2 *h, const char *unit, const
 	char lo_hdr[16], hi_hdr[16];
 	snprintf(lo_hdr, sizeof(lo_hdr), ">=(%s)", unit);
 	snprintf(hi_hdr, sizeof(hi_hdr), "<(%s)", unit);
-	fprintf(f, "%10s .. %-10s : %-8s |%-*s|\n", lo_hdr, hi_hdr, what, BAR_WIDTH, "Distribution");
+	fprintf(f, "%10s .. %-10s : %-8s |%-*s|\n", lo_hdr, hi_hdr, what, BAR_WIDTH,
+		"Distribution");
 	if (h->neg) {
 		int bar = (int)((h->neg * BAR_WIDTH + max - 1) / max);
 		fprintf(f, "%10s -> %-10s : %-8llu |%.*s%*s|\n", "-inf", "0",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* hist: log2 histograms, printed alike by every tool. */
 #ifndef FTT_HIST_H
 #define FTT_HIST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "keys.h"
 #include "agg.h"
 #include "field.h"
@@ -21,7 +22,9 @@ enum key_kind { KEY_PID, KEY_COMM, KEY_NUM, KEY_BYTES };
 struct intern {
 	char *arena;
 	size_t used, cap;
-	struct { size_t off, len; } *ent; /* by id - 1 */
+	struct {
+		size_t off, len;
+	} * ent; /* by id - 1 */
 	size_t n, nent;
 	uint32_t *slot; /* open addressing: id, 0 empty */
 	size_t mask;
@@ -34,9 +37,9 @@ struct keys {
 	struct key {
 		char *name;
 		enum key_kind kind;
-		size_t off; /* in the key */
+		size_t off;		     /* in the key */
 		struct tep_format_field **f; /* per event */
-		struct field_desc *d;        /* per event */
+		struct field_desc *d;	     /* per event */
 	} k[MAX_KEYS];
 	size_t keysize;
 	struct tep_format_field **hf; /* --hist, per event */
@@ -256,7 +259,8 @@ int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *
 		unsigned char *dst = key + kk->off;
 		uint64_t v = 0;
 		if (kk->kind == KEY_PID) {
-			v = (uint64_t)(int64_t)tep_data_pid(k->events[idx]->tep, (struct tep_record *)rec);
+			v = (uint64_t)(int64_t)tep_data_pid(k->events[idx]->tep,
+							    (struct tep_record *)rec);
 		} else if (kk->kind == KEY_COMM) {
 			memcpy(dst, comm, strnlen(comm, COMM_LEN));
 			continue;

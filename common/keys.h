@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * keys: counts of events by key (-k pid,comm,FIELD), and log2 histograms of a numeric field
  * (--hist FIELD), alone or one per key. The engine behind tpoint/kprobe/uprobe -k and

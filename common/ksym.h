@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ksym: kernel symbols from /proc/kallsyms, for kernel stacks (-s) and addresses. */
 #ifndef FTT_KSYM_H
 #define FTT_KSYM_H

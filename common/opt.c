@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "opt.h"
 #include "out.h"
 
@@ -40,8 +41,9 @@ long long opt_buffer_limit_kb(void)
 	unsigned long long avail = mem_available_kb();
 	/* A quarter of what is available, over every CPU's buffer: tracing must not push the
 	 * box it looks at into reclaim (8 GB took 15 s to allocate for a 1 s run). */
-	long long limit = avail ? (long long)(avail / 4 / (unsigned long long)(ncpus > 0 ? ncpus : 1))
-			       : 1 << 22;
+	long long limit =
+		avail ? (long long)(avail / 4 / (unsigned long long)(ncpus > 0 ? ncpus : 1)) :
+			1 << 22;
 	return limit < 4 ? 4 : limit;
 }
 
@@ -55,8 +57,10 @@ void opt_init(const char *argv0)
 		long long limit = opt_buffer_limit_kb();
 		long long v = opt_int(kb, 1, 1LL << 40, "FTT_BUFFER_KB (KB per CPU)");
 		if (v > limit)
-			opt_fail("invalid FTT_BUFFER_KB: %s (KB per CPU; the buffers of all CPUs may "
-				 "take at most a quarter of the available memory: %lld)", kb, limit);
+			opt_fail("invalid FTT_BUFFER_KB: %s (KB per CPU; the buffers of all CPUs "
+				 "may "
+				 "take at most a quarter of the available memory: %lld)",
+				 kb, limit);
 		opt_buffer_kb = (size_t)v;
 	}
 }
@@ -155,8 +159,8 @@ void opt_usage(FILE *f, const struct opt_usage *u)
 	for (size_t i = 0; (o = spec_at(u, i)); i++) {
 		int n;
 		if (o->key < OPT_LONG && o->name)
-			n = snprintf(w, sizeof(w), "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "",
-				     o->arg ? o->arg : "");
+			n = snprintf(w, sizeof(w), "-%c, --%s%s%s", o->key, o->name,
+				     o->arg ? " " : "", o->arg ? o->arg : "");
 		else if (o->key < OPT_LONG)
 			n = snprintf(w, sizeof(w), "-%c%s%s", o->key, o->arg ? " " : "",
 				     o->arg ? o->arg : "");
@@ -199,8 +203,8 @@ int opt_parse(int argc, char **argv, const struct opt_usage *u,
 				letters[nl++] = ':';
 		}
 		if (o->name)
-			longs[nlong++] = (struct option){o->name, o->arg ? required_argument : no_argument,
-							 NULL, o->key};
+			longs[nlong++] = (struct option){
+				o->name, o->arg ? required_argument : no_argument, NULL, o->key};
 	}
 	opterr = 0;
 	int c;
@@ -216,7 +220,8 @@ int opt_parse(int argc, char **argv, const struct opt_usage *u,
 			if (o->key == c)
 				spec = o;
 		if (!spec)
-			opt_fail("unknown option or missing value: '%s' (see -h)", argv[optind - 1]);
+			opt_fail("unknown option or missing value: '%s' (see -h)",
+				 argv[optind - 1]);
 		fn(spec, optarg, ctx);
 	}
 	free(letters);
@@ -304,4 +309,3 @@ pid_t opt_live_pid(const char *s)
 		opt_fail("no such process: %s", s);
 	return pid;
 }
-

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* opt: checked parsing of command-line values; a bad value is one line on stderr and exit 2. */
 #ifndef FTT_OPT_H
 #define FTT_OPT_H
@@ -40,11 +41,11 @@ void opt_version(void) __attribute__((noreturn));
  * what the man-page check compares with the page's SYNOPSIS and OPTIONS) all come from it.
  */
 struct opt_spec {
-	int key;          /* the letter; an option with a long name only: OPT_LONG + n */
+	int key;	  /* the letter; an option with a long name only: OPT_LONG + n */
 	const char *name; /* the long name, or NULL */
 	const char *arg;  /* the value's name ("SECS"), NULL for a flag */
 	const char *help; /* one line; a '\n' starts another, indented alike */
-	int id;           /* for the driver (tool.h): which shared option this is, 0: none */
+	int id;		  /* for the driver (tool.h): which shared option this is, 0: none */
 };
 #define OPT_LONG 0x100
 
@@ -52,7 +53,7 @@ struct opt_spec {
 struct opt_usage {
 	const char *tool;
 	const struct opt_spec *opts; /* ends with a key of 0; -h and -V are added */
-	const char *operands;        /* the synopsis after the options: "[duration]" */
+	const char *operands;	     /* the synopsis after the options: "[duration]" */
 	const char *const *more;     /* other synopsis lines, each after the tool's name */
 	const char *operand_help;    /* lines after the options, each "   NAME    what" */
 	const char *const *examples; /* "tool -x   # what it does" */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* out: buffered stdout that still reaches pipes promptly, and escaping of kernel strings. */
 #ifndef FTT_OUT_H
 #define FTT_OUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pair: a fixed-size table for joining two events of one object (a request's issue and
  * completion, a thread's syscall entry and exit). Set-associative: no allocation after init,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "probe.h"
 #include "session.h"
 #include "sig.h"
@@ -28,8 +29,8 @@ struct probe_set {
 	struct probe {
 		enum probe_kind kind;
 		char event[64]; /* name in the group */
-		int emergency;  /* the signal module's step that removes it */
-	} *p;
+		int emergency;	/* the signal module's step that removes it */
+	} * p;
 };
 
 const char *probe_group(void)
@@ -108,8 +109,10 @@ int probe_parse(const char *def, struct probe_def *pd, char *why, size_t whylen)
 		}
 		memcpy(pd->alias, w0, strlen(w0) + 1);
 		if (!probe_name_valid(pd->alias)) {
-			snprintf(why, whylen, "invalid alias '%s' (letters, digits and _; a path with "
-					      "spaces is written in quotes)", pd->alias);
+			snprintf(why, whylen,
+				 "invalid alias '%s' (letters, digits and _; a path with "
+				 "spaces is written in quotes)",
+				 pd->alias);
 			return -1;
 		}
 		memcpy(w0, w1, sizeof(w0));
@@ -221,8 +224,8 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 		return NULL;
 	}
 	char line[4096];
-	int n = snprintf(line, sizeof(line), "%c:%s/%s %s%s%s\n", type, probe_group(), name,
-			 target, args && *args ? " " : "", args ? args : "");
+	int n = snprintf(line, sizeof(line), "%c:%s/%s %s%s%s\n", type, probe_group(), name, target,
+			 args && *args ? " " : "", args ? args : "");
 	if (n >= (int)sizeof(line)) {
 		fprintf(stderr, "%s: probe definition too long\n", s->tool);
 		return NULL;
@@ -259,8 +262,8 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 	return tep_find_event_by_name(s->tep, probe_group(), name);
 }
 
-struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type,
-			       const char *name, const char *target, const char *args)
+struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type, const char *name,
+			       const char *target, const char *args)
 {
 	return create(s, kind, type, name, target, args, false);
 }

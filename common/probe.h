@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * probe: kprobes, uprobes and eprobes owned by one run. They live in the group ftt_<run id>
  * (session_run_id: PID, start time, random), so a later run can tell which ones a killed run
@@ -29,8 +30,8 @@ bool probe_available(struct session *s, enum probe_kind kind, bool quiet);
  * kernel's own explanation (error_log) and return NULL. The event's format is loaded into
  * the session's tep.
  */
-struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type,
-			       const char *name, const char *target, const char *args);
+struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type, const char *name,
+			       const char *target, const char *args);
 /* The same, silent on rejection: for tools that try one mechanism after another. */
 struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, const char *name,
 			    const char *target, const char *args);

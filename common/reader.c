@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "reader.h"
 #include "session.h"
 #include "sig.h"
@@ -46,16 +47,16 @@
 
 struct reader_cpu {
 	int cpu, fd;
-	int src;                 /* which instance */
-	bool offline;            /* read says ENODEV: retried every wake-up */
-	bool more;               /* the kernel may hold pages not read yet (a batch cap hit) */
-	long long lost;          /* lost before the head page (-1: how many unknown), reported
+	int src;	/* which instance */
+	bool offline;	/* read says ENODEV: retried every wake-up */
+	bool more;	/* the kernel may hold pages not read yet (a batch cap hit) */
+	long long lost; /* lost before the head page (-1: how many unknown), reported
 				  * when its first record is dispatched, in time order */
 	struct kbuffer *kbuf;
-	char **pages;            /* ring of pages read but not yet fully dispatched */
+	char **pages;		 /* ring of pages read but not yet fully dispatched */
 	size_t cap, head, count; /* in pages */
-	void *cur;               /* current record in the head page, NULL when none */
-	unsigned long long ts;   /* its timestamp */
+	void *cur;		 /* current record in the head page, NULL when none */
+	unsigned long long ts;	 /* its timestamp */
 };
 
 struct handler {
@@ -208,7 +209,8 @@ int reader_open_session(struct reader *r, struct session *s, bool ordered)
 	}
 	char *path = tracefs_instance_get_file(s->inst, "buffer_percent");
 	r->percent_fd = path && tracefs_file_exists(s->inst, "buffer_percent") ?
-				open(path, O_WRONLY | O_CLOEXEC) : -1;
+				open(path, O_WRONLY | O_CLOEXEC) :
+				-1;
 	tracefs_put_tracing_file(path);
 	return ret;
 }
@@ -426,7 +428,9 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 		if (!trt || !trt->trailer)
 			break;
 		struct tep_record *t = &trailer[r->trailers.n];
-		*t = (struct tep_record){.ts = c->ts, .cpu = c->cpu, .data = c->cur,
+		*t = (struct tep_record){.ts = c->ts,
+					 .cpu = c->cpu,
+					 .data = c->cur,
 					 .size = kbuffer_event_size(c->kbuf)};
 		r->trailers.id[r->trailers.n] = tid;
 		r->trailers.rec[r->trailers.n++] = t;
@@ -585,15 +589,19 @@ static void report_end(struct reader *r, bool cut_short)
 	}
 	long long lost = reader_lost_total(r, 0);
 	if (lost > 0)
-		fprintf(stderr, "%s: %lld events were lost in all: the kernel's buffer was full "
-				"(FTT_BUFFER_KB sets a larger one)\n", r->tool, lost);
+		fprintf(stderr,
+			"%s: %lld events were lost in all: the kernel's buffer was full "
+			"(FTT_BUFFER_KB sets a larger one)\n",
+			r->tool, lost);
 	else if (lost < 0 && r->lost_seen)
 		fprintf(stderr, "%s: at least %lld events were lost in all\n", r->tool,
 			r->lost_seen);
 	for (int s = 1; s < r->nsrc; s++)
 		if ((lost = reader_lost_total(r, s)) > 0)
-			fprintf(stderr, "%s: %lld %s were lost: names after them were read from "
-					"/proc, and may be later ones\n", r->tool, lost, r->src[s].what);
+			fprintf(stderr,
+				"%s: %lld %s were lost: names after them were read from "
+				"/proc, and may be later ones\n",
+				r->tool, lost, r->src[s].what);
 }
 
 /* Offline CPUs are left out of poll(); each wake-up tries them again. */
@@ -684,9 +692,10 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 	/* Everything recorded before the stop is read: recording ends first, so the drain
 	 * ends too, and a second Ctrl-C (sig_stop 2) cuts it short. */
 	for (int i = 0; i < r->nsrc; i++)
-		if (r->src[i].tracing_on_fd >= 0 && pwrite(r->src[i].tracing_on_fd, "0", 1, 0) != 1 &&
-		    r->tool)
-			fprintf(stderr, "%s: cannot stop recording: %s\n", r->tool, strerror(errno));
+		if (r->src[i].tracing_on_fd >= 0 &&
+		    pwrite(r->src[i].tracing_on_fd, "0", 1, 0) != 1 && r->tool)
+			fprintf(stderr, "%s: cannot stop recording: %s\n", r->tool,
+				strerror(errno));
 	do {
 		if (batch(r, true) < 0)
 			return -1;
@@ -768,9 +777,21 @@ long long reader_num(const struct tep_record *rec, const struct tep_format_field
 		return 0;
 	switch (f->size) {
 	case 1: return sign ? *(const int8_t *)p : *(const uint8_t *)p;
-	case 2: { uint16_t v; memcpy(&v, p, 2); return sign ? (int16_t)v : v; }
-	case 4: { uint32_t v; memcpy(&v, p, 4); return sign ? (int32_t)v : (long long)v; }
-	case 8: { uint64_t v; memcpy(&v, p, 8); return (long long)v; }
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return sign ? (int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return sign ? (int32_t)v : (long long)v;
+	}
+	case 8: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return (long long)v;
+	}
 	}
 	return 0;
 }

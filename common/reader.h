@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* reader: the per-CPU binary ring buffers of an instance, decoded with libtraceevent. */
 #ifndef FTT_READER_H
 #define FTT_READER_H
@@ -39,12 +40,12 @@ struct reader_source {
 	char *dir;
 	const char *what;  /* what its events are, in messages ("events") */
 	int tracing_on_fd; /* its tracing_on, or -1 */
-	bool polled;       /* its CPUs wake poll() (the tool's; names are read alongside) */
+	bool polled;	   /* its CPUs wake poll() (the tool's; names are read alongside) */
 };
 
 struct reader {
 	struct tep_handle *tep;
-	const char *tool;  /* for messages */
+	const char *tool; /* for messages */
 	struct reader_source src[READER_MAX_SOURCES];
 	int nsrc;
 	struct reader_cpu *cpus;
@@ -61,9 +62,9 @@ struct reader {
 		int src; /* -1: every source */
 	} on_lost[READER_MAX_LOST];
 	unsigned long long events; /* dispatched */
-	long long lost_seen;       /* reported by the pages so far (known counts) */
-	int percent_fd;    /* the tool instance's buffer_percent, or -1 */
-	bool flood;        /* buffer_percent raised: events come faster than one wake-up each */
+	long long lost_seen;	   /* reported by the pages so far (known counts) */
+	int percent_fd;		   /* the tool instance's buffer_percent, or -1 */
+	bool flood;	    /* buffer_percent raised: events come faster than one wake-up each */
 	unsigned int wakes; /* wake-ups since window_start */
 	uint64_t window_start;
 	struct reader_trailers trailers; /* of the record being dispatched */

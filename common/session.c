@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "session.h"
 #include "sig.h"
 
@@ -133,8 +134,7 @@ void session_load_symbols(struct session *s)
 	tracefs_put_tracing_file(path);
 }
 
-struct tep_event *session_event(struct session *s, const char *sys, const char *name,
-				bool required)
+struct tep_event *session_event(struct session *s, const char *sys, const char *name, bool required)
 {
 	struct tep_event *ev = tep_find_event_by_name(s->tep, sys, name);
 	if (!ev && required)
@@ -143,8 +143,8 @@ struct tep_event *session_event(struct session *s, const char *sys, const char *
 	return ev;
 }
 
-struct tep_format_field *session_field(struct session *s, struct tep_event *ev,
-				       const char *field, bool required)
+struct tep_format_field *session_field(struct session *s, struct tep_event *ev, const char *field,
+				       bool required)
 {
 	struct tep_format_field *f = tep_find_field(ev, field);
 	if (!f && required)
@@ -290,7 +290,8 @@ static int sweep_probes(const char *tool)
 			 * PID namespace owns it. */
 			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
 			if (write_line(files[i], cmd) == 0) {
-				fprintf(stderr, "%s: removed probe %s/%s left by a run that was killed\n",
+				fprintf(stderr,
+					"%s: removed probe %s/%s left by a run that was killed\n",
 					tool, group, event);
 				removed++;
 			}
@@ -454,7 +455,8 @@ int session_set_pids(struct session *s, pid_t pid, pid_t tid)
 	DIR *d = opendir(path);
 	if (!d) {
 		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", s->tool,
-			(int)pid, path, errno == ENOENT ? "the process has exited" : strerror(errno));
+			(int)pid, path,
+			errno == ENOENT ? "the process has exited" : strerror(errno));
 		return -1;
 	}
 	struct dirent *de;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* session: one private ftrace instance per run, torn down on every exit path. */
 #ifndef FTT_SESSION_H
 #define FTT_SESSION_H
@@ -41,10 +42,10 @@ struct session {
 	 * file cannot be removed (EBUSY), so no other run's sweep can take it; at the stop,
 	 * writing 0 to it ends recording while what was recorded is read. */
 	int hold_fd;
-	int emergency; /* the signal module's step that removes the instance */
+	int emergency;		  /* the signal module's step that removes the instance */
 	struct probe_set *probes; /* dynamic probes of this run (probe.c) */
-	bool mono;          /* trace clock is CLOCK_MONOTONIC */
-	bool notrace_self;  /* set_event_notrace_pid excludes this process */
+	bool mono;		  /* trace clock is CLOCK_MONOTONIC */
+	bool notrace_self;	  /* set_event_notrace_pid excludes this process */
 	/* Set before session_start by tools that need no time order across CPUs (counting):
 	 * switching the trace clock resets the buffers, ~30 ms of start-up. */
 	bool keep_clock;
@@ -75,8 +76,8 @@ void session_load_symbols(struct session *s);
 /* Look up an event or a field; when required and missing, say what is missing and why. */
 struct tep_event *session_event(struct session *s, const char *sys, const char *name,
 				bool required);
-struct tep_format_field *session_field(struct session *s, struct tep_event *ev,
-				       const char *field, bool required);
+struct tep_format_field *session_field(struct session *s, struct tep_event *ev, const char *field,
+				       bool required);
 
 /*
  * Install the stop signals and create this run's instance with a cross-CPU clock and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sig.h"
 
 #include <errno.h>
@@ -25,8 +26,8 @@ static int nsteps;
 /* Signals whose default action ends the process and that can be caught. SIGPIPE is among
  * them: a closed output ends the run quietly. */
 static const int stop_signals[] = {
-	SIGHUP,	 SIGINT,  SIGQUIT,   SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
-	SIGPROF, SIGXCPU, SIGXFSZ,   SIGIO,   SIGPWR,  SIGPIPE,
+	SIGHUP,	   SIGINT,  SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+	SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO,   SIGPWR,	SIGPIPE,
 #ifdef SIGSTKFLT
 	SIGSTKFLT,
 #endif
@@ -49,8 +50,8 @@ static void close_files(void)
 		return;
 #endif
 	struct rlimit rl;
-	long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur
-									       : 65536;
+	long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (long)rl.rlim_cur :
+									       65536;
 	for (long fd = 3; fd < max; fd++)
 		close((int)fd);
 }
@@ -81,7 +82,8 @@ static void on_stop(int sig)
 		/* Blocked in a write (a pipe nobody reads), or still not done a second after the
 		 * second stop: end here. */
 		sig_emergency();
-		say(": stopped at once while writing output; what was still recorded is not shown\n");
+		say(": stopped at once while writing output; what was still recorded is not "
+		    "shown\n");
 		_exit(1);
 	}
 	if (sig_stop < 2 && ++sig_stop == 2) {

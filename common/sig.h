@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sig: how a run stops. Every catchable signal whose default is to end the process asks the
  * main loop to stop (the handler only counts); a second one while the run is finishing means

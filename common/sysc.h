@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sysc: system calls as a whole, from the events around each one: the entry (arguments),
  * what other events add while the call runs (a path a kprobe read), and the exit (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tool.h"
 #include "comm.h"
 #include "out.h"
@@ -26,27 +27,13 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 {
 	struct tool_run *t = ctx;
 	switch (o->id) {
-	case TOOL_OPT_DURATION:
-		t->o.duration = opt_seconds(arg, "duration");
-		break;
-	case TOOL_OPT_PID:
-		t->o.pid = opt_live_pid(arg);
-		break;
-	case TOOL_OPT_TID:
-		t->o.tid = opt_live_tid(arg);
-		break;
-	case TOOL_OPT_NAME:
-		t->o.name = opt_glob(arg, "NAME");
-		break;
-	case TOOL_OPT_JSON:
-		t->o.json = true;
-		break;
-	case TOOL_OPT_TIMESTAMP:
-		t->o.timestamp = true;
-		break;
-	case TOOL_OPT_WALLCLOCK:
-		t->o.wallclock = true;
-		break;
+	case TOOL_OPT_DURATION: t->o.duration = opt_seconds(arg, "duration"); break;
+	case TOOL_OPT_PID: t->o.pid = opt_live_pid(arg); break;
+	case TOOL_OPT_TID: t->o.tid = opt_live_tid(arg); break;
+	case TOOL_OPT_NAME: t->o.name = opt_glob(arg, "NAME"); break;
+	case TOOL_OPT_JSON: t->o.json = true; break;
+	case TOOL_OPT_TIMESTAMP: t->o.timestamp = true; break;
+	case TOOL_OPT_WALLCLOCK: t->o.wallclock = true; break;
 	default:
 		if (!t->tool->option)
 			opt_fail("option -%c is not handled", o->key);
@@ -90,8 +77,8 @@ static void checked(struct tep_record *rec, void *ctx)
 static int write_filter(struct tool_run *t, struct tep_event *ev, const char *filter,
 			const char *shown, bool quiet)
 {
-	if (!*filter || tracefs_event_file_write(t->s.inst, ev->system, ev->name, "filter",
-						 filter) >= 0)
+	if (!*filter ||
+	    tracefs_event_file_write(t->s.inst, ev->system, ev->name, "filter", filter) >= 0)
 		return 0;
 	if (quiet)
 		return -1;
@@ -133,8 +120,8 @@ int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, rea
 	/* Not tracefs_event_enable(): it matches patterns against every event of the system,
 	 * a stat() each, ~130 ms for syscalls on eventfs (6.18). */
 	if (tracefs_event_file_write(t->s.inst, ev->system, ev->name, "enable", "1") < 0) {
-		fprintf(stderr, "%s: cannot enable %s:%s: %s\n", t->tool->name, ev->system, ev->name,
-			strerror(errno));
+		fprintf(stderr, "%s: cannot enable %s:%s: %s\n", t->tool->name, ev->system,
+			ev->name, strerror(errno));
 		return TOOL_FAIL;
 	}
 	if (!name)
@@ -195,8 +182,8 @@ static int run(struct tool_run *t)
 		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
 	if (tool->header && !t->o.json)
 		tool->header(t);
-	ret = reader_run(&t->r, t->o.duration, t->o.interval, tick, t, out_flush) ? TOOL_FAIL
-										   : TOOL_OK;
+	ret = reader_run(&t->r, t->o.duration, t->o.interval, tick, t, out_flush) ? TOOL_FAIL :
+										    TOOL_OK;
 	if (tool->end && !out_closed())
 		tool->end(t);
 	if (out_flush() < 0)
@@ -214,8 +201,8 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	t.s.hold_fd = -1;
 	opt_init(argv[0]);
 	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
-	struct opt_usage u = {tool->name, tool->opts, tool->operands, tool->more,
-			      tool->operand_help, tool->examples};
+	struct opt_usage u = {tool->name, tool->opts,	      tool->operands,
+			      tool->more, tool->operand_help, tool->examples};
 	int first = opt_parse(argc, argv, &u, shared_option, &t);
 	if (tool->operands_fn)
 		tool->operands_fn(&t, argc - first, argv + first);

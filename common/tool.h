@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * tool: the skeleton every tool is written on. A tool describes itself in a struct tool (its
  * name, one table of options, operands, examples, the events it loads, and callbacks for
@@ -33,26 +34,54 @@ enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
 /* The options every tool spells alike (STYLE.md's vocabulary); tool_main parses them. */
 enum tool_opt_id {
 	TOOL_OPT_DURATION = 1, /* -d SECS */
-	TOOL_OPT_PID,          /* -p PID */
-	TOOL_OPT_TID,          /* -L TID */
-	TOOL_OPT_NAME,         /* -n NAME */
-	TOOL_OPT_JSON,         /* -j, --json */
+	TOOL_OPT_PID,	       /* -p PID */
+	TOOL_OPT_TID,	       /* -L TID */
+	TOOL_OPT_NAME,	       /* -n NAME */
+	TOOL_OPT_JSON,	       /* -j, --json */
 	TOOL_OPT_TIMESTAMP,    /* -t */
 	TOOL_OPT_WALLCLOCK,    /* -T */
 };
-#define TOOL_DURATION {'d', NULL, "SECS", "trace for this many seconds, then exit", TOOL_OPT_DURATION}
-#define TOOL_PID {'p', NULL, "PID", "only this process (all its threads, also new ones)", TOOL_OPT_PID}
-#define TOOL_TID {'L', NULL, "TID", "only this thread", TOOL_OPT_TID}
-#define TOOL_NAME {'n', NULL, "NAME", "only tasks whose name matches (glob), as it was when\nthe event happened", TOOL_OPT_NAME}
-#define TOOL_JSON(help) {'j', "json", NULL, help, TOOL_OPT_JSON}
-#define TOOL_TIMESTAMP {'t', NULL, NULL, "TIME(s) column: trace-clock seconds", TOOL_OPT_TIMESTAMP}
-#define TOOL_WALLCLOCK {'T', NULL, NULL, "TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK}
-#define TOOL_OPT_END {0, NULL, NULL, NULL, 0}
+#define TOOL_DURATION                                                                          \
+	{                                                                                      \
+		'd', NULL, "SECS", "trace for this many seconds, then exit", TOOL_OPT_DURATION \
+	}
+#define TOOL_PID                                                                        \
+	{                                                                               \
+		'p', NULL, "PID", "only this process (all its threads, also new ones)", \
+			TOOL_OPT_PID                                                    \
+	}
+#define TOOL_TID                                                   \
+	{                                                          \
+		'L', NULL, "TID", "only this thread", TOOL_OPT_TID \
+	}
+#define TOOL_NAME                                                                          \
+	{                                                                                  \
+		'n', NULL, "NAME",                                                         \
+			"only tasks whose name matches (glob), as it was when\nthe event " \
+			"happened",                                                        \
+			TOOL_OPT_NAME                                                      \
+	}
+#define TOOL_JSON(help)                                \
+	{                                              \
+		'j', "json", NULL, help, TOOL_OPT_JSON \
+	}
+#define TOOL_TIMESTAMP                                                                     \
+	{                                                                                  \
+		't', NULL, NULL, "TIME(s) column: trace-clock seconds", TOOL_OPT_TIMESTAMP \
+	}
+#define TOOL_WALLCLOCK                                                                       \
+	{                                                                                    \
+		'T', NULL, NULL, "TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK \
+	}
+#define TOOL_OPT_END                   \
+	{                              \
+		0, NULL, NULL, NULL, 0 \
+	}
 
 struct tool_opts {
 	uint64_t duration; /* ns, 0: until stopped */
 	pid_t pid, tid;
-	const char *name;  /* comm glob */
+	const char *name; /* comm glob */
 	bool json, timestamp, wallclock;
 	uint64_t interval; /* ns between interval() calls, 0: none */
 	long long count;   /* intervals, then stop; 0: until stopped */
@@ -62,13 +91,13 @@ struct tool_run;
 
 struct tool {
 	const char *name;
-	const struct opt_spec *opts;  /* ends with TOOL_OPT_END */
-	const char *operands;         /* in the synopsis, after the options */
-	const char *const *more;      /* other synopsis lines, after the name */
-	const char *operand_help;     /* usage lines for the operands */
+	const struct opt_spec *opts; /* ends with TOOL_OPT_END */
+	const char *operands;	     /* in the synopsis, after the options */
+	const char *const *more;     /* other synopsis lines, after the name */
+	const char *operand_help;    /* usage lines for the operands */
 	const char *const *examples;
-	const char *const *formats;   /* events whose formats are loaded at start */
-	void *state;                  /* the tool's own state, for shared stages (tracer.h) */
+	const char *const *formats; /* events whose formats are loaded at start */
+	void *state;		    /* the tool's own state, for shared stages (tracer.h) */
 	void (*option)(struct tool_run *t, const struct opt_spec *o, const char *arg);
 	/* The operands (argv[0] .. argv[argc-1]); usage errors exit 2 (opt_fail). */
 	void (*operands_fn)(struct tool_run *t, int argc, char **argv);
@@ -92,12 +121,12 @@ struct tool_run {
 	struct reader r;
 	struct comm_table *names; /* task names, when followed */
 	/* Set by prepare() when they differ from the default. */
-	bool follow_names;  /* default true: names are printed or filtered */
-	bool ordered;       /* default true: CPUs merged in time order */
-	size_t buffer_kb;   /* per CPU, 0: the kernel's (FTT_BUFFER_KB overrides) */
+	bool follow_names;	    /* default true: names are printed or filtered */
+	bool ordered;		    /* default true: CPUs merged in time order */
+	size_t buffer_kb;	    /* per CPU, 0: the kernel's (FTT_BUFFER_KB overrides) */
 	char what[PATH_MAX + 1024]; /* what the default banner says is traced */
-	int intervals;      /* interval() calls so far */
-	bool last_interval; /* interval() said it was the last */
+	int intervals;		    /* interval() calls so far */
+	bool last_interval;	    /* interval() said it was the last */
 };
 
 /* Run the tool; returns the exit status. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "tracer.h"
 #include "comm.h"
 #include "evprint.h"
@@ -58,7 +59,8 @@ static bool counting(const struct tracer *tr)
 void tracer_check(struct tracer *tr)
 {
 	if (counting(tr) && (tr->stack || tr->ustack))
-		opt_fail("-%c prints every event: not with -c, -k or --hist", tr->stack ? 's' : 'U');
+		opt_fail("-%c prints every event: not with -c, -k or --hist",
+			 tr->stack ? 's' : 'U');
 }
 
 int tracer_prepare(struct tool_run *t)
@@ -71,8 +73,8 @@ int tracer_prepare(struct tool_run *t)
 		char why[600];
 		if (!(tr->k = keys_new(tr->events, tr->nevents, tr->keys, tr->hist, why,
 				       sizeof(why)))) {
-			fprintf(stderr, "%s: %s %s\n", t->tool->name, tr->hist && !tr->keys ? "--hist"
-										 : "-k", why);
+			fprintf(stderr, "%s: %s %s\n", t->tool->name,
+				tr->hist && !tr->keys ? "--hist" : "-k", why);
 			return TOOL_USAGE;
 		}
 	}
@@ -98,9 +100,9 @@ static void on_event(struct tep_record *rec, void *ctx)
 	const struct tracer_event *e = ctx;
 	struct tracer *tr = e->tr;
 	if (tr->k) {
-		const char *comm = keys_need_comm(tr->k)
-					   ? tool_comm(tr->t, tep_data_pid(tr->t->s.tep, rec))
-					   : "";
+		const char *comm = keys_need_comm(tr->k) ?
+					   tool_comm(tr->t, tep_data_pid(tr->t->s.tep, rec)) :
+					   "";
 		if (keys_add(tr->k, rec, e->idx, comm))
 			sig_request_stop(); /* out of memory: end with what was counted */
 	} else if (tr->count) {
@@ -114,7 +116,8 @@ static void on_event(struct tep_record *rec, void *ctx)
 static bool process_context_only(struct tool_run *t, struct tracer *tr)
 {
 	for (int i = 0; i < tr->nevents; i++)
-		if (!probe_is_uprobe(&t->s, tr->events[i]) && strcmp(tr->events[i]->system, "syscalls"))
+		if (!probe_is_uprobe(&t->s, tr->events[i]) &&
+		    strcmp(tr->events[i]->system, "syscalls"))
 			return false;
 	return true;
 }
@@ -125,7 +128,8 @@ static int stack_options(struct tool_run *t, struct tracer *tr, struct tep_event
 	if (tr->stack) {
 		*kstack = session_load_event(&t->s, "ftrace", "kernel_stack");
 		if (!*kstack || !tep_find_field(*kstack, "caller")) {
-			fprintf(stderr, "%s: no ftrace:kernel_stack event for -s (CONFIG_STACKTRACE)\n",
+			fprintf(stderr,
+				"%s: no ftrace:kernel_stack event for -s (CONFIG_STACKTRACE)\n",
 				t->tool->name);
 			return TOOL_FAIL;
 		}
@@ -141,8 +145,10 @@ static int stack_options(struct tool_run *t, struct tracer *tr, struct tep_event
 		if (!*ustack || !tep_find_field(*ustack, "caller") ||
 		    !tep_find_field(*ustack, "tgid") ||
 		    !tracefs_option_is_supported(t->s.inst, TRACEFS_OPTION_USERSTACKTRACE)) {
-			fprintf(stderr, "%s: no user stack traces in this kernel for -U "
-					"(CONFIG_USER_STACKTRACE_SUPPORT)\n", t->tool->name);
+			fprintf(stderr,
+				"%s: no user stack traces in this kernel for -U "
+				"(CONFIG_USER_STACKTRACE_SUPPORT)\n",
+				t->tool->name);
 			return TOOL_FAIL;
 		}
 		if (tracefs_option_enable(t->s.inst, TRACEFS_OPTION_USERSTACKTRACE)) {

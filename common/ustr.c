@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "ustr.h"
 #include "probe.h"
 #include "session.h"
@@ -55,8 +56,8 @@ struct tep_event *ustr_kprobe(struct session *s, const char *name, const struct 
 	if (!probe_available(s, PROBE_KPROBE, true))
 		return NULL;
 	for (int i = 0; i < n; i++) {
-		struct tep_event *ev = probe_try(s, PROBE_KPROBE, fs[i].type, name, fs[i].func,
-						 fs[i].args);
+		struct tep_event *ev =
+			probe_try(s, PROBE_KPROBE, fs[i].type, name, fs[i].func, fs[i].args);
 		if (ev) {
 			*which = i;
 			return ev;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ustr: strings in user memory that system calls take (paths, arguments), read by the best
  * mechanism the kernel offers, the rungs of a ladder a tool climbs down:

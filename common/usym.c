@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "usym.h"
 
 #include <ctype.h>
@@ -47,7 +48,8 @@ int usym_target(const char *target, char *path, size_t len)
 	if (!*target)
 		return -1;
 	if (strchr(target, '/'))
-		return realpath(target, buf) && is_file(buf) ? snprintf(path, len, "%s", buf), 0 : -1;
+		return realpath(target, buf) && is_file(buf) ? snprintf(path, len, "%s", buf),
+		       0 : -1;
 	/* a program in PATH */
 	const char *env = getenv("PATH");
 	char *dirs = strdup(env ? env : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
@@ -66,8 +68,12 @@ int usym_target(const char *target, char *path, size_t len)
 	snprintf(want, sizeof(want), "%s%s", strncmp(target, "lib", 3) ? "lib" : "", target);
 	if (from_ldconfig(want, buf, sizeof(buf)) == 0 && is_file(buf))
 		return realpath(buf, path) ? 0 : -1;
-	static const char *const libdirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-					      "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+	static const char *const libdirs[] = {"/lib/x86_64-linux-gnu",
+					      "/usr/lib/x86_64-linux-gnu",
+					      "/lib64",
+					      "/usr/lib64",
+					      "/lib",
+					      "/usr/lib"};
 	static const char *const suffixes[] = {".so.6", ".so.3", ".so.1", ".so.0", ".so"};
 	for (size_t i = 0; i < sizeof(libdirs) / sizeof(*libdirs); i++)
 		for (size_t j = 0; j < sizeof(suffixes) / sizeof(*suffixes); j++) {
@@ -87,13 +93,15 @@ static int each_symbol(Elf *elf, sym_fn fn, void *ctx)
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		Elf_Data *data = elf_getdata(scn, NULL);
 		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
 		for (size_t i = 0; data && i < n; i++) {
 			GElf_Sym sym;
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !sym.st_value)
 				continue;
 			const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (name && *name && fn(name, &sym, ctx))
@@ -201,8 +209,10 @@ int usym_offset(const char *path, const char *symbol, bool any_type, unsigned lo
 	} else {
 		each_symbol(elf, find_sym, &f);
 		if (!f.found) {
-			snprintf(why, whylen, f.wrong_type ? "%s in %s is not a function (-F to probe it anyway)"
-							     : "no symbol %s in %s",
+			snprintf(why, whylen,
+				 f.wrong_type ?
+					 "%s in %s is not a function (-F to probe it anyway)" :
+					 "no symbol %s in %s",
 				 f.base, path);
 			goto fail;
 		}
@@ -329,7 +339,7 @@ static struct procmaps {
 		unsigned long long start, end, off;
 		int file; /* index in files[]; -1: not a file ([vdso], anonymous) */
 		char special[16];
-	} *m;
+	} * m;
 	size_t n;
 } procs[MAX_PROCS];
 static unsigned long use_clock;
@@ -365,7 +375,8 @@ static int symfile_get(const char *path)
 		for (size_t i = 0; !elf_getphdrnum(elf, &n) && i < n && f->nsegs < MAX_SEGS; i++) {
 			GElf_Phdr ph;
 			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-				f->seg[f->nsegs++] = (typeof(f->seg[0])){ph.p_offset, ph.p_vaddr, ph.p_filesz};
+				f->seg[f->nsegs++] =
+					(typeof(f->seg[0])){ph.p_offset, ph.p_vaddr, ph.p_filesz};
 		}
 		elf_end(elf);
 		close(fd);
@@ -389,7 +400,8 @@ static int procmaps_load(struct procmaps *p, int pid)
 		char perms[8];
 		int name_at = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &name_at) < 4 || !strchr(perms, 'x'))
+			   &name_at) < 4 ||
+		    !strchr(perms, 'x'))
 			continue;
 		if (p->n == cap) {
 			cap = cap ? cap * 2 : 32;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* usym: user-space targets and symbols for uprobes, read from ELF files with libelf. */
 #ifndef FTT_USYM_H
 #define FTT_USYM_H

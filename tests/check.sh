@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make check: unit tests (cmocka), man pages, live tests; one summary line at the end.
 set -u
 cd "$(dirname "$0")/.."
@@ -19,6 +20,22 @@ for t in ${UNIT:-}; do
 	fi
 	echo "unit $t: $p passed, $rc failed, $s skipped"
 done
+# Every file of ours says its licence (SPDX), so a copied file keeps it.
+# (Recorded fixtures are the kernel's data, not ours: only their scripts.)
+missing=$(git ls-files 2>/dev/null | grep -Ev '^(tests/fixtures/|LICENSE$|README.md$|bench/REPORT.md$|\.gitignore$|\.clang-format$)' |
+	cat - <(git ls-files 'tests/fixtures/*.sh' 2>/dev/null) |
+	while read -r f; do grep -q 'SPDX-License-Identifier:' "$f" || echo "$f"; done)
+if [ -z "$missing" ]; then
+	pass=$((pass + 1)); echo "licence: ok"
+else
+	fail=$((fail + 1)); echo "licence: FAILED, no SPDX line in:"; echo "$missing"
+fi
+# The code's style: .clang-format, as make format applies it.
+if out=$(make -s format-check 2>&1); then
+	pass=$((pass + 1)); echo "format: ok"
+else
+	fail=$((fail + 1)); echo "format: FAILED (make format applies .clang-format)"; echo "$out" | head -20
+fi
 # Man pages: render without warnings; options of -h and of the page agree.
 for tool in ${TOOLS:-}; do
 	out=$(tests/man-check.sh "$B/$tool" "man/man8/$tool.8" 2>&1)

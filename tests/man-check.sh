@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # man-check.sh TOOL PAGE: the page renders without warnings, and the options listed by
 # "TOOL -h" are exactly those of the page's OPTIONS section.
 set -u

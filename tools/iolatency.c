@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * iolatency: block I/O latency as log2 histograms, printed every interval.
  * Same request pairing as iosnoop; an I/O counts in the interval in which it completed.

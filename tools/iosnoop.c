@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * iosnoop: trace block device I/O with latency, one line per I/O.
  * Pairs each request's issue (or queue, -Q) with its completion by device and sector, and
@@ -16,10 +17,10 @@
 static struct env {
 	struct blk_opts blk;
 	const char *name; /* -n */
-	pid_t pid;        /* -p */
+	pid_t pid;	  /* -p */
 	uint64_t min_ns;  /* -m */
-	bool start_col;   /* -s */
-	bool end_col;     /* -t */
+	bool start_col;	  /* -s */
+	bool end_col;	  /* -t */
 	struct blk b;
 	struct pair_table pid_cache; /* -p: tid -> 1 (of the process) or 2 (not) */
 } env;
@@ -53,23 +54,12 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 {
 	(void)t;
 	switch (o->key) {
-	case 'm':
-		env.min_ns = opt_decimal(arg, 1e6, "MS", "milliseconds");
-		break;
-	case 'n':
-		env.name = opt_glob(arg, "NAME");
-		break;
-	case 'p':
-		env.pid = opt_live_pid(arg);
-		break;
-	case 's':
-		env.start_col = true;
-		break;
-	case 't':
-		env.end_col = true;
-		break;
-	default:
-		blk_parse_opt(&env.blk, o->key, arg);
+	case 'm': env.min_ns = opt_decimal(arg, 1e6, "MS", "milliseconds"); break;
+	case 'n': env.name = opt_glob(arg, "NAME"); break;
+	case 'p': env.pid = opt_live_pid(arg); break;
+	case 's': env.start_col = true; break;
+	case 't': env.end_col = true; break;
+	default: blk_parse_opt(&env.blk, o->key, arg);
 	}
 }
 
@@ -105,7 +95,8 @@ static void on_io(const struct blk_io *io, void *ctx)
 		out_json_str(stdout, io->comm, sizeof(io->comm));
 		printf(",\"pid\":%d,\"type\":", (int)io->pid);
 		out_json_str(stdout, io->rwbs, sizeof(io->rwbs));
-		printf(",\"dev\":\"%s\",\"sector\":%llu,\"bytes\":%u,\"lat_ms\":%.3f,\"error\":%d}\n",
+		printf(",\"dev\":\"%s\",\"sector\":%llu,\"bytes\":%u,\"lat_ms\":%.3f,\"error\":%d}"
+		       "\n",
 		       dev, (unsigned long long)io->sector, io->bytes, lat / 1e6, (int)io->error);
 		return;
 	}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kprobe: trace a kernel function's entry or return, with arguments, perf-tools' kprobe in C.
  */
@@ -14,7 +15,7 @@
 
 static struct env {
 	struct tracer tr;
-	bool force;      /* -F */
+	bool force;	 /* -F */
 	const char *def; /* 'p:[alias] FUNC[+off] [args]' */
 	struct tep_event *ev;
 } env;
@@ -64,13 +65,15 @@ static int prepare(struct tool_run *t)
 	if (probe_parse(env.def, &pd, why, sizeof(why)))
 		opt_fail("invalid probe '%s': %s", env.def, why);
 	if (strpbrk(pd.target, "/:"))
-		opt_fail("invalid probe '%s': '%s' is not a kernel function (for user space: uprobe)",
+		opt_fail("invalid probe '%s': '%s' is not a kernel function (for user space: "
+			 "uprobe)",
 			 env.def, pd.target);
 	if (!probe_available(&t->s, PROBE_KPROBE, false))
 		return TOOL_FAIL;
 	/* The list may be refused (lockdown: EPERM): then the kernel decides. */
 	if (!env.force && ftrace_function_traceable(pd.target) == 0)
-		opt_fail("%.*s cannot be traced: not in available_filter_functions (-F to try anyway)",
+		opt_fail("%.*s cannot be traced: not in available_filter_functions (-F to try "
+			 "anyway)",
 			 (int)strcspn(pd.target, "+"), pd.target);
 	if (*pd.alias)
 		snprintf(alias, sizeof(alias), "%s", pd.alias);
@@ -88,9 +91,10 @@ static const struct tool kprobe = {
 	.name = "kprobe",
 	.opts = options,
 	.operands = "'p:[alias] FUNC[+off] [args]' | 'r:[alias] FUNC [args]' [filter]",
-	.operand_help = "   filter      an ftrace filter on the probe's fields ('ret < 0')\n"
-			"  args: fetch arguments as in kprobe_events: %di, $arg1, +0($arg2):string,\n"
-			"        $retval, with types :u32 :s64 :string :ustring ...\n",
+	.operand_help =
+		"   filter      an ftrace filter on the probe's fields ('ret < 0')\n"
+		"  args: fetch arguments as in kprobe_events: %di, $arg1, +0($arg2):string,\n"
+		"        $retval, with types :u32 :s64 :string :ustring ...\n",
 	.examples = examples,
 	.formats = (const char *const[]){"ftrace:kernel_stack", "ftrace:user_stack", NULL},
 	.state = &env.tr,

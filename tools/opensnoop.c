@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * opensnoop: trace open(), openat(), openat2() and creat() with the path, the result and the
  * process. The result comes from the syscall's exit tracepoint; the path from the best
@@ -50,9 +51,9 @@ struct open_data {
 static struct env {
 	const char *pattern; /* only paths containing it (a glob when it has * ? [) */
 	bool glob;
-	bool failed;         /* -x */
-	bool extended;       /* -e */
-	enum ustr_via via;   /* --via, then the mechanism in use */
+	bool failed;	   /* -x */
+	bool extended;	   /* -e */
+	enum ustr_via via; /* --via, then the mechanism in use */
 	struct tool_run *t;
 	struct sysc join;
 	int nev;
@@ -197,8 +198,8 @@ static void on_event(struct tep_record *rec, void *ctx)
 		sysc_exit(&env.join, rec, tid, reader_num(rec, ei->ret));
 		return;
 	}
-	struct sysc_call *c = ei->role == ENTER ? sysc_enter(&env.join, tid, rec->ts, ei->call)
-						 : sysc_current(&env.join, tid);
+	struct sysc_call *c = ei->role == ENTER ? sysc_enter(&env.join, tid, rec->ts, ei->call) :
+						  sysc_current(&env.join, tid);
 	struct open_data *o = c ? sysc_data(c) : NULL;
 	/* A kprobe's path only within an open: do_filp_open() also serves execve(), getname()
 	 * most system calls. */
@@ -319,21 +320,21 @@ static int via_uprobe(struct tool_run *t, const char **why)
 		return TOOL_FAIL;
 	if (n < 0)
 		return -1;
-	snprintf(t->what, sizeof(t->what), "open()s via uprobes on %d functions of %s", n,
-		 env.lib);
+	snprintf(t->what, sizeof(t->what), "open()s via uprobes on %d functions of %s", n, env.lib);
 	return 0;
 }
 
 static int setup(struct tool_run *t)
 {
 	static int (*const via_fn[])(struct tool_run *, const char **) = {via_kprobe, via_eprobe,
-									    via_uprobe};
+									  via_uprobe};
 	const char *why = "";
 	int ret = -1;
 	env.t = t;
 	if (!sysc_event(&t->s, "exit", "openat")) {
-		fprintf(stderr, "opensnoop: tracepoint syscalls:sys_exit_openat not available in this "
-				"kernel (CONFIG_FTRACE_SYSCALLS)\n");
+		fprintf(stderr,
+			"opensnoop: tracepoint syscalls:sys_exit_openat not available in this "
+			"kernel (CONFIG_FTRACE_SYSCALLS)\n");
 		return TOOL_FAIL;
 	}
 	/* Every event here happens in a process: leave ourselves out before any is written. */
@@ -348,13 +349,15 @@ static int setup(struct tool_run *t)
 			if ((ret = via_fn[env.via](t, &why)) != -1)
 				break;
 		if (ret == 0 && env.via == USTR_UPROBE)
-			fprintf(stderr, "opensnoop: no kprobes or event probes in this kernel "
-					"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): only "
-					"programs that open files through the C library are seen\n");
+			fprintf(stderr,
+				"opensnoop: no kprobes or event probes in this kernel "
+				"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): only "
+				"programs that open files through the C library are seen\n");
 		if (ret == -1)
-			fprintf(stderr, "opensnoop: no way to read paths in this kernel: needs kprobes "
-					"(CONFIG_KPROBE_EVENTS), event probes (CONFIG_EPROBE_EVENTS) "
-					"or uprobes (CONFIG_UPROBE_EVENTS)\n");
+			fprintf(stderr,
+				"opensnoop: no way to read paths in this kernel: needs kprobes "
+				"(CONFIG_KPROBE_EVENTS), event probes (CONFIG_EPROBE_EVENTS) "
+				"or uprobes (CONFIG_UPROBE_EVENTS)\n");
 	}
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;
@@ -370,8 +373,10 @@ static void end(struct tool_run *t)
 {
 	(void)t;
 	if (env.via == USTR_UPROBE && env.join.unpaired)
-		fprintf(stderr, "opensnoop: %llu opens without the C library's open functions were "
-				"not shown\n", (unsigned long long)env.join.unpaired);
+		fprintf(stderr,
+			"opensnoop: %llu opens without the C library's open functions were "
+			"not shown\n",
+			(unsigned long long)env.join.unpaired);
 }
 
 static void cleanup(struct tool_run *t)
@@ -384,12 +389,14 @@ static const struct tool opensnoop = {
 	.name = "opensnoop",
 	.opts = options,
 	.operands = "[PATTERN]",
-	.operand_help = "   PATTERN     only paths containing PATTERN (a glob when it has * ? or [)\n",
+	.operand_help =
+		"   PATTERN     only paths containing PATTERN (a glob when it has * ? or [)\n",
 	.examples = examples,
-	.formats = (const char *const[]){"syscalls:sys_enter_open", "syscalls:sys_exit_open",
-					  "syscalls:sys_enter_openat", "syscalls:sys_exit_openat",
-					  "syscalls:sys_enter_openat2", "syscalls:sys_exit_openat2",
-					  "syscalls:sys_enter_creat", "syscalls:sys_exit_creat", NULL},
+	.formats =
+		(const char *const[]){"syscalls:sys_enter_open", "syscalls:sys_exit_open",
+				      "syscalls:sys_enter_openat", "syscalls:sys_exit_openat",
+				      "syscalls:sys_enter_openat2", "syscalls:sys_exit_openat2",
+				      "syscalls:sys_enter_creat", "syscalls:sys_exit_creat", NULL},
 	.option = option,
 	.operands_fn = operands,
 	.setup = setup,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * tpoint: trace tracepoints, one line per event (or counts with -c, -k, --hist). Wildcards
  * in the system or event name enable several; -l lists them.
@@ -12,9 +13,9 @@
 
 static struct env {
 	struct tracer tr;
-	bool list;        /* -l */
+	bool list;	  /* -l */
 	const char *spec; /* SYSTEM:EVENT, globs allowed */
-	int n, cap;       /* the matching events */
+	int n, cap;	  /* the matching events */
 	struct tep_event **events;
 	struct tool_run *t;
 } env;
@@ -102,7 +103,8 @@ static int prepare(struct tool_run *t)
 		opt_fail("invalid tracepoint '%s': %s", env.spec, why);
 	if (n == 0 && skipped)
 		opt_fail("'%s' matches only events that cannot be traced: the ftrace system's are "
-			 "written by the tracers themselves", env.spec);
+			 "written by the tracers themselves",
+			 env.spec);
 	if (n == 0)
 		opt_fail("no tracepoint matches '%s' (tpoint -l lists them)", env.spec);
 	if (env.n < n) {

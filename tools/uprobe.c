@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * uprobe: trace a user-space function's entry or return, with arguments. The symbol is
  * resolved to a file offset by reading the ELF file (PIE, libraries, versioned symbols).
@@ -18,7 +19,7 @@
 
 static struct env {
 	struct tracer tr;
-	bool force;       /* -F */
+	bool force;	  /* -F */
 	const char *list; /* -l TARGET */
 	const char *def;  /* 'p:[alias ]TARGET:SYMBOL[+off] [args]' */
 	struct tep_event *ev;
@@ -87,7 +88,8 @@ static int prepare(struct tool_run *t)
 	/* TARGET:SYMBOL: the last ':' separates them (a path may hold ':', quoted). */
 	char *colon = strrchr(pd.target, ':');
 	if (!colon || colon == pd.target || !colon[1])
-		opt_fail("invalid probe '%s': TARGET:SYMBOL expected, e.g. p:bash:readline", env.def);
+		opt_fail("invalid probe '%s': TARGET:SYMBOL expected, e.g. p:bash:readline",
+			 env.def);
 	*colon = 0;
 	const char *symbol = colon + 1;
 	if (usym_target(pd.target, path, sizeof(path)))
@@ -129,10 +131,11 @@ static const struct tool uprobe = {
 	.name = "uprobe",
 	.opts = options,
 	.operands = "'p:[alias ]TARGET:SYMBOL[+off] [args]' | 'r:...' [filter]",
-	.operand_help = "   filter      an ftrace filter on the probe's fields ('ret == 0')\n"
-			"  TARGET: a path (in quotes when it has spaces), a program in PATH, or a\n"
-			"          library (libc, libssl).\n"
-			"  args: fetch arguments as in uprobe_events: %di, +0(%si):string, $retval ...\n",
+	.operand_help =
+		"   filter      an ftrace filter on the probe's fields ('ret == 0')\n"
+		"  TARGET: a path (in quotes when it has spaces), a program in PATH, or a\n"
+		"          library (libc, libssl).\n"
+		"  args: fetch arguments as in uprobe_events: %di, +0(%si):string, $retval ...\n",
 	.examples = examples,
 	.formats = (const char *const[]){"ftrace:kernel_stack", "ftrace:user_stack", NULL},
 	.state = &env.tr,

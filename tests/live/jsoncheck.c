@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * jsoncheck FILE [KEY...]: every line of FILE is one JSON object (RFC 8259, strict) holding
  * at least the given top-level keys. For the live tests where python3 is missing (the qemu
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *p;  /* parse position */
+static const char *p;	/* parse position */
 static const char *why; /* first error */
 static char keys[64][64];
 static int nkeys;
@@ -131,18 +132,12 @@ static bool value(int depth)
 		return fail("nested too deep");
 	switch (*p) {
 	case '{':
-	case '[':
-		return container(depth);
-	case '"':
-		return string(NULL, 0);
-	case 't':
-		return strncmp(p, "true", 4) ? fail("bad literal") : (p += 4, true);
-	case 'f':
-		return strncmp(p, "false", 5) ? fail("bad literal") : (p += 5, true);
-	case 'n':
-		return strncmp(p, "null", 4) ? fail("bad literal") : (p += 4, true);
-	default:
-		return number();
+	case '[': return container(depth);
+	case '"': return string(NULL, 0);
+	case 't': return strncmp(p, "true", 4) ? fail("bad literal") : (p += 4, true);
+	case 'f': return strncmp(p, "false", 5) ? fail("bad literal") : (p += 5, true);
+	case 'n': return strncmp(p, "null", 4) ? fail("bad literal") : (p += 4, true);
+	default: return number();
 	}
 }
 

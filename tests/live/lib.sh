@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Live-test helpers: POSIX sh, so the same tests run on this machine and in busybox guests.
 # A test calls ok / notok / skip; summary prints "N passed, N failed, N skipped".
 # BIN: where the tools are (default build/). Needs root and tracefs.

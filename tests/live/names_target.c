@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A program for the live tests of task names: it calls getppid() under each name a task can
  * have, in this order, and prints its PID:
  *   1. as started ("names_target");

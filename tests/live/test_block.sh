@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Live tests of iosnoop and iolatency on this kernel: exact numbers from known direct I/O,
 # every way of stopping, concurrent runs, kill -9 recovery, bad options.
 cd "$(dirname "$0")/../.." || exit 1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Live tests of opensnoop: the test program opens one file that exists and one that does not;
 # FD, ERR and PATH must be exact through every mechanism this kernel offers.
 cd "$(dirname "$0")/../.." || exit 1

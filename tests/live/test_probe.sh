@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Live tests of tpoint, uprobe and kprobe: exact events from a test program with known calls,
 # the kernel's explanation of bad definitions, and every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A program for the uprobe and opensnoop live tests: known calls with known arguments.
  * uprobe_target [START-FILE [N]]: wait for START-FILE, then make them (the opens N times).
  * Prints "sum len fd bad-result polls=P" (P: start-file checks that failed; 0 when it was

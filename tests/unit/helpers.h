@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Helpers shared by the unit tests (header-only: each test is one binary). */
 #ifndef FTT_TEST_HELPERS_H
 #define FTT_TEST_HELPERS_H
@@ -41,8 +42,7 @@ static inline int run_child(void (*fn)(const void *), const void *arg, char *err
 }
 
 /* The child must exit 2 with exactly one line on stderr that contains want. */
-static inline void assert_usage_error(void (*fn)(const void *), const void *arg,
-				      const char *want)
+static inline void assert_usage_error(void (*fn)(const void *), const void *arg, const char *want)
 {
 	char err[1024];
 	int st = run_child(fn, arg, err, sizeof(err));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Block request pairing on raw pages recorded from Linux 6.18 on a virtio disk with
  * mq-deadline (tests/fixtures/block-6.18*): four 4 KiB direct writes and two 8 KiB direct
@@ -64,7 +65,7 @@ static long lat_us(const struct blk_io *io)
 }
 
 /* Latency from the text's microsecond stamps may differ by one from the exact one. */
-#define assert_lat(io, us) assert_in_range(lat_us(io), (us) - 1, (us) + 1)
+#define assert_lat(io, us) assert_in_range(lat_us(io), (us)-1, (us) + 1)
 
 static void test_pairs_issue_to_complete(void **state)
 {
@@ -78,9 +79,12 @@ static void test_pairs_issue_to_complete(void **state)
 		const char *rwbs, *comm;
 		int pid, lat;
 	} want[] = {
-		{33750240, 4096, "WS", "dd", 2792, 216}, {33750248, 4096, "WS", "dd", 2792, 44},
-		{33750256, 4096, "WS", "dd", 2792, 37},  {33750264, 4096, "WS", "dd", 2792, 34},
-		{33750240, 8192, "RS", "dd", 2793, 123}, {33750256, 8192, "RS", "dd", 2793, 54},
+		{33750240, 4096, "WS", "dd", 2792, 216},
+		{33750248, 4096, "WS", "dd", 2792, 44},
+		{33750256, 4096, "WS", "dd", 2792, 37},
+		{33750264, 4096, "WS", "dd", 2792, 34},
+		{33750240, 8192, "RS", "dd", 2793, 123},
+		{33750256, 8192, "RS", "dd", 2793, 54},
 		/* issued by kworker/1:1H-58, queued by rm-2794 */
 		{33750240, 16384, "DS", "rm", 2794, 196},
 	};

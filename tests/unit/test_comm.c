@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Task names followed in-band (comm.c) on ring-buffer pages recorded from Linux 6.18
  * (tests/fixtures/proc-6.18, recorded by record-proc.sh): a bash that opens /dev/null, execs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fields as their type and the kernel's print format say: on real format files of Linux 6.18
  * (tests/fixtures/formats-6.18) and records built to them. A u8 array is numbers unless the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Event and function lists (ftrace.c) on a fake tracefs tree (tracefs_set_tracing_dir). */
 #include "helpers.h"
 

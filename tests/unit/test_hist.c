@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
 #include "hist.h"
@@ -26,8 +27,8 @@ static void test_slots(void **state)
 	hist_log2_add(&h, 1024);
 	hist_log2_add(&h, UINT64_MAX);
 	assert_int_equal(h.slot[0], 1);
-	assert_int_equal(h.slot[1], 1);  /* [1,2) */
-	assert_int_equal(h.slot[2], 2);  /* [2,4) */
+	assert_int_equal(h.slot[1], 1);	 /* [1,2) */
+	assert_int_equal(h.slot[2], 2);	 /* [2,4) */
 	assert_int_equal(h.slot[10], 1); /* [512,1024) */
 	assert_int_equal(h.slot[11], 1); /* [1024,2048) */
 	assert_int_equal(h.slot[64], 1);
@@ -47,8 +48,8 @@ static void test_print(void **state)
 	struct hist_log2 h = {0};
 	for (int i = 0; i < 4; i++)
 		hist_log2_add(&h, 40); /* [32,64) */
-	hist_log2_add(&h, 100);        /* [64,128) */
-	hist_log2_add(&h, 1);          /* [1,2) */
+	hist_log2_add(&h, 100);	       /* [64,128) */
+	hist_log2_add(&h, 1);	       /* [1,2) */
 	const char *want =
 		"    >=(us) .. <(us)      : I/O      |Distribution                          |\n"
 		"         0 -> 1          : 0        |                                      |\n"
@@ -112,10 +113,8 @@ static void test_negative(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_slots),
-		cmocka_unit_test(test_print),
-		cmocka_unit_test(test_print_empty),
-		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_slots),	    cmocka_unit_test(test_print),
+		cmocka_unit_test(test_print_empty), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_negative),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Counting by key (-k) and histograms (--hist) on records built to real format files of
  * Linux 6.18: addresses and long strings are whole keys (127.0.0.1 and 0.0.0.0 are two keys,
@@ -142,10 +143,11 @@ static void test_long_strings_stay_whole(void **state)
 	r = exec(5, b);
 	assert_int_equal(keys_add(k, &r, 0, "x"), 0);
 	print(k, false);
-	assert_string_equal(out, "12:00:00\n"
-				 "filename                  pid        COUNT\n"
-				 "/usr/lib/very/long/path/that/goes/on/program-b            5            2\n"
-				 "/usr/lib/very/long/path/that/goes/on/program-a            5            1\n");
+	assert_string_equal(
+		out, "12:00:00\n"
+		     "filename                  pid        COUNT\n"
+		     "/usr/lib/very/long/path/that/goes/on/program-b            5            2\n"
+		     "/usr/lib/very/long/path/that/goes/on/program-a            5            1\n");
 	keys_free(k);
 }
 
@@ -164,9 +166,10 @@ static void test_task_keys_and_hist(void **state)
 	put(exec_ev, "old_pid", &old, 4);
 	assert_int_equal(keys_add(k, &r, 0, "a name\n"), 0);
 	print(k, true);
-	assert_string_equal(out, "{\"time\":\"12:00:00\",\"event\":\"sched:sched_process_exec\","
-				 "\"keys\":{\"comm\":\"a name\\n\",\"field.pid\":7},\"count\":1,"
-				 "\"field\":\"old_pid\",\"hist\":[{\"low\":2,\"high\":4,\"count\":1}]}\n");
+	assert_string_equal(
+		out, "{\"time\":\"12:00:00\",\"event\":\"sched:sched_process_exec\","
+		     "\"keys\":{\"comm\":\"a name\\n\",\"field.pid\":7},\"count\":1,"
+		     "\"field\":\"old_pid\",\"hist\":[{\"low\":2,\"high\":4,\"count\":1}]}\n");
 	keys_free(k);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
 #include <dirent.h>
@@ -105,20 +106,19 @@ static void test_usage_text(void **state)
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 	opt_usage(f, &usage);
 	fclose(f);
-	assert_string_equal(buf,
-			    "USAGE: demo [-eEhjV] [-d SECS] [--via MECH] [PATTERN]\n"
-			    "       demo -l [X]\n"
-			    "   -d SECS     trace for this many seconds\n"
-			    "   -e          extended columns\n"
-			    "               second line\n"
-			    "   -j, --json  JSON lines\n"
-			    "   -E          errors only\n"
-			    "   --via MECH  how\n"
-			    "   -h, --help  this usage\n"
-			    "   -V, --version  the version\n"
-			    "   PATTERN     what\n"
-			    "  eg,\n"
-			    "       demo -e   # one\n");
+	assert_string_equal(buf, "USAGE: demo [-eEhjV] [-d SECS] [--via MECH] [PATTERN]\n"
+				 "       demo -l [X]\n"
+				 "   -d SECS     trace for this many seconds\n"
+				 "   -e          extended columns\n"
+				 "               second line\n"
+				 "   -j, --json  JSON lines\n"
+				 "   -E          errors only\n"
+				 "   --via MECH  how\n"
+				 "   -h, --help  this usage\n"
+				 "   -V, --version  the version\n"
+				 "   PATTERN     what\n"
+				 "  eg,\n"
+				 "       demo -e   # one\n");
 }
 
 static char seen[256];
@@ -212,10 +212,10 @@ int main(void)
 {
 	opt_init("test_opt");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_int_good),       cmocka_unit_test(test_int_bad),
-		cmocka_unit_test(test_live_pid),       cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_usage_text),     cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_glob),           cmocka_unit_test(test_live_tid),
+		cmocka_unit_test(test_int_good),     cmocka_unit_test(test_int_bad),
+		cmocka_unit_test(test_live_pid),     cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_usage_text),   cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_glob),	     cmocka_unit_test(test_live_tid),
 		cmocka_unit_test(test_buffer_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

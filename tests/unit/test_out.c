@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
 #include <time.h>
@@ -61,7 +62,7 @@ static void test_text_escapes(void **state)
 	/* Valid UTF-8 stays; invalid bytes do not. */
 	assert_string_equal(text("caf\xc3\xa9", 16, 0), "caf\xc3\xa9");
 	assert_string_equal(text("bad\xff\xc3", 16, 0), "bad\\xff\\xc3");
-	assert_string_equal(text("\xc0\xaf", 16, 0), "\\xc0\\xaf"); /* overlong */
+	assert_string_equal(text("\xc0\xaf", 16, 0), "\\xc0\\xaf");	     /* overlong */
 	assert_string_equal(text("\xed\xa0\x80", 16, 0), "\\xed\\xa0\\x80"); /* surrogate */
 	/* A field of the full width has no NUL: stop at max. */
 	char full[4] = {'a', 'b', 'c', 'd'};
@@ -127,10 +128,8 @@ static void test_wallclock(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text_plain),
-		cmocka_unit_test(test_text_escapes),
-		cmocka_unit_test(test_json_escapes),
-		cmocka_unit_test(test_text_line),
+		cmocka_unit_test(test_text_plain),   cmocka_unit_test(test_text_escapes),
+		cmocka_unit_test(test_json_escapes), cmocka_unit_test(test_text_line),
 		cmocka_unit_test(test_wallclock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Probe definitions as users write them (probe.c) and the argument registers (ustr.c). */
 #include "helpers.h"
 

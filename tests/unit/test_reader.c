@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The reader on raw ring-buffer pages recorded from Linux 6.18 (tests/fixtures), checked
  * against the kernel's own text rendering of the same events (trace.txt beside them).
@@ -71,9 +72,9 @@ static void read_all(const char *dir, bool ordered, struct seen *s)
 	const char *names[] = {"block_bio_queue", "block_rq_insert", "block_rq_issue",
 			       "block_rq_complete"};
 	for (int i = 0; i < 4; i++)
-		assert_int_equal(reader_on(&r, tep_find_event_by_name(tep, "block", names[i]),
-					   on_event, s),
-				 0);
+		assert_int_equal(
+			reader_on(&r, tep_find_event_by_name(tep, "block", names[i]), on_event, s),
+			0);
 	reader_on_lost(&r, on_lost, s);
 	assert_int_equal(reader_drain(&r), 0);
 	assert_int_equal((int)r.events, s->n);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Session setup and teardown against a fake tracefs tree (tracefs_set_tracing_dir). */
 #include "helpers.h"
 
@@ -16,8 +17,8 @@ static int make_tree(void **state)
 	strcpy(tree, "/tmp/ftt-fake-XXXXXX");
 	assert_non_null(mkdtemp(tree));
 	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "cp -r %s/block-6.18/events %s/ && mkdir %s/instances",
-		 FIXTURES, tree, tree);
+	snprintf(cmd, sizeof(cmd), "cp -r %s/block-6.18/events %s/ && mkdir %s/instances", FIXTURES,
+		 tree, tree);
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(tracefs_set_tracing_dir(tree), 0);
 	return 0;
@@ -90,8 +91,8 @@ static void test_sweep_stale(void **state)
 	snprintf(busy, sizeof(busy), "ftrace-tools-tpoint-%d_%llu_0003", (int)parent,
 		 start_of(parent) + 2);
 	snprintf(other, sizeof(other), "someone-else-%d", (int)dead);
-	const char *names[] = {stale, old_stale, mine, live, reused, busy, other,
-			       "ftrace-tools-iosnoop-notapid"};
+	const char *names[] = {stale,  old_stale, mine,	 live,
+			       reused, busy,	  other, "ftrace-tools-iosnoop-notapid"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		mkinst(names[i]);
 	char rel[160];
@@ -277,7 +278,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sweep_stale, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_start_enable_close, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_existing_instance, make_tree, remove_tree),
-		cmocka_unit_test_setup_teardown(test_fault_removes_instance, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_fault_removes_instance, make_tree,
+						remove_tree),
 		cmocka_unit_test_setup_teardown(test_missing_feature_messages, make_tree,
 						remove_tree),
 	};

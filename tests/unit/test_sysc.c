@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The per-thread join of a system call's start and its result (sysc.c), as opensnoop's third
  * rung uses it: uprobes on the C library's open64/openat64 (with the path) start a call, the
@@ -53,8 +54,8 @@ static void on_start(struct tep_record *rec, void *ctx)
 	int tid = tep_data_pid(s->tep, rec);
 	struct sysc_call *c = sysc_enter(&s->j, tid, rec->ts, 0);
 	struct data *d = sysc_data(c);
-	reader_strcpy(d->path, sizeof(d->path),
-		      rec, tep_find_field(tep_find_event_by_record(s->tep, rec), "file"));
+	reader_strcpy(d->path, sizeof(d->path), rec,
+		      tep_find_field(tep_find_event_by_record(s->tep, rec), "file"));
 	if (s->lose_after && !strcmp(d->path, s->lose_after))
 		sysc_lost(rec->cpu, -1, &s->j); /* what the reader does when a page says so */
 }
@@ -77,10 +78,11 @@ static void join(struct joins *s, const char *lose_after)
 	assert_int_equal(sysc_init(&s->j, 64, sizeof(struct data), done, s), 0);
 	struct reader r;
 	assert_int_equal(reader_open(&r, s->tep, PROC, 4096, true), 0);
-	assert_int_equal(reader_on(&r, tep_find_event_by_name(s->tep, "fttrec", "open64"),
-				   on_start, s), 0);
-	assert_int_equal(reader_on(&r, tep_find_event_by_name(s->tep, "fttrec", "openat64"),
-				   on_start, s), 0);
+	assert_int_equal(
+		reader_on(&r, tep_find_event_by_name(s->tep, "fttrec", "open64"), on_start, s), 0);
+	assert_int_equal(
+		reader_on(&r, tep_find_event_by_name(s->tep, "fttrec", "openat64"), on_start, s),
+		0);
 	assert_int_equal(reader_on(&r, s->exit_ev, on_exit_, s), 0);
 	assert_int_equal(reader_on_lost(&r, sysc_lost, &s->j), 0);
 	assert_int_equal(reader_drain(&r), 0);
@@ -122,7 +124,8 @@ static void test_results_match_the_kernel(void **state)
 	for (int i = 0; i < s.n; i++) {
 		int nth = 0;
 		for (int k = 0; k < i; k++)
-			nth += s.done[k].tid == s.done[i].tid && !strcmp(s.done[k].path, s.done[i].path);
+			nth += s.done[k].tid == s.done[i].tid &&
+			       !strcmp(s.done[k].path, s.done[i].path);
 		long long want = expected(s.done[i].tid, s.done[i].path, nth);
 		if (want != s.done[i].ret)
 			fail_msg("tid %d %s: joined result %lld, the kernel's %lld", s.done[i].tid,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
 #include <stdint.h>
@@ -96,10 +97,10 @@ static void test_mapped_later(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_own_function),
-	    cmocka_unit_test(test_library_function),
-	    cmocka_unit_test(test_unmapped_and_gone),
-	    cmocka_unit_test(test_mapped_later),
+		cmocka_unit_test(test_own_function),
+		cmocka_unit_test(test_library_function),
+		cmocka_unit_test(test_unmapped_and_gone),
+		cmocka_unit_test(test_mapped_later),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-only
 # /init of the vmcheck guest: load modules, probe tracing features, run the live tests.
 # Everything the host reads goes to /dev/ttyS1 (the kernel's console is on ttyS0).
 /bin/busybox --install -s /bin

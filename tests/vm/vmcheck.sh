@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # make vmcheck: run the live test suite inside Debian kernels booted under qemu (TCG).
 #
 # For each suite (default: bullseye's 5.10, bookworm's 6.1, bookworm-backports' 6.12) the
