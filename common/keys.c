@@ -19,12 +19,13 @@
 enum key_kind { KEY_PID, KEY_COMM, KEY_NUM, KEY_BYTES };
 
 /* Interned values: bytes -> an id, so a key slot is 8 bytes however long the value. */
+struct interned {
+	size_t off, len;
+};
 struct intern {
 	char *arena;
 	size_t used, cap;
-	struct {
-		size_t off, len;
-	} * ent; /* by id - 1 */
+	struct interned *ent; /* by id - 1 */
 	size_t n, nent;
 	uint32_t *slot; /* open addressing: id, 0 empty */
 	size_t mask;

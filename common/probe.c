@@ -22,15 +22,18 @@ static const char *const events_file[] = {
 	[PROBE_EPROBE] = "dynamic_events",
 };
 
+struct probe {
+	enum probe_kind kind;
+	char event[64]; /* name in the group */
+	int emergency;	/* the signal module's step that removes it */
+	struct tracefs_dynevent *d;
+};
+
 /* The probes of one session, removed after its instance. */
 struct probe_set {
 	struct session *s;
 	int n, cap;
-	struct probe {
-		enum probe_kind kind;
-		char event[64]; /* name in the group */
-		int emergency;	/* the signal module's step that removes it */
-	} * p;
+	struct probe *p;
 };
 
 const char *probe_group(void)
@@ -153,25 +156,6 @@ bool probe_available(struct session *s, enum probe_kind kind, bool quiet)
 	return false;
 }
 
-/* Append one line to kprobe_events or uprobe_events; -1 with errno on failure. The kernel
- * parses each write as commands, so the line goes in one write(2). */
-static int write_events(enum probe_kind kind, const char *line)
-{
-	char *path = tracefs_get_tracing_file(events_file[kind]);
-	if (!path)
-		return -1;
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	tracefs_put_tracing_file(path);
-	if (fd < 0)
-		return -1;
-	size_t len = strlen(line);
-	ssize_t n = write(fd, line, len);
-	int e = errno;
-	close(fd);
-	errno = n < 0 ? e : (size_t)n == len ? 0 : EIO;
-	return (size_t)n == len ? 0 : -1;
-}
-
 /* The kernel's explanation of the last rejected command, with its caret, on stderr. */
 static void print_error_log(const char *tool)
 {
@@ -215,6 +199,30 @@ static int grow(struct probe_set *ps)
 	return 0;
 }
 
+/* The probe as libtracefs describes it: target is "FUNC[+off]", "/path:0xOFF" or
+ * "system.event" as for the kernel's own files. */
+static struct tracefs_dynevent *describe(enum probe_kind kind, char type, const char *name,
+					 const char *target, const char *args)
+{
+	const char *group = probe_group(), *fetch = args && *args ? args : NULL;
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", target);
+	if (kind == PROBE_KPROBE)
+		return type == 'r' ? tracefs_kretprobe_alloc(group, name, target, fetch, 0) :
+				     tracefs_kprobe_alloc(group, name, target, fetch);
+	char *sep = strrchr(buf, kind == PROBE_UPROBE ? ':' : '.');
+	if (!sep) {
+		errno = EINVAL;
+		return NULL;
+	}
+	*sep++ = 0;
+	if (kind == PROBE_EPROBE)
+		return tracefs_eprobe_alloc(group, name, buf, sep, fetch);
+	unsigned long long off = strtoull(sep, NULL, 0);
+	return type == 'r' ? tracefs_uretprobe_alloc(group, name, buf, off, fetch) :
+			     tracefs_uprobe_alloc(group, name, buf, off, fetch);
+}
+
 static struct tep_event *create(struct session *s, enum probe_kind kind, char type,
 				const char *name, const char *target, const char *args, bool quiet)
 {
@@ -223,27 +231,32 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 		fprintf(stderr, "%s: out of memory\n", s->tool);
 		return NULL;
 	}
-	char line[4096];
-	int n = snprintf(line, sizeof(line), "%c:%s/%s %s%s%s\n", type, probe_group(), name, target,
-			 args && *args ? " " : "", args ? args : "");
-	if (n >= (int)sizeof(line)) {
-		fprintf(stderr, "%s: probe definition too long\n", s->tool);
+	struct tracefs_dynevent *d = describe(kind, type, name, target, args);
+	if (!d) {
+		if (!quiet)
+			fprintf(stderr, "%s: cannot describe the probe on %s: %s\n", s->tool,
+				target, strerror(errno));
 		return NULL;
 	}
 	tracefs_error_clear(NULL);
-	if (write_events(kind, line)) {
+	if (tracefs_dynevent_create(d)) {
 		int e = errno;
+		tracefs_dynevent_free(d);
 		if (quiet)
 			return NULL;
-		line[strlen(line) - 1] = 0;
-		fprintf(stderr, "%s: the kernel rejected the probe '%s': %s\n", s->tool, line,
-			strerror(e));
+		fprintf(stderr, "%s: the kernel rejected the probe '%c:%s/%s %s%s%s': %s\n",
+			s->tool, type, probe_group(), name, target, args && *args ? " " : "",
+			args ? args : "", strerror(e));
 		print_error_log(s->tool);
 		return NULL;
 	}
 	struct probe *p = &ps->p[ps->n++];
 	p->kind = kind;
+	p->d = d;
 	snprintf(p->event, sizeof(p->event), "%s", name);
+	/* The emergency step is written here, not by libtracefs: it runs in a signal handler,
+	 * where only write(2) and friends may be called. */
+	char line[256];
 	char *path = tracefs_get_tracing_file(events_file[kind]);
 	snprintf(line, sizeof(line), "-:%s/%s\n", probe_group(), name);
 	p->emergency = path ? sig_on_emergency_write(path, line) : -1;
@@ -278,12 +291,12 @@ struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, 
 static void remove_all(void *arg)
 {
 	struct probe_set *ps = arg;
-	char line[192];
 	for (int i = ps->n - 1; i >= 0; i--) {
-		snprintf(line, sizeof(line), "-:%s/%s\n", probe_group(), ps->p[i].event);
-		if (write_events(ps->p[i].kind, line))
+		/* Not forced: one still enabled somewhere is a bug to report, not to hide. */
+		if (tracefs_dynevent_destroy(ps->p[i].d, false))
 			fprintf(stderr, "%s: cannot remove probe %s/%s: %s\n", ps->s->tool,
 				probe_group(), ps->p[i].event, strerror(errno));
+		tracefs_dynevent_free(ps->p[i].d);
 		sig_forget(ps->p[i].emergency);
 	}
 	free(ps->p);

@@ -64,10 +64,13 @@ struct tracer {
 	struct evprint *p;
 	struct ksyms *ksyms;
 	uint64_t *counts;
-	struct tracer_event {
-		struct tracer *tr;
-		int idx;
-	} * ctx;
+	struct tracer_event *ctx;
+};
+
+/* The handler's context of each event: its tracer and its index in events[]. */
+struct tracer_event {
+	struct tracer *tr;
+	int idx;
 };
 
 /* An option of TRACER_OPTIONS (the shared ones are parsed by tool.c). */

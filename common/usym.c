@@ -332,14 +332,16 @@ static struct symfile {
 static int nfiles;
 
 /* The executable mappings of one process, read from /proc/PID/maps. */
+struct umap {
+	unsigned long long start, end, off;
+	int file; /* index in files[]; -1: not a file ([vdso], anonymous) */
+	char special[16];
+};
+
 static struct procmaps {
 	int pid;
 	unsigned long use; /* the least recently used is replaced */
-	struct umap {
-		unsigned long long start, end, off;
-		int file; /* index in files[]; -1: not a file ([vdso], anonymous) */
-		char special[16];
-	} * m;
+	struct umap *m;
 	size_t n;
 } procs[MAX_PROCS];
 static unsigned long use_clock;
