@@ -100,23 +100,18 @@ int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, rea
 		return TOOL_USAGE;
 	}
 	const char *shown = filter && *filter ? filter : full;
-	size_t before_name = strlen(full);
-	/* -n: "comm" is the task's name, unless the event has a field of that name
-	 * (sched_wakeup's is the woken task): then COMM, which kernels since 5.x have. */
-	bool own_comm = t->o.name && tep_find_field(ev, "comm");
-	if (t->o.name)
-		snprintf(full + before_name, sizeof(full) - before_name, "%s%s ~ \"%s\"",
-			 before_name ? " && " : "", own_comm ? "COMM" : "comm", t->o.name);
+	/* -n: the kernel's "comm" is the task's name, unless the event has a field of that
+	 * name (sched_wakeup's is the woken task's). The COMM field that names the task there
+	 * was accepted but matched nothing on Debian's 6.1 and 6.12 (vmcheck), and 5.10 has
+	 * none: for such events the name is checked here, on the in-band names. */
 	const char *name = NULL;
-	if (write_filter(t, ev, full, shown, own_comm)) {
-		if (!own_comm)
-			return TOOL_USAGE;
-		/* No COMM in this kernel: the name is checked here, on the in-band names. */
-		full[before_name] = 0;
+	if (t->o.name && tep_find_field(ev, "comm"))
 		name = t->o.name;
-		if (write_filter(t, ev, full, shown, false))
-			return TOOL_USAGE;
-	}
+	else if (t->o.name)
+		snprintf(full + strlen(full), sizeof(full) - strlen(full), "%scomm ~ \"%s\"",
+			 *full ? " && " : "", t->o.name);
+	if (write_filter(t, ev, full, shown, false))
+		return TOOL_USAGE;
 	/* Not tracefs_event_enable(): it matches patterns against every event of the system,
 	 * a stat() each, ~130 ms for syscalls on eventfs (6.18). */
 	if (tracefs_event_file_write(t->s.inst, ev->system, ev->name, "enable", "1") < 0) {

@@ -135,8 +135,8 @@ int tool_main(const struct tool *t, int argc, char **argv);
 /*
  * In setup(): trace ev with an ftrace filter (may be NULL) and the shared filters (this
  * process left out, -n), handing each record to fn. The kernel filters where it can; -n on
- * an event with a comm field of its own, on a kernel without the COMM filter field, is
- * checked here on the in-band names before fn is called. Returns TOOL_OK, TOOL_FAIL, or
+ * an event with a comm field of its own (the kernel's "comm" would be that field) is checked
+ * here on the in-band names before fn is called. Returns TOOL_OK, TOOL_FAIL, or
  * TOOL_USAGE for a filter the kernel rejects (its explanation on stderr).
  */
 int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,

@@ -23,6 +23,7 @@ for m in $(cat /ftt/modules.order); do
 	insmod /ftt/modules/$m > /dev/null 2>&1 || say "# insmod $m failed"
 done
 sleep 1 # let the disks appear
+ip link set lo up # tests that connect to 127.0.0.1
 
 # FEATURE yes|no NAME (the name may have spaces)
 feature() { if eval "$2" > /dev/null 2>&1; then say "FEATURE yes $1"; else say "FEATURE no $1"; fi; }
