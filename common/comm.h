@@ -4,7 +4,8 @@
  * the PID, and /proc or the kernel's saved_cmdlines say what a PID is called later, or what
  * a PID that is now someone else was called. So the run also records the rare events that
  * name tasks (sched:sched_process_fork: a new task has its parent's name; task:task_rename:
- * exec and prctl/pthread_setname_np renames), in a small instance of their own, and the
+ * exec and prctl/pthread_setname_np renames; task:task_newtask: a thread or a process, and
+ * whose), in a small instance of their own, and the
  * reader merges them in time order with the tool's events: a lookup gives the name at that
  * point of the stream. The tasks
  * that exist when following starts are named from /proc then (before the tool's own events
@@ -40,8 +41,20 @@ const char *comm_get(struct comm_table *t, int pid);
 
 void comm_free(struct comm_table *t);
 
+/* What is known of a task: its process (thread group), that process's parent when the task
+ * was made (a process whose parent exits is adopted later, which no event says), and when
+ * it was made (trace clock, CLOCK_MONOTONIC ns; /proc's start time for a task older than
+ * the run). From task:task_newtask and /proc. */
+struct comm_task {
+	int tgid, ppid;
+	uint64_t start_ns;
+};
+int comm_task(struct comm_table *t, int pid, struct comm_task *info);
+
 /* The per-event handlers and the lookup on a table without a session, for the unit tests. */
-struct comm_table *comm_new(struct tep_event *fork, struct tep_event *rename);
+struct comm_table *comm_new(struct tep_event *fork, struct tep_event *rename,
+			    struct tep_event *newtask);
+void comm_on_newtask(struct tep_record *rec, void *ctx);
 void comm_on_fork(struct tep_record *rec, void *ctx);
 void comm_on_rename(struct tep_record *rec, void *ctx);
 void comm_on_lost(int cpu, long long n, void *ctx);

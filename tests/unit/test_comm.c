@@ -30,6 +30,35 @@ struct seen {
 };
 
 static struct tep_handle *tep;
+/* From the kernel's own records, for the expectations of the task-information test:
+ * each task_newtask's creator, child, flags and time; who got renamed to ftt-thread. */
+static struct created {
+	int creator, child;
+	unsigned long long flags, ts;
+} created[256];
+static int ncreated, thread_tid;
+
+static void copy_newtask(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	struct tep_event *ev = tep_find_event_by_record(tep, rec);
+	if (ncreated < 256)
+		created[ncreated++] = (struct created){
+			tep_data_pid(tep, rec), (int)reader_num(rec, tep_find_field(ev, "pid")),
+			(unsigned long long)reader_num(rec, tep_find_field(ev, "clone_flags")),
+			rec->ts};
+}
+
+static void copy_rename(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	struct tep_event *ev = tep_find_event_by_record(tep, rec);
+	char name[32];
+	reader_strcpy(name, sizeof(name), rec, tep_find_field(ev, "newcomm"));
+	if (!strcmp(name, "ftt-thread"))
+		thread_tid = (int)reader_num(rec, tep_find_field(ev, "pid"));
+}
+
 static unsigned char fork_data[256];
 static int fork_size;
 
@@ -64,6 +93,7 @@ static void read_fixture(struct seen *s)
 	assert_non_null(tep);
 	struct tep_event *fork = tep_find_event_by_name(tep, "sched", "sched_process_fork");
 	struct tep_event *ren = tep_find_event_by_name(tep, "task", "task_rename");
+	struct tep_event *newtask = tep_find_event_by_name(tep, "task", "task_newtask");
 	struct tep_event *o64 = tep_find_event_by_name(tep, "fttrec", "open64");
 	struct tep_event *oat = tep_find_event_by_name(tep, "fttrec", "openat64");
 	assert_non_null(fork);
@@ -71,12 +101,14 @@ static void read_fixture(struct seen *s)
 	assert_non_null(o64);
 	assert_non_null(oat);
 	memset(s, 0, sizeof(*s));
-	s->t = comm_new(fork, ren);
+	s->t = comm_new(fork, ren, newtask);
 	assert_non_null(s->t);
 	struct reader r;
 	assert_int_equal(reader_open(&r, tep, PROC, 4096, true), 0);
 	assert_int_equal(comm_attach(s->t, &r), 0);
 	assert_int_equal(reader_on(&r, fork, copy_fork, NULL), 0);
+	assert_int_equal(reader_on(&r, newtask, copy_newtask, s), 0);
+	assert_int_equal(reader_on(&r, ren, copy_rename, s), 0);
 	assert_int_equal(reader_on(&r, o64, record_open, s), 0);
 	assert_int_equal(reader_on(&r, oat, record_open, s), 0);
 	assert_int_equal(reader_drain(&r), 0);
@@ -166,6 +198,38 @@ static void test_pid_reuse(void **state)
 	tep_free(tep);
 }
 
+/* Threads and processes told apart (CLONE_THREAD), their parent and start from the events:
+ * names_target's thread is a thread of names_target, whose parent is the recorder's shell. */
+static void test_tasks(void **state)
+{
+	(void)state;
+	static struct seen s;
+	ncreated = thread_tid = 0;
+	read_fixture(&s);
+	assert_true(thread_tid > 0);
+	const struct created *thr = NULL, *proc = NULL;
+	for (int i = 0; i < ncreated; i++)
+		if (created[i].child == thread_tid)
+			thr = &created[i];
+	assert_non_null(thr);
+	assert_true(thr->flags & 0x00010000); /* CLONE_THREAD */
+	for (int i = 0; i < ncreated; i++)
+		if (created[i].child == thr->creator)
+			proc = &created[i];
+	assert_non_null(proc); /* names_target itself, made by the shell */
+	struct comm_task ti, pi;
+	assert_int_equal(comm_task(s.t, thread_tid, &ti), 0);
+	assert_int_equal(comm_task(s.t, thr->creator, &pi), 0);
+	assert_int_equal(ti.tgid, thr->creator);
+	assert_int_equal(pi.tgid, thr->creator);
+	assert_int_equal(ti.ppid, proc->creator);
+	assert_int_equal(pi.ppid, proc->creator);
+	assert_int_equal(ti.start_ns, thr->ts);
+	assert_int_equal(pi.start_ns, proc->ts);
+	comm_free(s.t);
+	tep_free(tep);
+}
+
 /* After a loss nothing in the table can be trusted: names are read again (from /proc). */
 static void test_lost_clears(void **state)
 {
@@ -189,9 +253,8 @@ static void test_lost_clears(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exec_renames),
-		cmocka_unit_test(test_prctl_rename_whole),
-		cmocka_unit_test(test_pid_reuse),
+		cmocka_unit_test(test_exec_renames), cmocka_unit_test(test_prctl_rename_whole),
+		cmocka_unit_test(test_pid_reuse),    cmocka_unit_test(test_tasks),
 		cmocka_unit_test(test_lost_clears),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
