@@ -141,12 +141,14 @@ void opt_usage(FILE *f, const struct opt_usage *u)
 		words(f, indent, &col, w);
 	}
 	for (size_t i = 0; (o = spec_at(u, i)); i++) {
-		if (!o->arg)
-			continue;
+		if (!o->arg && o->key < OPT_LONG)
+			continue; /* in the bracket of flags */
 		if (o->key < OPT_LONG)
 			snprintf(w, sizeof(w), "[-%c %s]", o->key, o->arg);
-		else
+		else if (o->arg)
 			snprintf(w, sizeof(w), "[--%s %s]", o->name, o->arg);
+		else
+			snprintf(w, sizeof(w), "[--%s]", o->name);
 		words(f, indent, &col, w);
 	}
 	if (u->operands && *u->operands) {

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -192,4 +193,61 @@ void sig_forget(int handle)
 		s = s->next;
 	if (s && handle >= 0)
 		s->done = 1;
+}
+
+const char *sig_name(int sig, char buf[16])
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} names[] = {
+		{SIGHUP, "SIGHUP"},	  {SIGINT, "SIGINT"},	{SIGQUIT, "SIGQUIT"},
+		{SIGILL, "SIGILL"},	  {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},
+		{SIGBUS, "SIGBUS"},	  {SIGFPE, "SIGFPE"},	{SIGKILL, "SIGKILL"},
+		{SIGUSR1, "SIGUSR1"},	  {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+		{SIGPIPE, "SIGPIPE"},	  {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+		{SIGCHLD, "SIGCHLD"},	  {SIGCONT, "SIGCONT"}, {SIGSTOP, "SIGSTOP"},
+		{SIGTSTP, "SIGTSTP"},	  {SIGTTIN, "SIGTTIN"}, {SIGTTOU, "SIGTTOU"},
+		{SIGURG, "SIGURG"},	  {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"},
+		{SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}, {SIGWINCH, "SIGWINCH"},
+		{SIGIO, "SIGIO"},	  {SIGPWR, "SIGPWR"},	{SIGSYS, "SIGSYS"},
+#ifdef SIGSTKFLT
+		{SIGSTKFLT, "SIGSTKFLT"},
+#endif
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	/* The kernel's real-time signals count from 32 (the C library's SIGRTMIN is later:
+	 * it keeps the first ones for itself). */
+	if (sig >= 32 && sig <= 64)
+		snprintf(buf, 16, "SIGRT%d", sig - 32);
+	else
+		snprintf(buf, 16, "%d", sig);
+	return buf;
+}
+
+char sig_default(int sig)
+{
+	switch (sig) {
+	case SIGCHLD:
+	case SIGCONT:
+	case SIGURG:
+	case SIGWINCH: return 'I';
+	case SIGSTOP:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU: return 'S';
+	case SIGQUIT:
+	case SIGILL:
+	case SIGTRAP:
+	case SIGABRT:
+	case SIGBUS:
+	case SIGFPE:
+	case SIGSEGV:
+	case SIGXCPU:
+	case SIGXFSZ:
+	case SIGSYS: return 'C';
+	}
+	return 'T';
 }

@@ -40,4 +40,9 @@ void sig_forget(int handle);
 /* Run the steps now (tests; also what the handler does). Async-signal-safe. */
 void sig_emergency(void);
 
+/* Signals by name and default action (asm-generic numbers: x86-64, arm64, riscv64). */
+const char *sig_name(int sig, char buf[16]);
+/* What SIG_DFL does: 'T' end the process, 'C' end it and dump core, 'I' nothing, 'S' stop. */
+char sig_default(int sig);
+
 #endif

@@ -88,6 +88,7 @@ static const struct opt_spec specs[] = {
 	{'j', "json", NULL, "JSON lines", 0},
 	{'E', NULL, NULL, "errors only", 0},
 	{OPT_LONG + 1, "via", "MECH", "how", 0},
+	{OPT_LONG + 2, "threads", NULL, "threads too", 0},
 	{0, NULL, NULL, NULL, 0},
 };
 static const struct opt_usage usage = {
@@ -106,19 +107,21 @@ static void test_usage_text(void **state)
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 	opt_usage(f, &usage);
 	fclose(f);
-	assert_string_equal(buf, "USAGE: demo [-eEhjV] [-d SECS] [--via MECH] [PATTERN]\n"
-				 "       demo -l [X]\n"
-				 "   -d SECS     trace for this many seconds\n"
-				 "   -e          extended columns\n"
-				 "               second line\n"
-				 "   -j, --json  JSON lines\n"
-				 "   -E          errors only\n"
-				 "   --via MECH  how\n"
-				 "   -h, --help  this usage\n"
-				 "   -V, --version  the version\n"
-				 "   PATTERN     what\n"
-				 "  eg,\n"
-				 "       demo -e   # one\n");
+	assert_string_equal(buf,
+			    "USAGE: demo [-eEhjV] [-d SECS] [--via MECH] [--threads] [PATTERN]\n"
+			    "       demo -l [X]\n"
+			    "   -d SECS     trace for this many seconds\n"
+			    "   -e          extended columns\n"
+			    "               second line\n"
+			    "   -j, --json  JSON lines\n"
+			    "   -E          errors only\n"
+			    "   --via MECH  how\n"
+			    "   --threads   threads too\n"
+			    "   -h, --help  this usage\n"
+			    "   -V, --version  the version\n"
+			    "   PATTERN     what\n"
+			    "  eg,\n"
+			    "       demo -e   # one\n");
 }
 
 static char seen[256];
