@@ -63,7 +63,12 @@ if [ -d "$T/events/syscalls/sys_enter_read" ]; then
 	kill -INT $TPID
 	wait_exit $TPID 10
 	check "-k comm: 5000 one-byte reads of a shell that exec'd dd are counted under dd" \
-		[ "$(awk '$1 == "dd" {print $2}' "$TMP/out")" = 5000 ]
+		[ "$(awk '$1 == "dd" {print $2}' "$TMP/out")" = 5000 ] ||
+		{ echo "# tool exit $RC; all reads of the next 5000-read dd, unfiltered:"
+		  "$BIN/tpoint" -k comm,count,fd syscalls:sys_enter_read > "$TMP/out2" 2>&1 &
+		  P2=$!; wait_ready $P2 "$TMP/out2"
+		  sh -c 'exec dd if=/dev/zero of=/dev/null bs=1 count=5000' 2> /dev/null
+		  sleep 0.3; kill -INT $P2; wait $P2; sed 's/^/#   /' "$TMP/out2" | head -12; }
 fi
 
 # --- every recorded event is delivered or counted as lost -----------------------------------
@@ -174,7 +179,8 @@ if have unshare && unshare -p -f --mount-proc true 2> /dev/null; then
 	wait_line "$TMP/ns1.err" '^Tracing' 10
 	wait_line "$TMP/ns2.err" '^Tracing' 10
 	n=$(ls "$T/instances" | grep -c '^ftrace-tools-tpoint-1_')
-	check "two runs in PID namespaces (both PID 1): two instances" [ "$n" -eq 2 ]
+	check "two runs in PID namespaces (both PID 1): two instances" [ "$n" -eq 2 ] ||
+		{ echo "# instances:"; ls "$T/instances" | sed 's/^/#   /'; sed 's/^/#   ns1: /' "$TMP/ns1.err"; sed 's/^/#   ns2: /' "$TMP/ns2.err"; }
 	# unshare -f runs the tool as its child (PID 1 there): kill both, and wait until the tools
 	# are gone (their open files keep their instances busy until then). No pkill in busybox.
 	kids=$(for st in /proc/[0-9]*/stat; do
