@@ -143,6 +143,8 @@ void opt_usage(FILE *f, const struct opt_usage *u)
 	for (size_t i = 0; (o = spec_at(u, i)); i++) {
 		if (!o->arg && o->key < OPT_LONG)
 			continue; /* in the bracket of flags */
+		if (o->arg && strstr(o->arg, " [ARG...]"))
+			continue; /* the rest of the command line: last */
 		if (o->key < OPT_LONG)
 			snprintf(w, sizeof(w), "[-%c %s]", o->key, o->arg);
 		else if (o->arg)
@@ -155,6 +157,11 @@ void opt_usage(FILE *f, const struct opt_usage *u)
 		/* Operands are one word when they hold a quoted part with spaces. */
 		words(f, indent, &col, u->operands);
 	}
+	for (size_t i = 0; (o = spec_at(u, i)); i++)
+		if (o->arg && strstr(o->arg, " [ARG...]")) {
+			snprintf(w, sizeof(w), "[--%s %s]", o->name, o->arg);
+			words(f, indent, &col, w);
+		}
 	putc('\n', f);
 	for (size_t i = 0; u->more && u->more[i]; i++)
 		fprintf(f, "       %s %s\n", u->tool, u->more[i]);

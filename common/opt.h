@@ -43,7 +43,8 @@ void opt_version(void) __attribute__((noreturn));
 struct opt_spec {
 	int key;	  /* the letter; an option with a long name only: OPT_LONG + n */
 	const char *name; /* the long name, or NULL */
-	const char *arg;  /* the value's name ("SECS"), NULL for a flag */
+	const char *arg;  /* the value's name ("SECS"), NULL for a flag; with "..." in it, the
+			   * rest of the command line: last in the synopsis */
 	const char *help; /* one line; a '\n' starts another, indented alike */
 	int id;		  /* for the driver (tool.h): which shared option this is, 0: none */
 };

@@ -683,7 +683,7 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 			ret = f < 0 ? -1 : 0;
 			break;
 		}
-		if (done || (deadline && now >= deadline))
+		if (done || (deadline && now >= deadline) || (r->done && r->done(r->done_ctx)))
 			break;
 	}
 	free(pfd);

@@ -68,6 +68,10 @@ struct reader {
 	unsigned int wakes; /* wake-ups since window_start */
 	uint64_t window_start;
 	struct reader_trailers trailers; /* of the record being dispatched */
+	/* Asked every wake-up (at least every 100 ms): non-zero ends the run like a stop
+	 * (tool.c: the command of --exec has exited). */
+	int (*done)(void *ctx);
+	void *done_ctx;
 };
 
 /*

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* pipe2 */
 #include "tool.h"
 #include "comm.h"
 #include "out.h"
 #include "sig.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -142,6 +147,132 @@ static int tick(uint64_t now, void *ctx)
 	return last;
 }
 
+/* --exec: the command, made now but held until tracing is on (it waits to read a byte), so
+ * that its PID is the -p of the run before its first event. */
+static int exec_start(struct tool_run *t)
+{
+	int go[2], err[2];
+	pid_t pid = -1;
+	if (pipe2(go, O_CLOEXEC) == 0) {
+		if (pipe2(err, O_CLOEXEC) == 0) {
+			pid = fork();
+			if (pid < 0) {
+				close(err[0]);
+				close(err[1]);
+			}
+		}
+		if (pid < 0) {
+			close(go[0]);
+			close(go[1]);
+		}
+	}
+	if (pid < 0) {
+		fprintf(stderr, "%s: cannot start '%s': %s\n", t->tool->name, t->o.exec[0],
+			strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		/* The command's signals as the shell would leave them (this tool's handlers
+		 * would remove its ftrace instance); those ignored stay ignored. */
+		for (int s = 1; s < NSIG; s++) {
+			struct sigaction sa;
+			if (sigaction(s, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+				signal(s, SIG_DFL);
+		}
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);		 /* the tool failed before tracing: not run */
+		execvp(t->exec_path, t->o.exec); /* a path: no search, a script run by sh */
+		int e = errno;
+		if (write(err[1], &e, sizeof(e)) != sizeof(e))
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	t->child = pid;
+	t->child_go = go[1];
+	t->child_err = err[0];
+	t->o.pid = pid;
+	return 0;
+}
+
+static int exec_done(void *ctx)
+{
+	struct tool_run *t = ctx;
+	if (!t->child_done && waitpid(t->child, &t->child_status, WNOHANG) == t->child)
+		t->child_done = true;
+	return t->child_done;
+}
+
+/* After the run: whether the command ran, and how it ended when that was not a success
+ * (the tool's own status stays its own). Stopped before the command ended (-d, a count,
+ * Ctrl-C), the tool does not wait long for it. Returns -1 when it could not be run. */
+static int exec_end(struct tool_run *t)
+{
+	const char *tool = t->tool->name, *cmd = t->o.exec ? t->o.exec[0] : "";
+	char buf[16];
+	if (!t->child)
+		return 0;
+	if (t->child_go >= 0)
+		close(t->child_go); /* never released: it ends without running */
+	int e = 0;
+	bool ran = t->child_go < 0;
+	ssize_t n = read(t->child_err, &e, sizeof(e)); /* EOF at exec, or the errno */
+	close(t->child_err);
+	if (ran && n == sizeof(e)) {
+		waitpid(t->child, NULL, 0);
+		fprintf(stderr, "%s: cannot run '%s': %s\n", tool, cmd, strerror(e));
+		return -1;
+	}
+	for (int i = 0; i < 50 && !exec_done(t); i++)
+		usleep(10000); /* after Ctrl-C it is ending too */
+	if (!t->child_done)
+		fprintf(stderr, "%s: '%s' (PID %d) is still running, no longer traced\n", tool, cmd,
+			(int)t->child);
+	else if (WIFEXITED(t->child_status) && WEXITSTATUS(t->child_status) && ran)
+		fprintf(stderr, "%s: '%s' exited with status %d\n", tool, cmd,
+			WEXITSTATUS(t->child_status));
+	else if (WIFSIGNALED(t->child_status) && ran)
+		fprintf(stderr, "%s: '%s' was killed by signal %d (%s)\n", tool, cmd,
+			WTERMSIG(t->child_status), sig_name(WTERMSIG(t->child_status), buf));
+	return 0;
+}
+
+/* --exec's command, looked for before anything is traced: a name that is not there is said
+ * then, changing nothing (errno when it is not found or cannot be run). Its path in found:
+ * the command's own calls do not include a search of PATH. */
+static int exec_find(const char *cmd, char found[PATH_MAX])
+{
+	if (strchr(cmd, '/')) {
+		struct stat st;
+		snprintf(found, PATH_MAX, "%s", cmd);
+		if (access(cmd, X_OK))
+			return errno;
+		return stat(cmd, &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR : 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int err = ENOENT;
+	for (const char *p = path; p;) {
+		const char *colon = strchr(p, ':');
+		size_t len = colon ? (size_t)(colon - p) : strlen(p);
+		if (snprintf(found, PATH_MAX, "%.*s/%s", (int)len, len ? p : ".", cmd) < PATH_MAX) {
+			struct stat st;
+			if (access(found, X_OK) == 0 && stat(found, &st) == 0 &&
+			    S_ISREG(st.st_mode))
+				return 0;
+			if (errno == EACCES)
+				err = EACCES;
+		}
+		p = colon ? colon + 1 : NULL;
+	}
+	return err;
+}
+
 static int run(struct tool_run *t)
 {
 	const struct tool *tool = t->tool;
@@ -158,7 +289,7 @@ static int run(struct tool_run *t)
 	/* After prepare(): a usage error it finds changes nothing in the kernel. */
 	session_sweep_stale(tool->name);
 	if (session_start(&t->s, opt_buffer_kb ? opt_buffer_kb : t->buffer_kb) ||
-	    session_set_pids(&t->s, t->o.pid, t->o.tid))
+	    (t->o.exec && exec_start(t)) || session_set_pids(&t->s, t->o.pid, t->o.tid))
 		return TOOL_FAIL;
 	/* -n names the task when the event happened; the names are followed for it too. */
 	if ((t->follow_names || t->o.name) && !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
@@ -177,6 +308,18 @@ static int run(struct tool_run *t)
 		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
 	if (tool->header && !t->o.json)
 		tool->header(t);
+	if (t->child) {
+		out_flush(); /* the command's output comes after the header */
+		t->r.done = exec_done;
+		t->r.done_ctx = t;
+		if (write(t->child_go, "g", 1) != 1) {
+			fprintf(stderr, "%s: cannot start '%s': %s\n", tool->name, t->o.exec[0],
+				strerror(errno));
+			return TOOL_FAIL;
+		}
+		close(t->child_go);
+		t->child_go = -1;
+	}
 	ret = reader_run(&t->r, t->o.duration, t->o.interval, tick, t, out_flush) ? TOOL_FAIL :
 										    TOOL_OK;
 	if (tool->end && !out_closed())
@@ -198,6 +341,23 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
 	struct opt_usage u = {tool->name, tool->opts,	      tool->operands,
 			      tool->more, tool->operand_help, tool->examples};
+	/* --exec takes the rest of the command line, wherever it is: its own options are not
+	 * the tool's. */
+	t.child_go = t.child_err = -1;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--exec")) {
+			bool declared = false;
+			for (const struct opt_spec *o = tool->opts; o && o->key; o++)
+				declared |= o->id == TOOL_OPT_EXEC;
+			if (!declared)
+				break; /* getopt says it is unknown */
+			if (i + 1 == argc)
+				opt_fail("--exec: no command given (see -h)");
+			t.o.exec = argv + i + 1;
+			argv[i] = NULL;
+			argc = i;
+			break;
+		}
 	int first = opt_parse(argc, argv, &u, shared_option, &t);
 	if (tool->operands_fn)
 		tool->operands_fn(&t, argc - first, argv + first);
@@ -205,7 +365,16 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[first]);
 	if (t.o.pid && t.o.tid)
 		opt_fail("-p and -L exclude each other");
+	if (t.o.exec && (t.o.pid || t.o.tid))
+		opt_fail("--exec traces the command it starts: not with -p or -L");
+	int e = t.o.exec ? exec_find(t.o.exec[0], t.exec_path) : 0;
+	if (e) {
+		fprintf(stderr, "%s: cannot run '%s': %s\n", tool->name, t.o.exec[0], strerror(e));
+		return TOOL_FAIL;
+	}
 	int ret = run(&t);
+	if (exec_end(&t) && ret == TOOL_OK)
+		ret = TOOL_FAIL;
 	session_close(&t.s);
 	comm_free(t.names);
 	t.names = NULL;

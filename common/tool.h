@@ -40,6 +40,7 @@ enum tool_opt_id {
 	TOOL_OPT_JSON,	       /* -j, --json */
 	TOOL_OPT_TIMESTAMP,    /* -t */
 	TOOL_OPT_WALLCLOCK,    /* -T */
+	TOOL_OPT_EXEC,	       /* --exec CMD [ARGS]: the rest of the command line */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -73,6 +74,13 @@ enum tool_opt_id {
 	{                                                                                    \
 		'T', NULL, NULL, "TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK \
 	}
+/* Takes the rest of the command line (tool.c finds it before the options are parsed). */
+#define TOOL_EXEC                                                                           \
+	{                                                                                   \
+		OPT_LONG + 0xff, "exec", "CMD [ARG...]",                                    \
+			"run CMD and trace only it and what it starts; end\nwhen it exits", \
+			TOOL_OPT_EXEC                                                       \
+	}
 #define TOOL_OPT_END                   \
 	{                              \
 		0, NULL, NULL, NULL, 0 \
@@ -85,6 +93,7 @@ struct tool_opts {
 	bool json, timestamp, wallclock;
 	uint64_t interval; /* ns between interval() calls, 0: none */
 	long long count;   /* intervals, then stop; 0: until stopped */
+	char **exec;	   /* --exec: the command and its arguments (NULL-terminated) */
 };
 
 struct tool_run;
@@ -127,6 +136,12 @@ struct tool_run {
 	char what[PATH_MAX + 1024]; /* what the default banner says is traced */
 	int intervals;		    /* interval() calls so far */
 	bool last_interval;	    /* interval() said it was the last */
+	/* --exec: the command, held until tracing is on (child_go), then waited for. */
+	pid_t child;
+	char exec_path[PATH_MAX]; /* the command, found in PATH */
+	int child_go, child_err;  /* pipes: the byte that starts it; exec's errno */
+	int child_status;
+	bool child_done;
 };
 
 /* Run the tool; returns the exit status. */

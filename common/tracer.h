@@ -26,29 +26,27 @@ struct ksyms;
 #define TRACER_OPT_HIST (OPT_LONG + 1)
 
 /* The options of tpoint, kprobe and uprobe besides their own. */
-#define TRACER_OPTIONS                                                                            \
-	{'c', NULL, NULL,                                                                         \
-	 "count events per second instead of printing each (with -k or --hist:\n"                 \
-	 "print them every second, not only at the end)",                                         \
-	 0},                                                                                      \
-		TOOL_DURATION, {'H', NULL, NULL, "print a header row", 0},                        \
-		TOOL_JSON("one JSON object per event, with every field of its format"),           \
-		{'k', NULL, "KEY[,KEY...]",                                                       \
-		 "count by the task (pid, comm) or fields of the event (any field of\n"           \
-		 "its format; field.NAME for one named pid or comm), top first, printed\n"        \
-		 "at the end",                                                                    \
-		 0},                                                                              \
-		{TRACER_OPT_HIST, "hist", "FIELD",                                                \
-		 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)", \
-		 0},                                                                              \
-		TOOL_TID, TOOL_NAME, TOOL_PID,                                                    \
-		{'s', NULL, NULL, "kernel stack trace of each event", 0},                         \
-		{'U', NULL, NULL,                                                                 \
-		 "user-space stack trace of each event (walked by frame pointers)", 0},           \
-		TOOL_WALLCLOCK,                                                                   \
-	{                                                                                         \
-		'v', NULL, NULL, "print the format of the event(s) and exit", 0                   \
-	}
+#define TRACER_OPTIONS                                                                             \
+	{'c', NULL, NULL,                                                                          \
+	 "count events per second instead of printing each (with -k or --hist:\n"                  \
+	 "print them every second, not only at the end)",                                          \
+	 0},                                                                                       \
+		TOOL_DURATION, {'H', NULL, NULL, "print a header row", 0},                         \
+		TOOL_JSON("one JSON object per event, with every field of its format"),            \
+		{'k', NULL, "KEY[,KEY...]",                                                        \
+		 "count by the task (pid, comm) or fields of the event (any field of\n"            \
+		 "its format; field.NAME for one named pid or comm), top first, printed\n"         \
+		 "at the end",                                                                     \
+		 0},                                                                               \
+		{TRACER_OPT_HIST, "hist", "FIELD",                                                 \
+		 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)",  \
+		 0},                                                                               \
+		TOOL_TID, TOOL_NAME, TOOL_PID,                                                     \
+		{'s', NULL, NULL, "kernel stack trace of each event", 0},                          \
+		{'U', NULL, NULL,                                                                  \
+		 "user-space stack trace of each event (walked by frame pointers)", 0},            \
+		TOOL_WALLCLOCK, {'v', NULL, NULL, "print the format of the event(s) and exit", 0}, \
+		TOOL_EXEC
 
 struct tracer {
 	/* options */

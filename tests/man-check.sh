@@ -17,7 +17,7 @@ usage=$("$tool" -h | sed -n 's/^ \{2,\}\(-[A-Za-z]\|--[a-z-]*\)\(, \(--[a-z-]*\)
 	tr ' ' '\n' | grep . | sort -u)
 # Options in the page: the tags of the OPTIONS section's .TP entries.
 page_opts=$(sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$page" | grep -A1 '^\.TP' |
-	grep -o '\\-\\\{0,1\}-\{0,1\}[A-Za-z][a-z-]*' | sed 's/\\//g' | sort -u)
+	grep -o '\\-\\\{0,1\}-\{0,1\}[A-Za-z]\([a-z-]\|\\-\)*' | sed 's/\\//g' | sort -u)
 if [ "$usage" != "$page_opts" ]; then
 	echo "$page: options differ between '$tool -h' (<) and the page (>):"
 	diff <(echo "$usage") <(echo "$page_opts")

@@ -75,6 +75,7 @@ static const struct opt_spec options[] = {
 	{'x', NULL, NULL, "only failed opens", 0},
 	{OPT_LONG + 1, "via", "MECH",
 	 "how to read paths: kprobe, eprobe or uprobe (default: the best the\nkernel offers)", 0},
+	TOOL_EXEC,
 	TOOL_OPT_END,
 };
 

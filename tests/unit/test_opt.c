@@ -81,7 +81,7 @@ static void test_seconds(void **state)
 }
 
 /* The usage comes from the table: synopsis (flags in one bracket, lower case first; values
- * each in theirs; wrapped under the first), options, operands, examples. */
+ * each in theirs; the rest of the command line last; wrapped under the first), options, operands, examples. */
 static const struct opt_spec specs[] = {
 	{'d', NULL, "SECS", "trace for this many seconds", 0},
 	{'e', NULL, NULL, "extended columns\nsecond line", 0},
@@ -89,6 +89,8 @@ static const struct opt_spec specs[] = {
 	{'E', NULL, NULL, "errors only", 0},
 	{OPT_LONG + 1, "via", "MECH", "how", 0},
 	{OPT_LONG + 2, "threads", NULL, "threads too", 0},
+	{OPT_LONG + 3, "exec", "CMD [ARG...]", "run CMD", 0},
+	{'k', NULL, "KEY[,KEY...]", "keys", 0},
 	{0, NULL, NULL, NULL, 0},
 };
 static const struct opt_usage usage = {
@@ -107,21 +109,25 @@ static void test_usage_text(void **state)
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 	opt_usage(f, &usage);
 	fclose(f);
-	assert_string_equal(buf,
-			    "USAGE: demo [-eEhjV] [-d SECS] [--via MECH] [--threads] [PATTERN]\n"
-			    "       demo -l [X]\n"
-			    "   -d SECS     trace for this many seconds\n"
-			    "   -e          extended columns\n"
-			    "               second line\n"
-			    "   -j, --json  JSON lines\n"
-			    "   -E          errors only\n"
-			    "   --via MECH  how\n"
-			    "   --threads   threads too\n"
-			    "   -h, --help  this usage\n"
-			    "   -V, --version  the version\n"
-			    "   PATTERN     what\n"
-			    "  eg,\n"
-			    "       demo -e   # one\n");
+	assert_string_equal(
+		buf, "USAGE: demo [-eEhjV] [-d SECS] [--via MECH] [--threads] [-k KEY[,KEY...]] "
+		     "[PATTERN]\n"
+		     "            [--exec CMD [ARG...]]\n"
+		     "       demo -l [X]\n"
+		     "   -d SECS     trace for this many seconds\n"
+		     "   -e          extended columns\n"
+		     "               second line\n"
+		     "   -j, --json  JSON lines\n"
+		     "   -E          errors only\n"
+		     "   --via MECH  how\n"
+		     "   --threads   threads too\n"
+		     "   --exec CMD [ARG...]  run CMD\n"
+		     "   -k KEY[,KEY...]  keys\n"
+		     "   -h, --help  this usage\n"
+		     "   -V, --version  the version\n"
+		     "   PATTERN     what\n"
+		     "  eg,\n"
+		     "       demo -e   # one\n");
 }
 
 static char seen[256];

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of --exec in the tools that are not syscount's (tests/live/test_syscount.sh has
+# its own): the command is traced from its first call, with the processes it starts, the
+# tool ends with it, and nothing is left in tracefs.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+ST=${SYS_TARGET:-$BIN/tests/sys_target}
+[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+if [ ! -d "$T/events/syscalls/sys_enter_getppid" ]; then
+	skip "--exec: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)"
+	summary
+	exit 0
+fi
+
+# Two runs of the program under a shell: 100 + 200 getppid() calls, all of them its own.
+"$BIN/tpoint" -k comm syscalls:sys_enter_getppid --exec sh -c "$ST 100 0; $ST 200 0" \
+	> "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "tpoint -k comm --exec sh -c 'two runs': exit 0, the children's 300 calls, no task but sh's" sh -c "
+	[ $rc -eq 0 ] && awk '\$1 == \"sys_target\" && \$2 == 300 {ok = 1}
+		\$1 != \"sys_target\" && \$1 != \"sh\" && \$2 ~ /^[0-9]+\$/ {bad = 1}
+		END {exit !(ok && !bad)}' '$TMP/out'"
+
+"$BIN/tpoint" -c syscalls:sys_enter_getppid --exec "$ST" 5 0 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "tpoint -c --exec: ends with the command, exit 0, its 5 calls in all" sh -c "
+	[ $rc -eq 0 ] && awk '\$NF ~ /^[0-9]+\$/ {s += \$NF} END {exit s != 5}' '$TMP/out'"
+
+# opensnoop sees the command's opens, and only its own (cat: dynamically linked on this
+# machine, where only the C library's opens can be seen; busybox's in the guests).
+"$BIN/opensnoop" -x '/nonexistent/*' --exec cat /nonexistent/ftt-a /nonexistent/ftt-b \
+	> "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "opensnoop -x PATTERN --exec cat A B: exit 0, the 2 failed opens of cat, nothing else" sh -c "
+	[ $rc -eq 0 ] && [ \$(grep -c '^cat .* /nonexistent/ftt-[ab]\$' '$TMP/out') -eq 2 ] &&
+	[ \$(grep -vc '^COMM' '$TMP/out') -eq 2 ] && grep -q \"'cat' exited with status 1\" '$TMP/err'"
+
+"$BIN/tpoint" --exec > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "tpoint --exec without a command: exit 2, one line" sh -c \
+	"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no command given' '$TMP/err'"
+"$BIN/opensnoop" --exec /nonexistent/ftt-cmd > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "opensnoop --exec of a command that is not there: exit 1, one line" sh -c \
+	"[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'cannot run' '$TMP/err'"
+"$BIN/iosnoop" --exec true > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "iosnoop has no --exec: a usage error (exit 2)" sh -c "[ $rc -eq 2 ]"
+
+# Stopped before the command ends: the tool says the command still runs, and does not wait.
+"$BIN/tpoint" -d 0.3 syscalls:sys_enter_getppid --exec sleep 3 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "tpoint -d 0.3 --exec sleep 3: exit 0 at once, 'still running' said" sh -c \
+	"[ $rc -eq 0 ] && grep -q \"'sleep' (PID [0-9]*) is still running\" '$TMP/err'"
+check "at the end: tracefs as it was" same_state
+summary
