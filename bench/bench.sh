@@ -12,7 +12,7 @@
 #   peak RSS        of the tracer process (GNU time)
 # plus the time from starting each tracer to its first event, and an I/O scenario.
 #
-# Environment: BENCH_N (1000000), BENCH_REPS (3), BENCH_CPU (0: the workload; the tracer gets
+# Environment: BENCH_N (1000000), BENCH_NSYS (100000, the syscall scenario's bytes), BENCH_REPS (3), BENCH_CPU (0: the workload; the tracer gets
 # the next CPU), BENCH_REPORT (bench/REPORT.md), BENCH_ONLY (a regex of scenario names).
 set -u
 set -m # each tracer in its own process group: Ctrl-C reaches all of it, as in a terminal
@@ -288,9 +288,53 @@ if [[ io =~ $ONLY ]]; then
 	done
 fi
 
+# --- system calls counted, per call: the workload as each tracer's command ----------------------
+# `dd bs=1 count=NSYS` (a read and a write per byte) started by syscount --exec, strace -c -f,
+# perf trace -s and bpftrace -c (a raw_syscalls:sys_exit count by id for its child): dd's own
+# time (its "copied, X s" line, so no tracer's start-up is in it) against dd untraced.
+SYSC=$WORK/sysc # tracer rep dd_ns read_calls cpu_s rss_kb
+: > "$SYSC"
+NSYS=${BENCH_NSYS:-100000}
+SYSDD="taskset -c $WCPU dd if=/dev/zero of=/dev/null bs=1 count=$NSYS"
+dd_ns() { awk '{for (i = 1; i < NF; i++) if ($i == "copied,") {printf "%d\n", $(i + 1) * 1e9; exit}}' "$1"; }
+sys_run() { # TRACER REP KIND CMD...
+	local tracer=$1 rep=$2 kind=$3 u s m d el
+	shift 3
+	rm -f "$WORK/out" "$WORK/err" "$WORK/sum" "$WORK/time"
+	taskset -c $TCPU /usr/bin/time -f '%U %S %M' -o "$WORK/time" "$@" > "$WORK/out" 2> "$WORK/err"
+	el=$(dd_ns "$WORK/err")
+	case $kind in
+	ftt) d=$(awk '$1 == "read" {print $2}' "$WORK/out") ;;
+	strace) d=$(awk '$NF == "read" {print $4}' "$WORK/sum") ;;
+	perf) d=$(awk '$1 == "read" {s += $2} END {print s + 0}' "$WORK/sum") ;;
+	bt) d=$(awk '$1 == "@[0]:" {print $2}' "$WORK/out") ;;
+	none) d=- ;;
+	esac
+	read -r u s m < <(tail -1 "$WORK/time")
+	echo "$tracer $rep ${el:--} ${d:--} $(echo "$u + $s" | bc) $m" >> "$SYSC"
+	printf '  syscalls %-12s rep %d: dd %s ns, read counted %s of %d\n' "$tracer" "$rep" \
+		"${el:--}" "${d:--}" "$NSYS" >&2
+}
+if [[ syscalls =~ $ONLY ]]; then
+	for rep in $(seq $REPS); do
+		# shellcheck disable=SC2086
+		sys_run untraced $rep none $SYSDD
+		# shellcheck disable=SC2086
+		sys_run ftrace-tools $rep ftt "$B/syscount" --exec $SYSDD
+		# shellcheck disable=SC2086
+		sys_run strace $rep strace strace -c -f -o "$WORK/sum" $SYSDD
+		if command -v perf > /dev/null; then
+			# shellcheck disable=SC2086
+			sys_run perf $rep perf perf trace -s -o "$WORK/sum" -- $SYSDD
+		fi
+		sys_run bpftrace $rep bt bpftrace -c "$SYSDD" \
+			-e 'tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @[args->id] = count(); }'
+	done
+fi
+
 # --- report ----------------------------------------------------------------------------------
 printf '%s\n' "${SCEN[@]}" > "$WORK/scenarios"
 python3 bench/report.py "$RESULTS" "$FIRST" "$IO" "$WORK/scenarios" "$N" "$NIO" "$REPS" "$BASE" \
-	"$AFTER" "$WCPU" "$TCPU" > "$WORK/report.md" || die "the report could not be written"
+	"$AFTER" "$WCPU" "$TCPU" "$SYSC" "$NSYS" > "$WORK/report.md" || die "the report could not be written"
 mv "$WORK/report.md" "$REPORT"
 echo "bench: wrote $REPORT" >&2

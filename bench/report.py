@@ -7,8 +7,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
-(results, first, io, scen_file, n, nio, reps, base, after, wcpu, tcpu) = sys.argv[1:12]
-N, NIO, REPS = int(n), int(nio), int(reps)
+(results, first, io, scen_file, n, nio, reps, base, after, wcpu, tcpu, sysc, nsys) = sys.argv[1:14]
+N, NIO, REPS, NSYS = int(n), int(nio), int(reps), int(nsys)
 
 
 def sh(cmd):
@@ -178,6 +178,44 @@ for tracer in ("ftrace-tools", "perf-tools", "bpftrace"):
     rss = med([r[2] for r in rs])
     p(f"| {tracer} | {100 * d / NIO:.1f} %{note} | {fmt(med([r[1] for r in rs]), '.2f')} | {fmt(rss and rss / 1024, '.1f')} |")
 p("")
+
+# system calls counted
+sysr = defaultdict(list)
+for line in open(sysc):
+    f = line.split()
+    if len(f) >= 6:
+        sysr[f[0]].append(tuple(num(x) for x in f[2:6]))
+if sysr:
+    p("## System calls counted per call: syscount and its peers")
+    p("")
+    p(f"`dd if=/dev/zero of=/dev/null bs=1 count={NSYS}` (a read and a write per byte) started by")
+    p("each tracer and traced alone: `syscount --exec`, `strace -c -f`, `perf trace -s`, and")
+    p("bpftrace counting raw_syscalls:sys_exit by id for its `-c` child. **added ns/call**: (dd's")
+    p("own time, from its \"copied\" line, so no tracer's start-up - dd untraced) / the")
+    p(f"{2 * NSYS} calls. **read calls counted**: what the tracer reported for read (dd makes")
+    p(f"{NSYS} and a few of its start). CPU and RSS are GNU time's for the tracer and dd together.")
+    p("")
+    p("| tracer | added ns/call | spread | read calls counted | CPU s | RSS MB | vs bpftrace | vs strace |")
+    p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    base_dd = med([r[0] for r in sysr.get("untraced", [])])
+    added = {}
+    for tracer, rs in sysr.items():
+        if tracer != "untraced" and base_dd is not None:
+            added[tracer] = [(r[0] - base_dd) / (2 * NSYS) if r[0] is not None else None for r in rs]
+    for tracer in ("ftrace-tools", "strace", "perf", "bpftrace"):
+        rs = sysr.get(tracer)
+        if not rs or tracer not in added:
+            continue
+        a = med(added[tracer])
+        bt = med(added.get("bpftrace", []))
+        st = med(added.get("strace", []))
+        rss = med([r[3] for r in rs])
+        p(f"| {tracer} | {fmt(a, '.0f')} | {spread(added[tracer])} | {fmt(med([r[1] for r in rs]), '.0f')} | "
+          f"{fmt(med([r[2] for r in rs]), '.2f')} | {fmt(rss and rss / 1024, '.1f')} | "
+          f"{fmt(a / bt if a is not None and bt else None, '.2f')} | {fmt(a / st if a is not None and st else None, '.3f')} |")
+    p("")
+    p(f"dd untraced: {fmt(base_dd and base_dd / (2 * NSYS), '.0f')} ns per call.")
+    p("")
 
 # goals
 p("## Goals")
