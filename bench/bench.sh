@@ -295,8 +295,8 @@ fi
 SYSC=$WORK/sysc # tracer rep dd_ns read_calls cpu_s rss_kb
 : > "$SYSC"
 NSYS=${BENCH_NSYS:-100000}
-SYSDD="taskset -c $WCPU dd if=/dev/zero of=/dev/null bs=1 count=$NSYS"
-dd_ns() { awk '{for (i = 1; i < NF; i++) if ($i == "copied,") {printf "%d\n", $(i + 1) * 1e9; exit}}' "$1"; }
+SYSDD="$(command -v taskset) -c $WCPU $(command -v dd) if=/dev/zero of=/dev/null bs=1 count=$NSYS"
+dd_ns() { awk '{for (i = 1; i < NF; i++) if ($i == "copied,") {printf "%.0f\n", $(i + 1) * 1e9; exit}}' "$1"; }
 sys_run() { # TRACER REP KIND CMD...
 	local tracer=$1 rep=$2 kind=$3 u s m d el
 	shift 3
