@@ -187,6 +187,44 @@ void out_text_line(FILE *f, const char *s, size_t len)
 	text(f, (const unsigned char *)s, len, true);
 }
 
+/* Characters a shell takes as part of a word, quoted or not. */
+static bool plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("_@%+=:,./-", c));
+}
+
+void out_text_arg(FILE *f, const char *str, size_t n, bool quote)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (!quote && i < n && (plain(s[i]) || s[i] >= 0x80)) {
+		size_t len = s[i] >= 0x80 ? utf8_len(s + i, n - i) : 1;
+		if (!len)
+			break;
+		i += len;
+	}
+	if (n && i == n) {
+		fwrite(s, 1, n, f);
+		return;
+	}
+	putc('"', f);
+	for (i = 0; i < n;) {
+		size_t len = utf8_len(s + i, n - i);
+		if (s[i] == '"' || s[i] == '\\') {
+			putc('\\', f);
+			putc(s[i], f);
+		} else if (len > 1 || (len == 1 && s[i] >= ' ' && s[i] < 0x7f)) {
+			fwrite(s + i, 1, len, f);
+		} else {
+			fprintf(f, "\\x%02x", s[i]);
+			len = 1;
+		}
+		i += len;
+	}
+	putc('"', f);
+}
+
 void out_json_bytes(FILE *f, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;

@@ -39,6 +39,14 @@ size_t out_text_buf(char *buf, size_t size, const char *s, size_t max);
  * but spaces stay. One event stays one line whatever its strings hold. */
 void out_text_line(FILE *f, const char *s, size_t len);
 /*
+ * One argument of a command line (n bytes) as one word that cannot be mistaken for two or
+ * for another: as it is when it holds only letters, digits, bytes of UTF-8 beyond ASCII and
+ * _@%+=:,./- (and is not empty); else, or always with quote, in double quotes, with \" and
+ * \\ for quotes and backslashes and \xNN for control characters and bytes that are not
+ * UTF-8 (a space stays a space).
+ */
+void out_text_arg(FILE *f, const char *s, size_t n, bool quote);
+/*
  * The same string as a JSON string literal with its quotes. Control characters are \u00XX;
  * a byte that is not part of valid UTF-8 becomes \udcXX (XX: the byte), a lone surrogate
  * that no real text contains, so the original bytes can be recovered exactly (Python:

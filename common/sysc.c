@@ -36,6 +36,23 @@ struct sysc_call *sysc_current(struct sysc *j, int tid)
 	return pair_get(&j->calls, (uint64_t)tid, 0);
 }
 
+struct sysc_call *sysc_move(struct sysc *j, int from, int to)
+{
+	struct sysc_call *c = pair_get(&j->calls, (uint64_t)from, 0);
+	if (!c || from == to)
+		return c;
+	struct sysc_call *n = pair_put(&j->calls, (uint64_t)to, 0);
+	/* The put may have evicted the call being moved (same set, full): look again. */
+	if ((c = pair_get(&j->calls, (uint64_t)from, 0))) {
+		memcpy(n, c, sizeof(*c) + j->data_size);
+		pair_del(&j->calls, c);
+	} else {
+		pair_del(&j->calls, n);
+		n = NULL;
+	}
+	return n;
+}
+
 void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long ret)
 {
 	struct sysc_call *c = pair_get(&j->calls, (uint64_t)tid, 0);

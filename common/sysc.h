@@ -49,6 +49,9 @@ void sysc_free(struct sysc *j);
 struct sysc_call *sysc_enter(struct sysc *j, int tid, uint64_t ts, int which);
 /* The call thread tid is in, or NULL. */
 struct sysc_call *sysc_current(struct sysc *j, int tid);
+/* The call of thread `from` now belongs to thread `to` (an exec by a thread other than the
+ * leader: the kernel gives it the leader's ID); returns it there, or NULL when there is none. */
+struct sysc_call *sysc_move(struct sysc *j, int from, int to);
 /* The exit: done() for the thread's call, then it is forgotten; no call: counted. */
 void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long ret);
 /* The reader's lost-event listener (reader_on_lost(r, sysc_lost, j)). */

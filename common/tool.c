@@ -207,6 +207,15 @@ static int exec_done(void *ctx)
 	return t->child_done;
 }
 
+/* Every wake-up: the tool's wake(), and whether the command of --exec has ended. */
+static int wake(void *ctx)
+{
+	struct tool_run *t = ctx;
+	if (t->tool->wake)
+		t->tool->wake(t, reader_now());
+	return t->child ? exec_done(t) : 0;
+}
+
 /* After the run: whether the command ran, and how it ended when that was not a success
  * (the tool's own status stays its own). Stopped before the command ended (-d, a count,
  * Ctrl-C), the tool does not wait long for it. Returns -1 when it could not be run. */
@@ -308,10 +317,10 @@ static int run(struct tool_run *t)
 		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
 	if (tool->header && !t->o.json)
 		tool->header(t);
+	t->r.done = wake;
+	t->r.done_ctx = t;
 	if (t->child) {
 		out_flush(); /* the command's output comes after the header */
-		t->r.done = exec_done;
-		t->r.done_ctx = t;
 		if (write(t->child_go, "g", 1) != 1) {
 			fprintf(stderr, "%s: cannot start '%s': %s\n", tool->name, t->o.exec[0],
 				strerror(errno));

@@ -118,6 +118,9 @@ struct tool {
 	void (*header)(struct tool_run *t);
 	/* Every interval; non-zero: that was the last one. */
 	int (*interval)(struct tool_run *t, uint64_t now);
+	/* At every wake-up of the reader (at least every 100 ms), after its events: for what
+	 * waits on time rather than on an event. */
+	void (*wake)(struct tool_run *t, uint64_t now);
 	/* After the stop and the last events: what is left to print (a partial interval). */
 	void (*end)(struct tool_run *t);
 	void (*cleanup)(struct tool_run *t);

@@ -80,7 +80,7 @@ int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 		 void (*made)(struct tep_event *ev, int i, void *ctx), void *ctx, char *lib,
 		 size_t liblen, const char **why)
 {
-	char err[256], target[PATH_MAX + 32], args[512];
+	char err[256], target[PATH_MAX + 32], args[4096];
 	unsigned long long offs[64];
 	int done = 0;
 	*why = "no uprobes (CONFIG_UPROBE_EVENTS) in this kernel";

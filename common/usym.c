@@ -238,6 +238,47 @@ fail:
 	return -1;
 }
 
+int usym_interp(const char *path, char *interp, size_t len)
+{
+	int fd, ret = -1;
+	size_t n, size;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf)
+		return -1;
+	char *image = elf_rawfile(elf, &size);
+	if (image && !elf_getphdrnum(elf, &n))
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP)
+				continue;
+			if (ph.p_offset < size && ph.p_filesz <= size - ph.p_offset &&
+			    ph.p_filesz > 1 && ph.p_filesz <= len &&
+			    !memchr(image + ph.p_offset, 0, ph.p_filesz - 1) &&
+			    !image[ph.p_offset + ph.p_filesz - 1]) {
+				memcpy(interp, image + ph.p_offset, ph.p_filesz);
+				ret = 0;
+			}
+			break;
+		}
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+int usym_entry(const char *path, unsigned long long *off)
+{
+	int fd, ret = -1;
+	GElf_Ehdr eh;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf)
+		return -1;
+	if (gelf_getehdr(elf, &eh) && eh.e_entry && !vaddr_to_offset(elf, eh.e_entry, off))
+		ret = 0;
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
 /* The function symbols of a file, names without their version ("open@@GLIBC_2.2.5"). */
 struct fsym {
 	unsigned long long addr, size;

@@ -22,6 +22,13 @@ int usym_target(const char *target, char *path, size_t len);
 int usym_offset(const char *path, const char *symbol, bool any_type, unsigned long long *off,
 		char *why, size_t whylen);
 
+/* The program interpreter the file asks for (PT_INTERP: "/lib64/ld-linux-x86-64.so.2"):
+ * 0, or -1 when it has none (a static program, most libraries). */
+int usym_interp(const char *path, char *interp, size_t len);
+/* The file offset of the file's entry point (e_entry), where a uprobe sees the program
+ * start with argc and argv on its stack: 0, or -1. */
+int usym_entry(const char *path, unsigned long long *off);
+
 /* The function symbols of the file, one per line, sorted; returns how many, -1 on error. */
 int usym_list(const char *path, FILE *out);
 

@@ -41,6 +41,36 @@ static char *jbytes(const char *s, size_t len)
 	return buf;
 }
 
+static char *arg(const char *s, bool quote)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	out_text_arg(f, s, strlen(s), quote);
+	fclose(f);
+	return buf;
+}
+
+/* Arguments of a command line: one word each, never two, never confused with another. */
+static void test_text_arg(void **state)
+{
+	(void)state;
+	assert_string_equal(arg("/usr/bin/ls", false), "/usr/bin/ls");
+	assert_string_equal(arg("--color=auto", false), "--color=auto");
+	assert_string_equal(arg("caf\xc3\xa9", false), "caf\xc3\xa9");
+	assert_string_equal(arg("ls", true), "\"ls\"");
+	assert_string_equal(arg("", false), "\"\"");
+	assert_string_equal(arg("a b", false), "\"a b\"");
+	assert_string_equal(arg("say \"hi\"", false), "\"say \\\"hi\\\"\"");
+	assert_string_equal(arg("a\\b", false), "\"a\\\\b\"");
+	assert_string_equal(arg("x\ny", false), "\"x\\x0ay\"");
+	assert_string_equal(arg("\x1b[2J", false), "\"\\x1b[2J\"");
+	assert_string_equal(arg("*.c", false), "\"*.c\"");
+	assert_string_equal(arg("$HOME", false), "\"$HOME\"");
+	assert_string_equal(arg("bad\xff", false), "\"bad\\xff\"");
+	/* A word that only looks like a marker the tools print is quoted: [...] */
+	assert_string_equal(arg("[...]", false), "\"[...]\"");
+}
+
 static void test_text_plain(void **state)
 {
 	(void)state;
@@ -130,7 +160,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_plain),   cmocka_unit_test(test_text_escapes),
 		cmocka_unit_test(test_json_escapes), cmocka_unit_test(test_text_line),
-		cmocka_unit_test(test_wallclock),
+		cmocka_unit_test(test_wallclock),    cmocka_unit_test(test_text_arg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

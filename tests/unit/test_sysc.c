@@ -161,11 +161,58 @@ static void test_loss_clears_the_join(void **state)
 	tep_free(b.tep);
 }
 
+static void count_done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+{
+	(void)rec;
+	(void)call;
+	int *seen = ctx;
+	seen[0] = tid;
+	seen[1] = (int)ret;
+	seen[2] = *(int *)sysc_data(call);
+}
+
+/* An exec by a thread that is not the leader: the call started as thread 12 ends as 10 (the
+ * kernel gives it the leader's ID) with what it held; 12 has no call left. */
+static void test_move(void **state)
+{
+	(void)state;
+	struct sysc j;
+	int seen[3] = {0, 0, 0};
+	struct tep_record rec = {.ts = 5};
+	assert_int_equal(sysc_init(&j, 64, sizeof(int), count_done, seen), 0);
+	*(int *)sysc_data(sysc_enter(&j, 12, 1, 0)) = 4242;
+	sysc_enter(&j, 10, 1, 0); /* the leader's own call, lost in the exec */
+	struct sysc_call *c = sysc_move(&j, 12, 10);
+	assert_non_null(c);
+	assert_int_equal(*(int *)sysc_data(c), 4242);
+	assert_null(sysc_current(&j, 12));
+	assert_null(sysc_move(&j, 99, 10));
+	sysc_exit(&j, &rec, 10, 0);
+	assert_int_equal(seen[0], 10);
+	assert_int_equal(seen[2], 4242);
+	assert_null(sysc_current(&j, 10));
+	/* Into a full set of the table: the call moves, nothing else is lost. */
+	for (int tid = 1000; tid < 1400; tid++)
+		sysc_enter(&j, tid, 1, 0);
+	for (int tid = 1000; tid < 1400; tid++) {
+		int before = sysc_current(&j, tid) != NULL;
+		if (!before)
+			continue;
+		*(int *)sysc_data(sysc_current(&j, tid)) = tid;
+		c = sysc_move(&j, tid, tid + 100000);
+		if (c)
+			assert_int_equal(*(int *)sysc_data(c), tid);
+		assert_null(sysc_current(&j, tid));
+	}
+	sysc_free(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_results_match_the_kernel),
 		cmocka_unit_test(test_loss_clears_the_join),
+		cmocka_unit_test(test_move),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
