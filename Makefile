@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop
 COMMON   := sig opt out session reader comm tool hist pair agg field keys ksym evprint ftrace blk probe usym sysc ustr tracer
 UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe
 
@@ -76,6 +76,10 @@ $(B)/tests/sys_target: tests/live/sys_target.c | $(B)/tests
 	$(CC) -O1 -static -Wall -Wextra -Werror -o $@ $<
 $(B)/static/sys_target: tests/live/sys_target.c | $(B)/static
 	$(CC) -O1 -static -Wall -Wextra -Werror -o $@ $<
+$(B)/tests/exec_target: tests/live/exec_target.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
+$(B)/static/exec_target: tests/live/exec_target.c | $(B)/static
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -pthread -o $@ $<
 $(B)/tests/names_target: tests/live/names_target.c | $(B)/tests
 	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
 $(B)/static/names_target: tests/live/names_target.c | $(B)/static
@@ -86,13 +90,13 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/jsoncheck
+check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/jsoncheck
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
 # kernels are cached in $(VM_CACHE), outside the clone.
 VM_CACHE ?= /var/cache/ftrace-tools-vm
-vmcheck: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/jsoncheck
+vmcheck: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/jsoncheck
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
 # Debian packages the build and the tests need; installed only when missing.
