@@ -78,7 +78,9 @@ wait_instance() {
 }
 
 # Wait (up to 10 s) until the tool with PID $1 has printed its banner to file $2: its events
-# are enabled only then.
+# are enabled only then. Remove file $2 before starting the tool: a background job truncates
+# its output files only once it runs, so a banner left from the last run would be taken for
+# this one's (seen in the guests: every event missed).
 wait_ready() {
 	i=0
 	while [ $i -lt 100 ]; do
@@ -197,6 +199,7 @@ trace_target() {
 	[ "$1" = -p ] && { pid_opt=1; shift; }
 	spawn_target
 	rm -f "$TMP/out" "$TMP/err"
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	if [ -n "$pid_opt" ]; then
 		tool=$1; shift
 		"$tool" -p $UTPID "$@" > "$TMP/out" 2> "$TMP/err" &

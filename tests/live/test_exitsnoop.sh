@@ -72,7 +72,7 @@ run_case -x -n exit_target -- code 0
 check "-x: an exit with 0 is not shown" [ -z "$(line)" ]
 
 # -p: only that process, even when the signal that kills it comes from outside.
-rm -f "$TMP/go"
+rm -f "$TMP/go" "$TMP/out" "$TMP/err"
 "$ET" "$TMP/go" wait &
 ETPID=$!
 "$BIN/exitsnoop" -j -p $ETPID > "$TMP/out" 2> "$TMP/err" &

@@ -67,6 +67,7 @@ else
 		skip "opensnoop under lost events: $LIVE_SKIP_LOSS"
 	else
 		spawn_target 20000
+		rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 		FTT_BUFFER_KB=4 "$BIN/opensnoop" -p $UTPID > "$TMP/out" 2> "$TMP/err" &
 		TPID=$!
 		if ready_release; then

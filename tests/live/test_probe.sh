@@ -50,6 +50,7 @@ else
 fi
 
 if [ -d "$T/events/syscalls/sys_enter_read" ]; then
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	"$BIN/tpoint" -k pid -d 1 syscalls:sys_enter_read > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	wait_exit $TPID 10

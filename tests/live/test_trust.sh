@@ -24,6 +24,7 @@ if [ -d "$T/events/syscalls/sys_enter_getppid" ] && [ -x "$NT" ]; then
 		NTPID=$!
 		wait_line "$TMP/nt.pid" '^[0-9]' 5
 		opt=; [ $mode = json ] && opt=-j
+		rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 		"$BIN/tpoint" $opt -p "$(cat "$TMP/nt.pid")" syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" &
 		TPID=$!
 		wait_ready $TPID "$TMP/err"
@@ -55,6 +56,7 @@ fi
 # A shell that becomes dd (exec): its reads are counted under dd, not under the name the
 # shell had (the issue's taskset case: 459,220 of 500,000 reads were counted as taskset).
 if [ -d "$T/events/syscalls/sys_enter_read" ]; then
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	"$BIN/tpoint" -k comm syscalls:sys_enter_read 'count == 1 && fd == 0' > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	wait_ready $TPID "$TMP/err"
@@ -135,6 +137,7 @@ if [ -d "$T/events/syscalls/sys_enter_read" ]; then
 	mkfifo "$TMP/fifo"
 	sleep 30 <> "$TMP/fifo" & # holds the pipe open without reading it
 	HOLD=$!
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	"$BIN/tpoint" syscalls:sys_enter_read > "$TMP/fifo" 2> "$TMP/err" &
 	TPID=$!
 	wait_ready $TPID "$TMP/err"
@@ -240,6 +243,7 @@ check "FTT_BUFFER_KB beyond the memory: exit 2 with the limit" sh -c \
 CPU1=/sys/devices/system/cpu/cpu1/online
 if [ -w $CPU1 ] && [ "$(cat $CPU1)" = 1 ] && have taskset; then
 	echo 0 > $CPU1
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	"$BIN/tpoint" -d 4 syscalls:sys_enter_getppid > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	wait_ready $TPID "$TMP/err"
@@ -260,6 +264,7 @@ fi
 # comm is the signal's target. A sleep killed by its shell sends that shell SIGCHLD as it
 # exits, in its own context: an event of sleep whose comm field is the shell's.
 if [ -d "$T/events/signal/signal_generate" ]; then
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	"$BIN/tpoint" -j -n sleep signal:signal_generate > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	wait_ready $TPID "$TMP/err"
@@ -278,6 +283,7 @@ fi
 # on 127.0.0.1 changes state twice.
 if [ -d "$T/events/sock/inet_sock_set_state" ]; then
 	ip link set lo up 2> /dev/null || ifconfig lo 127.0.0.1 up 2> /dev/null
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	"$BIN/tpoint" -j sock:inet_sock_set_state 'dport == 9' > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	wait_ready $TPID "$TMP/err"
