@@ -169,8 +169,8 @@ static void args_add(struct args *a, const char *s, size_t n)
 }
 
 /* From a probe's record: argc (the loader) or the pointers say how many there are. A string
- * the kernel could not read (length 0: "(fault)") makes the record useless: an eprobe that
- * cannot read user memory (Debian's 6.1 and 6.12), a page not yet faulted in. */
+ * the kernel could not read makes the record useless (then /proc): an eprobe that cannot
+ * read user memory (Debian's 6.1 and 6.12), a page not in memory. */
 static bool args_from_record(struct args *a, const struct tep_record *rec, const struct evinfo *ei)
 {
 	int n = env.max_args;
@@ -188,12 +188,16 @@ static bool args_from_record(struct args *a, const struct tep_record *rec, const
 			}
 		a->cut = n == env.max_args && ei->ptr[n] && reader_num(rec, ei->ptr[n]);
 	}
+	bool kernel = ei->src == SRC_KPROBE || ei->src == SRC_EPROBE;
 	for (int i = 0; i < n; i++) {
 		size_t len;
 		const char *s = ei->str[i] ? reader_str(rec, ei->str[i], &len) : NULL;
-		if (!s || !len)
+		/* A uprobe records "" with its NUL and a fault with nothing. A kprobe or eprobe
+		 * records "" with nothing (its copy does not count the NUL of an empty string)
+		 * and, since Linux 6.4, a fault as the text "(fault)". */
+		if (!s || (!len && !kernel) || (kernel && len >= 7 && !strncmp(s, "(fault)", len)))
 			return false;
-		args_add(a, s, strnlen(s, len));
+		args_add(a, s, len ? strnlen(s, len) : 0);
 	}
 	/* argv[0] read as "" from every exec: an eprobe that reads nothing (6.1). */
 	if (ei->src == SRC_EPROBE && n && !a->buf[0])

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(how, "execveat")) {
 		execveat(AT_FDCWD, args[0], args, environ, 0);
 	} else if (!strcmp(how, "fexecve")) {
-		int fd = open(args[0], O_RDONLY | O_CLOEXEC);
+		int fd = open(args[0], O_RDONLY);
 		if (fd >= 0)
 			fexecve(fd, args, environ);
 	}

@@ -24,6 +24,9 @@ fi
 
 # start ARGS...: execsnoop in the background (output in $TMP/out), ready to trace.
 start() {
+	# Removed first: the background job truncates them only once it runs, and the wait
+	# must not see the last run's banner.
+	rm -f "$TMP/out" "$TMP/err"
 	"$BIN/execsnoop" "$@" > "$TMP/out" 2> "$TMP/err" &
 	EPID=$!
 	wait_ready $EPID "$TMP/err" || { notok "execsnoop $* starts" "$TMP/err"; return 1; }
@@ -110,7 +113,8 @@ fi
 
 # On this machine's kind of kernel (uprobes only): a dynamically linked program exec'd by the
 # system call itself, not the C library: its arguments from the loader's entry.
-if [ -x /bin/true ] && grep -q ld-linux /bin/true && start -j --via uprobe; then
+if [ -x /bin/true ] && grep -q ld-linux /bin/true &&
+	"$BIN/execsnoop" --via uprobe -d 0.1 > /dev/null 2>&1 && start -j --via uprobe; then
 	"$ET" raw /bin/true "raw 2" 'q"x' > "$TMP/pid.raw"
 	stop
 	pid=$(cat "$TMP/pid.raw")
