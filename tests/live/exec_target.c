@@ -7,9 +7,10 @@
  *   exec_target thread PROG ARGS...    execv() from a thread that is not the leader
  *   exec_target execveat PROG ARGS...  the C library's execveat() (AT_FDCWD)
  *   exec_target fexecve PROG ARGS...   the C library's fexecve() on PROG opened
- * An exec that fails exits 127.
+ * An exec that fails says why on stderr and exits 127.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ static void *thread(void *arg)
 {
 	(void)arg;
 	execv(args[0], args);
+	fprintf(stderr, "exec_target: thread %s: %s\n", args[0], strerror(errno));
 	_exit(127);
 }
 
@@ -53,5 +55,6 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			fexecve(fd, args, environ);
 	}
+	fprintf(stderr, "exec_target: %s %s: %s\n", how, args[0], strerror(errno));
 	return 127;
 }
