@@ -238,6 +238,22 @@ int opt_parse(int argc, char **argv, const struct opt_usage *u,
 	return optind;
 }
 
+int opt_choice(const char *s, const char *const *names, int n, const char *what)
+{
+	char list[256] = "";
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(s, names[i]))
+			return i;
+		size_t len = strlen(list);
+		snprintf(list + len, sizeof(list) - len, "%s%s",
+			 i == 0	    ? "" :
+			 i == n - 1 ? " or " :
+				      ", ",
+			 names[i]);
+	}
+	opt_fail("invalid %s: '%s' (%s)", what, s, list);
+}
+
 const char *opt_glob(const char *s, const char *what)
 {
 	if (!*s)

@@ -74,6 +74,8 @@ int opt_parse(int argc, char **argv, const struct opt_usage *u,
 /* A name glob (-n, PATTERN): not empty, brackets closed, no quotes or backslashes (they
  * would need escaping in the kernel's filter). Exits 2 naming what with the reason. */
 const char *opt_glob(const char *s, const char *what);
+/* The index of s among the n names; else a usage error "invalid WHAT: 's' (a, b or c)". */
+int opt_choice(const char *s, const char *const *names, int n, const char *what);
 /* A thread that exists (-L). */
 pid_t opt_live_tid(const char *s);
 

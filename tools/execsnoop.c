@@ -144,13 +144,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'q': env.quote = true; break;
 	case 'x': env.failed = true; break;
 	case OPT_LONG + 1: env.max_args = (int)opt_int(arg, 1, MAX_ARGS, "N (arguments)"); break;
-	case OPT_LONG + 2:
-		for (env.via = 0; env.via < VIA_BEST; env.via++)
-			if (!strcmp(arg, via_names[env.via]))
-				break;
-		if (env.via == VIA_BEST)
-			opt_fail("invalid --via: '%s' (kprobe, eprobe, uprobe or proc)", arg);
-		break;
+	case OPT_LONG + 2: env.via = opt_choice(arg, via_names, VIA_BEST, "--via"); break;
 	}
 }
 
@@ -496,8 +490,9 @@ static void fetch_args(char *out, size_t len, const char *argv, bool kernel, boo
 
 /* 1: kprobes on the syscall entry functions. Since 4.17 they take the user registers
  * (pt_regs) saved at entry: argv is one of them. */
-static int via_kprobe(struct tool_run *t, const char **why)
+static int via_kprobe(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 #if defined(__x86_64__)
 	/* struct pt_regs on x86_64: si at 104, dx at 96. */
 	static const char *const funcs[NCALLS] = {"__x64_sys_execve", "__x64_sys_execveat"};
@@ -532,8 +527,9 @@ static int via_kprobe(struct tool_run *t, const char **why)
 }
 
 /* 2: event probes on the syscall entry tracepoints. */
-static int via_eprobe(struct tool_run *t, const char **why)
+static int via_eprobe(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 	static char args[8192];
 	int n = 0, ret;
 	*why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
@@ -566,8 +562,9 @@ static void libc_made(struct tep_event *ev, int i, void *ctx)
 		libc_failed = true; /* said on stderr */
 }
 
-static int via_uprobe(struct tool_run *t, const char **why)
+static int via_uprobe(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 	static char args[3][8192], largs[8192];
 	/* execve(path, argv, envp), fexecve(fd, argv, envp), execveat(fd, path, argv, ...) */
 	fetch_args(args[0], sizeof(args[0]), "$2", false, false);
@@ -598,8 +595,9 @@ static int via_uprobe(struct tool_run *t, const char **why)
 	return 0;
 }
 
-static int via_proc(struct tool_run *t, const char **why)
+static int via_proc(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 	(void)t;
 	(void)why;
 	snprintf(env.what_args, sizeof(env.what_args), "/proc/PID/cmdline");
@@ -608,10 +606,8 @@ static int via_proc(struct tool_run *t, const char **why)
 
 static int setup(struct tool_run *t)
 {
-	static int (*const via_fn[])(struct tool_run *, const char **) = {via_kprobe, via_eprobe,
-									  via_uprobe, via_proc};
-	const char *why = "";
-	int ret = -1;
+	static const ustr_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
+	int ret;
 	env.t = t;
 	struct tep_event *exec_ev = session_load_event(&t->s, "sched", "sched_process_exec");
 	if (!sysc_event(&t->s, "enter", "execve") || !sysc_event(&t->s, "exit", "execve") ||
@@ -625,14 +621,9 @@ static int setup(struct tool_run *t)
 	    reader_on_lost(&t->r, sysc_lost, &env.join) || reader_on_lost(&t->r, lost, NULL) ||
 	    session_exclude_self(&t->s))
 		return TOOL_FAIL;
-	if (env.via != VIA_BEST) {
-		if ((ret = via_fn[env.via](t, &why)) == -1)
-			fprintf(stderr, "execsnoop: --via %s: %s\n", via_names[env.via], why);
-	} else {
-		for (env.via = 0; env.via < VIA_BEST; env.via++)
-			if ((ret = via_fn[env.via](t, &why)) != -1)
-				break;
-	}
+	int via = env.via;
+	ret = ustr_climb(rungs, via_names, VIA_BEST, &via, t, "execsnoop");
+	env.via = via;
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;
 	for (int c = 0; c < NCALLS; c++) {

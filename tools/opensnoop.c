@@ -95,13 +95,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	switch (o->key) {
 	case 'e': env.extended = true; break;
 	case 'x': env.failed = true; break;
-	case OPT_LONG + 1:
-		for (env.via = 0; env.via < USTR_BEST; env.via++)
-			if (!strcmp(arg, ustr_via_names[env.via]))
-				break;
-		if (env.via == USTR_BEST)
-			opt_fail("invalid --via: '%s' (kprobe, eprobe or uprobe)", arg);
-		break;
+	case OPT_LONG + 1: env.via = opt_choice(arg, ustr_via_names, USTR_BEST, "--via"); break;
 	}
 }
 
@@ -236,8 +230,9 @@ static int trace(struct tool_run *t, struct tep_event *ev, enum role role, int c
 /* 1: the path as the kernel copied it from user space. do_filp_open() gets it first
  * (struct filename, name at offset 0); getname() returns it on kernels where that is not
  * probeable. The flags and mode come from the syscall entries. */
-static int via_kprobe(struct tool_run *t, const char **why)
+static int via_kprobe(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 	static const struct ustr_kfunc funcs[] = {
 		{'p', "do_filp_open", "file=+0(+0($arg2)):string"},
 		{'r', "getname", "file=+0(+0($retval)):string"},
@@ -261,8 +256,9 @@ static int via_kprobe(struct tool_run *t, const char **why)
 
 /* 2: event probes on the syscall entries, reading the path from user memory. On Debian's 6.1
  * and 6.12 every path reads "(fault)" (whatever the fetch syntax): kprobes come first. */
-static int via_eprobe(struct tool_run *t, const char **why)
+static int via_eprobe(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 	static const char *const args[NCALLS] = {
 		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64",
 		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64",
@@ -313,8 +309,9 @@ static void uprobe_made(struct tep_event *ev, int i, void *ctx)
 		env.failed_trace = true; /* said on stderr */
 }
 
-static int via_uprobe(struct tool_run *t, const char **why)
+static int via_uprobe(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 	int n = ustr_uprobes(&t->s, libc_opens, sizeof(libc_opens) / sizeof(*libc_opens),
 			     uprobe_made, t, env.lib, sizeof(env.lib), why);
 	if (env.failed_trace)
@@ -327,10 +324,8 @@ static int via_uprobe(struct tool_run *t, const char **why)
 
 static int setup(struct tool_run *t)
 {
-	static int (*const via_fn[])(struct tool_run *, const char **) = {via_kprobe, via_eprobe,
-									  via_uprobe};
-	const char *why = "";
-	int ret = -1;
+	static const ustr_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
+	int ret, via = env.via;
 	env.t = t;
 	if (!sysc_event(&t->s, "exit", "openat")) {
 		fprintf(stderr,
@@ -342,24 +337,17 @@ static int setup(struct tool_run *t)
 	if (sysc_init(&env.join, 1024, sizeof(struct open_data), done, t) ||
 	    reader_on_lost(&t->r, sysc_lost, &env.join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
-	if (env.via != USTR_BEST) {
-		if ((ret = via_fn[env.via](t, &why)) == -1)
-			fprintf(stderr, "opensnoop: --via %s: %s\n", ustr_via_names[env.via], why);
-	} else {
-		for (env.via = 0; env.via < USTR_BEST; env.via++)
-			if ((ret = via_fn[env.via](t, &why)) != -1)
-				break;
-		if (ret == 0 && env.via == USTR_UPROBE)
-			fprintf(stderr,
-				"opensnoop: no kprobes or event probes in this kernel "
-				"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): only "
-				"programs that open files through the C library are seen\n");
-		if (ret == -1)
-			fprintf(stderr,
-				"opensnoop: no way to read paths in this kernel: needs kprobes "
-				"(CONFIG_KPROBE_EVENTS), event probes (CONFIG_EPROBE_EVENTS) "
-				"or uprobes (CONFIG_UPROBE_EVENTS)\n");
-	}
+	bool chosen = env.via != USTR_BEST;
+	ret = ustr_climb(rungs, ustr_via_names, USTR_BEST, &via, t, "opensnoop");
+	env.via = via;
+	if (!chosen && ret == 0 && env.via == USTR_UPROBE)
+		fprintf(stderr, "opensnoop: no kprobes or event probes in this kernel "
+				"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): only programs that "
+				"open files through the C library are seen\n");
+	if (!chosen && ret == -1)
+		fprintf(stderr, "opensnoop: no way to read paths in this kernel: needs kprobes "
+				"(CONFIG_KPROBE_EVENTS), event probes (CONFIG_EPROBE_EVENTS) or "
+				"uprobes (CONFIG_UPROBE_EVENTS)\n");
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;
 	for (int c = 0; c < NCALLS; c++) {

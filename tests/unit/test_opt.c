@@ -23,6 +23,22 @@ static void call_seconds(const void *s)
 	opt_seconds(s, "duration");
 }
 
+static const char *const mechs[] = {"kprobe", "eprobe", "uprobe"};
+static void call_choice(const void *s)
+{
+	opt_choice(s, mechs, 3, "--via");
+}
+
+static void test_choice(void **state)
+{
+	(void)state;
+	assert_int_equal(opt_choice("kprobe", mechs, 3, "--via"), 0);
+	assert_int_equal(opt_choice("uprobe", mechs, 3, "--via"), 2);
+	assert_usage_error(call_choice, "x", "invalid --via: 'x' (kprobe, eprobe or uprobe)");
+	assert_usage_error(call_choice, "", "invalid --via: ''");
+	assert_usage_error(call_choice, "KPROBE", "invalid --via");
+}
+
 static void test_int_good(void **state)
 {
 	(void)state;
@@ -221,11 +237,11 @@ int main(void)
 {
 	opt_init("test_opt");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_int_good),     cmocka_unit_test(test_int_bad),
-		cmocka_unit_test(test_live_pid),     cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_usage_text),   cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_glob),	     cmocka_unit_test(test_live_tid),
-		cmocka_unit_test(test_buffer_limit),
+		cmocka_unit_test(test_int_good), cmocka_unit_test(test_choice),
+		cmocka_unit_test(test_int_bad),	 cmocka_unit_test(test_live_pid),
+		cmocka_unit_test(test_seconds),	 cmocka_unit_test(test_usage_text),
+		cmocka_unit_test(test_parse),	 cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_live_tid), cmocka_unit_test(test_buffer_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
