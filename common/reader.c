@@ -57,6 +57,8 @@ struct reader_cpu {
 	size_t cap, head, count; /* in pages */
 	void *cur;		 /* current record in the head page, NULL when none */
 	unsigned long long ts;	 /* its timestamp */
+	size_t subbuf;		 /* the size of a page */
+	size_t commit_size;	 /* of the length in a page's header (the kernel's long) */
 };
 
 struct handler {
@@ -93,6 +95,8 @@ static void say(const struct reader *r, const char *fmt, const char *path, int e
 }
 
 /* Add the CPU buffers of dir as source r->nsrc. */
+static int open_source_cpus(struct reader *r, const char *dir);
+
 static int add_source(struct reader *r, const char *dir, const char *what)
 {
 	if (r->nsrc == READER_MAX_SOURCES)
@@ -104,6 +108,17 @@ static int add_source(struct reader *r, const char *dir, const char *what)
 	src->polled = r->nsrc == 0;
 	if (!src->dir)
 		return -1;
+	int ret = open_source_cpus(r, dir);
+	if (ret < 0) { /* not a source: the caller will not close it */
+		free(src->dir);
+		src->dir = NULL;
+	}
+	return ret;
+}
+
+/* The per-CPU buffers of source r->nsrc; returns its index, or -1. */
+static int open_source_cpus(struct reader *r, const char *dir)
+{
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/per_cpu", dir);
 	DIR *d = opendir(path);
@@ -151,6 +166,9 @@ static int add_source(struct reader *r, const char *dir, const char *what)
 		}
 		c->cpu = ids[i];
 		c->src = r->nsrc;
+		c->subbuf = r->subbuf;
+		int cs = tep_get_header_page_size(r->tep);
+		c->commit_size = cs == 4 || cs == 8 ? (size_t)cs : 8;
 		c->kbuf = tep_kbuffer(r->tep);
 		if (!c->kbuf) {
 			close(c->fd);
@@ -300,15 +318,56 @@ static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
 			r->on_lost[i].fn(c->cpu, n, r->on_lost[i].ctx);
 }
 
+/*
+ * Is the current record inside its page? The kernel writes sound pages; one that is not (a
+ * length past the page's end: memory gone bad, a file that is not trace_pipe_raw) must not
+ * be decoded further, kbuffer would read past it. The rest of such a page is dropped, said
+ * at once, and reported as lost events of unknown number (fuzz_page found this).
+ */
+static bool sound(struct reader_cpu *c)
+{
+	const char *page = c->pages[c->head], *rec = c->cur;
+	int size = kbuffer_event_size(c->kbuf);
+	return rec >= page && size >= 0 && (size_t)(rec - page) + (size_t)size <= c->subbuf;
+}
+
+/* Does the page's header give a length within the page? (kbuffer_load_subbuffer reads the
+ * first record at once.) A header: time stamp (8 bytes), length (flags from bit 27 up). */
+static bool header_sound(const struct reader_cpu *c, const char *page)
+{
+	uint64_t commit = 0;
+	memcpy(&commit, page + 8, c->commit_size);
+	commit &= (1ULL << 27) - 1;
+	return 8 + c->commit_size + commit <= c->subbuf;
+}
+
+static void drop_page(struct reader_cpu *c)
+{
+	fprintf(stderr, "WARNING: a ring-buffer page of CPU %d holds data past its end: not read\n",
+		c->cpu);
+	c->lost = -1;
+	c->cur = NULL;
+}
+
 /* Make the head page current; returns false when the CPU has no page left. */
 static bool load_head(struct reader_cpu *c)
 {
 	while (c->count) {
+		if (!header_sound(c, c->pages[c->head])) {
+			drop_page(c);
+			c->head = (c->head + 1) % c->cap;
+			c->count--;
+			continue;
+		}
 		kbuffer_load_subbuffer(c->kbuf, c->pages[c->head]);
 		int missed = kbuffer_missed_events(c->kbuf);
 		if (missed)
 			c->lost = missed < 0 || c->lost < 0 ? -1 : c->lost + missed;
-		c->cur = kbuffer_read_event(c->kbuf, &c->ts);
+		int start = kbuffer_start_of_data(c->kbuf), len = kbuffer_subbuffer_size(c->kbuf);
+		if (start < 0 || len < 0 || (size_t)start + (size_t)len > c->subbuf)
+			drop_page(c);
+		else if ((c->cur = kbuffer_read_event(c->kbuf, &c->ts)) && !sound(c))
+			drop_page(c);
 		if (c->cur)
 			return true;
 		c->head = (c->head + 1) % c->cap;
@@ -323,6 +382,8 @@ static bool load_head(struct reader_cpu *c)
 static void advance(struct reader_cpu *c)
 {
 	c->cur = kbuffer_next_event(c->kbuf, &c->ts);
+	if (c->cur && !sound(c))
+		drop_page(c);
 	if (c->cur)
 		return;
 	c->head = (c->head + 1) % c->cap;
@@ -504,6 +565,15 @@ int reader_drain(struct reader *r)
 		if (batch(r, true) < 0)
 			return -1;
 	} while (any_left(r) && sig_stop < 2);
+	/* A loss flagged on pages with no record after it (the last page held none, or was
+	 * dropped as unsound) is reported now: no later record will carry it. */
+	for (int i = 0; i < r->ncpus; i++) {
+		struct reader_cpu *c = &r->cpus[i];
+		if (c->lost && !c->cur) {
+			report_lost(r, c, c->lost);
+			c->lost = 0;
+		}
+	}
 	return 0;
 }
 
