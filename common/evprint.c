@@ -19,6 +19,7 @@ struct evfields {
 	int n;
 	struct tep_format_field **f;
 	struct field_desc *d;
+	int need; /* bytes a record needs for its fixed fields */
 };
 
 struct evprint {
@@ -81,11 +82,44 @@ static struct evfields *fields_of(struct evprint *p, struct tep_event *ev)
 		return NULL;
 	}
 	int i = 0;
+	e->need = 0;
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next, i++) {
 		e->f[i] = f;
 		e->d[i] = field_describe(ev, f);
+		if (f->offset + f->size > e->need)
+			e->need = f->offset + f->size;
 	}
 	return e;
+}
+
+/*
+ * Does rec hold every field its format names, each dynamic one where it says, each string
+ * with its NUL? The print format (libtraceevent) reads them unchecked; the kernel's records
+ * always fit, one that does not (fuzz_format made some) is shown field by field, from what
+ * it holds.
+ */
+static bool fits(const struct evfields *e, const struct tep_record *rec)
+{
+	if (rec->size < e->need)
+		return false;
+	const char *data = rec->data;
+	for (int i = 0; i < e->n; i++) {
+		const struct tep_format_field *f = e->f[i];
+		uint32_t off = (uint32_t)f->offset, n = (uint32_t)f->size;
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t v;
+			memcpy(&v, data + f->offset, 4);
+			off = v & 0xffff, n = v >> 16;
+			if (f->flags & TEP_FIELD_IS_RELATIVE)
+				off += (uint32_t)(f->offset + f->size);
+			if (off + n > (uint32_t)rec->size)
+				return false;
+		}
+		/* A string is printed up to its NUL, which must be in it. */
+		if (e->d[i].kind == FIELD_STRING && !memchr(data + off, 0, n))
+			return false;
+	}
+	return true;
 }
 
 /* Kernel frames: caller[] fills the rest of the record (its declared size is a minimum). */
@@ -194,6 +228,18 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 	out_text_buf(name, sizeof(name), comm, 16);
 	printf("%16s-%-7d [%03d] %6llu.%06llu: %s: ", name, pid, rec->cpu, rec->ts / 1000000000ULL,
 	       (rec->ts / 1000) % 1000000ULL, ev->name);
+	struct evfields *e = fields_of(p, ev);
+	if (e && !fits(e, rec)) {
+		for (int i = 0; i < e->n; i++) {
+			size_t len;
+			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
+			printf("%s%s=", i ? " " : "", e->f[i]->name);
+			field_text(stdout, &e->d[i], data, len, 0);
+		}
+		putchar('\n');
+		stacks(p, rec);
+		return;
+	}
 	trace_seq_reset(&p->seq);
 	tep_print_event(p->tep, &p->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&p->seq);
