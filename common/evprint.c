@@ -234,7 +234,8 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 			size_t len;
 			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
 			printf("%s%s=", i ? " " : "", e->f[i]->name);
-			field_text(stdout, &e->d[i], data, len, 0);
+			if (len) /* else not in the record: nothing, not a made-up 0 */
+				field_text(stdout, &e->d[i], data, len, 0);
 		}
 		putchar('\n');
 		stacks(p, rec);
