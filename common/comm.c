@@ -145,8 +145,9 @@ void comm_on_newtask(struct tep_record *rec, void *ctx)
 	/* A creator not known (gone from /proc: a fixture, or lost events) is taken for the
 	 * main thread of its process, as creators mostly are. */
 	int32_t tgid = c && c->tgid ? c->tgid : creator, ppid = c ? c->ppid : 0;
-	char comm[COMM_LEN];
-	memcpy(comm, c ? c->comm : "", COMM_LEN);
+	char comm[COMM_LEN] = "";
+	if (c)
+		memcpy(comm, c->comm, COMM_LEN);
 	struct entry *e = slot(t, child, true);
 	if (!e)
 		return;
