@@ -4,10 +4,16 @@
 
 TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop
 COMMON   := sig opt out session reader comm tool hist pair agg field keys ksym evprint ftrace blk probe usym sysc ustr tracer
-UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe
+UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
+# make check SANITIZE=1: everything built with AddressSanitizer and UndefinedBehaviorSanitizer
+# in its own tree (build/san), every finding fatal; the same unit and live suites run on it.
+SANITIZE ?=
+ifeq ($(SANITIZE),1)
+B        ?= build/san
+endif
 B        ?= build
 CC       ?= cc
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -20,6 +26,14 @@ PKG_INC   = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS  = $(shell pkg-config --libs $(PKGS))
 # CFLAGS is the user's (make CFLAGS=-O0); what the build needs is added to it.
 CFLAGS   ?= -O2 -g
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+override CFLAGS  += $(SAN_FLAGS)
+override LDFLAGS += $(SAN_FLAGS)
+export ASAN_OPTIONS := abort_on_error=0:exitcode=99:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1:exitcode=99
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+endif
 WARN     := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 BUILD_CFLAGS = $(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
 LDLIBS    = $(PKG_LIBS)
@@ -100,7 +114,7 @@ vmcheck: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/e
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
 # Debian packages the build and the tests need; installed only when missing.
-DEPS := gcc make pkg-config clang-format libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
+DEPS := gcc make pkg-config clang-format clang libclang-rt-14-dev libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
         util-linux coreutils procps python3 \
         qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
 deps:
@@ -118,8 +132,25 @@ bench-deps:
 bench: all bench-deps
 	bench/bench.sh
 
+# Fuzzing (libFuzzer, Debian's clang) with ASan and UBSan: every target in tests/fuzz runs for
+# FUZZ_SECONDS from its corpus (tests/fuzz/corpus/TARGET, seeds; new inputs are kept in
+# $(F)/corpus, not in the clone). A finding stops make with the input that caused it.
+FUZZ         := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 30
+F            := $(B)/fuzz
+FUZZ_CFLAGS   = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	$(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"'
+$(F)/obj/%.o: common/%.c | $(F)/obj
+	clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(F)/%: tests/fuzz/%.c $(COMMON:%=$(F)/obj/%.o) | $(F)/obj
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+$(F)/obj:
+	mkdir -p $@
+fuzz: $(FUZZ:%=$(F)/%)
+	F=$(F) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ)
+
 # The code's style (.clang-format); make check runs format-check.
-FORMAT_FILES = common/*.[ch] tools/*.c tests/unit/*.[ch] tests/live/*.c
+FORMAT_FILES = common/*.[ch] tools/*.c tests/unit/*.[ch] tests/live/*.c tests/fuzz/*.c
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:
@@ -128,5 +159,5 @@ format-check:
 clean:
 	rm -rf $(B)
 
-.PHONY: all static install check vmcheck deps bench bench-deps format format-check clean
+.PHONY: all static install check vmcheck fuzz deps bench bench-deps format format-check clean
 .SECONDARY:

@@ -65,6 +65,8 @@ void opt_init(const char *argv0)
 	}
 }
 
+void (*opt_fail_hook)(void);
+
 void opt_fail(const char *fmt, ...)
 {
 	va_list ap;
@@ -73,6 +75,8 @@ void opt_fail(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (opt_fail_hook)
+		opt_fail_hook();
 	exit(EXIT_USAGE);
 }
 

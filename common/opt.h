@@ -22,6 +22,9 @@ long long opt_buffer_limit_kb(void);
 
 /* "tool: <message>" on stderr, exit 2. */
 void opt_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* The fuzzers' way to go on after a usage error: when set, opt_fail calls it after the
+ * message instead of exiting (it must not return: it longjmps). NULL in the tools. */
+extern void (*opt_fail_hook)(void);
 
 /* An integer in [min, max]; what names the value in the error ("PID", "count"). */
 long long opt_int(const char *s, long long min, long long max, const char *what);

@@ -34,7 +34,8 @@ static const int stop_signals[] = {
 #endif
 };
 /* Faults: the program is broken; clean the kernel up, then die as the signal says. */
-static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+static const int fault_signals[]
+	__attribute__((unused)) = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
 static void say(const char *msg)
 {
@@ -96,7 +97,7 @@ static void on_stop(int sig)
 	}
 }
 
-static void on_fault(int sig)
+static __attribute__((unused)) void on_fault(int sig)
 {
 	sig_emergency();
 	say(": fatal signal; the ftrace instance and probes of this run were removed\n");

@@ -21,8 +21,8 @@ for t in ${UNIT:-}; do
 	echo "unit $t: $p passed, $rc failed, $s skipped"
 done
 # Every file of ours says its licence (SPDX), so a copied file keeps it.
-# (Recorded fixtures are the kernel's data, not ours: only their scripts.)
-missing=$(git ls-files 2>/dev/null | grep -Ev '^(tests/fixtures/|LICENSE$|README.md$|bench/REPORT.md$|\.gitignore$|\.clang-format$)' |
+# (Recorded fixtures are the kernel's data and fuzz seeds are data, not ours: only the scripts.)
+missing=$(git ls-files 2>/dev/null | grep -Ev '^(tests/fixtures/|tests/fuzz/corpus/|LICENSE$|README.md$|bench/REPORT.md$|\.gitignore$|\.clang-format$)' |
 	cat - <(git ls-files 'tests/fixtures/*.sh' 2>/dev/null) |
 	while read -r f; do grep -q 'SPDX-License-Identifier:' "$f" || echo "$f"; done)
 if [ -z "$missing" ]; then
