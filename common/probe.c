@@ -264,8 +264,10 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 
 	/* The new event's format, into the tep the session already has. */
 	int size = 0;
+	char why[128];
 	char *fmt = tracefs_event_file_read(NULL, probe_group(), name, "format", &size);
-	if (!fmt || tep_parse_event(s->tep, fmt, size, probe_group())) {
+	if (!fmt || size <= 0 || session_format_sound(fmt, (size_t)size, why, sizeof(why)) ||
+	    tep_parse_event(s->tep, fmt, size, probe_group())) {
 		free(fmt);
 		fprintf(stderr, "%s: cannot read the format of probe %s/%s\n", s->tool,
 			probe_group(), name);

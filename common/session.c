@@ -39,15 +39,162 @@ static const char *config_for(const char *sys)
 	return "CONFIG_EVENT_TRACING";
 }
 
+static bool ident_start(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool ident_char(int c)
+{
+	return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/* "key:DIGITS;" at *p (after a tab); moves past it. */
+static bool number_item(const char **p, const char *end, const char *key)
+{
+	size_t k = strlen(key);
+	if ((size_t)(end - *p) < k + 2 || memcmp(*p, key, k))
+		return false;
+	const char *q = *p + k;
+	if (q < end && *q == '-')
+		q++;
+	const char *digits = q;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if (q == digits || q >= end || *q != ';')
+		return false;
+	*p = q + 1;
+	return true;
+}
+
+/* One field line without its "\tfield:": "DECL NAME[N];\toffset:N;\tsize:N;[\tsigned:N;]".
+ * Its name goes into name (at most 63 bytes). */
+static bool field_line(const char *p, const char *end, char name[64])
+{
+	const char *semi = memchr(p, ';', (size_t)(end - p));
+	if (!semi)
+		return false;
+	int depth = 0;
+	for (const char *q = p; q < semi; q++) {
+		depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+		if (depth < 0 || depth > 1)
+			return false;
+	}
+	if (depth)
+		return false;
+	/* The name: the identifier before the last '[' (an array) or at the end. */
+	const char *e = semi;
+	if (e > p && e[-1] == ']')
+		while (e > p && *e != '[')
+			e--;
+	const char *b = e;
+	while (b > p && ident_char((unsigned char)b[-1]))
+		b--;
+	if (b == e || !ident_start((unsigned char)*b) || e - b > 63 || b == p)
+		return false;
+	memcpy(name, b, (size_t)(e - b));
+	name[e - b] = 0;
+	p = semi + 1;
+	if (p >= end || *p++ != '\t' || !number_item(&p, end, "offset:") || p >= end ||
+	    *p++ != '\t' || !number_item(&p, end, "size:"))
+		return false;
+	if (p < end && *p == '\t') {
+		p++;
+		if (!number_item(&p, end, "signed:"))
+			return false;
+	}
+	return p == end;
+}
+
+int session_format_sound(const char *fmt, size_t len, char *why, size_t whylen)
+{
+	const char *end = fmt + len, *line = fmt;
+	char names[128][64];
+	int nnames = 0;
+	bool have_name = false, have_id = false, have_format = false, have_print = false;
+	if (memchr(fmt, 0, len)) {
+		snprintf(why, whylen, "a NUL byte in it");
+		return -1;
+	}
+	for (int n = 1; line < end; n++) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl) {
+			snprintf(why, whylen, "line %d cut short", n);
+			return -1;
+		}
+		if (!strncmp(line, "name: ", 6))
+			have_name = nl > line + 6;
+		else if (!strncmp(line, "ID: ", 4))
+			have_id = nl > line + 4;
+		else if (!strncmp(line, "format:", 7))
+			have_format = true;
+		else if (!strncmp(line, "\tfield:", 7)) {
+			if (nnames == 128 || !field_line(line + 7, nl, names[nnames])) {
+				snprintf(why, whylen, "field line %d is not one", n);
+				return -1;
+			}
+			nnames++;
+		} else if (!strncmp(line, "print fmt: \"", 12)) {
+			have_print = true;
+			/* Fields it names (REC->x, __get_str(x) and the like) must exist. */
+			for (const char *q = line; q < nl; q++) {
+				const char *id = NULL;
+				if (nl - q > 5 && !memcmp(q, "REC->", 5))
+					id = q + 5;
+				else if (nl - q > 6 && !memcmp(q, "__get_", 6)) {
+					const char *paren = memchr(q, '(', (size_t)(nl - q));
+					if (paren && paren - q < 40)
+						id = paren + 1;
+				}
+				if (!id)
+					continue;
+				const char *e = id;
+				while (e < nl && ident_char((unsigned char)*e))
+					e++;
+				if (e == id || e - id > 63)
+					continue; /* not a name: left to the parser */
+				int i = 0;
+				while (i < nnames && (strlen(names[i]) != (size_t)(e - id) ||
+						      memcmp(names[i], id, (size_t)(e - id))))
+					i++;
+				if (i == nnames) {
+					snprintf(why, whylen,
+						 "its print fmt names a field it lacks: %.*s",
+						 (int)(e - id), id);
+					return -1;
+				}
+				q = e - 1;
+			}
+		}
+		line = nl + 1;
+	}
+	if (!have_name || !have_id || !have_format || !have_print) {
+		snprintf(why, whylen, "no %s line",
+			 !have_name   ? "name" :
+			 !have_id     ? "ID" :
+			 !have_format ? "format" :
+					"print fmt");
+		return -1;
+	}
+	return 0;
+}
+
 struct tep_event *session_load_event(struct session *s, const char *sys, const char *name)
 {
 	struct tep_event *ev = tep_find_event_by_name(s->tep, sys, name);
 	if (ev)
 		return ev;
 	int size = 0;
+	char why[128];
 	char *fmt = tracefs_event_file_read(NULL, sys, name, "format", &size);
-	if (fmt && size > 0)
-		tep_parse_event(s->tep, fmt, size, sys);
+	if (fmt && size > 0) {
+		if (session_format_sound(fmt, (size_t)size, why, sizeof(why)) == 0)
+			tep_parse_event(s->tep, fmt, size, sys);
+		else
+			fprintf(stderr,
+				"%s: the format of %s:%s is not a whole one (%s): not used\n",
+				s->tool ? s->tool : "ftrace-tools", sys, name, why);
+	}
 	free(fmt);
 	return tep_find_event_by_name(s->tep, sys, name);
 }

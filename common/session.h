@@ -66,8 +66,18 @@ int session_init(struct session *s, const char *tool, const char *const *systems
  * stays the other session's. */
 void session_init_shared(struct session *s, const char *tool, const char *role,
 			 struct tep_handle *tep);
-/* Load one more event's format; returns it, or NULL when the kernel has no such event. */
+/* Load one more event's format; returns it, or NULL when the kernel has no such event (or
+ * its format is not a whole one: said on stderr). */
 struct tep_event *session_load_event(struct session *s, const char *sys, const char *name);
+
+/*
+ * Is fmt (len bytes, a tracefs format file) whole: a name, an ID, field lines each complete
+ * (declaration with a name, offset, size), a print fmt line that ends, naming only fields
+ * the event has? libtraceevent 1.7.1's parser dereferences NULL on a field line cut short
+ * or mangled; the kernel writes whole files, a broken tracefs or a cut read may not. 0, or
+ * -1 with the reason in why.
+ */
+int session_format_sound(const char *fmt, size_t len, char *why, size_t whylen);
 
 /* Kernel symbols and printk formats, for printing events whose format prints addresses as
  * symbols (%ps) or strings by pointer; megabytes, so only when such an event is printed. */

@@ -276,6 +276,66 @@ static void test_missing_feature_messages(void **state)
 				 "this kernel\n");
 }
 
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[65536];
+	*len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[*len] = 0;
+	return buf;
+}
+
+/* Formats as the kernel writes them are whole; cut anywhere, or with a field's name gone,
+ * they are refused with the reason, never given to libtraceevent's parser (which, in 1.7.1,
+ * dereferences NULL on a field line cut after its '['). Without the check this test dies. */
+static void test_format_sound(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		FIXTURES "/formats-6.18/sched/sched_wakeup/format",
+		FIXTURES "/block-6.18/events/block/block_rq_issue/format",
+		FIXTURES "/proc-6.18/events/sched/sched_process_fork/format",
+	};
+	char why[128];
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len;
+		const char *whole = slurp(files[i], &len);
+		char *fmt = malloc(len + 1);
+		assert_non_null(fmt);
+		memcpy(fmt, whole, len + 1);
+		assert_int_equal(session_format_sound(fmt, len, why, sizeof(why)), 0);
+		int refused = 0;
+		for (size_t cut = 0; cut < len; cut++) {
+			char *part = malloc(cut + 1);
+			memcpy(part, fmt, cut);
+			part[cut] = 0;
+			if (session_format_sound(part, cut, why, sizeof(why))) {
+				refused++;
+				assert_true(why[0] != 0);
+			} else {
+				struct tep_handle *tep = tep_alloc();
+				struct tep_event *ev = NULL;
+				tep_parse_format(tep, &ev, part, cut, "test");
+				tep_free(tep);
+			}
+			free(part);
+		}
+		/* Every cut before the print fmt line's end is refused (none is a whole file). */
+		assert_int_equal(refused, (int)len);
+		/* A field whose name is gone, the print fmt still naming it. */
+		char *bracket = strstr(fmt, "char[] ");
+		if (!bracket)
+			bracket = strstr(fmt, "comm[");
+		assert_non_null(bracket);
+		char *semi = strchr(bracket, ';');
+		memmove(bracket + 5, semi, strlen(semi) + 1);
+		assert_int_equal(session_format_sound(fmt, strlen(fmt), why, sizeof(why)), -1);
+		free(fmt);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +346,7 @@ int main(void)
 						remove_tree),
 		cmocka_unit_test_setup_teardown(test_missing_feature_messages, make_tree,
 						remove_tree),
+		cmocka_unit_test(test_format_sound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
