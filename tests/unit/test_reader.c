@@ -146,20 +146,38 @@ static void test_unordered_is_per_cpu(void **state)
 	assert_true(backwards > 0);
 }
 
+/* CPU 1's page of the one-CPU fixture, to change. */
+static void fixture_page(char page[4096])
+{
+	FILE *f = fopen(ONE "/per_cpu/cpu1/trace_pipe_raw", "r");
+	assert_non_null(f);
+	assert_int_equal(fread(page, 1, 4096, f), 4096);
+	fclose(f);
+}
+
+/* A copy of the fixture in dir (made by mkdtemp) whose CPU 1 holds page. */
+static void fixture_with_page(const char *dir, const char page[4096])
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "cp -r %s/events %s/", ONE, dir);
+	assert_int_equal(system(cmd), 0);
+	write_file(dir, "per_cpu/cpu1/trace_pipe_raw", "");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu1/trace_pipe_raw", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(page, 1, 4096, f), 4096);
+	fclose(f);
+}
+
 /* A page whose header says the kernel overwrote events before it. */
 static void test_lost_events(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/ftt-lost-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "cp -r %s/events %s/", ONE, dir);
-	assert_int_equal(system(cmd), 0);
 	char page[4096];
-	FILE *f = fopen(ONE "/per_cpu/cpu1/trace_pipe_raw", "r");
-	assert_non_null(f);
-	assert_int_equal(fread(page, 1, 4096, f), 4096);
-	fclose(f);
+	fixture_page(page);
 	/* header: u64 timestamp, then commit (8 bytes here): data length | flags */
 	unsigned long long commit;
 	memcpy(&commit, page + 8, 8);
@@ -169,12 +187,7 @@ static void test_lost_events(void **state)
 	memcpy(page + 8, &commit, 8);
 	unsigned long long missed = 123;
 	memcpy(page + 16 + len, &missed, 8); /* the count is stored after the data */
-	char path[512];
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu1/trace_pipe_raw", dir);
-	write_file(dir, "per_cpu/cpu1/trace_pipe_raw", "");
-	f = fopen(path, "w");
-	fwrite(page, 1, 4096, f);
-	fclose(f);
+	fixture_with_page(dir, page);
 
 	struct seen s;
 	read_all(dir, true, &s);
@@ -193,22 +206,11 @@ static void test_unsound_page(void **state)
 	(void)state;
 	char dir[] = "/tmp/ftt-unsound-XXXXXX";
 	assert_non_null(mkdtemp(dir));
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "cp -r %s/events %s/", ONE, dir);
-	assert_int_equal(system(cmd), 0);
 	char page[4096];
-	FILE *f = fopen(ONE "/per_cpu/cpu1/trace_pipe_raw", "r");
-	assert_non_null(f);
-	assert_int_equal(fread(page, 1, 4096, f), 4096);
-	fclose(f);
+	fixture_page(page);
 	unsigned long long commit = 0x7fffff; /* far past the page, no flags */
 	memcpy(page + 8, &commit, 8);
-	char path[512];
-	write_file(dir, "per_cpu/cpu1/trace_pipe_raw", "");
-	snprintf(path, sizeof(path), "%s/per_cpu/cpu1/trace_pipe_raw", dir);
-	f = fopen(path, "w");
-	fwrite(page, 1, 4096, f);
-	fclose(f);
+	fixture_with_page(dir, page);
 
 	struct seen s;
 	read_all(dir, true, &s);
