@@ -188,12 +188,12 @@ struct tep_event *session_load_event(struct session *s, const char *sys, const c
 	char why[128];
 	char *fmt = tracefs_event_file_read(NULL, sys, name, "format", &size);
 	if (fmt && size > 0) {
-		if (session_format_sound(fmt, (size_t)size, why, sizeof(why)) == 0)
+		if (session_format_sound(fmt, (size_t)size, why, sizeof(why)) == 0) {
 			tep_parse_event(s->tep, fmt, size, sys);
-		else
-			fprintf(stderr,
-				"%s: the format of %s:%s is not a whole one (%s): not used\n",
-				s->tool ? s->tool : "ftrace-tools", sys, name, why);
+		} else {
+			snprintf(s->refused, sizeof(s->refused), "%s:%s", sys, name);
+			snprintf(s->refused_why, sizeof(s->refused_why), "%s", why);
+		}
 	}
 	free(fmt);
 	return tep_find_event_by_name(s->tep, sys, name);
@@ -284,9 +284,14 @@ void session_load_symbols(struct session *s)
 struct tep_event *session_event(struct session *s, const char *sys, const char *name, bool required)
 {
 	struct tep_event *ev = tep_find_event_by_name(s->tep, sys, name);
-	if (!ev && required)
-		fprintf(stderr, "%s: tracepoint %s:%s not available in this kernel (%s)\n", s->tool,
-			sys, name, config_for(sys));
+	char full[300];
+	snprintf(full, sizeof(full), "%s:%s", sys, name);
+	if (!ev && required && !strcmp(full, s->refused))
+		fprintf(stderr, "%s: the format of %s is not a whole one (%s): cannot trace it\n",
+			s->tool, full, s->refused_why);
+	else if (!ev && required)
+		fprintf(stderr, "%s: tracepoint %s not available in this kernel (%s)\n", s->tool,
+			full, config_for(sys));
 	return ev;
 }
 

@@ -49,6 +49,9 @@ struct session {
 	/* Set before session_start by tools that need no time order across CPUs (counting):
 	 * switching the trace clock resets the buffers, ~30 ms of start-up. */
 	bool keep_clock;
+	/* The last format refused as not whole (session_format_sound): said when its event
+	 * is required, not when a system's unused events are loaded. */
+	char refused[128], refused_why[128];
 	int ncleanups;
 	struct {
 		enum session_when when;
@@ -67,7 +70,7 @@ int session_init(struct session *s, const char *tool, const char *const *systems
 void session_init_shared(struct session *s, const char *tool, const char *role,
 			 struct tep_handle *tep);
 /* Load one more event's format; returns it, or NULL when the kernel has no such event (or
- * its format is not a whole one: said on stderr). */
+ * its format is not a whole one: session_event says so when the event is required). */
 struct tep_event *session_load_event(struct session *s, const char *sys, const char *name);
 
 /*

@@ -82,6 +82,8 @@ static void add_event(const char *sys, const char *name, void *ctx)
 	struct tep_event *ev = session_load_event(&env.t->s, sys, name);
 	if (ev)
 		env.events[env.n++] = ev;
+	else if (env.t->s.refused[0])
+		session_event(&env.t->s, sys, name, true); /* why its format was refused */
 }
 
 static int prepare(struct tool_run *t)

@@ -336,6 +336,87 @@ static void test_format_sound(void **state)
 	}
 }
 
+/* Replace a file of the fake tree with content (len bytes). */
+static void put(const char *rel, const char *content, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(content, 1, len, f), len);
+	fclose(f);
+}
+
+static void need_complete(const void *arg)
+{
+	(void)arg;
+	static const char *const systems[] = {"block", NULL};
+	struct session s;
+	if (session_init(&s, "iosnoop", systems))
+		exit(3);
+	/* The other events of the system load, and say nothing. */
+	if (!session_event(&s, "block", "block_rq_issue", true))
+		exit(4);
+	exit(session_event(&s, "block", "block_rq_complete", true) ? 0 : 1);
+}
+
+/*
+ * A tracefs with hostile content: a format cut inside a field line, then one of random
+ * bytes, for an event a tool needs: one line naming the event and what is wrong, exit 1, no
+ * crash (libtraceevent's parser dies on the first). A system of 5,000 events: all listed,
+ * all loaded.
+ */
+static void test_hostile_tree(void **state)
+{
+	(void)state;
+	char err[512];
+	const char *rel = "events/block/block_rq_complete/format";
+	size_t len;
+	char *whole = slurp(FIXTURES "/block-6.18/events/block/block_rq_complete/format", &len);
+	char *cut = strstr(whole, "char[");
+	assert_non_null(cut);
+	put(rel, whole, (size_t)(cut - whole) + 5);
+	assert_int_equal(run_child(need_complete, NULL, err, sizeof(err)), 1);
+	assert_string_equal(err, "iosnoop: the format of block:block_rq_complete is not a whole "
+				 "one (line 15 cut short): cannot trace it\n");
+	char junk[3000];
+	unsigned int seed = 7;
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(rand_r(&seed) & 0xff);
+	put(rel, junk, sizeof(junk));
+	assert_int_equal(run_child(need_complete, NULL, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "block:block_rq_complete is not a whole one ("));
+	assert_true(strchr(err, '\n') == err + strlen(err) - 1); /* one line */
+
+	/* 5,000 events in one system, each a copy of a real format. */
+	const char *issue = slurp(FIXTURES "/block-6.18/events/block/block_rq_issue/format", &len);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/events/many && touch %s/events/many/enable", tree,
+		 tree);
+	assert_int_equal(system(cmd), 0);
+	char *copy = malloc(len + 64);
+	assert_non_null(copy);
+	for (int i = 0; i < 5000; i++) {
+		char dir[128];
+		snprintf(dir, sizeof(dir), "events/many/ev%d", i);
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", tree, dir);
+		assert_int_equal(mkdir(path, 0755), 0);
+		char *name_end = strchr(issue, '\n');
+		int n = snprintf(copy, len + 64, "name: ev%d\nID: %d%s", i, 5000 + i,
+				 strchr(name_end + 1, '\n'));
+		snprintf(path, sizeof(path), "%s/format", dir);
+		put(path, copy, (size_t)n);
+	}
+	free(copy);
+	static const char *const many[] = {"many", NULL};
+	struct session s;
+	assert_int_equal(session_init(&s, "tpoint", many), 0);
+	assert_non_null(session_event(&s, "many", "ev0", true));
+	assert_non_null(session_event(&s, "many", "ev4999", true));
+	tep_free(s.tep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_feature_messages, make_tree,
 						remove_tree),
 		cmocka_unit_test(test_format_sound),
+		cmocka_unit_test_setup_teardown(test_hostile_tree, make_tree, remove_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
