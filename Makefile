@@ -150,7 +150,7 @@ fuzz: $(FUZZ:%=$(F)/%)
 	F=$(F) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ)
 
 # The code's style (.clang-format); make check runs format-check.
-FORMAT_FILES = common/*.[ch] tools/*.c tests/unit/*.[ch] tests/live/*.c tests/fuzz/*.c
+FORMAT_FILES = common/*.[ch] tools/*.c tests/unit/*.[ch] tests/live/*.c tests/fuzz/*.[ch]
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

@@ -45,7 +45,8 @@ static inline void fuzz_unmute(void)
 		}                                                                            \
 	} while (0)
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if none. */
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if none. Written apart from
+ * out.c's on purpose: an oracle that shares code with what it checks cannot catch its bugs. */
 static inline size_t utf8_len(const unsigned char *p, size_t n)
 {
 	if (p[0] < 0x80)
@@ -123,8 +124,8 @@ static inline void fuzz_check_stdout(bool json)
 			bool ok = *jsoncheck_p == '{' && value(0);
 			ws();
 			if (!ok || *jsoncheck_p)
-				dprintf(fuzz_err_fd, "invalid JSON (%s): %s\n", jsoncheck_why ? jsoncheck_why : "?",
-					line);
+				dprintf(fuzz_err_fd, "invalid JSON (%s): %s\n",
+					jsoncheck_why ? jsoncheck_why : "?", line);
 			NEED(ok && !*jsoncheck_p);
 		} else {
 			for (char *c = line; *c; c++)
