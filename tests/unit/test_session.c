@@ -7,6 +7,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "reader.h"
 #include "session.h"
 
 static char tree[64];
@@ -417,6 +418,39 @@ static void test_hostile_tree(void **state)
 	tep_free(s.tep);
 }
 
+static void files_gone(const void *arg)
+{
+	(void)arg;
+	static const char *const systems[] = {"block", NULL};
+	struct session s;
+	session_after_mkdir = fill_instance;
+	if (session_init(&s, "test_session", systems) || session_start(&s, 0))
+		exit(3);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", s.dir);
+	if (system(cmd))
+		exit(4);
+	struct reader r;
+	int ret = reader_open_session(&r, &s, true);
+	session_close(&s);
+	exit(ret == -1 ? 0 : 5);
+}
+
+/* The run's instance emptied under it (a broken tracefs, a hostile root): the reader says
+ * what it cannot read, in one line, and the run still removes its instance. */
+static void test_files_gone_mid_run(void **state)
+{
+	(void)state;
+	char err[1024];
+	assert_int_equal(run_child(files_gone, NULL, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "test_session: cannot read "));
+	assert_non_null(strstr(err, "/per_cpu: No such file or directory\n"));
+	assert_true(strchr(err, '\n') == err + strlen(err) - 1);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A %s/instances)\"", tree);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +463,7 @@ int main(void)
 						remove_tree),
 		cmocka_unit_test(test_format_sound),
 		cmocka_unit_test_setup_teardown(test_hostile_tree, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_files_gone_mid_run, make_tree, remove_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
