@@ -208,19 +208,25 @@ static void test_existing_instance(void **state)
 	assert_true(exists(rel)); /* not ours: left alone */
 }
 
+/* In a child: a session started on the fake tree, then its instance emptied (tracefs
+ * removes a populated instance with rmdir; a plain directory must be emptied first). */
+static void start_then_empty(struct session *s)
+{
+	static const char *const systems[] = {"block", NULL};
+	session_after_mkdir = fill_instance;
+	if (session_init(s, "test_session", systems) || session_start(s, 0))
+		exit(3);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", s->dir);
+	if (system(cmd))
+		exit(4);
+}
+
 static void crash_after_start(const void *arg)
 {
 	(void)arg;
-	static const char *const systems[] = {"block", NULL};
 	struct session s;
-	session_after_mkdir = fill_instance;
-	if (session_init(&s, "test_session", systems) || session_start(&s, 0))
-		exit(3);
-	/* tracefs removes a populated instance with rmdir; a plain directory must be emptied */
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", s.dir);
-	if (system(cmd))
-		exit(4);
+	start_then_empty(&s);
 	raise(SIGSEGV);
 }
 
@@ -421,15 +427,8 @@ static void test_hostile_tree(void **state)
 static void files_gone(const void *arg)
 {
 	(void)arg;
-	static const char *const systems[] = {"block", NULL};
 	struct session s;
-	session_after_mkdir = fill_instance;
-	if (session_init(&s, "test_session", systems) || session_start(&s, 0))
-		exit(3);
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s/*", s.dir);
-	if (system(cmd))
-		exit(4);
+	start_then_empty(&s);
 	struct reader r;
 	int ret = reader_open_session(&r, &s, true);
 	session_close(&s);
