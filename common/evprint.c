@@ -108,6 +108,8 @@ static bool fits(const struct evfields *e, const struct tep_record *rec)
 		uint32_t off = (uint32_t)f->offset, n = (uint32_t)f->size;
 		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 			uint32_t v;
+			if (f->offset < 0 || f->offset + 4 > rec->size)
+				return false; /* a format whose __data_loc is not 4 bytes */
 			memcpy(&v, data + f->offset, 4);
 			off = v & 0xffff, n = v >> 16;
 			if (f->flags & TEP_FIELD_IS_RELATIVE)
