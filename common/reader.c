@@ -57,6 +57,7 @@ struct reader_cpu {
 	size_t cap, head, count; /* in pages */
 	void *cur;		 /* current record in the head page, NULL when none */
 	unsigned long long ts;	 /* its timestamp */
+	int size;		 /* its size, found when checked against its page */
 	size_t subbuf;		 /* the size of a page */
 	size_t commit_size;	 /* of the length in a page's header (the kernel's long) */
 };
@@ -327,7 +328,7 @@ static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
 static bool sound(struct reader_cpu *c)
 {
 	const char *page = c->pages[c->head], *rec = c->cur;
-	int size = kbuffer_event_size(c->kbuf);
+	int size = c->size = kbuffer_event_size(c->kbuf);
 	return rec >= page && size >= 0 && (size_t)(rec - page) + (size_t)size <= c->subbuf;
 }
 
@@ -471,7 +472,7 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 		.ts = c->ts,
 		.cpu = c->cpu,
 		.data = c->cur,
-		.size = kbuffer_event_size(c->kbuf),
+		.size = c->size,
 		.priv = &r->trailers,
 	};
 	int id;
@@ -489,10 +490,8 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 		if (!trt || !trt->trailer)
 			break;
 		struct tep_record *t = &trailer[r->trailers.n];
-		*t = (struct tep_record){.ts = c->ts,
-					 .cpu = c->cpu,
-					 .data = c->cur,
-					 .size = kbuffer_event_size(c->kbuf)};
+		*t = (struct tep_record){
+			.ts = c->ts, .cpu = c->cpu, .data = c->cur, .size = c->size};
 		r->trailers.id[r->trailers.n] = tid;
 		r->trailers.rec[r->trailers.n++] = t;
 		advance(c);
