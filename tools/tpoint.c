@@ -82,8 +82,12 @@ static void add_event(const char *sys, const char *name, void *ctx)
 	struct tep_event *ev = session_load_event(&env.t->s, sys, name);
 	if (ev)
 		env.events[env.n++] = ev;
-	else if (env.t->s.refused[0])
-		session_event(&env.t->s, sys, name, true); /* why its format was refused */
+	else if (env.t->s.refused[0]) {
+		char full[300];
+		snprintf(full, sizeof(full), "%s:%s", sys, name);
+		if (!strcmp(full, env.t->s.refused))
+			session_event(&env.t->s, sys, name, true); /* why it was refused */
+	}
 }
 
 static int prepare(struct tool_run *t)
