@@ -170,6 +170,35 @@ static void test_lost_clears_pairs(void **state)
 	tep_free(s.tep);
 }
 
+/* Linux 4.9 records bytes 0 for a file-system request (only pass-through ones carry it):
+ * the size is nr_sector's. A record that does carry bytes keeps them. */
+static void test_bytes_from_sectors(void **state)
+{
+	(void)state;
+	struct session s = {.tool = "test_blk"};
+	static const char *const systems[] = {"block", NULL};
+	s.tep = tracefs_local_events_system(ONE, systems);
+	struct got g = {0};
+	struct blk b;
+	assert_int_equal(blk_prepare(&b, &s, false, collect, &g), 0);
+	char issue[64] = {0}, complete[64] = {0};
+	struct tep_record ri = {.ts = 1000, .data = issue, .size = 64};
+	struct tep_record rc = {.ts = 5000, .data = complete, .size = 64};
+	memcpy(issue + b.issue.sector.offset, &(uint64_t){777}, 8);
+	memcpy(complete + b.complete.sector.offset, &(uint64_t){777}, 8);
+	memcpy(issue + b.issue.nr_sector.offset, &(uint32_t){8}, 4);
+	blk_on_issue(&ri, &b);
+	blk_on_complete(&rc, &b);
+	memcpy(issue + b.issue.bytes.offset, &(uint32_t){512}, 4);
+	blk_on_issue(&ri, &b);
+	blk_on_complete(&rc, &b);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.io[0].bytes, 4096);
+	assert_int_equal(g.io[1].bytes, 512);
+	blk_free(&b);
+	tep_free(s.tep);
+}
+
 static void test_type_glob_check(void **state)
 {
 	(void)state;
@@ -250,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_submitter_fallbacks),
 		cmocka_unit_test(test_cross_cpu),
 		cmocka_unit_test(test_lost_clears_pairs),
+		cmocka_unit_test(test_bytes_from_sectors),
 		cmocka_unit_test(test_type_glob_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
