@@ -110,12 +110,20 @@ int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, rea
 	 * was accepted but matched nothing on Debian's 6.1 and 6.12 (vmcheck), and 5.10 has
 	 * none: for such events the name is checked here, on the in-band names. */
 	const char *name = NULL;
+	size_t before = strlen(full);
 	if (t->o.name && tep_find_field(ev, "comm"))
 		name = t->o.name;
 	else if (t->o.name)
-		snprintf(full + strlen(full), sizeof(full) - strlen(full), "%scomm ~ \"%s\"",
+		snprintf(full + before, sizeof(full) - before, "%scomm ~ \"%s\"",
 			 *full ? " && " : "", t->o.name);
-	if (write_filter(t, ev, full, shown, false))
+	/* Filters know "comm" from Linux 4.11 on (4.9 says "Illegal operation for field
+	 * type"): there the name is checked here too. */
+	bool written = t->o.name && !name && !write_filter(t, ev, full, shown, true);
+	if (t->o.name && !name && !written) {
+		full[before] = 0;
+		name = t->o.name;
+	}
+	if (!written && write_filter(t, ev, full, shown, false))
 		return TOOL_USAGE;
 	/* Not tracefs_event_enable(): it matches patterns against every event of the system,
 	 * a stat() each, ~130 ms for syscalls on eventfs (6.18). */
