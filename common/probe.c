@@ -170,6 +170,204 @@ static void print_error_log(const char *tool)
 	free(log);
 }
 
+/* --- the syntax of older kernels ------------------------------------------------------------ */
+
+unsigned probe_syntax_missing(void)
+{
+	static int missing = -1;
+	if (missing >= 0)
+		return (unsigned)missing;
+	/* The README lists the fetch-argument syntax the kernel takes. */
+	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+	missing = 0;
+	if (readme && !strstr(readme, "$arg<N>"))
+		missing |= PROBE_NO_ARGN;
+	if (readme && !strstr(readme, "ustring"))
+		missing |= PROBE_NO_USER;
+	free(readme);
+	return (unsigned)missing;
+}
+
+static bool boundary(const char *args, const char *p)
+{
+	return p == args || strchr(" =(", p[-1]);
+}
+
+int probe_args_compat(const char *args, char type, const char *target, unsigned missing,
+		      bool uprobe, char *out, size_t len, char *why, size_t whylen)
+{
+#if defined(__x86_64__)
+	static const char *const regs[] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
+	const int nregs = 6, stack_base = 6; /* $arg7 is $stack1: $stack0 is the return address */
+	bool user_reads = true;		     /* before 5.5 a kernel read reaches user memory */
+#elif defined(__aarch64__)
+	static const char *const regs[] = {"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7"};
+	const int nregs = 8, stack_base = 9; /* $arg9 is $stack0 */
+	bool user_reads = uprobe;	     /* a kernel read does not, with PAN */
+#else
+	static const char *const regs[] = {NULL};
+	const int nregs = 0, stack_base = 0;
+	bool user_reads = uprobe;
+#endif
+	(void)regs;
+	(void)uprobe;
+	size_t o = 0;
+	int changed = 0;
+	for (const char *p = args; *p;) {
+		const char *rep = NULL;
+		char num[32];
+		size_t skip = 0;
+		if ((missing & PROBE_NO_ARGN) && !strncmp(p, "$arg", 4) &&
+		    isdigit((unsigned char)p[4]) && boundary(args, p)) {
+			char *end;
+			long n = strtol(p + 4, &end, 10);
+			if (isalnum((unsigned char)*end) || *end == '_' || n < 1 || n > 64)
+				goto copy;
+			const char *off = strchr(target, '+');
+			if (type == 'r' || (off && strtoull(off + 1, NULL, 0))) {
+				snprintf(why, whylen,
+					 "this kernel has no $argN (Linux 4.20), and it can be "
+					 "given "
+					 "only as registers at a function's entry");
+				return -1;
+			}
+			if (!nregs) {
+				snprintf(why, whylen,
+					 "this kernel has no $argN (Linux 4.20): give the argument "
+					 "registers of this architecture (%%reg)");
+				return -1;
+			}
+			if (n <= nregs)
+				rep = regs[n - 1];
+			else {
+				snprintf(num, sizeof(num), "$stack%ld", n - stack_base);
+				rep = num;
+			}
+			skip = (size_t)(end - p);
+		} else if ((missing & PROBE_NO_USER) && (*p == '+' || *p == '-') && p[1] == 'u' &&
+			   (isdigit((unsigned char)p[2]) || p[2] == '(') && boundary(args, p)) {
+			if (!user_reads)
+				goto nouser;
+			snprintf(num, sizeof(num), "%c", *p);
+			rep = num;
+			skip = 2;
+		} else if ((missing & PROBE_NO_USER) && !strncmp(p, ":ustring", 8) &&
+			   (!p[8] || p[8] == ' ')) {
+			if (!user_reads)
+				goto nouser;
+			rep = ":string";
+			skip = 8;
+		}
+		if (rep) {
+			size_t n = strlen(rep);
+			if (o + n >= len)
+				goto toolong;
+			memcpy(out + o, rep, n);
+			o += n;
+			p += skip;
+			changed = 1;
+			continue;
+		}
+	copy:
+		if (o + 1 >= len)
+			goto toolong;
+		out[o++] = *p++;
+	}
+	out[o] = 0;
+	return changed;
+nouser:
+	snprintf(why, whylen,
+		 "this kernel has no user-memory fetches (+u, :ustring: Linux 5.5), and on this "
+		 "architecture its reads do not reach user memory");
+	return -1;
+toolong:
+	snprintf(why, whylen, "the arguments are too long");
+	return -1;
+}
+
+static struct tracefs_dynevent *describe(enum probe_kind kind, char type, const char *name,
+					 const char *target, const char *args);
+
+/* A probe made and removed at once: does the kernel take this definition? */
+static bool accepted(enum probe_kind kind, char type, const char *target, const char *args)
+{
+	struct tracefs_dynevent *d = describe(kind, type, "ftt_try", target, args);
+	if (!d)
+		return false;
+	bool ok = tracefs_dynevent_create(d) == 0;
+	if (ok)
+		tracefs_dynevent_destroy(d, false);
+	tracefs_dynevent_free(d);
+	return ok;
+}
+
+static bool in_kallsyms(const char *func)
+{
+	size_t n = strcspn(func, "+");
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		/* "ffffffff81234567 T name\t[module]" */
+		char *name = strchr(line, ' ');
+		name = name ? strchr(name + 1, ' ') : NULL;
+		if (name && !strncmp(name + 1, func, n) && strchr("\t\n", name[1 + n]))
+			found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * Without error_log (before Linux 5.2) the kernel says only EINVAL: find which part it
+ * refuses by trying the probe point alone, then the arguments one more at a time.
+ */
+static void explain_rejection(const char *tool, enum probe_kind kind, char type, const char *target,
+			      const char *args)
+{
+	if (!accepted(kind, type, target, NULL)) {
+		if (kind == PROBE_KPROBE && !in_kallsyms(target))
+			fprintf(stderr, "%s: no function %.*s in this kernel (/proc/kallsyms)\n",
+				tool, (int)strcspn(target, "+"), target);
+		else
+			fprintf(stderr,
+				"%s: the kernel refuses to probe %s itself (%s); it has no "
+				"error_log to say more\n",
+				tool, target,
+				kind == PROBE_KPROBE ? "not traceable, or an offset inside an "
+						       "instruction" :
+						       "not a probe point it takes");
+		return;
+	}
+	char so_far[8192] = "";
+	size_t o = 0;
+	for (const char *p = args ? args : ""; *p;) {
+		p += strspn(p, " ");
+		size_t n = strcspn(p, " ");
+		if (!n)
+			break;
+		if (o + n + 2 >= sizeof(so_far))
+			break;
+		if (o)
+			so_far[o++] = ' ';
+		memcpy(so_far + o, p, n);
+		so_far[o += n] = 0;
+		if (!accepted(kind, type, target, so_far)) {
+			fprintf(stderr,
+				"%s: the kernel refuses the argument '%.*s' (the probe takes what "
+				"comes before it; this kernel has no error_log to say why)\n",
+				tool, (int)n, p);
+			return;
+		}
+		p += n;
+	}
+	fprintf(stderr,
+		"%s: the kernel refuses the arguments together, each one alone is taken; "
+		"it has no error_log to say why\n",
+		tool);
+}
+
 static void remove_all(void *arg);
 
 /* The session's probe set, made (and its removal registered) on first use. */
@@ -231,6 +429,31 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 		fprintf(stderr, "%s: out of memory\n", s->tool);
 		return NULL;
 	}
+	/* Older kernels: $argN as registers, +u and ustring as plain reads (x86). */
+	static char compat[8192];
+	char cwhy[256];
+	unsigned missing = kind == PROBE_EPROBE ? 0 : probe_syntax_missing();
+	if (kind == PROBE_UPROBE)
+		missing &= PROBE_NO_USER; /* $argN is not uprobe syntax on any kernel */
+	if (args && missing) {
+		int c = probe_args_compat(args, type, target, missing, kind == PROBE_UPROBE, compat,
+					  sizeof(compat), cwhy, sizeof(cwhy));
+		if (c < 0) {
+			if (!quiet)
+				fprintf(stderr, "%s: %s\n", s->tool, cwhy);
+			errno = EINVAL;
+			return NULL;
+		}
+		if (c > 0) {
+			if (!quiet)
+				fprintf(stderr,
+					"%s: this kernel predates $argN (Linux 4.20) or "
+					"user-memory "
+					"fetches (5.5): given as '%c:%s %s'\n",
+					s->tool, type, target, compat);
+			args = compat;
+		}
+	}
 	struct tracefs_dynevent *d = describe(kind, type, name, target, args);
 	if (!d) {
 		if (!quiet)
@@ -247,7 +470,10 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 		fprintf(stderr, "%s: the kernel rejected the probe '%c:%s/%s %s%s%s': %s\n",
 			s->tool, type, probe_group(), name, target, args && *args ? " " : "",
 			args ? args : "", strerror(e));
-		print_error_log(s->tool);
+		if (tracefs_file_exists(NULL, "error_log"))
+			print_error_log(s->tool);
+		else if (e == EINVAL)
+			explain_rejection(s->tool, kind, type, target, args);
 		return NULL;
 	}
 	struct probe *p = &ps->p[ps->n++];

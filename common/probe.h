@@ -36,6 +36,24 @@ struct tep_event *probe_create(struct session *s, enum probe_kind kind, char typ
 struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, const char *name,
 			    const char *target, const char *args);
 
+/*
+ * The probe syntax this kernel lacks, from its tracefs README (read once): PROBE_NO_ARGN,
+ * $argN (Linux 4.20); PROBE_NO_USER, +u and :ustring (Linux 5.5).
+ */
+#define PROBE_NO_ARGN 1u
+#define PROBE_NO_USER 2u
+unsigned probe_syntax_missing(void);
+/*
+ * args given in the syntax of a kernel that lacks `missing`: $argN as this architecture's
+ * argument registers at a function's entry (x86-64, arm64; $stackN beyond them), and on x86
+ * +uOFF( as +OFF( and :ustring as :string (reads by those kernels reach user memory; a
+ * uprobe's always do).
+ * Returns 1 when rewritten into out, 0 when nothing needed it, -1 with the reason in why
+ * when a part cannot be given (an $argN on a return probe or at an offset).
+ */
+int probe_args_compat(const char *args, char type, const char *target, unsigned missing,
+		      bool uprobe, char *out, size_t len, char *why, size_t whylen);
+
 /* Is this event one of this run's uprobes? (They fire in process context only.) */
 bool probe_is_uprobe(const struct session *s, const struct tep_event *ev);
 

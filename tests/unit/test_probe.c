@@ -71,12 +71,67 @@ static void test_registers(void **state)
 	assert_int_equal(ustr_expand("$1", out, 2), -1); /* does not fit */
 }
 
+/* The same probe for kernels without $argN (before 4.20) or user fetches (before 5.5). */
+static void test_compat(void **state)
+{
+	(void)state;
+	char out[512], why[256];
+	const unsigned both = PROBE_NO_ARGN | PROBE_NO_USER;
+#if defined(__x86_64__)
+	assert_int_equal(probe_args_compat("file=+0($arg2):ustring", 'p', "do_sys_open", both,
+					   false, out, sizeof(out), why, sizeof(why)),
+			 1);
+	assert_string_equal(out, "file=+0(%si):string");
+	assert_int_equal(probe_args_compat("a=$arg1 g=$arg6 h=$arg7 i=$arg9:u32 $arg10", 'p', "f+0",
+					   PROBE_NO_ARGN, false, out, sizeof(out), why,
+					   sizeof(why)),
+			 1);
+	assert_string_equal(out, "a=%di g=%r9 h=$stack1 i=$stack3:u32 $stack4");
+	assert_int_equal(probe_args_compat("p=+u8(+u0(%di)):u64 s=+0(+u8(%si)):ustring -u4(%dx)",
+					   'p', "f", PROBE_NO_USER, false, out, sizeof(out), why,
+					   sizeof(why)),
+			 1);
+	assert_string_equal(out, "p=+8(+0(%di)):u64 s=+0(+8(%si)):string -4(%dx)");
+	/* only what is missing is rewritten */
+	assert_int_equal(probe_args_compat("a=$arg1 s=+0(%si):ustring", 'p', "f", PROBE_NO_ARGN,
+					   false, out, sizeof(out), why, sizeof(why)),
+			 1);
+	assert_string_equal(out, "a=%di s=+0(%si):ustring");
+#endif
+	/* nothing to rewrite, or words that only look alike */
+	assert_int_equal(probe_args_compat("$argument x=$retval y=%ax:ustringy fu8=+8(%di)", 'p',
+					   "f", both, false, out, sizeof(out), why, sizeof(why)),
+			 0);
+	assert_string_equal(out, "$argument x=$retval y=%ax:ustringy fu8=+8(%di)");
+	assert_int_equal(
+		probe_args_compat("", 'p', "f", both, false, out, sizeof(out), why, sizeof(why)),
+		0);
+	assert_string_equal(out, "");
+	/* $argN cannot be given where the registers no longer hold the arguments */
+	assert_int_equal(probe_args_compat("a=$arg1", 'r', "f", both, false, out, sizeof(out), why,
+					   sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "Linux 4.20"));
+	assert_int_equal(probe_args_compat("a=$arg1", 'p', "f+0x10", both, false, out, sizeof(out),
+					   why, sizeof(why)),
+			 -1);
+	/* a uprobe's reads always reach user memory */
+	assert_int_equal(probe_args_compat("s=+0(%di):ustring", 'p', "/bin/x:0x10", PROBE_NO_USER,
+					   true, out, sizeof(out), why, sizeof(why)),
+			 1);
+	assert_string_equal(out, "s=+0(%di):string");
+	/* too long for out */
+	assert_int_equal(probe_args_compat("a=$arg1", 'p', "f", 0, false, out, 4, why, sizeof(why)),
+			 -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_alias),
 		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_compat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
