@@ -489,39 +489,51 @@ static void fetch_args(char *out, size_t len, const char *argv, bool kernel, boo
 }
 
 /* 1: kprobes on the syscall entry functions. Since 4.17 they take the user registers
- * (pt_regs) saved at entry: argv is one of them. */
+ * (pt_regs) saved at entry: argv is one of them; before, the arguments themselves (argv the
+ * second of execve's, the third of execveat's). Kernels before 5.5 have no user fetches:
+ * probe.c gives them plain reads, which reach user memory there. */
 static int via_kprobe(void *ctx, const char **why)
 {
 	struct tool_run *t = ctx;
 #if defined(__x86_64__)
 	/* struct pt_regs on x86_64: si at 104, dx at 96. */
-	static const char *const funcs[NCALLS] = {"__x64_sys_execve", "__x64_sys_execveat"};
-	static const char *const argv[NCALLS] = {"+104(%di)", "+96(%di)"};
+	static const struct {
+		const char *funcs[NCALLS], *argv[NCALLS];
+	} entries[] = {
+		{{"__x64_sys_execve", "__x64_sys_execveat"}, {"+104(%di)", "+96(%di)"}},
+		{{"sys_execve", "sys_execveat"}, {"%si", "%dx"}},
+	};
 	static char args[NCALLS][8192];
 	*why = "no kprobes (CONFIG_KPROBE_EVENTS) in this kernel";
 	if (!probe_available(&t->s, PROBE_KPROBE, true))
 		return -1;
-	int n = 0, ret;
-	for (int c = 0; c < NCALLS; c++) {
-		fetch_args(args[c], sizeof(args[c]), argv[c], true, false);
-		char name[32];
-		snprintf(name, sizeof(name), "%s_args", calls[c]);
-		struct tep_event *ev = probe_try(&t->s, PROBE_KPROBE, 'p', name, funcs[c], args[c]);
-		if (!ev && c == 0) {
-			*why = "__x64_sys_execve() cannot be probed with user strings (Linux 5.5 "
-			       "reads them: the ustring type)";
-			return -1;
+	for (size_t e = 0; e < sizeof(entries) / sizeof(*entries); e++) {
+		int n = 0, ret;
+		for (int c = 0; c < NCALLS; c++) {
+			fetch_args(args[c], sizeof(args[c]), entries[e].argv[c], true, false);
+			char name[32];
+			snprintf(name, sizeof(name), "%s_args", calls[c]);
+			struct tep_event *ev = probe_try(&t->s, PROBE_KPROBE, 'p', name,
+							 entries[e].funcs[c], args[c]);
+			if (!ev && c == 0)
+				break;
+			if (ev && (ret = trace(t, ev, ARGS, c, SRC_KPROBE)))
+				return ret;
+			n += ev != NULL;
 		}
-		if (ev && (ret = trace(t, ev, ARGS, c, SRC_KPROBE)))
-			return ret;
-		n += ev != NULL;
+		if (!n)
+			continue;
+		snprintf(env.what_args, sizeof(env.what_args), "kprobes on %s%s%s",
+			 entries[e].funcs[0], n > 1 ? " and " : "",
+			 n > 1 ? entries[e].funcs[1] : "");
+		return 0;
 	}
-	snprintf(env.what_args, sizeof(env.what_args), "kprobes on %s%s", funcs[0],
-		 n > 1 ? " and __x64_sys_execveat" : "");
-	return 0;
+	*why = "neither __x64_sys_execve() (Linux 4.17) nor sys_execve() can be probed with "
+	       "reads of user memory";
+	return -1;
 #else
 	(void)t;
-	*why = "the kprobe rung knows only x86_64's saved registers";
+	*why = "the kprobe rung knows only x86_64's registers";
 	return -1;
 #endif
 }
