@@ -200,14 +200,26 @@ int probe_args_compat(const char *args, char type, const char *target, unsigned 
 	static const char *const regs[] = {"%di", "%si", "%dx", "%cx", "%r8", "%r9"};
 	const int nregs = 6, stack_base = 6; /* $arg7 is $stack1: $stack0 is the return address */
 	bool user_reads = true;		     /* before 5.5 a kernel read reaches user memory */
+	/* Since 4.17 the syscall functions take struct pt_regs; the arguments are saved
+	 * registers: di si dx r10 r8 r9 (ia32: bx cx dx si di bp). */
+	static const char *const wrappers[][2] = {
+		{"__x64_sys_", "+112(%di) +104(%di) +96(%di) +56(%di) +72(%di) +64(%di)"},
+		{"__ia32_sys_", "+40(%di) +88(%di) +96(%di) +104(%di) +112(%di) +32(%di)"},
+		{NULL, NULL},
+	};
 #elif defined(__aarch64__)
 	static const char *const regs[] = {"%x0", "%x1", "%x2", "%x3", "%x4", "%x5", "%x6", "%x7"};
 	const int nregs = 8, stack_base = 9; /* $arg9 is $stack0 */
 	bool user_reads = uprobe;	     /* a kernel read does not, with PAN */
+	static const char *const wrappers[][2] = {
+		{"__arm64_sys_", "+0(%x0) +8(%x0) +16(%x0) +24(%x0) +32(%x0) +40(%x0)"},
+		{NULL, NULL},
+	};
 #else
 	static const char *const regs[] = {NULL};
 	const int nregs = 0, stack_base = 0;
 	bool user_reads = uprobe;
+	static const char *const wrappers[][2] = {{NULL, NULL}};
 #endif
 	(void)regs;
 	(void)uprobe;
@@ -231,6 +243,17 @@ int probe_args_compat(const char *args, char type, const char *target, unsigned 
 					 "only as registers at a function's entry");
 				return -1;
 			}
+			for (int w = 0; wrappers[w][0]; w++)
+				if (!strncmp(target, wrappers[w][0], strlen(wrappers[w][0]))) {
+					snprintf(
+						why, whylen,
+						"this kernel has no $argN (Linux 4.20), and %.*s "
+						"takes the user registers saved at the system call "
+						"(struct pt_regs *), not its arguments: they are "
+						"%s",
+						(int)strcspn(target, "+"), target, wrappers[w][1]);
+					return -1;
+				}
 			if (!nregs) {
 				snprintf(why, whylen,
 					 "this kernel has no $argN (Linux 4.20): give the argument "

@@ -97,6 +97,11 @@ static void test_compat(void **state)
 					   false, out, sizeof(out), why, sizeof(why)),
 			 1);
 	assert_string_equal(out, "a=%di s=+0(%si):ustring");
+	/* a syscall function of 4.17+ takes pt_regs: its $argN are not the call's arguments */
+	assert_int_equal(probe_args_compat("f=+0($arg2):ustring", 'p', "__x64_sys_openat", both,
+					   false, out, sizeof(out), why, sizeof(why)),
+			 -1);
+	assert_non_null(strstr(why, "+104(%di)"));
 #endif
 	/* nothing to rewrite, or words that only look alike */
 	assert_int_equal(probe_args_compat("$argument x=$retval y=%ax:ustringy fu8=+8(%di)", 'p',
