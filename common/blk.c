@@ -127,8 +127,8 @@ void blk_on_issue(struct tep_record *rec, void *ctx)
 		io->pid = (int32_t)num(rec, &e->pid);
 		str(rec, &e->comm, io->comm, sizeof(io->comm));
 	}
-	/* Before 4.11 (4.9 measured) bytes is 0 for file-system requests, only pass-through
-	 * ones fill it in; nr_sector holds their size. */
+	/* On 4.9 (measured; 4.14 fills it in) bytes is 0 for file-system requests (only pass-
+	 * through ones carry it); nr_sector holds their size. */
 	io->bytes = e->bytes.offset >= 0 ? (uint32_t)num(rec, &e->bytes) : 0;
 	if (!io->bytes && e->nr_sector.offset >= 0)
 		io->bytes = (uint32_t)num(rec, &e->nr_sector) << 9;
