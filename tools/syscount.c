@@ -44,6 +44,8 @@ static struct env {
 	/* in the kernel */
 	bool hist;
 	char trigger[512];
+	/* -e where filters take no negative number: ret < 0 there, the error checked here */
+	bool ret_here;
 } env = {.top = 10};
 
 static const struct opt_spec options[] = {
@@ -237,6 +239,8 @@ static void on_exit_call(struct tep_record *rec, void *ctx)
 {
 	int call = (int)(intptr_t)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
+	if (env.ret_here && (long long)reader_num(rec, env.calls[call].ret) != -env.errnum)
+		return;
 	if (env.latency)
 		sysc_exit(&env.join, rec, tid, reader_num(rec, env.calls[call].ret));
 	else
@@ -251,7 +255,8 @@ static void on_enter_call(struct tep_record *rec, void *ctx)
 /* -L: a call ended; its time from entry to exit (the filter on the exit: -x, -e). */
 static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
-	(void)ret;
+	if (env.ret_here && ret != -env.errnum)
+		return;
 	struct tool_run *t = ctx;
 	struct sysc_call *c = call;
 	count(t, c->which, tid, rec->ts >= c->enter_ns ? rec->ts - c->enter_ns : 0);
@@ -339,6 +344,9 @@ static void print_hist(const char *when)
 		*end = 0;
 		if (!strncmp(key, "sys_", 4))
 			key += 4;
+		char *ret = env.ret_here ? strstr(end + 1, "ret: ") : NULL;
+		if (env.ret_here && (!ret || (long long)strtoull(ret + 5, NULL, 10) != -env.errnum))
+			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
 			struct row *more = realloc(rows, cap * sizeof(*rows));
@@ -398,12 +406,28 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
+/* Does this kernel's filter take a negative number? RHEL 8.1's 4.18 says "Invalid value
+ * (did you forget quotes)?" to 'ret == -2' (4.14 and 4.19 take it). */
+static bool negatives_ok(struct tool_run *t, const char *sys, const char *ev)
+{
+	if (tracefs_event_file_write(t->s.inst, sys, ev, "filter", "ret == -1") < 0)
+		return false;
+	tracefs_event_file_write(t->s.inst, sys, ev, "filter", "0");
+	return true;
+}
+
 static int setup(struct tool_run *t)
 {
 	char filter[64] = "";
 	int ret;
 	if (env.errnum)
+		env.ret_here =
+			env.hist ? !negatives_ok(t, "raw_syscalls", "sys_exit") :
+				   env.n && !negatives_ok(t, "syscalls", env.calls[0].exit->name);
+	if (env.errnum && !env.ret_here)
 		snprintf(filter, sizeof(filter), "ret == %d", -env.errnum);
+	else if (env.errnum)
+		snprintf(filter, sizeof(filter), "ret < 0");
 	else if (env.failed)
 		snprintf(filter, sizeof(filter), "ret < 0");
 	if (session_exclude_self(&t->s))
@@ -414,7 +438,8 @@ static int setup(struct tool_run *t)
 		char full[256];
 		if (session_filter(&t->s, full, sizeof(full), *filter ? filter : NULL, NULL))
 			return TOOL_FAIL;
-		snprintf(env.trigger, sizeof(env.trigger), "hist:keys=id.syscall:vals=hitcount%s%s",
+		snprintf(env.trigger, sizeof(env.trigger),
+			 "hist:keys=id.syscall%s:vals=hitcount%s%s", env.ret_here ? ",ret" : "",
 			 *full ? " if " : "", full);
 		if (tracefs_event_file_write(t->s.inst, "raw_syscalls", "sys_exit", "trigger",
 					     env.trigger) < 0) {
