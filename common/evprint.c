@@ -31,6 +31,7 @@ struct evprint {
 	struct ksyms *ksyms;
 	struct evfields *by_id; /* indexed by event id */
 	int nids;
+	unsigned long long events, ustacks; /* printed, and with a user stack */
 };
 
 struct evprint *evprint_new(struct tep_handle *tep, bool json, bool wallclock)
@@ -183,12 +184,20 @@ static void user_stack(struct evprint *p, struct tep_record *rec)
 static void stacks(struct evprint *p, struct tep_record *rec)
 {
 	const struct reader_trailers *tr = reader_record_trailers(rec);
+	p->events++;
 	for (int i = 0; tr && i < tr->n; i++) {
 		if (p->kstack && p->kcaller && tr->id[i] == p->kstack->id)
 			kernel_stack(p, tr->rec[i]);
-		else if (p->ustack && p->ucaller && p->utgid && tr->id[i] == p->ustack->id)
+		else if (p->ustack && p->ucaller && p->utgid && tr->id[i] == p->ustack->id) {
 			user_stack(p, tr->rec[i]);
+			p->ustacks++;
+		}
 	}
+}
+
+unsigned long long evprint_without_ustack(const struct evprint *p)
+{
+	return p && p->ustack && !p->ustacks ? p->events : 0;
 }
 
 void evprint_header(struct evprint *p)

@@ -30,6 +30,9 @@ void evprint_stacks(struct evprint *p, struct tep_event *kstack, struct ksyms *k
 void evprint_header(struct evprint *p);
 /* One event; comm: the name of its task when it happened. */
 void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm);
+/* With a user stack event given: how many events were printed when none had a user stack
+ * (0 when some had one). */
+unsigned long long evprint_without_ustack(const struct evprint *p);
 void evprint_free(struct evprint *p);
 
 #endif
