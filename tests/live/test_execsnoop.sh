@@ -80,6 +80,11 @@ for via in "" kprobe eprobe uprobe proc; do
 		# Where the arguments of a static program exec'd without the C library can
 		# come from: kprobes and eprobes see every exec; uprobes do not, then /proc.
 		line "$pid" > "$TMP/line"
+		# fexecve: 4.9 and 4.19 name the program after the descriptor ("/dev/fd/3",
+		# comm "3"; 6.1 after the file): the line is the pid's execveat of /dev/fd/N.
+		if [ $how = fexecve ] && [ ! -s "$TMP/line" ]; then
+			grep -E "\"pcomm\":\"[0-9]+\",\"pid\":$pid,\"ppid\":$$,\"call\":\"execveat\",\"ret\":0,\"filename\":\"/dev/fd/[0-9]+\"" "$TMP/out" > "$TMP/line"
+		fi
 		if [ $how = raw ] && { [ "$mech" = uprobes ] || [ "$mech" = /proc/PID/cmdline ]; }; then
 			check "--via $vname, $how: shown once, from /proc ([late]) or without arguments" sh -c "
 				[ \$(wc -l < '$TMP/line') -eq 1 ] &&

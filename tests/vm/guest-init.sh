@@ -61,6 +61,9 @@ feature "function tracer" "grep -qw function $T/available_tracers"
 feature "function_graph tracer" "grep -qw function_graph $T/available_tracers"
 feature "trace clock mono" "grep -qw mono $T/trace_clock"
 feature "buffer_percent" "[ -e $T/buffer_percent ]"
+feature "\$argN in probes" "grep -q '\$arg<N>' $T/README"
+feature "+u and :ustring in probes" "grep -q ustring $T/README"
+feature "comm in event filters" "echo 'comm ~ \"x*\"' > $T/events/sched/sched_switch/filter && echo 0 > $T/events/sched/sched_switch/filter"
 feature "block_bio_queue (iosnoop submitter)" "[ -d $T/events/block/block_bio_queue ]"
 feature "block_rq_insert (iosnoop -Q)" "[ -d $T/events/block/block_rq_insert ]"
 feature "block_rq_issue ioprio field" "grep -q ioprio $T/events/block/block_rq_issue/format"
@@ -119,5 +122,13 @@ case $banner in
 *) via=none ;;
 esac
 say "FEATURE $via opensnoop reads paths via"
+banner=$(/ftt/bin/execsnoop -d 0.1 2>&1 > /dev/null | grep '^Tracing')
+case $banner in
+*"via kprobes on "*) via=kprobe:$(echo "$banner" | sed 's/.*via kprobes on \([a-z_0-9]*\).*/\1/') ;;
+*"via event probes"*) via=eprobe ;;
+*"via uprobes"*) via=uprobe ;;
+*) via=proc ;;
+esac
+say "FEATURE $via execsnoop reads arguments via"
 say "FTT-RUNS $runs"
 finish 0

@@ -9,8 +9,14 @@
 # they need; it reports on a second serial port and must end with an FTT-END line, or the
 # kernel counts as failed (with the console tail shown).
 #
+# Old kernels (4.9, 4.14, 4.18, 4.19) are bootable images with everything built in, in
+# $VM_IMAGES (default: the shared kernels folder beside the work tree, /work/shared/kernels):
+# a name in VM_KERNELS with a vmlinuz-NAME there boots that image, without modules. By default
+# every image there runs after Debian's suites; VM_IMAGES= (empty) leaves them out, a missing
+# folder fails.
+#
 # Every tests/live/test_*.sh runs in each guest (the block suite once per disk).
-# Environment: VM_KERNELS (suites), VM_CACHE, VM_TIMEOUT (s per kernel), VM_KEEP=1 (keep the
+# Environment: VM_KERNELS (suites and image names), VM_IMAGES, VM_CACHE, VM_TIMEOUT (s per kernel), VM_KEEP=1 (keep the
 # work folder), VM_PROBE_TESTS=0 (block suites only), VM_DEBUG_SCRIPT (a script run in the
 # guest instead of the suites), VM_APPEND (kernel arguments), VM_MONITOR=1 (a qemu monitor
 # socket), VM_ACCEL and VM_CPU (qemu's accelerator and CPU model), BIN (static tools,
@@ -19,7 +25,20 @@ set -u
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/static}
 CACHE=${VM_CACHE:-/var/cache/ftrace-tools-vm}
-KERNELS=${VM_KERNELS:-bullseye bookworm bookworm-backports}
+IMAGES=${VM_IMAGES-/work/shared/kernels}
+if [ -n "${VM_KERNELS:-}" ]; then
+	KERNELS=$VM_KERNELS
+else
+	KERNELS="bullseye bookworm bookworm-backports"
+	if [ -n "$IMAGES" ]; then
+		ls "$IMAGES"/vmlinuz-* > /dev/null 2>&1 || {
+			echo "vmcheck: no kernel images in $IMAGES (VM_IMAGES= leaves the old kernels out)" >&2
+			exit 1
+		}
+		# Newest first, as the Debian suites.
+		KERNELS="$KERNELS $(ls "$IMAGES"/vmlinuz-* | sed 's#.*/vmlinuz-##' | sort -rV | tr '\n' ' ')"
+	fi
+fi
 TIMEOUT=${VM_TIMEOUT:-900}
 WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
 [ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
@@ -34,9 +53,22 @@ for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##') uprobe_target names_target
 	[ -x "$BIN/$t" ] || die "$BIN/$t missing: run 'make static'"
 done
 
-# fetch SUITE: the kernel package of that suite, unpacked under $CACHE/root-SUITE.
+# is_image NAME: NAME is a kernel image in $IMAGES, not a Debian suite.
+is_image() { [ -n "$IMAGES" ] && [ -f "$IMAGES/vmlinuz-$1" ]; }
+
+# root SUITE: where the kernel of SUITE is unpacked (an image: an empty module tree).
+root() { if is_image "$1"; then echo "$WORK/root-$1"; else echo "$CACHE/root-$1"; fi; }
+
+# fetch SUITE: the kernel package of that suite, unpacked under $CACHE/root-SUITE; an image
+# gets a root of its own with boot/vmlinuz-NAME and no modules.
 fetch() {
-	local suite=$1 d=$CACHE/apt-$1 root=$CACHE/root-$1
+	local suite=$1 d=$CACHE/apt-$1 root
+	root=$(root "$1")
+	if is_image "$suite"; then
+		mkdir -p "$root/boot" "$root/lib/modules/$suite"
+		ln -sf "$IMAGES/vmlinuz-$suite" "$root/boot/vmlinuz-$suite"
+		return 0
+	fi
 	[ -e "$root/.complete" ] && return 0
 	mkdir -p "$d/lists/partial" "$d/parts" "$d/cache"
 	# The machine's main Debian source, with only the suite changed.
@@ -62,7 +94,8 @@ fetch() {
 
 # initramfs SUITE OUT: busybox, tools, tests, modules (deps first, decompressed).
 initramfs() {
-	local root=$CACHE/root-$1 out=$2 krel
+	local root out=$2 krel
+	root=$(root "$1")
 	krel=$(ls "$root/lib/modules")
 	local ir=$WORK/ir-$1
 	rm -rf "$ir"; mkdir -p "$ir"/{bin,proc,sys,dev,tmp,mnt,ftt/bin,ftt/modules,ftt/tests/live}
@@ -72,9 +105,13 @@ initramfs() {
 	cp tests/vm/guest-init.sh "$ir/init"; chmod +x "$ir/init"
 	[ -n "${VM_DEBUG_SCRIPT:-}" ] && install -m 0755 "$VM_DEBUG_SCRIPT" "$ir/ftt/debug.sh"
 	echo "$krel" > "$ir/ftt/kernel"
-	[ -e "$root/lib/modules/$krel/modules.dep" ] || depmod -b "$root" "$krel" || return 1
 	local dep=$root/lib/modules/$krel/modules.dep order=$ir/ftt/modules.order
 	: > "$order"
+	if is_image "$1"; then # everything built in
+		(cd "$ir" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out"
+		return
+	fi
+	[ -e "$dep" ] || depmod -b "$root" "$krel" || return 1
 	add() { # add MODULE-PATH: its dependencies first
 		grep -qx "$(basename "$1")" "$order" 2>/dev/null && return
 		local deps
@@ -99,7 +136,8 @@ initramfs() {
 
 # boot SUITE: run the guest; results in $WORK/SUITE.results, console in $WORK/SUITE.console.
 boot() {
-	local suite=$1 root=$CACHE/root-$1 krel
+	local suite=$1 root krel
+	root=$(root "$1")
 	krel=$(ls "$root/lib/modules")
 	initramfs "$suite" "$WORK/$suite.initrd" || return 1
 	truncate -s 128M "$WORK/$suite.disk"
@@ -135,7 +173,7 @@ for suite in $KERNELS; do
 	secs=$(($(date +%s) - start))
 	res=$WORK/$suite.results
 	tr -d '\r' < "$res" > "$res.txt" 2>/dev/null
-	krel=$(ls "$CACHE/root-$suite/lib/modules")
+	krel=$(ls "$(root "$suite")/lib/modules")
 	if ! grep -q '^FTT-END' "$res.txt"; then
 		echo "the guest did not report an end (qemu exit $(cat "$WORK/$suite.qemu-rc"), ${secs}s); console tail:"
 		tail -n 30 "$WORK/$suite.console"
