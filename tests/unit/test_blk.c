@@ -141,33 +141,51 @@ static void test_cross_cpu(void **state)
 	assert_int_equal(g.io[0].sector, 33724440);
 }
 
+/* One issue and one completion of sector 777, written by hand on the 6.18 block formats. */
+struct two {
+	struct session s;
+	struct blk b;
+	struct got g;
+	char issue[64], complete[64];
+	struct tep_record ri, rc;
+};
+
+static void two_setup(struct two *p)
+{
+	static const char *const systems[] = {"block", NULL};
+	memset(p, 0, sizeof(*p));
+	p->s.tool = "test_blk";
+	p->s.tep = tracefs_local_events_system(ONE, systems);
+	assert_int_equal(blk_prepare(&p->b, &p->s, false, collect, &p->g), 0);
+	p->ri = (struct tep_record){.ts = 1000, .data = p->issue, .size = 64};
+	p->rc = (struct tep_record){.ts = 5000, .data = p->complete, .size = 64};
+	memcpy(p->issue + p->b.issue.sector.offset, &(uint64_t){777}, 8);
+	memcpy(p->complete + p->b.complete.sector.offset, &(uint64_t){777}, 8);
+}
+
+static void two_free(struct two *p)
+{
+	blk_free(&p->b);
+	tep_free(p->s.tep);
+}
+
 /* Lost events between issue and completion: the pair is dropped, not mis-joined. */
 static void test_lost_clears_pairs(void **state)
 {
 	(void)state;
-	struct session s = {.tool = "test_blk"};
-	static const char *const systems[] = {"block", NULL};
-	s.tep = tracefs_local_events_system(ONE, systems);
-	struct got g = {0};
-	struct blk b;
-	assert_int_equal(blk_prepare(&b, &s, false, collect, &g), 0);
-	char issue[64] = {0}, complete[64] = {0};
-	struct tep_record ri = {.ts = 1000, .data = issue, .size = 64};
-	struct tep_record rc = {.ts = 5000, .data = complete, .size = 64};
-	memcpy(issue + b.issue.sector.offset, &(uint64_t){777}, 8);
-	memcpy(complete + b.complete.sector.offset, &(uint64_t){777}, 8);
-	blk_on_issue(&ri, &b);
-	blk_on_lost(0, 5, &b);
-	blk_on_complete(&rc, &b);
-	assert_int_equal(g.n, 0);
-	assert_int_equal(b.unmatched, 1);
+	struct two p;
+	two_setup(&p);
+	blk_on_issue(&p.ri, &p.b);
+	blk_on_lost(0, 5, &p.b);
+	blk_on_complete(&p.rc, &p.b);
+	assert_int_equal(p.g.n, 0);
+	assert_int_equal(p.b.unmatched, 1);
 	/* and without the loss it pairs */
-	blk_on_issue(&ri, &b);
-	blk_on_complete(&rc, &b);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(g.io[0].end_ns - g.io[0].start_ns, 4000);
-	blk_free(&b);
-	tep_free(s.tep);
+	blk_on_issue(&p.ri, &p.b);
+	blk_on_complete(&p.rc, &p.b);
+	assert_int_equal(p.g.n, 1);
+	assert_int_equal(p.g.io[0].end_ns - p.g.io[0].start_ns, 4000);
+	two_free(&p);
 }
 
 /* Linux 4.9 records bytes 0 for a file-system request (only pass-through ones carry it):
@@ -175,28 +193,18 @@ static void test_lost_clears_pairs(void **state)
 static void test_bytes_from_sectors(void **state)
 {
 	(void)state;
-	struct session s = {.tool = "test_blk"};
-	static const char *const systems[] = {"block", NULL};
-	s.tep = tracefs_local_events_system(ONE, systems);
-	struct got g = {0};
-	struct blk b;
-	assert_int_equal(blk_prepare(&b, &s, false, collect, &g), 0);
-	char issue[64] = {0}, complete[64] = {0};
-	struct tep_record ri = {.ts = 1000, .data = issue, .size = 64};
-	struct tep_record rc = {.ts = 5000, .data = complete, .size = 64};
-	memcpy(issue + b.issue.sector.offset, &(uint64_t){777}, 8);
-	memcpy(complete + b.complete.sector.offset, &(uint64_t){777}, 8);
-	memcpy(issue + b.issue.nr_sector.offset, &(uint32_t){8}, 4);
-	blk_on_issue(&ri, &b);
-	blk_on_complete(&rc, &b);
-	memcpy(issue + b.issue.bytes.offset, &(uint32_t){512}, 4);
-	blk_on_issue(&ri, &b);
-	blk_on_complete(&rc, &b);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(g.io[0].bytes, 4096);
-	assert_int_equal(g.io[1].bytes, 512);
-	blk_free(&b);
-	tep_free(s.tep);
+	struct two p;
+	two_setup(&p);
+	memcpy(p.issue + p.b.issue.nr_sector.offset, &(uint32_t){8}, 4);
+	blk_on_issue(&p.ri, &p.b);
+	blk_on_complete(&p.rc, &p.b);
+	memcpy(p.issue + p.b.issue.bytes.offset, &(uint32_t){512}, 4);
+	blk_on_issue(&p.ri, &p.b);
+	blk_on_complete(&p.rc, &p.b);
+	assert_int_equal(p.g.n, 2);
+	assert_int_equal(p.g.io[0].bytes, 4096);
+	assert_int_equal(p.g.io[1].bytes, 512);
+	two_free(&p);
 }
 
 static void test_type_glob_check(void **state)
