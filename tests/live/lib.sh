@@ -109,6 +109,23 @@ wait_exit() {
 	return 0
 }
 
+# start_bg CMD...: a tool in the background (stdout in $TMP/out, stderr in $TMP/err, its PID
+# in $BGPID), ready to trace; 1 (and a failed check) when it does not start. The files are
+# removed first: the background job truncates them only once it runs, and the wait must not
+# see the last run's banner.
+start_bg() {
+	rm -f "$TMP/out" "$TMP/err"
+	"$@" > "$TMP/out" 2> "$TMP/err" &
+	BGPID=$!
+	wait_ready $BGPID "$TMP/err" || { notok "$* starts" "$TMP/err"; return 1; }
+}
+# stop_bg: Ctrl-C to it after half a second (its last events read), its exit status in $RC.
+stop_bg() {
+	sleep 0.5
+	kill -INT $BGPID
+	wait_exit $BGPID 10
+}
+
 # Wait up to $3 seconds until file $1 has a line matching the extended regex $2.
 wait_line() {
 	i=0

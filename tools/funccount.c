@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * funccount: calls of the kernel functions that match globs, counted. Each function gets a
+ * kprobe of this run. By default the kernel counts them: kprobe_profile counts a probe's hits
+ * before its event's filter, and the filter drops every event, so no event is sent per call;
+ * the counts are read every interval. For a subset of tasks (-p, -L, -n, --exec) the hit
+ * counts cannot tell tasks apart: then each call is an event of the run's instance (which
+ * follows only those tasks), counted here.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "ftrace.h"
+#include "opt.h"
+#include "out.h"
+#include "probe.h"
+#include "tool.h"
+
+/* One kprobe each: creating a thousand takes seconds, and a glob that matches more is
+ * rarely what was meant. */
+#define MAX_FUNCS 1000
+
+enum via { VIA_BEST, VIA_HITS, VIA_EVENTS };
+static const char *const via_names[] = {"best", "hits", "events", NULL};
+
+static struct env {
+	char **globs;
+	int nglobs;
+	enum via via;
+	bool verbose;  /* -v */
+	long long top; /* --top, 0: all */
+	struct func {
+		char *name;
+		struct tep_event *ev;
+		uint64_t count;	       /* this interval */
+		uint64_t hits, missed; /* kprobe_profile's, last read */
+	} * f;
+	int n, cap;
+	int not_unique;	 /* names the kernel has more than once: left out */
+	uint64_t missed; /* calls the kernel's kprobes missed (nmissed), in all */
+	struct tool_run *t;
+} env;
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	{'i', NULL, "SECS", "print the counts every SECS seconds (default: at the end)", 0},
+	TOOL_JSON("one JSON object per row"),
+	TOOL_NAME,
+	TOOL_PID,
+	TOOL_TID,
+	{'T', NULL, NULL, "the wall-clock time above each table", TOOL_OPT_WALLCLOCK},
+	{'v', NULL, NULL, "list the functions that match and how they are counted, then exit", 0},
+	{OPT_LONG + 1, "top", "N", "print the N largest rows (default: all)", 0},
+	{OPT_LONG + 2, "via", "HOW",
+	 "hits: counted in the kernel (kprobe hit counts; not with\n-p, -L, -n, --exec); "
+	 "events: each call an event,\ncounted here; best (default): hits where it can",
+	 0},
+	TOOL_EXEC,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"funccount 'vfs_*'                # calls of the VFS functions, at Ctrl-C",
+	"funccount -i 1 'tcp_send*'       # every second",
+	"funccount -p 181 'ext4_*'        # only PID 181's calls",
+	"funccount --top 5 -d 10 '*alloc*' # the five most called, after 10 s",
+	"funccount -v 'vfs_*'             # which functions, counted how",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	switch (o->key) {
+	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
+	case 'v': env.verbose = true; break;
+	case OPT_LONG + 1: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
+	case OPT_LONG + 2: env.via = (enum via)opt_choice(arg, via_names, 3, "--via"); break;
+	}
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	(void)t;
+	if (argc < 1)
+		opt_fail("no PATTERN: which kernel functions? (see -h)");
+	for (int i = 0; i < argc; i++)
+		if (!*argv[i] || strchr(argv[i], ' ') || strchr(argv[i], ':'))
+			opt_fail("invalid PATTERN: '%s' (a kernel function name or glob)", argv[i]);
+	env.globs = argv;
+	env.nglobs = argc;
+}
+
+/* --- the functions ------------------------------------------------------------------------- */
+
+static void add(const char *name, const char *mod, void *ctx)
+{
+	(void)mod;
+	(void)ctx;
+	int g = 0;
+	while (g < env.nglobs && fnmatch(env.globs[g], name, 0))
+		g++;
+	if (g == env.nglobs)
+		return;
+	if (env.n == env.cap) {
+		int cap = env.cap ? env.cap * 2 : 256;
+		struct func *more = realloc(env.f, (size_t)cap * sizeof(*more));
+		if (!more)
+			return;
+		env.f = more;
+		env.cap = cap;
+	}
+	char *copy = strdup(name);
+	if (copy)
+		env.f[env.n++] = (struct func){.name = copy};
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+/* The functions that match, sorted. A name the kernel lists twice (static functions of two
+ * files) is left out: a kprobe by name takes one of them (6.x refuses it), so the count would
+ * not be the name's. */
+static int collect(void)
+{
+	if (ftrace_functions(NULL, add, NULL) < 0) {
+		if (errno == EPERM)
+			fprintf(stderr,
+				"funccount: the kernel refuses to list its traceable "
+				"functions (available_filter_functions: %s)\n",
+				strerror(errno));
+		else
+			fprintf(stderr, "funccount: no list of traceable functions "
+					"(available_filter_functions; CONFIG_FUNCTION_TRACER)\n");
+		return TOOL_FAIL;
+	}
+	qsort(env.f, (size_t)env.n, sizeof(*env.f), by_name);
+	int k = 0, matched = env.n;
+	for (int i = 0; i < env.n;) {
+		int j = i + 1;
+		while (j < env.n && !strcmp(env.f[i].name, env.f[j].name))
+			j++;
+		if (j - i > 1)
+			env.not_unique++;
+		else
+			env.f[k++] = env.f[i];
+		for (int x = j - i > 1 ? i : j; x < j; x++)
+			free(env.f[x].name);
+		i = j;
+	}
+	env.n = k;
+	if (!env.n) {
+		fprintf(stderr, matched ? "funccount: only functions whose names are not unique "
+					  "match (a kprobe by name cannot tell them apart)\n" :
+					  "funccount: no traceable kernel function matches\n");
+		return TOOL_USAGE;
+	}
+	if (env.n > MAX_FUNCS) {
+		fprintf(stderr,
+			"funccount: %d functions match; at most %d can be counted (a kprobe each): "
+			"narrow the pattern\n",
+			env.n, MAX_FUNCS);
+		return TOOL_USAGE;
+	}
+	return TOOL_OK;
+}
+
+static bool by_events(const struct tool_run *t)
+{
+	return env.via == VIA_EVENTS || t->o.pid || t->o.tid || t->o.name || t->o.exec;
+}
+
+static int prepare(struct tool_run *t)
+{
+	int ret;
+	env.t = t;
+	if (env.via == VIA_HITS && by_events(t)) {
+		fprintf(stderr, "funccount: --via hits counts every task: not with -p, -L, -n or "
+				"--exec\n");
+		return TOOL_USAGE;
+	}
+	if (!probe_available(&t->s, PROBE_KPROBE, false))
+		return TOOL_FAIL;
+	if ((ret = collect()))
+		return ret;
+	const char *how = by_events(t) ? "each call an event, counted here" :
+					 "counted in the kernel: kprobe hit counts";
+	if (env.verbose) {
+		fprintf(stderr, "funccount: %d function%s, %s%s\n", env.n, env.n == 1 ? "" : "s",
+			how,
+			env.not_unique ? " (names the kernel has twice left out, see below)" : "");
+		for (int i = 0; i < env.n; i++)
+			puts(env.f[i].name);
+		return TOOL_DONE;
+	}
+	/* Only this run's names: the profile lists a probe by its name, without its group. */
+	int made = 0, refused = 0;
+	char first[128] = "";
+	for (int i = 0; i < env.n; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "fc%d_%d", i, (int)getpid());
+		env.f[i].ev = probe_try(&t->s, PROBE_KPROBE, 'p', name, env.f[i].name, NULL);
+		if (env.f[i].ev)
+			made++;
+		else if (!refused++)
+			snprintf(first, sizeof(first), "%s", env.f[i].name);
+	}
+	if (!made) {
+		fprintf(stderr,
+			"funccount: the kernel refused a kprobe on every matching function "
+			"(%s, ...)\n",
+			first);
+		return TOOL_FAIL;
+	}
+	if (refused)
+		fprintf(stderr,
+			"funccount: %d of %d functions cannot be probed and are left out "
+			"(%s%s)\n",
+			refused, env.n, first, refused > 1 ? ", ..." : "");
+	if (env.not_unique)
+		fprintf(stderr,
+			"funccount: %d matching names the kernel has more than once are left out\n",
+			env.not_unique);
+	t->follow_names = t->o.name != NULL;
+	t->ordered = t->follow_names;
+	snprintf(t->what, sizeof(t->what), "calls of %d kernel function%s, %s", made,
+		 made == 1 ? "" : "s", how);
+	return TOOL_OK;
+}
+
+static void on_call(struct tep_record *rec, void *ctx)
+{
+	(void)rec;
+	env.f[(intptr_t)ctx].count++;
+}
+
+static int setup(struct tool_run *t)
+{
+	/* Hit counts: the filter drops every event, after the profile has counted the hit. */
+	const char *filter = by_events(t) ? NULL : "common_pid < 0";
+	int ret;
+	for (int i = 0; i < env.n; i++)
+		if (env.f[i].ev &&
+		    (ret = tool_trace(t, env.f[i].ev, filter, on_call, (void *)(intptr_t)i)))
+			return ret;
+	return TOOL_OK;
+}
+
+/* kprobe_profile: "  NAME  NHIT  NMISSED" per kprobe; ours are fc<index>_<pid>. Each call
+ * since the last read is added to its function's count. */
+static void read_hits(void)
+{
+	char *text = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
+	char *save = NULL;
+	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		int i, pid;
+		unsigned long long hits, missed;
+		char name[256];
+		if (sscanf(l, "%255s %llu %llu", name, &hits, &missed) != 3)
+			continue;
+		const char *base = strrchr(name, '/'); /* a group in front on some kernels */
+		if (sscanf(base ? base + 1 : name, "fc%d_%d", &i, &pid) != 2 ||
+		    pid != (int)getpid() || i < 0 || i >= env.n)
+			continue;
+		struct func *f = &env.f[i];
+		f->count += hits - f->hits;
+		env.missed += missed - f->missed;
+		f->hits = hits;
+		f->missed = missed;
+	}
+	free(text);
+}
+
+/* --- output --------------------------------------------------------------------------------- */
+
+static int by_count(const void *a, const void *b)
+{
+	const struct func *x = *(const struct func *const *)a, *y = *(const struct func *const *)b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int interval(struct tool_run *t, uint64_t now)
+{
+	char when[16];
+	out_wallclock(now, when);
+	if (!by_events(t))
+		read_hits();
+	struct func **rows = malloc((size_t)env.n * sizeof(*rows));
+	int n = 0;
+	for (int i = 0; rows && i < env.n; i++)
+		if (env.f[i].count)
+			rows[n++] = &env.f[i];
+	if (rows)
+		qsort(rows, (size_t)n, sizeof(*rows), by_count);
+	if (env.top && env.top < n)
+		n = (int)env.top;
+	if (!t->o.json) {
+		out_table_gap(stdout);
+		if (t->o.wallclock || t->o.interval)
+			printf("[%s]\n", when);
+		printf("%-40s %12s\n", "FUNC", "COUNT");
+	}
+	for (int i = 0; i < n; i++) {
+		if (t->o.json)
+			printf("{\"time\":\"%s\",\"func\":\"%s\",\"count\":%llu}\n", when,
+			       rows[i]->name, (unsigned long long)rows[i]->count);
+		else
+			printf("%-40s %12llu\n", rows[i]->name, (unsigned long long)rows[i]->count);
+	}
+	free(rows);
+	for (int i = 0; i < env.n; i++)
+		env.f[i].count = 0;
+	return 0;
+}
+
+static void banner(struct tool_run *t)
+{
+	fprintf(stderr, "Counting %s. Ctrl-C to end.\n", t->what);
+}
+
+/* At the end: the counts (all of them without intervals; the partial last one with them),
+ * and the calls the kprobes missed. */
+static void end(struct tool_run *t)
+{
+	if (!t->last_interval)
+		interval(t, reader_now());
+	if (env.missed)
+		fprintf(stderr,
+			"funccount: %llu calls were missed by the kernel (kprobe_profile's "
+			"nmissed: "
+			"a probe hit while another probe ran)\n",
+			(unsigned long long)env.missed);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	for (int i = 0; i < env.n; i++)
+		free(env.f[i].name);
+	free(env.f);
+}
+
+static const struct tool funccount = {
+	.name = "funccount",
+	.opts = options,
+	.operands = "PATTERN...",
+	.operand_help = "   PATTERN     kernel functions: names or globs ('vfs_*'), as\n"
+			"               available_filter_functions lists them\n",
+	.examples = examples,
+	.option = option,
+	.operands_fn = operands,
+	.prepare = prepare,
+	.setup = setup,
+	.banner = banner,
+	.interval = interval,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&funccount, argc, argv);
+}
