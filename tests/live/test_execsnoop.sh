@@ -22,21 +22,10 @@ if [ ! -d "$T/events/syscalls/sys_enter_execve" ] || [ ! -d "$T/events/sched/sch
 	exit 0
 fi
 
-# start ARGS...: execsnoop in the background (output in $TMP/out), ready to trace.
-start() {
-	# Removed first: the background job truncates them only once it runs, and the wait
-	# must not see the last run's banner.
-	rm -f "$TMP/out" "$TMP/err"
-	"$BIN/execsnoop" "$@" > "$TMP/out" 2> "$TMP/err" &
-	EPID=$!
-	wait_ready $EPID "$TMP/err" || { notok "execsnoop $* starts" "$TMP/err"; return 1; }
-}
-# stop: Ctrl-C, and its exit status in $RC.
-stop() {
-	sleep 0.5
-	kill -INT $EPID
-	wait_exit $EPID 10
-}
+# start ARGS...: execsnoop in the background (output in $TMP/out), ready to trace; stop:
+# Ctrl-C, and its exit status in $RC.
+start() { start_bg "$BIN/execsnoop" "$@"; }
+stop() { stop_bg; }
 # line PID: execsnoop's JSON line of the exec by PID whose program is sys_target (the exec
 # of the test program itself is another line).
 line() { grep "\"pcomm\":\"sys_target\",\"pid\":$1," "$TMP/out"; }

@@ -15,18 +15,9 @@ if [ ! -d "$T/events/syscalls/sys_enter_kill" ]; then
 	exit 0
 fi
 
-# start OPTS...: killsnoop running, ready; its output in $TMP/out.
-start() {
-	rm -f "$TMP/out" "$TMP/err"
-	"$BIN/killsnoop" "$@" > "$TMP/out" 2> "$TMP/err" &
-	TPID=$!
-	wait_ready $TPID "$TMP/err"
-}
-stop() {
-	sleep 0.3
-	kill -INT $TPID
-	wait_exit $TPID 10
-}
+# start OPTS...: killsnoop running, ready; its output in $TMP/out. stop: Ctrl-C.
+start() { start_bg "$BIN/killsnoop" "$@"; }
+stop() { stop_bg; }
 mine() { awk -v p=$$ '$2 == p' "$TMP/out"; }
 
 start
