@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
@@ -318,6 +319,51 @@ static int add_fsym(const char *name, GElf_Sym *sym, void *ctx)
 	b->v[b->n++] = (struct fsym){sym->st_value, sym->st_size, b->nlen};
 	b->nlen += len;
 	return 0;
+}
+
+struct matching {
+	Elf *elf;
+	const char *glob;
+	usym_fn fn;
+	void *ctx;
+	int n, ifuncs;
+};
+
+static int match_fsym(const char *name, GElf_Sym *sym, void *ctx)
+{
+	struct matching *m = ctx;
+	char base[512];
+	int type = GELF_ST_TYPE(sym->st_info);
+	if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		return 0;
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(name, "@"), name);
+	if (fnmatch(m->glob, base, 0))
+		return 0;
+	if (type == STT_GNU_IFUNC) {
+		m->ifuncs++;
+		return 0;
+	}
+	unsigned long long off;
+	if (vaddr_to_offset(m->elf, sym->st_value, &off))
+		return 0;
+	m->n++;
+	m->fn(base, off, m->ctx);
+	return 0;
+}
+
+int usym_functions(const char *path, const char *glob, usym_fn fn, void *ctx, int *ifuncs)
+{
+	int fd;
+	Elf *elf = open_elf(path, &fd);
+	if (!elf)
+		return -1;
+	struct matching m = {elf, glob, fn, ctx, 0, 0};
+	each_symbol(elf, match_fsym, &m);
+	elf_end(elf);
+	close(fd);
+	if (ifuncs)
+		*ifuncs = m.ifuncs;
+	return m.n;
 }
 
 static int cmp_str(const void *a, const void *b)

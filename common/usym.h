@@ -29,6 +29,15 @@ int usym_interp(const char *path, char *interp, size_t len);
  * start with argc and argv on its stack: 0, or -1. */
 int usym_entry(const char *path, unsigned long long *off);
 
+/*
+ * The functions of the file whose names (without a version) match glob: fn(name, file
+ * offset, ctx) for each symbol, aliases included (the same offset under several names);
+ * returns how many, -1 when the file is not ELF. IFUNCs are left out (a uprobe there would
+ * see their resolver, which runs once at load, not the calls) and counted in *ifuncs.
+ */
+typedef void (*usym_fn)(const char *name, unsigned long long off, void *ctx);
+int usym_functions(const char *path, const char *glob, usym_fn fn, void *ctx, int *ifuncs);
+
 /* The function symbols of the file, one per line, sorted; returns how many, -1 on error. */
 int usym_list(const char *path, FILE *out);
 

@@ -48,6 +48,42 @@ static void test_library_function(void **state)
 	usym_addr_free();
 }
 
+static void collect_one(const char *name, unsigned long long off, void *ctx)
+{
+	unsigned long long *got = ctx;
+	got[0]++;
+	got[1] = off;
+	assert_string_equal(name, "usym_probe_me");
+}
+
+static void count_all(const char *name, unsigned long long off, void *ctx)
+{
+	(void)name;
+	(void)off;
+	(*(int *)ctx)++;
+}
+
+/* Functions by glob: ours at the offset usym_offset gives; libc's strlen is an IFUNC (its
+ * resolver runs once at load), left out and counted; a file that is not ELF: -1. */
+static void test_functions_by_glob(void **state)
+{
+	(void)state;
+	unsigned long long got[2] = {0, 0}, off;
+	char why[256], libc[4096];
+	int ifuncs = -1, n = 0;
+	assert_int_equal(usym_functions(self, "usym_probe_m?", collect_one, got, &ifuncs), 1);
+	assert_int_equal(got[0], 1);
+	assert_int_equal(ifuncs, 0);
+	assert_int_equal(usym_offset(self, "usym_probe_me", false, &off, why, sizeof(why)), 0);
+	assert_int_equal(got[1], off);
+	assert_int_equal(usym_target("libc", libc, sizeof(libc)), 0);
+	assert_int_equal(usym_functions(libc, "strlen", count_all, &n, &ifuncs), 0);
+	assert_int_equal(n, 0);
+	assert_true(ifuncs >= 1);
+	assert_true(usym_functions(libc, "getpid", count_all, &n, &ifuncs) >= 1);
+	assert_int_equal(usym_functions("/proc/self/status", "*", count_all, &n, NULL), -1);
+}
+
 /* Nothing mapped there, or the process is gone: the bare address. */
 static void test_unmapped_and_gone(void **state)
 {
@@ -98,9 +134,8 @@ static void test_mapped_later(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_function),
-		cmocka_unit_test(test_library_function),
-		cmocka_unit_test(test_unmapped_and_gone),
+		cmocka_unit_test(test_own_function),	 cmocka_unit_test(test_functions_by_glob),
+		cmocka_unit_test(test_library_function), cmocka_unit_test(test_unmapped_and_gone),
 		cmocka_unit_test(test_mapped_later),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
