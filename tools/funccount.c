@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * funccount: calls of the kernel functions that match globs, counted. Each function gets a
- * kprobe of this run. By default the kernel counts them: kprobe_profile counts a probe's hits
- * before its event's filter, and the filter drops every event, so no event is sent per call;
- * the counts are read every interval. For a subset of tasks (-p, -L, -n, --exec) the hit
+ * funccount: calls of the kernel functions that match globs, counted, and of user functions
+ * (LIB:GLOB). Each function gets a kprobe (uprobe) of this run. By default the kernel counts
+ * them: kprobe_profile (uprobe_profile) counts a probe's hits before its event's filter, and
+ * the filter drops every event, so no event is sent per call; the counts are read every
+ * interval. For a subset of tasks (-p, -L, -n, --exec) the hit
  * counts cannot tell tasks apart: then each call is an event of the run's instance (which
  * follows only those tasks), counted here.
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 #include "out.h"
 #include "probe.h"
 #include "tool.h"
+#include "usym.h"
 
 /* One kprobe each: creating a thousand takes seconds, and a glob that matches more is
  * rarely what was meant. */
@@ -38,14 +41,17 @@ static struct env {
 	bool verbose;  /* -v */
 	long long top; /* --top, 0: all */
 	struct func {
-		char *name;
+		char *name;   /* as shown: the kernel function, or LIB:FUNC */
+		char *target; /* a user function's PATH:0xOFFSET, NULL for a kernel one */
 		struct tep_event *ev;
 		uint64_t count;	       /* this interval */
 		uint64_t hits, missed; /* kprobe_profile's, last read */
 	} * f;
 	int n, cap;
-	int not_unique;	 /* names the kernel has more than once: left out */
-	uint64_t missed; /* calls the kernel's kprobes missed (nmissed), in all */
+	int not_unique;	   /* names the kernel has more than once: left out */
+	int ifuncs;	   /* user functions that are IFUNCs: left out */
+	bool kernel, user; /* kinds of function asked for */
+	uint64_t missed;   /* calls the kernel's kprobes missed (nmissed), in all */
 	struct tool_run *t;
 } env;
 
@@ -60,7 +66,7 @@ static const struct opt_spec options[] = {
 	{'v', NULL, NULL, "list the functions that match and how they are counted, then exit", 0},
 	{OPT_LONG + 1, "top", "N", "print the N largest rows (default: all)", 0},
 	{OPT_LONG + 2, "via", "HOW",
-	 "hits: counted in the kernel (kprobe hit counts; not with\n-p, -L, -n, --exec); "
+	 "hits: counted in the kernel (probe hit counts; not with\n-p, -L, -n, --exec); "
 	 "events: each call an event,\ncounted here; best (default): hits where it can",
 	 0},
 	TOOL_EXEC,
@@ -73,6 +79,7 @@ static const char *const examples[] = {
 	"funccount -p 181 'ext4_*'        # only PID 181's calls",
 	"funccount --top 5 -d 10 '*alloc*' # the five most called, after 10 s",
 	"funccount -v 'vfs_*'             # which functions, counted how",
+	"funccount 'libc:str*'            # user functions: the C library's str*",
 	NULL,
 };
 
@@ -91,9 +98,14 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	(void)t;
 	if (argc < 1)
 		opt_fail("no PATTERN: which kernel functions? (see -h)");
-	for (int i = 0; i < argc; i++)
-		if (!*argv[i] || strchr(argv[i], ' ') || strchr(argv[i], ':'))
-			opt_fail("invalid PATTERN: '%s' (a kernel function name or glob)", argv[i]);
+	for (int i = 0; i < argc; i++) {
+		const char *colon = strrchr(argv[i], ':');
+		if (!*argv[i] || strpbrk(argv[i], " \t\n") ||
+		    (colon && (colon == argv[i] || !colon[1])))
+			opt_fail("invalid PATTERN: '%s' (a kernel function or glob, or LIB:GLOB)",
+				 argv[i]);
+		*(colon ? &env.user : &env.kernel) = true;
+	}
 	env.globs = argv;
 	env.nglobs = argc;
 }
@@ -105,7 +117,7 @@ static void add(const char *name, const char *mod, void *ctx)
 	(void)mod;
 	(void)ctx;
 	int g = 0;
-	while (g < env.nglobs && fnmatch(env.globs[g], name, 0))
+	while (g < env.nglobs && (strchr(env.globs[g], ':') || fnmatch(env.globs[g], name, 0)))
 		g++;
 	if (g == env.nglobs)
 		return;
@@ -128,12 +140,83 @@ static int by_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* User functions: by file and offset, then name (the first name of an address is kept). */
+static int by_target(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	int c = strcmp(x->target, y->target);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static const char *user_lib; /* the LIB of the pattern being read */
+static char user_path[PATH_MAX];
+
+static void add_user(const char *name, unsigned long long off, void *ctx)
+{
+	(void)ctx;
+	char shown[512], target[PATH_MAX + 32];
+	snprintf(shown, sizeof(shown), "%s:%s", user_lib, name);
+	snprintf(target, sizeof(target), "%s:0x%llx", user_path, off);
+	if (env.n == env.cap) {
+		int cap = env.cap ? env.cap * 2 : 256;
+		struct func *more = realloc(env.f, (size_t)cap * sizeof(*more));
+		if (!more)
+			return;
+		env.f = more;
+		env.cap = cap;
+	}
+	char *n = strdup(shown), *t = strdup(target);
+	if (n && t) {
+		env.f[env.n++] = (struct func){.name = n, .target = t};
+	} else {
+		free(n);
+		free(t);
+	}
+}
+
+/* LIB:GLOB patterns: the functions of each file, one per address (aliases are the same
+ * code). */
+static void collect_user(void)
+{
+	int first = env.n;
+	for (int g = 0; g < env.nglobs; g++) {
+		char lib[PATH_MAX];
+		const char *colon = strrchr(env.globs[g], ':');
+		if (!colon)
+			continue;
+		snprintf(lib, sizeof(lib), "%.*s", (int)(colon - env.globs[g]), env.globs[g]);
+		if (usym_target(lib, user_path, sizeof(user_path)))
+			opt_fail("target not found: '%s' (a path, a program in PATH, or a library)",
+				 lib);
+		if (strpbrk(user_path, " \t\n:"))
+			opt_fail("the path of '%s' has a space or ':', which uprobe_events cannot "
+				 "take: use a link to it",
+				 lib);
+		int ifuncs = 0;
+		user_lib = lib;
+		if (usym_functions(user_path, colon + 1, add_user, NULL, &ifuncs) < 0)
+			opt_fail("not an ELF file: '%s'", user_path);
+		env.ifuncs += ifuncs;
+	}
+	qsort(env.f + first, (size_t)(env.n - first), sizeof(*env.f), by_target);
+	int k = first;
+	for (int i = first; i < env.n; i++) {
+		if (k > first && !strcmp(env.f[k - 1].target, env.f[i].target)) {
+			free(env.f[i].name);
+			free(env.f[i].target);
+			continue;
+		}
+		env.f[k++] = env.f[i];
+	}
+	env.n = k;
+}
+
 /* The functions that match, sorted. A name the kernel lists twice (static functions of two
  * files) is left out: a kprobe by name takes one of them (6.x refuses it), so the count would
  * not be the name's. */
 static int collect(void)
 {
-	if (ftrace_functions(NULL, add, NULL) < 0) {
+	if (env.kernel && ftrace_functions(NULL, add, NULL) < 0) {
 		if (errno == EPERM)
 			fprintf(stderr,
 				"funccount: the kernel refuses to list its traceable "
@@ -159,10 +242,15 @@ static int collect(void)
 		i = j;
 	}
 	env.n = k;
+	collect_user();
 	if (!env.n) {
-		fprintf(stderr, matched ? "funccount: only functions whose names are not unique "
-					  "match (a kprobe by name cannot tell them apart)\n" :
-					  "funccount: no traceable kernel function matches\n");
+		fprintf(stderr, "funccount: %s\n",
+			matched	   ? "only functions whose names are not unique match (a kprobe by "
+				     "name cannot tell them apart)" :
+			env.ifuncs ? "only IFUNCs match (a uprobe would count their resolver, "
+				     "which runs once at load)" :
+			env.user   ? "no function matches" :
+				     "no traceable kernel function matches");
 		return TOOL_USAGE;
 	}
 	if (env.n > MAX_FUNCS) {
@@ -189,16 +277,25 @@ static int prepare(struct tool_run *t)
 				"--exec\n");
 		return TOOL_USAGE;
 	}
-	if (!probe_available(&t->s, PROBE_KPROBE, false))
+	if ((env.kernel && !probe_available(&t->s, PROBE_KPROBE, false)) ||
+	    (env.user && !probe_available(&t->s, PROBE_UPROBE, false)))
 		return TOOL_FAIL;
 	if ((ret = collect()))
 		return ret;
 	const char *how = by_events(t) ? "each call an event, counted here" :
-					 "counted in the kernel: kprobe hit counts";
+					 "counted in the kernel: probe hit counts";
+	if (env.not_unique)
+		fprintf(stderr,
+			"funccount: %d matching names the kernel has more than once are left out\n",
+			env.not_unique);
+	if (env.ifuncs)
+		fprintf(stderr,
+			"funccount: %d matching IFUNCs are left out (a uprobe would count their "
+			"resolver, which runs once at load, not the calls)\n",
+			env.ifuncs);
 	if (env.verbose) {
-		fprintf(stderr, "funccount: %d function%s, %s%s\n", env.n, env.n == 1 ? "" : "s",
-			how,
-			env.not_unique ? " (names the kernel has twice left out, see below)" : "");
+		fprintf(stderr, "funccount: %d function%s, %s\n", env.n, env.n == 1 ? "" : "s",
+			how);
 		for (int i = 0; i < env.n; i++)
 			puts(env.f[i].name);
 		return TOOL_DONE;
@@ -209,7 +306,10 @@ static int prepare(struct tool_run *t)
 	for (int i = 0; i < env.n; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "fc%d_%d", i, (int)getpid());
-		env.f[i].ev = probe_try(&t->s, PROBE_KPROBE, 'p', name, env.f[i].name, NULL);
+		env.f[i].ev =
+			env.f[i].target ?
+				probe_try(&t->s, PROBE_UPROBE, 'p', name, env.f[i].target, NULL) :
+				probe_try(&t->s, PROBE_KPROBE, 'p', name, env.f[i].name, NULL);
 		if (env.f[i].ev)
 			made++;
 		else if (!refused++)
@@ -217,7 +317,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (!made) {
 		fprintf(stderr,
-			"funccount: the kernel refused a kprobe on every matching function "
+			"funccount: the kernel refused a probe on every matching function "
 			"(%s, ...)\n",
 			first);
 		return TOOL_FAIL;
@@ -227,14 +327,10 @@ static int prepare(struct tool_run *t)
 			"funccount: %d of %d functions cannot be probed and are left out "
 			"(%s%s)\n",
 			refused, env.n, first, refused > 1 ? ", ..." : "");
-	if (env.not_unique)
-		fprintf(stderr,
-			"funccount: %d matching names the kernel has more than once are left out\n",
-			env.not_unique);
 	t->follow_names = t->o.name != NULL;
 	t->ordered = t->follow_names;
-	snprintf(t->what, sizeof(t->what), "calls of %d kernel function%s, %s", made,
-		 made == 1 ? "" : "s", how);
+	snprintf(t->what, sizeof(t->what), "calls of %d %sfunction%s, %s", made,
+		 env.user ? "" : "kernel ", made == 1 ? "" : "s", how);
 	return TOOL_OK;
 }
 
@@ -256,30 +352,44 @@ static int setup(struct tool_run *t)
 	return TOOL_OK;
 }
 
-/* kprobe_profile: "  NAME  NHIT  NMISSED" per kprobe; ours are fc<index>_<pid>. Each call
- * since the last read is added to its function's count. */
+/* Our probes are fc<index>_<pid> (a group in front of the name on some kernels). */
+static struct func *ours(const char *name)
+{
+	int i, pid;
+	const char *base = strrchr(name, '/');
+	if (sscanf(base ? base + 1 : name, "fc%d_%d", &i, &pid) != 2 || pid != (int)getpid() ||
+	    i < 0 || i >= env.n)
+		return NULL;
+	return &env.f[i];
+}
+
+/* kprobe_profile: "  NAME  NHIT  NMISSED" per kprobe; uprobe_profile: "  PATH  NAME  NHIT".
+ * Each call since the last read is added to its function's count. */
 static void read_hits(void)
 {
-	char *text = tracefs_instance_file_read(NULL, "kprobe_profile", NULL);
-	char *save = NULL;
-	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-	     l = strtok_r(NULL, "\n", &save)) {
-		int i, pid;
-		unsigned long long hits, missed;
-		char name[256];
-		if (sscanf(l, "%255s %llu %llu", name, &hits, &missed) != 3)
+	for (int user = 0; user < 2; user++) {
+		if (!(user ? env.user : env.kernel))
 			continue;
-		const char *base = strrchr(name, '/'); /* a group in front on some kernels */
-		if (sscanf(base ? base + 1 : name, "fc%d_%d", &i, &pid) != 2 ||
-		    pid != (int)getpid() || i < 0 || i >= env.n)
-			continue;
-		struct func *f = &env.f[i];
-		f->count += hits - f->hits;
-		env.missed += missed - f->missed;
-		f->hits = hits;
-		f->missed = missed;
+		char *text = tracefs_instance_file_read(
+			NULL, user ? "uprobe_profile" : "kprobe_profile", NULL);
+		char *save = NULL;
+		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+		     l = strtok_r(NULL, "\n", &save)) {
+			unsigned long long hits, missed = 0;
+			char a[PATH_MAX], b[256];
+			struct func *f;
+			if (user ? sscanf(l, "%4095s %255s %llu", a, b, &hits) != 3 :
+				   sscanf(l, "%255s %llu %llu", b, &hits, &missed) != 3)
+				continue;
+			if (!(f = ours(b)))
+				continue;
+			f->count += hits - f->hits;
+			env.missed += missed - f->missed;
+			f->hits = hits;
+			f->missed = missed;
+		}
+		free(text);
 	}
-	free(text);
 }
 
 /* --- output --------------------------------------------------------------------------------- */
@@ -348,8 +458,10 @@ static void end(struct tool_run *t)
 static void cleanup(struct tool_run *t)
 {
 	(void)t;
-	for (int i = 0; i < env.n; i++)
+	for (int i = 0; i < env.n; i++) {
 		free(env.f[i].name);
+		free(env.f[i].target);
+	}
 	free(env.f);
 }
 
@@ -358,7 +470,8 @@ static const struct tool funccount = {
 	.opts = options,
 	.operands = "PATTERN...",
 	.operand_help = "   PATTERN     kernel functions: names or globs ('vfs_*'), as\n"
-			"               available_filter_functions lists them\n",
+			"               available_filter_functions lists them; or LIB:GLOB,\n"
+			"               functions of a program or library ('libc:str*')\n",
 	.examples = examples,
 	.option = option,
 	.operands_fn = operands,

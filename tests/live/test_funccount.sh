@@ -1,16 +1,43 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Live tests of funccount: a static test program makes a known number of getppid() calls,
-# and funccount counts the kernel's getppid function to the call, in the kernel (kprobe hit
-# counts) and as events, for every task and for --exec; -j, -v, intervals, bad input and
-# every way of stopping.
+# Live tests of funccount: test programs make known calls, and funccount counts them to the
+# call, in the kernel (probe hit counts) and as events: the test program's own functions
+# (uprobes), the kernel's getppid function (kprobes), for every task, -p and --exec; -j, -v,
+# intervals, bad input and every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
 save_state
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+for p in "$ST" "$UT"; do
+	[ -x "$p" ] || { notok "test program $p missing (make check builds it)"; summary; exit 1; }
+done
+
+# --- user functions (uprobes): the test program calls ftt_add 3 times, ftt_greet once ------
+if [ -e "$T/uprobe_events" ]; then
+	trace_target "$BIN/funccount" "$UT:ftt_add"
+	check "funccount on the test program's ftt_add (hits): its 3 calls" sh -c \
+		"[ \"\$(awk '\$1 ~ /:ftt_add\$/ {print \$2}' '$TMP/out')\" = 3 ] &&
+		 grep -q 'counted in the kernel: probe hit counts' '$TMP/err'" || target_state
+	trace_target -p "$BIN/funccount" -j "$UT:ftt_*"
+	check "funccount -p -j on ftt_* (events): ftt_add 3, ftt_greet 1" sh -c \
+		"grep -q ':ftt_add\",\"count\":3}' '$TMP/out' && grep -q ':ftt_greet\",\"count\":1}' '$TMP/out' &&
+		 '$JSONCHECK' '$TMP/out' time func count" || target_state
+	"$BIN/funccount" "$UT:no_such_*" > "$TMP/out" 2> "$TMP/err"
+	check "funccount on a glob no user function matches: exit 2, one line" sh -c \
+		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no function matches' '$TMP/err'"
+	# The C library's strlen is an IFUNC on x86-64: its resolver is not its calls.
+	if "$BIN/uprobe" -l libc 2> /dev/null | grep -qx strlen && [ "$(uname -m)" = x86_64 ]; then
+		"$BIN/funccount" libc:strlen > "$TMP/out" 2> "$TMP/err"
+		check "funccount libc:strlen (an IFUNC): exit 2, said" sh -c \
+			"[ $? -eq 2 ] && grep -q 'only IFUNCs match' '$TMP/err'"
+	fi
+	stop_cases "funccount (uprobes)" "$BIN/funccount" -i 1 "$UT:ftt_add"
+else
+	skip "funccount on user functions: no uprobe_events (CONFIG_UPROBE_EVENTS)"
+fi
+check "after the user functions: tracefs as before" same_state
 if [ ! -e "$T/kprobe_events" ]; then
 	"$BIN/funccount" vfs_read > "$TMP/out" 2> "$TMP/err"
 	check "funccount without kprobe_events: exit 1, one line naming CONFIG_KPROBE_EVENTS" sh -c \
@@ -56,7 +83,7 @@ check "funccount -j: the row as JSON" sh -c \
 "$BIN/funccount" -v "$F" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "funccount -v: the function listed, counted in the kernel, exit 0" sh -c \
-	"[ $rc -eq 0 ] && [ \"\$(cat '$TMP/out')\" = '$F' ] && grep -q 'kprobe hit counts' '$TMP/err'"
+	"[ $rc -eq 0 ] && [ \"\$(cat '$TMP/out')\" = '$F' ] && grep -q 'probe hit counts' '$TMP/err'"
 "$BIN/funccount" -v -p 1 "$F" > "$TMP/out" 2> "$TMP/err"
 check "funccount -v -p: each call an event" grep -q 'each call an event' "$TMP/err"
 check "funccount -v changed nothing in tracefs" same_state
