@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzz target: ELF files of any kind, as uprobe, -U and execsnoop's loader probe read them
- * (common/usym.c on libelf): the input is the file. Seeded at run time with programs of
- * this machine, whole, truncated and with bytes flipped (tests/fuzz/run.sh). Property: no
- * crash, no hang, no read outside what was allocated; results inside their buffers.
+ * Fuzz target: ELF files of any kind, as uprobe, -U, funccount and execsnoop's loader probe
+ * read them (common/usym.c on libelf): the input is the file. Seeded at run time with
+ * programs of this machine, whole, truncated and with bytes flipped (tests/fuzz/run.sh).
+ * Property: no crash, no hang, no read outside what was allocated; results inside their
+ * buffers.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +17,15 @@
 
 static char path[64];
 static FILE *devnull;
+static int found;
+
+/* funccount's LIB:GLOB: every name a string, as many calls as the count returned. */
+static void each(const char *name, unsigned long long off, void *ctx)
+{
+	(void)off, (void)ctx;
+	NEED(strlen(name) < 512);
+	found++;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -36,6 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		NEED(memchr(interp, 0, sizeof(interp)));
 	(void)usym_entry(path, &off);
 	NEED(usym_list(path, devnull) >= -1);
+	int ifuncs = -1;
+	found = 0;
+	int n = usym_functions(path, "*", each, NULL, &ifuncs);
+	NEED(n == -1 || (n == found && ifuncs >= 0));
 	static const char *const syms[] = {"main", "open@@GLIBC_2.2.5", "_start+4", "0x1040",
 					   "environ"};
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
