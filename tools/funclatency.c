@@ -42,6 +42,8 @@ static struct env {
 	struct pair_table threads; /* tid -> calls in progress */
 	struct hist_log2 h;
 	uint64_t unpaired; /* returns without their entry (lost, or deeper than DEPTH) */
+	/* kprobe_profile names a probe without its group: names of this run's own */
+	char entry_name[32], ret_name[32];
 	struct tool_run *t;
 } env;
 
@@ -93,6 +95,31 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 /* --- the probes ------------------------------------------------------------------------------ */
 
+static void probe_names(void)
+{
+	snprintf(env.entry_name, sizeof(env.entry_name), "fl_entry_%d", (int)getpid());
+	snprintf(env.ret_name, sizeof(env.ret_name), "fl_ret_%d", (int)getpid());
+}
+
+/* A kretprobe can miss returns (more calls in progress than its instances, maxactive):
+ * kprobe_profile's nmissed of ours. */
+static unsigned long long missed_returns(void)
+{
+	char *text = tracefs_instance_file_read(NULL, "kprobe_profile", NULL), *save = NULL;
+	unsigned long long missed = 0;
+	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char name[256];
+		unsigned long long hits, m;
+		const char *base;
+		if (sscanf(l, "%255s %llu %llu", name, &hits, &m) == 3 &&
+		    !strcmp((base = strrchr(name, '/')) ? base + 1 : name, env.ret_name))
+			missed = m;
+	}
+	free(text);
+	return missed;
+}
+
 static int kernel_probes(struct tool_run *t)
 {
 	if (!probe_available(&t->s, PROBE_KPROBE, false))
@@ -105,8 +132,9 @@ static int kernel_probes(struct tool_run *t)
 		return TOOL_USAGE;
 	}
 	snprintf(env.func, sizeof(env.func), "%s", env.spec);
-	if (!(env.entry = probe_create(&t->s, PROBE_KPROBE, 'p', "entry", env.spec, NULL)) ||
-	    !(env.ret = probe_create(&t->s, PROBE_KPROBE, 'r', "ret", env.spec, NULL)))
+	probe_names();
+	if (!(env.entry = probe_create(&t->s, PROBE_KPROBE, 'p', env.entry_name, env.spec, NULL)) ||
+	    !(env.ret = probe_create(&t->s, PROBE_KPROBE, 'r', env.ret_name, env.spec, NULL)))
 		return TOOL_USAGE; /* the kernel said why */
 	return TOOL_OK;
 }
@@ -133,8 +161,9 @@ static int user_probes(struct tool_run *t)
 		return TOOL_FAIL;
 	snprintf(env.func, sizeof(env.func), "%s", symbol);
 	snprintf(target, sizeof(target), "%s:0x%llx", path, off);
-	if (!(env.entry = probe_create(&t->s, PROBE_UPROBE, 'p', "entry", target, NULL)) ||
-	    !(env.ret = probe_create(&t->s, PROBE_UPROBE, 'r', "ret", target, NULL)))
+	probe_names();
+	if (!(env.entry = probe_create(&t->s, PROBE_UPROBE, 'p', env.entry_name, target, NULL)) ||
+	    !(env.ret = probe_create(&t->s, PROBE_UPROBE, 'r', env.ret_name, target, NULL)))
 		return TOOL_USAGE;
 	return TOOL_OK;
 }
@@ -238,6 +267,13 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
 		interval(t, reader_now());
+	unsigned long long missed = env.user ? 0 : missed_returns();
+	if (missed)
+		fprintf(stderr,
+			"funclatency: %llu returns were missed by the kernel (more calls in "
+			"progress "
+			"than the kretprobe's instances): those calls are not counted\n",
+			missed);
 	if (env.unpaired)
 		fprintf(stderr,
 			"funclatency: %llu returns without their entry (calls that began before "
