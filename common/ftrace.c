@@ -199,10 +199,8 @@ int ftrace_set_tracer(struct tracefs_instance *inst, const char *tracer, const c
 		return 0;
 	int e = errno;
 	if (e == EPERM || e == EACCES)
-		fprintf(stderr,
-			"%s: the kernel refuses the %s tracer (%s): a security policy "
-			"forbids it (lockdown, or an LSM)\n",
-			tool, tracer, strerror(e));
+		fprintf(stderr, "%s: the kernel refuses the %s tracer (%s)\n", tool, tracer,
+			strerror(e));
 	else if (!ftrace_tracer_available(tracer))
 		fprintf(stderr, "%s: no %s tracer in this kernel (CONFIG_%s)\n", tool, tracer,
 			!strcmp(tracer, "function_graph") ? "FUNCTION_GRAPH_TRACER" :
@@ -222,7 +220,7 @@ int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const 
 	int e = errno;
 	if (fd < 0) {
 		fprintf(stderr, "%s: cannot open %s: %s%s\n", tool, path ? path : file, strerror(e),
-			e == EPERM ? " (the kernel refuses it: lockdown or another policy)" : "");
+			e == EPERM ? " (the kernel refuses it)" : "");
 		tracefs_put_tracing_file(path);
 		errno = e;
 		return -1;

@@ -40,7 +40,7 @@ int ftrace_function_traceable(const char *func);
 bool ftrace_tracer_available(const char *tracer);
 /*
  * The instance's tracer (NULL instance: the top level). -1 with a message naming why on
- * failure: EPERM, the kernel refuses it (lockdown or another security policy); EINVAL or
+ * failure: EPERM, the kernel refuses it (a policy: not lockdown on the 6.18 here); EINVAL or
  * EBUSY, not available here (function_graph works only at the top level before 6.x).
  */
 int ftrace_set_tracer(struct tracefs_instance *inst, const char *tracer, const char *tool);

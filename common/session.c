@@ -590,15 +590,16 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter)
 	return 0;
 }
 
-/* -p: the process's threads now; event-fork adds those it creates later. */
-int session_set_pids(struct session *s, pid_t pid, pid_t tid)
+/* -p: the process's threads now; the fork option adds those it creates later. */
+static int set_pids(struct session *s, const char *file, enum tracefs_option_id fork_option,
+		    pid_t pid, pid_t tid)
 {
 	if (!pid && !tid)
 		return 0;
 	char buf[256];
 	if (tid) {
 		snprintf(buf, sizeof(buf), "%d", (int)tid);
-		if (tracefs_instance_file_write(s->inst, "set_event_pid", buf) < 0)
+		if (tracefs_instance_file_write(s->inst, file, buf) < 0)
 			goto write_failed;
 		return 0;
 	}
@@ -616,22 +617,35 @@ int session_set_pids(struct session *s, pid_t pid, pid_t tid)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(buf, sizeof(buf), "%.*s", (int)sizeof(buf) - 1, de->d_name);
-		if (tracefs_instance_file_append(s->inst, "set_event_pid", buf) < 0) {
+		if (tracefs_instance_file_append(s->inst, file, buf) < 0) {
 			closedir(d);
 			goto write_failed;
 		}
 	}
 	closedir(d);
-	if (tracefs_option_enable(s->inst, TRACEFS_OPTION_EVENT_FORK)) {
-		fprintf(stderr, "%s: cannot enable the event-fork option: %s\n", s->tool,
-			strerror(errno));
+	/* function-fork: not in 4.9 (4.14 has it); without it later children are not followed */
+	if (fork_option == TRACEFS_OPTION_FUNCTION_FORK &&
+	    !tracefs_option_is_supported(s->inst, fork_option))
+		return 0;
+	if (tracefs_option_enable(s->inst, fork_option)) {
+		fprintf(stderr, "%s: cannot enable the %s option: %s\n", s->tool,
+			tracefs_option_name(fork_option), strerror(errno));
 		return -1;
 	}
 	return 0;
 write_failed:
-	fprintf(stderr, "%s: cannot write %s to set_event_pid: %s\n", s->tool, buf,
-		strerror(errno));
+	fprintf(stderr, "%s: cannot write %s to %s: %s\n", s->tool, buf, file, strerror(errno));
 	return -1;
+}
+
+int session_set_pids(struct session *s, pid_t pid, pid_t tid)
+{
+	return set_pids(s, "set_event_pid", TRACEFS_OPTION_EVENT_FORK, pid, tid);
+}
+
+int session_set_ftrace_pids(struct session *s, pid_t pid, pid_t tid)
+{
+	return set_pids(s, "set_ftrace_pid", TRACEFS_OPTION_FUNCTION_FORK, pid, tid);
 }
 
 int session_exclude_self(struct session *s)

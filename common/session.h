@@ -114,6 +114,9 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter);
  * thread tid; neither: everything. Says what failed.
  */
 int session_set_pids(struct session *s, pid_t pid, pid_t tid);
+/* The same for the instance's function tracer (set_ftrace_pid; function-fork where the
+ * kernel has it: not 4.9). */
+int session_set_ftrace_pids(struct session *s, pid_t pid, pid_t tid);
 
 /*
  * For tools whose events all happen in process context (syscalls, uprobes): exclude this

@@ -308,6 +308,8 @@ static int run(struct tool_run *t)
 	if (session_start(&t->s, opt_buffer_kb ? opt_buffer_kb : t->buffer_kb) ||
 	    (t->o.exec && exec_start(t)) || session_set_pids(&t->s, t->o.pid, t->o.tid))
 		return TOOL_FAIL;
+	if (tool->instance && (ret = tool->instance(t)))
+		return ret;
 	/* -n names the task when the event happened; the names are followed for it too. */
 	if ((t->follow_names || t->o.name) && !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
 		return TOOL_FAIL;

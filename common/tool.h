@@ -8,7 +8,8 @@
  *
  * Stages, in order: option() for each of the tool's own options; operands(); prepare()
  * before anything changes in the kernel (check features, load formats, -l and -v, probes);
- * then the instance is made, -p/-L applied and task names followed; setup() enables the
+ * then the instance is made and -p/-L applied; instance() sets what must be set before its
+ * buffers are opened (a tracer); task names are followed; setup() enables the
  * tool's events (tool_trace) and registers their handlers; banner and header(); the reader
  * runs until a stop, calling interval() every interval; end(); cleanup() on every path.
  */
@@ -111,6 +112,9 @@ struct tool {
 	/* The operands (argv[0] .. argv[argc-1]); usage errors exit 2 (opt_fail). */
 	void (*operands_fn)(struct tool_run *t, int argc, char **argv);
 	int (*prepare)(struct tool_run *t);
+	/* The instance is made, -p/-L applied, its buffers not yet opened: for what the kernel
+	 * allows only then (a tracer cannot be set while its buffers are read: EBUSY). */
+	int (*instance)(struct tool_run *t);
 	int (*setup)(struct tool_run *t);
 	/* On stderr; without it: "Tracing <what>. Ctrl-C to end." */
 	void (*banner)(struct tool_run *t);

@@ -10,9 +10,11 @@
 #include "usym.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -99,6 +101,14 @@ static void on_event(struct tep_record *rec, void *ctx)
 {
 	const struct tracer_event *e = ctx;
 	struct tracer *tr = e->tr;
+	/* A tracer's records have no filter: this process's own calls (its reads of the
+	 * buffers) are dropped here, and -n is checked on the names. */
+	if (tr->by_tracer) {
+		int pid = tep_data_pid(tr->t->s.tep, rec);
+		if (pid == tr->self ||
+		    (tr->t->o.name && fnmatch(tr->t->o.name, tool_comm(tr->t, pid), 0)))
+			return;
+	}
 	if (tr->k) {
 		const char *comm = keys_need_comm(tr->k) ?
 					   tool_comm(tr->t, tep_data_pid(tr->t->s.tep, rec)) :
@@ -134,7 +144,10 @@ static int stack_options(struct tool_run *t, struct tracer *tr, struct tep_event
 			return TOOL_FAIL;
 		}
 		tr->ksyms = ksym_load();
-		if (tracefs_option_enable(t->s.inst, TRACEFS_OPTION_STACKTRACE)) {
+		/* The function tracer's calls carry a stack with its own option. */
+		if (tracefs_option_enable(t->s.inst, tr->by_tracer ?
+							     TRACEFS_OPTION_FUNC_STACKTRACE :
+							     TRACEFS_OPTION_STACKTRACE)) {
 			fprintf(stderr, "%s: cannot enable stack traces: %s\n", t->tool->name,
 				strerror(errno));
 			return TOOL_FAIL;
@@ -185,10 +198,14 @@ int tracer_setup(struct tool_run *t)
 				break;
 			}
 	}
+	tr->self = getpid();
 	for (int i = 0; i < tr->nevents; i++) {
 		tr->ctx[i] = (struct tracer_event){tr, i};
-		if ((ret = tool_trace(t, tr->events[i], tr->filter, on_event, &tr->ctx[i])))
-			return ret;
+		/* Records a tracer writes (ftrace:function) are not enabled or filtered. */
+		if (tr->by_tracer ?
+			    reader_on(&t->r, tr->events[i], on_event, &tr->ctx[i]) :
+			    (ret = tool_trace(t, tr->events[i], tr->filter, on_event, &tr->ctx[i])))
+			return tr->by_tracer ? TOOL_FAIL : ret;
 	}
 	return TOOL_OK;
 }

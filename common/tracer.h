@@ -25,28 +25,35 @@ struct ksyms;
 
 #define TRACER_OPT_HIST (OPT_LONG + 1)
 
-/* The options of tpoint, kprobe and uprobe besides their own. */
-#define TRACER_OPTIONS                                                                             \
-	{'c', NULL, NULL,                                                                          \
-	 "count events per second instead of printing each (with -k or --hist:\n"                  \
-	 "print them every second, not only at the end)",                                          \
-	 0},                                                                                       \
-		TOOL_DURATION, {'H', NULL, NULL, "print a header row", 0},                         \
-		TOOL_JSON("one JSON object per event, with every field of its format"),            \
-		{'k', NULL, "KEY[,KEY...]",                                                        \
-		 "count by the task (pid, comm) or fields of the event (any field of\n"            \
-		 "its format; field.NAME for one named pid or comm), top first, printed\n"         \
-		 "at the end",                                                                     \
-		 0},                                                                               \
-		{TRACER_OPT_HIST, "hist", "FIELD",                                                 \
-		 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)",  \
-		 0},                                                                               \
-		TOOL_TID, TOOL_NAME, TOOL_PID,                                                     \
-		{'s', NULL, NULL, "kernel stack trace of each event", 0},                          \
-		{'U', NULL, NULL,                                                                  \
-		 "user-space stack trace of each event (walked by frame pointers)", 0},            \
-		TOOL_WALLCLOCK, {'v', NULL, NULL, "print the format of the event(s) and exit", 0}, \
-		TOOL_EXEC
+/* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U. */
+#define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TOOL_EXEC
+#define TRACER_OPT_USTACK                                                         \
+	{                                                                         \
+		'U', NULL, NULL,                                                  \
+			"user-space stack trace of each event (walked by frame\n" \
+			"pointers)",                                              \
+			0                                                         \
+	}
+#define TRACER_OPTIONS_KERNEL                                                                     \
+	{'c', NULL, NULL,                                                                         \
+	 "count events per second instead of printing each (with -k or --hist:\n"                 \
+	 "print them every second, not only at the end)",                                         \
+	 0},                                                                                      \
+		TOOL_DURATION, {'H', NULL, NULL, "print a header row", 0},                        \
+		TOOL_JSON("one JSON object per event, with every field of its format"),           \
+		{'k', NULL, "KEY[,KEY...]",                                                       \
+		 "count by the task (pid, comm) or fields of the event (any field of\n"           \
+		 "its format; field.NAME for one named pid or comm), top first, printed\n"        \
+		 "at the end",                                                                    \
+		 0},                                                                              \
+		{TRACER_OPT_HIST, "hist", "FIELD",                                                \
+		 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)", \
+		 0},                                                                              \
+		TOOL_TID, TOOL_NAME, TOOL_PID,                                                    \
+		{'s', NULL, NULL, "kernel stack trace of each event", 0}, TOOL_WALLCLOCK,         \
+	{                                                                                         \
+		'v', NULL, NULL, "print the format of the event(s) and exit", 0                   \
+	}
 
 struct tracer {
 	/* options */
@@ -56,6 +63,9 @@ struct tracer {
 	struct tep_event **events;
 	int nevents;
 	const char *filter; /* the user's ftrace filter, may be NULL */
+	/* The events are written by the instance's tracer (ftrace:function), which the tool
+	 * sets: they are not enabled or filtered, and this process's own are dropped. */
+	bool by_tracer;
 	/* while tracing */
 	struct tool_run *t;
 	struct keys *k;
@@ -63,6 +73,7 @@ struct tracer {
 	struct ksyms *ksyms;
 	uint64_t *counts;
 	struct tracer_event *ctx;
+	int self; /* getpid() */
 };
 
 /* The handler's context of each event: its tracer and its index in events[]. */
