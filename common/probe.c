@@ -565,3 +565,25 @@ bool probe_is_uprobe(const struct session *s, const struct tep_event *ev)
 			return true;
 	return false;
 }
+
+int probe_profile(enum probe_kind kind, probe_profile_fn fn, void *ctx)
+{
+	if (kind == PROBE_EPROBE)
+		return -1;
+	char *text = tracefs_instance_file_read(
+		NULL, kind == PROBE_UPROBE ? "uprobe_profile" : "kprobe_profile", NULL);
+	if (!text)
+		return -1;
+	char *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long long hits, missed = 0;
+		char path[4096], name[256];
+		if (kind == PROBE_UPROBE ? sscanf(l, "%4095s %255s %llu", path, name, &hits) != 3 :
+					   sscanf(l, "%255s %llu %llu", name, &hits, &missed) != 3)
+			continue;
+		const char *base = strrchr(name, '/'); /* a group in front on some kernels */
+		fn(base ? base + 1 : name, hits, missed, ctx);
+	}
+	free(text);
+	return 0;
+}

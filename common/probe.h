@@ -57,6 +57,16 @@ int probe_args_compat(const char *args, char type, const char *target, unsigned 
 /* Is this event one of this run's uprobes? (They fire in process context only.) */
 bool probe_is_uprobe(const struct session *s, const struct tep_event *ev);
 
+/*
+ * The kernel's hit counts of every kprobe (kprobe_profile: hits and missed) or uprobe
+ * (uprobe_profile: hits): fn(name, hits, missed, ctx) per probe, its name without a group
+ * (the files show none on most kernels: a run names its probes apart). -1 when the file
+ * cannot be read.
+ */
+typedef void (*probe_profile_fn)(const char *name, unsigned long long hits,
+				 unsigned long long missed, void *ctx);
+int probe_profile(enum probe_kind kind, probe_profile_fn fn, void *ctx);
+
 /* The group of this run: ftt_<run id>. */
 const char *probe_group(void);
 

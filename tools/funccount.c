@@ -352,44 +352,27 @@ static int setup(struct tool_run *t)
 	return TOOL_OK;
 }
 
-/* Our probes are fc<index>_<pid> (a group in front of the name on some kernels). */
-static struct func *ours(const char *name)
+/* A profile line of one of our probes (fc<index>_<pid>): the calls since the last read are
+ * added to its function's count. */
+static void hit(const char *name, unsigned long long hits, unsigned long long missed, void *ctx)
 {
+	(void)ctx;
 	int i, pid;
-	const char *base = strrchr(name, '/');
-	if (sscanf(base ? base + 1 : name, "fc%d_%d", &i, &pid) != 2 || pid != (int)getpid() ||
-	    i < 0 || i >= env.n)
-		return NULL;
-	return &env.f[i];
+	if (sscanf(name, "fc%d_%d", &i, &pid) != 2 || pid != (int)getpid() || i < 0 || i >= env.n)
+		return;
+	struct func *f = &env.f[i];
+	f->count += hits - f->hits;
+	env.missed += missed - f->missed;
+	f->hits = hits;
+	f->missed = missed;
 }
 
-/* kprobe_profile: "  NAME  NHIT  NMISSED" per kprobe; uprobe_profile: "  PATH  NAME  NHIT".
- * Each call since the last read is added to its function's count. */
 static void read_hits(void)
 {
-	for (int user = 0; user < 2; user++) {
-		if (!(user ? env.user : env.kernel))
-			continue;
-		char *text = tracefs_instance_file_read(
-			NULL, user ? "uprobe_profile" : "kprobe_profile", NULL);
-		char *save = NULL;
-		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-		     l = strtok_r(NULL, "\n", &save)) {
-			unsigned long long hits, missed = 0;
-			char a[PATH_MAX], b[256];
-			struct func *f;
-			if (user ? sscanf(l, "%4095s %255s %llu", a, b, &hits) != 3 :
-				   sscanf(l, "%255s %llu %llu", b, &hits, &missed) != 3)
-				continue;
-			if (!(f = ours(b)))
-				continue;
-			f->count += hits - f->hits;
-			env.missed += missed - f->missed;
-			f->hits = hits;
-			f->missed = missed;
-		}
-		free(text);
-	}
+	if (env.kernel)
+		probe_profile(PROBE_KPROBE, hit, NULL);
+	if (env.user)
+		probe_profile(PROBE_UPROBE, hit, NULL);
 }
 
 /* --- output --------------------------------------------------------------------------------- */
@@ -424,11 +407,15 @@ static int interval(struct tool_run *t, uint64_t now)
 		printf("%-40s %12s\n", "FUNC", "COUNT");
 	}
 	for (int i = 0; i < n; i++) {
-		if (t->o.json)
-			printf("{\"time\":\"%s\",\"func\":\"%s\",\"count\":%llu}\n", when,
-			       rows[i]->name, (unsigned long long)rows[i]->count);
-		else
-			printf("%-40s %12llu\n", rows[i]->name, (unsigned long long)rows[i]->count);
+		/* A user function's name comes from its file: escaped like any text. */
+		if (t->o.json) {
+			printf("{\"time\":\"%s\",\"func\":", when);
+			out_json_str(stdout, rows[i]->name, strlen(rows[i]->name));
+			printf(",\"count\":%llu}\n", (unsigned long long)rows[i]->count);
+		} else {
+			out_text(stdout, rows[i]->name, strlen(rows[i]->name), 40);
+			printf(" %12llu\n", (unsigned long long)rows[i]->count);
+		}
 	}
 	free(rows);
 	for (int i = 0; i < env.n; i++)

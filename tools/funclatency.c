@@ -103,20 +103,18 @@ static void probe_names(void)
 
 /* A kretprobe can miss returns (more calls in progress than its instances, maxactive):
  * kprobe_profile's nmissed of ours. */
+static void ret_missed(const char *name, unsigned long long hits, unsigned long long missed,
+		       void *ctx)
+{
+	(void)hits;
+	if (!strcmp(name, env.ret_name))
+		*(unsigned long long *)ctx = missed;
+}
+
 static unsigned long long missed_returns(void)
 {
-	char *text = tracefs_instance_file_read(NULL, "kprobe_profile", NULL), *save = NULL;
 	unsigned long long missed = 0;
-	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-	     l = strtok_r(NULL, "\n", &save)) {
-		char name[256];
-		unsigned long long hits, m;
-		const char *base;
-		if (sscanf(l, "%255s %llu %llu", name, &hits, &m) == 3 &&
-		    !strcmp((base = strrchr(name, '/')) ? base + 1 : name, env.ret_name))
-			missed = m;
-	}
-	free(text);
+	probe_profile(PROBE_KPROBE, ret_missed, &missed);
 	return missed;
 }
 
@@ -258,11 +256,6 @@ static int interval(struct tool_run *t, uint64_t now)
 	return 0;
 }
 
-static void banner(struct tool_run *t)
-{
-	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
-}
-
 static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
@@ -299,7 +292,6 @@ static const struct tool funclatency = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
-	.banner = banner,
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
