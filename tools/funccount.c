@@ -198,7 +198,8 @@ static void collect_user(void)
 			opt_fail("not an ELF file: '%s'", user_path);
 		env.ifuncs += ifuncs;
 	}
-	qsort(env.f + first, (size_t)(env.n - first), sizeof(*env.f), by_target);
+	if (env.n > first)
+		qsort(env.f + first, (size_t)(env.n - first), sizeof(*env.f), by_target);
 	int k = first;
 	for (int i = first; i < env.n; i++) {
 		if (k > first && !strcmp(env.f[k - 1].target, env.f[i].target)) {
@@ -227,7 +228,8 @@ static int collect(void)
 					"(available_filter_functions; CONFIG_FUNCTION_TRACER)\n");
 		return TOOL_FAIL;
 	}
-	qsort(env.f, (size_t)env.n, sizeof(*env.f), by_name);
+	if (env.n)
+		qsort(env.f, (size_t)env.n, sizeof(*env.f), by_name);
 	int k = 0, matched = env.n;
 	for (int i = 0; i < env.n;) {
 		int j = i + 1;
