@@ -112,6 +112,31 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 /* --- the functions ------------------------------------------------------------------------- */
 
+static bool out_of_memory; /* a function could not be added: the run fails, not omits it */
+
+/* A function to the list: its name as shown, and a user function's PATH:0xOFFSET. */
+static void append(const char *name, const char *target)
+{
+	if (env.n == env.cap) {
+		int cap = env.cap ? env.cap * 2 : 256;
+		struct func *more = realloc(env.f, (size_t)cap * sizeof(*more));
+		if (!more) {
+			out_of_memory = true;
+			return;
+		}
+		env.f = more;
+		env.cap = cap;
+	}
+	char *n = strdup(name), *t = target ? strdup(target) : NULL;
+	if (!n || (target && !t)) {
+		free(n);
+		free(t);
+		out_of_memory = true;
+		return;
+	}
+	env.f[env.n++] = (struct func){.name = n, .target = t};
+}
+
 static void add(const char *name, const char *mod, void *ctx)
 {
 	(void)mod;
@@ -119,19 +144,8 @@ static void add(const char *name, const char *mod, void *ctx)
 	int g = 0;
 	while (g < env.nglobs && (strchr(env.globs[g], ':') || fnmatch(env.globs[g], name, 0)))
 		g++;
-	if (g == env.nglobs)
-		return;
-	if (env.n == env.cap) {
-		int cap = env.cap ? env.cap * 2 : 256;
-		struct func *more = realloc(env.f, (size_t)cap * sizeof(*more));
-		if (!more)
-			return;
-		env.f = more;
-		env.cap = cap;
-	}
-	char *copy = strdup(name);
-	if (copy)
-		env.f[env.n++] = (struct func){.name = copy};
+	if (g < env.nglobs)
+		append(name, NULL);
 }
 
 static int by_name(const void *a, const void *b)
@@ -148,30 +162,19 @@ static int by_target(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-static const char *user_lib; /* the LIB of the pattern being read */
-static char user_path[PATH_MAX];
+/* The file being read for a LIB:GLOB: the LIB as given (shown) and its path. */
+struct user_file {
+	const char *lib;
+	char path[PATH_MAX];
+};
 
 static void add_user(const char *name, unsigned long long off, void *ctx)
 {
-	(void)ctx;
+	const struct user_file *u = ctx;
 	char shown[512], target[PATH_MAX + 32];
-	snprintf(shown, sizeof(shown), "%s:%s", user_lib, name);
-	snprintf(target, sizeof(target), "%s:0x%llx", user_path, off);
-	if (env.n == env.cap) {
-		int cap = env.cap ? env.cap * 2 : 256;
-		struct func *more = realloc(env.f, (size_t)cap * sizeof(*more));
-		if (!more)
-			return;
-		env.f = more;
-		env.cap = cap;
-	}
-	char *n = strdup(shown), *t = strdup(target);
-	if (n && t) {
-		env.f[env.n++] = (struct func){.name = n, .target = t};
-	} else {
-		free(n);
-		free(t);
-	}
+	snprintf(shown, sizeof(shown), "%s:%s", u->lib, name);
+	snprintf(target, sizeof(target), "%s:0x%llx", u->path, off);
+	append(shown, target);
 }
 
 /* LIB:GLOB patterns: the functions of each file, one per address (aliases are the same
@@ -185,17 +188,17 @@ static void collect_user(void)
 		if (!colon)
 			continue;
 		snprintf(lib, sizeof(lib), "%.*s", (int)(colon - env.globs[g]), env.globs[g]);
-		if (usym_target(lib, user_path, sizeof(user_path)))
+		struct user_file u = {.lib = lib};
+		if (usym_target(lib, u.path, sizeof(u.path)))
 			opt_fail("target not found: '%s' (a path, a program in PATH, or a library)",
 				 lib);
-		if (strpbrk(user_path, " \t\n:"))
+		if (strpbrk(u.path, " \t\n:"))
 			opt_fail("the path of '%s' has a space or ':', which uprobe_events cannot "
 				 "take: use a link to it",
 				 lib);
 		int ifuncs = 0;
-		user_lib = lib;
-		if (usym_functions(user_path, colon + 1, add_user, NULL, &ifuncs) < 0)
-			opt_fail("not an ELF file: '%s'", user_path);
+		if (usym_functions(u.path, colon + 1, add_user, &u, &ifuncs) < 0)
+			opt_fail("not an ELF file: '%s'", u.path);
 		env.ifuncs += ifuncs;
 	}
 	if (env.n > first)
@@ -245,6 +248,10 @@ static int collect(void)
 	}
 	env.n = k;
 	collect_user();
+	if (out_of_memory) {
+		fprintf(stderr, "funccount: out of memory for the list of functions\n");
+		return TOOL_FAIL;
+	}
 	if (!env.n) {
 		fprintf(stderr, "funccount: %s\n",
 			matched	   ? "only functions whose names are not unique match (a kprobe by "
