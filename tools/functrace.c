@@ -8,6 +8,7 @@
  * through set_ftrace_pid.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,16 @@ static int print_call(struct trace_seq *s, struct tep_record *rec, struct tep_ev
 	return 0;
 }
 
+/* How many functions each glob matches (ctx: one count per glob). */
+static void count_match(const char *name, const char *mod, void *ctx)
+{
+	(void)mod;
+	int *matched = ctx;
+	for (int g = 0; g < env.nglobs; g++)
+		if (!fnmatch(env.globs[g], name, 0))
+			matched[g]++;
+}
+
 static int prepare(struct tool_run *t)
 {
 	if (!ftrace_tracer_available("function")) {
@@ -97,23 +108,25 @@ static int prepare(struct tool_run *t)
 				"(CONFIG_FUNCTION_TRACER)\n");
 		return TOOL_FAIL;
 	}
-	/* A glob that matches nothing would trace every function: refused here. */
-	for (int g = 0; g < env.nglobs; g++) {
-		int n = ftrace_functions(env.globs[g], NULL, NULL);
-		if (n < 0) {
-			fprintf(stderr, "functrace: cannot read available_filter_functions: %s%s\n",
-				strerror(errno),
-				errno == EPERM ?
-					" (the kernel refuses the function tracer's files)" :
-					"");
-			return TOOL_FAIL;
-		}
-		if (!n) {
+	/* A glob that matches nothing would trace every function: refused here. The list is
+	 * read once (tens of thousands of lines) for all the globs. */
+	int *matched = calloc((size_t)env.nglobs, sizeof(*matched));
+	if (!matched || ftrace_functions(NULL, count_match, matched) < 0) {
+		int e = matched ? errno : ENOMEM;
+		free(matched);
+		fprintf(stderr, "functrace: cannot read available_filter_functions: %s%s\n",
+			strerror(e),
+			e == EPERM ? " (the kernel refuses the function tracer's files)" : "");
+		return TOOL_FAIL;
+	}
+	for (int g = 0; g < env.nglobs; g++)
+		if (!matched[g]) {
 			fprintf(stderr, "functrace: no traceable kernel function matches '%s'\n",
 				env.globs[g]);
+			free(matched);
 			return TOOL_USAGE;
 		}
-	}
+	free(matched);
 	if (!(env.ev = session_load_event(&t->s, "ftrace", "function"))) {
 		fprintf(stderr, "functrace: no ftrace:function event format in this kernel\n");
 		return TOOL_FAIL;
