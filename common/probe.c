@@ -515,11 +515,12 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 	int size = 0;
 	char why[128];
 	char *fmt = tracefs_event_file_read(NULL, probe_group(), name, "format", &size);
-	if (!fmt || size <= 0 || session_format_sound(fmt, (size_t)size, why, sizeof(why)) ||
-	    tep_parse_event(s->tep, fmt, size, probe_group())) {
+	why[0] = 0;
+	if (!fmt || size <= 0 ||
+	    session_parse_event(s->tep, fmt, (size_t)size, probe_group(), why, sizeof(why))) {
 		free(fmt);
-		fprintf(stderr, "%s: cannot read the format of probe %s/%s\n", s->tool,
-			probe_group(), name);
+		fprintf(stderr, "%s: cannot read the format of probe %s/%s%s%s%s\n", s->tool,
+			probe_group(), name, why[0] ? " (" : "", why, why[0] ? ")" : "");
 		return NULL;
 	}
 	free(fmt);

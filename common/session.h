@@ -70,8 +70,12 @@ int session_init(struct session *s, const char *tool, const char *const *systems
 void session_init_shared(struct session *s, const char *tool, const char *role,
 			 struct tep_handle *tep);
 /* Load one more event's format; returns it, or NULL when the kernel has no such event (or
- * its format is not a whole one: session_event says so when the event is required). */
+ * its format cannot be used: session_event says so when the event is required). */
 struct tep_event *session_load_event(struct session *s, const char *sys, const char *name);
+/* Load n events' formats (sys[i]:names[i]) at once: the parser's trial (below) runs once for
+ * all of them. A refused one is left out, as by session_load_event. */
+void session_load_events(struct session *s, size_t n, const char *const *sys,
+			 const char *const *names);
 
 /*
  * Is fmt (len bytes, a tracefs format file) whole: a name, an ID, field lines each complete
@@ -81,6 +85,15 @@ struct tep_event *session_load_event(struct session *s, const char *sys, const c
  * -1 with the reason in why.
  */
 int session_format_sound(const char *fmt, size_t len, char *why, size_t whylen);
+
+/*
+ * Parse fmt into tep when it is whole (above) and libtraceevent's parser survives it in a
+ * trial in a child (1.7.1 dies on some mangled print fmt arguments). -1 with the reason in
+ * why when refused; else tep_parse_event's verdict: 0, or 1 when it failed (an event it
+ * could not parse wholly may still be added, its print fmt unused).
+ */
+int session_parse_event(struct tep_handle *tep, const char *fmt, size_t len, const char *sys,
+			char *why, size_t whylen);
 
 /* Kernel symbols and printk formats, for printing events whose format prints addresses as
  * symbols (%ps) or strings by pointer; megabytes, so only when such an event is printed. */

@@ -68,9 +68,37 @@ static void print_one(const char *sys, const char *ev, void *ctx)
 	printf("%s:%s\n", sys, ev);
 }
 
-static void add_event(const char *sys, const char *name, void *ctx)
+/* The matching events' names, their formats loaded at once (session_load_events). */
+static struct names {
+	size_t n, cap;
+	char **sys, **name;
+} found;
+
+static void find_event(const char *sys, const char *name, void *ctx)
 {
 	(void)ctx;
+	if (found.n == found.cap) {
+		size_t cap = found.cap ? found.cap * 2 : 64;
+		char **s = realloc(found.sys, cap * sizeof(*s));
+		if (s)
+			found.sys = s;
+		char **e = realloc(found.name, cap * sizeof(*e));
+		if (e)
+			found.name = e;
+		if (!s || !e)
+			return;
+		found.cap = cap;
+	}
+	found.sys[found.n] = strdup(sys);
+	found.name[found.n] = strdup(name);
+	if (found.sys[found.n] && found.name[found.n])
+		found.n++;
+	else
+		free(found.sys[found.n]), free(found.name[found.n]);
+}
+
+static void add_event(const char *sys, const char *name)
+{
 	if (env.n == env.cap) {
 		int cap = env.cap ? env.cap * 2 : 16;
 		struct tep_event **more = realloc(env.events, (size_t)cap * sizeof(*more));
@@ -104,7 +132,7 @@ static int prepare(struct tool_run *t)
 			opt_fail("no tracepoint matches '%s'", env.spec);
 		return TOOL_DONE;
 	}
-	int n = ftrace_events(env.spec, add_event, NULL, &skipped, why, sizeof(why));
+	int n = ftrace_events(env.spec, find_event, NULL, &skipped, why, sizeof(why));
 	if (n < 0)
 		opt_fail("invalid tracepoint '%s': %s", env.spec, why);
 	if (n == 0 && skipped)
@@ -113,6 +141,10 @@ static int prepare(struct tool_run *t)
 			 env.spec);
 	if (n == 0)
 		opt_fail("no tracepoint matches '%s' (tpoint -l lists them)", env.spec);
+	session_load_events(&t->s, found.n, (const char *const *)found.sys,
+			    (const char *const *)found.name);
+	for (size_t i = 0; i < found.n; i++)
+		add_event(found.sys[i], found.name[i]);
 	if (env.n < n) {
 		fprintf(stderr, "tpoint: cannot read the formats of '%s'\n", env.spec);
 		return TOOL_FAIL;
@@ -127,6 +159,10 @@ static void cleanup(struct tool_run *t)
 {
 	tracer_cleanup(t);
 	free(env.events);
+	for (size_t i = 0; i < found.n; i++)
+		free(found.sys[i]), free(found.name[i]);
+	free(found.sys);
+	free(found.name);
 }
 
 static const struct tool tpoint = {
