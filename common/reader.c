@@ -333,12 +333,15 @@ static bool sound(struct reader_cpu *c)
 }
 
 /* Does the page's header give a length within the page? (kbuffer_load_subbuffer reads the
- * first record at once.) A header: time stamp (8 bytes), length (flags from bit 27 up). */
+ * first record at once.) A header: time stamp (8 bytes), length (flags from bit 27 up);
+ * with RB_MISSED_STORED (bit 30), a count of lost events (a long) follows the data. */
 static bool header_sound(const struct reader_cpu *c, const char *page)
 {
-	uint64_t commit = 0;
-	memcpy(&commit, page + 8, c->commit_size);
-	commit &= (1ULL << 27) - 1;
+	uint64_t flags = 0;
+	memcpy(&flags, page + 8, c->commit_size);
+	uint64_t commit = flags & ((1ULL << 27) - 1);
+	if (flags & (1ULL << 30))
+		commit += c->commit_size;
 	return 8 + c->commit_size + commit <= c->subbuf;
 }
 
@@ -364,10 +367,9 @@ static bool load_head(struct reader_cpu *c)
 		int missed = kbuffer_missed_events(c->kbuf);
 		if (missed)
 			c->lost = missed < 0 || c->lost < 0 ? -1 : c->lost + missed;
-		int start = kbuffer_start_of_data(c->kbuf), len = kbuffer_subbuffer_size(c->kbuf);
-		if (start < 0 || len < 0 || (size_t)start + (size_t)len > c->subbuf)
-			drop_page(c);
-		else if ((c->cur = kbuffer_read_event(c->kbuf, &c->ts)) && !sound(c))
+		/* (kbuffer_start_of_data is where the first event is, past any time extend: not
+		 * the header's end. The header was checked above.) */
+		if ((c->cur = kbuffer_read_event(c->kbuf, &c->ts)) && !sound(c))
 			drop_page(c);
 		if (c->cur)
 			return true;
