@@ -259,8 +259,8 @@ static void test_full_page_after_extend(void **state)
 	memcpy(page + at, ext, 8);
 	at += 8;
 	for (size_t off = 16;; off = off + record_size((unsigned char *)orig + off) < 16 + olen ?
-					    off + record_size((unsigned char *)orig + off) :
-					    16) {
+					     off + record_size((unsigned char *)orig + off) :
+					     16) {
 		size_t sz = record_size((unsigned char *)orig + off);
 		if (at + sz > 4096 - 8 - 4) /* leave room for the end below */
 			break;
@@ -297,9 +297,9 @@ static void test_no_cpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode_first_event),   cmocka_unit_test(test_ordered_merge),
-		cmocka_unit_test(test_unordered_is_per_cpu), cmocka_unit_test(test_lost_events),
-		cmocka_unit_test(test_unsound_page),	     cmocka_unit_test(test_no_cpus),
+		cmocka_unit_test(test_decode_first_event),     cmocka_unit_test(test_ordered_merge),
+		cmocka_unit_test(test_unordered_is_per_cpu),   cmocka_unit_test(test_lost_events),
+		cmocka_unit_test(test_unsound_page),	       cmocka_unit_test(test_no_cpus),
 		cmocka_unit_test(test_full_page_after_extend),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
