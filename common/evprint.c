@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "evprint.h"
+#include "folded.h"
 #include "field.h"
 #include "ksym.h"
 #include "out.h"
@@ -125,19 +126,16 @@ static bool fits(const struct evfields *e, const struct tep_record *rec)
 	return true;
 }
 
-/* Kernel frames: caller[] fills the rest of the record (its declared size is a minimum). */
+/* Kernel frames, named from kallsyms. */
 static void kernel_stack(struct evprint *p, struct tep_record *rec)
 {
-	struct tep_format_field *f = p->kcaller;
-	int n = f && rec->size > f->offset ? (rec->size - f->offset) / 8 : 0;
+	unsigned long long a[512]; /* the kernel keeps 128 with 4 KiB pages */
+	int n = folded_frames(rec, p->kcaller, true, a, 512);
 	if (p->json)
 		fputs(",\"stack\":[", stdout);
 	for (int i = 0; i < n; i++) {
-		unsigned long long addr, off = 0;
-		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);
-		if (!addr || addr == ~0ULL)
-			break;
-		const char *name = ksym_find(p->ksyms, addr, &off);
+		unsigned long long off = 0;
+		const char *name = ksym_find(p->ksyms, a[i], &off);
 		if (p->json)
 			fputs(i ? ",\"" : "\"", stdout);
 		else
@@ -145,7 +143,7 @@ static void kernel_stack(struct evprint *p, struct tep_record *rec)
 		if (name)
 			printf("%s+0x%llx", name, off);
 		else
-			printf("0x%llx", addr);
+			printf("0x%llx", a[i]);
 		fputs(p->json ? "\"" : "\n", stdout);
 	}
 	if (p->json)
@@ -155,20 +153,16 @@ static void kernel_stack(struct evprint *p, struct tep_record *rec)
 /* User frames (at most 8, walked by frame pointers), named from the process's maps. */
 static void user_stack(struct evprint *p, struct tep_record *rec)
 {
-	struct tep_format_field *f = p->ucaller;
 	int tgid = (int)reader_num(rec, p->utgid);
-	int n = f->offset + f->size <= rec->size ? f->size / 8 : (rec->size - f->offset) / 8;
+	unsigned long long a[FOLDED_UFRAMES];
+	int n = folded_frames(rec, p->ucaller, false, a, FOLDED_UFRAMES);
 	char buf[PATH_MAX + 160];
 	if (p->json)
 		fputs(",\"ustack\":[", stdout);
 	else
 		puts(" <user stack>"); /* after a kernel stack (-s), where one ends */
 	for (int i = 0; i < n; i++) {
-		unsigned long long addr;
-		memcpy(&addr, (char *)rec->data + f->offset + i * 8, 8);
-		if (!addr || addr == ~0ULL)
-			break;
-		usym_addr(tgid, addr, buf, sizeof(buf));
+		usym_addr(tgid, a[i], buf, sizeof(buf));
 		if (p->json) {
 			if (i)
 				putchar(',');

@@ -2,6 +2,7 @@
 #include "tracer.h"
 #include "comm.h"
 #include "evprint.h"
+#include "folded.h"
 #include "keys.h"
 #include "ksym.h"
 #include "out.h"
@@ -34,6 +35,7 @@ void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg)
 	case 's': tr->stack = true; break;
 	case 'U': tr->ustack = true; break;
 	case 'v': tr->format = true; break;
+	case TRACER_OPT_FOLDED: tr->folded = true; break;
 	}
 }
 
@@ -60,9 +62,13 @@ static bool counting(const struct tracer *tr)
 
 void tracer_check(struct tracer *tr)
 {
+	if (counting(tr) && tr->folded)
+		opt_fail("--folded counts stacks: not with -c, -k or --hist");
 	if (counting(tr) && (tr->stack || tr->ustack))
 		opt_fail("-%c prints every event: not with -c, -k or --hist",
 			 tr->stack ? 's' : 'U');
+	if (tr->folded && !tr->stack && !tr->ustack)
+		opt_fail("--folded counts the stacks of -s or -U: give one or both");
 }
 
 int tracer_prepare(struct tool_run *t)
@@ -71,6 +77,10 @@ int tracer_prepare(struct tool_run *t)
 	tr->t = t;
 	if (tr->format)
 		return print_formats(t, tr);
+	if (tr->folded && t->o.json) {
+		fprintf(stderr, "%s: --folded prints folded lines: not with -j\n", t->tool->name);
+		return TOOL_USAGE;
+	}
 	if (tr->keys || tr->hist) {
 		char why[600];
 		if (!(tr->k = keys_new(tr->events, tr->nevents, tr->keys, tr->hist, why,
@@ -97,6 +107,26 @@ int tracer_prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
+/* --folded: the event's stacks (its trailers), counted under its task's name. */
+static void fold(struct tracer *tr, struct tep_record *rec)
+{
+	const struct reader_trailers *t = reader_record_trailers(rec);
+	unsigned long long k[FOLDED_KFRAMES], u[FOLDED_UFRAMES];
+	int nk = 0, nu = 0, tgid = 0;
+	for (int i = 0; t && i < t->n; i++) {
+		if (tr->kstack_ev && t->id[i] == tr->kstack_ev->id)
+			nk = folded_frames(t->rec[i], tr->kcaller, true, k, FOLDED_KFRAMES);
+		else if (tr->ustack_ev && t->id[i] == tr->ustack_ev->id) {
+			nu = folded_frames(t->rec[i], tr->ucaller, false, u, FOLDED_UFRAMES);
+			tgid = (int)reader_num(t->rec[i], tr->utgid);
+			tr->ustacks++;
+		}
+	}
+	int pid = tep_data_pid(tr->t->s.tep, rec);
+	if (folded_add(tr->fold, tool_comm(tr->t, pid), tgid, k, nk, u, nu))
+		sig_request_stop(); /* out of memory: end with what was counted */
+}
+
 static void on_event(struct tep_record *rec, void *ctx)
 {
 	const struct tracer_event *e = ctx;
@@ -117,6 +147,8 @@ static void on_event(struct tep_record *rec, void *ctx)
 			sig_request_stop(); /* out of memory: end with what was counted */
 	} else if (tr->count) {
 		tr->counts[e->idx]++;
+	} else if (tr->fold) {
+		fold(tr, rec);
 	} else {
 		evprint_event(tr->p, rec, tool_comm(tr->t, tep_data_pid(tr->t->s.tep, rec)));
 	}
@@ -183,7 +215,18 @@ int tracer_setup(struct tool_run *t)
 	/* Before the events: an event enabled while stacktrace was off has no stack. */
 	if ((ret = stack_options(t, tr, &kstack, &ustack)))
 		return ret;
-	if (!counting(tr)) {
+	if (tr->folded) {
+		if (!(tr->fold = folded_new(tr->ksyms)))
+			return TOOL_FAIL;
+		tr->kstack_ev = kstack;
+		tr->ustack_ev = ustack;
+		tr->kcaller = kstack ? tep_find_field(kstack, "caller") : NULL;
+		tr->ucaller = ustack ? tep_find_field(ustack, "caller") : NULL;
+		tr->utgid = ustack ? tep_find_field(ustack, "tgid") : NULL;
+		if ((kstack && reader_trailer(&t->r, kstack)) ||
+		    (ustack && reader_trailer(&t->r, ustack)))
+			return TOOL_FAIL;
+	} else if (!counting(tr)) {
 		if (!(tr->p = evprint_new(t->s.tep, t->o.json, t->o.wallclock)))
 			return TOOL_FAIL;
 		evprint_stacks(tr->p, kstack, tr->ksyms, ustack);
@@ -212,14 +255,14 @@ int tracer_setup(struct tool_run *t)
 
 void tracer_banner(struct tool_run *t)
 {
-	fprintf(stderr, "%s %s. Ctrl-C to end.\n", counting(of(t)) ? "Counting" : "Tracing",
-		t->what);
+	fprintf(stderr, "%s %s. Ctrl-C to end.\n",
+		counting(of(t)) || of(t)->folded ? "Counting" : "Tracing", t->what);
 }
 
 void tracer_header(struct tool_run *t)
 {
 	struct tracer *tr = of(t);
-	if (tr->header && !counting(tr))
+	if (tr->header && tr->p)
 		evprint_header(tr->p);
 }
 
@@ -272,7 +315,11 @@ void tracer_end(struct tool_run *t)
 		tracer_interval(t, reader_now());
 	/* RHEL 8.1's 4.18 records the user stack of no event in an instance (the kernel's
 	 * own trace at the top level has them): -U must not look like empty stacks. */
-	unsigned long long n = evprint_without_ustack(tr->p);
+	if (tr->fold)
+		folded_print(tr->fold, stdout);
+	unsigned long long n = tr->fold ?
+				       (tr->ustack && !tr->ustacks ? folded_total(tr->fold) : 0) :
+				       evprint_without_ustack(tr->p);
 	if (n)
 		fprintf(stderr,
 			"%s: -U: none of the %llu events shown came with a user stack: this kernel "
@@ -285,12 +332,14 @@ void tracer_cleanup(struct tool_run *t)
 	struct tracer *tr = of(t);
 	keys_free(tr->k);
 	evprint_free(tr->p);
+	folded_free(tr->fold);
 	ksym_free(tr->ksyms);
 	usym_addr_free();
 	free(tr->counts);
 	free(tr->ctx);
 	tr->k = NULL;
 	tr->p = NULL;
+	tr->fold = NULL;
 	tr->ksyms = NULL;
 	tr->counts = NULL;
 	tr->ctx = NULL;

@@ -24,6 +24,7 @@ struct evprint;
 struct ksyms;
 
 #define TRACER_OPT_HIST (OPT_LONG + 1)
+#define TRACER_OPT_FOLDED (OPT_LONG + 2)
 
 /* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U. */
 #define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TOOL_EXEC
@@ -51,13 +52,17 @@ struct ksyms;
 		 0},                                                                              \
 		TOOL_TID, TOOL_NAME, TOOL_PID,                                                    \
 		{'s', NULL, NULL, "kernel stack trace of each event", 0}, TOOL_WALLCLOCK,         \
+		{TRACER_OPT_FOLDED, "folded", NULL,                                               \
+		 "count the stacks of -s and -U instead, printed at the end as folded\n"          \
+		 "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames _[k])",         \
+		 0},                                                                              \
 	{                                                                                         \
 		'v', NULL, NULL, "print the format of the event(s) and exit", 0                   \
 	}
 
 struct tracer {
 	/* options */
-	bool count, header, stack, ustack, format;
+	bool count, header, stack, ustack, format, folded;
 	const char *keys, *hist;
 	/* set by the tool before tracer_prepare() */
 	struct tep_event **events;
@@ -71,6 +76,10 @@ struct tracer {
 	struct keys *k;
 	struct evprint *p;
 	struct ksyms *ksyms;
+	struct folded *fold; /* --folded */
+	struct tep_event *kstack_ev, *ustack_ev;
+	struct tep_format_field *kcaller, *ucaller, *utgid;
+	unsigned long long ustacks; /* --folded: events that came with a user stack */
 	uint64_t *counts;
 	struct tracer_event *ctx;
 	int self; /* getpid() */

@@ -57,6 +57,19 @@ if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 		part == "u" && first { if (/^ => [_a-z0-9]*open[_a-z0-9]*\+0x/) u++; first = 0 }
 		END { exit !(ev == 2 && k == kwant && u == 2) }' "$TMP/out"
 
+	# --folded with -s and -U: the 2 openat() calls counted, kernel frames after the user
+	# ones, each ending in _[k] (none recorded on 4.9 and 4.14, as above).
+	trace_target -p "$BIN/tpoint" -s -U --folded syscalls:sys_enter_openat
+	ucheck "tpoint -s -U --folded: counts adding up to 2, kernel frames last with _[k]" awk -v kwant=$kwant '
+		{ n += $NF; s = $0; sub(/ [0-9]+$/, "", s); m = split(s, f, ";")
+		  if (f[1] != "uprobe_target") bad++
+		  first = 0
+		  for (i = 2; i <= m; i++)
+			if (f[i] ~ /_\[k\]$/) { if (!first) first = i } else if (first) bad++
+		  if (first && f[first - 1] ~ /open/) k += $NF
+		  if (!first && f[m] ~ /open/) k0 += $NF }
+		END { exit !(n == 2 && !bad && (kwant ? k == 2 : k0 == 2)) }' "$TMP/out"
+
 	trace_target -p "$BIN/tpoint" -c syscalls:sys_enter_openat
 	check "tpoint -c -p: the counts add up to 2" \
 		[ "$(awk '$1 == "syscalls:sys_enter_openat" {s += $2} END {print s + 0}' "$TMP/out")" -eq 2 ] ||
@@ -111,7 +124,9 @@ for args in "'sched:'|must be names or globs" "':'|must be names or globs" \
 	"-n '[' sched:sched_switch|without its" "-L 999999999 sched:sched_switch|no such thread" \
 	"-p 1 -L 2 sched:sched_switch|exclude each other" \
 	"nosuch:event|no tracepoint matches" "-k pid --hist prev_comm sched:sched_switch|no numeric field" \
-	"-s -c sched:sched_switch|not with -c" "-U -k pid sched:sched_switch|U prints every event"; do
+	"-s -c sched:sched_switch|not with -c" "-U -k pid sched:sched_switch|U prints every event" \
+	"--folded sched:sched_switch|give one or both" "-s -c --folded sched:sched_switch|counts stacks" \
+	"-j -s --folded sched:sched_switch|not with -j"; do
 	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "tpoint ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \
@@ -158,6 +173,12 @@ if [ -e "$T/uprobe_events" ]; then
 	ucheck "uprobe -U on a return: the 3 returns, each with main as its first user frame" sh -c "
 		[ \$(grep -c 'ftt_add_ret:' '$TMP/out') -eq 3 ] &&
 		[ \$(grep -A2 'ftt_add_ret:' '$TMP/out' | grep -A1 -x ' <user stack>' | grep -c '^ => main+0x[0-9a-f]* (.*uprobe_target)\$') -eq 3 ]"
+
+	# --folded: the same stacks counted, root first: one line, the program's name, then
+	# the frames above main (the C library's start, or the static program's own), main last.
+	trace_target "$BIN/uprobe" -U --folded "r:$UT:ftt_add"
+	ucheck "uprobe -U --folded: one folded line 'uprobe_target;...;main 3'" sh -c "
+		[ \$(wc -l < '$TMP/out') -eq 1 ] && grep -Eq '^uprobe_target(;[^;]+)*;main 3\$' '$TMP/out'"
 
 	trace_target "$BIN/uprobe" -j -U "r:$UT:ftt_add"
 	ucheck "uprobe -j -U: one object per event, its ustack a field of it, main first" sh -c "

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* folded: stacks counted by address, named once, printed root first, merged by name. */
+#include "helpers.h"
+
+#include "folded.h"
+#include "usym.h"
+
+/* Print f into a string. */
+static char *printed(struct folded *f, size_t *lines)
+{
+	static char buf[8192];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(m);
+	*lines = folded_print(f, m);
+	fclose(m);
+	return buf;
+}
+
+static void test_frame_escapes(void **state)
+{
+	(void)state;
+	char buf[64];
+	assert_string_equal(folded_frame("a;b\\c\nd\x7f", buf, sizeof(buf)),
+			    "a\\x3bb\\x5cc\\x0ad\\x7f");
+	assert_string_equal(folded_frame("caf\xc3\xa9 x", buf, sizeof(buf)), "caf\xc3\xa9 x");
+	/* cut to fit, never in the middle of an escape */
+	assert_string_equal(folded_frame(";;;;", buf, 12), "\\x3b\\x3b");
+}
+
+/*
+ * Without kernel symbols, kernel frames are addresses with _[k]; user frames of a process
+ * that is gone are [unknown]. Root first: user frames outermost first, then kernel frames
+ * outermost first (the kernel records both leaf first). Two processes with the same names
+ * fold into one line; a stack without frames is the task's name alone.
+ */
+static void test_root_first_and_merged(void **state)
+{
+	(void)state;
+	struct folded *f = folded_new(NULL);
+	assert_non_null(f);
+	unsigned long long k[2] = {0xffffffff81000010ULL, 0xffffffff81000020ULL}, u[1] = {0x401000};
+	/* tgid 0x7ffffffe: no such process, so user frames cannot be named */
+	assert_int_equal(folded_add(f, "app", 0x7ffffffe, k, 2, u, 1), 0);
+	assert_int_equal(folded_add(f, "app", 0x7ffffffe, k, 2, u, 1), 0);
+	assert_int_equal(folded_add(f, "app", 0x7ffffffd, k, 2, u, 1), 0);
+	assert_int_equal(folded_add(f, "a;b", 1, NULL, 0, NULL, 0), 0);
+	assert_int_equal(folded_total(f), 4);
+	size_t lines;
+	char *out = printed(f, &lines);
+	assert_int_equal(lines, 2);
+	assert_string_equal(out, "a\\x3bb 1\n"
+				 "app;[unknown];0xffffffff81000020_[k];0xffffffff81000010_[k] 3\n");
+	folded_free(f);
+	usym_addr_free();
+}
+
+/* A kernel stack deeper than kept: the frames nearest the event stay. */
+static void test_deep_stack(void **state)
+{
+	(void)state;
+	struct folded *f = folded_new(NULL);
+	unsigned long long k[FOLDED_KFRAMES + 5];
+	for (int i = 0; i < FOLDED_KFRAMES + 5; i++)
+		k[i] = 0x1000 + (unsigned long long)i;
+	assert_int_equal(folded_add(f, "t", 1, k, FOLDED_KFRAMES + 5, NULL, 0), 0);
+	size_t lines;
+	char *out = printed(f, &lines);
+	assert_int_equal(lines, 1);
+	char want[64];
+	snprintf(want, sizeof(want), "t;0x%x_[k];", 0x1000 + FOLDED_KFRAMES - 1);
+	assert_non_null(strstr(out, want));
+	assert_non_null(strstr(out, ";0x1000_[k] 1\n"));
+	folded_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frame_escapes),
+		cmocka_unit_test(test_root_first_and_merged),
+		cmocka_unit_test(test_deep_stack),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
