@@ -2,9 +2,9 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace
-COMMON   := sig opt out session reader comm tool hist pair agg field keys ksym folded evprint ftrace blk probe usym sysc ustr tracer
-UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace heatmap flamegraph
+COMMON   := sig opt out session reader comm tool hist pair agg field keys ksym folded evprint ftrace blk probe usym sysc ustr tracer json heat flame
+UNIT     := test_opt test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -36,7 +36,7 @@ export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions
 endif
 WARN     := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 BUILD_CFLAGS = $(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
-LDLIBS    = $(PKG_LIBS)
+LDLIBS    = $(PKG_LIBS) -lm
 
 # A target whose command fails is removed: no half-written object survives a failed build.
 .DELETE_ON_ERROR:
@@ -64,7 +64,7 @@ $(B)/obj $(B)/static $(B)/tests:
 # plugins are not used by these tools.
 static: $(TOOLS:%=$(B)/static/%)
 $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
-	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl 2> $@.log; \
+	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
 		rc=$$?; grep -v -e dlopen -e load_plugin $@.log >&2; rm -f $@.log; exit $$rc
 
 install: all
@@ -115,7 +115,7 @@ vmcheck: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/e
 
 # Debian packages the build and the tests need; installed only when missing.
 DEPS := gcc make pkg-config clang-format clang libclang-rt-14-dev libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
-        util-linux coreutils procps python3 \
+        util-linux coreutils procps python3 libxml2-utils chromium \
         qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \

@@ -175,6 +175,32 @@ size_t out_text_buf(char *buf, size_t size, const char *str, size_t max)
 	return o;
 }
 
+void out_xml(FILE *f, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_len(s + i, n - i);
+		/* U+FFFE and U+FFFF are UTF-8 but not XML characters. */
+		if (len == 3 && s[i] == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
+			len = 0;
+		switch (len == 1 ? s[i] : 0) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if ((len == 1 && s[i] >= ' ' && s[i] < 0x7f && s[i] != '\\') || len > 1) {
+				fwrite(s + i, 1, len, f);
+			} else {
+				fprintf(f, "\\x%02x", s[i]);
+				len = 1;
+			}
+		}
+		i += len;
+	}
+}
+
 void out_text(FILE *f, const char *str, size_t max, int width)
 {
 	for (int col = text(f, (const unsigned char *)str, strnlen(str, max), false); col < width;

@@ -56,6 +56,11 @@ void out_json_str(FILE *f, const char *s, size_t max);
 /* The same for a buffer that may hold NUL bytes: exactly len bytes. */
 void out_json_bytes(FILE *f, const char *s, size_t len);
 
+/* n bytes as XML text or an attribute's value (pictures): as out_text_line (spaces stay;
+ * control characters, backslashes and bytes that are not UTF-8 are \xNN), and & < > " '
+ * as entities. */
+void out_xml(FILE *f, const char *s, size_t n);
+
 /* Trace-clock (CLOCK_MONOTONIC) nanoseconds as wall-clock "HH:MM:SS". */
 void out_clock_init(void);
 const char *out_wallclock(uint64_t mono_ns, char buf[16]);

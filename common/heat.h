@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * heat: a latency heat map as one self-contained SVG. Time runs along x in columns of a
+ * fixed width; the value (a latency) runs up y in rows, one per power of 2 (log) or of
+ * equal height (linear); each cell's colour says how many values fell in it, on a log scale
+ * so that a cell of one value has a colour of its own next to cells of 100,000. Each cell
+ * names its time span, its value range and its count on mouse-over (an SVG <title>) and in
+ * its data-count attribute. Fed either values (t, v) or histogram buckets (t, [lo, hi),
+ * count) as iolatency and funclatency build them.
+ */
+#ifndef FTT_HEAT_H
+#define FTT_HEAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct heat;
+
+struct heat_opts {
+	const char *title; /* NULL: "Latency heat map" */
+	const char *unit;  /* of the values ("ms"); NULL or "": none */
+	const char *what;  /* what is counted, for the legend ("I/O"); NULL: "values" */
+	double width;	   /* column width in seconds; 0: chosen from the time range */
+	bool linear;	   /* rows of equal height (linear_rows of them) instead of log2 */
+	int linear_rows;   /* 0: 40 */
+	double max;	   /* linear: the top of the rows; 0: the largest value */
+	bool clock;	   /* times are seconds since midnight: label them HH:MM:SS */
+};
+
+struct heat *heat_new(void);
+/* One value v at time t (seconds). -1 when out of memory or v is negative or not finite. */
+int heat_add(struct heat *h, double t, double v);
+/* count values in [lo, hi) at time t: a bucket of a log2 histogram (lo a power of 2 or 0,
+ * hi = 2 lo, or 1 when lo is 0). -1 when out of memory or not such a bucket. */
+int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t count);
+/* How many values were added. */
+uint64_t heat_count(const struct heat *h);
+/*
+ * Write the SVG. Buckets cannot be cut into linear rows: -1 with why then (nothing written),
+ * as when nothing was added. 0 on success.
+ */
+int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, size_t whylen);
+void heat_free(struct heat *h);
+
+#endif

@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# heatmap and flamegraph: counts that add up from known input, valid XML whatever the text
+# holds, bad input; a flame graph from live tracing (uprobe -U --folded on the test
+# program); and in a real browser where one is installed (headless Chromium, make deps):
+# both pictures render, and the flame graph's search finds the frame it should.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+# xml FILE: well-formed XML (xmllint, where installed; the guests have none).
+XMLLINT=$(command -v xmllint)
+xml() { [ -z "$XMLLINT" ] || "$XMLLINT" --noout "$1"; }
+[ -n "$XMLLINT" ] || skip "XML validity: xmllint not installed (libxml2-utils)"
+# cells FILE: the sum of a heat map's cell counts; frames FILE: its data-n of frame NAME.
+cells() { grep -o 'data-count="[0-9]*"' "$1" | awk -F'"' '{ n += $2 } END { print n + 0 }'; }
+
+# --- bad input ------------------------------------------------------------------------
+for args in "heatmap --rows cubic|invalid --rows" "heatmap --max -1|invalid --max" \
+	"heatmap a b|unexpected argument" "heatmap --column 0|invalid" \
+	"flamegraph --colors pink|invalid --colors" "flamegraph --width 5|invalid" \
+	"heatmap /nonexistent|cannot open" "flamegraph /nonexistent|cannot open"; do
+	eval "\"\$BIN/\"${args%|*}" < /dev/null > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	want=2
+	case $args in *nonexistent*) want=1 ;; esac
+	check "${args%|*}: exit $want, one line, '${args#*|}'" sh -c \
+		"[ $rc -eq $want ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '${args#*|}' '$TMP/err'"
+done
+"$BIN/heatmap" < /dev/null > "$TMP/out" 2> "$TMP/err"
+check "heatmap with no input: exit 1, 'no values to draw', nothing on stdout" sh -c \
+	"[ $? -eq 1 ] && grep -q 'no values to draw' '$TMP/err' && [ ! -s '$TMP/out' ]"
+printf 'not folded\n' | "$BIN/flamegraph" > "$TMP/out" 2> "$TMP/err"
+check "flamegraph with no samples: exit 1, the line not folded said, nothing on stdout" sh -c \
+	"[ $? -eq 1 ] && grep -q '1 of 1 lines were not folded' '$TMP/err' && grep -q 'no samples' '$TMP/err' && [ ! -s '$TMP/out' ]"
+
+# --- known input ----------------------------------------------------------------------
+# 1,000 values as iosnoop -j prints them, over 10 s, one of them 100 times slower; a line
+# of junk among them, said and left out.
+awk 'BEGIN { for (i = 0; i < 1000; i++) printf "{\"time\":\"12:00:00\",\"end_s\":%.6f,\"comm\":\"dd\",\"lat_ms\":%.3f}\n", 100 + i / 100, i == 500 ? 40 : 0.2 + (i % 7) / 20; print "junk" }' > "$TMP/io.json"
+"$BIN/heatmap" "$TMP/io.json" > "$TMP/io.svg" 2> "$TMP/err"
+io_ok() { [ "$(cells "$TMP/io.svg")" -eq 1000 ] && grep -q '1 of 1001 lines lacked' "$TMP/err" && xml "$TMP/io.svg"; }
+check "heatmap of 1,000 values: cells add up to 1,000, the junk line said, valid XML" io_ok
+check "heatmap: the slow value is a cell of its own, counted 1, at 32 to 64 ms" \
+	grep -q 'data-count="1"><title>[^<]*, 32 ms to 64 ms: 1</title>' "$TMP/io.svg"
+# Histograms as funclatency -j and iolatency -j print them: a column per line, wall-clock
+# labels.
+for s in 1 2 3; do
+	printf '{"time":"23:59:5%d","unit":"us","count":%d,"hist":[{"low":0,"high":1,"count":1},{"low":64,"high":128,"count":%d}]}\n' \
+		"$s" $((s * 10 + 1)) $((s * 10))
+done > "$TMP/hist.json"
+"$BIN/heatmap" < "$TMP/hist.json" > "$TMP/hist.svg" 2> "$TMP/err"
+hist_ok() {
+	[ "$(cells "$TMP/hist.svg")" -eq 63 ] && grep -q 'columns of 1 s' "$TMP/hist.svg" &&
+		grep -q '>23:59:51<' "$TMP/hist.svg" && [ ! -s "$TMP/err" ] && xml "$TMP/hist.svg"
+}
+check "heatmap of 3 histograms: 63 values, 3 columns of 1 s, HH:MM:SS labels, valid XML" hist_ok
+"$BIN/heatmap" --rows linear < "$TMP/hist.json" > /dev/null 2> "$TMP/err"
+check "heatmap: histograms cannot take linear rows: exit 1, said" sh -c \
+	"[ $? -eq 1 ] && grep -q 'cannot be cut into linear rows' '$TMP/err'"
+
+# Text that could break the XML: in the title, the unit and frame names.
+t=$(printf 'a<b>&"c\047 \001\377')
+"$BIN/heatmap" --title "$t" --unit "$t" "$TMP/io.json" > "$TMP/t.svg" 2> /dev/null
+odd_heat() { xml "$TMP/t.svg" && grep -q 'a&lt;b&gt;&amp;&quot;c&apos; \\x01\\xff' "$TMP/t.svg"; }
+check "heatmap: a title and unit with < > & quotes, a control byte and a non-UTF-8 byte: valid XML, escaped" odd_heat
+printf '%s;f<&>;g\001\377 5\nmain;x 3\n' "$t" > "$TMP/odd.folded"
+"$BIN/flamegraph" --title "$t" "$TMP/odd.folded" > "$TMP/odd.svg" 2> "$TMP/err"
+odd_flame() {
+	xml "$TMP/odd.svg" && grep -q 'data-name="f&lt;&amp;&gt;"' "$TMP/odd.svg" &&
+		grep -q '>8 samples' "$TMP/odd.svg"
+}
+check "flamegraph: frames with < > & quotes, control and non-UTF-8 bytes: valid XML, 8 samples" odd_flame
+
+# --- from tracing: the test program's call chain ------------------------------------------
+if [ -e "$T/uprobe_events" ]; then
+	trace_target "$BIN/uprobe" -U --folded "r:$UT:ftt_add"
+	"$BIN/flamegraph" "$TMP/out" > "$TMP/ut.svg" 2> "$TMP/ut.err"
+	case $(uname -r) in
+	4.18.0-*.el8*) skip "uprobe -U --folded | flamegraph: RHEL 8.1's 4.18 records no user stack in an instance" ;;
+	*)
+		ut_ok() {
+			grep -q '<g class="f" data-d="1" data-n="3" data-name="uprobe_target">' "$TMP/ut.svg" &&
+				grep -q 'data-n="3" data-name="main"><title>main (3 samples, 100.00%)' "$TMP/ut.svg" &&
+				xml "$TMP/ut.svg"
+		}
+		check "uprobe -U --folded | flamegraph: main 3 samples, on top of the program's name" ut_ok ;;
+	esac
+else
+	skip "uprobe -U --folded | flamegraph: no uprobe_events in this kernel (CONFIG_UPROBE_EVENTS)"
+fi
+
+# --- in a browser ---------------------------------------------------------------------
+CHROMIUM=$(command -v chromium || command -v chromium-browser)
+if [ -n "$CHROMIUM" ] && command -v python3 > /dev/null && [ -s "${TMP}/ut.svg" ]; then
+	browse() { "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars "$@" 2> /dev/null; }
+	for p in io ut; do
+		(cd "$TMP" && browse --window-size=1300,700 --screenshot="$TMP/$p.png" "file://$TMP/$p.svg" > /dev/null)
+		check "Chromium renders the $p picture: not a blank page ($(python3 tests/live/pngcheck.py "$TMP/$p.png" 2>&1))" \
+			sh -c "python3 tests/live/pngcheck.py $TMP/$p.png > /dev/null"
+	done
+	# The page's own search, as ?s= runs it on load: main matched, magenta, 100% of samples.
+	browse --dump-dom "file://$TMP/ut.svg?s=%5Emain%24" > "$TMP/dom" 
+	check "Chromium: the flame graph's search for ^main\$ marks main (magenta) and says 'Matched: 100.0%'" sh -c "
+		grep -q '<g class=\"f match\" [^>]*data-name=\"main\">.*fill=\"rgb(230,0,230)\"' '$TMP/dom' &&
+		[ \$(grep -c 'class=\"f match\"' '$TMP/dom') -eq 1 ] && grep -q '>Matched: 100.0%<' '$TMP/dom'"
+	browse --dump-dom "file://$TMP/ut.svg?s=nosuchframe" > "$TMP/dom"
+	check "Chromium: a search that matches nothing marks nothing, 'Matched: 0.0%'" sh -c "
+		! grep -q 'class=\"f match\"' '$TMP/dom' && grep -q '>Matched: 0.0%<' '$TMP/dom'"
+else
+	skip "pictures in a browser: chromium or python3 not installed (make deps installs them), or no traced flame graph"
+fi
+
+check "the pictures changed nothing in tracefs" same_state
+summary

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The pictures: the JSON reader heatmap uses on the tools' -j lines, the heat map's cells
+ * (positions, counts, colours) and the flame graph's frames (positions, widths, names),
+ * from known input; text that could break the XML escaped.
+ */
+#include "helpers.h"
+
+#include <math.h>
+
+#include "flame.h"
+#include "heat.h"
+#include "json.h"
+
+static struct json_span span(const char *s)
+{
+	return (struct json_span){s, strlen(s)};
+}
+
+static char *slice(struct json_span v)
+{
+	static char buf[256];
+	snprintf(buf, sizeof(buf), "%.*s", (int)v.n, v.p);
+	return buf;
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	const char *line =
+		"{\"time\":\"12:00:01\",\"comm\":\"a\\\"}b\",\"n\":{\"x\":[1,{\"y\":2}]},"
+		"\"lat_ms\":0.485,\"hist\":[{\"low\":0,\"high\":1,\"count\":3},"
+		"{\"low\":null,\"high\":0,\"count\":1}]}\n";
+	struct json_span o = span(line);
+	assert_string_equal(slice(json_get(o, "time")), "\"12:00:01\"");
+	assert_string_equal(slice(json_get(o, "comm")), "\"a\\\"}b\"");
+	assert_string_equal(slice(json_get(o, "lat_ms")), "0.485");
+	assert_int_equal(json_get(o, "x").n, 0); /* not at the top level */
+	assert_int_equal(json_get(o, "nosuch").n, 0);
+	double d;
+	assert_true(json_number(json_get(o, "lat_ms"), &d));
+	assert_true(d == 0.485);
+	char s[16];
+	assert_true(json_string(json_get(o, "comm"), s, sizeof(s)));
+	assert_string_equal(s, "a\"}b");
+	assert_false(json_string(json_get(o, "comm"), s, 4)); /* does not fit */
+	struct json_span at = json_get(o, "hist"), e;
+	int n = 0;
+	while ((e = json_next(&at)).n) {
+		n++;
+		assert_true(json_number(json_get(e, "count"), &d));
+	}
+	assert_int_equal(n, 2);
+	/* Not JSON: nothing found, nothing read past the text. */
+	static const char *const bad[] = {"",		"{",   "{\"a\"",    "{\"a\":",
+					  "{\"a\":\"x", "[1]", "{\"a\" 1}", "{\"a\":1,,\"b\":2}"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct json_span v = json_get(span(bad[i]), "b");
+		assert_int_equal(v.n, 0);
+	}
+	static const char *const nums[] = {"01", "1.", ".5", "-", "1e", "+1", "0x10", "1 "};
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		assert_false(json_number(span(nums[i]), &d));
+	assert_true(json_number(span("-1.5e3"), &d) && d == -1500);
+}
+
+/* The SVG of h with o, in memory. */
+static char *svg_of(struct heat *h, const struct heat_opts *o, int *rc)
+{
+	static char buf[1 << 16];
+	char why[160];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(m);
+	*rc = heat_svg(h, o, m, why, sizeof(why));
+	fclose(m);
+	return *rc ? NULL : buf;
+}
+
+static int count_of(const char *svg, const char *needle)
+{
+	int n = 0;
+	for (const char *p = svg; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/*
+ * Values 1.5 and 3 (twice) in the first second, 0.75 in the second: log rows 2^-1, 2^0,
+ * 2^1; columns of 1 s. The plot starts at (100, 56); 2 columns of 80 px (at most 80), 3
+ * rows of 36 px (at most 36): the row of 3 is the top one.
+ */
+static void test_heat_cells(void **state)
+{
+	(void)state;
+	struct heat *h = heat_new();
+	assert_int_equal(heat_add(h, 10.0, 1.5), 0);
+	assert_int_equal(heat_add(h, 10.2, 3), 0);
+	assert_int_equal(heat_add(h, 10.9, 3), 0);
+	assert_int_equal(heat_add(h, 11.2, 0.75), 0);
+	assert_int_equal(heat_add(h, 11.2, -1), -1); /* no negative latency */
+	assert_int_equal(heat_add(h, NAN, 1), -1);
+	assert_int_equal(heat_count(h), 4);
+	struct heat_opts o = {.title = "a <b> & \"c\"", .unit = "ms", .width = 1};
+	int rc;
+	char *svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, ">a &lt;b&gt; &amp; &quot;c&quot;</text>"));
+	assert_int_equal(count_of(svg, "data-count="), 3);
+	/* the fullest cell (2) in the darkest colour, a cell of 1 in the palest */
+	assert_non_null(strstr(svg, "<rect x=\"100.00\" y=\"56.00\" width=\"80.00\" "
+				    "height=\"36.00\" fill=\"rgb(140,0,0)\" data-count=\"2\">"
+				    "<title>0 s to 1 s, 2 ms to 4 ms: 2</title>"));
+	assert_non_null(strstr(svg, "<rect x=\"100.00\" y=\"92.00\" width=\"80.00\" "
+				    "height=\"36.00\" fill=\"rgb(255,226,140)\" data-count=\"1\">"
+				    "<title>0 s to 1 s, 1 ms to 2 ms: 1</title>"));
+	assert_non_null(strstr(svg, "<rect x=\"180.00\" y=\"128.00\" width=\"80.00\" "
+				    "height=\"36.00\" fill=\"rgb(255,226,140)\" data-count=\"1\">"
+				    "<title>1 s to 2 s, 0.5 ms to 1 ms: 1</title>"));
+	assert_non_null(strstr(svg, "4 values in 3 cells"));
+	/* Buckets cannot be cut into linear rows. */
+	assert_int_equal(heat_add_bucket(h, 12, 4, 8, 5), 0);
+	assert_int_equal(heat_add_bucket(h, 12, 3, 6, 5), -1); /* not a power of 2 */
+	o.linear = true;
+	assert_null(svg_of(h, &o, &rc));
+	assert_int_equal(rc, -1);
+	heat_free(h);
+}
+
+/* One slow value among 100,000 fast ones: a cell of its own, in a colour that is neither
+ * the empty plot's nor the fullest cell's. Linear rows: values above --max in the top row. */
+static void test_heat_outlier(void **state)
+{
+	(void)state;
+	struct heat *h = heat_new();
+	for (int i = 0; i < 100000; i++)
+		assert_int_equal(heat_add(h, i / 100000.0, 0.1), 0);
+	assert_int_equal(heat_add(h, 0.5, 100), 0);
+	struct heat_opts o = {.width = 1, .linear = true, .linear_rows = 10, .max = 50};
+	int rc;
+	char *svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count_of(svg, "data-count="), 2);
+	assert_non_null(strstr(svg, "fill=\"rgb(140,0,0)\" data-count=\"100000\">"));
+	assert_non_null(strstr(svg, "fill=\"rgb(255,226,140)\" data-count=\"1\"><title>0 s to 1 "
+				    "s, 45 and above: 1</title>"));
+	assert_non_null(strstr(svg, "1 above the top row"));
+	heat_free(h);
+}
+
+/* The SVG of f with o, in memory. */
+static char *flame_of(struct flame *f, const struct flame_opts *o)
+{
+	static char buf[1 << 16];
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(m);
+	assert_int_equal(flame_svg(f, o, m), 0);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * a;b 2, a;c 1, x 1 (x before a: sorted by name either way): 4 samples over 1180 px, 295
+ * each. Depth 2 at most: height 50 + 3 * 16 + 36 = 134; the root ("all") at y = 82, its
+ * children at 66, theirs at 50; in icicle mode the root at 50 and down from there.
+ */
+static void test_flame_frames(void **state)
+{
+	(void)state;
+	struct flame *f = flame_new();
+	assert_int_equal(flame_add_line(f, "x 1\n", 4), 0);
+	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), 0);
+	assert_int_equal(flame_add_line(f, "a;c 1", 5), 0);
+	static const char *const bad[] = {"a;b", "a;;b 1", ";a 1", "a 1x", " 3", "a;b 1 "};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(flame_add_line(f, bad[i], strlen(bad[i])), 1);
+	assert_int_equal(flame_total(f), 4);
+	struct flame_opts o = {0};
+	char *svg = flame_of(f, &o);
+	assert_non_null(strstr(svg, "height=\"134\""));
+	assert_non_null(strstr(svg, "data-name=\"all\"><title>all (4 samples, 100.00%)</title>"
+				    "<rect x=\"10.00\" y=\"82.0\" width=\"1180.00\""));
+	assert_non_null(strstr(svg, "data-name=\"a\"><title>a (3 samples, 75.00%)</title>"
+				    "<rect x=\"10.00\" y=\"66.0\" width=\"885.00\""));
+	assert_non_null(strstr(svg, "data-name=\"b\"><title>b (2 samples, 50.00%)</title>"
+				    "<rect x=\"10.00\" y=\"50.0\" width=\"590.00\""));
+	assert_non_null(strstr(svg, "data-name=\"c\"><title>c (1 samples, 25.00%)</title>"
+				    "<rect x=\"600.00\" y=\"50.0\" width=\"295.00\""));
+	assert_non_null(strstr(svg, "data-name=\"x\"><title>x (1 samples, 25.00%)</title>"
+				    "<rect x=\"895.00\" y=\"66.0\" width=\"295.00\""));
+	o.icicle = true;
+	svg = flame_of(f, &o);
+	assert_non_null(strstr(svg, "<rect x=\"10.00\" y=\"50.0\" width=\"1180.00\""));
+	assert_non_null(strstr(svg, "<rect x=\"600.00\" y=\"82.0\" width=\"295.00\""));
+	flame_free(f);
+}
+
+/* Names with XML's special characters, kernel frames (_[k]: shown without it, marked),
+ * labels cut to their frame's width. */
+static void test_flame_names(void **state)
+{
+	(void)state;
+	struct flame *f = flame_new();
+	const char *l1 = "a<b>&'\"c;do_sys_open_[k] 1";
+	assert_int_equal(flame_add_line(f, l1, strlen(l1)), 0);
+	char long_line[200];
+	snprintf(long_line, sizeof(long_line), "%s;%s 99", "a<b>&'\"c",
+		 "a_very_long_function_name_that_cannot_fit_in_its_frame_xxxxxxxxxxxxxxxxxxxx");
+	assert_int_equal(flame_add_line(f, long_line, strlen(long_line)), 0);
+	struct flame_opts o = {.title = "t<&>", .width = 300};
+	char *svg = flame_of(f, &o);
+	assert_non_null(strstr(svg, ">t&lt;&amp;&gt;</text>"));
+	assert_non_null(strstr(svg, "data-name=\"a&lt;b&gt;&amp;&apos;&quot;c\">"));
+	assert_non_null(strstr(svg, "data-k=\"1\" data-name=\"do_sys_open\"><title>do_sys_open "
+				    "[kernel] (1 samples, 1.00%)"));
+	assert_null(strstr(svg, "_[k]"));
+	/* 280 px * 99 / 100 = 277.2 px: (277.2 - 6) / 7 = 38 characters, 36 and ".." */
+	assert_non_null(strstr(svg, ">a_very_long_function_name_that_canno..</text>"));
+	flame_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json),	     cmocka_unit_test(test_heat_cells),
+		cmocka_unit_test(test_heat_outlier), cmocka_unit_test(test_flame_frames),
+		cmocka_unit_test(test_flame_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

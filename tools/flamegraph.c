@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * flamegraph: folded stacks in (tpoint, kprobe, uprobe, functrace --folded; perf's and
+ * bcc's folded output), one interactive SVG flame graph out. Needs nothing but the text.
+ */
+#include "flame.h"
+#include "opt.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct env {
+	struct flame_opts o;
+} env;
+
+static const char *const color_names[] = {"split", "hot"};
+
+static const struct opt_spec options[] = {
+	{OPT_LONG + 1, "title", "TEXT", "the title (default: Flame graph)", 0},
+	{OPT_LONG + 2, "colors", "SCHEME",
+	 "split: kernel frames (NAME_[k]) blue, user frames warm (default);\nhot: all warm", 0},
+	{OPT_LONG + 3, "icicle", NULL, "the root at the top, callees below it (reversed)", 0},
+	{OPT_LONG + 4, "width", "PIXELS", "the picture's width (default 1200)", 0},
+	{0, NULL, NULL, NULL, 0},
+};
+
+static const char *const examples[] = {
+	"uprobe -U --folded -d 10 'p:libc:malloc' | flamegraph > malloc.svg",
+	"tpoint -s --folded -d 5 sched:sched_switch | flamegraph --title 'off-CPU' > sw.svg",
+	"flamegraph --icicle --colors hot stacks.folded > icicle.svg",
+	NULL,
+};
+
+static void option(const struct opt_spec *o, const char *arg, void *ctx)
+{
+	(void)ctx;
+	switch (o->key) {
+	case OPT_LONG + 1: env.o.title = arg; break;
+	case OPT_LONG + 2:
+		env.o.colors = (enum flame_colors)opt_choice(arg, color_names, 2, "--colors");
+		break;
+	case OPT_LONG + 3: env.o.icicle = true; break;
+	case OPT_LONG + 4: env.o.width = (double)opt_int(arg, 200, 100000, "PIXELS (width)"); break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct opt_usage usage = {
+		.tool = "flamegraph",
+		.opts = options,
+		.operands = "[FILE]",
+		.operand_help =
+			"   FILE        folded stacks, a line each (default: standard input)\n",
+		.examples = examples,
+	};
+	opt_init(argv[0]);
+	int first = opt_parse(argc, argv, &usage, option, NULL);
+	if (argc - first > 1)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[first + 1]);
+	const char *file = first < argc && strcmp(argv[first], "-") ? argv[first] : NULL;
+	FILE *in = file ? fopen(file, "r") : stdin;
+	if (!in) {
+		fprintf(stderr, "flamegraph: cannot open %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	struct flame *f = flame_new();
+	if (!f)
+		return 1;
+	char *line = NULL;
+	size_t cap = 0, n = 0, bad = 0, first_bad = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, in)) > 0) {
+		n++;
+		int r = flame_add_line(f, line, (size_t)len);
+		if (r < 0) {
+			fprintf(stderr, "flamegraph: out of memory at line %zu\n", n);
+			return 1;
+		}
+		if (r > 0 && !bad++)
+			first_bad = n;
+	}
+	free(line);
+	if (ferror(in)) {
+		fprintf(stderr, "flamegraph: cannot read %s: %s\n", file ? file : "the input",
+			strerror(errno));
+		return 1;
+	}
+	if (bad)
+		fprintf(stderr,
+			"flamegraph: %zu of %zu lines were not folded stacks ('frame;frame "
+			"COUNT'): "
+			"left out (line %zu first)\n",
+			bad, n, first_bad);
+	if (flame_svg(f, &env.o, stdout)) {
+		fprintf(stderr, "flamegraph: no samples in the input\n");
+		flame_free(f);
+		return 1;
+	}
+	flame_free(f);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "flamegraph: cannot write the picture: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
