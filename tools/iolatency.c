@@ -3,10 +3,14 @@
  * iolatency: block I/O latency as log2 histograms, printed every interval.
  * Same request pairing as iosnoop; an I/O counts in the interval in which it completed.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "blk.h"
+#include "heat.h"
 #include "hist.h"
 #include "out.h"
 #include "tool.h"
@@ -15,8 +19,11 @@
 
 static struct env {
 	struct blk_opts blk;
-	bool per_disk; /* -D */
-	bool millis;   /* -m */
+	bool per_disk;	     /* -D */
+	bool millis;	     /* -m */
+	const char *heatmap; /* --heatmap FILE */
+	FILE *heat_file;
+	struct heat *heat;
 	struct blk b;
 	uint64_t dropped; /* I/O of disks past MAX_DISKS */
 	int ndisks;
@@ -34,6 +41,10 @@ static const struct opt_spec options[] = {
 	{'m', NULL, NULL, "millisecond buckets (default: microseconds)", 0},
 	BLK_OPT_QUEUED,
 	{'T', NULL, NULL, "print the wall-clock time with each histogram", TOOL_OPT_WALLCLOCK},
+	{OPT_LONG + 1, "heatmap", "FILE",
+	 "also write the histograms as an SVG latency heat map to FILE at the\nend (a column "
+	 "per interval; with -D, all disks in one)",
+	 0},
 	TOOL_OPT_END,
 };
 
@@ -43,6 +54,7 @@ static const char *const examples[] = {
 	"iolatency -D -T 1        # per disk, with times",
 	"iolatency -Q -d vda      # queue-to-completion latency on vda",
 	"iolatency -i '*R*' -m    # reads, millisecond buckets",
+	"iolatency --heatmap io.svg 1 60   # a minute, then its heat map",
 	NULL,
 };
 
@@ -53,6 +65,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.per_disk = true;
 	else if (o->key == 'm')
 		env.millis = true;
+	else if (o->key == OPT_LONG + 1)
+		env.heatmap = arg;
 	else
 		blk_parse_opt(&env.blk, o->key, arg);
 }
@@ -120,6 +134,18 @@ static int interval(struct tool_run *t, uint64_t now)
 	}
 	for (int i = 0; i < (env.per_disk ? env.ndisks : 1); i++) {
 		print_disk(t, &env.disks[i], when);
+		for (int k = 0; env.heat && k < HIST_SLOTS; k++) {
+			uint64_t lo, hi;
+			hist_log2_bounds(k, &lo, &hi);
+			if (env.disks[i].h.slot[k] &&
+			    heat_add_bucket(env.heat, now / 1e9, (double)lo, (double)hi,
+					    env.disks[i].h.slot[k]) &&
+			    k < 64) {
+				fprintf(stderr, "iolatency: out of memory for --heatmap\n");
+				heat_free(env.heat);
+				env.heat = NULL;
+			}
+		}
 		hist_log2_reset(&env.disks[i].h);
 	}
 	if (env.dropped) {
@@ -130,21 +156,49 @@ static int interval(struct tool_run *t, uint64_t now)
 	return 0;
 }
 
+/* --heatmap: the picture of every interval's histograms, written at the end. */
+static void write_heatmap(struct tool_run *t)
+{
+	char why[160];
+	struct heat_opts o = {
+		.title = "Block I/O latency",
+		.unit = env.millis ? "ms" : "us",
+		.what = "I/O",
+		.width = t->o.interval / 1e9,
+	};
+	if (!env.heat || heat_svg(env.heat, &o, env.heat_file, why, sizeof(why))) {
+		fprintf(stderr, "iolatency: --heatmap: %s: %s not written\n",
+			env.heat ? why : "out of memory", env.heatmap);
+		fclose(env.heat_file);
+		unlink(env.heatmap);
+	} else if (fclose(env.heat_file)) {
+		fprintf(stderr, "iolatency: --heatmap: cannot write %s: %s\n", env.heatmap,
+			strerror(errno));
+	}
+	env.heat_file = NULL;
+}
+
 /* Stopped mid-interval (Ctrl-C): show what that interval had so far. */
 static void end(struct tool_run *t)
 {
-	if (t->last_interval)
-		return;
-	for (int i = 0; i < (env.per_disk ? env.ndisks : 1); i++)
+	for (int i = 0; !t->last_interval && i < (env.per_disk ? env.ndisks : 1); i++)
 		if (env.disks[i].h.total) {
 			interval(t, reader_now());
-			return;
+			break;
 		}
+	if (env.heat_file)
+		write_heatmap(t);
 }
 
 static int prepare(struct tool_run *t)
 {
 	t->follow_names = false;
+	/* The file is opened before tracing: one that cannot be written stops the run now. */
+	if (env.heatmap &&
+	    (!(env.heat = heat_new()) || !(env.heat_file = fopen(env.heatmap, "w")))) {
+		fprintf(stderr, "iolatency: cannot write %s: %s\n", env.heatmap, strerror(errno));
+		return TOOL_FAIL;
+	}
 	return blk_prepare(&env.b, &t->s, env.blk.queued, on_io, t) ? TOOL_FAIL : TOOL_OK;
 }
 
@@ -163,6 +217,10 @@ static void cleanup(struct tool_run *t)
 {
 	(void)t;
 	blk_free(&env.b);
+	heat_free(env.heat);
+	env.heat = NULL;
+	if (env.heat_file) /* ended before the end stage: no picture */
+		fclose(env.heat_file), unlink(env.heatmap);
 }
 
 static const struct tool iolatency = {

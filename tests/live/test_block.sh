@@ -202,6 +202,34 @@ if [ -n "$DISK" ]; then
 	wait_exit $TPID 10
 	rowsum=$(awk '$2 == "->" {s += $5} END {print s + 0}' "$TMP/out")
 	check "iolatency text histogram: rows add up to at least 20 (got $rowsum)" [ "$rowsum" -ge 20 ]
+	# --heatmap: the same histograms as a picture, its cells adding up to the I/O the
+	# histograms counted (the 20 writes and nothing else on the loop disk); and iosnoop -j
+	# through heatmap, a cell count per line.
+	start "$BIN/iolatency" -d "$DISK" --heatmap "$TMP/iol.svg" 0.5 2
+	write_direct "$DISK" 20 10
+	wait_exit $TPID 10
+	rowsum=$(awk '$2 == "->" {s += $5} END {print s + 0}' "$TMP/out")
+	cellsum=$(grep -o 'data-count="[0-9]*"' "$TMP/iol.svg" 2> /dev/null | awk -F'"' '{s += $2} END {print s + 0}')
+	check "iolatency --heatmap: cells add up to the histograms' $rowsum I/O (got $cellsum), at least 20" \
+		[ "$cellsum" -eq "$rowsum" -a "$rowsum" -ge 20 ]
+	if start "$BIN/iosnoop" -j -d "$DISK"; then
+		write_direct "$DISK" 12 10
+		sleep 0.5
+		kill -INT $TPID; wait_exit $TPID 10
+		"$BIN/heatmap" "$TMP/out" > "$TMP/io.svg" 2> "$TMP/heat.err"
+		cellsum=$(grep -o 'data-count="[0-9]*"' "$TMP/io.svg" | awk -F'"' '{s += $2} END {print s + 0}')
+		check "iosnoop -j | heatmap: a cell count per I/O line ($(wc -l < "$TMP/out") lines, $cellsum counted), at least 12" \
+			[ "$cellsum" -eq "$(wc -l < "$TMP/out")" -a "$cellsum" -ge 12 -a ! -s "$TMP/heat.err" ]
+	else
+		notok "iosnoop -j starts for heatmap" "$TMP/err"
+	fi
+	start "$BIN/iolatency" -d "$DISK" --heatmap "$TMP/none.svg" 0.2 1
+	wait_exit $TPID 10
+	check "iolatency --heatmap with no I/O: said, no file left" sh -c \
+		"grep -q 'no values to draw: $TMP/none.svg not written' '$TMP/err' && [ ! -e '$TMP/none.svg' ]"
+	"$BIN/iolatency" --heatmap /nonexistent/x.svg 1 1 > /dev/null 2> "$TMP/err"
+	check "iolatency --heatmap to a file that cannot be written: exit 1 before tracing, one line" sh -c \
+		"[ $? -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'cannot write /nonexistent/x.svg' '$TMP/err'"
 	start "$BIN/iolatency" -D -m 1 1
 	write_direct "$DISK" 5 10
 	wait_exit $TPID 10
