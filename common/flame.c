@@ -220,8 +220,9 @@ static void frame(struct draw *d, const struct node *n, int depth, uint64_t at)
 	}
 }
 
-/* Zoom on click, Reset zoom, Search (a regular expression; also ?s=RE in the address) with
- * the share of samples matched; no network, no other file. */
+/* Zoom on click (also ?z=RE in the address: the first frame matching, root side first),
+ * Reset zoom, Search (a regular expression; also ?s=RE) with the share of samples matched;
+ * no network, no other file. */
 static const char script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"var W=+document.documentElement.getAttribute('width'),P=10;\n"
@@ -262,7 +263,9 @@ static const char script[] =
 	"var re=prompt('Search frames (a regular expression; empty: clear)','');"
 	"if(re!==null)search(re);});\n"
 	"unzoom.addEventListener('click',reset);\n"
-	"var q=new URLSearchParams(location.search).get('s');if(q)search(q);\n"
+	"var u=new URLSearchParams(location.search),q=u.get('s'),z=u.get('z');if(q)search(q);\n"
+	"if(z){try{var zr=new RegExp(z);F.some(function(g){if(zr.test(g.getAttribute('data-name')))"
+	"{zoom(g);return true;}return false;});}catch(x){}}\n"
 	"]]></script>\n";
 
 int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out)

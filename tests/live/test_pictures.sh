@@ -108,6 +108,19 @@ if [ -n "$CHROMIUM" ] && command -v python3 > /dev/null && [ -s "${TMP}/ut.svg" 
 	browse --dump-dom "file://$TMP/ut.svg?s=nosuchframe" > "$TMP/dom"
 	check "Chromium: a search that matches nothing marks nothing, 'Matched: 0.0%'" sh -c "
 		! grep -q 'class=\"f match\"' '$TMP/dom' && grep -q '>Matched: 0.0%<' '$TMP/dom'"
+	# Zoom, as a click does it (?z= zooms into the first frame matching): a (3 of 4
+	# samples) across the whole width, its callees b and c at 2:1, its callers faded, q and
+	# x (not on its path) hidden.
+	printf 'p;a;b 2\np;a;c 1\nq;x 1\n' | "$BIN/flamegraph" > "$TMP/z.svg"
+	browse --dump-dom "file://$TMP/z.svg?z=%5Ea%24" > "$TMP/dom"
+	zoomed() {
+		frame() { grep -o "<g class=\"f\"[^>]*data-name=\"$1\"[^>]*><title>[^<]*</title><rect[^>]*>" "$TMP/dom"; }
+		frame a | grep -q 'opacity: 1;.*<rect x="10" y="[0-9.]*" width="1180"' &&
+			frame b | grep -q 'width="786.66' && frame c | grep -q 'x="796.66[^"]*" y="[0-9.]*" width="393.33' &&
+			frame p | grep -q 'opacity: 0.6;' && frame q | grep -q 'display: none;' &&
+			frame x | grep -q 'display: none;'
+	}
+	check "Chromium: zooming into a frame (?z=^a\$) spreads it and its callees across the width, hides the rest" zoomed
 else
 	skip "pictures in a browser: chromium or python3 not installed (make deps installs them), or no traced flame graph"
 fi
