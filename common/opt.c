@@ -338,3 +338,21 @@ pid_t opt_live_pid(const char *s)
 		opt_fail("no such process: %s", s);
 	return pid;
 }
+
+FILE *opt_parse_input(int argc, char **argv, const struct opt_usage *u,
+		      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx),
+		      void *ctx, const char **name)
+{
+	out_check_stdio(u->tool);
+	int first = opt_parse(argc, argv, u, fn, ctx);
+	if (argc - first > 1)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[first + 1]);
+	const char *file = first < argc && strcmp(argv[first], "-") ? argv[first] : NULL;
+	FILE *in = file ? fopen(file, "r") : stdin;
+	if (!in) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", u->tool, file, strerror(errno));
+		exit(1);
+	}
+	*name = file ? file : "standard input";
+	return in;
+}

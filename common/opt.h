@@ -74,6 +74,16 @@ void opt_usage(FILE *f, const struct opt_usage *u);
 int opt_parse(int argc, char **argv, const struct opt_usage *u,
 	      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx), void *ctx);
 
+/*
+ * For the tools that read text (heatmap, flamegraph): also checks stdio (out_check_stdio),
+ * parses the options, takes at most one operand, the input file ("-" or none: standard
+ * input), and opens it; one that cannot be opened is one line on stderr and exit 1. *name is
+ * the file's name for messages.
+ */
+FILE *opt_parse_input(int argc, char **argv, const struct opt_usage *u,
+		      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx),
+		      void *ctx, const char **name);
+
 /* A name glob (-n, PATTERN): not empty, brackets closed, no quotes or backslashes (they
  * would need escaping in the kernel's filter). Exits 2 naming what with the reason. */
 const char *opt_glob(const char *s, const char *what);

@@ -57,15 +57,8 @@ int main(int argc, char **argv)
 		.examples = examples,
 	};
 	opt_init(argv[0]);
-	int first = opt_parse(argc, argv, &usage, option, NULL);
-	if (argc - first > 1)
-		opt_fail("unexpected argument: '%s' (see -h)", argv[first + 1]);
-	const char *file = first < argc && strcmp(argv[first], "-") ? argv[first] : NULL;
-	FILE *in = file ? fopen(file, "r") : stdin;
-	if (!in) {
-		fprintf(stderr, "flamegraph: cannot open %s: %s\n", file, strerror(errno));
-		return 1;
-	}
+	const char *file;
+	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &file);
 	struct flame *f = flame_new();
 	if (!f)
 		return 1;
@@ -84,8 +77,7 @@ int main(int argc, char **argv)
 	}
 	free(line);
 	if (ferror(in)) {
-		fprintf(stderr, "flamegraph: cannot read %s: %s\n", file ? file : "the input",
-			strerror(errno));
+		fprintf(stderr, "flamegraph: cannot read %s: %s\n", file, strerror(errno));
 		return 1;
 	}
 	if (bad)
@@ -100,9 +92,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	flame_free(f);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "flamegraph: cannot write the picture: %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+	return 0; /* a write error on standard output: exit 1, said at exit (out.c) */
 }

@@ -114,15 +114,7 @@ int main(int argc, char **argv)
 		.examples = examples,
 	};
 	opt_init(argv[0]);
-	int first = opt_parse(argc, argv, &usage, option, NULL);
-	if (argc - first > 1)
-		opt_fail("unexpected argument: '%s' (see -h)", argv[first + 1]);
-	env.file = first < argc && strcmp(argv[first], "-") ? argv[first] : NULL;
-	FILE *in = env.file ? fopen(env.file, "r") : stdin;
-	if (!in) {
-		fprintf(stderr, "heatmap: cannot open %s: %s\n", env.file, strerror(errno));
-		return 1;
-	}
+	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &env.file);
 	struct heat *h = heat_new();
 	if (!h)
 		return 1;
@@ -174,8 +166,7 @@ int main(int argc, char **argv)
 	}
 	free(line);
 	if (ferror(in)) {
-		fprintf(stderr, "heatmap: cannot read %s: %s\n", env.file ? env.file : "the input",
-			strerror(errno));
+		fprintf(stderr, "heatmap: cannot read %s: %s\n", env.file, strerror(errno));
 		return 1;
 	}
 	if (in != stdin)
@@ -196,9 +187,5 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	heat_free(h);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "heatmap: cannot write the picture: %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+	return 0; /* a write error on standard output: exit 1, said at exit (out.c) */
 }

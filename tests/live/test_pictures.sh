@@ -35,6 +35,16 @@ printf 'not folded\n' | "$BIN/flamegraph" > "$TMP/out" 2> "$TMP/err"
 check "flamegraph with no samples: exit 1, the line not folded said, nothing on stdout" sh -c \
 	"[ $? -eq 1 ] && grep -q '1 of 1 lines were not folded' '$TMP/err' && grep -q 'no samples' '$TMP/err' && [ ! -s '$TMP/out' ]"
 
+if [ -w /dev/full ]; then
+	printf '{"end_s":1,"lat_ms":2}\n' > "$TMP/heatmap.in"
+	printf 'a;b 1\n' > "$TMP/flamegraph.in"
+	for t in heatmap flamegraph; do
+		"$BIN/$t" "$TMP/$t.in" > /dev/full 2> "$TMP/err"
+		check "$t > /dev/full: exit 1, one line" sh -c \
+			"[ $? -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'cannot write' '$TMP/err'"
+	done
+fi
+
 # --- known input ----------------------------------------------------------------------
 # 1,000 values as iosnoop -j prints them, over 10 s, one of them 100 times slower; a line
 # of junk among them, said and left out.
