@@ -104,16 +104,20 @@ int flame_add_line(struct flame *f, const char *line, size_t n)
 			return 1;
 		count = count * 10 + (uint64_t)(*p - '0');
 	}
-	/* Every frame must have a name before the path is counted. */
+	/* Every frame must have a name before the path is counted; a path deeper than any real
+	 * stack is refused too (the drawing recurses once per frame). */
+	int frames = 0;
 	for (const char *p = line, *e; p < sp; p = e + 1) {
 		e = memchr(p, ';', (size_t)(sp - p));
 		if (!e)
 			e = sp;
-		if (e == p)
+		if (e == p || ++frames > FLAME_MAX_DEPTH)
 			return 1;
 	}
 	if (!count)
 		return 0;
+	if (f->root.total + count < count)
+		return 1; /* the samples would not add up in 64 bits */
 	struct node *at = &f->root;
 	at->total += count;
 	int depth = 0;

@@ -28,10 +28,13 @@ struct flame_opts {
 };
 
 struct flame *flame_new(void);
+#define FLAME_MAX_DEPTH 4096 /* frames of a stack (perf keeps 127, the kernel 128) */
+
 /*
  * One folded line (n bytes, its newline optional): frames split on ';', the count after the
- * last space. 0, 1 for a line that is not folded (no count, an empty frame: left out), -1
- * when out of memory.
+ * last space. 0, 1 for a line that is not folded (no count, an empty frame, more than
+ * FLAME_MAX_DEPTH frames, a count that would overflow the total: left out), -1 when out of
+ * memory.
  */
 int flame_add_line(struct flame *f, const char *line, size_t n);
 /* Samples added. */

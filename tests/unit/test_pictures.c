@@ -173,6 +173,27 @@ static void test_flame_frames(void **state)
 	static const char *const bad[] = {"a;b", "a;;b 1", ";a 1", "a 1x", " 3", "a;b 1 "};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(flame_add_line(f, bad[i], strlen(bad[i])), 1);
+	/* deeper than any stack: refused, not recursed into */
+	size_t deep_n = 2 * (FLAME_MAX_DEPTH + 1) + 2;
+	char *deep = malloc(deep_n + 1);
+	assert_non_null(deep);
+	for (size_t i = 0; i < deep_n - 2; i += 2)
+		memcpy(deep + i, "a;", 2);
+	memcpy(deep + deep_n - 3, " 1", 3); /* the last ';' becomes the space */
+	assert_int_equal(flame_add_line(f, deep, strlen(deep)), 1);
+	deep[2 * (FLAME_MAX_DEPTH - 1) + 1] = ' ', deep[2 * (FLAME_MAX_DEPTH - 1) + 2] = '1';
+	deep[2 * (FLAME_MAX_DEPTH - 1) + 3] = 0; /* exactly FLAME_MAX_DEPTH frames: taken */
+	assert_int_equal(flame_add_line(f, deep, strlen(deep)), 0);
+	free(deep);
+	/* a count that would make the total (5 so far) overflow 64 bits */
+	assert_int_equal(flame_add_line(f, "y 9223372036854775807", 21), 0);
+	assert_int_equal(flame_add_line(f, "z 9223372036854775807", 21), 1);
+	assert_true(flame_total(f) == 9223372036854775812ULL);
+	flame_free(f);
+	f = flame_new();
+	assert_int_equal(flame_add_line(f, "x 1\n", 4), 0);
+	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), 0);
+	assert_int_equal(flame_add_line(f, "a;c 1", 5), 0);
 	assert_int_equal(flame_total(f), 4);
 	struct flame_opts o = {0};
 	char *svg = flame_of(f, &o);
