@@ -13,6 +13,8 @@
 
 #include <sanitizer/common_interface_defs.h>
 
+#include "evprint.h"
+
 /* stderr as it was (libFuzzer's and the sanitizers' reports), and /dev/null. */
 static int fuzz_err_fd = 2, fuzz_null_fd = -1;
 
@@ -135,6 +137,18 @@ static inline void fuzz_check_stdout(bool json)
 	free(buf);
 	rewind(stdout);
 	NEED(ftruncate(1, 0) == 0);
+}
+
+/* One record printed as the tools print it, as text and then as JSON, each checked. */
+static inline void fuzz_print_record(struct tep_handle *tep, struct tep_record *rec)
+{
+	for (int json = 0; json < 2; json++) {
+		struct evprint *ep = evprint_new(tep, json, false);
+		NEED(ep);
+		evprint_event(ep, rec, "fuzz");
+		evprint_free(ep);
+		fuzz_check_stdout(json);
+	}
 }
 
 #endif

@@ -47,13 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint16_t id = (uint16_t)ev->id;
 		memcpy(rec_data, &id, 2);
 		struct tep_record rec = {.data = rec_data, .size = sizeof(rec_data), .ts = 1};
-		for (int json = 0; json < 2; json++) {
-			struct evprint *ep = evprint_new(tep, json, false);
-			NEED(ep);
-			evprint_event(ep, &rec, "fuzz");
-			evprint_free(ep);
-			fuzz_check_stdout(json);
-		}
+		fuzz_print_record(tep, &rec);
 	}
 	tep_free(tep);
 	free(fmt);

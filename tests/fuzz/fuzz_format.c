@@ -83,13 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(rec_data, &id, 2);
 		struct tep_record rec = {.data = rec_data, .size = (int)rlen, .ts = 1000000};
 		struct tep_handle *tep = ev->tep;
-		for (int json = 0; json < 2; json++) {
-			struct evprint *ep = evprint_new(tep, json, false);
-			NEED(ep);
-			evprint_event(ep, &rec, "fuzz");
-			evprint_free(ep);
-			fuzz_check_stdout(json);
-		}
+		fuzz_print_record(tep, &rec);
 		for (int k = 0; k < nf; k++) {
 			struct field_desc d = field_describe(ev, fields[k]);
 			size_t len;
