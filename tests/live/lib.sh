@@ -143,6 +143,21 @@ write_direct() {
 		2>/dev/null
 }
 
+# send_stop SIG NAME: stop $TPID with SIG. Where the tests run with SIGHUP ignored (under
+# nohup) the tools keep it ignored, as nohup asks: then check that SIGHUP left the tool
+# running, and stop it with SIGINT instead.
+send_stop() {
+	ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status 2> /dev/null)
+	if [ "$1" = HUP ] && [ -n "$ign" ] && [ $((0x$ign & 1)) -ne 0 ]; then
+		kill -HUP $TPID
+		sleep 0.5
+		check "$2: SIGHUP ignored here (nohup), and so by the tool: still running" kill -0 $TPID
+		kill -INT $TPID
+	else
+		kill -$1 $TPID
+	fi
+}
+
 # stop_cases NAME TOOL ARGS...: the tool stopped by SIGINT, SIGTERM, SIGHUP, | head -1, and
 # killed with SIGKILL then a new run; each time tracefs must end as it was (save_state).
 stop_cases() {
@@ -152,7 +167,7 @@ stop_cases() {
 		"$@" > "$TMP/out" 2> "$TMP/err" &
 		TPID=$!
 		if ! wait_ready $TPID "$TMP/err"; then notok "$sname starts" "$TMP/err"; continue; fi
-		kill -$sig $TPID
+		send_stop $sig "$sname"
 		if wait_exit $TPID 10; then
 			check "$sname stopped by SIG$sig: exit 0" [ "$RC" -eq 0 ]
 			check "$sname stopped by SIG$sig: tracefs as before" same_state

@@ -255,7 +255,7 @@ fi
 for tool in iosnoop iolatency; do
 	for sig in INT TERM HUP; do
 		if ! start "$BIN/$tool"; then notok "$tool starts" "$TMP/err"; continue; fi
-		kill -$sig $TPID
+		send_stop $sig $tool
 		if wait_exit $TPID 10; then
 			check "$tool stopped by SIG$sig: exit 0" [ "$RC" -eq 0 ]
 			check "$tool stopped by SIG$sig: nothing left in tracefs" same_state
