@@ -653,8 +653,10 @@ static int create_instance(struct session *s)
 		char on[PATH_MAX + 16];
 		snprintf(on, sizeof(on), "%s/tracing_on", path);
 		s->hold_fd = open(on, O_WRONLY | O_CLOEXEC);
-		if (s->hold_fd < 0 && errno == ENOENT && access(path, F_OK))
-			continue; /* removed under us: again */
+		/* Removed under us: again. (ENODEV: tracefs's file of a directory being removed,
+		 * seen on 6.18 with two runs in PID namespaces.) */
+		if (s->hold_fd < 0 && (errno == ENOENT || errno == ENODEV) && access(path, F_OK))
+			continue;
 		if (s->hold_fd < 0) {
 			fprintf(stderr, "%s: cannot open %s: %s\n", s->tool, on, strerror(errno));
 			rmdir(path);
