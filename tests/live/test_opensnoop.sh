@@ -63,6 +63,8 @@ else
 	# path must never be joined to another open's result. (Removing the clearing of the
 	# joins after a loss did not make this fail here in 4 runs: the losses did not happen to
 	# fall between an entry and its exit. The check stands for the property, not that code.)
+	# At least 10 paths shown: the sanitized tools, slower, showed under 100 of the 40,000
+	# opens once (79,856 events lost, reported).
 	if [ -n "${LIVE_SKIP_LOSS:-}" ]; then
 		skip "opensnoop under lost events: $LIVE_SKIP_LOSS"
 	else
@@ -78,7 +80,7 @@ else
 				$NF == "/nonexistent/ftt-file" { n++; if ($3 != -1 || $4 != 2) bad++ }
 				FILENAME != ARGV[1] && /WARNING: lost/ { lost = 1 }
 				END { if (bad) print "# " bad " of " n " paths with another open'"'"'s result"
-					exit !(n > 100 && !bad && lost) }' "$TMP/out" "$TMP/err" || target_state
+					exit !(n >= 10 && !bad && lost) }' "$TMP/out" "$TMP/err" || target_state
 		else
 			notok "opensnoop with FTT_BUFFER_KB=4 starts" "$TMP/err"
 		fi
