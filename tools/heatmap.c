@@ -123,6 +123,7 @@ int main(int argc, char **argv)
 	ssize_t len;
 	const char *tfield = env.time, *vfield = env.value;
 	bool hist = false, clock = false;
+	double days = 0, last = -1; /* wall-clock times: seconds added for the days passed */
 	while ((len = getline(&line, &cap, in)) > 0) {
 		n++;
 		struct json_span o = {line, (size_t)len}, t, v;
@@ -141,6 +142,12 @@ int main(int argc, char **argv)
 		bool c;
 		bool ok = tfield && vfield && (t = json_get(o, tfield)).n &&
 			  (v = json_get(o, vfield)).n && get_time(t, &tv, &c);
+		/* Wall-clock times go on past midnight: 00:00:01 after 23:59:59 is a day later. */
+		if (ok && c) {
+			if (last >= 0 && tv + days < last - 43200)
+				days += 86400;
+			last = tv += days;
+		}
 		if (ok && !unit[0] && !env.o.unit)
 			json_string(json_get(o, "unit"), unit, sizeof(unit));
 		if (ok && !hist && v.p[0] == '[')

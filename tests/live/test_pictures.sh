@@ -66,6 +66,11 @@ hist_ok() {
 		grep -q '>23:59:51<' "$TMP/hist.svg" && [ ! -s "$TMP/err" ] && xml "$TMP/hist.svg"
 }
 check "heatmap of 3 histograms: 63 values, 3 columns of 1 s, HH:MM:SS labels, valid XML" hist_ok
+# Past midnight: 00:00:00 comes 7 s after 23:59:53, in the 10th column.
+printf '{"time":"00:00:00","unit":"us","count":1,"hist":[{"low":64,"high":128,"count":1}]}\n' > "$TMP/midnight.json"
+cat "$TMP/hist.json" "$TMP/midnight.json" | "$BIN/heatmap" > "$TMP/m.svg" 2> "$TMP/err"
+check "heatmap: times past midnight follow 23:59:5x (10 columns, 00:00:00 the last)" \
+	grep -q '<title>00:00:00 to 00:00:01, 64 us to 128 us: 1</title>' "$TMP/m.svg"
 "$BIN/heatmap" --rows linear < "$TMP/hist.json" > /dev/null 2> "$TMP/err"
 check "heatmap: histograms cannot take linear rows: exit 1, said" sh -c \
 	"[ $? -eq 1 ] && grep -q 'cannot be cut into linear rows' '$TMP/err'"
