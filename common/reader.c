@@ -332,17 +332,40 @@ static bool sound(struct reader_cpu *c)
 	return rec >= page && size >= 0 && (size_t)(rec - page) + (size_t)size <= c->subbuf;
 }
 
-/* Does the page's header give a length within the page? (kbuffer_load_subbuffer reads the
- * first record at once.) A header: time stamp (8 bytes), length (flags from bit 27 up);
- * with RB_MISSED_STORED (bit 30), a count of lost events (a long) follows the data. */
-static bool header_sound(const struct reader_cpu *c, const char *page)
+/*
+ * Is the page sound: does its header give a length within the page (with RB_MISSED_STORED,
+ * bit 30, a count of lost events, a long, follows the data), and does every record inside
+ * that length lead forward to the next, the last ending at the length? kbuffer trusts the
+ * lengths: one that leads back makes it read the same records forever, a padding record's
+ * inside kbuffer_next_event itself (fuzz_page found it). The walk follows kbuffer's reading
+ * of each type: a record's header is 4 bytes, its type in the low 5 bits.
+ */
+static bool page_sound(const struct reader_cpu *c, const char *page)
 {
 	uint64_t flags = 0;
 	memcpy(&flags, page + 8, c->commit_size);
-	uint64_t commit = flags & ((1ULL << 27) - 1);
-	if (flags & (1ULL << 30))
-		commit += c->commit_size;
-	return 8 + c->commit_size + commit <= c->subbuf;
+	uint64_t commit = flags & ((1ULL << 27) - 1), hdr = 8 + c->commit_size;
+	if (hdr + commit + (flags & (1ULL << 30) ? c->commit_size : 0) > c->subbuf)
+		return false;
+	const unsigned char *p = (const unsigned char *)page;
+	uint64_t at = hdr, end = hdr + commit;
+	while (at + 4 <= end) {
+		uint32_t head, len = 0;
+		memcpy(&head, p + at, 4);
+		unsigned int type = head & 31;
+		if ((type == 0 || type == 29) && at + 8 > end)
+			return false;
+		if (type == 0 || type == 29)
+			memcpy(&len, p + at + 4, 4);
+		uint64_t step = type == 0  ? (len < 4 ? 0 : 8 + (((uint64_t)len - 4 + 3) & ~3ULL)) :
+				type <= 28 ? 4 + 4 * (uint64_t)type :
+				type == 29 ? 4 + (uint64_t)len : /* padding: its length after the header */
+					     8;			/* time extend, time stamp */
+		if (!step || at + step > end)
+			return false;
+		at += step;
+	}
+	return true;
 }
 
 static void drop_page(struct reader_cpu *c)
@@ -357,7 +380,7 @@ static void drop_page(struct reader_cpu *c)
 static bool load_head(struct reader_cpu *c)
 {
 	while (c->count) {
-		if (!header_sound(c, c->pages[c->head])) {
+		if (!page_sound(c, c->pages[c->head])) {
 			drop_page(c);
 			c->head = (c->head + 1) % c->cap;
 			c->count--;
@@ -368,7 +391,7 @@ static bool load_head(struct reader_cpu *c)
 		if (missed)
 			c->lost = missed < 0 || c->lost < 0 ? -1 : c->lost + missed;
 		/* (kbuffer_start_of_data is where the first event is, past any time extend: not
-		 * the header's end. The header was checked above.) */
+		 * the header's end. The page was checked above.) */
 		if ((c->cur = kbuffer_read_event(c->kbuf, &c->ts)) && !sound(c))
 			drop_page(c);
 		if (c->cur)

@@ -285,6 +285,36 @@ static void test_full_page_after_extend(void **state)
 	rm_rf(dir);
 }
 
+/* The fixture's page with its third record made a padding record whose length leads back
+ * to itself (-4: kbuffer_next_event would read it forever), read in a child that gets 10 s:
+ * the page is dropped and said, its events reported lost. Hangs without the page walk. */
+static void read_looping_page(const void *arg)
+{
+	alarm(10);
+	struct seen s;
+	read_all(arg, true, &s);
+	exit(s.lost_cpu == 1 && s.lost_n == -1 ? 0 : 1);
+}
+
+static void test_looping_page(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ftt-loop-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char page[4096];
+	fixture_page(page);
+	size_t at = 16;
+	for (int i = 0; i < 2; i++)
+		at += record_size((unsigned char *)page + at);
+	uint32_t pad[2] = {29, (uint32_t)-4};
+	memcpy(page + at, pad, 8);
+	fixture_with_page(dir, page);
+	char err[512];
+	assert_int_equal(run_child(read_looping_page, dir, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "holds data past its end: not read"));
+	rm_rf(dir);
+}
+
 static void test_no_cpus(void **state)
 {
 	(void)state;
@@ -300,7 +330,7 @@ int main(void)
 		cmocka_unit_test(test_decode_first_event),     cmocka_unit_test(test_ordered_merge),
 		cmocka_unit_test(test_unordered_is_per_cpu),   cmocka_unit_test(test_lost_events),
 		cmocka_unit_test(test_unsound_page),	       cmocka_unit_test(test_no_cpus),
-		cmocka_unit_test(test_full_page_after_extend),
+		cmocka_unit_test(test_full_page_after_extend), cmocka_unit_test(test_looping_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
