@@ -63,10 +63,15 @@ int heat_add(struct heat *h, double t, double v)
 	return push(h, t, v, 1);
 }
 
-int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t count)
+bool heat_bucket_ok(double lo, double hi)
 {
 	int e;
-	if (lo == 0 ? hi != 1 : (frexp(lo, &e) != 0.5 || hi != 2 * lo))
+	return isfinite(lo) && (lo == 0 ? hi == 1 : (frexp(lo, &e) == 0.5 && hi == 2 * lo));
+}
+
+int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t count)
+{
+	if (!heat_bucket_ok(lo, hi))
 		return -1;
 	h->buckets = true;
 	return count ? push(h, t, lo, count) : 0;

@@ -34,6 +34,8 @@ int heat_add(struct heat *h, double t, double v);
 /* count values in [lo, hi) at time t: a bucket of a log2 histogram (lo a power of 2 or 0,
  * hi = 2 lo, or 1 when lo is 0). -1 when out of memory or not such a bucket. */
 int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t count);
+/* Is [lo, hi) such a bucket? */
+bool heat_bucket_ok(double lo, double hi);
 /* How many values were added. */
 uint64_t heat_count(const struct heat *h);
 /*

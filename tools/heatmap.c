@@ -152,7 +152,9 @@ int main(int argc, char **argv)
 			json_string(json_get(o, "unit"), unit, sizeof(unit));
 		if (ok && !hist && v.p[0] == '[')
 			hist = true; /* --value naming a histogram */
-		if (ok && hist) {
+		/* A histogram is checked whole before any of it is drawn: a line left out (and
+		 * counted so) must not have put some of its buckets in the picture. */
+		for (int pass = 0; ok && hist && pass < 2; pass++) {
 			struct json_span at = v, b;
 			while (ok && (b = json_next(&at)).n) {
 				double lo, hi, count;
@@ -161,9 +163,12 @@ int main(int argc, char **argv)
 					continue; /* negative values: none in a latency */
 				ok = json_number(l, &lo) && json_number(json_get(b, "high"), &hi) &&
 				     json_number(json_get(b, "count"), &count) && count >= 0 &&
-				     heat_add_bucket(h, tv, lo, hi, (uint64_t)count) == 0;
+				     count < 1.8e19 &&
+				     (pass ? heat_add_bucket(h, tv, lo, hi, (uint64_t)count) == 0 :
+					     heat_bucket_ok(lo, hi));
 			}
-		} else if (ok) {
+		}
+		if (ok && !hist) {
 			ok = json_number(v, &x) && heat_add(h, tv, x) == 0;
 		}
 		if (ok)

@@ -139,8 +139,7 @@ static int interval(struct tool_run *t, uint64_t now)
 			hist_log2_bounds(k, &lo, &hi);
 			if (env.disks[i].h.slot[k] &&
 			    heat_add_bucket(env.heat, now / 1e9, (double)lo, (double)hi,
-					    env.disks[i].h.slot[k]) &&
-			    k < 64) {
+					    env.disks[i].h.slot[k])) {
 				fprintf(stderr, "iolatency: out of memory for --heatmap\n");
 				heat_free(env.heat);
 				env.heat = NULL;

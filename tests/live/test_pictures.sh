@@ -66,6 +66,12 @@ hist_ok() {
 		grep -q '>23:59:51<' "$TMP/hist.svg" && [ ! -s "$TMP/err" ] && xml "$TMP/hist.svg"
 }
 check "heatmap of 3 histograms: 63 values, 3 columns of 1 s, HH:MM:SS labels, valid XML" hist_ok
+# A histogram with one bucket that is not a power of 2: the whole line left out, none of it
+# drawn.
+printf '{"time":"12:00:00","hist":[{"low":4,"high":8,"count":3},{"low":3,"high":6,"count":2}]}\n{"time":"12:00:01","hist":[{"low":4,"high":8,"count":5}]}\n' |
+	"$BIN/heatmap" > "$TMP/part.svg" 2> "$TMP/err"
+part_ok() { [ "$(cells "$TMP/part.svg")" -eq 5 ] && grep -q '1 of 2 lines lacked' "$TMP/err"; }
+check "heatmap: a histogram with a bad bucket is left out whole (5 drawn, not 8), said" part_ok
 # Past midnight: 00:00:00 comes 7 s after 23:59:53, in the 10th column.
 printf '{"time":"00:00:00","unit":"us","count":1,"hist":[{"low":64,"high":128,"count":1}]}\n' > "$TMP/midnight.json"
 cat "$TMP/hist.json" "$TMP/midnight.json" | "$BIN/heatmap" > "$TMP/m.svg" 2> "$TMP/err"
