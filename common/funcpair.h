@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * funcpair: the calls of one function as pairs of events, its entry and its return: a
+ * kprobe and a kretprobe for a kernel function (FUNC), a uprobe and a uretprobe for a user
+ * one (LIB:FUNC). Paired per thread in user space, with a small stack per thread so that a
+ * function that calls itself pairs each return with its own entry. The probes may fetch the
+ * first arguments at the entry and the return value. funclatency and funcslower.
+ */
+#ifndef FTT_FUNCPAIR_H
+#define FTT_FUNCPAIR_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pair.h"
+
+struct tool_run;
+struct tep_event;
+struct tep_record;
+struct tep_format_field;
+
+#define FUNCPAIR_DEPTH 16   /* calls kept per thread: deeper recursion is counted unpaired */
+#define FUNCPAIR_MAX_ARGS 6 /* the arguments the ABI passes in registers (x86-64) */
+
+/* One call, when its return comes: the entry's time and the arguments fetched then. */
+struct funcpair_call {
+	uint64_t entry_ts;
+	const uint64_t *args; /* nargs of them */
+};
+
+/* Called for each paired return (the return's record: its time, its task, its value). */
+typedef void (*funcpair_fn)(struct tep_record *ret, const struct funcpair_call *c, void *ctx);
+
+struct funcpair {
+	/* Set before funcpair_probes(). */
+	const char *spec; /* FUNC or LIB:FUNC */
+	int nargs;	  /* arguments to fetch at entry (0..FUNCPAIR_MAX_ARGS) */
+	bool retval;	  /* fetch the return value (funcpair_retval) */
+	/* Set by it. */
+	bool user;	/* a uprobe pair */
+	char func[256]; /* the function's name, for the output */
+	struct tep_event *entry, *ret;
+	struct tep_format_field *arg[FUNCPAIR_MAX_ARGS], *retf;
+	struct pair_table threads; /* tid -> calls in progress */
+	size_t slot;		   /* uint64_t words per call in progress: its time, its args */
+	uint64_t unpaired;	   /* returns without their entry (lost, or deeper than DEPTH) */
+	/* kprobe_profile names a probe without its group: names of this run's own */
+	char entry_name[32], ret_name[32];
+	funcpair_fn fn;
+	void *ctx;
+	struct tool_run *t;
+};
+
+/* A usage error (opt_fail) unless spec is one function: FUNC or LIB:FUNC, no glob. */
+void funcpair_check_spec(const char *spec);
+
+/*
+ * In prepare(): the probes of fp->spec, named <prefix>_entry_<pid> and <prefix>_ret_<pid>.
+ * A function the kernel cannot trace or a symbol not in the file is a usage error, said on
+ * stderr; missing probe support is named by its CONFIG_ option. Returns a TOOL_ status.
+ */
+int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix);
+
+/* In setup(): trace both probes; fn is called for every return paired with its entry. A
+ * loss of events clears the pairs (they could join the wrong two). Returns a TOOL_ status. */
+int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx);
+
+/* The return value of a paired return (with fp->retval). */
+long long funcpair_retval(const struct funcpair *fp, const struct tep_record *ret);
+
+/* In end(): on stderr, the returns the kernel missed (a kretprobe's instances all in use)
+ * and the returns that found no entry. */
+void funcpair_report(const struct funcpair *fp, const char *tool);
+
+void funcpair_free(struct funcpair *fp);
+
+#endif
