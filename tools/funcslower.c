@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * funcslower: each call of one function that took longer than a threshold, with its task,
+ * its duration, its return value and, with -a, its first arguments: a kernel function (a
+ * kprobe and a kretprobe) or a user one (LIB:FUNC, a uprobe and a uretprobe), paired per
+ * thread in user space (funcpair.h). A line is printed when the call returns; its time is
+ * when the call began.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "funcpair.h"
+#include "opt.h"
+#include "out.h"
+#include "tool.h"
+
+static struct env {
+	struct funcpair fp;
+	uint64_t min_ns; /* the threshold */
+	unsigned long long shown;
+	struct tool_run *t;
+} env;
+
+static const struct opt_spec options[] = {
+	{'a', NULL, "N", "the first N arguments (1-6), as the registers held them", 0},
+	TOOL_DURATION,
+	TOOL_JSON("one JSON object per call"),
+	TOOL_NAME,
+	TOOL_PID,
+	TOOL_TID,
+	TOOL_TIMESTAMP,
+	TOOL_WALLCLOCK,
+	TOOL_EXEC,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"funcslower vfs_read 10000           # vfs_read calls over 10 ms",
+	"funcslower -a 3 -p 181 vfs_fsync 1000 # PID 181's fsyncs over 1 ms, with arguments",
+	"funcslower -T ext4_sync_file 5000   # with the wall-clock time each began",
+	"funcslower libc:getaddrinfo 100000  # user: name lookups over 100 ms",
+	"funcslower ./app:parse 500 --exec ./app input # a program's slow parses",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	if (o->key == 'a')
+		env.fp.nargs = (int)opt_int(arg, 1, FUNCPAIR_MAX_ARGS, "argument count");
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	(void)t;
+	if (argc < 2)
+		opt_fail(argc ? "no USECS: slower than how many microseconds? (see -h)" :
+				"no FUNC: which function? (see -h)");
+	if (argc > 2)
+		opt_fail("unexpected argument: '%s' (one function and a threshold; see -h)",
+			 argv[2]);
+	env.fp.spec = argv[0];
+	funcpair_check_spec(env.fp.spec);
+	env.min_ns = (uint64_t)opt_int(argv[1], 0, UINT32_MAX, "USECS") * 1000;
+	env.fp.retval = true;
+}
+
+static int prepare(struct tool_run *t)
+{
+	int ret = funcpair_probes(t, &env.fp, "fs");
+	if (ret)
+		return ret;
+	env.t = t;
+	snprintf(t->what, sizeof(t->what), "calls of %s function %s slower than %llu us",
+		 env.fp.user ? "user" : "kernel", env.fp.spec,
+		 (unsigned long long)(env.min_ns / 1000));
+	return TOOL_OK;
+}
+
+/* --- per call ------------------------------------------------------------------------------ */
+
+static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
+{
+	(void)ctx;
+	uint64_t ns = ret->ts >= c->entry_ts ? ret->ts - c->entry_ts : 0;
+	if (ns < env.min_ns)
+		return;
+	struct tool_run *t = env.t;
+	int tid = tep_data_pid(t->s.tep, ret);
+	const char *comm = tool_comm(t, tid);
+	long long rv = funcpair_retval(&env.fp, ret);
+	char when[16];
+	env.shown++;
+	if (t->o.json) {
+		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pid\":%d,\"comm\":",
+		       out_wallclock(c->entry_ts, when), c->entry_ts / 1e9, tid);
+		out_json_str(stdout, comm, 16);
+		printf(",\"func\":");
+		out_json_str(stdout, env.fp.func, sizeof(env.fp.func));
+		printf(",\"lat_ns\":%" PRIu64 ",\"ret\":%lld", ns, rv);
+		if (env.fp.nargs) {
+			printf(",\"args\":[");
+			for (int i = 0; i < env.fp.nargs; i++)
+				printf("%s\"0x%" PRIx64 "\"", i ? "," : "", c->args[i]);
+			putchar(']');
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	if (t->o.timestamp)
+		printf("%-14.6f ", c->entry_ts / 1e9);
+	if (t->o.wallclock)
+		printf("%-8s ", out_wallclock(c->entry_ts, when));
+	out_text(stdout, comm, 16, 16);
+	printf(" %7d %12.3f %12lld ", tid, ns / 1e3, rv);
+	out_text(stdout, env.fp.func, sizeof(env.fp.func), 0);
+	for (int i = 0; i < env.fp.nargs; i++)
+		printf(" 0x%" PRIx64, c->args[i]);
+	putchar('\n');
+}
+
+static int setup(struct tool_run *t)
+{
+	return funcpair_trace(t, &env.fp, on_call, NULL);
+}
+
+/* --- output --------------------------------------------------------------------------------- */
+
+static void header(struct tool_run *t)
+{
+	if (t->o.timestamp)
+		printf("%-14s ", "TIME(s)");
+	if (t->o.wallclock)
+		printf("%-8s ", "TIME");
+	printf("%-16s %7s %12s %12s FUNC%s\n", "COMM", "PID", "LAT(us)", "RET",
+	       env.fp.nargs ? " ARGS" : "");
+}
+
+static void end(struct tool_run *t)
+{
+	(void)t;
+	funcpair_report(&env.fp, "funcslower");
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	funcpair_free(&env.fp);
+}
+
+static const struct tool funcslower = {
+	.name = "funcslower",
+	.opts = options,
+	.operands = "FUNC USECS",
+	.operand_help =
+		"   FUNC        a kernel function (vfs_read), or LIB:FUNC for a user one\n"
+		"               (libc:getaddrinfo; a path or a program in PATH)\n"
+		"   USECS       show calls that took at least this many microseconds (0: all)\n",
+	.examples = examples,
+	.option = option,
+	.operands_fn = operands,
+	.prepare = prepare,
+	.setup = setup,
+	.header = header,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&funcslower, argc, argv);
+}
