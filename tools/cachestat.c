@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cachestat: page-cache hits, misses and dirtied pages per interval, counted at four
+ * kernel functions as perf-tools' and bcc's cachestat count them: pages marked accessed
+ * (every look-up that finds or brings in a page), pages added to the cache, pages dirtied
+ * and buffers dirtied. Each is counted in the kernel where it can be: a kprobe whose filter
+ * drops every event still counts its hits in kprobe_profile, so no event is sent per call.
+ * Where the function cannot be probed under any of its names (they changed with folios in
+ * 5.16), its tracepoint is used instead and each call is an event counted here.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "ftrace.h"
+#include "opt.h"
+#include "out.h"
+#include "probe.h"
+#include "session.h"
+#include "tool.h"
+
+/* What is counted: pages looked up (accessed), buffers dirtied (their pages are marked
+ * accessed too, but are not reads), pages added to the cache, pages dirtied (added by a
+ * write, not missed by a read). */
+enum role { ACCESSED, BUF_DIRTIED, ADDED, DIRTIED, ROLES };
+
+/* Where each is counted, first choice first: the function under its name since 5.16
+ * (folios), then before; then a tracepoint that fires in it. */
+static const struct source {
+	const char *func[2];
+	const char *sys, *event[2];
+} sources[ROLES] = {
+	[ACCESSED] = {{"folio_mark_accessed", "mark_page_accessed"}, NULL, {NULL, NULL}},
+	[BUF_DIRTIED] = {{"mark_buffer_dirty", NULL}, NULL, {NULL, NULL}},
+	[ADDED] = {{"filemap_add_folio", "add_to_page_cache_lru"},
+		   "filemap",
+		   {"mm_filemap_add_to_page_cache", NULL}},
+	[DIRTIED] = {{"folio_account_dirtied", "account_page_dirtied"},
+		     "writeback",
+		     {"writeback_dirty_folio", "writeback_dirty_page"}},
+};
+static const char *const role_names[ROLES] = {"accessed", "buffers_dirtied", "added", "dirtied"};
+
+static struct env {
+	struct counter {
+		const char *name; /* the function or SYS:EVENT counted */
+		struct tep_event *ev;
+		bool by_hits;	       /* a kprobe's hit count; else its events, counted here */
+		char probe[32];	       /* the kprobe's name (kprobe_profile shows no group) */
+		uint64_t count;	       /* this interval */
+		uint64_t hits, missed; /* kprobe_profile's, last read */
+	} c[ROLES];
+	uint64_t missed; /* calls the kprobes missed, in all */
+	bool verbose;
+} env;
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	TOOL_JSON("one JSON object per interval"),
+	{'T', NULL, NULL, "a TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK},
+	{'v', NULL, NULL, "say what is counted where, then exit", 0},
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"cachestat                  # every second",
+	"cachestat -T 5             # every 5 seconds, with the time",
+	"cachestat 1 10             # ten seconds, one line each",
+	"cachestat -j 1 60 > cs.json # a minute of JSON lines",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	(void)arg;
+	if (o->key == 'v')
+		env.verbose = true;
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	tool_operand_interval(t, argc, argv);
+	if (!t->o.interval)
+		t->o.interval = 1000000000ULL;
+}
+
+/* --- where each is counted ------------------------------------------------------------------ */
+
+static bool by_kprobe(struct tool_run *t, enum role r, bool kprobes)
+{
+	struct counter *c = &env.c[r];
+	for (int i = 0; kprobes && i < 2 && sources[r].func[i]; i++) {
+		const char *f = sources[r].func[i];
+		/* 0: not traceable (inlined, or named otherwise on this kernel); -1: the list is
+		 * refused, the kernel decides. */
+		if (ftrace_function_traceable(f) == 0)
+			continue;
+		snprintf(c->probe, sizeof(c->probe), "cs_%s_%d", role_names[r], (int)getpid());
+		if ((c->ev = probe_try(&t->s, PROBE_KPROBE, 'p', c->probe, f, NULL))) {
+			c->name = f;
+			c->by_hits = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool by_tracepoint(struct tool_run *t, enum role r)
+{
+	struct counter *c = &env.c[r];
+	for (int i = 0; sources[r].sys && i < 2 && sources[r].event[i]; i++)
+		if ((c->ev = session_load_event(&t->s, sources[r].sys, sources[r].event[i]))) {
+			c->name = sources[r].event[i];
+			return true;
+		}
+	return false;
+}
+
+static int prepare(struct tool_run *t)
+{
+	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
+	for (enum role r = 0; r < ROLES; r++) {
+		if (by_kprobe(t, r, kprobes) || by_tracepoint(t, r))
+			continue;
+		const struct source *s = &sources[r];
+		if (!kprobes)
+			fprintf(stderr,
+				"cachestat: counting pages %s needs kprobe events at %s "
+				"(CONFIG_KPROBE_EVENTS)\n",
+				role_names[r], s->func[0]);
+		else
+			fprintf(stderr,
+				"cachestat: pages %s cannot be counted here: no %s%s%s can be "
+				"probed%s%s\n",
+				role_names[r], s->func[0], s->func[1] ? " or " : "",
+				s->func[1] ? s->func[1] : "", s->sys ? " and no tracepoint " : "",
+				s->sys ? s->event[0] : "");
+		return TOOL_FAIL;
+	}
+	if (env.verbose) {
+		for (enum role r = 0; r < ROLES; r++)
+			printf("%-16s %s (%s)\n", role_names[r], env.c[r].name,
+			       env.c[r].by_hits ? "kprobe hits, counted in the kernel" :
+						  "tracepoint, each an event counted here");
+		return TOOL_DONE;
+	}
+	t->follow_names = false;
+	t->ordered = false;
+	snprintf(t->what, sizeof(t->what), "page-cache hits and misses");
+	return TOOL_OK;
+}
+
+static void on_event(struct tep_record *rec, void *ctx)
+{
+	(void)rec;
+	((struct counter *)ctx)->count++;
+}
+
+static int setup(struct tool_run *t)
+{
+	int ret;
+	for (enum role r = 0; r < ROLES; r++)
+		if ((ret = tool_trace(t, env.c[r].ev, env.c[r].by_hits ? "common_pid < 0" : NULL,
+				      on_event, &env.c[r])))
+			return ret;
+	return TOOL_OK;
+}
+
+/* --- output --------------------------------------------------------------------------------- */
+
+/* A profile line of one of our kprobes: the calls since the last read. */
+static void hit(const char *name, unsigned long long hits, unsigned long long missed, void *ctx)
+{
+	(void)ctx;
+	for (enum role r = 0; r < ROLES; r++) {
+		struct counter *c = &env.c[r];
+		if (!c->by_hits || strcmp(name, c->probe))
+			continue;
+		c->count += hits - c->hits;
+		env.missed += missed - c->missed;
+		c->hits = hits;
+		c->missed = missed;
+	}
+}
+
+/* Buffers and Cached of /proc/meminfo, in MB; -1 when not found. */
+static void meminfo(long long *buffers, long long *cached)
+{
+	char line[256];
+	long long kb;
+	*buffers = *cached = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Buffers: %lld kB", &kb) == 1)
+			*buffers = kb / 1024;
+		else if (sscanf(line, "Cached: %lld kB", &kb) == 1)
+			*cached = kb / 1024;
+	}
+	if (f)
+		fclose(f);
+}
+
+static void header(struct tool_run *t)
+{
+	if (t->o.wallclock)
+		printf("%-8s ", "TIME");
+	printf("%10s %10s %10s %8s %10s %10s\n", "HITS", "MISSES", "DIRTIES", "HITRATIO",
+	       "BUFFERS_MB", "CACHED_MB");
+}
+
+static int interval(struct tool_run *t, uint64_t now)
+{
+	if (probe_profile(PROBE_KPROBE, hit, NULL) < 0 && env.c[ACCESSED].by_hits) {
+		fprintf(stderr, "cachestat: cannot read kprobe_profile\n");
+		return 1;
+	}
+	uint64_t n[ROLES];
+	for (enum role r = 0; r < ROLES; r++) {
+		n[r] = env.c[r].count;
+		env.c[r].count = 0;
+	}
+	/* Look-ups that were not buffer writes; pages added that no write dirtied were read
+	 * in: misses; the rest of the look-ups found their page. Read-ahead may add more
+	 * pages than were looked up in an interval: then all were misses. */
+	uint64_t total = n[ACCESSED] > n[BUF_DIRTIED] ? n[ACCESSED] - n[BUF_DIRTIED] : 0;
+	uint64_t misses = n[ADDED] > n[DIRTIED] ? n[ADDED] - n[DIRTIED] : 0;
+	if (misses > total)
+		misses = total;
+	uint64_t hits = total - misses;
+	long long buffers, cached;
+	meminfo(&buffers, &cached);
+	char when[16];
+	out_wallclock(now, when);
+	if (t->o.json) {
+		printf("{\"time\":\"%s\",\"hits\":%llu,\"misses\":%llu,\"dirties\":%llu,", when,
+		       (unsigned long long)hits, (unsigned long long)misses,
+		       (unsigned long long)n[DIRTIED]);
+		if (total)
+			printf("\"ratio\":%.4f,", (double)hits / (double)total);
+		else
+			printf("\"ratio\":null,");
+		printf("\"buffers_mb\":%lld,\"cached_mb\":%lld", buffers, cached);
+		for (enum role r = 0; r < ROLES; r++)
+			printf(",\"%s\":%llu", role_names[r], (unsigned long long)n[r]);
+		printf("}\n");
+		return 0;
+	}
+	if (t->o.wallclock)
+		printf("%-8s ", when);
+	printf("%10llu %10llu %10llu ", (unsigned long long)hits, (unsigned long long)misses,
+	       (unsigned long long)n[DIRTIED]);
+	if (total)
+		printf("%7.2f%%", 100.0 * (double)hits / (double)total);
+	else
+		printf("%8s", "-");
+	printf(" %10lld %10lld\n", buffers, cached);
+	return 0;
+}
+
+static void end(struct tool_run *t)
+{
+	if (!t->last_interval)
+		interval(t, reader_now());
+	if (env.missed)
+		fprintf(stderr,
+			"cachestat: the kernel's kprobes missed %llu calls (a probe hit while "
+			"another ran on the same CPU): the counts are short by that many\n",
+			(unsigned long long)env.missed);
+}
+
+static const struct tool cachestat = {
+	.name = "cachestat",
+	.opts = options,
+	.operands = "[interval [count]]",
+	.operand_help = "   interval    seconds between lines (default 1)\n"
+			"   count       lines, then exit (default: until Ctrl-C)\n",
+	.examples = examples,
+	.option = option,
+	.operands_fn = operands,
+	.prepare = prepare,
+	.setup = setup,
+	.header = header,
+	.interval = interval,
+	.end = end,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&cachestat, argc, argv);
+}
