@@ -102,7 +102,7 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 				     fp->retval ? "ret=$retval:s64" : NULL)))
 		return TOOL_USAGE; /* the kernel said why */
 	for (int i = 0; i < fp->nargs; i++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof(name), "a%d", i + 1);
 		if (!(fp->arg[i] = tep_find_field(fp->entry, name)))
 			return TOOL_FAIL;
