@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "funcpair.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,9 +110,9 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	}
 	if (fp->retval && !(fp->retf = tep_find_field(fp->ret, "ret")))
 		return TOOL_FAIL;
-	fp->slot = 1 + (size_t)fp->nargs;
-	/* Per thread: the depth, then DEPTH slots. */
-	if (pair_init(&fp->threads, 4096, sizeof(uint64_t) * (1 + FUNCPAIR_DEPTH * fp->slot)))
+	/* Per thread: the depth, then DEPTH calls of 1 + nargs words. */
+	if (pair_init(&fp->threads, 4096,
+		      sizeof(uint64_t) * (1 + FUNCPAIR_DEPTH * (1 + (size_t)fp->nargs))))
 		return TOOL_FAIL;
 	return TOOL_OK;
 }
@@ -123,7 +124,7 @@ static void on_entry(struct tep_record *rec, void *ctx)
 	struct funcpair *fp = ctx;
 	uint64_t *th = pair_put(&fp->threads, (uint64_t)tep_data_pid(fp->t->s.tep, rec), 0);
 	if (th[0] < FUNCPAIR_DEPTH) {
-		uint64_t *call = th + 1 + th[0] * fp->slot;
+		uint64_t *call = th + 1 + th[0] * (1 + (size_t)fp->nargs);
 		call[0] = rec->ts;
 		for (int i = 0; i < fp->nargs; i++)
 			call[1 + i] = (uint64_t)reader_num(rec, fp->arg[i]);
@@ -141,7 +142,7 @@ static void on_return(struct tep_record *rec, void *ctx)
 			th[0]--;
 		return;
 	}
-	const uint64_t *call = th + 1 + --th[0] * fp->slot;
+	const uint64_t *call = th + 1 + --th[0] * (1 + (size_t)fp->nargs);
 	struct funcpair_call c = {call[0], call + 1};
 	fp->fn(rec, &c, fp->ctx);
 	if (!th[0])
@@ -200,13 +201,12 @@ void funcpair_report(const struct funcpair *fp, const char *tool)
 	if (m.n)
 		fprintf(stderr,
 			"%s: %llu returns were missed by the kernel (more calls in progress than "
-			"the "
-			"kretprobe's instances): those calls are not counted\n",
+			"the kretprobe's instances): those calls are left out\n",
 			tool, m.n);
 	if (fp->unpaired)
 		fprintf(stderr,
 			"%s: %llu returns without their entry (calls that began before the start, "
-			"events lost, or recursion deeper than %d) are not counted\n",
+			"events lost, or recursion deeper than %d) are left out\n",
 			tool, (unsigned long long)fp->unpaired, FUNCPAIR_DEPTH);
 }
 

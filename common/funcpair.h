@@ -9,7 +9,6 @@
 #ifndef FTT_FUNCPAIR_H
 #define FTT_FUNCPAIR_H
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -42,8 +41,7 @@ struct funcpair {
 	char func[256]; /* the function's name, for the output */
 	struct tep_event *entry, *ret;
 	struct tep_format_field *arg[FUNCPAIR_MAX_ARGS], *retf;
-	struct pair_table threads; /* tid -> calls in progress */
-	size_t slot;		   /* uint64_t words per call in progress: its time, its args */
+	struct pair_table threads; /* tid -> the depth, then DEPTH calls: time, nargs args */
 	uint64_t unpaired;	   /* returns without their entry (lost, or deeper than DEPTH) */
 	/* kprobe_profile names a probe without its group: names of this run's own */
 	char entry_name[32], ret_name[32];

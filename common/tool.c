@@ -343,7 +343,7 @@ static int run(struct tool_run *t)
 										    TOOL_OK;
 	if (tool->end && !out_closed())
 		tool->end(t);
-	if (out_flush() < 0)
+	if (out_flush() < 0 || t->failed)
 		ret = TOOL_FAIL;
 	return ret;
 }

@@ -143,6 +143,8 @@ struct tool_run {
 	char what[PATH_MAX + 1024]; /* what the default banner says is traced */
 	int intervals;		    /* interval() calls so far */
 	bool last_interval;	    /* interval() said it was the last */
+	/* Set by a stage that failed after tracing began (said on stderr): the run exits 1. */
+	bool failed;
 	/* --exec: the command, held until tracing is on (child_go), then waited for. */
 	pid_t child;
 	char exec_path[PATH_MAX]; /* the command, found in PATH */

@@ -215,8 +215,10 @@ static void header(struct tool_run *t)
 
 static int interval(struct tool_run *t, uint64_t now)
 {
-	if (probe_profile(PROBE_KPROBE, hit, NULL) < 0 && env.c[ACCESSED].by_hits) {
-		fprintf(stderr, "cachestat: cannot read kprobe_profile\n");
+	/* The counts would be short: the run ends, and fails. */
+	if (probe_profile(PROBE_KPROBE, hit, NULL) < 0) {
+		fprintf(stderr, "cachestat: cannot read kprobe_profile: the counts are lost\n");
+		t->failed = true;
 		return 1;
 	}
 	uint64_t n[ROLES];

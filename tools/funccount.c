@@ -376,12 +376,12 @@ static void hit(const char *name, unsigned long long hits, unsigned long long mi
 	f->missed = missed;
 }
 
-static void read_hits(void)
+static int read_hits(void)
 {
-	if (env.kernel)
-		probe_profile(PROBE_KPROBE, hit, NULL);
-	if (env.user)
-		probe_profile(PROBE_UPROBE, hit, NULL);
+	if ((env.kernel && probe_profile(PROBE_KPROBE, hit, NULL) < 0) ||
+	    (env.user && probe_profile(PROBE_UPROBE, hit, NULL) < 0))
+		return -1;
+	return 0;
 }
 
 /* --- output --------------------------------------------------------------------------------- */
@@ -398,8 +398,15 @@ static int interval(struct tool_run *t, uint64_t now)
 {
 	char when[16];
 	out_wallclock(now, when);
-	if (!by_events(t))
-		read_hits();
+	/* The counts would be short: the run ends, and fails. */
+	if (!by_events(t) && read_hits()) {
+		fprintf(stderr,
+			"funccount: cannot read the probes' hit counts (%s_profile): the "
+			"counts are lost\n",
+			env.kernel ? "kprobe" : "uprobe");
+		t->failed = true;
+		return 1;
+	}
 	struct func **rows = malloc((size_t)env.n * sizeof(*rows));
 	int n = 0;
 	for (int i = 0; rows && i < env.n; i++)

@@ -22,8 +22,6 @@
 static struct env {
 	struct funcpair fp;
 	uint64_t min_ns; /* the threshold */
-	unsigned long long shown;
-	struct tool_run *t;
 } env;
 
 static const struct opt_spec options[] = {
@@ -75,7 +73,6 @@ static int prepare(struct tool_run *t)
 	int ret = funcpair_probes(t, &env.fp, "fs");
 	if (ret)
 		return ret;
-	env.t = t;
 	snprintf(t->what, sizeof(t->what), "calls of %s function %s slower than %llu us",
 		 env.fp.user ? "user" : "kernel", env.fp.spec,
 		 (unsigned long long)(env.min_ns / 1000));
@@ -90,12 +87,11 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	uint64_t ns = ret->ts >= c->entry_ts ? ret->ts - c->entry_ts : 0;
 	if (ns < env.min_ns)
 		return;
-	struct tool_run *t = env.t;
+	struct tool_run *t = env.fp.t;
 	int tid = tep_data_pid(t->s.tep, ret);
 	const char *comm = tool_comm(t, tid);
 	long long rv = funcpair_retval(&env.fp, ret);
 	char when[16];
-	env.shown++;
 	if (t->o.json) {
 		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pid\":%d,\"comm\":",
 		       out_wallclock(c->entry_ts, when), c->entry_ts / 1e9, tid);
