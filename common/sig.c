@@ -18,6 +18,7 @@ struct step {
 	struct step *volatile next;
 	volatile sig_atomic_t done;
 	char *path, *line; /* line NULL: rmdir(path) */
+	int flags;	   /* of the write's open: O_APPEND or O_TRUNC */
 };
 /* Appended to, never reallocated: the handler may walk it at any moment. */
 static struct step *volatile steps;
@@ -69,12 +70,17 @@ void sig_emergency(void)
 			rmdir(s->path);
 			continue;
 		}
-		int fd = open(s->path, O_WRONLY | O_APPEND | O_CLOEXEC);
-		if (fd >= 0) {
-			ssize_t n = write(fd, s->line, strlen(s->line));
-			(void)n;
-			close(fd);
+		int fd = open(s->path, O_WRONLY | s->flags | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* The kernel may take a list one word per write (set_graph_function). */
+		for (const char *p = s->line, *end = p + strlen(p); p < end;) {
+			ssize_t n = write(fd, p, (size_t)(end - p));
+			if (n <= 0)
+				break;
+			p += n;
 		}
+		close(fd);
 	}
 }
 
@@ -159,7 +165,7 @@ void sig_blocking_end(void)
 	blocking = 0;
 }
 
-static int add(const char *path, const char *line)
+static int add(const char *path, const char *line, int flags)
 {
 	struct step *s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path)) || (line && !(s->line = strdup(line)))) {
@@ -168,6 +174,7 @@ static int add(const char *path, const char *line)
 		free(s);
 		return -1;
 	}
+	s->flags = flags;
 	/* Fully built before it becomes reachable from the handler. */
 	if (last)
 		last->next = s;
@@ -179,12 +186,17 @@ static int add(const char *path, const char *line)
 
 int sig_on_emergency_rmdir(const char *path)
 {
-	return add(path, NULL);
+	return add(path, NULL, 0);
+}
+
+int sig_on_emergency_replace(const char *path, const char *line)
+{
+	return add(path, line, O_TRUNC);
 }
 
 int sig_on_emergency_write(const char *path, const char *line)
 {
-	return add(path, line);
+	return add(path, line, O_APPEND);
 }
 
 void sig_forget(int handle)

@@ -35,6 +35,8 @@ void sig_blocking_end(void);
  */
 int sig_on_emergency_rmdir(const char *path);
 int sig_on_emergency_write(const char *path, const char *line);
+/* The same, with the file truncated first: line replaces what it holds. */
+int sig_on_emergency_replace(const char *path, const char *line);
 /* The step is done by the normal path, or no longer wanted. */
 void sig_forget(int handle);
 /* Run the steps now (tests; also what the handler does). Async-signal-safe. */
