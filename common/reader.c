@@ -211,27 +211,42 @@ static void close_on_session_end(void *arg)
 	reader_close(arg);
 }
 
-int reader_open_session(struct reader *r, struct session *s, bool ordered)
+/* The buffers of the session's instance, or (top) the top level's, read for the session. */
+static int open_for_session(struct reader *r, struct session *s, bool top, int on_fd, bool ordered)
 {
+	struct tracefs_instance *inst = top ? NULL : s->inst;
+	const char *dir = top ? tracefs_tracing_dir() : s->dir;
 	size_t subbuf = 0;
 	long long kb;
 	/* Linux 6.8 made the page (sub-buffer) size configurable. */
-	if (tracefs_file_exists(s->inst, "buffer_subbuf_size_kb") &&
-	    !tracefs_instance_file_read_number(s->inst, "buffer_subbuf_size_kb", &kb) && kb > 0)
+	if (tracefs_file_exists(inst, "buffer_subbuf_size_kb") &&
+	    !tracefs_instance_file_read_number(inst, "buffer_subbuf_size_kb", &kb) && kb > 0)
 		subbuf = (size_t)kb * 1024;
-	int ret = open_cpus(r, s->tool, s->tep, s->dir, subbuf, ordered);
+	int ret = dir ? open_cpus(r, s->tool, s->tep, dir, subbuf, ordered) : -1;
 	r->mono = s->mono;
-	r->src[0].tracing_on_fd = s->hold_fd;
+	r->src[0].tracing_on_fd = on_fd;
 	if (session_on_close(s, SESSION_BEFORE_REMOVE, close_on_session_end, r)) {
 		reader_close(r);
 		return -1;
 	}
+	if (top) /* its buffer_percent is not this run's to change */
+		return ret;
 	char *path = tracefs_instance_get_file(s->inst, "buffer_percent");
 	r->percent_fd = path && tracefs_file_exists(s->inst, "buffer_percent") ?
 				open(path, O_WRONLY | O_CLOEXEC) :
 				-1;
 	tracefs_put_tracing_file(path);
 	return ret;
+}
+
+int reader_open_session(struct reader *r, struct session *s, bool ordered)
+{
+	return open_for_session(r, s, false, s->hold_fd, ordered);
+}
+
+int reader_open_toplevel(struct reader *r, struct session *s, int on_fd, bool ordered)
+{
+	return open_for_session(r, s, true, on_fd, ordered);
 }
 
 static struct reader_route *route(struct reader *r, int id)

@@ -84,6 +84,9 @@ int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_
 		bool ordered);
 /* Open the reader of a session's instance; session_close() closes it. */
 int reader_open_session(struct reader *r, struct session *s, bool ordered);
+/* Instead, the top level's buffers (toplevel.h: the run owns it), for the session: on_fd
+ * its tracing_on, written 0 at the stop. */
+int reader_open_toplevel(struct reader *r, struct session *s, int on_fd, bool ordered);
 /* Read another session's instance too (merged in time order; its CPUs do not wake poll());
  * what names its events in messages. Returns its source index, or -1. */
 int reader_add_session(struct reader *r, struct session *s, const char *what);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "session.h"
 #include "sig.h"
+#include "toplevel.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -592,7 +593,9 @@ static int sweep_probes(const char *tool)
 
 int session_sweep_stale(const char *tool)
 {
-	int n = sweep_instances(tool);
+	/* The top level first: a killed owner's tracer may be graphing every call. */
+	int n = toplevel_recover(tool);
+	n += sweep_instances(tool);
 	return n + sweep_probes(tool);
 }
 

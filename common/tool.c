@@ -4,6 +4,7 @@
 #include "comm.h"
 #include "out.h"
 #include "sig.h"
+#include "toplevel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -290,6 +291,11 @@ static int exec_find(const char *cmd, char found[PATH_MAX])
 	return err;
 }
 
+static void release_top(void *arg)
+{
+	toplevel_release(arg);
+}
+
 static int run(struct tool_run *t)
 {
 	const struct tool *tool = t->tool;
@@ -313,7 +319,12 @@ static int run(struct tool_run *t)
 	/* -n names the task when the event happened; the names are followed for it too. */
 	if ((t->follow_names || t->o.name) && !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
 		return TOOL_FAIL;
-	if (reader_open_session(&t->r, &t->s, t->ordered || t->names))
+	if (t->top ? reader_open_toplevel(&t->r, &t->s, t->top->on_fd, t->ordered || t->names) :
+		     reader_open_session(&t->r, &t->s, t->ordered || t->names))
+		return TOOL_FAIL;
+	/* After the reader's close (registered as it opened): the kernel will not change the
+	 * tracer while its buffers are open (EBUSY). */
+	if (t->top && session_on_close(&t->s, SESSION_BEFORE_REMOVE, release_top, t->top))
 		return TOOL_FAIL;
 	if (t->names && comm_attach(t->names, &t->r))
 		return TOOL_FAIL;

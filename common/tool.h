@@ -28,6 +28,7 @@
 
 struct comm_table;
 struct tep_event;
+struct toplevel;
 
 /* Exit statuses, and TOOL_DONE: prepare() did all there was to do (-l, -v). */
 enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
@@ -143,6 +144,9 @@ struct tool_run {
 	char what[PATH_MAX + 1024]; /* what the default banner says is traced */
 	int intervals;		    /* interval() calls so far */
 	bool last_interval;	    /* interval() said it was the last */
+	/* Set by instance() when the tool traces at the top level (toplevel.h), which it
+	 * owns: its buffers are read instead of the instance's; released after them. */
+	struct toplevel *top;
 	/* Set by a stage that failed after tracing began (said on stderr): the run exits 1. */
 	bool failed;
 	/* --exec: the command, held until tracing is on (child_go), then waited for. */

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "toplevel.h"
+#include "sig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+const char *toplevel_perf_tools_lock = "/var/tmp/.ftrace-lock";
+
+/* Where the state file lives: tmpfs, gone at a reboot as the kernel's settings are.
+ * FTT_RUN_DIR for the unit tests; /tmp where there is no /run (busybox guests). */
+static const char *state_path(char *buf, size_t len, bool make)
+{
+	const char *dir = getenv("FTT_RUN_DIR");
+	char d[PATH_MAX];
+	if (!dir || !*dir) {
+		struct stat st;
+		snprintf(d, sizeof(d), "%s/ftrace-tools",
+			 stat("/run", &st) == 0 && S_ISDIR(st.st_mode) ? "/run" : "/tmp");
+		dir = d;
+	}
+	if (make && mkdir(dir, 0700) && errno != EEXIST)
+		return NULL;
+	int n = snprintf(buf, len, "%s/top-level", dir);
+	return n > 0 && (size_t)n < len ? buf : NULL;
+}
+
+static char *read_all(int fd)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+	while (buf && (n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += (size_t)n;
+		if (cap - len < 2) {
+			char *more = realloc(buf, cap *= 2);
+			if (!more)
+				free(buf);
+			buf = more;
+		}
+	}
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+static char *read_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *text = read_all(fd);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return text;
+}
+
+/* Replace what the file holds with value; the kernel may take a list one word per write. */
+static int write_path(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (const char *p = value, *end = p + strlen(p); p < end;) {
+		ssize_t n = write(fd, p, (size_t)(end - p));
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		p += n;
+	}
+	return close(fd);
+}
+
+static bool is_list(const char *file)
+{
+	return !strncmp(file, "set_", 4);
+}
+
+int toplevel_normalize(const char *file, const char *text, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = 0;
+	if (!strcmp(file, "trace_clock")) {
+		const char *b = strchr(text, '['), *e = b ? strchr(b, ']') : NULL;
+		if (!e || (size_t)(e - b) > len)
+			return -1;
+		snprintf(out, len, "%.*s", (int)(e - b - 1), b + 1);
+		return 0;
+	}
+	if (!strcmp(file, "buffer_size_kb") && text[0] == 'X')
+		return -1;
+	if (!strcmp(file, "buffer_size_kb") && strstr(text, "(expanded: ")) {
+		/* Unused since boot: the kernel gives it this size on first use, and no write
+		 * takes it back to the placeholder. */
+		snprintf(out, len, "%lld", atoll(strstr(text, "(expanded: ") + 11));
+		return 0;
+	}
+	if (!is_list(file)) {
+		size_t l = strcspn(text, "\n");
+		if (l >= len)
+			return -1;
+		snprintf(out, len, "%.*s", (int)l, text);
+		return 0;
+	}
+	for (const char *line = text; *line;) {
+		size_t l = strcspn(line, "\n");
+		if (l && line[0] != '#' && !(l == 6 && !memcmp(line, "no pid", 6))) {
+			if (n + l + 2 > len)
+				return -1;
+			n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? " " : "", (int)l,
+					      line);
+		}
+		line += l + (line[l] == '\n');
+	}
+	return 0;
+}
+
+static void path_of(const struct toplevel *tl, const char *file, char *buf, size_t len)
+{
+	if (snprintf(buf, len, "%s/%s", tl->dir, file) >= (int)len)
+		buf[0] = 0; /* no such file: said by what fails to open it */
+}
+
+/* Append a line to the state file (it is only ever appended to while owned). */
+static int state_line(struct toplevel *tl, const char *fmt, const char *a, const char *b)
+{
+	char line[PATH_MAX + 64];
+	int n = snprintf(line, sizeof(line), fmt, a, b);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -1;
+	return write(tl->lock_fd, line, (size_t)n) == n ? 0 : -1;
+}
+
+static int save(struct toplevel *tl, const char *file)
+{
+	for (int i = 0; i < tl->n; i++)
+		if (!strcmp(tl->set[i].file, file))
+			return 0;
+	if (tl->n == TOPLEVEL_MAX_SETTINGS || strlen(file) >= sizeof(tl->set[0].file)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	char path[PATH_MAX + 64];
+	path_of(tl, file, path, sizeof(path));
+	char *text = read_path(path);
+	if (!text)
+		return -1;
+	size_t len = strlen(text) + 32;
+	char *value = malloc(len);
+	if (!value || toplevel_normalize(file, text, value, len)) {
+		free(text);
+		free(value);
+		errno = value ? ENOTSUP : ENOMEM;
+		return -1;
+	}
+	free(text);
+	/* The state first: killed from here on, the next run finds what to write back. */
+	struct toplevel_setting *s = &tl->set[tl->n];
+	if (state_line(tl, "set %s %s\n", file, value) ||
+	    (s->emergency = sig_on_emergency_replace(path, value)) < 0) {
+		free(value);
+		return -1;
+	}
+	snprintf(s->file, sizeof(s->file), "%s", file);
+	s->saved = value;
+	tl->n++;
+	return 0;
+}
+
+int toplevel_set(struct toplevel *tl, const char *file, const char *value)
+{
+	char path[PATH_MAX + 64];
+	path_of(tl, file, path, sizeof(path));
+	if (save(tl, file) || write_path(path, value)) {
+		int e = errno;
+		fprintf(stderr, "%s: cannot set %s to '%s' at the top level: %s%s\n", tl->tool,
+			path, value, strerror(e), e == EPERM ? " (the kernel refuses it)" : "");
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* Write the saved settings back: the tracer first (stopping it before its filters are
+ * emptied, which would graph every function for a moment), then the others newest first.
+ * Returns how many could not be written; their names in failed. */
+static int restore(const char *dir, char *const *files, char *const *values, int n, char *failed,
+		   size_t len)
+{
+	int bad = 0;
+	failed[0] = 0;
+	for (int k = 0; k < n; k++) {
+		int i = k == 0 ? 0 : n - k;
+		char path[PATH_MAX + 64];
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (write_path(path, values[i])) {
+			size_t used = strlen(failed);
+			snprintf(failed + used, len - used, "%s%s (%s)", bad ? ", " : "", files[i],
+				 strerror(errno));
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static void remove_perf_lock(const char *pid)
+{
+	char *text = read_path(toplevel_perf_tools_lock);
+	if (text && (int)strtol(text, NULL, 10) == atoi(pid))
+		unlink(toplevel_perf_tools_lock);
+	free(text);
+}
+
+/* With the lock held: what a dead owner left in the state file, written back. */
+static int recover_locked(int fd, const char *tool)
+{
+	lseek(fd, 0, SEEK_SET);
+	char *text = read_all(fd);
+	if (!text || !*text) {
+		free(text);
+		return 0;
+	}
+	char *files[TOPLEVEL_MAX_SETTINGS], *values[TOPLEVEL_MAX_SETTINGS];
+	int n = 0, pid = 0;
+	char owner[64] = "a run", dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", tracefs_tracing_dir() ? tracefs_tracing_dir() : "");
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (!strncmp(line, "owner ", 6))
+			sscanf(line + 6, "%d %63s", &pid, owner);
+		else if (!strncmp(line, "dir ", 4))
+			snprintf(dir, sizeof(dir), "%s", line + 4);
+		else if (!strncmp(line, "perf-lock ", 10))
+			remove_perf_lock(line + 10);
+		else if (!strncmp(line, "set ", 4) && n < TOPLEVEL_MAX_SETTINGS) {
+			char *sp = strchr(line + 4, ' ');
+			if (!sp)
+				continue;
+			*sp = 0;
+			files[n] = line + 4;
+			values[n++] = sp + 1;
+		}
+	}
+	char failed[512];
+	int bad = restore(dir, files, values, n, failed, sizeof(failed));
+	if (bad)
+		fprintf(stderr,
+			"%s: %s (PID %d) was killed holding the top-level tracer; could not write "
+			"back: %s\n",
+			tool, owner, pid, failed);
+	else
+		fprintf(stderr,
+			"%s: %s (PID %d) was killed holding the top-level tracer: restored its %d "
+			"settings\n",
+			tool, owner, pid, n);
+	free(text);
+	if (ftruncate(fd, 0))
+		return -1;
+	return 1;
+}
+
+int toplevel_recover(const char *tool)
+{
+	char path[PATH_MAX];
+	if (!state_path(path, sizeof(path), false))
+		return 0;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int ret = 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		ret = recover_locked(fd, tool) > 0;
+	close(fd);
+	return ret;
+}
+
+static void say_owner(const char *tool, int fd)
+{
+	lseek(fd, 0, SEEK_SET);
+	char *text = read_all(fd);
+	int pid = 0;
+	char owner[64] = "another ftrace-tools run";
+	long long since = 0;
+	if (text && !strncmp(text, "owner ", 6))
+		sscanf(text + 6, "%d %63s %lld", &pid, owner, &since);
+	char when[32] = "";
+	time_t t = (time_t)since;
+	struct tm tm;
+	if (since && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), ", since %H:%M:%S", &tm);
+	if (pid)
+		fprintf(stderr,
+			"%s: the top-level tracer is in use by %s (PID %d%s); one run at a time "
+			"can own it\n",
+			tool, owner, pid, when);
+	else
+		fprintf(stderr, "%s: the top-level tracer is in use by %s\n", tool, owner);
+	free(text);
+}
+
+/* Is the top level free of other users? (Those that are not ftrace-tools runs.) */
+static int check_free(struct toplevel *tl)
+{
+	char path[PATH_MAX + 64], *text;
+	path_of(tl, "current_tracer", path, sizeof(path));
+	if (!(text = read_path(path))) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", tl->tool, path, strerror(errno));
+		return -1;
+	}
+	text[strcspn(text, "\n")] = 0;
+	if (strcmp(text, "nop")) {
+		fprintf(stderr,
+			"%s: the top-level tracer is in use: current_tracer is %s, not set by "
+			"ftrace-tools (write nop to %s when nobody uses it)\n",
+			tl->tool, text, path);
+		free(text);
+		return -1;
+	}
+	free(text);
+	path_of(tl, "set_event", path, sizeof(path));
+	if ((text = read_path(path)) && *text) {
+		const char *nl = strchr(text, '\n');
+		fprintf(stderr,
+			"%s: the top-level buffer is in use: events are enabled there (%.*s%s in "
+			"%s)\n",
+			tl->tool, (int)strcspn(text, "\n"), text, nl && nl[1] ? ", ..." : "", path);
+		free(text);
+		return -1;
+	}
+	free(text);
+	if ((text = read_path(toplevel_perf_tools_lock))) {
+		fprintf(stderr,
+			"%s: ftrace is in use by perf-tools: %s names PID %d (remove it if no "
+			"perf-tools tool runs)\n",
+			tl->tool, toplevel_perf_tools_lock, atoi(text));
+		free(text);
+		return -1;
+	}
+	return 0;
+}
+
+/* perf-tools' tools refuse to start while this exists: they would take the tracer. */
+static int take_perf_lock(struct toplevel *tl)
+{
+	int fd = open(toplevel_perf_tools_lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno == EEXIST ? check_free(tl) : 0; /* no /var/tmp: nothing to tell */
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	tl->perf_lock = write(fd, pid, (size_t)n) == n;
+	close(fd);
+	if (!tl->perf_lock) {
+		unlink(toplevel_perf_tools_lock);
+		return 0;
+	}
+	pid[n - 1] = 0;
+	return state_line(tl, "perf-lock %s%s\n", pid, "");
+}
+
+int toplevel_acquire(struct toplevel *tl, const char *tool)
+{
+	memset(tl, 0, sizeof(*tl));
+	tl->tool = tool;
+	tl->lock_fd = tl->on_fd = -1;
+	const char *dir = tracefs_tracing_dir();
+	char path[PATH_MAX];
+	if (!dir) {
+		fprintf(stderr, "%s: no tracefs (CONFIG_TRACING)\n", tool);
+		return -1;
+	}
+	snprintf(tl->dir, sizeof(tl->dir), "%s", dir);
+	if (!state_path(path, sizeof(path), true) ||
+	    (tl->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		fprintf(stderr, "%s: cannot make the top-level tracer's state file %s: %s\n", tool,
+			path, strerror(errno));
+		return -1;
+	}
+	snprintf(tl->state, sizeof(tl->state), "%s", path);
+	if (flock(tl->lock_fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			say_owner(tool, tl->lock_fd);
+		else
+			fprintf(stderr, "%s: cannot lock %s: %s\n", tool, path, strerror(errno));
+		close(tl->lock_fd);
+		tl->lock_fd = -1;
+		return -1;
+	}
+	char owner[PATH_MAX + 64];
+	snprintf(owner, sizeof(owner), "%d %s %lld", (int)getpid(), tool, (long long)time(NULL));
+	if (recover_locked(tl->lock_fd, tool) < 0 || check_free(tl) || ftruncate(tl->lock_fd, 0) ||
+	    lseek(tl->lock_fd, 0, SEEK_SET) ||
+	    state_line(tl, "owner %s\ndir %s\n", owner, tl->dir) || take_perf_lock(tl) ||
+	    save(tl, "current_tracer")) {
+		int e = errno;
+		toplevel_release(tl);
+		errno = e;
+		return -1;
+	}
+	path_of(tl, "tracing_on", path, sizeof(path));
+	tl->on_fd = open(path, O_WRONLY | O_CLOEXEC);
+	return 0;
+}
+
+void toplevel_release(struct toplevel *tl)
+{
+	if (tl->lock_fd < 0)
+		return;
+	if (tl->on_fd >= 0)
+		close(tl->on_fd);
+	tl->on_fd = -1;
+	char *files[TOPLEVEL_MAX_SETTINGS], *values[TOPLEVEL_MAX_SETTINGS], failed[512];
+	for (int i = 0; i < tl->n; i++) {
+		files[i] = tl->set[i].file;
+		values[i] = tl->set[i].saved;
+	}
+	if (restore(tl->dir, files, values, tl->n, failed, sizeof(failed)))
+		fprintf(stderr,
+			"%s: could not write back at the top level: %s (the state stays in %s for "
+			"the next run)\n",
+			tl->tool, failed, tl->state);
+	else if (ftruncate(tl->lock_fd, 0) == 0 && tl->perf_lock)
+		unlink(toplevel_perf_tools_lock);
+	for (int i = 0; i < tl->n; i++) {
+		sig_forget(tl->set[i].emergency);
+		free(tl->set[i].saved);
+	}
+	tl->n = 0;
+	tl->perf_lock = false;
+	close(tl->lock_fd); /* the lock goes with it */
+	tl->lock_fd = -1;
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The top level's owner and its saved settings, against a fake tracefs tree and a private
+ * state directory (FTT_RUN_DIR). */
+#include "helpers.h"
+
+#include <tracefs.h>
+
+#include "sig.h"
+#include "toplevel.h"
+
+static char tree[64], lock[128], run[128];
+
+static int make_tree(void **state)
+{
+	(void)state;
+	strcpy(tree, "/tmp/ftt-top-XXXXXX");
+	assert_non_null(mkdtemp(tree));
+	write_file(tree, "current_tracer", "nop\n");
+	write_file(tree, "set_graph_function", "#### all functions enabled ####\n");
+	write_file(tree, "set_ftrace_pid", "no pid\n");
+	write_file(tree, "max_graph_depth", "0\n");
+	write_file(tree, "trace_clock", "[local] global counter mono\n");
+	write_file(tree, "buffer_size_kb", "7 (expanded: 1408)\n");
+	write_file(tree, "tracing_on", "1\n");
+	write_file(tree, "set_event", "");
+	write_file(tree, "options/sleep-time", "1\n");
+	assert_int_equal(tracefs_set_tracing_dir(tree), 0);
+	snprintf(run, sizeof(run), "%s/run", tree);
+	snprintf(lock, sizeof(lock), "%s/ftrace-lock", tree);
+	setenv("FTT_RUN_DIR", run, 1);
+	toplevel_perf_tools_lock = lock;
+	return 0;
+}
+
+static int remove_tree(void **state)
+{
+	(void)state;
+	rm_rf(tree);
+	return 0;
+}
+
+static void assert_file(const char *rel, const char *want)
+{
+	char buf[512];
+	assert_non_null(read_file(tree, rel, buf, sizeof(buf)));
+	assert_string_equal(buf, want);
+}
+
+static void test_normalize(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *text, *want;
+	} cases[] = {
+		{"trace_clock", "local global [mono] boot\n", "mono"},
+		{"buffer_size_kb", "7 (expanded: 1408)\n", "1408"},
+		{"buffer_size_kb", "2052\n", "2052"},
+		{"current_tracer", "function_graph\n", "function_graph"},
+		{"set_graph_function", "#### all functions enabled ####\n", ""},
+		{"set_graph_function", "vfs_read\nschedule\n", "vfs_read schedule"},
+		{"set_ftrace_pid", "no pid\n", ""},
+		{"set_ftrace_pid", "12\n34\n", "12 34"},
+		{"options/sleep-time", "0\n", "0"},
+	};
+	char out[128];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(toplevel_normalize(cases[i].file, cases[i].text, out, sizeof(out)),
+				 0);
+		assert_string_equal(out, cases[i].want);
+	}
+	/* per-CPU sizes that differ cannot be written back as one */
+	assert_int_equal(toplevel_normalize("buffer_size_kb", "X\n", out, sizeof(out)), -1);
+	assert_int_equal(toplevel_normalize("trace_clock", "local global\n", out, sizeof(out)), -1);
+	/* a list that does not fit is refused, not cut */
+	assert_int_equal(toplevel_normalize("set_graph_function", "abcdef\nghijkl\n", out, 8), -1);
+}
+
+static void set_all(struct toplevel *tl)
+{
+	assert_int_equal(toplevel_set(tl, "set_graph_function", "vfs_read"), 0);
+	assert_int_equal(toplevel_set(tl, "max_graph_depth", "3"), 0);
+	assert_int_equal(toplevel_set(tl, "trace_clock", "mono"), 0);
+	assert_int_equal(toplevel_set(tl, "buffer_size_kb", "4096"), 0);
+	assert_int_equal(toplevel_set(tl, "options/sleep-time", "0"), 0);
+	assert_int_equal(toplevel_set(tl, "current_tracer", "function_graph"), 0);
+}
+
+static void assert_restored(void)
+{
+	assert_file("current_tracer", "nop");
+	assert_file("set_graph_function", "");
+	assert_file("max_graph_depth", "0");
+	assert_file("trace_clock", "local");
+	assert_file("buffer_size_kb", "1408");
+	assert_file("options/sleep-time", "1");
+}
+
+/* Set, then given back: every file as found (in the form the kernel takes back), the state
+ * file empty, perf-tools' lock made while owned and gone after. */
+static void test_set_release(void **state)
+{
+	(void)state;
+	struct toplevel tl;
+	char buf[1024], want[64];
+	assert_int_equal(toplevel_acquire(&tl, "test_toplevel"), 0);
+	set_all(&tl);
+	assert_file("current_tracer", "function_graph");
+	assert_file("set_graph_function", "vfs_read");
+	snprintf(want, sizeof(want), "%d\n", (int)getpid());
+	assert_non_null(read_file(tree, "ftrace-lock", buf, sizeof(buf)));
+	assert_string_equal(buf, want);
+	assert_non_null(read_file(run, "top-level", buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "test_toplevel"));
+	/* current_tracer first: it is written back first */
+	assert_non_null(strstr(buf, "\nset current_tracer nop\nset set_graph_function \n"));
+	assert_non_null(strstr(buf, "\nset trace_clock local\n"));
+	assert_non_null(strstr(buf, "\nset buffer_size_kb 1408\n"));
+	toplevel_release(&tl);
+	assert_restored();
+	assert_file("run/top-level", "");
+	assert_int_equal(access(lock, F_OK), -1);
+	toplevel_release(&tl); /* again: nothing */
+	assert_restored();
+}
+
+static void second_run(const void *arg)
+{
+	(void)arg;
+	struct toplevel tl;
+	exit(toplevel_acquire(&tl, "second") ? 1 : 0);
+}
+
+/* A second run while the first owns it: refused, naming the owner; nothing changed. */
+static void test_second_run_named(void **state)
+{
+	(void)state;
+	struct toplevel tl;
+	char err[1024], want[128];
+	assert_int_equal(toplevel_acquire(&tl, "test_toplevel"), 0);
+	assert_int_equal(toplevel_set(&tl, "current_tracer", "function_graph"), 0);
+	assert_int_equal(run_child(second_run, NULL, err, sizeof(err)), 1);
+	snprintf(want, sizeof(want),
+		 "second: the top-level tracer is in use by test_toplevel (PID %d, since ",
+		 (int)getpid());
+	if (strncmp(err, want, strlen(want)) || strchr(err, '\n') != err + strlen(err) - 1)
+		fail_msg("got '%s'", err);
+	assert_file("current_tracer", "function_graph");
+	toplevel_release(&tl);
+	assert_file("current_tracer", "nop");
+}
+
+static void killed_owner(const void *arg)
+{
+	(void)arg;
+	struct toplevel tl;
+	if (toplevel_acquire(&tl, "killed"))
+		exit(1);
+	set_all(&tl);
+	_exit(0); /* as SIGKILL: nothing written back */
+}
+
+static void recover(const void *arg)
+{
+	exit(toplevel_recover(arg));
+}
+
+/* An owner that died holding it: the next run (any tool's sweep) writes its settings back,
+ * says so, and removes perf-tools' lock it made. */
+static void test_recover_after_kill(void **state)
+{
+	(void)state;
+	char err[1024];
+	assert_int_equal(run_child(killed_owner, NULL, err, sizeof(err)), 0);
+	assert_file("current_tracer", "function_graph");
+	assert_int_equal(access(lock, F_OK), 0);
+	assert_int_equal(run_child(recover, "tpoint", err, sizeof(err)), 1);
+	if (!strstr(err, "tpoint: killed (PID ") ||
+	    !strstr(err, ") was killed holding the top-level tracer: restored its 6 settings\n"))
+		fail_msg("got '%s'", err);
+	assert_restored();
+	assert_int_equal(access(lock, F_OK), -1);
+	/* nothing left to do for the next one */
+	assert_int_equal(run_child(recover, "tpoint", err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+}
+
+static void faulting_owner(const void *arg)
+{
+	(void)arg;
+	struct toplevel tl;
+	if (toplevel_acquire(&tl, "faulting"))
+		exit(1);
+	set_all(&tl);
+	sig_emergency(); /* what the fault handler runs */
+	_exit(0);
+}
+
+/* A fault: the emergency steps write every setting back. */
+static void test_emergency(void **state)
+{
+	(void)state;
+	char err[1024];
+	assert_int_equal(run_child(faulting_owner, NULL, err, sizeof(err)), 0);
+	assert_restored();
+}
+
+static void first_run(const void *arg)
+{
+	(void)arg;
+	struct toplevel tl;
+	exit(toplevel_acquire(&tl, "funcgraph") ? 1 : 0);
+}
+
+/* A top level used by someone else is refused, with what uses it, and left alone. */
+static void test_in_use(void **state)
+{
+	(void)state;
+	char err[1024];
+	write_file(tree, "current_tracer", "function\n");
+	assert_int_equal(run_child(first_run, NULL, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "current_tracer is function, not set by ftrace-tools"));
+	assert_file("current_tracer", "function\n");
+	write_file(tree, "current_tracer", "nop\n");
+	write_file(tree, "set_event", "sched:sched_switch\nirq:irq_handler_entry\n");
+	assert_int_equal(run_child(first_run, NULL, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "events are enabled there (sched:sched_switch, ..."));
+	write_file(tree, "set_event", "");
+	write_file(tree, "ftrace-lock", "4242\n");
+	assert_int_equal(run_child(first_run, NULL, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "in use by perf-tools: "));
+	assert_non_null(strstr(err, "names PID 4242"));
+	assert_file("ftrace-lock", "4242\n");
+	assert_file("run/top-level", "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_normalize),
+		cmocka_unit_test_setup_teardown(test_set_release, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_second_run_named, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_recover_after_kill, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_emergency, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_in_use, make_tree, remove_tree),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
