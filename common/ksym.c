@@ -91,3 +91,11 @@ void ksym_free(struct ksyms *k)
 	free(k->names);
 	free(k);
 }
+
+unsigned long long ksym_addr(const struct ksyms *k, const char *name)
+{
+	for (size_t i = 0; k && i < k->n; i++)
+		if (!strcmp(k->names + k->sym[i].name, name))
+			return k->sym[i].addr;
+	return 0;
+}

@@ -11,6 +11,8 @@ struct ksyms;
 struct ksyms *ksym_load(void);
 /* The symbol at or before addr and addr's offset from it; NULL when there is none. */
 const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned long long *off);
+/* The address of a function by name (a linear search: once per run); 0 when not found. */
+unsigned long long ksym_addr(const struct ksyms *k, const char *name);
 void ksym_free(struct ksyms *k);
 
 #endif

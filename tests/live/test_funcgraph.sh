@@ -1,0 +1,200 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of funcgraph: a static test program makes a known number of getppid() calls and
+# naps of known lengths; funcgraph --exec shows each getppid graph once, well nested, with
+# durations that hold their callees', and the naps no shorter than asked (shorter than asked
+# with -C, which leaves the sleep out). The top level, which funcgraph owns while it runs:
+# a second run names the owner, a top level used by someone else is refused, every setting
+# found there (not only the defaults) is written back, on every way of stopping, and after
+# SIGKILL by the next run of any tool.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+
+ST=${SYS_TARGET:-$BIN/tests/sys_target}
+[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+if ! grep -qw function_graph "$T/available_tracers"; then
+	save_state
+	"$BIN/funcgraph" vfs_read > "$TMP/out" 2> "$TMP/err"
+	check "funcgraph without function_graph: exit 1, one line naming CONFIG_FUNCTION_GRAPH_TRACER" sh -c \
+		"[ $? -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q CONFIG_FUNCTION_GRAPH_TRACER '$TMP/err'"
+	check "funcgraph refused: tracefs as before" same_state
+	skip "funcgraph: no function_graph tracer (CONFIG_FUNCTION_GRAPH_TRACER); run make vmcheck"
+	summary
+	exit 0
+fi
+# The top-level buffer's first use since boot gives it the size it announces ("7 (expanded:
+# 1408)"), whoever uses it; no write takes it back. That first use here, before the state
+# is saved.
+if grep -q expanded "$T/buffer_size_kb"; then
+	sed 's/.*expanded: \([0-9]*\).*/\1/' "$T/buffer_size_kb" > "$T/buffer_size_kb"
+fi
+save_state
+
+F=
+for f in __x64_sys_getppid __do_sys_getppid sys_getppid __arm64_sys_getppid; do
+	grep -qx "$f" "$T/available_filter_functions" && { F=$f; break; }
+done
+[ -n "$F" ] || { notok "getppid's function is not in available_filter_functions"; summary; exit 1; }
+
+# The graph's lines as "CPU DEPTH KIND NAME DURATION" (KIND: open, leaf, close).
+graph() {
+	awk '/^ *[0-9]+\) / && /\|/ {
+		cpu = $0; sub(/\).*/, "", cpu); gsub(/ /, "", cpu)
+		dur = match($0, /[0-9]+\.[0-9]+ us \|/) ? substr($0, RSTART, RLENGTH - 5) : "-"
+		call = $0; sub(/^[^|]*\|/, "", call); sp = match(call, /[^ ]/) - 1; call = substr(call, sp + 1)
+		if (call ~ /\(\) \{$/) { kind = "open"; sub(/\(\) \{$/, "", call) }
+		else if (call ~ /\(\);$/) { kind = "leaf"; sub(/\(\);$/, "", call) }
+		else { kind = "close"; sub(/^\} \/\* /, "", call); sub(/ \*\/$/, "", call) }
+		print cpu, (sp - 2) / 2, kind, call, dur
+	}' "$1"
+}
+# Every CPU's lines nest: a close ends the call opened last at its depth, a leaf or an open
+# comes at the depth below the open calls, and a call lasts no less than any of its callees.
+nested() {
+	graph "$1" | awk '
+		{ c = $1; d = $2 }
+		$3 == "open" { if (d != n[c]) bad++; name[c, d] = $4; longest[c, d] = 0; n[c]++ }
+		$3 == "leaf" { if (d != n[c]) bad++; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
+		$3 == "close" {
+			if (d != n[c] - 1 || name[c, d] != $4 || $5 + 0.001 < longest[c, d]) bad++
+			n[c]--; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
+		bad && !said { print "#   first out of place: line " NR ": " $0; said = 1 }
+		END { exit bad != 0 }'
+}
+
+# --- the graph -------------------------------------------------------------------------------------
+"$BIN/funcgraph" -P "$F" --exec "$ST" 500 0 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+graph "$TMP/out" > "$TMP/g"
+check "funcgraph -P $F --exec: exit 0, 500 graphs of $F, each begun and ended, all of sys_target" sh -c "
+	[ $rc -eq 0 ] &&
+	[ \$(awk -v f=$F '\$2 == 0 && \$4 == f && \$3 != \"close\"' '$TMP/g' | wc -l) -eq 500 ] &&
+	[ \$(awk -v f=$F '\$2 == 0 && \$4 == f && \$3 != \"open\"' '$TMP/g' | wc -l) -eq 500 ] &&
+	[ \$(awk '\$2 == 0' '$TMP/g' | wc -l) -eq \$(awk -v f=$F '\$2 == 0 && \$4 == f' '$TMP/g' | wc -l) ] &&
+	[ \$(grep -c '^ *[0-9]*) sys_target  *[0-9][0-9]* ' '$TMP/out') -eq \$(wc -l < '$TMP/g') ]" ||
+	{ head -20 "$TMP/out"; cat "$TMP/err"; }
+check "funcgraph: every CPU's graph nests, each call no shorter than its callees" nested "$TMP/out" ||
+	{ nested "$TMP/out"; cp "$TMP/out" /tmp/funcgraph.out; }
+
+# Naps of 1, 60, 1 and 80 ms: hrtimer_nanosleep alone (-m 1), one line each, as long as the
+# nap; with -C only the time on the CPU (the test machine's slowest is well under 20 ms).
+NAPS="1000 60000 1000 80000"
+"$BIN/funcgraph" -m 1 hrtimer_nanosleep --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+rc=$?
+graph "$TMP/out" > "$TMP/g"
+check "funcgraph -m 1 hrtimer_nanosleep: the four naps as leaves, each as long as asked" sh -c "
+	[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/g') -eq 4 ] && [ \$(wc -l < '$TMP/out') -eq 4 ] &&
+	awk 'BEGIN { split(\"$NAPS\", nap, \" \") }
+	     \$3 != \"leaf\" || \$4 != \"hrtimer_nanosleep\" || \$5 < nap[NR] || \$5 > nap[NR] + 1000000 { bad++ }
+	     END { exit bad != 0 }' '$TMP/g'" || { cat "$TMP/out" "$TMP/err"; }
+"$BIN/funcgraph" -C -m 1 hrtimer_nanosleep --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+rc=$?
+graph "$TMP/out" > "$TMP/g"
+check "funcgraph -C: the four naps, each under 20 ms on the CPU" sh -c "
+	[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/g') -eq 4 ] &&
+	awk '\$3 != \"leaf\" || \$5 >= 20000 { bad++ } END { exit bad != 0 }' '$TMP/g'" ||
+	{ cat "$TMP/out" "$TMP/err"; }
+
+# (4.14 may graph a first call without its callees: one line.)
+"$BIN/funcgraph" -m 2 -D -H hrtimer_nanosleep --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+check "funcgraph -m 2 -D -H: a header, no durations, nothing below depth 2, 4 naps" sh -c "
+	head -1 '$TMP/out' | grep -q '^CPU  *|  FUNCTION CALLS\$' && ! grep -q ' us |' '$TMP/out' &&
+	[ \$(grep -c '^ *[0-9]*) |  hrtimer_nanosleep\(() {\|();\)\$' '$TMP/out') -eq 4 ] &&
+	[ \$(grep -c '^ *[0-9]*) |  \(} /\* hrtimer_nanosleep \*/\|hrtimer_nanosleep();\)\$' '$TMP/out') -eq 4 ] &&
+	! grep -q '^ *[0-9]*) |      ' '$TMP/out'" || { head "$TMP/out"; cat "$TMP/err"; }
+
+"$BIN/funcgraph" -j -t "$F" --exec "$ST" 40 0 > "$TMP/out" 2> "$TMP/err"
+check "funcgraph -j: valid JSON lines, 40 calls of $F begun and 40 ended, durations on ends" sh -c "
+	'$JSONCHECK' '$TMP/out' time ts cpu pid comm func depth call &&
+	[ \$(grep -cE '\"func\":\"$F\",\"depth\":0,\"call\":\"(entry|leaf)\"' '$TMP/out') -eq 40 ] &&
+	[ \$(grep -cE '\"func\":\"$F\",\"depth\":0,\"call\":\"(exit|leaf)\",\"dur_ns\":[0-9]+}' '$TMP/out') -eq 40 ] &&
+	! grep -q '\"call\":\"entry\",\"dur_ns\"' '$TMP/out'" || { head -3 "$TMP/out"; cat "$TMP/err"; }
+check "after funcgraph: tracefs as before" same_state
+
+# --- the top level: one owner, others refused ------------------------------------------------------
+"$BIN/funcgraph" hrtimer_nanosleep > "$TMP/out1" 2> "$TMP/err1" &
+P1=$!
+wait_ready $P1 "$TMP/err1"
+"$BIN/funcgraph" vfs_read > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "a second funcgraph: exit 1, one line naming the owner funcgraph and its PID" sh -c "
+	[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] &&
+	grep -q 'the top-level tracer is in use by funcgraph (PID $P1, since [0-9:]*)' '$TMP/err'" ||
+	cat "$TMP/err"
+check "the owner still runs: perf-tools' lock names it meanwhile" sh -c \
+	"kill -0 $P1 && [ \"\$(cat /var/tmp/.ftrace-lock)\" = $P1 ]"
+"$ST" 0 0 1000
+kill -INT $P1
+wait_exit $P1 10
+check "the owner, stopped: exit 0, its nap shown; tracefs as before" sh -c "
+	[ $RC -eq 0 ] && grep -q 'hrtimer_nanosleep' '$TMP/out1'" && check "... and tracefs as before" same_state
+
+echo function_graph > "$T/current_tracer" 2> /dev/null || echo function > "$T/current_tracer"
+was=$(cat "$T/current_tracer")
+"$BIN/funcgraph" vfs_read > "$TMP/out" 2> "$TMP/err"
+rc=$?
+echo nop > "$T/current_tracer"
+check "current_tracer set by someone else ($was): exit 1, one line naming it" sh -c \
+	"[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'current_tracer is $was, not set by ftrace-tools' '$TMP/err'"
+echo 4242 > /var/tmp/.ftrace-lock
+"$BIN/funcgraph" vfs_read > "$TMP/out" 2> "$TMP/err"
+rc=$?
+rm -f /var/tmp/.ftrace-lock
+check "perf-tools' lock present: exit 1, one line naming it and its PID" sh -c \
+	"[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'in use by perf-tools: /var/tmp/.ftrace-lock names PID 4242' '$TMP/err'"
+echo sched:sched_switch > "$T/set_event"
+"$BIN/funcgraph" vfs_read > "$TMP/out" 2> "$TMP/err"
+rc=$?
+echo > "$T/set_event"
+check "an event enabled at the top level: exit 1, one line naming it" sh -c \
+	"[ $rc -eq 1 ] && grep -q 'events are enabled there (sched:sched_switch' '$TMP/err'"
+check "refused runs: tracefs as before" same_state
+
+# --- every setting written back as it was, not as the defaults ---------------------------------------
+echo schedule > "$T/set_graph_function"
+echo 7 > "$T/max_graph_depth"
+echo 0 > "$T/tracing_on"
+echo global > "$T/trace_clock"
+echo 2048 > "$T/buffer_size_kb"
+echo 0 > "$T/options/sleep-time" 2> /dev/null
+save_state
+"$BIN/funcgraph" -m 1 -p $$ hrtimer_nanosleep > "$TMP/out" 2> "$TMP/err" &
+P1=$!
+wait_ready $P1 "$TMP/err"
+check "while funcgraph runs: its settings are in place" sh -c "
+	grep -qx function_graph '$T/current_tracer' && grep -qx hrtimer_nanosleep '$T/set_graph_function' &&
+	grep -qx 1 '$T/max_graph_depth' && grep -qx 1 '$T/tracing_on' && grep -qx $$ '$T/set_ftrace_pid'"
+kill -INT $P1
+wait_exit $P1 10
+check "after it: exit 0, and the settings found (schedule, depth 7, off, global, 2048) are back" sh -c \
+	"[ $RC -eq 0 ]" && check "... tracefs as before" same_state
+# Naps all along, a few a second: | head -1 has a first line to take. (Not more: under
+# qemu's TCG a flood of graphs outruns the reader, and the stop reads all that was recorded.)
+( while :; do "$ST" 0 0 1000; sleep 0.1; done ) &
+NAPPER=$!
+stop_cases "funcgraph -m 3 hrtimer_nanosleep" "$BIN/funcgraph" -m 3 hrtimer_nanosleep
+kill $NAPPER; wait $NAPPER 2> /dev/null
+check "... and the SIGKILL case's next run said what it wrote back" sh -c \
+	"grep -q 'funcgraph (PID [0-9]*) was killed holding the top-level tracer: restored its [0-9]* settings' '$TMP/err2'"
+echo nop > "$T/current_tracer"
+echo > "$T/set_graph_function"
+echo 0 > "$T/max_graph_depth"
+echo 1 > "$T/tracing_on"
+echo local > "$T/trace_clock"
+echo 1 > "$T/options/sleep-time" 2> /dev/null
+
+# --- usage errors change nothing ----------------------------------------------------------------------
+save_state
+for args in "" "-m 0 vfs_read" "-m x vfs_read" "vfs_read extra" "'a b'" "vfs_read:traceoff" "-Z vfs_read"; do
+	eval "\"\$BIN/funcgraph\" $args" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "funcgraph $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
+		cat "$TMP/err"
+done
+"$BIN/funcgraph" ftt_no_such_function_at_all > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "funcgraph of no traceable function: exit 2, one line saying so" sh -c \
+	"[ $rc -eq 2 ] && grep -q 'no traceable kernel function matches' '$TMP/err'"
+check "usage errors: tracefs as before" same_state
+summary

@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * funcgraph: the calls made below one kernel function, as a graph with each call's duration,
+ * from the kernel's function_graph tracer. set_graph_function, which starts graphs at FUNC,
+ * and max_graph_depth exist only at the top level on every kernel we have (an instance of
+ * 6.12 runs function_graph over set_ftrace_filter's functions alone, without their callees),
+ * so the tracer is the top level's, owned by this run (toplevel.h) and given back as it was.
+ *
+ * The records are read from the binary buffers: an entry (function, depth) and an exit
+ * (function, depth, call and return times) per call. A call that makes no traced call of its
+ * own is an entry followed at once by its exit on the same CPU: it is held until the next
+ * record of that CPU and printed as one line "func();" when that record is its exit.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "ftrace.h"
+#include "ksym.h"
+#include "opt.h"
+#include "out.h"
+#include "toplevel.h"
+#include "tool.h"
+
+static struct env {
+	const char *func;
+	unsigned long long func_addr; /* FUNC's, when it is a name */
+	/* Where interrupts begin: the .irqentry.text section, and the functions that raise
+	 * the hardirq count (6.x: called from code that cannot be traced). */
+	unsigned long long irq_lo, irq_hi, irq_enter[2];
+	bool proc, no_dur, on_cpu, header, irqs;
+	int max_depth; /* 0: no limit */
+	struct ksyms *ksyms;
+	struct tep_event *entry, *exit;
+	struct tep_format_field *e_func, *e_depth, *x_func, *x_depth, *x_call, *x_ret;
+	struct toplevel top;
+	int self;
+	/* Per CPU: the entry not yet known to be a leaf, and the last task seen there. */
+	struct cpu_state {
+		bool held;
+		unsigned long long func, ts;
+		int depth, pid;
+		int last_pid;
+		unsigned int wakes; /* the reader's wake-ups when it was held */
+		/* The deepest an entry of its task can come next (-1: not known): deeper, its
+		 * parent was not recorded (see in_irq) */
+		int expect;
+		/* Without -I: inside an interrupt's entry function, until its return */
+		bool in_irq;
+		unsigned long long irq_func;
+		int irq_depth;
+	} * cpus;
+	unsigned int wakes;
+	int ncpus;
+	unsigned long long calls; /* lines printed */
+} env;
+
+static const struct opt_spec options[] = {
+	{'a', NULL, NULL, "all columns: the same as -HPt", 0},
+	{'C', NULL, NULL, "durations on CPU only: time asleep in a call left out", 0},
+	TOOL_DURATION,
+	{'D', NULL, NULL, "no DURATION column", 0},
+	{'H', NULL, NULL, "print a header row", 0},
+	{'I', NULL, NULL, "graph the interrupts that arrive during a call too", 0},
+	TOOL_JSON("one JSON object per line of the graph"),
+	TOOL_TID,
+	{'m', NULL, "DEPTH", "graph calls down to this depth only (FUNC is 1)", 0},
+	TOOL_PID,
+	{'P', NULL, NULL, "COMM and PID columns: the task of each line", 0},
+	TOOL_TIMESTAMP,
+	TOOL_WALLCLOCK,
+	TOOL_EXEC,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"funcgraph do_nanosleep              # what a sleep does in the kernel",
+	"funcgraph -m 3 vfs_read             # vfs_read, three levels deep",
+	"funcgraph -P -p 181 vfs_write       # PID 181's writes, with the task",
+	"funcgraph -C -D do_sys_openat2      # opens, no durations",
+	"funcgraph -d 1 -j do_sys_openat2    # one second as JSON lines",
+	"funcgraph ksys_read --exec cat FILE # a command's reads",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	switch (o->key) {
+	case 'a': env.header = env.proc = t->o.timestamp = true; break;
+	case 'C': env.on_cpu = true; break;
+	case 'D': env.no_dur = true; break;
+	case 'H': env.header = true; break;
+	case 'I': env.irqs = true; break;
+	case 'm': env.max_depth = (int)opt_int(arg, 1, 1000, "DEPTH"); break;
+	case 'P': env.proc = true; break;
+	}
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	(void)t;
+	if (argc < 1)
+		opt_fail("no FUNC: below which kernel function? (see -h)");
+	if (argc > 1)
+		opt_fail("unexpected argument: '%s' (one function; see -h)", argv[1]);
+	/* set_graph_function also takes commands and negations: names and globs only */
+	if (!*argv[0] || strpbrk(argv[0], " \t\n:!"))
+		opt_fail("invalid FUNC: '%s' (a kernel function name or glob)", argv[0]);
+	env.func = argv[0];
+}
+
+static int prepare(struct tool_run *t)
+{
+	if (!ftrace_tracer_available("function_graph")) {
+		fprintf(stderr, "funcgraph: no function_graph tracer in this kernel "
+				"(CONFIG_FUNCTION_GRAPH_TRACER)\n");
+		return TOOL_FAIL;
+	}
+	int n = ftrace_functions(env.func, NULL, NULL);
+	if (n < 0) {
+		int e = errno;
+		fprintf(stderr, "funcgraph: cannot read available_filter_functions: %s%s\n",
+			strerror(e),
+			e == EPERM ? " (the kernel refuses the function tracer's files)" : "");
+		return TOOL_FAIL;
+	}
+	if (n == 0) {
+		fprintf(stderr, "funcgraph: no traceable kernel function matches '%s'\n", env.func);
+		return TOOL_USAGE;
+	}
+	env.entry = session_event(&t->s, "ftrace", "funcgraph_entry", true);
+	env.exit = session_event(&t->s, "ftrace", "funcgraph_exit", true);
+	if (!env.entry || !env.exit ||
+	    !(env.e_func = session_field(&t->s, env.entry, "func", true)) ||
+	    !(env.e_depth = session_field(&t->s, env.entry, "depth", true)) ||
+	    !(env.x_func = session_field(&t->s, env.exit, "func", true)) ||
+	    !(env.x_depth = session_field(&t->s, env.exit, "depth", true)) ||
+	    !(env.x_call = session_field(&t->s, env.exit, "calltime", true)) ||
+	    !(env.x_ret = session_field(&t->s, env.exit, "rettime", true)))
+		return TOOL_FAIL;
+	if (!(env.ksyms = ksym_load())) {
+		fprintf(stderr, "funcgraph: cannot read the kernel's symbols (/proc/kallsyms)\n");
+		return TOOL_FAIL;
+	}
+	/* Its name, not another at the same address (6.12: __x64_sys_getppid is
+	 * __do_sys_getppid), as kallsyms would give. */
+	if (!strpbrk(env.func, "*?["))
+		env.func_addr = ksym_addr(env.ksyms, env.func);
+	env.irq_lo = ksym_addr(env.ksyms, "__irqentry_text_start");
+	env.irq_hi = ksym_addr(env.ksyms, "__irqentry_text_end");
+	env.irq_enter[0] = ksym_addr(env.ksyms, "irq_enter");
+	env.irq_enter[1] = ksym_addr(env.ksyms, "irq_enter_rcu");
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	env.ncpus = ncpus > 0 ? (int)ncpus : 1;
+	if (!(env.cpus = calloc((size_t)env.ncpus, sizeof(*env.cpus)))) {
+		fprintf(stderr, "funcgraph: out of memory\n");
+		return TOOL_FAIL;
+	}
+	for (int i = 0; i < env.ncpus; i++)
+		env.cpus[i].expect = -1;
+	env.self = getpid();
+	snprintf(t->what, sizeof(t->what), "calls below %s (function_graph, top level)", env.func);
+	/* Last, and before this run's instance is made: a run refused here leaves nothing
+	 * (4.9 refuses to remove an instance whose tracer, nop, is read anywhere else). */
+	if (toplevel_acquire(&env.top, "funcgraph"))
+		return TOOL_FAIL;
+	t->top = &env.top;
+	return TOOL_OK;
+}
+
+/* A top-level file that lists functions: its entries hide calls from the graph. */
+static void say_if_set(const char *file, const char *what)
+{
+	char *text = tracefs_instance_file_read(NULL, file, NULL);
+	char list[256];
+	if (text && !toplevel_normalize(file, text, list, sizeof(list)) && *list)
+		fprintf(stderr, "funcgraph: %s at the top level holds '%s': %s (left as it is)\n",
+			file, list, what);
+	else if (text && *text && text[0] != '#' && strcmp(file, "set_ftrace_filter"))
+		fprintf(stderr, "funcgraph: %s at the top level is set: %s (left as it is)\n", file,
+			what);
+	free(text);
+}
+
+/* The top level, taken and set before its buffers are opened: its tracer cannot change
+ * while they are read (EBUSY). The tracer last: it starts recording when set. */
+static int instance(struct tool_run *t)
+{
+	struct toplevel *tl = &env.top;
+	char val[64], pids[4096];
+	say_if_set("set_ftrace_filter", "only its functions are graphed");
+	say_if_set("set_ftrace_notrace", "its functions are not graphed");
+	say_if_set("set_graph_notrace", "calls below its functions are not graphed");
+	if (toplevel_set(tl, "set_graph_function", env.func))
+		return TOOL_FAIL;
+	snprintf(val, sizeof(val), "%d", env.max_depth);
+	if (tracefs_file_exists(NULL, "max_graph_depth") &&
+	    toplevel_set(tl, "max_graph_depth", val))
+		return TOOL_FAIL;
+	/* -p, -L, --exec: the tasks; a process's later threads and children by function-fork
+	 * (4.14+; 4.9 follows only those there at the start). */
+	if (t->o.pid || t->o.tid) {
+		pid_t one = t->o.tid ? t->o.tid : t->o.pid;
+		int n = snprintf(pids, sizeof(pids), "%d", (int)one);
+		if (!t->o.tid) {
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/%d/task", (int)t->o.pid);
+			DIR *d = opendir(path);
+			struct dirent *de;
+			while (d && (de = readdir(d)) && n < (int)sizeof(pids) - 16)
+				if (de->d_name[0] != '.' && atoi(de->d_name) != one)
+					n += snprintf(pids + n, sizeof(pids) - (size_t)n, " %s",
+						      de->d_name);
+			if (d)
+				closedir(d);
+			if (tracefs_file_exists(NULL, "options/function-fork") &&
+			    toplevel_set(tl, "options/function-fork", "1"))
+				return TOOL_FAIL;
+		}
+		if (toplevel_set(tl, "set_ftrace_pid", pids))
+			return TOOL_FAIL;
+	}
+	/* This process's own calls (the reads of the buffers go through vfs_read) recorded
+	 * would make more to read: left out by the kernel where it can (5.8+), else here. */
+	snprintf(val, sizeof(val), "%d", env.self);
+	if (tracefs_file_exists(NULL, "set_ftrace_notrace_pid") &&
+	    toplevel_set(tl, "set_ftrace_notrace_pid", val))
+		return TOOL_FAIL;
+	/* Interrupts are graphed where they land, inside whatever call was running (4.14
+	 * records their entry at depth 0 there); this run's own reads wake it by one
+	 * (irq_work). Off unless -I: see in_irq(). */
+	if (tracefs_file_exists(NULL, "options/funcgraph-irqs") &&
+	    toplevel_set(tl, "options/funcgraph-irqs", env.irqs ? "1" : "0"))
+		return TOOL_FAIL;
+	const char *sleep = tracefs_file_exists(NULL, "options/sleep-time") ?
+				    "options/sleep-time" :
+				    "options/funcgraph-sleep-time";
+	if (tracefs_file_exists(NULL, sleep) && toplevel_set(tl, sleep, env.on_cpu ? "0" : "1"))
+		return TOOL_FAIL;
+	if (env.on_cpu && !tracefs_file_exists(NULL, sleep)) {
+		fprintf(stderr, "funcgraph: -C needs the sleep-time option, not in this kernel\n");
+		return TOOL_FAIL;
+	}
+	/* The clock of this run's instance (the task names are read from there, merged in
+	 * time order), and a buffer for floods (the instance, unused, keeps the default). */
+	char *clock = tracefs_instance_file_read(t->s.inst, "trace_clock", NULL);
+	char *size = tracefs_instance_file_read(NULL, "buffer_size_kb", NULL);
+	int ret = !clock || toplevel_normalize("trace_clock", clock, val, sizeof(val)) ||
+		  toplevel_set(tl, "trace_clock", val);
+	free(clock);
+	snprintf(val, sizeof(val), "%zu",
+		 opt_buffer_kb ? opt_buffer_kb : session_flood_buffer_kb());
+	/* "X": per-CPU sizes of the owner's choosing, kept */
+	if (!ret && size && size[0] != 'X' && toplevel_set(tl, "buffer_size_kb", val))
+		ret = 1;
+	free(size);
+	if (ret || toplevel_set(tl, "tracing_on", "1") ||
+	    toplevel_set(tl, "current_tracer", "function_graph"))
+		return TOOL_FAIL;
+	return TOOL_OK;
+}
+
+/* --- per record ----------------------------------------------------------------------------- */
+
+static const char *fname(unsigned long long addr, char buf[32])
+{
+	unsigned long long off;
+	const char *name = ksym_find(env.ksyms, addr, &off);
+	/* (the address may be past the symbol's start: after ENDBR64 where the kernel has IBT) */
+	if (name && env.func_addr && addr - off == env.func_addr)
+		return env.func;
+	if (name)
+		return name;
+	snprintf(buf, 32, "0x%llx", addr);
+	return buf;
+}
+
+enum kind { ENTRY, EXIT, LEAF };
+
+/* One line of the graph. dur_ns: the call's duration (EXIT and LEAF). */
+static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
+		 unsigned long long func, int depth, uint64_t dur_ns)
+{
+	char buf[32], when[16];
+	const char *name = fname(func, buf);
+	const char *comm = tool_comm(t, pid);
+	env.calls++;
+	if (t->o.json) {
+		static const char *const kinds[] = {"entry", "exit", "leaf"};
+		printf("{\"time\":\"%s\",\"ts\":%.6f,\"cpu\":%d,\"pid\":%d,\"comm\":",
+		       out_wallclock(ts, when), ts / 1e9, cpu, pid);
+		out_json_str(stdout, comm, 16);
+		printf(",\"func\":\"%s\",\"depth\":%d,\"call\":\"%s\"", name, depth, kinds[k]);
+		if (k != ENTRY)
+			printf(",\"dur_ns\":%" PRIu64, dur_ns);
+		fputs("}\n", stdout);
+		return;
+	}
+	if (t->o.timestamp)
+		printf("%-14.6f ", ts / 1e9);
+	if (t->o.wallclock)
+		printf("%-8s ", out_wallclock(ts, when));
+	printf("%3d) ", cpu);
+	if (env.proc) {
+		out_text(stdout, comm, 16, 16);
+		printf(" %7d ", pid);
+	}
+	if (env.no_dur)
+		putchar('|');
+	else if (k == ENTRY)
+		printf("%13s |", "");
+	else
+		printf("%10.3f us |", dur_ns / 1e3);
+	printf("%*s", 2 + 2 * depth, "");
+	if (k == ENTRY)
+		printf("%s() {\n", name);
+	else if (k == LEAF)
+		printf("%s();\n", name);
+	else
+		printf("} /* %s */\n", name);
+}
+
+/* What a CPU holds is not a leaf after all: shown as the start of a call. */
+static void flush_held(struct tool_run *t, int cpu, struct cpu_state *c)
+{
+	if (c->held)
+		line(t, cpu, c->pid, c->ts, ENTRY, c->func, c->depth, 0);
+	c->held = false;
+}
+
+static struct cpu_state *cpu_of(struct tool_run *t, struct tep_record *rec, int pid)
+{
+	if (pid == env.self || rec->cpu < 0 || rec->cpu >= env.ncpus)
+		return NULL;
+	struct cpu_state *c = &env.cpus[rec->cpu];
+	if (c->last_pid != pid) {
+		flush_held(t, rec->cpu, c);
+		if (c->last_pid && !t->o.json && !env.proc)
+			printf("%3d) ------ %s-%d => %s-%d ------\n", rec->cpu,
+			       tool_comm(t, c->last_pid), c->last_pid, tool_comm(t, pid), pid);
+		c->last_pid = pid;
+		c->expect = -1;
+	}
+	return c;
+}
+
+/*
+ * A task that slept inside a call resumes it on whichever CPU it is woken on: its entry may
+ * be held by the CPU it left (with no record of it in between, the call is still one line).
+ * Where each task was last seen, in a table by pid that forgets on collisions (then the
+ * half-second flush shows the entry begun). The CPU it left, or -1. Not the idle tasks:
+ * each CPU has one, all pid 0.
+ */
+#define LAST_SLOTS 4096
+static struct {
+	int pid, cpu;
+} last_seen[LAST_SLOTS];
+
+static int moved_from(int pid, int cpu)
+{
+	unsigned int i = (unsigned int)pid % LAST_SLOTS;
+	int from = pid && last_seen[i].pid == pid ? last_seen[i].cpu : -1;
+	last_seen[i].pid = pid;
+	last_seen[i].cpu = cpu;
+	if (from != cpu) /* new here, or not known: how deep it is, not known either */
+		env.cpus[cpu].expect = -1;
+	return from >= 0 && from != cpu && from < env.ncpus && env.cpus[from].held &&
+			       env.cpus[from].pid == pid ?
+		       from :
+		       -1;
+}
+
+/*
+ * Without -I: the kernel (funcgraph-irqs off) skips what runs in hardirq context, but not
+ * what runs before the hardirq count is raised or after it is lowered: 4.14 records
+ * smp_irq_work_interrupt (at depth 0, whatever it interrupted) with the start and end of
+ * irq_enter and irq_exit inside; 6.x, whose entry code cannot be traced, irq_enter_rcu. An
+ * interrupt's entry function (.irqentry.text) and all its CPU records until it returns, and
+ * irq_enter and irq_enter_rcu, are left out here. True: the record is left out.
+ * (16: past an ENDBR64 and the call to fentry.)
+ */
+static bool in_irq(const struct tep_record *rec, unsigned long long func, bool entry,
+		   const struct tep_format_field *depth)
+{
+	if (env.irqs || rec->cpu < 0 || rec->cpu >= env.ncpus)
+		return false;
+	struct cpu_state *c = &env.cpus[rec->cpu];
+	if (c->in_irq) {
+		if (!entry && func == c->irq_func && reader_num(rec, depth) == c->irq_depth)
+			c->in_irq = false;
+		return true;
+	}
+	if (entry && func >= env.irq_lo && func < env.irq_hi) {
+		c->in_irq = true;
+		c->irq_func = func;
+		c->irq_depth = (int)reader_num(rec, depth);
+		return true;
+	}
+	for (int i = 0; i < 2; i++)
+		if (env.irq_enter[i] && func - env.irq_enter[i] < 16)
+			return true;
+	return false;
+}
+
+static void on_entry(struct tep_record *rec, void *ctx)
+{
+	struct tool_run *t = ctx;
+	if (in_irq(rec, (unsigned long long)reader_num(rec, env.e_func), true, env.e_depth))
+		return;
+	int pid = tep_data_pid(t->s.tep, rec);
+	struct cpu_state *c = cpu_of(t, rec, pid);
+	if (!c)
+		return;
+	int from = moved_from(pid, rec->cpu);
+	unsigned long long func = (unsigned long long)reader_num(rec, env.e_func);
+	int depth = (int)reader_num(rec, env.e_depth);
+	if (!env.irqs && c->expect >= 0 && depth > c->expect) {
+		/* no parent recorded: an interrupt's work outside hardirq context (6.x: what
+		 * irq_exit_rcu does once the count is lowered), left out with its callees */
+		c->in_irq = true;
+		c->irq_func = func;
+		c->irq_depth = depth;
+		return;
+	}
+	c->expect = depth + 1;
+	if (from >= 0)
+		flush_held(t, from, &env.cpus[from]);
+	flush_held(t, rec->cpu, c);
+	c->held = true;
+	c->func = func;
+	c->depth = depth;
+	c->ts = rec->ts;
+	c->pid = pid;
+	c->wakes = env.wakes;
+}
+
+static void on_exit_record(struct tep_record *rec, void *ctx)
+{
+	struct tool_run *t = ctx;
+	if (in_irq(rec, (unsigned long long)reader_num(rec, env.x_func), false, env.x_depth))
+		return;
+	int pid = tep_data_pid(t->s.tep, rec);
+	struct cpu_state *c = cpu_of(t, rec, pid);
+	if (!c)
+		return;
+	unsigned long long func = (unsigned long long)reader_num(rec, env.x_func);
+	int depth = (int)reader_num(rec, env.x_depth);
+	unsigned long long call = (unsigned long long)reader_num(rec, env.x_call);
+	unsigned long long ret = (unsigned long long)reader_num(rec, env.x_ret);
+	uint64_t dur = ret > call ? ret - call : 0;
+	int from = moved_from(pid, rec->cpu), hcpu = from >= 0 ? from : rec->cpu;
+	struct cpu_state *h = &env.cpus[hcpu];
+	c->expect = depth;
+	if (h->held && h->func == func && h->depth == depth) {
+		/* shown on the CPU of its entry, with the entry's time */
+		h->held = false;
+		line(t, hcpu, pid, h->ts, LEAF, func, depth, dur);
+		return;
+	}
+	flush_held(t, hcpu, h);
+	flush_held(t, rec->cpu, c);
+	line(t, rec->cpu, pid, rec->ts, EXIT, func, depth, dur);
+}
+
+/* Records of a CPU were lost: what it holds cannot be matched any more. */
+static void on_lost(int cpu, long long n, void *ctx)
+{
+	(void)n;
+	if (cpu >= 0 && cpu < env.ncpus) {
+		flush_held(ctx, cpu, &env.cpus[cpu]);
+		env.cpus[cpu].in_irq = false; /* its return may be among the lost */
+		env.cpus[cpu].expect = -1;
+	}
+}
+
+/* A CPU whose next record does not come (it went idle, or its task left for another CPU)
+ * would hold its entry back indefinitely: shown once it is half a second old (a call that
+ * sleeps longer is shown begun, then ended), or after ten wake-ups of the reader where the
+ * trace clock is not the monotonic one. */
+static void wake(struct tool_run *t, uint64_t now)
+{
+	for (int i = 0; i < env.ncpus; i++) {
+		struct cpu_state *c = &env.cpus[i];
+		if (c->held &&
+		    (t->r.mono ? now > c->ts + 500000000ULL : env.wakes - c->wakes >= 10))
+			flush_held(t, i, c);
+	}
+	env.wakes++;
+}
+
+static int setup(struct tool_run *t)
+{
+	if (reader_on(&t->r, env.entry, on_entry, t) ||
+	    reader_on(&t->r, env.exit, on_exit_record, t) || reader_on_lost(&t->r, on_lost, t))
+		return TOOL_FAIL;
+	return TOOL_OK;
+}
+
+/* --- output --------------------------------------------------------------------------------- */
+
+static void header(struct tool_run *t)
+{
+	if (!env.header)
+		return;
+	if (t->o.timestamp)
+		printf("%-14s ", "TIME(s)");
+	if (t->o.wallclock)
+		printf("%-8s ", "TIME");
+	printf("%-4s ", "CPU");
+	if (env.proc)
+		printf("%-16s %7s ", "COMM", "PID");
+	printf("%s|  FUNCTION CALLS\n", env.no_dur ? "" : "     DURATION ");
+}
+
+/* Calls entered and not yet returned when the run stopped: shown as begun. */
+static void end(struct tool_run *t)
+{
+	for (int i = 0; i < env.ncpus; i++)
+		flush_held(t, i, &env.cpus[i]);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	if (t->top)
+		toplevel_release(t->top);
+	ksym_free(env.ksyms);
+	free(env.cpus);
+}
+
+static const struct tool funcgraph = {
+	.name = "funcgraph",
+	.opts = options,
+	.operands = "FUNC",
+	.operand_help =
+		"   FUNC        a kernel function (or glob), as available_filter_functions\n"
+		"               lists them: the graph of every call below it\n",
+	.examples = examples,
+	.formats = (const char *const[]){"ftrace:funcgraph_entry", "ftrace:funcgraph_exit", NULL},
+	.option = option,
+	.operands_fn = operands,
+	.prepare = prepare,
+	.instance = instance,
+	.setup = setup,
+	.header = header,
+	.wake = wake,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&funcgraph, argc, argv);
+}
