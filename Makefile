@@ -110,7 +110,8 @@ check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_targ
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
 # kernels are cached in $(VM_CACHE), outside the clone.
 VM_CACHE ?= /var/cache/ftrace-tools-vm
-vmcheck: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/jsoncheck
+vmcheck-bin: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/jsoncheck
+vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
 # Debian packages the build and the tests need; installed only when missing.
@@ -131,6 +132,9 @@ bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
 bench: all bench-deps
 	bench/bench.sh
+# The function tools' counting paths in the qemu guests (bench/guest-run.sh): bench/GUEST.md.
+bench-guest: vmcheck-bin
+	VM_CACHE=$(VM_CACHE) bench/guest-run.sh
 
 # Fuzzing (libFuzzer, Debian's clang) with ASan and UBSan: every target in tests/fuzz runs for
 # FUZZ_SECONDS from its corpus (tests/fuzz/corpus/TARGET, seeds; new inputs are kept in
@@ -159,5 +163,5 @@ format-check:
 clean:
 	rm -rf $(B)
 
-.PHONY: all static install check vmcheck fuzz deps bench bench-deps format format-check clean
+.PHONY: all static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
 .SECONDARY:

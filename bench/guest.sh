@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The function tools' counting paths, timed against each other in a qemu guest (make
+# bench-guest runs this in the vmcheck guests as their script; busybox sh, the static
+# tools in /ftt/bin). Timings under TCG are slow and noisy: only the ratios within one
+# guest's run mean anything.
+#
+# The workload: dd if=/dev/zero of=/dev/null bs=1 count=N, one read() per byte, so N calls
+# of vfs_read, timed by the script that runs it (/proc/timer_list's clock). Per path, REPS runs,
+# the median: added ns per call (traced - untraced) / N, and the calls the path reported.
+# perf-tools' funccount counts with the function profiler (function_profile_enabled);
+# perf-tools itself needs bash and awk with GNU extensions, which the guest lacks, so its
+# method is run here by hand, as its script does, on the kernels that have the profiler.
+T=/sys/kernel/debug/tracing
+[ -e $T/events ] || T=/sys/kernel/tracing
+B=/ftt/bin
+N=${BENCH_N:-200000}
+REPS=${BENCH_REPS:-3}
+W=/tmp/bench-work.sh
+# The clock: /proc/timer_list's "now at N nsecs" (CLOCK_MONOTONIC), else /proc/uptime (10 ms).
+if grep -q '^now at' /proc/timer_list 2> /dev/null; then
+	CLOCK="awk '/^now at/ {printf \"%.6f\", \$3 / 1e9; exit}' /proc/timer_list"
+else
+	CLOCK="cut -d' ' -f1 /proc/uptime"
+fi
+cat > $W << EOF
+#!/bin/sh
+a=\$($CLOCK)
+dd if=/dev/zero of=/dev/null bs=1 count=$N 2> /dev/null
+b=\$($CLOCK)
+echo \$a \$b > /tmp/bench-time
+EOF
+chmod +x $W
+
+secs() { awk '{printf "%.4f", $2 - $1}' /tmp/bench-time; }
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+# One path: NAME, then a command that runs $W and prints the calls it counted.
+measure() {
+	name=$1; shift
+	: > /tmp/bench-secs
+	: > /tmp/bench-calls
+	i=0
+	while [ $i -lt $REPS ]; do
+		calls=$("$@" 2> /tmp/bench-err)
+		secs >> /tmp/bench-secs; echo >> /tmp/bench-secs
+		echo "${calls:-0}" >> /tmp/bench-calls
+		i=$((i + 1))
+	done
+	s=$(grep . /tmp/bench-secs | median)
+	c=$(median < /tmp/bench-calls)
+	echo "BENCH $name $s $c $(grep -c . /tmp/bench-err)"
+}
+
+untraced() { $W; echo $N; }
+# funccount's default: kprobe hit counts, no event per call (system-wide: dd's calls and the
+# few of others).
+hitcounts() {
+	$B/funccount vfs_read > /tmp/bench-out 2> /tmp/bench-err2 &
+	p=$!
+	i=0
+	while ! grep -q 'Ctrl-C to end' /tmp/bench-err2 2> /dev/null; do
+		kill -0 $p 2> /dev/null && [ $i -lt 300 ] || { cat /tmp/bench-err2 >&2; return; }
+		sleep 0.1; i=$((i + 1))
+	done
+	$W
+	kill -INT $p; wait $p
+	awk '$1 == "vfs_read" {print $2}' /tmp/bench-out
+}
+# funccount --exec: one event per call, counted by the tool.
+events() {
+	$B/funccount vfs_read --exec $W 2> /dev/null | awk '$1 == "vfs_read" {print $2}'
+}
+# functrace -c: the function tracer in the run's instance, one event per call.
+functracer() {
+	$B/functrace -c vfs_read --exec $W 2> /dev/null |
+		awk '$1 == "ftrace:function" {s += $2} END {print s + 0}'
+}
+# funclatency: a kprobe and a kretprobe per call, paired per thread.
+latency() {
+	$B/funclatency vfs_read --exec $W 2> /dev/null |
+		awk '$2 == "->" && $4 == ":" {s += $5} END {print s + 0}'
+}
+# perf-tools' method: the function profiler on set_ftrace_filter's functions.
+profiler() {
+	echo vfs_read > $T/set_ftrace_filter
+	echo 1 > $T/function_profile_enabled
+	$W
+	echo 0 > $T/function_profile_enabled
+	: > $T/set_ftrace_filter
+	cat $T/trace_stat/function* | awk '$1 == "vfs_read" {s += $2} END {print s + 0}'
+}
+
+echo "BENCHINFO kernel $(uname -r) N $N reps $REPS"
+measure untraced untraced
+measure hitcounts hitcounts
+measure events events
+measure functracer functracer
+measure funclatency latency
+if [ -e $T/function_profile_enabled ]; then
+	measure profiler profiler
+else
+	echo "BENCHSKIP profiler no function profiler in this kernel (CONFIG_FUNCTION_PROFILER)"
+fi
+measure untraced-after untraced
