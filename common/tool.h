@@ -144,8 +144,9 @@ struct tool_run {
 	char what[PATH_MAX + 1024]; /* what the default banner says is traced */
 	int intervals;		    /* interval() calls so far */
 	bool last_interval;	    /* interval() said it was the last */
-	/* Set by instance() when the tool traces at the top level (toplevel.h), which it
-	 * owns: its buffers are read instead of the instance's; released after them. */
+	/* Set by prepare() when the tool traces at the top level (toplevel.h), which it
+	 * owns: its buffers are read instead of the instance's; released after them (a
+	 * setting that cannot be written back makes the run exit 1). */
 	struct toplevel *top;
 	/* Set by a stage that failed after tracing began (said on stderr): the run exits 1. */
 	bool failed;

@@ -428,7 +428,7 @@ void toplevel_release(struct toplevel *tl)
 		files[i] = tl->set[i].file;
 		values[i] = tl->set[i].saved;
 	}
-	if (restore(tl->dir, files, values, tl->n, failed, sizeof(failed)))
+	if ((tl->failed = restore(tl->dir, files, values, tl->n, failed, sizeof(failed)) > 0))
 		fprintf(stderr,
 			"%s: could not write back at the top level: %s (the state stays in %s for "
 			"the next run)\n",

@@ -29,6 +29,7 @@ struct toplevel {
 	int lock_fd;	/* the state file, locked while this run owns the top level; -1: not */
 	int on_fd;	/* tracing_on, for the reader to stop recording at the end */
 	bool perf_lock; /* toplevel_perf_tools_lock made by this run */
+	bool failed;	/* a setting could not be written back (said): the run exits 1 */
 	int n;
 	struct toplevel_setting {
 		char file[48]; /* relative to dir: "current_tracer", "options/sleep-time" */
@@ -49,7 +50,7 @@ int toplevel_acquire(struct toplevel *tl, const char *tool);
 int toplevel_set(struct toplevel *tl, const char *file, const char *value);
 
 /* Write every saved setting back (current_tracer first, then the others newest first) and
- * give the top level up. Safe to call more than once. */
+ * give the top level up; failed is set when one could not be. Safe to call more than once. */
 void toplevel_release(struct toplevel *tl);
 
 /* The sweep of every run (session_sweep_stale): a dead owner's settings written back, said

@@ -60,7 +60,6 @@ static struct env {
 	} * cpus;
 	unsigned int wakes;
 	int ncpus;
-	unsigned long long calls; /* lines printed */
 } env;
 
 static const struct opt_spec options[] = {
@@ -181,12 +180,12 @@ static void say_if_set(const char *file, const char *what)
 {
 	char *text = tracefs_instance_file_read(NULL, file, NULL);
 	char list[256];
-	if (text && !toplevel_normalize(file, text, list, sizeof(list)) && *list)
-		fprintf(stderr, "funcgraph: %s at the top level holds '%s': %s (left as it is)\n",
-			file, list, what);
-	else if (text && *text && text[0] != '#' && strcmp(file, "set_ftrace_filter"))
+	if (text && toplevel_normalize(file, text, list, sizeof(list))) /* too long to quote */
 		fprintf(stderr, "funcgraph: %s at the top level is set: %s (left as it is)\n", file,
 			what);
+	else if (text && *list)
+		fprintf(stderr, "funcgraph: %s at the top level holds '%s': %s (left as it is)\n",
+			file, list, what);
 	free(text);
 }
 
@@ -291,13 +290,11 @@ static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
 {
 	char buf[32], when[16];
 	const char *name = fname(func, buf);
-	const char *comm = tool_comm(t, pid);
-	env.calls++;
 	if (t->o.json) {
 		static const char *const kinds[] = {"entry", "exit", "leaf"};
 		printf("{\"time\":\"%s\",\"ts\":%.6f,\"cpu\":%d,\"pid\":%d,\"comm\":",
 		       out_wallclock(ts, when), ts / 1e9, cpu, pid);
-		out_json_str(stdout, comm, 16);
+		out_json_str(stdout, tool_comm(t, pid), 16);
 		printf(",\"func\":\"%s\",\"depth\":%d,\"call\":\"%s\"", name, depth, kinds[k]);
 		if (k != ENTRY)
 			printf(",\"dur_ns\":%" PRIu64, dur_ns);
@@ -310,7 +307,7 @@ static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
 		printf("%-8s ", out_wallclock(ts, when));
 	printf("%3d) ", cpu);
 	if (env.proc) {
-		out_text(stdout, comm, 16, 16);
+		out_text(stdout, tool_comm(t, pid), 16, 16);
 		printf(" %7d ", pid);
 	}
 	if (env.no_dur)
@@ -387,21 +384,20 @@ static int moved_from(int pid, int cpu)
  * irq_enter and irq_enter_rcu, are left out here. True: the record is left out.
  * (16: past an ENDBR64 and the call to fentry.)
  */
-static bool in_irq(const struct tep_record *rec, unsigned long long func, bool entry,
-		   const struct tep_format_field *depth)
+static bool in_irq(const struct tep_record *rec, unsigned long long func, bool entry, int depth)
 {
 	if (env.irqs || rec->cpu < 0 || rec->cpu >= env.ncpus)
 		return false;
 	struct cpu_state *c = &env.cpus[rec->cpu];
 	if (c->in_irq) {
-		if (!entry && func == c->irq_func && reader_num(rec, depth) == c->irq_depth)
+		if (!entry && func == c->irq_func && depth == c->irq_depth)
 			c->in_irq = false;
 		return true;
 	}
 	if (entry && func >= env.irq_lo && func < env.irq_hi) {
 		c->in_irq = true;
 		c->irq_func = func;
-		c->irq_depth = (int)reader_num(rec, depth);
+		c->irq_depth = depth;
 		return true;
 	}
 	for (int i = 0; i < 2; i++)
@@ -410,18 +406,30 @@ static bool in_irq(const struct tep_record *rec, unsigned long long func, bool e
 	return false;
 }
 
+/* A record's function, depth and task, and the state of its CPU; NULL when it is left out
+ * (this process's, an interrupt's). from: the CPU its task left with an entry held, or -1. */
+static struct cpu_state *record_of(struct tool_run *t, struct tep_record *rec, bool entry,
+				   unsigned long long *func, int *depth, int *pid, int *from)
+{
+	*func = (unsigned long long)reader_num(rec, entry ? env.e_func : env.x_func);
+	*depth = (int)reader_num(rec, entry ? env.e_depth : env.x_depth);
+	if (in_irq(rec, *func, entry, *depth))
+		return NULL;
+	*pid = tep_data_pid(t->s.tep, rec);
+	struct cpu_state *c = cpu_of(t, rec, *pid);
+	if (c)
+		*from = moved_from(*pid, rec->cpu);
+	return c;
+}
+
 static void on_entry(struct tep_record *rec, void *ctx)
 {
 	struct tool_run *t = ctx;
-	if (in_irq(rec, (unsigned long long)reader_num(rec, env.e_func), true, env.e_depth))
-		return;
-	int pid = tep_data_pid(t->s.tep, rec);
-	struct cpu_state *c = cpu_of(t, rec, pid);
+	unsigned long long func;
+	int depth, pid, from;
+	struct cpu_state *c = record_of(t, rec, true, &func, &depth, &pid, &from);
 	if (!c)
 		return;
-	int from = moved_from(pid, rec->cpu);
-	unsigned long long func = (unsigned long long)reader_num(rec, env.e_func);
-	int depth = (int)reader_num(rec, env.e_depth);
 	if (!env.irqs && c->expect >= 0 && depth > c->expect) {
 		/* no parent recorded: an interrupt's work outside hardirq context (6.x: what
 		 * irq_exit_rcu does once the count is lowered), left out with its callees */
@@ -445,18 +453,15 @@ static void on_entry(struct tep_record *rec, void *ctx)
 static void on_exit_record(struct tep_record *rec, void *ctx)
 {
 	struct tool_run *t = ctx;
-	if (in_irq(rec, (unsigned long long)reader_num(rec, env.x_func), false, env.x_depth))
-		return;
-	int pid = tep_data_pid(t->s.tep, rec);
-	struct cpu_state *c = cpu_of(t, rec, pid);
+	unsigned long long func;
+	int depth, pid, from;
+	struct cpu_state *c = record_of(t, rec, false, &func, &depth, &pid, &from);
 	if (!c)
 		return;
-	unsigned long long func = (unsigned long long)reader_num(rec, env.x_func);
-	int depth = (int)reader_num(rec, env.x_depth);
 	unsigned long long call = (unsigned long long)reader_num(rec, env.x_call);
 	unsigned long long ret = (unsigned long long)reader_num(rec, env.x_ret);
 	uint64_t dur = ret > call ? ret - call : 0;
-	int from = moved_from(pid, rec->cpu), hcpu = from >= 0 ? from : rec->cpu;
+	int hcpu = from >= 0 ? from : rec->cpu;
 	struct cpu_state *h = &env.cpus[hcpu];
 	c->expect = depth;
 	if (h->held && h->func == func && h->depth == depth) {

@@ -204,6 +204,35 @@ static void test_emergency(void **state)
 	assert_restored();
 }
 
+static void unwritable(const void *arg)
+{
+	(void)arg;
+	struct toplevel tl;
+	char path[256];
+	if (toplevel_acquire(&tl, "stuck") || toplevel_set(&tl, "max_graph_depth", "3"))
+		exit(1);
+	/* the file cannot be opened for writing any more (as root: a directory) */
+	snprintf(path, sizeof(path), "%s/max_graph_depth", tree);
+	if (unlink(path) || mkdir(path, 0755))
+		exit(1);
+	toplevel_release(&tl);
+	exit(tl.failed ? 3 : 0);
+}
+
+/* A setting that cannot be written back: said, the run fails, the state is kept for the
+ * next run, and what could be written back was. */
+static void test_write_back_fails(void **state)
+{
+	(void)state;
+	char err[1024], buf[1024];
+	assert_int_equal(run_child(unwritable, NULL, err, sizeof(err)), 3);
+	if (!strstr(err, "stuck: could not write back at the top level: max_graph_depth ("))
+		fail_msg("got '%s'", err);
+	assert_non_null(read_file(run, "top-level", buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "\nset max_graph_depth 0\n"));
+	assert_file("current_tracer", "nop");
+}
+
 static void first_run(const void *arg)
 {
 	(void)arg;
@@ -242,6 +271,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recover_after_kill, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_emergency, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_in_use, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_write_back_fails, make_tree, remove_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
