@@ -2,6 +2,7 @@
 #include "session.h"
 #include "sig.h"
 #include "toplevel.h"
+#include "undo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -591,11 +592,41 @@ static int sweep_probes(const char *tool)
 	return removed;
 }
 
+/* Synthetic events of killed runs (ftt_<run id>_...), after the instances that enabled them
+ * and the hist triggers that fired them are gone. */
+static int sweep_synthetic(const char *tool)
+{
+	const size_t plen = strlen(SESSION_PROBE_GROUP_PREFIX);
+	int removed = 0;
+	char *text = tracefs_instance_file_read(NULL, "synthetic_events", NULL);
+	char *save = NULL;
+	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char name[96], cmd[128];
+		if (strncmp(l, SESSION_PROBE_GROUP_PREFIX, plen) ||
+		    sscanf(l, "%95[A-Za-z0-9_]", name) != 1 || session_owner_alive(name + plen))
+			continue;
+		/* Refused (EBUSY) while in use: a live run in another PID namespace owns it. */
+		snprintf(cmd, sizeof(cmd), "!%s\n", name);
+		if (write_line("synthetic_events", cmd) == 0) {
+			fprintf(stderr,
+				"%s: removed synthetic event %s left by a run that was killed\n",
+				tool, name);
+			removed++;
+		}
+	}
+	free(text);
+	return removed;
+}
+
 int session_sweep_stale(const char *tool)
 {
 	/* The top level first: a killed owner's tracer may be graphing every call. */
 	int n = toplevel_recover(tool);
+	/* Then the hist triggers that hold a killed run's instance (undo.h). */
+	n += undo_recover(tool);
 	n += sweep_instances(tool);
+	n += sweep_synthetic(tool);
 	return n + sweep_probes(tool);
 }
 

@@ -20,10 +20,13 @@ struct step {
 	char *path, *line; /* line NULL: rmdir(path) */
 	int flags;	   /* of the write's open: O_APPEND or O_TRUNC */
 };
-/* Appended to, never reallocated: the handler may walk it at any moment. */
+/* Linked, never reallocated: the handler may walk it at any moment. A step is fully built
+ * before one pointer store makes it reachable. byhandle (the main program's only) finds a
+ * step by its handle, which stays its own when another is inserted before it. */
 static struct step *volatile steps;
 static struct step *last;
-static int nsteps;
+static struct step **byhandle;
+static int nsteps, cap;
 
 /* Signals whose default action ends the process and that can be caught. SIGPIPE is among
  * them: a closed output ends the run quietly. */
@@ -165,7 +168,40 @@ void sig_blocking_end(void)
 	blocking = 0;
 }
 
-static int add(const char *path, const char *line, int flags)
+/* Link s in before the step of handle before, or at the end (before < 0). */
+static int link_step(struct step *s, int before)
+{
+	if (nsteps == cap) {
+		int c = cap ? cap * 2 : 32;
+		struct step **more = realloc(byhandle, (size_t)c * sizeof(*more));
+		if (!more)
+			return -1;
+		byhandle = more;
+		cap = c;
+	}
+	struct step *at = before >= 0 && before < nsteps ? byhandle[before] : NULL;
+	if (!at) {
+		if (last)
+			last->next = s;
+		else
+			steps = s;
+		last = s;
+	} else {
+		s->next = at;
+		if (steps == at) {
+			steps = s;
+		} else {
+			struct step *p = steps;
+			while (p->next != at)
+				p = p->next;
+			p->next = s;
+		}
+	}
+	byhandle[nsteps] = s;
+	return nsteps++;
+}
+
+static int add(const char *path, const char *line, int flags, int before)
 {
 	struct step *s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path)) || (line && !(s->line = strdup(line)))) {
@@ -175,37 +211,39 @@ static int add(const char *path, const char *line, int flags)
 		return -1;
 	}
 	s->flags = flags;
-	/* Fully built before it becomes reachable from the handler. */
-	if (last)
-		last->next = s;
-	else
-		steps = s;
-	last = s;
-	return nsteps++;
+	int h = link_step(s, before);
+	if (h < 0) {
+		free(s->path);
+		free(s->line);
+		free(s);
+	}
+	return h;
 }
 
 int sig_on_emergency_rmdir(const char *path)
 {
-	return add(path, NULL, 0);
+	return add(path, NULL, 0, -1);
 }
 
 int sig_on_emergency_replace(const char *path, const char *line)
 {
-	return add(path, line, O_TRUNC);
+	return add(path, line, O_TRUNC, -1);
 }
 
 int sig_on_emergency_write(const char *path, const char *line)
 {
-	return add(path, line, O_APPEND);
+	return add(path, line, O_APPEND, -1);
+}
+
+int sig_on_emergency_write_before(int before, const char *path, const char *line)
+{
+	return add(path, line, O_APPEND, before);
 }
 
 void sig_forget(int handle)
 {
-	struct step *s = steps;
-	for (int i = 0; s && i < handle; i++)
-		s = s->next;
-	if (s && handle >= 0)
-		s->done = 1;
+	if (handle >= 0 && handle < nsteps)
+		byhandle[handle]->done = 1;
 }
 
 const char *sig_name(int sig, char buf[16])

@@ -37,6 +37,9 @@ int sig_on_emergency_rmdir(const char *path);
 int sig_on_emergency_write(const char *path, const char *line);
 /* The same, with the file truncated first: line replaces what it holds. */
 int sig_on_emergency_replace(const char *path, const char *line);
+/* The same as sig_on_emergency_write, run before the step of handle before (at the end when
+ * before is -1): what must go before the instance can (a hist trigger that holds it). */
+int sig_on_emergency_write_before(int before, const char *path, const char *line);
 /* The step is done by the normal path, or no longer wanted. */
 void sig_forget(int handle);
 /* Run the steps now (tests; also what the handler does). Async-signal-safe. */

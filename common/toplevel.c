@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "toplevel.h"
 #include "sig.h"
+#include "undo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,19 +17,11 @@
 
 const char *toplevel_perf_tools_lock = "/var/tmp/.ftrace-lock";
 
-/* Where the state file lives: tmpfs, gone at a reboot as the kernel's settings are.
- * FTT_RUN_DIR for the unit tests; /tmp where there is no /run (busybox guests). */
+/* Where the state file lives: with the other run state files (undo.h). */
 static const char *state_path(char *buf, size_t len, bool make)
 {
-	const char *dir = getenv("FTT_RUN_DIR");
-	char d[PATH_MAX];
-	if (!dir || !*dir) {
-		struct stat st;
-		snprintf(d, sizeof(d), "%s/ftrace-tools",
-			 stat("/run", &st) == 0 && S_ISDIR(st.st_mode) ? "/run" : "/tmp");
-		dir = d;
-	}
-	if (make && mkdir(dir, 0700) && errno != EEXIST)
+	char dir[PATH_MAX - 16];
+	if (!undo_dir(dir, sizeof(dir), make))
 		return NULL;
 	int n = snprintf(buf, len, "%s/top-level", dir);
 	return n > 0 && (size_t)n < len ? buf : NULL;

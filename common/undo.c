@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "undo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "session.h"
+
+#define PREFIX "undo-"
+
+const char *undo_dir(char *buf, size_t len, bool make)
+{
+	const char *dir = getenv("FTT_RUN_DIR");
+	struct stat st;
+	int n = dir && *dir ?
+			snprintf(buf, len, "%s", dir) :
+			snprintf(buf, len, "%s/ftrace-tools",
+				 stat("/run", &st) == 0 && S_ISDIR(st.st_mode) ? "/run" : "/tmp");
+	if (n <= 0 || (size_t)n >= len)
+		return NULL;
+	if (make && mkdir(buf, 0700) && errno != EEXIST)
+		return NULL;
+	return buf;
+}
+
+int undo_begin(struct undo *u, const char *tool)
+{
+	char dir[PATH_MAX - 64], tmp[PATH_MAX];
+	u->tool = tool;
+	u->fd = -1;
+	if (!undo_dir(dir, sizeof(dir), true)) {
+		fprintf(stderr, "%s: cannot make the directory of the run state files: %s\n", tool,
+			strerror(errno));
+		return -1;
+	}
+	/* Made under another name and locked first: a sweep never sees it unlocked. */
+	snprintf(tmp, sizeof(tmp), "%s/.%s%s", dir, PREFIX, session_run_id());
+	snprintf(u->path, sizeof(u->path), "%s/%s%s", dir, PREFIX, session_run_id());
+	u->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (u->fd < 0 || flock(u->fd, LOCK_EX) || rename(tmp, u->path)) {
+		fprintf(stderr, "%s: cannot make the state file %s: %s\n", tool, u->path,
+			strerror(errno));
+		if (u->fd >= 0) {
+			unlink(tmp);
+			close(u->fd);
+		}
+		u->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int undo_add(struct undo *u, const char *path, const char *line)
+{
+	char buf[8192];
+	int n = snprintf(buf, sizeof(buf), "%s\t%s\n", path, line);
+	if (strpbrk(path, "\t\n") || strpbrk(line, "\t\n") || n <= 0 || (size_t)n >= sizeof(buf)) {
+		fprintf(stderr,
+			"%s: cannot keep a line for %s in the state file (too long, or a "
+			"tab or newline in it)\n",
+			u->tool, path);
+		return -1;
+	}
+	if (u->fd < 0 || write(u->fd, buf, (size_t)n) != n || fdatasync(u->fd)) {
+		fprintf(stderr, "%s: cannot write the state file %s: %s\n", u->tool, u->path,
+			u->fd < 0 ? "not open" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void undo_end(struct undo *u)
+{
+	if (u->fd < 0)
+		return;
+	/* Emptied first: a sweep that opened it already finds nothing to do. */
+	if (ftruncate(u->fd, 0) == 0)
+		unlink(u->path);
+	close(u->fd);
+	u->fd = -1;
+}
+
+/* One locked file of a dead run: its lines written. The number of lines that were. */
+static int replay(int fd, int *failed)
+{
+	FILE *f = fdopen(dup(fd), "r");
+	if (!f)
+		return 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int done = 0;
+	while (getline(&line, &cap, f) > 0) {
+		char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+		if (!tab || !nl)
+			continue;
+		*tab = *nl = 0;
+		int w = open(line, O_WRONLY | O_APPEND | O_CLOEXEC);
+		ssize_t n = w >= 0 ? write(w, tab + 1, strlen(tab + 1)) : -1;
+		if (w >= 0)
+			close(w);
+		/* ENOENT: the instance went with its trigger (a kernel that removes both). */
+		if (n == (ssize_t)strlen(tab + 1))
+			done++;
+		else if (errno != ENOENT && errno != EINVAL)
+			(*failed)++;
+	}
+	free(line);
+	fclose(f);
+	return done;
+}
+
+int undo_recover(const char *tool)
+{
+	char dir[PATH_MAX - 300];
+	if (!undo_dir(dir, sizeof(dir), false))
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int undone = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, PREFIX, strlen(PREFIX)))
+			continue;
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		struct stat st;
+		/* Held: its run lives. Unlinked meanwhile: its run ended and undid it. */
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) || fstat(fd, &st) || st.st_nlink == 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		int failed = 0, n = replay(fd, &failed);
+		if (failed)
+			fprintf(stderr,
+				"%s: %d of the changes left by a run that was killed could "
+				"not be undone (%s kept)\n",
+				tool, failed, path);
+		else
+			unlink(path);
+		if (n) {
+			fprintf(stderr,
+				"%s: removed %d hist trigger%s left by a run that was killed\n",
+				tool, n, n == 1 ? "" : "s");
+			undone++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return undone;
+}

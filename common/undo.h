@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * undo: what the next run must write if this one is killed (SIGKILL) between two changes
+ * that a killed run's name cannot be found by. A hist trigger with variables holds its
+ * instance (the kernel refuses rmdir until it is removed), and only the exact trigger
+ * written with '!' removes it; so the lines that remove them are kept, before the triggers
+ * are written, in a file of this run, locked with flock(2) while the run lives. The sweep of
+ * every run (session_sweep_stale) writes the lines of each file whose lock is free, then
+ * removes it. A file is found only by runs that see the same directory: a run in another
+ * container is never judged dead by its file.
+ */
+#ifndef FTT_UNDO_H
+#define FTT_UNDO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct undo {
+	const char *tool;
+	int fd; /* the file, locked; -1: none */
+	char path[PATH_MAX];
+};
+
+/* The directory of the run state files (tmpfs: gone at a reboot, as the kernel's settings
+ * are): $FTT_RUN_DIR, /run/ftrace-tools, or /tmp/ftrace-tools where there is no /run. NULL
+ * when it cannot be made (with make) or the name does not fit. */
+const char *undo_dir(char *buf, size_t len, bool make);
+
+/* This run's file, made and locked. -1 with one line on stderr. */
+int undo_begin(struct undo *u, const char *tool);
+
+/* If this run is killed, the next writes line to the tracefs file path (absolute). Added
+ * before the change it undoes. -1 with one line on stderr. */
+int undo_add(struct undo *u, const char *path, const char *line);
+
+/* The changes are undone by this run: the file goes. Safe to call more than once. */
+void undo_end(struct undo *u);
+
+/* The sweep: the lines of every file whose owner is gone written, in order, then the file
+ * removed; said on stderr. Returns the number of files undone. */
+int undo_recover(const char *tool);
+
+#endif

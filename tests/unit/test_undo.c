@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* What a killed run leaves to undo (undo.h), in a private state directory (FTT_RUN_DIR), and
+ * the order of the signal module's emergency steps when one is put before another. */
+#include "helpers.h"
+
+#include <dirent.h>
+#include <signal.h>
+
+#include "sig.h"
+#include "undo.h"
+
+static char tree[64], run[128], target[128];
+
+static int make_tree(void **state)
+{
+	(void)state;
+	strcpy(tree, "/tmp/ftt-undo-XXXXXX");
+	assert_non_null(mkdtemp(tree));
+	snprintf(run, sizeof(run), "%s/run", tree);
+	snprintf(target, sizeof(target), "%s/trigger", tree);
+	write_file(tree, "trigger", "");
+	setenv("FTT_RUN_DIR", run, 1);
+	return 0;
+}
+
+static int remove_tree(void **state)
+{
+	(void)state;
+	rm_rf(tree);
+	return 0;
+}
+
+static int files_in_run(void)
+{
+	DIR *d = opendir(run);
+	int n = 0;
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A run that adds its two lines, then dies (as by SIGKILL) or ends as it should. */
+static void owner(const void *arg)
+{
+	struct undo u;
+	if (undo_begin(&u, "owner") || undo_add(&u, target, "!second") ||
+	    undo_add(&u, target, "!first"))
+		exit(1);
+	if (arg)
+		undo_end(&u);
+	_exit(0);
+}
+
+static void recover(const void *arg)
+{
+	exit(undo_recover(arg));
+}
+
+/* Killed: the next run writes its lines in the order given, says so, and removes the file;
+ * a second sweep has nothing left to do. */
+static void test_recover_after_kill(void **state)
+{
+	(void)state;
+	char err[512], buf[64];
+	assert_int_equal(run_child(owner, NULL, err, sizeof(err)), 0);
+	assert_int_equal(files_in_run(), 1);
+	assert_string_equal(read_file(tree, "trigger", buf, sizeof(buf)), "");
+	assert_int_equal(run_child(recover, "tpoint", err, sizeof(err)), 1);
+	assert_string_equal(err, "tpoint: removed 2 hist triggers left by a run that was killed\n");
+	assert_string_equal(read_file(tree, "trigger", buf, sizeof(buf)), "!second!first");
+	assert_int_equal(files_in_run(), 0);
+	assert_int_equal(run_child(recover, "tpoint", err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+}
+
+/* Ended as it should: nothing left for a sweep. */
+static void test_end(void **state)
+{
+	(void)state;
+	char err[512], buf[64];
+	assert_int_equal(run_child(owner, "end", err, sizeof(err)), 0);
+	assert_int_equal(files_in_run(), 0);
+	assert_int_equal(run_child(recover, "tpoint", err, sizeof(err)), 0);
+	assert_string_equal(read_file(tree, "trigger", buf, sizeof(buf)), "");
+}
+
+/* Alive: its lock is held, so a sweep leaves its file alone. */
+static void test_alive(void **state)
+{
+	(void)state;
+	char err[512], buf[64];
+	struct undo u;
+	assert_int_equal(undo_begin(&u, "alive"), 0);
+	assert_int_equal(undo_add(&u, target, "!mine"), 0);
+	assert_int_equal(run_child(recover, "tpoint", err, sizeof(err)), 0);
+	assert_string_equal(read_file(tree, "trigger", buf, sizeof(buf)), "");
+	assert_int_equal(files_in_run(), 1);
+	undo_end(&u);
+	undo_end(&u);
+	assert_int_equal(files_in_run(), 0);
+}
+
+/* A line that the file cannot hold as one is refused, not cut. */
+static void test_refused(void **state)
+{
+	(void)state;
+	struct undo u;
+	assert_int_equal(undo_begin(&u, "refused"), 0);
+	assert_int_equal(undo_add(&u, target, "two\nlines"), -1);
+	undo_end(&u);
+}
+
+/* Emergency steps: one put before another runs first, and handles stay their steps'. */
+static void emergency(const void *arg)
+{
+	(void)arg;
+	int b = sig_on_emergency_write(target, "B");
+	int c = sig_on_emergency_write(target, "C");
+	if (sig_on_emergency_write_before(b, target, "A") < 0 ||
+	    sig_on_emergency_write_before(-1, target, "D") < 0)
+		exit(1);
+	sig_forget(c);
+	sig_emergency();
+	_exit(0);
+}
+
+static void test_emergency_order(void **state)
+{
+	(void)state;
+	char err[512], buf[64];
+	write_file(tree, "trigger", "");
+	assert_int_equal(run_child(emergency, NULL, err, sizeof(err)), 0);
+	assert_string_equal(read_file(tree, "trigger", buf, sizeof(buf)), "ABD");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_recover_after_kill, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_end, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_alive, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_refused, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_emergency_order, make_tree, remove_tree),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
