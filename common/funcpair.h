@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "pair.h"
+#include "undo.h"
 
 struct tool_run;
 struct tep_event;
@@ -22,13 +23,16 @@ struct tep_format_field;
 #define FUNCPAIR_DEPTH 16   /* calls kept per thread: deeper recursion is counted unpaired */
 #define FUNCPAIR_MAX_ARGS 6 /* the arguments the ABI passes in registers (x86-64) */
 
-/* One call, when its return comes: the entry's time and the arguments fetched then. */
+/* One call, when its return comes: the entry's time, its duration and the arguments
+ * fetched at the entry. */
 struct funcpair_call {
 	uint64_t entry_ts;
+	uint64_t ns;
 	const uint64_t *args; /* nargs of them */
 };
 
-/* Called for each paired return (the return's record: its time, its task, its value). */
+/* Called for each paired return with its record: the return's (its task, its value), or the
+ * kernel's event of the call (funcpair_trace_kernel). */
 typedef void (*funcpair_fn)(struct tep_record *ret, const struct funcpair_call *c, void *ctx);
 
 struct funcpair {
@@ -48,6 +52,17 @@ struct funcpair {
 	funcpair_fn fn;
 	void *ctx;
 	struct tool_run *t;
+	/* Paired in the kernel (funcpair_trace_kernel): a synthetic event of this run, fired
+	 * by the return's hist trigger with what the entry's saved for the thread. */
+	bool in_kernel;
+	char synth[96];
+	struct tep_event *synth_ev;
+	struct tep_format_field *lat, *t0, *sarg[FUNCPAIR_MAX_ARGS];
+	char trig[2][1024]; /* the entry's and the return's triggers */
+	char trig_path[2][4096];
+	bool trig_set[2];
+	int trig_emergency[2], synth_emergency;
+	struct undo undo;
 };
 
 /* A usage error (opt_fail) unless spec is one function: FUNC or LIB:FUNC, no glob. */
@@ -63,6 +78,19 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 /* In setup(): trace both probes; fn is called for every return paired with its entry. A
  * loss of events clears the pairs (they could join the wrong two). Returns a TOOL_ status. */
 int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx);
+
+/*
+ * Whether the kernel can pair the calls (hist triggers with variables and synthetic events:
+ * CONFIG_HIST_TRIGGERS, Linux 4.17). In prepare(), after funcpair_probes: the synthetic
+ * event is made then, and fp->in_kernel set; false (and nothing made) when it cannot.
+ */
+bool funcpair_kernel(struct tool_run *t, struct funcpair *fp);
+
+/* In setup(), when funcpair_kernel said yes: the kernel pairs each thread's entry and return
+ * (the innermost call of a function that calls itself) and sends one event per call of at
+ * least min_ns, for fn. Returns a TOOL_ status. */
+int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns, funcpair_fn fn,
+			  void *ctx);
 
 /* The return value of a paired return (with fp->retval). */
 long long funcpair_retval(const struct funcpair *fp, const struct tep_record *ret);

@@ -415,7 +415,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	checks = NULL;
 	if (tool->cleanup)
 		tool->cleanup(&t);
-	if (out_failed() || (t.top && t.top->failed))
+	if (out_failed() || t.failed || (t.top && t.top->failed))
 		ret = TOOL_FAIL;
 	return ret;
 }

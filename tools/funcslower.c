@@ -3,8 +3,9 @@
  * funcslower: each call of one function that took longer than a threshold, with its task,
  * its duration, its return value and, with -a, its first arguments: a kernel function (a
  * kprobe and a kretprobe) or a user one (LIB:FUNC, a uprobe and a uretprobe), paired per
- * thread in user space (funcpair.h). A line is printed when the call returns; its time is
- * when the call began.
+ * thread (funcpair.h): in the kernel where it has hist triggers and synthetic events, which
+ * then sends only the slow calls, else here from an event per entry and return. A line is
+ * printed when the call returns; its time is when the call began.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 static struct env {
 	struct funcpair fp;
 	uint64_t min_ns; /* the threshold */
+	bool user_space; /* --user-space: pair here even where the kernel can */
 } env;
 
 static const struct opt_spec options[] = {
@@ -33,6 +35,8 @@ static const struct opt_spec options[] = {
 	TOOL_TID,
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
+	{OPT_LONG + 1, "user-space", NULL,
+	 "pair entries and returns here, even where the kernel\ncan (hist triggers)", 0},
 	TOOL_EXEC,
 	TOOL_OPT_END,
 };
@@ -51,6 +55,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	(void)t;
 	if (o->key == 'a')
 		env.fp.nargs = (int)opt_int(arg, 1, FUNCPAIR_MAX_ARGS, "argument count");
+	else if (o->key == OPT_LONG + 1)
+		env.user_space = true;
 }
 
 static void operands(struct tool_run *t, int argc, char **argv)
@@ -73,9 +79,12 @@ static int prepare(struct tool_run *t)
 	int ret = funcpair_probes(t, &env.fp, "fs");
 	if (ret)
 		return ret;
-	snprintf(t->what, sizeof(t->what), "calls of %s function %s slower than %llu us",
+	if (!env.user_space)
+		funcpair_kernel(t, &env.fp);
+	snprintf(t->what, sizeof(t->what), "calls of %s function %s slower than %llu us (%s)",
 		 env.fp.user ? "user" : "kernel", env.fp.spec,
-		 (unsigned long long)(env.min_ns / 1000));
+		 (unsigned long long)(env.min_ns / 1000),
+		 env.fp.in_kernel ? "filtered in the kernel" : "paired here");
 	return TOOL_OK;
 }
 
@@ -84,7 +93,7 @@ static int prepare(struct tool_run *t)
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
 	(void)ctx;
-	uint64_t ns = ret->ts >= c->entry_ts ? ret->ts - c->entry_ts : 0;
+	uint64_t ns = c->ns;
 	if (ns < env.min_ns)
 		return;
 	struct tool_run *t = env.fp.t;
@@ -122,7 +131,8 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 
 static int setup(struct tool_run *t)
 {
-	return funcpair_trace(t, &env.fp, on_call, NULL);
+	return env.fp.in_kernel ? funcpair_trace_kernel(t, &env.fp, env.min_ns, on_call, NULL) :
+				  funcpair_trace(t, &env.fp, on_call, NULL);
 }
 
 /* --- output --------------------------------------------------------------------------------- */

@@ -4,7 +4,9 @@
 # own (uprobes) and so in the kernel's nanosleep (kprobes, where the kernel has them); only
 # the calls over the threshold are shown, each once, with durations no shorter than the
 # naps, their return values and arguments, as text and JSON; -n, bad input and every way of
-# stopping.
+# stopping. Where the kernel has hist triggers and synthetic events it pairs entry and
+# return itself and sends only the slow calls; --user-space pairs them here: both ways give
+# the same calls.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -14,6 +16,12 @@ ST=${SYS_TARGET:-$BIN/tests/sys_target}
 [ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
 # Two long naps among short ones (microseconds): a threshold of 30 ms shows the long ones.
 NAPS="1000 60000 1000 80000"
+
+if [ -e "$T/synthetic_events" ] && grep -q 'hist:keys' "$T/README" 2> /dev/null; then
+	HOW="filtered in the kernel"
+else
+	HOW="paired here"
+fi
 
 # Each text line of a call ($1 the FUNC): "LAT RET ARGS..." (columns 3.. of the line).
 calls() { awk -v f="$1" '$5 == f {$1 = $2 = $5 = ""; print}' "$TMP/out" | tr -s ' ' | sed 's/^ //'; }
@@ -30,6 +38,7 @@ if [ -e "$T/uprobe_events" ]; then
 		     END {exit !(a && b)}' '$TMP/calls' &&
 		head -1 '$TMP/out' | grep -q '^COMM  *PID  *LAT(us)  *RET FUNC ARGS\$' &&
 		grep -q '^sys_target  *[0-9][0-9]*  ' '$TMP/out'" || { cat "$TMP/out" "$TMP/err"; }
+	check "funcslower on a user function: the banner says how: $HOW" grep -qF "($HOW)" "$TMP/err"
 
 	"$BIN/funcslower" -j -a 2 "$ST:ftt_nap" 0 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
 	rc=$?
@@ -45,7 +54,13 @@ if [ -e "$T/uprobe_events" ]; then
 			[ "$lat" -ge $((arg * 1000)) ] && [ "$ret" -eq $((arg / 1000)) ] || return 1
 			n=$((n + 1))
 		done < "$TMP/naps"
-		[ $n -eq 4 ] && [ "$(cut -d' ' -f3 "$TMP/naps" | tr '\n' ' ')" = "0x3e8 0xea60 0x3e8 0x13880 " ]
+		[ $n -eq 4 ] && [ "$(cut -d' ' -f3 "$TMP/naps" | tr '\n' ' ')" = "0x3e8 0xea60 0x3e8 0x13880 " ] || return 1
+		# The time is the call's start: each begins after the one before has returned,
+		# and soon after (with return times, the 1 ms nap after the 60 ms one would
+		# seem to begin 59 ms before that returned).
+		sed 's/.*"ts":\([0-9.]*\),.*"lat_ns":\([0-9]*\),.*/\1 \2/' "$TMP/out" |
+			awk 'NR > 1 && ($1 < end - 0.000002 || $1 > end + 0.2) {bad = 1}
+			     {end = $1 + $2 / 1e9} END {exit bad}'
 	}
 	check "funcslower -j -a 2 ftt_nap 0: all four naps, valid JSON, each no shorter than asked" \
 		json_naps || cat "$TMP/out" "$TMP/err"
@@ -95,6 +110,17 @@ else
 		     NR == 2 && \$1 >= 80000 && \$1 < 1080000 {b = 1}
 		     \$2 != 0 || NF != 4 || \$3 !~ /^0x[0-9a-f]+\$/ {bad = 1}
 		     END {exit !(a && b && !bad)}' '$TMP/calls'" || cat "$TMP/out" "$TMP/err"
+	check "funcslower on a kernel function: the banner says how: $HOW" grep -qF "($HOW)" "$TMP/err"
+	"$BIN/funcslower" --user-space -a 2 "$F" 30000 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	calls "$F" > "$TMP/calls2"
+	check "funcslower --user-space -a 2 $F 30000: paired here, the same two naps" sh -c "
+		[ $rc -eq 0 ] && grep -qF '(paired here)' '$TMP/err' &&
+		[ \$(wc -l < '$TMP/calls2') -eq 2 ] &&
+		awk 'NR == 1 && \$1 >= 60000 && \$1 < 1060000 {a = 1}
+		     NR == 2 && \$1 >= 80000 && \$1 < 1080000 {b = 1}
+		     \$2 != 0 || NF != 4 {bad = 1}
+		     END {exit !(a && b && !bad)}' '$TMP/calls2'" || cat "$TMP/out" "$TMP/err"
 	"$BIN/funcslower" ftt_no_such_function 10 > "$TMP/out" 2> "$TMP/err"
 	check "funcslower on a function that cannot be traced: exit 2, one line" sh -c \
 		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'cannot be traced' '$TMP/err'"
