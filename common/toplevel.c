@@ -4,6 +4,7 @@
 #include "undo.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +283,19 @@ int toplevel_recover(const char *tool)
 	return ret;
 }
 
+/* toplevel_try: who holds the top level is not said. */
+static bool quiet;
+
+__attribute__((format(printf, 1, 2))) static void busy(const char *fmt, ...)
+{
+	if (quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 static void say_owner(const char *tool, int fd)
 {
 	lseek(fd, 0, SEEK_SET);
@@ -297,12 +311,11 @@ static void say_owner(const char *tool, int fd)
 	if (since && localtime_r(&t, &tm))
 		strftime(when, sizeof(when), ", since %H:%M:%S", &tm);
 	if (pid)
-		fprintf(stderr,
-			"%s: the top-level tracer is in use by %s (PID %d%s); one run at a time "
-			"can own it\n",
-			tool, owner, pid, when);
+		busy("%s: the top-level tracer is in use by %s (PID %d%s); one run at a time "
+		     "can own it\n",
+		     tool, owner, pid, when);
 	else
-		fprintf(stderr, "%s: the top-level tracer is in use by %s\n", tool, owner);
+		busy("%s: the top-level tracer is in use by %s\n", tool, owner);
 	free(text);
 }
 
@@ -317,10 +330,9 @@ static int check_free(struct toplevel *tl)
 	}
 	text[strcspn(text, "\n")] = 0;
 	if (strcmp(text, "nop")) {
-		fprintf(stderr,
-			"%s: the top-level tracer is in use: current_tracer is %s, not set by "
-			"ftrace-tools (write nop to %s when nobody uses it)\n",
-			tl->tool, text, path);
+		busy("%s: the top-level tracer is in use: current_tracer is %s, not set by "
+		     "ftrace-tools (write nop to %s when nobody uses it)\n",
+		     tl->tool, text, path);
 		free(text);
 		return -1;
 	}
@@ -328,19 +340,17 @@ static int check_free(struct toplevel *tl)
 	path_of(tl, "set_event", path, sizeof(path));
 	if ((text = read_path(path)) && *text) {
 		const char *nl = strchr(text, '\n');
-		fprintf(stderr,
-			"%s: the top-level buffer is in use: events are enabled there (%.*s%s in "
-			"%s)\n",
-			tl->tool, (int)strcspn(text, "\n"), text, nl && nl[1] ? ", ..." : "", path);
+		busy("%s: the top-level buffer is in use: events are enabled there (%.*s%s in "
+		     "%s)\n",
+		     tl->tool, (int)strcspn(text, "\n"), text, nl && nl[1] ? ", ..." : "", path);
 		free(text);
 		return -1;
 	}
 	free(text);
 	if ((text = read_path(toplevel_perf_tools_lock))) {
-		fprintf(stderr,
-			"%s: ftrace is in use by perf-tools: %s names PID %d (remove it if no "
-			"perf-tools tool runs)\n",
-			tl->tool, toplevel_perf_tools_lock, atoi(text));
+		busy("%s: ftrace is in use by perf-tools: %s names PID %d (remove it if no "
+		     "perf-tools tool runs)\n",
+		     tl->tool, toplevel_perf_tools_lock, atoi(text));
 		free(text);
 		return -1;
 	}
@@ -436,4 +446,12 @@ void toplevel_release(struct toplevel *tl)
 	tl->perf_lock = false;
 	close(tl->lock_fd); /* the lock goes with it */
 	tl->lock_fd = -1;
+}
+
+int toplevel_try(struct toplevel *tl, const char *tool)
+{
+	quiet = true;
+	int ret = toplevel_acquire(tl, tool);
+	quiet = false;
+	return ret;
 }

@@ -45,6 +45,10 @@ struct toplevel {
  */
 int toplevel_acquire(struct toplevel *tl, const char *tool);
 
+/* The same, for a tool that has another way (funccount's hit counts): when the top level
+ * is in use, -1 without a word. */
+int toplevel_try(struct toplevel *tl, const char *tool);
+
 /* Write value to a top-level file (replacing what it holds), its setting saved first. -1
  * with a message (errno kept); ENOENT when the kernel has no such file. */
 int toplevel_set(struct toplevel *tl, const char *file, const char *value);

@@ -4,8 +4,10 @@
  * (LIB:GLOB). Each function gets a kprobe (uprobe) of this run. By default the kernel counts
  * them: kprobe_profile (uprobe_profile) counts a probe's hits before its event's filter, and
  * the filter drops every event, so no event is sent per call; the counts are read every
- * interval. For a subset of tasks (-p, -L, -n, --exec) the hit
- * counts cannot tell tasks apart: then each call is an event of the run's instance (which
+ * interval. Where the kernel has the function profiler and nobody uses the top level, it
+ * counts instead (no probe per function; set_ftrace_filter and function_profile_enabled are
+ * the top level's, owned through toplevel.h). For a subset of tasks (-p, -L, -n, --exec)
+ * neither can tell tasks apart: then each call is an event of the run's instance (which
  * follows only those tasks), counted here.
  */
 #include <errno.h>
@@ -25,14 +27,18 @@
 #include "out.h"
 #include "probe.h"
 #include "tool.h"
+#include "toplevel.h"
 #include "usym.h"
 
 /* One kprobe each: creating a thousand takes seconds, and a glob that matches more is
  * rarely what was meant. */
 #define MAX_FUNCS 1000
 
-enum via { VIA_BEST, VIA_HITS, VIA_EVENTS };
-static const char *const via_names[] = {"best", "hits", "events", NULL};
+/* The function profiler's table shows a name in at most this many characters. */
+#define PROFILE_NAME 30
+
+enum via { VIA_BEST, VIA_HITS, VIA_EVENTS, VIA_PROFILE };
+static const char *const via_names[] = {"best", "hits", "events", "profile", NULL};
 
 static struct env {
 	char **globs;
@@ -45,13 +51,16 @@ static struct env {
 		char *target; /* a user function's PATH:0xOFFSET, NULL for a kernel one */
 		struct tep_event *ev;
 		uint64_t count;	       /* this interval */
-		uint64_t hits, missed; /* kprobe_profile's, last read */
+		uint64_t hits, missed; /* kprobe_profile's (the profiler's hits), last read */
+		uint64_t sum;	       /* the profiler's hits over the CPUs, being read */
 	} * f;
 	int n, cap;
 	int not_unique;	   /* names the kernel has more than once: left out */
 	int ifuncs;	   /* user functions that are IFUNCs: left out */
 	bool kernel, user; /* kinds of function asked for */
 	uint64_t missed;   /* calls the kernel's kprobes missed (nmissed), in all */
+	bool profile;	   /* counted by the function profiler, at the top level */
+	struct toplevel tl;
 	struct tool_run *t;
 } env;
 
@@ -66,8 +75,10 @@ static const struct opt_spec options[] = {
 	{'v', NULL, NULL, "list the functions that match and how they are counted, then exit", 0},
 	{OPT_LONG + 1, "top", "N", "print the N largest rows (default: all)", 0},
 	{OPT_LONG + 2, "via", "HOW",
-	 "hits: counted in the kernel (probe hit counts; not with\n-p, -L, -n, --exec); "
-	 "events: each call an event,\ncounted here; best (default): hits where it can",
+	 "profile: counted by the kernel's function profiler\n(kernel functions, every task; "
+	 "one run at a time);\nhits: counted in the kernel (probe hit counts);\nevents: each "
+	 "call an event, counted here (the way\nfor -p, -L, -n, --exec); best (default): the "
+	 "first\nof these that can",
 	 0},
 	TOOL_EXEC,
 	TOOL_OPT_END,
@@ -89,7 +100,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
 	case 'v': env.verbose = true; break;
 	case OPT_LONG + 1: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
-	case OPT_LONG + 2: env.via = (enum via)opt_choice(arg, via_names, 3, "--via"); break;
+	case OPT_LONG + 2: env.via = (enum via)opt_choice(arg, via_names, 4, "--via"); break;
 	}
 }
 
@@ -277,22 +288,107 @@ static bool by_events(const struct tool_run *t)
 	return env.via == VIA_EVENTS || t->o.pid || t->o.tid || t->o.name || t->o.exec;
 }
 
+/* The function profiler's table cuts names: two of ours alike in their first characters
+ * could not be told apart there. The first such name, or NULL. */
+static const char *profile_ambiguous(void)
+{
+	for (int i = 1; i < env.n; i++) /* sorted by name */
+		if (strlen(env.f[i].name) >= PROFILE_NAME &&
+		    !strncmp(env.f[i - 1].name, env.f[i].name, PROFILE_NAME))
+			return env.f[i].name;
+	return NULL;
+}
+
+/* Whether the function profiler counts this run: it exists, it can count these (kernel
+ * functions, every task, names it shows whole enough), and the top level is ours with the
+ * profiler off. With --via profile, why not is said; with best, the hit counts do instead. */
+static int take_profiler(struct tool_run *t)
+{
+	bool must = env.via == VIA_PROFILE;
+	if (!must &&
+	    (env.via != VIA_BEST || env.user || by_events(t) ||
+	     !tracefs_file_exists(NULL, "function_profile_enabled") || profile_ambiguous()))
+		return TOOL_OK;
+	if (!tracefs_file_exists(NULL, "function_profile_enabled")) {
+		fprintf(stderr, "funccount: no function profiler in this kernel "
+				"(CONFIG_FUNCTION_PROFILER)\n");
+		return TOOL_FAIL;
+	}
+	if (must && profile_ambiguous()) {
+		fprintf(stderr,
+			"funccount: %s and another matching name are alike in their first %d "
+			"characters, all the profiler shows: use --via hits\n",
+			profile_ambiguous(), PROFILE_NAME);
+		return TOOL_USAGE;
+	}
+	if ((must ? toplevel_acquire : toplevel_try)(&env.tl, "funccount"))
+		return must ? TOOL_FAIL : TOOL_OK;
+	char *on = tracefs_instance_file_read(NULL, "function_profile_enabled", NULL);
+	bool idle = on && atoi(on) == 0;
+	free(on);
+	if (!idle) {
+		toplevel_release(&env.tl);
+		if (!must)
+			return TOOL_OK;
+		fprintf(stderr, "funccount: the function profiler is in use "
+				"(function_profile_enabled is not 0)\n");
+		return TOOL_FAIL;
+	}
+	env.profile = true;
+	return TOOL_OK;
+}
+
+static void release_top(void *arg)
+{
+	struct tool_run *t = arg;
+	toplevel_release(&env.tl);
+	if (env.tl.failed)
+		t->failed = true;
+}
+
+/* set_ftrace_filter: the functions by name, then the profiler on. */
+static int start_profiler(struct tool_run *t)
+{
+	size_t len = 1;
+	for (int i = 0; i < env.n; i++)
+		len += strlen(env.f[i].name) + 1;
+	char *names = malloc(len), *p = names;
+	if (!names) {
+		fprintf(stderr, "funccount: out of memory\n");
+		return TOOL_FAIL;
+	}
+	for (int i = 0; i < env.n; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", env.f[i].name);
+	int ret = toplevel_set(&env.tl, "set_ftrace_filter", names) ||
+				  toplevel_set(&env.tl, "function_profile_enabled", "1") ?
+			  TOOL_FAIL :
+			  TOOL_OK;
+	free(names);
+	(void)t;
+	return ret;
+}
+
 static int prepare(struct tool_run *t)
 {
 	int ret;
 	env.t = t;
+	env.tl.lock_fd = -1;
 	if (env.via == VIA_HITS && by_events(t)) {
 		fprintf(stderr, "funccount: --via hits counts every task: not with -p, -L, -n or "
 				"--exec\n");
 		return TOOL_USAGE;
 	}
-	if ((env.kernel && !probe_available(&t->s, PROBE_KPROBE, false)) ||
+	if (env.via == VIA_PROFILE && (by_events(t) || env.user)) {
+		fprintf(stderr, "funccount: --via profile counts kernel functions of every task: "
+				"not with -p, -L, -n, --exec or LIB:GLOB\n");
+		return TOOL_USAGE;
+	}
+	if ((env.kernel && env.via != VIA_PROFILE &&
+	     !probe_available(&t->s, PROBE_KPROBE, false)) ||
 	    (env.user && !probe_available(&t->s, PROBE_UPROBE, false)))
 		return TOOL_FAIL;
 	if ((ret = collect()))
 		return ret;
-	const char *how = by_events(t) ? "each call an event, counted here" :
-					 "counted in the kernel: probe hit counts";
 	if (env.not_unique)
 		fprintf(stderr,
 			"funccount: %d matching names the kernel has more than once are left out\n",
@@ -302,12 +398,26 @@ static int prepare(struct tool_run *t)
 			"funccount: %d matching IFUNCs are left out (a uprobe would count their "
 			"resolver, which runs once at load, not the calls)\n",
 			env.ifuncs);
+	if ((ret = take_profiler(t)))
+		return ret;
+	const char *how = env.profile  ? "counted in the kernel: the function profiler" :
+			  by_events(t) ? "each call an event, counted here" :
+					 "counted in the kernel: probe hit counts";
 	if (env.verbose) {
+		toplevel_release(&env.tl);
 		fprintf(stderr, "funccount: %d function%s, %s\n", env.n, env.n == 1 ? "" : "s",
 			how);
 		for (int i = 0; i < env.n; i++)
 			puts(env.f[i].name);
 		return TOOL_DONE;
+	}
+	if (env.profile) {
+		/* Given back before the instance goes, whatever ends the run. */
+		if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, release_top, t))
+			return TOOL_FAIL;
+		snprintf(t->what, sizeof(t->what), "calls of %d kernel function%s, %s", env.n,
+			 env.n == 1 ? "" : "s", how);
+		return TOOL_OK;
 	}
 	/* Only this run's names: the profile lists a probe by its name, without its group. */
 	int made = 0, refused = 0;
@@ -354,6 +464,8 @@ static int setup(struct tool_run *t)
 	/* Hit counts: the filter drops every event, after the profile has counted the hit. */
 	const char *filter = by_events(t) ? NULL : "common_pid < 0";
 	int ret;
+	if (env.profile)
+		return start_profiler(t);
 	for (int i = 0; i < env.n; i++)
 		if (env.f[i].ev &&
 		    (ret = tool_trace(t, env.f[i].ev, filter, on_call, (void *)(intptr_t)i)))
@@ -376,8 +488,62 @@ static void hit(const char *name, unsigned long long hits, unsigned long long mi
 	f->missed = missed;
 }
 
+static int by_name_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct func *)elem)->name);
+}
+
+/* The function we count that the profiler shows as name (cut to PROFILE_NAME characters):
+ * one at most (profile_ambiguous). */
+static struct func *profiled(const char *name)
+{
+	struct func *f = bsearch(name, env.f, (size_t)env.n, sizeof(*env.f), by_name_key);
+	if (f || strlen(name) < PROFILE_NAME)
+		return f;
+	for (int i = 0; i < env.n; i++)
+		if (!strncmp(env.f[i].name, name, PROFILE_NAME))
+			return &env.f[i];
+	return NULL;
+}
+
+/* trace_stat/function<cpu>: "  name  hits  [time ...]" after two header lines; the calls
+ * since the last read are added to each function's count. */
+static int read_profile(void)
+{
+	for (int i = 0; i < env.n; i++)
+		env.f[i].sum = 0;
+	int cpus = 0;
+	for (int cpu = 0;; cpu++) {
+		char file[64];
+		snprintf(file, sizeof(file), "trace_stat/function%d", cpu);
+		char *text = tracefs_instance_file_read(NULL, file, NULL);
+		if (!text)
+			break;
+		cpus++;
+		char *save = NULL;
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char name[256];
+			unsigned long long hits;
+			struct func *f;
+			if (sscanf(l, "%255s %llu", name, &hits) == 2 && (f = profiled(name)))
+				f->sum += hits;
+		}
+		free(text);
+	}
+	if (!cpus)
+		return -1;
+	for (int i = 0; i < env.n; i++) {
+		struct func *f = &env.f[i];
+		f->count += f->sum - f->hits;
+		f->hits = f->sum;
+	}
+	return 0;
+}
+
 static int read_hits(void)
 {
+	if (env.profile)
+		return read_profile();
 	if ((env.kernel && probe_profile(PROBE_KPROBE, hit, NULL) < 0) ||
 	    (env.user && probe_profile(PROBE_UPROBE, hit, NULL) < 0))
 		return -1;
@@ -400,10 +566,10 @@ static int interval(struct tool_run *t, uint64_t now)
 	out_wallclock(now, when);
 	/* The counts would be short: the run ends, and fails. */
 	if (!by_events(t) && read_hits()) {
-		fprintf(stderr,
-			"funccount: cannot read the probes' hit counts (%s_profile): the "
-			"counts are lost\n",
-			env.kernel ? "kprobe" : "uprobe");
+		fprintf(stderr, "funccount: cannot read the %s: the counts are lost\n",
+			env.profile ? "function profiler's counts (trace_stat/function*)" :
+			env.kernel  ? "probes' hit counts (kprobe_profile)" :
+				      "probes' hit counts (uprobe_profile)");
 		t->failed = true;
 		return 1;
 	}

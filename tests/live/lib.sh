@@ -53,7 +53,8 @@ tracefs_state() {
 	for f in set_event current_tracer tracing_on buffer_size_kb trace_clock buffer_percent \
 		set_event_pid tracing_cpumask dynamic_events uprobe_events kprobe_events trace_options \
 		set_graph_function set_graph_notrace set_ftrace_pid set_ftrace_notrace_pid \
-		max_graph_depth tracing_thresh synthetic_events; do
+		max_graph_depth tracing_thresh synthetic_events set_ftrace_filter \
+		function_profile_enabled; do
 		[ -r "$T/$f" ] && { echo "== $f"; cat "$T/$f"; }
 	done
 	# The lock of perf-tools, which funcgraph takes while it owns the top level.

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Live tests of funccount: test programs make known calls, and funccount counts them to the
-# call, in the kernel (probe hit counts) and as events: the test program's own functions
-# (uprobes), the kernel's getppid function (kprobes), for every task, -p and --exec; -j, -v,
+# call, in the kernel (the function profiler where there is one, probe hit counts) and as
+# events: the test program's own functions (uprobes), the kernel's getppid function
+# (kprobes), for every task, -p and --exec; one profiler owner at a time; -j, -v,
 # intervals, bad input and every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
@@ -59,18 +60,58 @@ if [ -z "$F" ]; then
 fi
 count() { awk -v f="$F" '$1 == f {print $2}' "$TMP/out"; }
 
+# The best way for every task: the function profiler where the kernel has one (4.x), else
+# the probes' hit counts.
+if [ -e "$T/function_profile_enabled" ]; then
+	PROF=yes BEST="counted in the kernel: the function profiler"
+else
+	PROF= BEST="counted in the kernel: probe hit counts"
+fi
 # Every task: nothing else in the guest calls getppid while the program runs.
-for via in "" events; do
+for via in "" hits events ${PROF:+profile}; do
 	start_bg "$BIN/funccount" ${via:+--via $via} "$F" || continue
 	"$ST" 1234 0
 	stop_bg
-	how=${via:-hits}
-	check "funccount ($how): $F counted 1234 times" sh -c \
+	case ${via:-best} in
+	best) how=$BEST ;;
+	hits) how="counted in the kernel: probe hit counts" ;;
+	events) how="each call an event, counted here" ;;
+	profile) how="counted in the kernel: the function profiler" ;;
+	esac
+	check "funccount (${via:-best}): $F counted 1234 times" sh -c \
 		"[ $RC -eq 0 ] && [ \"\$(awk -v f=$F '\$1 == f {print \$2}' '$TMP/out')\" = 1234 ]" ||
 		cat "$TMP/out" "$TMP/err"
-	check "funccount ($how): the banner says how" \
-		grep -q "^Counting calls of 1 kernel function, $([ $how = hits ] && echo counted in the kernel || echo each call an event)" "$TMP/err"
+	check "funccount (${via:-best}): the banner says how: $how" \
+		grep -q "^Counting calls of 1 kernel function, $how" "$TMP/err"
 done
+check "after the ways of counting: tracefs as before" same_state
+
+if [ -n "$PROF" ]; then
+	# One run at a time owns the profiler: the next counts by hits, or with --via profile
+	# is refused naming the owner.
+	# (No shell starts while it counts: busybox sh calls getppid as it starts.)
+	start_bg "$BIN/funccount" --via profile "$F"
+	"$BIN/funccount" -v "$F" > "$TMP/out2" 2> "$TMP/err2"
+	"$BIN/funccount" --via profile "$F" > "$TMP/out3" 2> "$TMP/err3"
+	rc=$?
+	"$ST" 55 0
+	stop_bg
+	check "funccount -v while another run profiles: probe hit counts" \
+		grep -q 'probe hit counts' "$TMP/err2"
+	check "funccount --via profile while another run profiles: exit 1, one line naming it" sh -c \
+		"[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err3') -eq 1 ] &&
+		 grep -q 'in use by funccount (PID $BGPID' '$TMP/err3'" || cat "$TMP/err3"
+	check "funccount --via profile: its count unchanged by the refused runs (55)" sh -c \
+		"[ $RC -eq 0 ] && [ \"\$(awk -v f=$F '\$1 == f {print \$2}' '$TMP/out')\" = 55 ]"
+	"$BIN/funccount" --via profile -p 1 "$F" > "$TMP/out2" 2> "$TMP/err2"
+	check "funccount --via profile -p: exit 2, one line, every task" sh -c \
+		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err2') -eq 1 ] && grep -q 'every task' '$TMP/err2'"
+	check "after the profiler: tracefs as before" same_state
+else
+	"$BIN/funccount" --via profile "$F" > "$TMP/out2" 2> "$TMP/err2"
+	check "funccount --via profile without a profiler: exit 1, one line naming CONFIG_FUNCTION_PROFILER" sh -c \
+		"[ $? -eq 1 ] && [ \$(wc -l < '$TMP/err2') -eq 1 ] && grep -q CONFIG_FUNCTION_PROFILER '$TMP/err2'"
+fi
 
 "$BIN/funccount" "$F" --exec "$ST" 777 0 > "$TMP/out" 2> "$TMP/err"
 rc=$?
@@ -82,8 +123,8 @@ check "funccount -j: the row as JSON" sh -c \
 
 "$BIN/funccount" -v "$F" > "$TMP/out" 2> "$TMP/err"
 rc=$?
-check "funccount -v: the function listed, counted in the kernel, exit 0" sh -c \
-	"[ $rc -eq 0 ] && [ \"\$(cat '$TMP/out')\" = '$F' ] && grep -q 'probe hit counts' '$TMP/err'"
+check "funccount -v: the function listed, $BEST, exit 0" sh -c \
+	"[ $rc -eq 0 ] && [ \"\$(cat '$TMP/out')\" = '$F' ] && grep -q '$BEST' '$TMP/err'"
 "$BIN/funccount" -v -p 1 "$F" > "$TMP/out" 2> "$TMP/err"
 check "funccount -v -p: each call an event" grep -q 'each call an event' "$TMP/err"
 check "funccount -v changed nothing in tracefs" same_state
@@ -105,5 +146,6 @@ done
 check "funccount's bad input changed nothing in tracefs" same_state
 
 stop_cases funccount "$BIN/funccount" -i 1 "$F"
+[ -n "$PROF" ] && stop_cases "funccount --via profile" "$BIN/funccount" --via profile -i 1 "$F"
 check "at the end: tracefs as it was" same_state
 summary
