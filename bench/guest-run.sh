@@ -52,7 +52,10 @@ for k in $KERNELS; do
 			printf "\n## Linux %s\n\nN = %d, %d runs per path; untraced: %.2f s before, %.2f s after.\n\n", i[3], N, i[7], base, secs["untraced-after"]
 			print "| path | command | added ns/call | calls | vs hit counts |"
 			print "| --- | --- | ---: | ---: | ---: |"
-			cmd["hitcounts"] = "`funccount vfs_read` (kprobe hit counts, no event per call)"
+			cmd["hitcounts"] = "`funccount --via hits vfs_read` (kprobe hit counts, no event per call)"
+			cmd["funcprofile"] = "`funccount --via profile vfs_read` (the function profiler)"
+			cmd["funcslower"] = "`funcslower vfs_read 10000000 --exec dd ...` (paired in the kernel, none sent)"
+			cmd["funcslower-user"] = "`funcslower --user-space vfs_read 10000000 --exec dd ...` (paired here)"
 			cmd["events"] = "`funccount vfs_read --exec dd ...` (an event per call)"
 			cmd["functracer"] = "`functrace -c vfs_read --exec dd ...` (function tracer, an event per call)"
 			cmd["funclatency"] = "`funclatency vfs_read --exec dd ...` (kprobe + kretprobe, paired)"

@@ -52,10 +52,14 @@ measure() {
 }
 
 untraced() { $W; echo $N; }
-# funccount's default: kprobe hit counts, no event per call (system-wide: dd's calls and the
-# few of others).
-hitcounts() {
-	$B/funccount vfs_read > /tmp/bench-out 2> /tmp/bench-err2 &
+# funccount's kprobe hit counts, no event per call (system-wide: dd's calls and the few of
+# others); its default where the kernel has no function profiler.
+# system_wide VIA: funccount --via VIA vfs_read for every task while dd runs.
+system_wide() {
+	# Removed first: the last run's banner would be taken for this one's (the shell
+	# truncates the file only once the job runs), and dd would run before the probes.
+	rm -f /tmp/bench-out /tmp/bench-err2
+	$B/funccount --via $1 vfs_read > /tmp/bench-out 2> /tmp/bench-err2 &
 	p=$!
 	i=0
 	while ! grep -q 'Ctrl-C to end' /tmp/bench-err2 2> /dev/null; do
@@ -66,6 +70,9 @@ hitcounts() {
 	kill -INT $p; wait $p
 	awk '$1 == "vfs_read" {print $2}' /tmp/bench-out
 }
+hitcounts() { system_wide hits; }
+# funccount --via profile: the function profiler, owned through the top level.
+funcprofile() { system_wide profile; }
 # funccount --exec: one event per call, counted by the tool.
 events() {
 	$B/funccount vfs_read --exec $W 2> /dev/null | awk '$1 == "vfs_read" {print $2}'
@@ -80,6 +87,14 @@ latency() {
 	$B/funclatency vfs_read --exec $W 2> /dev/null |
 		awk '$2 == "->" && $4 == ":" {s += $5} END {print s + 0}'
 }
+# funcslower with a threshold no call reaches: paired in the kernel (hist triggers, where
+# the kernel has them), or here (--user-space: an event per entry and return). Its calls
+# are the ones shown: none (no read takes 10 s).
+slower() {
+	$B/funcslower $1 vfs_read 10000000 --exec $W 2> /dev/null | grep -c ' vfs_read'
+}
+slower_kernel() { slower ""; }
+slower_user() { slower --user-space; }
 # perf-tools' method: the function profiler on set_ftrace_filter's functions.
 profiler() {
 	echo vfs_read > $T/set_ftrace_filter
@@ -96,7 +111,14 @@ measure hitcounts hitcounts
 measure events events
 measure functracer functracer
 measure funclatency latency
+if [ -e $T/synthetic_events ] && grep -q 'hist:keys' $T/README; then
+	measure funcslower slower_kernel
+else
+	echo "BENCHSKIP funcslower no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, 4.17)"
+fi
+measure funcslower-user slower_user
 if [ -e $T/function_profile_enabled ]; then
+	measure funcprofile funcprofile
 	measure profiler profiler
 else
 	echo "BENCHSKIP profiler no function profiler in this kernel (CONFIG_FUNCTION_PROFILER)"
