@@ -189,16 +189,9 @@ static void remove_synth(void *arg)
 	struct funcpair *fp = arg;
 	char line[128];
 	snprintf(line, sizeof(line), "!%s\n", fp->synth);
-	char *path = tracefs_get_tracing_file("synthetic_events");
-	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-	tracefs_put_tracing_file(path);
-	ssize_t n = fd >= 0 ? write(fd, line, strlen(line)) : -1;
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	if (n != (ssize_t)strlen(line)) {
+	if (session_append("synthetic_events", line)) {
 		fprintf(stderr, "%s: cannot remove synthetic event %s: %s\n", fp->t->tool->name,
-			fp->synth, strerror(n < 0 ? e : EIO));
+			fp->synth, strerror(errno));
 		fp->t->failed = true;
 		return;
 	}
@@ -222,19 +215,12 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	for (int i = 0; i < fp->nargs; i++)
 		o += (size_t)snprintf(def + o, sizeof(def) - o, "; u64 a%d", i + 1);
 	snprintf(def + o, sizeof(def) - o, "\n");
-	char *path = tracefs_get_tracing_file("synthetic_events");
-	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
-	tracefs_put_tracing_file(path);
-	ssize_t n = fd >= 0 ? write(fd, def, strlen(def)) : -1;
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	if (n != (ssize_t)strlen(def)) {
+	if (session_append("synthetic_events", def)) {
 		/* Not this kernel's way after all: pair in user space, as without. */
 		fprintf(stderr,
 			"%s: the kernel refused the synthetic event '%.*s': %s; the calls "
 			"are paired here\n",
-			t->tool->name, (int)strlen(def) - 1, def, strerror(n < 0 ? e : EIO));
+			t->tool->name, (int)strlen(def) - 1, def, strerror(errno));
 		return false;
 	}
 	fp->in_kernel = true;

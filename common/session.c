@@ -518,8 +518,7 @@ static const char *instance_id(const char *name)
 	return dash && dash[1] >= '0' && dash[1] <= '9' ? dash + 1 : NULL;
 }
 
-/* Append one line to a probe file in one write(2); -1 with errno on failure. */
-static int write_line(const char *file, const char *line)
+int session_append(const char *file, const char *line)
 {
 	char *path = tracefs_get_tracing_file(file);
 	int fd = path ? open(path, O_WRONLY | O_APPEND | O_CLOEXEC) : -1;
@@ -529,7 +528,7 @@ static int write_line(const char *file, const char *line)
 	ssize_t n = write(fd, line, strlen(line));
 	int e = errno;
 	close(fd);
-	errno = n < 0 ? e : 0;
+	errno = n < 0 ? e : n == (ssize_t)strlen(line) ? 0 : EIO;
 	return n == (ssize_t)strlen(line) ? 0 : -1;
 }
 
@@ -580,7 +579,7 @@ static int sweep_probes(const char *tool)
 			/* Refused (EBUSY) while an instance has it enabled: a live run in another
 			 * PID namespace owns it. */
 			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
-			if (write_line(files[i], cmd) == 0) {
+			if (session_append(files[i], cmd) == 0) {
 				fprintf(stderr,
 					"%s: removed probe %s/%s left by a run that was killed\n",
 					tool, group, event);
@@ -608,7 +607,7 @@ static int sweep_synthetic(const char *tool)
 			continue;
 		/* Refused (EBUSY) while in use: a live run in another PID namespace owns it. */
 		snprintf(cmd, sizeof(cmd), "!%s\n", name);
-		if (write_line("synthetic_events", cmd) == 0) {
+		if (session_append("synthetic_events", cmd) == 0) {
 			fprintf(stderr,
 				"%s: removed synthetic event %s left by a run that was killed\n",
 				tool, name);

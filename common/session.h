@@ -160,6 +160,10 @@ void session_close(struct session *s);
  * returns how many things were removed. */
 int session_sweep_stale(const char *tool);
 
+/* Append one line to a top-level tracefs file (kprobe_events, synthetic_events) in one
+ * write(2), as those files take a definition. -1 with errno on failure. */
+int session_append(const char *file, const char *line);
+
 /* "<pid>-<start>-<random>" of this process (see SESSION_PREFIX), the same for every call. */
 const char *session_run_id(void);
 /* Is the owner of a run id (or of an older "<pid>" one) alive? (For probe groups too.) */

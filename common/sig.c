@@ -168,7 +168,8 @@ void sig_blocking_end(void)
 	blocking = 0;
 }
 
-/* Link s in before the step of handle before, or at the end (before < 0). */
+/* Link s in before the step of handle before, at the start (FIRST), or at the end (-1). */
+#define FIRST (-2)
 static int link_step(struct step *s, int before)
 {
 	if (nsteps == cap) {
@@ -179,7 +180,9 @@ static int link_step(struct step *s, int before)
 		byhandle = more;
 		cap = c;
 	}
-	struct step *at = before >= 0 && before < nsteps ? byhandle[before] : NULL;
+	struct step *at = before == FIRST		 ? steps :
+			  before >= 0 && before < nsteps ? byhandle[before] :
+							   NULL;
 	if (!at) {
 		if (last)
 			last->next = s;
@@ -222,7 +225,7 @@ static int add(const char *path, const char *line, int flags, int before)
 
 int sig_on_emergency_rmdir(const char *path)
 {
-	return add(path, NULL, 0, -1);
+	return add(path, NULL, 0, FIRST);
 }
 
 int sig_on_emergency_replace(const char *path, const char *line)

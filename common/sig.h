@@ -29,8 +29,9 @@ void sig_blocking_begin(void);
 void sig_blocking_end(void);
 
 /*
- * Emergency steps, run in the order registered: rmdir(path), or write(line) to path. The
- * strings are copied now. Each returns a handle for sig_forget, or -1 when out of memory.
+ * Emergency steps, run in the order registered, except that the rmdir(path) steps run
+ * before all others (an instance must go before the probes it has enabled can); the others
+ * write(line) to path. The strings are copied now. Each returns a handle for sig_forget, or -1 when out of memory.
  * Before the steps, the process closes its files (an open file keeps an instance busy).
  */
 int sig_on_emergency_rmdir(const char *path);

@@ -199,6 +199,49 @@ stop_cases() {
 	check "$sname killed with SIGKILL, then a new run: tracefs as before" same_state
 }
 
+# stall_case NAME WORK TOOL ARGS...: the tool writes to a pipe nobody reads; the shell
+# command WORK makes events until the tool blocks in write(2) (/proc/PID/syscall says so),
+# then two Ctrl-C: the run must end at once, say so, and leave tracefs as it was (what the
+# emergency steps of sig.c remove).
+stall_case() {
+	sname=$1 work=$2
+	shift 2
+	mkfifo "$TMP/fifo"
+	sleep 60 <> "$TMP/fifo" & # holds the pipe open without reading it
+	HOLD=$!
+	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
+	"$@" > "$TMP/fifo" 2> "$TMP/err" &
+	TPID=$!
+	wait_ready $TPID "$TMP/err"
+	case $(uname -m) in x86_64) WRITE=1 ;; *) WRITE=64 ;; esac
+	i=0
+	while [ $i -lt 20 ] && ! stall_blocked; do
+		eval "$work"
+		sleep 0.2
+		i=$((i + 1))
+	done
+	if stall_blocked; then
+		kill -INT $TPID
+		sleep 0.5
+		kill -INT $TPID
+		if wait_exit $TPID 5; then
+			check "$sname: a second Ctrl-C on a stalled output: the run ends at once and says so" \
+				grep -q 'stopped at once' "$TMP/err" || { echo "# exit $RC"; sed 's/^/# /' "$TMP/err"; }
+			check "$sname: a second Ctrl-C on a stalled output: tracefs as before" same_state
+		else
+			notok "$sname: a second Ctrl-C on a stalled output: still running after 5 s"
+		fi
+	else
+		notok "$sname: a second Ctrl-C on a stalled output: the tool never blocked on the pipe ($(cat /proc/$TPID/syscall 2> /dev/null))"
+		kill -INT $TPID
+		wait_exit $TPID 10
+	fi
+	kill $HOLD 2> /dev/null
+	wait $HOLD 2> /dev/null
+	rm -f "$TMP/fifo"
+}
+stall_blocked() { read -r nr rest < "/proc/$TPID/syscall" 2> /dev/null && [ "$nr" = $WRITE ]; }
+
 # The strict JSON-lines checker (tests/live/jsoncheck.c): jsoncheck FILE [KEY...].
 JSONCHECK=${JSONCHECK:-$BIN/tests/jsoncheck}
 

@@ -121,6 +121,10 @@ else
 		     NR == 2 && \$1 >= 80000 && \$1 < 1080000 {b = 1}
 		     \$2 != 0 || NF != 4 {bad = 1}
 		     END {exit !(a && b && !bad)}' '$TMP/calls2'" || cat "$TMP/out" "$TMP/err"
+	# A second Ctrl-C while the output is stalled: the emergency steps remove the hist
+	# triggers before the instance, the instance before the probes.
+	naps() { "$ST" 0 0 $(awk 'BEGIN {for (i = 0; i < 3000; i++) printf "1 "}'); }
+	stall_case funcslower naps "$BIN/funcslower" "$F" 0
 	"$BIN/funcslower" ftt_no_such_function 10 > "$TMP/out" 2> "$TMP/err"
 	check "funcslower on a function that cannot be traced: exit 2, one line" sh -c \
 		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'cannot be traced' '$TMP/err'"

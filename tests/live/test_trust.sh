@@ -134,40 +134,8 @@ done
 # A second Ctrl-C while the output is stalled (a pipe nobody reads): the run ends at once,
 # says so, and leaves nothing behind.
 if [ -d "$T/events/syscalls/sys_enter_read" ]; then
-	mkfifo "$TMP/fifo"
-	sleep 30 <> "$TMP/fifo" & # holds the pipe open without reading it
-	HOLD=$!
-	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
-	"$BIN/tpoint" syscalls:sys_enter_read > "$TMP/fifo" 2> "$TMP/err" &
-	TPID=$!
-	wait_ready $TPID "$TMP/err"
-	# Events until the tool blocks in write(2) to the full pipe (/proc/PID/syscall says so).
-	case $(uname -m) in x86_64) WRITE=1 ;; *) WRITE=64 ;; esac
-	blocked() { read -r nr rest < "/proc/$TPID/syscall" 2> /dev/null && [ "$nr" = $WRITE ]; }
-	i=0
-	while [ $i -lt 20 ] && ! blocked; do
-		dd if=/dev/zero of=/dev/null bs=1 count=10000 2> /dev/null
-		sleep 0.2
-		i=$((i + 1))
-	done
-	if blocked; then
-		kill -INT $TPID
-		sleep 0.5
-		kill -INT $TPID
-		if wait_exit $TPID 5; then
-			check "a second Ctrl-C on a stalled output: the run ends at once and says so" \
-				grep -q 'stopped at once' "$TMP/err" || { echo "# exit $RC"; sed 's/^/# /' "$TMP/err"; }
-			check "a second Ctrl-C on a stalled output: tracefs as before" same_state
-		else
-			notok "a second Ctrl-C on a stalled output: still running after 5 s"
-		fi
-	else
-		notok "a second Ctrl-C on a stalled output: the tool never blocked on the pipe ($(cat /proc/$TPID/syscall 2> /dev/null))"
-		kill -INT $TPID
-		wait_exit $TPID 10
-	fi
-	kill $HOLD 2> /dev/null
-	wait $HOLD 2> /dev/null
+	stall_case tpoint "dd if=/dev/zero of=/dev/null bs=1 count=10000 2> /dev/null" \
+		"$BIN/tpoint" syscalls:sys_enter_read
 fi
 
 # Runs in PID namespaces: each has an instance of its own (both are PID 1 there), and one

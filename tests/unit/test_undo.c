@@ -113,13 +113,21 @@ static void test_refused(void **state)
 	undo_end(&u);
 }
 
-/* Emergency steps: one put before another runs first, and handles stay their steps'. */
+/* Emergency steps: one put before another runs first, handles stay their steps', and the
+ * rmdir steps run before all (a write through the directory, registered before it, finds
+ * it gone). */
 static void emergency(const void *arg)
 {
 	(void)arg;
+	char dir[160], via[192];
+	snprintf(dir, sizeof(dir), "%s/dir", tree);
+	snprintf(via, sizeof(via), "%s/../trigger", dir);
+	if (mkdir(dir, 0700))
+		exit(1);
 	int b = sig_on_emergency_write(target, "B");
 	int c = sig_on_emergency_write(target, "C");
-	if (sig_on_emergency_write_before(b, target, "A") < 0 ||
+	if (sig_on_emergency_write(via, "R") < 0 || sig_on_emergency_rmdir(dir) < 0 ||
+	    sig_on_emergency_write_before(b, target, "A") < 0 ||
 	    sig_on_emergency_write_before(-1, target, "D") < 0)
 		exit(1);
 	sig_forget(c);
