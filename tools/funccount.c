@@ -25,7 +25,9 @@
 #include "ftrace.h"
 #include "opt.h"
 #include "out.h"
+#include "ksym.h"
 #include "probe.h"
+#include "reader.h"
 #include "tool.h"
 #include "toplevel.h"
 #include "usym.h"
@@ -37,8 +39,8 @@
 /* The function profiler's table shows a name in at most this many characters. */
 #define PROFILE_NAME 30
 
-enum via { VIA_BEST, VIA_HITS, VIA_EVENTS, VIA_PROFILE };
-static const char *const via_names[] = {"best", "hits", "events", "profile", NULL};
+enum via { VIA_BEST, VIA_HITS, VIA_EVENTS, VIA_PROFILE, VIA_FTRACE };
+static const char *const via_names[] = {"best", "hits", "events", "profile", "ftrace", NULL};
 
 static struct env {
 	char **globs;
@@ -55,12 +57,22 @@ static struct env {
 		uint64_t sum;	       /* the profiler's hits over the CPUs, being read */
 	} * f;
 	int n, cap;
+	uint64_t unknown;  /* tracer records at no counted function's address */
 	int not_unique;	   /* names the kernel has more than once: left out */
 	int ifuncs;	   /* user functions that are IFUNCs: left out */
 	bool kernel, user; /* kinds of function asked for */
 	uint64_t missed;   /* calls the kernel's kprobes missed (nmissed), in all */
 	bool profile;	   /* counted by the function profiler, at the top level */
 	struct toplevel tl;
+	bool ftrace;	       /* each call an event of the instance's function tracer */
+	struct tep_event *fev; /* ftrace:function */
+	struct tep_format_field *ipf;
+	struct ksyms *ksyms;
+	struct addr {
+		unsigned long long addr;
+		int idx;
+	} * addrs; /* the functions by address, for the tracer's ip */
+	int naddrs;
 	struct tool_run *t;
 } env;
 
@@ -77,8 +89,9 @@ static const struct opt_spec options[] = {
 	{OPT_LONG + 2, "via", "HOW",
 	 "profile: counted by the kernel's function profiler\n(kernel functions, every task; "
 	 "one run at a time);\nhits: counted in the kernel (probe hit counts);\nevents: each "
-	 "call an event, counted here (the way\nfor -p, -L, -n, --exec); best (default): the "
-	 "first\nof these that can",
+	 "call an event, counted here (the way\nfor -p, -L, -n, --exec); ftrace: each call an "
+	 "event\nof the function tracer (kernel functions); best\n(default): the first of "
+	 "these that can (ftrace\nwhere there are no kprobes)",
 	 0},
 	TOOL_EXEC,
 	TOOL_OPT_END,
@@ -100,7 +113,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
 	case 'v': env.verbose = true; break;
 	case OPT_LONG + 1: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
-	case OPT_LONG + 2: env.via = (enum via)opt_choice(arg, via_names, 4, "--via"); break;
+	case OPT_LONG + 2: env.via = (enum via)opt_choice(arg, via_names, 5, "--via"); break;
 	}
 }
 
@@ -234,8 +247,11 @@ static int collect(void)
 	if (env.kernel && ftrace_functions(NULL, add, NULL) < 0) {
 		if (errno == EPERM)
 			fprintf(stderr,
-				"funccount: the kernel refuses to list its traceable "
+				"funccount: %sthe kernel refuses to list its traceable "
 				"functions (available_filter_functions: %s)\n",
+				env.ftrace && env.via == VIA_BEST ?
+					"no kprobe events (CONFIG_KPROBE_EVENTS), and " :
+					"",
 				strerror(errno));
 		else
 			fprintf(stderr, "funccount: no list of traceable functions "
@@ -283,9 +299,15 @@ static int collect(void)
 	return TOOL_OK;
 }
 
+/* Options only events can follow: the counts in the kernel are of every task. */
+static bool filtered(const struct tool_run *t)
+{
+	return t->o.pid || t->o.tid || t->o.name || t->o.exec;
+}
+
 static bool by_events(const struct tool_run *t)
 {
-	return env.via == VIA_EVENTS || t->o.pid || t->o.tid || t->o.name || t->o.exec;
+	return !env.profile && (env.ftrace || env.via == VIA_EVENTS || filtered(t));
 }
 
 /* The function profiler's table cuts names: two of ours alike in their first characters
@@ -368,24 +390,123 @@ static int start_profiler(struct tool_run *t)
 	return ret;
 }
 
+/* --- the function tracer's way ---------------------------------------------------------- */
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct addr *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The functions by address: the tracer's records carry the address it was called at. */
+static int prepare_ftrace(void)
+{
+	if (!(env.fev = session_load_event(&env.t->s, "ftrace", "function")) ||
+	    !(env.ipf = tep_find_field(env.fev, "ip"))) {
+		fprintf(stderr, "funccount: no ftrace:function event format in this kernel\n");
+		return TOOL_FAIL;
+	}
+	if (!(env.ksyms = ksym_load())) {
+		fprintf(stderr, "funccount: cannot read the kernel's symbols (/proc/kallsyms)\n");
+		return TOOL_FAIL;
+	}
+	if (!(env.addrs = calloc((size_t)env.n, sizeof(*env.addrs)))) {
+		fprintf(stderr, "funccount: out of memory\n");
+		return TOOL_FAIL;
+	}
+	for (int i = 0; i < env.n; i++) {
+		unsigned long long a = ksym_addr(env.ksyms, env.f[i].name);
+		if (a)
+			env.addrs[env.naddrs++] = (struct addr){a, i};
+	}
+	if (!env.naddrs) {
+		fprintf(stderr, "funccount: none of the functions is in /proc/kallsyms (are "
+				"addresses hidden? kptr_restrict)\n");
+		return TOOL_FAIL;
+	}
+	qsort(env.addrs, (size_t)env.naddrs, sizeof(*env.addrs), by_addr);
+	return TOOL_OK;
+}
+
+/* The filter and the tasks before the tracer: it records from the moment it is set. */
+static int instance(struct tool_run *t)
+{
+	if (!env.ftrace)
+		return TOOL_OK;
+	const char **names = malloc((size_t)env.n * sizeof(*names));
+	if (!names)
+		return TOOL_FAIL;
+	for (int i = 0; i < env.n; i++)
+		names[i] = env.f[i].name;
+	int bad = ftrace_set_functions(t->s.inst, "set_ftrace_filter", names, env.n, "funccount") ||
+		  session_set_ftrace_pids(&t->s, t->o.pid, t->o.tid) ||
+		  ftrace_set_tracer(t->s.inst, "function", "funccount");
+	free(names);
+	return bad ? TOOL_FAIL : TOOL_OK;
+}
+
+/* A function entry the tracer recorded: its address is the function's, or a few bytes in
+ * (the call to the tracer after an endbr64). This run's own calls are left out. */
+static void on_traced(struct tep_record *rec, void *ctx)
+{
+	struct tool_run *t = ctx;
+	int pid = tep_data_pid(t->s.tep, rec);
+	if (pid == (int)getpid() || (t->o.name && fnmatch(t->o.name, tool_comm(t, pid), 0)))
+		return;
+	unsigned long long ip = (unsigned long long)reader_num(rec, env.ipf);
+	int lo = 0, hi = env.naddrs - 1, at = -1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (env.addrs[mid].addr <= ip) {
+			at = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (at >= 0 && ip - env.addrs[at].addr < 32)
+		env.f[env.addrs[at].idx].count++;
+	else
+		env.unknown++;
+}
+
 static int prepare(struct tool_run *t)
 {
 	int ret;
 	env.t = t;
 	env.tl.lock_fd = -1;
-	if (env.via == VIA_HITS && by_events(t)) {
+	if (env.via == VIA_HITS && filtered(t)) {
 		fprintf(stderr, "funccount: --via hits counts every task: not with -p, -L, -n or "
 				"--exec\n");
 		return TOOL_USAGE;
 	}
-	if (env.via == VIA_PROFILE && (by_events(t) || env.user)) {
+	if (env.via == VIA_PROFILE && (filtered(t) || env.user)) {
 		fprintf(stderr, "funccount: --via profile counts kernel functions of every task: "
 				"not with -p, -L, -n, --exec or LIB:GLOB\n");
 		return TOOL_USAGE;
 	}
-	if ((env.kernel && env.via != VIA_PROFILE &&
-	     !probe_available(&t->s, PROBE_KPROBE, false)) ||
-	    (env.user && !probe_available(&t->s, PROBE_UPROBE, false)))
+	if (env.via == VIA_FTRACE && env.user) {
+		fprintf(stderr, "funccount: --via ftrace counts kernel functions: not with "
+				"LIB:GLOB\n");
+		return TOOL_USAGE;
+	}
+	bool tracer = ftrace_tracer_available("function");
+	if (env.via == VIA_FTRACE && !tracer) {
+		fprintf(stderr, "funccount: no function tracer in this kernel "
+				"(CONFIG_FUNCTION_TRACER)\n");
+		return TOOL_FAIL;
+	}
+	env.ftrace = env.via == VIA_FTRACE;
+	/* Without kprobes, kernel functions are counted by the function tracer. */
+	if (env.kernel && env.via != VIA_PROFILE && !env.ftrace &&
+	    !probe_available(&t->s, PROBE_KPROBE, true)) {
+		if (env.via != VIA_BEST || env.user || !tracer) {
+			probe_available(&t->s, PROBE_KPROBE, false); /* says which option */
+			return TOOL_FAIL;
+		}
+		env.ftrace = true;
+	}
+	if (env.user && !probe_available(&t->s, PROBE_UPROBE, false))
 		return TOOL_FAIL;
 	if ((ret = collect()))
 		return ret;
@@ -400,7 +521,10 @@ static int prepare(struct tool_run *t)
 			env.ifuncs);
 	if ((ret = take_profiler(t)))
 		return ret;
+	if (env.profile)
+		env.ftrace = false;
 	const char *how = env.profile  ? "counted in the kernel: the function profiler" :
+			  env.ftrace   ? "each call an event of the function tracer, counted here" :
 			  by_events(t) ? "each call an event, counted here" :
 					 "counted in the kernel: probe hit counts";
 	if (env.verbose) {
@@ -415,6 +539,15 @@ static int prepare(struct tool_run *t)
 		/* Given back before the instance goes, whatever ends the run. */
 		if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, release_top, t))
 			return TOOL_FAIL;
+		snprintf(t->what, sizeof(t->what), "calls of %d kernel function%s, %s", env.n,
+			 env.n == 1 ? "" : "s", how);
+		return TOOL_OK;
+	}
+	if (env.ftrace) {
+		if ((ret = prepare_ftrace()))
+			return ret;
+		t->follow_names = t->o.name != NULL;
+		t->ordered = t->follow_names;
 		snprintf(t->what, sizeof(t->what), "calls of %d kernel function%s, %s", env.n,
 			 env.n == 1 ? "" : "s", how);
 		return TOOL_OK;
@@ -466,6 +599,8 @@ static int setup(struct tool_run *t)
 	int ret;
 	if (env.profile)
 		return start_profiler(t);
+	if (env.ftrace)
+		return reader_on(&t->r, env.fev, on_traced, t) ? TOOL_FAIL : TOOL_OK;
 	for (int i = 0; i < env.n; i++)
 		if (env.f[i].ev &&
 		    (ret = tool_trace(t, env.f[i].ev, filter, on_call, (void *)(intptr_t)i)))
@@ -616,6 +751,11 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
 		interval(t, reader_now());
+	if (env.unknown)
+		fprintf(stderr,
+			"funccount: %llu function tracer records at no counted function's address "
+			"are left out\n",
+			(unsigned long long)env.unknown);
 	if (env.missed)
 		fprintf(stderr,
 			"funccount: %llu calls were missed by the kernel (kprobe_profile's "
@@ -632,6 +772,8 @@ static void cleanup(struct tool_run *t)
 		free(env.f[i].target);
 	}
 	free(env.f);
+	free(env.addrs);
+	ksym_free(env.ksyms);
 }
 
 static const struct tool funccount = {
@@ -645,6 +787,7 @@ static const struct tool funccount = {
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,
+	.instance = instance,
 	.setup = setup,
 	.banner = banner,
 	.interval = interval,

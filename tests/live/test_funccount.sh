@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Live tests of funccount: test programs make known calls, and funccount counts them to the
 # call, in the kernel (the function profiler where there is one, probe hit counts) and as
-# events: the test program's own functions (uprobes), the kernel's getppid function
+# events (kprobes, or the instance's function tracer): the test program's own functions (uprobes), the kernel's getppid function
 # (kprobes), for every task, -p and --exec; one profiler owner at a time; -j, -v,
 # intervals, bad input and every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
@@ -68,7 +68,7 @@ else
 	PROF= BEST="counted in the kernel: probe hit counts"
 fi
 # Every task: nothing else in the guest calls getppid while the program runs.
-for via in "" hits events ${PROF:+profile}; do
+for via in "" hits events ftrace ${PROF:+profile}; do
 	start_bg "$BIN/funccount" ${via:+--via $via} "$F" || continue
 	"$ST" 1234 0
 	stop_bg
@@ -76,6 +76,7 @@ for via in "" hits events ${PROF:+profile}; do
 	best) how=$BEST ;;
 	hits) how="counted in the kernel: probe hit counts" ;;
 	events) how="each call an event, counted here" ;;
+	ftrace) how="each call an event of the function tracer, counted here" ;;
 	profile) how="counted in the kernel: the function profiler" ;;
 	esac
 	check "funccount (${via:-best}): $F counted 1234 times" sh -c \
@@ -117,6 +118,11 @@ fi
 rc=$?
 check "funccount --exec: exit 0, the command's 777 calls" sh -c \
 	"[ $rc -eq 0 ] && [ \"\$(awk -v f=$F '\$1 == f {print \$2}' '$TMP/out')\" = 777 ]"
+"$BIN/funccount" --via ftrace "$F" --exec "$ST" 777 0 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "funccount --via ftrace --exec: exit 0, the command's 777 calls" sh -c \
+	"[ $rc -eq 0 ] && [ \"\$(awk -v f=$F '\$1 == f {print \$2}' '$TMP/out')\" = 777 ]" ||
+	cat "$TMP/out" "$TMP/err"
 "$BIN/funccount" -j "$F" --exec "$ST" 77 0 > "$TMP/out" 2> "$TMP/err"
 check "funccount -j: the row as JSON" sh -c \
 	"grep -q '\"func\":\"$F\",\"count\":77}' '$TMP/out' && '$JSONCHECK' '$TMP/out' time func count"
@@ -137,6 +143,7 @@ check "funccount -i 0.3 -d 1: exit 0, a table per interval (3 or 4), each timed"
 
 for args in "|no PATTERN" "'a b'|invalid PATTERN" "--via x $F|invalid --via" \
 	"--via hits -p 1 $F|not with -p" "--top -1 $F|invalid N" \
+	"--via ftrace 'libc:str*'|not with LIB:GLOB" \
 	"ftt_no_such_function_*|no traceable kernel function matches"; do
 	eval "\"\$BIN/funccount\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
@@ -146,6 +153,7 @@ done
 check "funccount's bad input changed nothing in tracefs" same_state
 
 stop_cases funccount "$BIN/funccount" -i 1 "$F"
+stop_cases "funccount --via ftrace" "$BIN/funccount" --via ftrace -i 1 "$F"
 [ -n "$PROF" ] && stop_cases "funccount --via profile" "$BIN/funccount" --via profile -i 1 "$F"
 check "at the end: tracefs as it was" same_state
 summary
