@@ -3,7 +3,8 @@
  * funclatency: how long the calls of one function take, as a log2 histogram, for a kernel
  * function (a kprobe and a kretprobe) or a user one (LIB:FUNC, a uprobe and a uretprobe).
  * The entry and the return are paired per thread in user space, with a small stack per
- * thread so that a function that calls itself pairs each return with its own entry.
+ * thread so that a function that calls itself pairs each return with its own entry. -k: a
+ * histogram per task name or per thread.
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,18 +22,34 @@
 #include "opt.h"
 #include "out.h"
 #include "reader.h"
+#include "sig.h"
 #include "tool.h"
+
+enum key { KEY_NONE, KEY_COMM, KEY_TID };
+static const char *const key_names[] = {"comm", "tid", NULL};
+
+/* -k: one histogram per key (a task name, or a thread id as text), in an open-addressing
+ * table that doubles at half full. */
+struct keyed {
+	char key[24];
+	struct hist_log2 h;
+};
 
 static struct env {
 	struct funcpair fp;
 	bool millis, nanos;
+	enum key key;
 	struct hist_log2 h;
+	struct keyed *tab;
+	size_t mask, used;
+	bool oom; /* a key could not be added: said at the end */
 } env;
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
 	{'i', NULL, "SECS", "print a histogram every SECS seconds (default: at the end)", 0},
 	TOOL_JSON("one JSON object per histogram"),
+	{'k', NULL, "KEY", "a histogram per comm (task name) or per tid (thread)", 0},
 	{'m', NULL, NULL, "milliseconds (default: microseconds)", 0},
 	TOOL_NAME,
 	{'N', NULL, NULL, "nanoseconds", 0},
@@ -49,6 +66,7 @@ static const char *const examples[] = {
 	"funclatency -p 181 ext4_file_write_iter # only PID 181's calls",
 	"funclatency libc:getaddrinfo        # user: name lookups (gethostlatency)",
 	"funclatency -N ./app:parse --exec ./app input # a program's function, while it runs",
+	"funclatency -k comm vfs_fsync       # per task name",
 	NULL,
 };
 
@@ -56,6 +74,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 {
 	switch (o->key) {
 	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
+	case 'k': env.key = (enum key)(opt_choice(arg, key_names, 2, "KEY") + 1); break;
 	case 'm': env.millis = true; break;
 	case 'N': env.nanos = true; break;
 	}
@@ -79,7 +98,7 @@ static int prepare(struct tool_run *t)
 	int ret = funcpair_probes(t, &env.fp, "fl");
 	if (ret)
 		return ret;
-	t->follow_names = t->o.name != NULL;
+	t->follow_names = t->o.name != NULL || env.key == KEY_COMM;
 	snprintf(t->what, sizeof(t->what), "%s function %s", env.fp.user ? "user" : "kernel",
 		 env.fp.spec);
 	return TOOL_OK;
@@ -87,11 +106,64 @@ static int prepare(struct tool_run *t)
 
 /* --- per event ---------------------------------------------------------------------------- */
 
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h ^ (h >> 29);
+}
+
+/* The histogram of key, added if new; NULL when out of memory. */
+static struct hist_log2 *keyed(const char *key)
+{
+	if (2 * (env.used + 1) > env.mask + 1) {
+		size_t cap = env.mask ? (env.mask + 1) * 2 : 64;
+		struct keyed *tab = calloc(cap, sizeof(*tab));
+		if (!tab)
+			return NULL;
+		for (size_t i = 0; env.tab && i <= env.mask; i++) {
+			if (!env.tab[i].key[0])
+				continue;
+			size_t j = hash(env.tab[i].key) & (cap - 1);
+			while (tab[j].key[0])
+				j = (j + 1) & (cap - 1);
+			tab[j] = env.tab[i];
+		}
+		free(env.tab);
+		env.tab = tab;
+		env.mask = cap - 1;
+	}
+	size_t j = hash(key) & env.mask;
+	while (env.tab[j].key[0] && strcmp(env.tab[j].key, key))
+		j = (j + 1) & env.mask;
+	if (!env.tab[j].key[0]) {
+		snprintf(env.tab[j].key, sizeof(env.tab[j].key), "%s", key);
+		env.used++;
+	}
+	return &env.tab[j].h;
+}
+
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
 	(void)ctx;
-	uint64_t ns = ret->ts >= c->entry_ts ? ret->ts - c->entry_ts : 0;
-	hist_log2_add(&env.h, env.nanos ? ns : ns / (env.millis ? 1000000 : 1000));
+	uint64_t ns = c->ns, v = env.nanos ? ns : ns / (env.millis ? 1000000 : 1000);
+	struct hist_log2 *h = &env.h;
+	if (env.key) {
+		char key[24];
+		int tid = tep_data_pid(env.fp.t->s.tep, ret);
+		if (env.key == KEY_TID)
+			snprintf(key, sizeof(key), "%d", tid);
+		else /* a name is at most 15 bytes; "" would mark a free slot */
+			snprintf(key, sizeof(key), "%s",
+				 *tool_comm(env.fp.t, tid) ? tool_comm(env.fp.t, tid) : "?");
+		if (!(h = keyed(key))) {
+			env.oom = true;
+			sig_request_stop(); /* out of memory: end with what was counted */
+			return;
+		}
+	}
+	hist_log2_add(h, v);
 }
 
 static int setup(struct tool_run *t)
@@ -106,24 +178,76 @@ static const char *unit(void)
 	return env.nanos ? "ns" : env.millis ? "ms" : "us";
 }
 
+/* One histogram; key: "comm = NAME" or "tid = N" above it, or none. */
+static void print_hist(struct tool_run *t, const char *when, const char *key,
+		       const struct hist_log2 *h)
+{
+	if (t->o.json) {
+		printf("{\"time\":\"%s\",\"func\":", when);
+		out_json_str(stdout, env.fp.func, sizeof(env.fp.func));
+		if (env.key == KEY_COMM) {
+			printf(",\"comm\":");
+			out_json_str(stdout, key, strlen(key));
+		} else if (env.key == KEY_TID) {
+			printf(",\"tid\":%s", key);
+		}
+		printf(",\"unit\":\"%s\",\"count\":%llu,\"hist\":", unit(),
+		       (unsigned long long)h->total);
+		hist_log2_json(stdout, h);
+		printf("}\n");
+		return;
+	}
+	if (key) {
+		printf("\n%s = ", key_names[env.key - 1]);
+		out_text(stdout, key, strlen(key), 0);
+		putchar('\n');
+	}
+	hist_log2_print(stdout, h, unit(), "calls");
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct keyed *x = *(const struct keyed *const *)a,
+			   *y = *(const struct keyed *const *)b;
+	if (x->h.total != y->h.total)
+		return x->h.total < y->h.total ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	char when[16];
 	out_wallclock(now, when);
-	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"func\":", when);
-		out_json_str(stdout, env.fp.func, sizeof(env.fp.func));
-		printf(",\"unit\":\"%s\",\"count\":%llu,\"hist\":", unit(),
-		       (unsigned long long)env.h.total);
-		hist_log2_json(stdout, &env.h);
-		printf("}\n");
-	} else {
+	if (!t->o.json) {
 		out_table_gap(stdout);
 		if (t->o.wallclock || t->o.interval)
 			printf("[%s]\n", when);
-		hist_log2_print(stdout, &env.h, unit(), "calls");
 	}
-	hist_log2_reset(&env.h);
+	if (!env.key) {
+		print_hist(t, when, NULL, &env.h);
+		hist_log2_reset(&env.h);
+		return 0;
+	}
+	/* The keys with calls, most called first; the table starts again. */
+	struct keyed **rows = malloc((env.used ? env.used : 1) * sizeof(*rows));
+	size_t n = 0;
+	for (size_t i = 0; rows && env.tab && i <= env.mask; i++)
+		if (env.tab[i].key[0])
+			rows[n++] = &env.tab[i];
+	if (!rows) {
+		fprintf(stderr, "funclatency: out of memory\n");
+		t->failed = true;
+		return 1;
+	}
+	qsort(rows, n, sizeof(*rows), by_total);
+	if (!n && !t->o.json)
+		print_hist(t, when, NULL, &env.h); /* empty: its header */
+	for (size_t i = 0; i < n; i++)
+		print_hist(t, when, rows[i]->key, &rows[i]->h);
+	free(rows);
+	free(env.tab);
+	env.tab = NULL;
+	env.mask = env.used = 0;
 	return 0;
 }
 
@@ -132,12 +256,15 @@ static void end(struct tool_run *t)
 	if (!t->last_interval)
 		interval(t, reader_now());
 	funcpair_report(&env.fp, "funclatency");
+	if (env.oom)
+		fprintf(stderr, "funclatency: out of memory for the keys: the run ended early\n");
 }
 
 static void cleanup(struct tool_run *t)
 {
 	(void)t;
 	funcpair_free(&env.fp);
+	free(env.tab);
 }
 
 static const struct tool funclatency = {

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Live tests of funclatency: every call of a user function of the test program (uprobes) and
 # of the kernel's getppid function (kprobes, where the kernel has them) lands in the
-# histogram once, with --exec and -p, as text and JSON; units, intervals, bad input and every
-# way of stopping.
+# histogram once, with --exec and -p, as text and JSON, per name and per thread (-k); units,
+# intervals, bad input and every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -26,6 +26,24 @@ if [ -e "$T/uprobe_events" ]; then
 	check "funclatency -N -j: one object, 3 calls, in nanoseconds" sh -c \
 		"grep -q '\"func\":\"ftt_add\",\"unit\":\"ns\",\"count\":3,\"hist\":\\[' '$TMP/out' &&
 		 '$JSONCHECK' '$TMP/out' time func unit count hist"
+	# -k comm: the same program under two names, each its own histogram.
+	ln -sf "$(cd "$(dirname "$ST")" && pwd)/$(basename "$ST")" "$TMP/ftt_other"
+	if start_bg "$BIN/funclatency" -j -k comm "$ST:ftt_nap"; then
+		"$ST" 0 0 1000 1000 2000
+		"$TMP/ftt_other" 0 0 1000
+		stop_bg
+		check "funclatency -j -k comm: a histogram per name, 3 calls and 1" sh -c "
+			[ $RC -eq 0 ] && [ \$(wc -l < '$TMP/out') -eq 2 ] &&
+			grep -q '\"comm\":\"sys_target\",\"unit\":\"us\",\"count\":3,' '$TMP/out' &&
+			grep -q '\"comm\":\"ftt_other\",\"unit\":\"us\",\"count\":1,' '$TMP/out' &&
+			'$JSONCHECK' '$TMP/out' time func comm unit count hist" || cat "$TMP/out" "$TMP/err"
+	fi
+	"$BIN/funclatency" -k tid "$ST:ftt_nap" --exec "$ST" 0 0 1000 1000 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "funclatency -k tid --exec: one histogram under 'tid = N', its 2 calls" sh -c "
+		[ $rc -eq 0 ] && [ \$(grep -c '^tid = [0-9][0-9]*\$' '$TMP/out') -eq 1 ] &&
+		[ \$(awk '\$2 == \"->\" {s += \$5} END {print s + 0}' '$TMP/out') -eq 2 ]" ||
+		cat "$TMP/out" "$TMP/err"
 	"$BIN/funclatency" "$UT:no_such_symbol" > "$TMP/out" 2> "$TMP/err"
 	check "funclatency on a missing symbol: exit 2, one line" sh -c \
 		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no symbol no_such_symbol' '$TMP/err'"
@@ -69,7 +87,8 @@ fi
 check "after the kernel functions: tracefs as before" same_state
 
 for args in "|no FUNC" "'vfs_*'|invalid FUNC" "-m -N vfs_read|exclude each other" \
-	"vfs_read vfs_write|unexpected argument" "nosuchlib_ftt:f|target not found"; do
+	"vfs_read vfs_write|unexpected argument" "nosuchlib_ftt:f|target not found" \
+	"-k pid vfs_read|KEY"; do
 	eval "\"\$BIN/funclatency\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "funclatency ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \
