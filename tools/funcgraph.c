@@ -36,6 +36,9 @@ static struct env {
 	/* Where interrupts begin: the .irqentry.text section, and the functions that raise
 	 * the hardirq count (6.x: called from code that cannot be traced). */
 	unsigned long long irq_lo, irq_hi, irq_enter[2];
+	/* Softirqs: run at an interrupt's end (the kernel graphs them as if the interrupted
+	 * function called them) or by do_softirq (local_bh_enable: the function's own). */
+	unsigned long long softirq[2], bh_parent[2];
 	bool proc, no_dur, on_cpu, header, irqs;
 	int max_depth; /* 0: no limit */
 	struct ksyms *ksyms;
@@ -157,6 +160,9 @@ static int prepare(struct tool_run *t)
 	env.irq_hi = ksym_addr(env.ksyms, "__irqentry_text_end");
 	env.irq_enter[0] = ksym_addr(env.ksyms, "irq_enter");
 	env.irq_enter[1] = ksym_addr(env.ksyms, "irq_enter_rcu");
+	env.softirq[0] = env.bh_parent[1] = ksym_addr(env.ksyms, "do_softirq_own_stack");
+	env.softirq[1] = ksym_addr(env.ksyms, "__do_softirq");
+	env.bh_parent[0] = ksym_addr(env.ksyms, "do_softirq");
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	env.ncpus = ncpus > 0 ? (int)ncpus : 1;
 	if (!(env.cpus = calloc((size_t)env.ncpus, sizeof(*env.cpus)))) {
@@ -406,6 +412,12 @@ static bool in_irq(const struct tep_record *rec, unsigned long long func, bool e
 	return false;
 }
 
+/* Is func (a record's, perhaps a few bytes into the function) one of the two? */
+static bool near(const unsigned long long f[2], unsigned long long func)
+{
+	return (f[0] && func - f[0] < 16) || (f[1] && func - f[1] < 16);
+}
+
 /* A record's function, depth and task, and the state of its CPU; NULL when it is left out
  * (this process's, an interrupt's). from: the CPU its task left with an entry held, or -1. */
 static struct cpu_state *record_of(struct tool_run *t, struct tep_record *rec, bool entry,
@@ -430,6 +442,16 @@ static void on_entry(struct tep_record *rec, void *ctx)
 	struct cpu_state *c = record_of(t, rec, true, &func, &depth, &pid, &from);
 	if (!c)
 		return;
+	if (!env.irqs && near(env.softirq, func) &&
+	    !(c->held && c->depth == depth - 1 && near(env.bh_parent, c->func))) {
+		/* softirqs an interrupt ran as it ended (5.10: do_softirq_own_stack at the
+		 * depth of the interrupted function's callees), left out with their callees;
+		 * those of do_softirq (local_bh_enable) are the function's */
+		c->in_irq = true;
+		c->irq_func = func;
+		c->irq_depth = depth;
+		return;
+	}
 	if (!env.irqs && c->expect >= 0 && depth > c->expect) {
 		/* no parent recorded: an interrupt's work outside hardirq context (6.x: what
 		 * irq_exit_rcu does once the count is lowered), left out with its callees */
