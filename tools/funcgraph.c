@@ -452,9 +452,11 @@ static void on_entry(struct tep_record *rec, void *ctx)
 		c->irq_depth = depth;
 		return;
 	}
-	if (!env.irqs && c->expect >= 0 && depth > c->expect) {
-		/* no parent recorded: an interrupt's work outside hardirq context (6.x: what
-		 * irq_exit_rcu does once the count is lowered), left out with its callees */
+	if (!env.irqs && c->expect >= 0 && depth != c->expect) {
+		/* deeper: no parent recorded; not deeper than the call held open (6.1: idle_cpu
+		 * at the depth of the __rcu_read_lock it interrupted): an interrupt's work
+		 * outside hardirq context (what irq_exit_rcu does once the count is lowered),
+		 * left out with its callees */
 		c->in_irq = true;
 		c->irq_func = func;
 		c->irq_depth = depth;
