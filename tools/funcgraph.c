@@ -38,7 +38,7 @@ static struct env {
 	unsigned long long irq_lo, irq_hi, irq_enter[2];
 	/* Softirqs: run at an interrupt's end (the kernel graphs them as if the interrupted
 	 * function called them) or by do_softirq (local_bh_enable: the function's own). */
-	unsigned long long softirq[2], bh_parent[2];
+	unsigned long long softirq[3], bh_parent[3];
 	bool proc, no_dur, on_cpu, header, irqs;
 	int max_depth; /* 0: no limit */
 	struct ksyms *ksyms;
@@ -162,7 +162,9 @@ static int prepare(struct tool_run *t)
 	env.irq_enter[1] = ksym_addr(env.ksyms, "irq_enter_rcu");
 	env.softirq[0] = env.bh_parent[1] = ksym_addr(env.ksyms, "do_softirq_own_stack");
 	env.softirq[1] = ksym_addr(env.ksyms, "__do_softirq");
+	env.softirq[2] = ksym_addr(env.ksyms, "handle_softirqs"); /* 6.8: __do_softirq's work */
 	env.bh_parent[0] = ksym_addr(env.ksyms, "do_softirq");
+	env.bh_parent[2] = env.softirq[1];
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	env.ncpus = ncpus > 0 ? (int)ncpus : 1;
 	if (!(env.cpus = calloc((size_t)env.ncpus, sizeof(*env.cpus)))) {
@@ -412,10 +414,13 @@ static bool in_irq(const struct tep_record *rec, unsigned long long func, bool e
 	return false;
 }
 
-/* Is func (a record's, perhaps a few bytes into the function) one of the two? */
-static bool near(const unsigned long long f[2], unsigned long long func)
+/* Is func (a record's, perhaps a few bytes into the function) one of the three? */
+static bool near(const unsigned long long f[3], unsigned long long func)
 {
-	return (f[0] && func - f[0] < 16) || (f[1] && func - f[1] < 16);
+	for (int i = 0; i < 3; i++)
+		if (f[i] && func - f[i] < 16)
+			return true;
+	return false;
 }
 
 /* A record's function, depth and task, and the state of its CPU; NULL when it is left out

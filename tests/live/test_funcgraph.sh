@@ -51,16 +51,23 @@ graph() {
 }
 # Every CPU's lines nest: a close ends the call opened last at its depth, a leaf or an open
 # comes at the depth below the open calls, and a call lasts no less than any of its callees.
+# That last can fail by the kernel's records: an interrupt that lands after a function's
+# return time is taken but before its record is written (the return stack still holds the
+# function) has its tail, outside hardirq context, recorded at the depth of a callee and
+# longer than the call (once in some thousands of graphs on 6.12). Up to 2 such in a run are
+# said, not failed; any line out of place fails.
 nested() {
 	graph "$1" | awk '
+		function out(why) { bad++; if (bad == 1) print "#   first out of place (" why "): line " NR ": " $0 }
 		{ c = $1; d = $2 }
-		$3 == "open" { if (d != n[c]) bad++; name[c, d] = $4; longest[c, d] = 0; n[c]++ }
-		$3 == "leaf" { if (d != n[c]) bad++; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
+		$3 == "open" { if (d != n[c]) out("depth"); name[c, d] = $4; longest[c, d] = 0; n[c] = d + 1 }
+		$3 == "leaf" { if (d != n[c]) out("depth"); n[c] = d; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
 		$3 == "close" {
-			if (d != n[c] - 1 || name[c, d] != $4 || $5 + 0.001 < longest[c, d]) bad++
-			n[c]--; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
-		bad && !said { print "#   first out of place: line " NR ": " $0; said = 1 }
-		END { exit bad != 0 }'
+			if (d != n[c] - 1 || name[c, d] != $4) out("close")
+			else if ($5 + 0.001 < longest[c, d]) {
+				short++; print "#   shorter than a callee (an interrupt after its return): line " NR ": " $0 }
+			n[c] = d; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
+		END { exit bad != 0 || short > 2 }'
 }
 
 # --- the graph -------------------------------------------------------------------------------------
