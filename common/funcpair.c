@@ -2,7 +2,6 @@
 #include "funcpair.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -227,7 +226,6 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	fp->synth_emergency = -1;
 	/* Removed at the end however the run ends from here (a usage error included). */
 	if (session_on_close(&t->s, SESSION_AFTER_REMOVE, remove_synth, fp)) {
-		fp->t = t;
 		remove_synth(fp);
 		fp->in_kernel = false;
 		return false;

@@ -327,20 +327,20 @@ static const char *profile_ambiguous(void)
 static int take_profiler(struct tool_run *t)
 {
 	bool must = env.via == VIA_PROFILE;
-	if (!must &&
-	    (env.via != VIA_BEST || env.user || by_events(t) ||
-	     !tracefs_file_exists(NULL, "function_profile_enabled") || profile_ambiguous()))
+	bool have = tracefs_file_exists(NULL, "function_profile_enabled");
+	const char *alike = profile_ambiguous();
+	if (!must && (env.via != VIA_BEST || env.user || filtered(t) || !have || alike))
 		return TOOL_OK;
-	if (!tracefs_file_exists(NULL, "function_profile_enabled")) {
+	if (!have) {
 		fprintf(stderr, "funccount: no function profiler in this kernel "
 				"(CONFIG_FUNCTION_PROFILER)\n");
 		return TOOL_FAIL;
 	}
-	if (must && profile_ambiguous()) {
+	if (alike) {
 		fprintf(stderr,
 			"funccount: %s and another matching name are alike in their first %d "
 			"characters, all the profiler shows: use --via hits\n",
-			profile_ambiguous(), PROFILE_NAME);
+			alike, PROFILE_NAME);
 		return TOOL_USAGE;
 	}
 	if ((must ? toplevel_acquire : toplevel_try)(&env.tl, "funccount"))
@@ -369,7 +369,7 @@ static void release_top(void *arg)
 }
 
 /* set_ftrace_filter: the functions by name, then the profiler on. */
-static int start_profiler(struct tool_run *t)
+static int start_profiler(void)
 {
 	size_t len = 1;
 	for (int i = 0; i < env.n; i++)
@@ -386,7 +386,6 @@ static int start_profiler(struct tool_run *t)
 			  TOOL_FAIL :
 			  TOOL_OK;
 	free(names);
-	(void)t;
 	return ret;
 }
 
@@ -598,7 +597,7 @@ static int setup(struct tool_run *t)
 	const char *filter = by_events(t) ? NULL : "common_pid < 0";
 	int ret;
 	if (env.profile)
-		return start_profiler(t);
+		return start_profiler();
 	if (env.ftrace)
 		return reader_on(&t->r, env.fev, on_traced, t) ? TOOL_FAIL : TOOL_OK;
 	for (int i = 0; i < env.n; i++)
@@ -647,13 +646,15 @@ static int read_profile(void)
 {
 	for (int i = 0; i < env.n; i++)
 		env.f[i].sum = 0;
+	/* Every possible CPU's table: a CPU offline now leaves a gap in the numbers. */
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	int cpus = 0;
-	for (int cpu = 0;; cpu++) {
+	for (int cpu = 0; cpu < (ncpus > 0 ? ncpus : 1); cpu++) {
 		char file[64];
 		snprintf(file, sizeof(file), "trace_stat/function%d", cpu);
 		char *text = tracefs_instance_file_read(NULL, file, NULL);
 		if (!text)
-			break;
+			continue;
 		cpus++;
 		char *save = NULL;
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {

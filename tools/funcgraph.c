@@ -35,7 +35,7 @@ static struct env {
 	unsigned long long func_addr; /* FUNC's, when it is a name */
 	/* Where interrupts begin: the .irqentry.text section, and the functions that raise
 	 * the hardirq count (6.x: called from code that cannot be traced). */
-	unsigned long long irq_lo, irq_hi, irq_enter[2];
+	unsigned long long irq_lo, irq_hi, irq_enter[3];
 	/* Softirqs: run at an interrupt's end (the kernel graphs them as if the interrupted
 	 * function called them) or by do_softirq (local_bh_enable: the function's own). */
 	unsigned long long softirq[3], bh_parent[3];
@@ -383,6 +383,15 @@ static int moved_from(int pid, int cpu)
 		       -1;
 }
 
+/* Is func (a record's, perhaps a few bytes into the function) one of the three? */
+static bool near(const unsigned long long f[3], unsigned long long func)
+{
+	for (int i = 0; i < 3; i++)
+		if (f[i] && func - f[i] < 16)
+			return true;
+	return false;
+}
+
 /*
  * Without -I: the kernel (funcgraph-irqs off) skips what runs in hardirq context, but not
  * what runs before the hardirq count is raised or after it is lowered: 4.14 records
@@ -408,19 +417,7 @@ static bool in_irq(const struct tep_record *rec, unsigned long long func, bool e
 		c->irq_depth = depth;
 		return true;
 	}
-	for (int i = 0; i < 2; i++)
-		if (env.irq_enter[i] && func - env.irq_enter[i] < 16)
-			return true;
-	return false;
-}
-
-/* Is func (a record's, perhaps a few bytes into the function) one of the three? */
-static bool near(const unsigned long long f[3], unsigned long long func)
-{
-	for (int i = 0; i < 3; i++)
-		if (f[i] && func - f[i] < 16)
-			return true;
-	return false;
+	return near(env.irq_enter, func);
 }
 
 /* A record's function, depth and task, and the state of its CPU; NULL when it is left out

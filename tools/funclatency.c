@@ -154,9 +154,10 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 		int tid = tep_data_pid(env.fp.t->s.tep, ret);
 		if (env.key == KEY_TID)
 			snprintf(key, sizeof(key), "%d", tid);
-		else /* a name is at most 15 bytes; "" would mark a free slot */
-			snprintf(key, sizeof(key), "%s",
-				 *tool_comm(env.fp.t, tid) ? tool_comm(env.fp.t, tid) : "?");
+		else { /* a name is at most 15 bytes; "" would mark a free slot */
+			const char *comm = tool_comm(env.fp.t, tid);
+			snprintf(key, sizeof(key), "%s", *comm ? comm : "?");
+		}
 		if (!(h = keyed(key))) {
 			env.oom = true;
 			sig_request_stop(); /* out of memory: end with what was counted */
