@@ -110,7 +110,7 @@ static bool fits(const struct evfields *e, const struct tep_record *rec)
 		uint32_t off = (uint32_t)f->offset, n = (uint32_t)f->size;
 		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 			uint32_t v;
-			if (f->offset < 0 || f->offset + 4 > rec->size)
+			if (!reader_fits(rec->size, f->offset, 4))
 				return false; /* a format whose __data_loc is not 4 bytes */
 			memcpy(&v, data + f->offset, 4);
 			off = v & 0xffff, n = v >> 16;
@@ -118,6 +118,8 @@ static bool fits(const struct evfields *e, const struct tep_record *rec)
 				off += (uint32_t)(f->offset + f->size);
 			if (off + n > (uint32_t)rec->size)
 				return false;
+		} else if (!reader_fits(rec->size, f->offset, f->size)) {
+			return false;
 		}
 		/* A string is printed up to its NUL, which must be in it. */
 		if (e->d[i].kind == FIELD_STRING && !memchr(data + off, 0, n))

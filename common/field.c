@@ -126,7 +126,11 @@ const void *field_data(const struct tep_record *rec, const struct tep_format_fie
 			*len = strnlen(s, *len);
 		return s;
 	}
-	*len = f->offset + f->size <= rec->size ? (size_t)f->size : 0;
+	if (!reader_fits(rec->size, f->offset, f->size)) {
+		*len = 0;
+		return "";
+	}
+	*len = (size_t)f->size;
 	return (const char *)rec->data + f->offset;
 }
 

@@ -848,11 +848,15 @@ const char *reader_str(const struct tep_record *rec, const struct tep_format_fie
 {
 	const char *data = rec->data;
 	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-		*len = f->offset + f->size <= rec->size ? (size_t)f->size : 0;
+		if (!reader_fits(rec->size, f->offset, f->size)) {
+			*len = 0;
+			return "";
+		}
+		*len = (size_t)f->size;
 		return data + f->offset;
 	}
 	uint32_t v = 0;
-	if (f->offset + 4 <= rec->size)
+	if (reader_fits(rec->size, f->offset, 4))
 		memcpy(&v, data + f->offset, 4);
 	uint32_t off = v & 0xffff, n = v >> 16;
 	if (f->flags & TEP_FIELD_IS_RELATIVE) /* __rel_loc: from the end of the field */
@@ -880,10 +884,10 @@ size_t reader_strcpy(char *dst, size_t size, const struct tep_record *rec,
 
 long long reader_num(const struct tep_record *rec, const struct tep_format_field *f)
 {
-	const char *p = (const char *)rec->data + f->offset;
 	bool sign = f->flags & TEP_FIELD_IS_SIGNED;
-	if (f->offset + f->size > rec->size)
+	if (!reader_fits(rec->size, f->offset, f->size))
 		return 0;
+	const char *p = (const char *)rec->data + f->offset;
 	switch (f->size) {
 	case 1: return sign ? *(const int8_t *)p : *(const uint8_t *)p;
 	case 2: {

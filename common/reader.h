@@ -136,6 +136,12 @@ void reader_close(struct reader *r);
  * fixed array or __data_loc, as a pointer into the record and its length (NUL-terminated or
  * not); a numeric field, sign-extended when the format says signed.
  */
+/* Does a record of have bytes hold size bytes at off? Formats are not trusted with the
+ * arithmetic. */
+static inline bool reader_fits(int have, int off, int size)
+{
+	return off >= 0 && size >= 0 && (long long)off + size <= (long long)have;
+}
 const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len);
 long long reader_num(const struct tep_record *rec, const struct tep_format_field *f);
 /* A string field copied into dst (size bytes, always NUL-terminated), cut at its first NUL;

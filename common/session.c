@@ -54,19 +54,22 @@ static bool ident_char(int c)
 	return ident_start(c) || (c >= '0' && c <= '9');
 }
 
-/* "key:DIGITS;" at *p (after a tab); moves past it. */
-static bool number_item(const char **p, const char *end, const char *key)
+/* A field's offset and size at most: more than a record can hold (a sub-buffer). */
+#define FIELD_MAX (1UL << 20)
+
+/* "key:DIGITS;" at *p (after a tab), its value at most max; moves past it. The kernel writes
+ * no sign and no offset or size near int's range (4294967295 parsed as -1 read before the
+ * record). */
+static bool number_item(const char **p, const char *end, const char *key, unsigned long max)
 {
 	size_t k = strlen(key);
 	if ((size_t)(end - *p) < k + 2 || memcmp(*p, key, k))
 		return false;
-	const char *q = *p + k;
-	if (q < end && *q == '-')
-		q++;
-	const char *digits = q;
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	if (q == digits || q >= end || *q != ';')
+	const char *q = *p + k, *digits = q;
+	unsigned long v = 0;
+	while (q < end && *q >= '0' && *q <= '9' && v <= max)
+		v = v * 10 + (unsigned long)(*q++ - '0');
+	if (q == digits || v > max || q >= end || *q != ';')
 		return false;
 	*p = q + 1;
 	return true;
@@ -100,12 +103,12 @@ static bool field_line(const char *p, const char *end, char name[64])
 	memcpy(name, b, (size_t)(e - b));
 	name[e - b] = 0;
 	p = semi + 1;
-	if (p >= end || *p++ != '\t' || !number_item(&p, end, "offset:") || p >= end ||
-	    *p++ != '\t' || !number_item(&p, end, "size:"))
+	if (p >= end || *p++ != '\t' || !number_item(&p, end, "offset:", FIELD_MAX) || p >= end ||
+	    *p++ != '\t' || !number_item(&p, end, "size:", FIELD_MAX))
 		return false;
 	if (p < end && *p == '\t') {
 		p++;
-		if (!number_item(&p, end, "signed:"))
+		if (!number_item(&p, end, "signed:", 1))
 			return false;
 	}
 	return p == end;

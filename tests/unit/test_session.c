@@ -340,6 +340,26 @@ static void test_format_sound(void **state)
 		memmove(bracket + 5, semi, strlen(semi) + 1);
 		assert_int_equal(session_format_sound(fmt, strlen(fmt), why, sizeof(why)), -1);
 		free(fmt);
+		/* An offset the kernel never writes: signed, or int's -1 in digits (it read the
+		 * byte before the record, found by fuzz_fmttext). */
+		static const char *const bad[][2] = {{"offset:", "offset:-8;"},
+						     {"offset:", "offset:4294967295;"},
+						     {"offset:", "offset:99999999999999999999;"},
+						     {"size:", "size:2147483647;"}};
+		for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			const char *key = bad[b][0];
+			const char *at = strstr(whole, "\tfield:int common_pid;");
+			assert_non_null(at);
+			at = strstr(at, key);
+			const char *semi2 = strchr(at, ';');
+			char *odd = malloc(len + 64);
+			assert_non_null(odd);
+			int n = snprintf(odd, len + 64, "%.*s%s%s", (int)(at - whole), whole,
+					 bad[b][1], semi2 + 1);
+			assert_int_equal(session_format_sound(odd, (size_t)n, why, sizeof(why)),
+					 -1);
+			free(odd);
+		}
 	}
 }
 
