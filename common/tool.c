@@ -65,6 +65,48 @@ void tool_operand_interval(struct tool_run *t, int argc, char **argv)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[2]);
 }
 
+int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct tep_event **kstack,
+		struct tep_event **ustack)
+{
+	*kstack = *ustack = NULL;
+	if (kernel) {
+		*kstack = session_load_event(&t->s, "ftrace", "kernel_stack");
+		if (!*kstack || !tep_find_field(*kstack, "caller")) {
+			fprintf(stderr,
+				"%s: no ftrace:kernel_stack event for -s (CONFIG_STACKTRACE)\n",
+				t->tool->name);
+			return TOOL_FAIL;
+		}
+		if (tracefs_option_enable(t->s.inst, func ? TRACEFS_OPTION_FUNC_STACKTRACE :
+							    TRACEFS_OPTION_STACKTRACE)) {
+			fprintf(stderr, "%s: cannot enable stack traces: %s\n", t->tool->name,
+				strerror(errno));
+			return TOOL_FAIL;
+		}
+	}
+	if (user) {
+		*ustack = session_load_event(&t->s, "ftrace", "user_stack");
+		if (!*ustack || !tep_find_field(*ustack, "caller") ||
+		    !tep_find_field(*ustack, "tgid") ||
+		    !tracefs_option_is_supported(t->s.inst, TRACEFS_OPTION_USERSTACKTRACE)) {
+			fprintf(stderr,
+				"%s: no user stack traces in this kernel for -U "
+				"(CONFIG_USER_STACKTRACE_SUPPORT)\n",
+				t->tool->name);
+			return TOOL_FAIL;
+		}
+		if (tracefs_option_enable(t->s.inst, TRACEFS_OPTION_USERSTACKTRACE)) {
+			fprintf(stderr, "%s: cannot enable user stack traces: %s\n", t->tool->name,
+				strerror(errno));
+			return TOOL_FAIL;
+		}
+	}
+	if ((*kstack && reader_trailer(&t->r, *kstack)) ||
+	    (*ustack && reader_trailer(&t->r, *ustack)))
+		return TOOL_FAIL;
+	return TOOL_OK;
+}
+
 const char *tool_comm(struct tool_run *t, int pid)
 {
 	return t->names ? comm_get(t->names, pid) : "<...>";

@@ -171,6 +171,16 @@ int tool_main(const struct tool *t, int argc, char **argv);
 int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,
 	       void *ctx);
 
+/*
+ * In setup(), before any event is enabled (one enabled before has no stack): a kernel stack
+ * (kernel) and a user stack (user) recorded after each event of the run's instance, the
+ * function tracer's calls with their own option (func). The stack events are loaded into
+ * *kstack and *ustack and handed to their event's handler as trailers (reader_trailer).
+ * A kernel without them is named by its CONFIG_ option. Returns a TOOL_ status.
+ */
+int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct tep_event **kstack,
+		struct tep_event **ustack);
+
 /* The name of task pid when its current event happened (or "<...>"). */
 const char *tool_comm(struct tool_run *t, int pid);
 

@@ -164,47 +164,6 @@ static bool process_context_only(struct tool_run *t, struct tracer *tr)
 	return true;
 }
 
-static int stack_options(struct tool_run *t, struct tracer *tr, struct tep_event **kstack,
-			 struct tep_event **ustack)
-{
-	if (tr->stack) {
-		*kstack = session_load_event(&t->s, "ftrace", "kernel_stack");
-		if (!*kstack || !tep_find_field(*kstack, "caller")) {
-			fprintf(stderr,
-				"%s: no ftrace:kernel_stack event for -s (CONFIG_STACKTRACE)\n",
-				t->tool->name);
-			return TOOL_FAIL;
-		}
-		tr->ksyms = ksym_load();
-		/* The function tracer's calls carry a stack with its own option. */
-		if (tracefs_option_enable(t->s.inst, tr->by_tracer ?
-							     TRACEFS_OPTION_FUNC_STACKTRACE :
-							     TRACEFS_OPTION_STACKTRACE)) {
-			fprintf(stderr, "%s: cannot enable stack traces: %s\n", t->tool->name,
-				strerror(errno));
-			return TOOL_FAIL;
-		}
-	}
-	if (tr->ustack) {
-		*ustack = session_load_event(&t->s, "ftrace", "user_stack");
-		if (!*ustack || !tep_find_field(*ustack, "caller") ||
-		    !tep_find_field(*ustack, "tgid") ||
-		    !tracefs_option_is_supported(t->s.inst, TRACEFS_OPTION_USERSTACKTRACE)) {
-			fprintf(stderr,
-				"%s: no user stack traces in this kernel for -U "
-				"(CONFIG_USER_STACKTRACE_SUPPORT)\n",
-				t->tool->name);
-			return TOOL_FAIL;
-		}
-		if (tracefs_option_enable(t->s.inst, TRACEFS_OPTION_USERSTACKTRACE)) {
-			fprintf(stderr, "%s: cannot enable user stack traces: %s\n", t->tool->name,
-				strerror(errno));
-			return TOOL_FAIL;
-		}
-	}
-	return TOOL_OK;
-}
-
 int tracer_setup(struct tool_run *t)
 {
 	struct tracer *tr = of(t);
@@ -213,8 +172,10 @@ int tracer_setup(struct tool_run *t)
 	if (process_context_only(t, tr) && session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	/* Before the events: an event enabled while stacktrace was off has no stack. */
-	if ((ret = stack_options(t, tr, &kstack, &ustack)))
+	if ((ret = tool_stacks(t, tr->stack, tr->ustack, tr->by_tracer, &kstack, &ustack)))
 		return ret;
+	if (kstack) /* without kallsyms, addresses */
+		tr->ksyms = ksym_load();
 	if (tr->folded) {
 		if (!(tr->fold = folded_new(tr->ksyms)))
 			return TOOL_FAIL;
@@ -223,16 +184,10 @@ int tracer_setup(struct tool_run *t)
 		tr->kcaller = kstack ? tep_find_field(kstack, "caller") : NULL;
 		tr->ucaller = ustack ? tep_find_field(ustack, "caller") : NULL;
 		tr->utgid = ustack ? tep_find_field(ustack, "tgid") : NULL;
-		if ((kstack && reader_trailer(&t->r, kstack)) ||
-		    (ustack && reader_trailer(&t->r, ustack)))
-			return TOOL_FAIL;
 	} else if (!counting(tr)) {
 		if (!(tr->p = evprint_new(t->s.tep, t->o.json, t->o.wallclock)))
 			return TOOL_FAIL;
 		evprint_stacks(tr->p, kstack, tr->ksyms, ustack);
-		if ((kstack && reader_trailer(&t->r, kstack)) ||
-		    (ustack && reader_trailer(&t->r, ustack)))
-			return TOOL_FAIL;
 		/* Formats that print addresses as symbols (%ps) or strings by pointer. */
 		for (int i = 0; i < tr->nevents && !t->o.json; i++)
 			if (tr->events[i]->print_fmt.format &&
