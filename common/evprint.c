@@ -30,7 +30,8 @@ struct evprint {
 	struct tep_event *kstack, *ustack;
 	struct tep_format_field *kcaller, *ucaller, *utgid;
 	struct ksyms *ksyms;
-	struct evfields *by_id; /* indexed by event id */
+	const char *const *kskip; /* frames through the first of these are left out */
+	struct evfields *by_id;	  /* indexed by event id */
 	int nids;
 	unsigned long long events, ustacks; /* printed, and with a user stack */
 };
@@ -129,17 +130,23 @@ static bool fits(const struct evfields *e, const struct tep_record *rec)
 }
 
 /* Kernel frames, named from kallsyms. */
-static void kernel_stack(struct evprint *p, struct tep_record *rec)
+void evprint_kstack(struct evprint *p, const unsigned long long *a, int n)
 {
-	unsigned long long a[512]; /* the kernel keeps 128 with 4 KiB pages */
-	int n = folded_frames(rec, p->kcaller, true, a, 512);
+	int from = 0;
+	for (int i = 0; p->kskip && i < n && !from; i++) {
+		unsigned long long off;
+		const char *name = ksym_find(p->ksyms, a[i], &off);
+		for (int k = 0; name && p->kskip[k] && !from; k++)
+			if (!strcmp(name, p->kskip[k]))
+				from = i + 1;
+	}
 	if (p->json)
 		fputs(",\"stack\":[", stdout);
-	for (int i = 0; i < n; i++) {
+	for (int i = from; i < n; i++) {
 		unsigned long long off = 0;
 		const char *name = ksym_find(p->ksyms, a[i], &off);
 		if (p->json)
-			fputs(i ? ",\"" : "\"", stdout);
+			fputs(i > from ? ",\"" : "\"", stdout);
 		else
 			fputs(" => ", stdout);
 		if (name)
@@ -150,6 +157,12 @@ static void kernel_stack(struct evprint *p, struct tep_record *rec)
 	}
 	if (p->json)
 		putchar(']');
+}
+
+static void kernel_stack(struct evprint *p, struct tep_record *rec)
+{
+	unsigned long long a[512]; /* the kernel keeps 128 with 4 KiB pages */
+	evprint_kstack(p, a, folded_frames(rec, p->kcaller, true, a, 512));
 }
 
 /* User frames (at most 8, walked by frame pointers), named from the process's maps. */
@@ -189,6 +202,16 @@ static void stacks(struct evprint *p, struct tep_record *rec)
 			p->ustacks++;
 		}
 	}
+}
+
+void evprint_kstack_after(struct evprint *p, const char *const *names)
+{
+	p->kskip = names;
+}
+
+void evprint_trailers(struct evprint *p, struct tep_record *rec)
+{
+	stacks(p, rec);
 }
 
 unsigned long long evprint_without_ustack(const struct evprint *p)

@@ -26,10 +26,19 @@ struct evprint *evprint_new(struct tep_handle *tep, bool json, bool wallclock);
  */
 void evprint_stacks(struct evprint *p, struct tep_event *kstack, struct ksyms *ksyms,
 		    struct tep_event *ustack);
+/* Kernel stacks start after the first frame whose function is one of names (NULL-ended):
+ * the frames of the tracing itself, up to a return probe's trampoline. */
+void evprint_kstack_after(struct evprint *p, const char *const *names);
+/* A kernel stack held elsewhere (n frames of a, innermost first), as the trailers' are
+ * printed. */
+void evprint_kstack(struct evprint *p, const unsigned long long *a, int n);
 /* The header row of the text layout. */
 void evprint_header(struct evprint *p);
 /* One event; comm: the name of its task when it happened. */
 void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm);
+/* Only the stacks of rec (its trailers), as evprint_event prints them after its line: " => "
+ * lines, or in JSON "stack" and "ustack" members for the object still open. */
+void evprint_trailers(struct evprint *p, struct tep_record *rec);
 /* With a user stack event given: how many events were printed when none had a user stack
  * (0 when some had one). */
 unsigned long long evprint_without_ustack(const struct evprint *p);

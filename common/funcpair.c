@@ -12,6 +12,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "folded.h"
 #include "ftrace.h"
 #include "opt.h"
 #include "probe.h"
@@ -103,10 +104,13 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	snprintf(fp->entry_name, sizeof(fp->entry_name), "%s_entry_%d", prefix, (int)getpid());
 	snprintf(fp->ret_name, sizeof(fp->ret_name), "%s_ret_%d", prefix, (int)getpid());
 	enum probe_kind kind = fp->user ? PROBE_UPROBE : PROBE_KPROBE;
-	if (!(fp->entry = probe_create(&t->s, kind, 'p', fp->entry_name, target,
-				       *args ? args : NULL)) ||
-	    !(fp->ret = probe_create(&t->s, kind, 'r', fp->ret_name, target,
-				     fp->retval ? "ret=$retval:s64" : NULL)))
+	/* The return's first: at one address the kernel runs the newest probe's handler
+	 * first, and the entry's must see the stack before the kretprobe's replaces the
+	 * return address (before 5.15 a stack walk stops at its trampoline). */
+	if (!(fp->ret = probe_create(&t->s, kind, 'r', fp->ret_name, target,
+				     fp->retval ? "ret=$retval:s64" : NULL)) ||
+	    !(fp->entry =
+		      probe_create(&t->s, kind, 'p', fp->entry_name, target, *args ? args : NULL)))
 		return TOOL_USAGE; /* the kernel said why */
 	for (int i = 0; i < fp->nargs; i++) {
 		char name[16];
@@ -125,15 +129,31 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 
 /* --- per event ------------------------------------------------------------------------------ */
 
+/* The kernel stack that came after rec (its trailer) into a (FUNCPAIR_FRAMES); how many. */
+static int kernel_frames(const struct funcpair *fp, const struct tep_record *rec,
+			 unsigned long long *a)
+{
+	const struct reader_trailers *tr = reader_record_trailers(rec);
+	for (int i = 0; tr && i < tr->n; i++)
+		if (tr->id[i] == fp->kstack_ev->id)
+			return folded_frames(tr->rec[i], fp->kcaller, true, a, FUNCPAIR_FRAMES);
+	return 0;
+}
+
 static void on_entry(struct tep_record *rec, void *ctx)
 {
 	struct funcpair *fp = ctx;
-	uint64_t *th = pair_put(&fp->threads, (uint64_t)tep_data_pid(fp->t->s.tep, rec), 0);
+	int tid = tep_data_pid(fp->t->s.tep, rec);
+	uint64_t *th = pair_put(&fp->threads, (uint64_t)tid, 0);
 	if (th[0] < FUNCPAIR_DEPTH) {
 		uint64_t *call = th + 1 + th[0] * (1 + (size_t)fp->nargs);
 		call[0] = rec->ts;
 		for (int i = 0; i < fp->nargs; i++)
 			call[1 + i] = (uint64_t)reader_num(rec, fp->arg[i]);
+		if (fp->kcaller) { /* the entry's stack, until the return */
+			unsigned long long *st = pair_put(&fp->stacks, (uint64_t)tid, th[0]);
+			st[0] = (unsigned long long)kernel_frames(fp, rec, st + 1);
+		}
 	}
 	th[0]++;
 }
@@ -149,8 +169,17 @@ static void on_return(struct tep_record *rec, void *ctx)
 		return;
 	}
 	const uint64_t *call = th + 1 + --th[0] * (1 + (size_t)fp->nargs);
-	struct funcpair_call c = {call[0], rec->ts >= call[0] ? rec->ts - call[0] : 0, call + 1};
+	struct funcpair_call c = {call[0], rec->ts >= call[0] ? rec->ts - call[0] : 0, call + 1,
+				  NULL, 0};
+	unsigned long long *st = NULL;
+	if (fp->kcaller &&
+	    (st = pair_get(&fp->stacks, (uint64_t)tep_data_pid(fp->t->s.tep, rec), th[0]))) {
+		c.kstack = st + 1;
+		c.nkstack = (int)st[0];
+	}
 	fp->fn(rec, &c, fp->ctx);
+	if (st)
+		pair_del(&fp->stacks, st);
 	if (!th[0])
 		pair_del(&fp->threads, th);
 }
@@ -160,7 +189,22 @@ static void on_lost(int cpu, long long n, void *ctx)
 {
 	(void)cpu;
 	(void)n;
-	pair_clear(&((struct funcpair *)ctx)->threads);
+	struct funcpair *fp = ctx;
+	pair_clear(&fp->threads);
+	if (fp->kcaller)
+		pair_clear(&fp->stacks);
+}
+
+/* With kstack_ev: its caller field, and paired here a table for the entries' stacks. */
+static int stacks_init(struct funcpair *fp, bool here)
+{
+	if (!fp->kstack_ev)
+		return 0;
+	if (!(fp->kcaller = tep_find_field(fp->kstack_ev, "caller")))
+		return -1;
+	return here ? pair_init(&fp->stacks, 4096,
+				sizeof(unsigned long long) * (1 + FUNCPAIR_FRAMES)) :
+		      0;
 }
 
 int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx)
@@ -168,7 +212,7 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
 	int ret;
 	fp->fn = fn;
 	fp->ctx = ctx;
-	if (reader_on_lost(&t->r, on_lost, fp))
+	if (stacks_init(fp, true) || reader_on_lost(&t->r, on_lost, fp))
 		return TOOL_FAIL;
 	if ((ret = tool_trace(t, fp->ret, NULL, on_return, fp)) ||
 	    (ret = tool_trace(t, fp->entry, NULL, on_entry, fp)))
@@ -197,13 +241,18 @@ static void remove_synth(void *arg)
 	sig_forget(fp->synth_emergency);
 }
 
-bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
+bool funcpair_kernel_can(void)
 {
 	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
 	bool can = readme && strstr(readme, "hist:keys") &&
 		   tracefs_file_exists(NULL, "synthetic_events");
 	free(readme);
-	if (!can)
+	return can;
+}
+
+bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
+{
+	if (!funcpair_kernel_can())
 		return false;
 	/* ftt_<run id>_<entry's prefix>: the sweep finds a killed run's by its id. */
 	snprintf(fp->synth, sizeof(fp->synth), SESSION_PROBE_GROUP_PREFIX "%s_%.*s",
@@ -255,8 +304,10 @@ static void on_synth(struct tep_record *rec, void *ctx)
 	uint64_t args[FUNCPAIR_MAX_ARGS];
 	for (int i = 0; i < fp->nargs; i++)
 		args[i] = fp->sarg[i] ? (uint64_t)reader_num(rec, fp->sarg[i]) : 0;
+	unsigned long long st[FUNCPAIR_FRAMES];
 	struct funcpair_call c = {(uint64_t)reader_num(rec, fp->t0),
-				  (uint64_t)reader_num(rec, fp->lat), args};
+				  (uint64_t)reader_num(rec, fp->lat), args, st,
+				  fp->kcaller ? kernel_frames(fp, rec, st) : 0};
 	fp->fn(rec, &c, fp->ctx);
 }
 
@@ -314,7 +365,7 @@ int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_
 	char clock[32], saved[512] = "", refs[256] = "", path[4096];
 	fp->fn = fn;
 	fp->ctx = ctx;
-	if (!fp->synth_ev)
+	if (!fp->synth_ev || stacks_init(fp, false))
 		return TOOL_FAIL;
 	snprintf(path, sizeof(path), "%s/synthetic_events", tracefs_tracing_dir());
 	char line[128];
@@ -393,17 +444,27 @@ static void ret_missed(const char *name, unsigned long long hits, unsigned long 
 		m->n = missed;
 }
 
-void funcpair_report(const struct funcpair *fp, const char *tool)
+void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long long ustacks)
 {
-	/* A kretprobe can miss returns: more calls in progress than its instances (maxactive). */
+	/* A kretprobe can miss returns: more calls in progress than its instances (maxactive).
+	 * Before 5.14, x86 also counts a fault in a probe's handler as a miss of the probe
+	 * (and of every probe at its address): a user stack's walk ends with one when the
+	 * frame pointers lead nowhere, once at most (4.19: every -U stack of a program built
+	 * without them). Those misses lose nothing. */
 	struct missed m = {fp->ret_name, 0};
 	if (!fp->user && fp->ret)
 		probe_profile(PROBE_KPROBE, ret_missed, &m);
-	if (m.n)
+	if (m.n && m.n > ustacks)
 		fprintf(stderr,
-			"%s: %llu returns were missed by the kernel (more calls in progress than "
+			"%s: %s%llu returns were missed by the kernel (more calls in progress than "
 			"the kretprobe's instances): those calls are left out\n",
-			tool, m.n);
+			tool, ustacks ? "at least " : "", m.n - ustacks);
+	else if (m.n)
+		fprintf(stderr,
+			"%s: the kretprobe counted %llu misses, no more than the user stacks "
+			"recorded (%llu): before Linux 5.14 a fault while reading one counts as a "
+			"miss; no call is known to be left out\n",
+			tool, m.n, ustacks);
 	/* A call of a thread that one table had no room for is dropped by one or both. */
 	uint64_t dropped = 0;
 	for (int i = 0; i < 2; i++) {
@@ -425,4 +486,5 @@ void funcpair_report(const struct funcpair *fp, const char *tool)
 void funcpair_free(struct funcpair *fp)
 {
 	pair_free(&fp->threads);
+	pair_free(&fp->stacks);
 }

@@ -22,6 +22,7 @@ struct tep_format_field;
 
 #define FUNCPAIR_DEPTH 16   /* calls kept per thread: deeper recursion is counted unpaired */
 #define FUNCPAIR_MAX_ARGS 6 /* the arguments the ABI passes in registers (x86-64) */
+#define FUNCPAIR_FRAMES 64  /* kernel frames kept per call (kstack_ev) */
 
 /* One call, when its return comes: the entry's time, its duration and the arguments
  * fetched at the entry. */
@@ -29,6 +30,9 @@ struct funcpair_call {
 	uint64_t entry_ts;
 	uint64_t ns;
 	const uint64_t *args; /* nargs of them */
+	/* With kstack_ev: the call's kernel stack, innermost first; nkstack 0 when none came. */
+	const unsigned long long *kstack;
+	int nkstack;
 };
 
 /* Called for each paired return with its record: the return's (its task, its value), or the
@@ -49,6 +53,12 @@ struct funcpair {
 	uint64_t unpaired;	   /* returns without their entry (lost, or deeper than DEPTH) */
 	/* kprobe_profile names a probe without its group: names of this run's own */
 	char entry_name[32], ret_name[32];
+	/* Set before tracing, for the call's kernel stack (-s; ftrace:kernel_stack, enabled as
+	 * the instance's stacktrace option): paired here, the entry's, kept until its return;
+	 * paired in the kernel, its event's (recorded at the return). */
+	struct tep_event *kstack_ev;
+	struct tep_format_field *kcaller;
+	struct pair_table stacks; /* (tid, depth) -> the count, then the frames */
 	funcpair_fn fn;
 	void *ctx;
 	struct tool_run *t;
@@ -85,6 +95,8 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
  * event is made then, and fp->in_kernel set; false (and nothing made) when it cannot.
  */
 bool funcpair_kernel(struct tool_run *t, struct funcpair *fp);
+/* Whether the kernel has what funcpair_kernel needs (nothing is made). */
+bool funcpair_kernel_can(void);
 
 /* In setup(), when funcpair_kernel said yes: the kernel pairs each thread's entry and return
  * (the innermost call of a function that calls itself) and sends one event per call of at
@@ -96,8 +108,9 @@ int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_
 long long funcpair_retval(const struct funcpair *fp, const struct tep_record *ret);
 
 /* In end(): on stderr, the returns the kernel missed (a kretprobe's instances all in use)
- * and the returns that found no entry. */
-void funcpair_report(const struct funcpair *fp, const char *tool);
+ * and the returns that found no entry. ustacks: the user stacks the probes recorded (-U),
+ * each of which may have added a miss to the kretprobe's count (below). */
+void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long long ustacks);
 
 void funcpair_free(struct funcpair *fp);
 

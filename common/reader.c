@@ -71,6 +71,7 @@ struct handler {
 struct reader_route {
 	struct handler *first;
 	bool trailer;
+	unsigned long long trailers; /* records of a trailer event, attached or not */
 };
 
 uint64_t reader_now(void)
@@ -298,6 +299,11 @@ int reader_trailer(struct reader *r, struct tep_event *ev)
 	return 0;
 }
 
+unsigned long long reader_trailers_read(const struct reader *r, const struct tep_event *ev)
+{
+	return ev && ev->id >= 0 && ev->id < r->nroutes ? r->routes[ev->id].trailers : 0;
+}
+
 const struct reader_trailers *reader_record_trailers(const struct tep_record *rec)
 {
 	return rec->priv;
@@ -518,8 +524,10 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 	int id;
 	struct reader_route *rt = route_of(r, rec.data, &id);
 	advance(c);
-	if (rt && rt->trailer)
+	if (rt && rt->trailer) {
+		rt->trailers++;
 		return; /* its event was not seen */
+	}
 	/* Trailers follow their event on its CPU; the pages they sit on stay in memory until
 	 * the next fill, so pointers into them hold while the handler runs. */
 	struct tep_record trailer[READER_MAX_TRAILERS];
@@ -534,6 +542,7 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 			.ts = c->ts, .cpu = c->cpu, .data = c->cur, .size = c->size};
 		r->trailers.id[r->trailers.n] = tid;
 		r->trailers.rec[r->trailers.n++] = t;
+		trt->trailers++;
 		advance(c);
 	}
 	r->events++;

@@ -106,6 +106,8 @@ int reader_on_lost_of(struct reader *r, int src, reader_lost_fn fn, void *ctx);
  * trailer whose event was not seen (lost) is dropped.
  */
 int reader_trailer(struct reader *r, struct tep_event *ev);
+/* How many records of trailer event ev were read (with their event or without). */
+unsigned long long reader_trailers_read(const struct reader *r, const struct tep_event *ev);
 /* In a handler: the trailers of rec (n may be 0); NULL for records not from a reader. */
 const struct reader_trailers *reader_record_trailers(const struct tep_record *rec);
 

@@ -256,7 +256,7 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
 		interval(t, reader_now());
-	funcpair_report(&env.fp, "funclatency");
+	funcpair_report(&env.fp, "funclatency", 0);
 	if (env.oom)
 		fprintf(stderr, "funclatency: out of memory for the keys: the run ended early\n");
 }

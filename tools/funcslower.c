@@ -15,15 +15,23 @@
 
 #include <event-parse.h>
 
+#include "evprint.h"
 #include "funcpair.h"
+#include "ksym.h"
 #include "opt.h"
 #include "out.h"
 #include "tool.h"
+#include "usym.h"
 
 static struct env {
 	struct funcpair fp;
 	uint64_t min_ns; /* the threshold */
 	bool user_space; /* --user-space: pair here even where the kernel can */
+	bool stack, ustack;
+	bool stack_here;	/* -s where the kernel's pairing would lose the callers */
+	struct evprint *stacks; /* -s, -U: they follow the call's line */
+	struct ksyms *ksyms;
+	struct tep_event *ustack_ev;
 } env;
 
 static const struct opt_spec options[] = {
@@ -32,8 +40,12 @@ static const struct opt_spec options[] = {
 	TOOL_JSON("one JSON object per call"),
 	TOOL_NAME,
 	TOOL_PID,
+	{'s', NULL, NULL, "the kernel stack of each slow call, as it returned", 0},
 	TOOL_TID,
 	TOOL_TIMESTAMP,
+	{'U', NULL, NULL,
+	 "the user stack of each slow call, as it returned\n(walked by frame pointers, 8 frames)",
+	 0},
 	TOOL_WALLCLOCK,
 	{OPT_LONG + 1, "user-space", NULL,
 	 "pair entries and returns here, even where the kernel\ncan (hist triggers)", 0},
@@ -57,6 +69,10 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.fp.nargs = (int)opt_int(arg, 1, FUNCPAIR_MAX_ARGS, "argument count");
 	else if (o->key == OPT_LONG + 1)
 		env.user_space = true;
+	else if (o->key == 's')
+		env.stack = true;
+	else if (o->key == 'U')
+		env.ustack = true;
 }
 
 static void operands(struct tool_run *t, int argc, char **argv)
@@ -70,6 +86,10 @@ static void operands(struct tool_run *t, int argc, char **argv)
 			 argv[2]);
 	env.fp.spec = argv[0];
 	funcpair_check_spec(env.fp.spec);
+	if (env.stack && strchr(env.fp.spec, ':'))
+		opt_fail("-s: %s is a user function, whose kernel stack is the uprobe's own; -U "
+			 "gives its user stack",
+			 env.fp.spec);
 	env.min_ns = (uint64_t)opt_int(argv[1], 0, UINT32_MAX, "USECS") * 1000;
 	env.fp.retval = true;
 }
@@ -79,16 +99,38 @@ static int prepare(struct tool_run *t)
 	int ret = funcpair_probes(t, &env.fp, "fs");
 	if (ret)
 		return ret;
-	if (!env.user_space)
+	if (env.stack) {
+		env.ksyms = ksym_load(); /* without kallsyms, addresses */
+		/* The kernel's pairing records the stack in the kretprobe's handler, whose
+		 * unwinder stops at the trampoline before Linux 5.15 (which renamed it to
+		 * __kretprobe_trampoline; 4.18, 4.19); the kretprobe's own event unwinds from
+		 * the return's registers. */
+		env.stack_here = !env.user_space && env.ksyms &&
+				 ksym_addr(env.ksyms, "kretprobe_trampoline") &&
+				 !ksym_addr(env.ksyms, "__kretprobe_trampoline") &&
+				 funcpair_kernel_can();
+	}
+	if (!env.user_space && !env.stack_here)
 		funcpair_kernel(t, &env.fp);
 	snprintf(t->what, sizeof(t->what), "calls of %s function %s slower than %llu us (%s)",
 		 env.fp.user ? "user" : "kernel", env.fp.spec,
 		 (unsigned long long)(env.min_ns / 1000),
-		 env.fp.in_kernel ? "filtered in the kernel" : "paired here");
+		 env.fp.in_kernel ? "filtered in the kernel" :
+		 env.stack_here	  ? "paired here for -s" :
+				    "paired here");
 	return TOOL_OK;
 }
 
 /* --- per call ------------------------------------------------------------------------------ */
+
+/* -s, -U: after the call's line or in its object. */
+static void stacks(const struct funcpair_call *c, struct tep_record *ret)
+{
+	if (env.stack)
+		evprint_kstack(env.stacks, c->kstack, c->nkstack);
+	if (env.ustack)
+		evprint_trailers(env.stacks, ret);
+}
 
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
@@ -114,6 +156,7 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 				printf("%s\"0x%" PRIx64 "\"", i ? "," : "", c->args[i]);
 			putchar(']');
 		}
+		stacks(c, ret);
 		fputs("}\n", stdout);
 		return;
 	}
@@ -127,10 +170,30 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	for (int i = 0; i < env.fp.nargs; i++)
 		printf(" 0x%" PRIx64, c->args[i]);
 	putchar('\n');
+	stacks(c, ret);
 }
 
 static int setup(struct tool_run *t)
 {
+	/* The stacks recorded after each event of the instance: the kernel's event of a slow
+	 * call, or the probes' entries (not used) and returns. */
+	struct tep_event *kstack, *ustack;
+	int ret = tool_stacks(t, env.stack, env.ustack, false, &kstack, &ustack);
+	if (ret)
+		return ret;
+	if (kstack || ustack) {
+		/* The call's callers: frames up to the function itself (at its entry) or the
+		 * return probe's trampoline (at its return) are the tracing's own. */
+		static const char *const skip[] = {env.fp.func, "arch_rethook_trampoline",
+						   "__kretprobe_trampoline", "kretprobe_trampoline",
+						   NULL};
+		if (!(env.stacks = evprint_new(t->s.tep, t->o.json, t->o.wallclock)))
+			return TOOL_FAIL;
+		evprint_stacks(env.stacks, NULL, env.ksyms, ustack); /* kernel's: funcpair's */
+		evprint_kstack_after(env.stacks, skip);
+		env.ustack_ev = ustack;
+		env.fp.kstack_ev = kstack;
+	}
 	return env.fp.in_kernel ? funcpair_trace_kernel(t, &env.fp, env.min_ns, on_call, NULL) :
 				  funcpair_trace(t, &env.fp, on_call, NULL);
 }
@@ -149,14 +212,24 @@ static void header(struct tool_run *t)
 
 static void end(struct tool_run *t)
 {
-	(void)t;
-	funcpair_report(&env.fp, "funcslower");
+	funcpair_report(&env.fp, "funcslower", reader_trailers_read(&t->r, env.ustack_ev));
+	unsigned long long n = evprint_without_ustack(env.stacks);
+	if (n)
+		fprintf(stderr,
+			"%s: -U: none of the %llu calls shown came with a user stack: this kernel "
+			"records none for the run's instance\n",
+			t->tool->name, n);
 }
 
 static void cleanup(struct tool_run *t)
 {
 	(void)t;
 	funcpair_free(&env.fp);
+	evprint_free(env.stacks);
+	ksym_free(env.ksyms);
+	usym_addr_free();
+	env.stacks = NULL;
+	env.ksyms = NULL;
 }
 
 static const struct tool funcslower = {

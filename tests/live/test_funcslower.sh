@@ -71,6 +71,15 @@ if [ -e "$T/uprobe_events" ]; then
 		grep -Eq '^TIME\(s\) +TIME +COMM ' '$TMP/out' &&
 		grep -Eq '^[0-9]+\.[0-9]{6} +[0-9]{2}:[0-9]{2}:[0-9]{2} +sys_target +[0-9]+ +[0-9.]+ +80 ftt_nap\$' '$TMP/out'"
 
+	"$BIN/funcslower" -U "$ST:ftt_nap" 30000 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "funcslower -U ftt_nap 30000: the two long naps, each with its user stack" sh -c "
+		[ $rc -eq 0 ] && [ \$(grep -c ' ftt_nap\$' '$TMP/out') -eq 2 ] &&
+		awk 'NR == 1 {next} / ftt_nap\$/ {c++; next} /^ <user stack>\$/ {u[c]++; next}
+		     /^ => / {f[c]++; next} {bad = 1}
+		     END {exit !(!bad && u[1] == 1 && u[2] == 1 && f[1] && f[2])}' '$TMP/out'" ||
+		cat "$TMP/out" "$TMP/err"
+
 	# -n: the same program run under another name (a link: the same file, so the same probe).
 	ln -sf "$(cd "$(dirname "$ST")" && pwd)/$(basename "$ST")" "$TMP/ftt_other"
 	if start_bg "$BIN/funcslower" -n sys_target "$ST:ftt_nap" 0; then
@@ -121,6 +130,33 @@ else
 		     NR == 2 && \$1 >= 80000 && \$1 < 1080000 {b = 1}
 		     \$2 != 0 || NF != 4 {bad = 1}
 		     END {exit !(a && b && !bad)}' '$TMP/calls2'" || cat "$TMP/out" "$TMP/err"
+	# -s: each slow call's callers, the same from the kernel's event (at the return)
+	# and from the entry's (paired here): none of the tracing's own frames, not F itself.
+	kstacks() {
+		awk -v f="$F" '$5 == f {if (c++) print s; s = ""; next} /^ => / {s = s " " $2}
+			END {if (c) print s}' "$TMP/out"
+	}
+	"$BIN/funcslower" -s "$F" 30000 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	kstacks > "$TMP/stacks"
+	check "funcslower -s $F 30000: two stacks of callers, the syscall's among them" sh -c "
+		[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/stacks') -eq 2 ] &&
+		[ \$(grep -c 'nanosleep+0x' '$TMP/stacks') -eq 2 ] &&
+		! grep -Eq 'probe|rethook|trampoline|trace|hist|ftrace| $F\\+' '$TMP/stacks'" ||
+		cat "$TMP/out" "$TMP/err"
+	"$BIN/funcslower" -s --user-space "$F" 30000 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	kstacks > "$TMP/stacks2"
+	check "funcslower -s --user-space: the entries' stacks, the same frames" sh -c "
+		[ $rc -eq 0 ] && [ -s '$TMP/stacks' ] && cmp -s '$TMP/stacks' '$TMP/stacks2'" ||
+		cat "$TMP/stacks" "$TMP/out" "$TMP/err"
+	"$BIN/funcslower" -j -s -U "$F" 30000 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "funcslower -j -s -U: two valid objects with both stacks; no call said missed" sh -c "
+		[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/out') -eq 2 ] &&
+		'$JSONCHECK' '$TMP/out' time ts pid comm func lat_ns ret stack ustack &&
+		[ \$(grep -c '\"stack\":\[\"[^]]*nanosleep+0x' '$TMP/out') -eq 2 ] &&
+		! grep -q 'missed by' '$TMP/err'" || cat "$TMP/out" "$TMP/err"
 	# A second Ctrl-C while the output is stalled: the emergency steps remove the hist
 	# triggers before the instance, the instance before the probes.
 	naps() { "$ST" 0 0 $(awk 'BEGIN {for (i = 0; i < 3000; i++) printf "1 "}'); }
@@ -134,7 +170,7 @@ check "after the kernel functions: tracefs as before" same_state
 
 for args in "|no FUNC" "vfs_read|no USECS" "'vfs_*' 10|invalid FUNC" "vfs_read 5x|USECS" \
 	"-a 7 vfs_read 10|argument count" "vfs_read 10 20|unexpected argument" \
-	"nosuchlib_ftt:f 10|target not found"; do
+	"nosuchlib_ftt:f 10|target not found" "-s libc:malloc 10|is a user function"; do
 	eval "\"\$BIN/funcslower\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "funcslower ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \
