@@ -73,7 +73,7 @@ if [ -e "$T/uprobe_events" ]; then
 
 	"$BIN/funcslower" -U "$ST:ftt_nap" 30000 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
 	rc=$?
-	check "funcslower -U ftt_nap 30000: the two long naps, each with its user stack" sh -c "
+	ucheck "funcslower -U ftt_nap 30000: the two long naps, each with its user stack" sh -c "
 		[ $rc -eq 0 ] && [ \$(grep -c ' ftt_nap\$' '$TMP/out') -eq 2 ] &&
 		awk 'NR == 1 {next} / ftt_nap\$/ {c++; next} /^ <user stack>\$/ {u[c]++; next}
 		     /^ => / {f[c]++; next} {bad = 1}
@@ -152,7 +152,7 @@ else
 		cat "$TMP/stacks" "$TMP/out" "$TMP/err"
 	"$BIN/funcslower" -j -s -U "$F" 30000 --exec "$ST" 0 0 $NAPS > "$TMP/out" 2> "$TMP/err"
 	rc=$?
-	check "funcslower -j -s -U: two valid objects with both stacks; no call said missed" sh -c "
+	ucheck "funcslower -j -s -U: two valid objects with both stacks; no call said missed" sh -c "
 		[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/out') -eq 2 ] &&
 		'$JSONCHECK' '$TMP/out' time ts pid comm func lat_ns ret stack ustack &&
 		[ \$(grep -c '\"stack\":\[\"[^]]*nanosleep+0x' '$TMP/out') -eq 2 ] &&

@@ -21,17 +21,6 @@ printf '%s\n' '{"a":[1,-2.5e3,{"b":null}],"c":"\u00e9\n\"","d":true,"e":false,"f
 "$JSONCHECK" "$TMP/j" b 2> /dev/null && bad=1 # a nested key is not a top-level one
 check "jsoncheck rejects 13 malformed lines and accepts valid JSON with its top-level keys" [ $bad -eq 0 ]
 
-# ucheck DESC CMD...: a check of -U. RHEL 8.1's 4.18 records no user stack for the events of
-# an instance (its own trace at the top level has them): there the tool must say so.
-ucheck() {
-	case $(uname -r) in
-	4.18.0-*.el8*)
-		check "$1 [4.18.0-el8: none recorded, the tool says so]" \
-			grep -q "none of the [0-9]* events shown came with a user stack" "$TMP/err" ;;
-	*) check "$@" ;;
-	esac
-}
-
 # --- tpoint ---------------------------------------------------------------------------------
 if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	trace_target -p "$BIN/tpoint" syscalls:sys_enter_openat
