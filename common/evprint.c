@@ -214,6 +214,15 @@ void evprint_trailers(struct evprint *p, struct tep_record *rec)
 	stacks(p, rec);
 }
 
+void evprint_say_without_ustack(const char *tool, const char *what, unsigned long long n)
+{
+	if (n)
+		fprintf(stderr,
+			"%s: -U: none of the %llu %s shown came with a user stack: this kernel "
+			"records none for the run's instance\n",
+			tool, n, what);
+}
+
 unsigned long long evprint_without_ustack(const struct evprint *p)
 {
 	return p && p->ustack && !p->ustacks ? p->events : 0;

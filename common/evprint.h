@@ -42,6 +42,9 @@ void evprint_trailers(struct evprint *p, struct tep_record *rec);
 /* With a user stack event given: how many events were printed when none had a user stack
  * (0 when some had one). */
 unsigned long long evprint_without_ustack(const struct evprint *p);
+/* With n of them (what: "events", "calls"), the line on stderr that says so: RHEL 8.1's 4.18
+ * records no user stack for an instance's events, and -U must not look like empty stacks. */
+void evprint_say_without_ustack(const char *tool, const char *what, unsigned long long n);
 void evprint_free(struct evprint *p);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -176,6 +177,8 @@ static void on_return(struct tep_record *rec, void *ctx)
 	    (st = pair_get(&fp->stacks, (uint64_t)tep_data_pid(fp->t->s.tep, rec), th[0]))) {
 		c.kstack = st + 1;
 		c.nkstack = (int)st[0];
+	} else if (fp->kcaller) {
+		fp->stackless++; /* evicted: more calls in progress than the table holds */
 	}
 	fp->fn(rec, &c, fp->ctx);
 	if (st)
@@ -195,6 +198,9 @@ static void on_lost(int cpu, long long n, void *ctx)
 		pair_clear(&fp->stacks);
 }
 
+/* Calls in progress whose entry's stack is kept (about 4 MB). */
+#define STACK_CALLS 4096
+
 /* With kstack_ev: its caller field, and paired here a table for the entries' stacks. */
 static int stacks_init(struct funcpair *fp, bool here)
 {
@@ -202,7 +208,7 @@ static int stacks_init(struct funcpair *fp, bool here)
 		return 0;
 	if (!(fp->kcaller = tep_find_field(fp->kstack_ev, "caller")))
 		return -1;
-	return here ? pair_init(&fp->stacks, 4096,
+	return here ? pair_init(&fp->stacks, STACK_CALLS,
 				sizeof(unsigned long long) * (1 + FUNCPAIR_FRAMES)) :
 		      0;
 }
@@ -444,6 +450,16 @@ static void ret_missed(const char *name, unsigned long long hits, unsigned long 
 		m->n = missed;
 }
 
+/* Does this kernel count a fault in a probe's handler as a miss (x86 before 5.14)? */
+static bool faults_missed(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true; /* unknown: the cautious reading */
+	return major < 5 || (major == 5 && minor < 14);
+}
+
 void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long long ustacks)
 {
 	/* A kretprobe can miss returns: more calls in progress than its instances (maxactive).
@@ -454,6 +470,8 @@ void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long 
 	struct missed m = {fp->ret_name, 0};
 	if (!fp->user && fp->ret)
 		probe_profile(PROBE_KPROBE, ret_missed, &m);
+	if (!faults_missed())
+		ustacks = 0;
 	if (m.n && m.n > ustacks)
 		fprintf(stderr,
 			"%s: %s%llu returns were missed by the kernel (more calls in progress than "
@@ -465,6 +483,11 @@ void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long 
 			"recorded (%llu): before Linux 5.14 a fault while reading one counts as a "
 			"miss; no call is known to be left out\n",
 			tool, m.n, ustacks);
+	if (fp->stackless)
+		fprintf(stderr,
+			"%s: %llu calls are shown without their kernel stack: more calls were in "
+			"progress than the table of their entries' stacks holds (%d)\n",
+			tool, (unsigned long long)fp->stackless, STACK_CALLS);
 	/* A call of a thread that one table had no room for is dropped by one or both. */
 	uint64_t dropped = 0;
 	for (int i = 0; i < 2; i++) {

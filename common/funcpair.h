@@ -22,7 +22,7 @@ struct tep_format_field;
 
 #define FUNCPAIR_DEPTH 16   /* calls kept per thread: deeper recursion is counted unpaired */
 #define FUNCPAIR_MAX_ARGS 6 /* the arguments the ABI passes in registers (x86-64) */
-#define FUNCPAIR_FRAMES 64  /* kernel frames kept per call (kstack_ev) */
+#define FUNCPAIR_FRAMES 128 /* kernel frames kept per call (kstack_ev): all 5.x+ records */
 
 /* One call, when its return comes: the entry's time, its duration and the arguments
  * fetched at the entry. */
@@ -59,6 +59,7 @@ struct funcpair {
 	struct tep_event *kstack_ev;
 	struct tep_format_field *kcaller;
 	struct pair_table stacks; /* (tid, depth) -> the count, then the frames */
+	uint64_t stackless;	  /* calls paired whose entry's stack the table no longer had */
 	funcpair_fn fn;
 	void *ctx;
 	struct tool_run *t;
@@ -107,8 +108,8 @@ int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_
 /* The return value of a paired return (with fp->retval). */
 long long funcpair_retval(const struct funcpair *fp, const struct tep_record *ret);
 
-/* In end(): on stderr, the returns the kernel missed (a kretprobe's instances all in use)
- * and the returns that found no entry. ustacks: the user stacks the probes recorded (-U),
+/* In end(): on stderr, the returns the kernel missed (a kretprobe's instances all in use),
+ * the returns that found no entry and the calls shown without their entry's stack. ustacks: the user stacks the probes recorded (-U),
  * each of which may have added a miss to the kretprobe's count (below). */
 void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long long ustacks);
 

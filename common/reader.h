@@ -133,17 +133,18 @@ long long reader_lost_total(const struct reader *r, int src);
 
 void reader_close(struct reader *r);
 
-/*
- * Fields of a record in this machine's byte order (the buffers are local). A string field,
- * fixed array or __data_loc, as a pointer into the record and its length (NUL-terminated or
- * not); a numeric field, sign-extended when the format says signed.
- */
 /* Does a record of have bytes hold size bytes at off? Formats are not trusted with the
  * arithmetic. */
 static inline bool reader_fits(int have, int off, int size)
 {
 	return off >= 0 && size >= 0 && (long long)off + size <= (long long)have;
 }
+
+/*
+ * Fields of a record in this machine's byte order (the buffers are local). A string field,
+ * fixed array or __data_loc, as a pointer into the record and its length (NUL-terminated or
+ * not); a numeric field, sign-extended when the format says signed.
+ */
 const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len);
 long long reader_num(const struct tep_record *rec, const struct tep_format_field *f);
 /* A string field copied into dst (size bytes, always NUL-terminated), cut at its first NUL;

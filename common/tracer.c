@@ -268,18 +268,12 @@ void tracer_end(struct tool_run *t)
 	struct tracer *tr = of(t);
 	if (counting(tr) && (!t->intervals || counted(tr)))
 		tracer_interval(t, reader_now());
-	/* RHEL 8.1's 4.18 records the user stack of no event in an instance (the kernel's
-	 * own trace at the top level has them): -U must not look like empty stacks. */
 	if (tr->fold)
 		folded_print(tr->fold, stdout);
-	unsigned long long n = tr->fold ?
-				       (tr->ustack && !tr->ustacks ? folded_total(tr->fold) : 0) :
-				       evprint_without_ustack(tr->p);
-	if (n)
-		fprintf(stderr,
-			"%s: -U: none of the %llu events shown came with a user stack: this kernel "
-			"records none for the run's instance\n",
-			t->tool->name, n);
+	evprint_say_without_ustack(
+		t->tool->name, "events",
+		tr->fold ? (tr->ustack && !tr->ustacks ? folded_total(tr->fold) : 0) :
+			   evprint_without_ustack(tr->p));
 }
 
 void tracer_cleanup(struct tool_run *t)

@@ -213,12 +213,7 @@ static void header(struct tool_run *t)
 static void end(struct tool_run *t)
 {
 	funcpair_report(&env.fp, "funcslower", reader_trailers_read(&t->r, env.ustack_ev));
-	unsigned long long n = evprint_without_ustack(env.stacks);
-	if (n)
-		fprintf(stderr,
-			"%s: -U: none of the %llu calls shown came with a user stack: this kernel "
-			"records none for the run's instance\n",
-			t->tool->name, n);
+	evprint_say_without_ustack(t->tool->name, "calls", evprint_without_ustack(env.stacks));
 }
 
 static void cleanup(struct tool_run *t)
