@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,28 +20,123 @@ static bool is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The loader's cache: "\tlibc.so.6 (libc6,x86-64) => /lib/x86_64-linux-gnu/libc.so.6". */
-static int from_ldconfig(const char *want, char *path, size_t len)
+const char *usym_ld_cache = "/etc/ld.so.cache";
+
+/* A file root may trust to say what to probe: root's, written by nobody else, not a link. */
+static bool trusted_fd(int fd, mode_t type)
 {
-	FILE *p = popen("ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null", "r");
-	if (!p)
+	struct stat st;
+	return fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == type && st.st_uid == 0 &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The architecture this program was built for, from its own ELF header. */
+static uint16_t usym_native_machine(void)
+{
+	static uint16_t machine;
+	unsigned char h[20];
+	int fd = machine ? -1 : open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h))
+			memcpy(&machine, h + 18, sizeof(machine));
+		close(fd);
+	}
+	return machine;
+}
+
+/* Is path an ELF file of this machine's class and architecture (the loader's cache lists
+ * every multiarch library; a uprobe on another's would never fire here)? */
+static bool native_elf(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n != (ssize_t)sizeof(h) || memcmp(h, ELFMAG, SELFMAG))
+		return false;
+	uint16_t machine;
+	memcpy(&machine, h + 18, sizeof(machine));
+	return h[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
+	       machine == usym_native_machine();
+}
+
+/*
+ * The loader's cache, read here (glibc's "glibc-ld.so.cache1.1" format, alone or after the
+ * old "ld.so-1.7.0" table): never `ldconfig -p`, which a shell would look for in PATH and
+ * run as root. Entries: flags, name and path offsets (from the new header), OS version,
+ * hwcaps; 24 bytes each. The cache must be root's and not a link (usym.h).
+ */
+static int from_ld_cache(const char *want, char *path, size_t len)
+{
+	static const char old_magic[] = "ld.so-1.7.0", new_magic[] = "glibc-ld.so.cache1.1";
+	int fd = open(usym_ld_cache, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	if (fd < 0)
 		return -1;
-	char line[1024];
+	if (!trusted_fd(fd, S_IFREG) || fstat(fd, &st) || st.st_size < 48 ||
+	    st.st_size > (64 << 20)) {
+		close(fd);
+		return -1;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *buf = malloc(size + 1);
+	ssize_t n = 1;
+	while (buf && got < size && (n = read(fd, buf + got, size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	if (!buf || got != size) {
+		free(buf);
+		return -1;
+	}
+	buf[size] = 0; /* every string ends inside the buffer */
+	size_t base = 0;
+	if (!memcmp(buf, old_magic, sizeof(old_magic) - 1)) {
+		/* magic[11], nlibs (at 12 after padding), then 12-byte entries; the new header
+		 * follows, 8-byte aligned. */
+		uint32_t nold;
+		memcpy(&nold, buf + 12, sizeof(nold));
+		base = 16 + (size_t)nold * 12;
+		base = (base + 7) & ~(size_t)7;
+	}
 	int found = -1;
 	size_t wl = strlen(want);
-	while (found && fgets(line, sizeof(line), p)) {
-		char *name = line + strspn(line, " \t"), *arrow = strstr(line, " => ");
-		if (!arrow || strncmp(name, want, wl) || (name[wl] != ' ' && name[wl] != '.'))
-			continue;
-		/* this machine's word size only */
-		if (sizeof(void *) == 8 && !strstr(line, "64"))
-			continue;
-		arrow[strcspn(arrow, "\n")] = 0;
-		snprintf(path, len, "%s", arrow + 4);
-		found = 0;
+	if (base <= size - 48 && !memcmp(buf + base, new_magic, sizeof(new_magic) - 1)) {
+		uint32_t nlibs;
+		memcpy(&nlibs, buf + base + 20, sizeof(nlibs));
+		for (size_t i = 0; found && i < nlibs; i++) {
+			size_t e = base + 48 + i * 24;
+			if (e > size - 24)
+				break;
+			uint32_t key, value;
+			memcpy(&key, buf + e + 4, sizeof(key));
+			memcpy(&value, buf + e + 8, sizeof(value));
+			if (key >= size - base || value >= size - base)
+				continue;
+			const char *name = buf + base + key, *file = buf + base + value;
+			if (strncmp(name, want, wl) || (name[wl] && name[wl] != '.') ||
+			    file[0] != '/' || !native_elf(file))
+				continue;
+			snprintf(path, len, "%s", file);
+			found = 0;
+		}
 	}
-	pclose(p);
+	free(buf);
 	return found;
+}
+
+/* A folder of PATH that root may take a program's name from: absolute, root's, written by
+ * nobody else. A user's PATH (sudo -E) cannot point a probe at a file of theirs. */
+static bool trusted_dir(const char *dir)
+{
+	if (dir[0] != '/')
+		return false;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool ok = fd >= 0 && trusted_fd(fd, S_IFDIR);
+	if (fd >= 0)
+		close(fd);
+	return ok;
 }
 
 int usym_target(const char *target, char *path, size_t len)
@@ -55,9 +151,10 @@ int usym_target(const char *target, char *path, size_t len)
 	const char *env = getenv("PATH");
 	char *dirs = strdup(env ? env : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
 	char *save = NULL;
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+	for (char *d = dirs ? strtok_r(dirs, ":", &save) : NULL; d;
+	     d = strtok_r(NULL, ":", &save)) {
 		snprintf(buf, sizeof(buf), "%s/%s", d, target);
-		if (is_file(buf) && access(buf, X_OK) == 0) {
+		if (trusted_dir(d) && is_file(buf) && access(buf, X_OK) == 0) {
 			free(dirs);
 			char real[PATH_MAX];
 			return realpath(buf, real) ? snprintf(path, len, "%s", real), 0 : -1;
@@ -67,7 +164,7 @@ int usym_target(const char *target, char *path, size_t len)
 	/* a library: "libc" means libc.so*, "c" too */
 	char want[256];
 	snprintf(want, sizeof(want), "%s%s", strncmp(target, "lib", 3) ? "lib" : "", target);
-	if (from_ldconfig(want, buf, sizeof(buf)) == 0 && is_file(buf))
+	if (from_ld_cache(want, buf, sizeof(buf)) == 0 && is_file(buf))
 		return realpath(buf, path) ? 0 : -1;
 	static const char *const libdirs[] = {"/lib/x86_64-linux-gnu",
 					      "/usr/lib/x86_64-linux-gnu",

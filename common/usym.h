@@ -8,11 +8,15 @@
 #include <stdio.h>
 
 /*
- * TARGET as the user gave it: a path; a program found in PATH; or a library name (libc,
- * libssl, libc.so.6) found the way the dynamic loader would (its cache, then its default
- * folders). Returns 0 and the real path, or -1.
+ * TARGET as the user gave it: a path; a program found in PATH (only in folders that are
+ * absolute, root's and written by nobody else); or a library name (libc, libssl, libc.so.6)
+ * found the way the dynamic loader would (its cache, read here and trusted only when it is
+ * root's and not a link, then its default folders). No program is run. Returns 0 and the
+ * real path, or -1.
  */
 int usym_target(const char *target, char *path, size_t len);
+/* The loader's cache usym_target reads (/etc/ld.so.cache; the unit tests point it elsewhere). */
+extern const char *usym_ld_cache;
 
 /*
  * The file offset of SYMBOL[+off] in the ELF file, for uprobe_events. SYMBOL may carry a

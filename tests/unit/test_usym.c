@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -131,12 +132,134 @@ static void test_mapped_later(void **state)
 	usym_addr_free();
 }
 
+/* A temporary folder of mode 0700, for files the tests make. */
+static void temp_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/ftt-usym.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+}
+
+static void put_file(const char *path, const void *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* A library name is found without running anything: an `ldconfig` first in PATH (as
+ * `PATH=/tmp/evil:$PATH execsnoop` would put one) is never run, and the answer is the
+ * loader's own. */
+static void test_no_program_run(void **state)
+{
+	(void)state;
+	char dir[64], evil[128], marker[128], path[PATH_MAX + 64], libc[4096];
+	temp_dir(dir, sizeof(dir));
+	snprintf(evil, sizeof(evil), "%s/ldconfig", dir);
+	snprintf(marker, sizeof(marker), "%s/ran", dir);
+	char script[256];
+	int n = snprintf(script, sizeof(script), "#!/bin/sh\ntouch %s\n", marker);
+	put_file(evil, script, (size_t)n, 0755);
+	const char *old = getenv("PATH");
+	snprintf(path, sizeof(path), "%s:%s", dir, old ? old : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	int ret = usym_target("libc", libc, sizeof(libc));
+	setenv("PATH", old ? old : "/usr/bin:/bin", 1);
+	assert_int_equal(access(marker, F_OK), -1);
+	assert_int_equal(ret, 0);
+	assert_non_null(strstr(libc, "libc.so.6"));
+	unlink(evil);
+	rmdir(dir);
+}
+
+/* A program's name is looked for only in folders of PATH that are absolute, root's and
+ * written by nobody else: one in a folder anyone can write is not taken. */
+static void test_untrusted_path_dir(void **state)
+{
+	(void)state;
+	char dir[64], prog[128], path[PATH_MAX + 64], got[4096];
+	temp_dir(dir, sizeof(dir));
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(prog, sizeof(prog), "%s/ftt-no-such-program", dir);
+	put_file(prog, "#!/bin/sh\n", 10, 0755);
+	const char *old = getenv("PATH");
+	snprintf(path, sizeof(path), "%s:%s", dir, old ? old : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	assert_int_equal(usym_target("ftt-no-such-program", got, sizeof(got)), -1);
+	/* The same folder of mode 0755 owned by root is one to take it from. */
+	assert_int_equal(chmod(dir, 0755), 0);
+	int ret = usym_target("ftt-no-such-program", got, sizeof(got));
+	setenv("PATH", old ? old : "/usr/bin:/bin", 1);
+	if (geteuid() == 0) {
+		assert_int_equal(ret, 0);
+		assert_string_equal(got, prog);
+	}
+	unlink(prog);
+	rmdir(dir);
+}
+
+/* A loader's cache of the new format with one entry: libftt-test.so.1 => path. */
+static size_t fake_cache(char *buf, const char *path)
+{
+	memset(buf, 0, 512);
+	memcpy(buf, "glibc-ld.so.cache1.1", 20);
+	uint32_t nlibs = 1, key = 48 + 24, value = key + 32;
+	memcpy(buf + 20, &nlibs, 4);
+	int32_t flags = 0x0303;
+	memcpy(buf + 48, &flags, 4);
+	memcpy(buf + 52, &key, 4);
+	memcpy(buf + 56, &value, 4);
+	strcpy(buf + key, "libftt-test.so.1");
+	strcpy(buf + value, path);
+	return value + strlen(path) + 1;
+}
+
+/* The cache is read here: its entry is found, for this machine's architecture only; a
+ * cache that anyone could have written, or a link, is not trusted. */
+static void test_ld_cache(void **state)
+{
+	(void)state;
+	char dir[64], cache[128], link[128], got[4096], buf[8192];
+	temp_dir(dir, sizeof(dir));
+	snprintf(cache, sizeof(cache), "%s/ld.so.cache", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	size_t len = fake_cache(buf, self);
+	put_file(cache, buf, len, 0644);
+	assert_int_equal(symlink(cache, link), 0);
+	const char *real = usym_ld_cache;
+	usym_ld_cache = cache;
+	int trusted = usym_target("ftt-test", got, sizeof(got));
+	char want[4096];
+	assert_non_null(realpath(self, want));
+	chmod(cache, 0666);
+	int writable = usym_target("libftt-test", got, sizeof(got));
+	chmod(cache, 0644);
+	usym_ld_cache = link;
+	int linked = usym_target("libftt-test", got, sizeof(got));
+	/* An entry for a file that is not an ELF file of this machine: not taken. */
+	usym_ld_cache = cache;
+	len = fake_cache(buf, "/proc/self/status");
+	put_file(cache, buf, len, 0644);
+	int foreign = usym_target("libftt-test", got, sizeof(got));
+	usym_ld_cache = real;
+	assert_int_equal(writable, -1);
+	assert_int_equal(linked, -1);
+	assert_int_equal(foreign, -1);
+	if (geteuid() == 0) /* only root's cache is trusted */
+		assert_int_equal(trusted, 0);
+	unlink(link);
+	unlink(cache);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_function),	 cmocka_unit_test(test_functions_by_glob),
-		cmocka_unit_test(test_library_function), cmocka_unit_test(test_unmapped_and_gone),
-		cmocka_unit_test(test_mapped_later),
+		cmocka_unit_test(test_own_function),	   cmocka_unit_test(test_functions_by_glob),
+		cmocka_unit_test(test_library_function),   cmocka_unit_test(test_unmapped_and_gone),
+		cmocka_unit_test(test_mapped_later),	   cmocka_unit_test(test_no_program_run),
+		cmocka_unit_test(test_untrusted_path_dir), cmocka_unit_test(test_ld_cache),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
