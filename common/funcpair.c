@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "funcpair.h"
+#include "runid.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -261,8 +262,8 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	if (!funcpair_kernel_can())
 		return false;
 	/* ftt_<run id>_<entry's prefix>: the sweep finds a killed run's by its id. */
-	snprintf(fp->synth, sizeof(fp->synth), SESSION_PROBE_GROUP_PREFIX "%s_%.*s",
-		 session_run_id(), (int)strcspn(fp->entry_name, "_"), fp->entry_name);
+	snprintf(fp->synth, sizeof(fp->synth), RUNID_GROUP_PREFIX "%s_%.*s", runid_self(),
+		 (int)strcspn(fp->entry_name, "_"), fp->entry_name);
 	char def[512];
 	size_t o = (size_t)snprintf(def, sizeof(def), "%s u64 lat; u64 t0%s", fp->synth,
 				    fp->retf ? "; s64 ret" : "");

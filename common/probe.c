@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "probe.h"
+#include "runid.h"
 #include "session.h"
 #include "sig.h"
 
@@ -40,7 +41,7 @@ const char *probe_group(void)
 {
 	static char group[64];
 	if (!group[0])
-		snprintf(group, sizeof(group), PROBE_GROUP_PREFIX "%s", session_run_id());
+		snprintf(group, sizeof(group), RUNID_GROUP_PREFIX "%s", runid_self());
 	return group;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * probe: kprobes, uprobes and eprobes owned by one run. They live in the group ftt_<run id>
- * (session_run_id: PID, start time, random), so a later run can tell which ones a killed run
+ * (runid.h: PID, start time, random), so a later run can tell which ones a killed run
  * left behind; they are removed on every exit path, after the instance (an enabled probe
  * cannot be removed), and by the signal module's emergency steps when the process dies.
  */
@@ -15,8 +15,6 @@
 
 struct session;
 struct tep_event;
-
-#define PROBE_GROUP_PREFIX SESSION_PROBE_GROUP_PREFIX
 
 /* Event probes (eprobes, Linux 5.15) attach to a tracepoint and live in dynamic_events. */
 enum probe_kind { PROBE_KPROBE, PROBE_UPROBE, PROBE_EPROBE, PROBE_KINDS };

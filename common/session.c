@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "session.h"
 #include "sig.h"
-#include "toplevel.h"
-#include "undo.h"
+#include "runid.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -454,73 +453,6 @@ static void session_atexit(void)
 			session_close(active[i]);
 }
 
-/* --- owners of instances and probe groups ------------------------------------------------- */
-
-/* Field 22 of /proc/PID/stat: when the process started, in clock ticks since boot; 0 when
- * it cannot be read. The same in every PID namespace. */
-static unsigned long long start_time(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* The name (field 2) may hold spaces and parentheses: count from the last ')'. */
-	char *p = strrchr(buf, ')');
-	for (int field = 2; p && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	return p ? strtoull(p + 1, NULL, 10) : 0;
-}
-
-const char *session_run_id(void)
-{
-	static char id[64];
-	if (!id[0]) {
-		unsigned short r = 0;
-		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
-			struct timespec t;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			r = (unsigned short)(t.tv_nsec ^ t.tv_sec);
-		}
-		snprintf(id, sizeof(id), "%d_%llu_%04x", (int)getpid(), start_time(getpid()),
-			 (unsigned)r);
-	}
-	return id;
-}
-
-bool session_owner_alive(const char *id)
-{
-	char *end;
-	errno = 0;
-	long pid = strtol(id, &end, 10);
-	if (end == id || pid <= 0 || pid > INT_MAX || (*end && *end != '_'))
-		return true; /* not one of ours: never judged dead */
-	if (!strcmp(id, session_run_id()))
-		return true;
-	if (kill((pid_t)pid, 0) && errno == ESRCH)
-		return false;
-	if (!*end)
-		return true; /* an older name without a start time: the PID is all there is */
-	/* Alive here with another start time: another process now has that PID, or the owner
-	 * ran in another PID namespace. Its instance is removed only if no file of it is open. */
-	unsigned long long start = strtoull(end + 1, NULL, 10);
-	return start_time((pid_t)pid) == start;
-}
-
-/* The run id at the end of an ftrace-tools instance name, or NULL. */
-static const char *instance_id(const char *name)
-{
-	if (strncmp(name, SESSION_PREFIX, strlen(SESSION_PREFIX)))
-		return NULL;
-	const char *dash = strrchr(name, '-');
-	return dash && dash[1] >= '0' && dash[1] <= '9' ? dash + 1 : NULL;
-}
-
 int session_append(const char *file, const char *line)
 {
 	char *path = tracefs_get_tracing_file(file);
@@ -533,103 +465,6 @@ int session_append(const char *file, const char *line)
 	close(fd);
 	errno = n < 0 ? e : n == (ssize_t)strlen(line) ? 0 : EIO;
 	return n == (ssize_t)strlen(line) ? 0 : -1;
-}
-
-static int sweep_instances(const char *tool)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/instances", tracefs_tracing_dir());
-	DIR *d = opendir(path);
-	if (!d)
-		return 0;
-	int removed = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *id = instance_id(de->d_name);
-		if (!id || session_owner_alive(id))
-			continue;
-		char inst[PATH_MAX + 256];
-		snprintf(inst, sizeof(inst), "%s/%s", path, de->d_name);
-		/* EBUSY: a file of it is open, so its owner lives (in another PID namespace). */
-		if (rmdir(inst) == 0) {
-			fprintf(stderr, "%s: removed instance %s left by a run that was killed\n",
-				tool, de->d_name);
-			removed++;
-		}
-	}
-	closedir(d);
-	return removed;
-}
-
-/* After the instances: an instance that had a probe enabled keeps it busy. */
-static int sweep_probes(const char *tool)
-{
-	/* dynamic_events last: it also lists kprobes and uprobes, removed by then. */
-	static const char *const files[] = {"kprobe_events", "uprobe_events", "dynamic_events"};
-	const size_t plen = strlen(SESSION_PROBE_GROUP_PREFIX);
-	int removed = 0;
-	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
-		char *text = tracefs_instance_file_read(NULL, files[i], NULL);
-		char *save = NULL;
-		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-		     l = strtok_r(NULL, "\n", &save)) {
-			/* "p:ftt_<run id>/name target args" */
-			char *colon = strchr(l, ':'), group[96], event[96], cmd[200];
-			if (!colon || strncmp(colon + 1, SESSION_PROBE_GROUP_PREFIX, plen) ||
-			    sscanf(colon + 1, "%95[^/]/%95s", group, event) != 2 ||
-			    session_owner_alive(group + plen))
-				continue;
-			/* Refused (EBUSY) while an instance has it enabled: a live run in another
-			 * PID namespace owns it. */
-			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
-			if (session_append(files[i], cmd) == 0) {
-				fprintf(stderr,
-					"%s: removed probe %s/%s left by a run that was killed\n",
-					tool, group, event);
-				removed++;
-			}
-		}
-		free(text);
-	}
-	return removed;
-}
-
-/* Synthetic events of killed runs (ftt_<run id>_...), after the instances that enabled them
- * and the hist triggers that fired them are gone. */
-static int sweep_synthetic(const char *tool)
-{
-	const size_t plen = strlen(SESSION_PROBE_GROUP_PREFIX);
-	int removed = 0;
-	char *text = tracefs_instance_file_read(NULL, "synthetic_events", NULL);
-	char *save = NULL;
-	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
-	     l = strtok_r(NULL, "\n", &save)) {
-		char name[96], cmd[128];
-		if (strncmp(l, SESSION_PROBE_GROUP_PREFIX, plen) ||
-		    sscanf(l, "%95[A-Za-z0-9_]", name) != 1 || session_owner_alive(name + plen))
-			continue;
-		/* Refused (EBUSY) while in use: a live run in another PID namespace owns it. */
-		snprintf(cmd, sizeof(cmd), "!%s\n", name);
-		if (session_append("synthetic_events", cmd) == 0) {
-			fprintf(stderr,
-				"%s: removed synthetic event %s left by a run that was killed\n",
-				tool, name);
-			removed++;
-		}
-	}
-	free(text);
-	return removed;
-}
-
-int session_sweep_stale(const char *tool)
-{
-	/* The top level first: a killed owner's tracer may be graphing every call. */
-	int n = toplevel_recover(tool);
-	/* Then the hist triggers that hold a killed run's instance (undo.h). */
-	n += undo_recover(tool);
-	n += sweep_instances(tool);
-	n += sweep_synthetic(tool);
-	return n + sweep_probes(tool);
 }
 
 /* --- this run's instance ----------------------------------------------------------------- */
@@ -676,8 +511,8 @@ static int create_instance(struct session *s)
 {
 	char path[PATH_MAX];
 	for (int attempt = 0; attempt < 5; attempt++) {
-		snprintf(s->name, sizeof(s->name), SESSION_PREFIX "%s%s%s-%s", s->tool,
-			 s->role ? "." : "", s->role ? s->role : "", session_run_id());
+		snprintf(s->name, sizeof(s->name), RUNID_INSTANCE_PREFIX "%s%s%s-%s", s->tool,
+			 s->role ? "." : "", s->role ? s->role : "", runid_self());
 		snprintf(path, sizeof(path), "%s/instances/%s", tracefs_tracing_dir(), s->name);
 		if (mkdir(path, 0750)) {
 			fprintf(stderr, "%s: cannot create ftrace instance %s: %s%s\n", s->tool,

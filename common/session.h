@@ -13,16 +13,7 @@ struct tep_format_field;
 struct tracefs_instance;
 struct probe_set;
 
-/*
- * Instances are named PREFIX<tool>[.<role>]-<pid>_<start>_<random>: the PID and the start
- * time (clock ticks since boot) of the process that owns it, and a random part, so that runs
- * in other PID namespaces or a later process with the same PID never share or mistake an
- * instance.
- */
-#define SESSION_PREFIX "ftrace-tools-"
-
-/* Dynamic probes (kprobe, uprobe, eprobe) of a run live in the group <this><run id>. */
-#define SESSION_PROBE_GROUP_PREFIX "ftt_"
+/* Instances are named RUNID_INSTANCE_PREFIX<tool>[.<role>]-<run id> (runid.h). */
 
 #define SESSION_MAX_CLEANUPS 16
 
@@ -107,8 +98,8 @@ struct tep_format_field *session_field(struct session *s, struct tep_event *ev, 
 
 /*
  * Install the stop signals and create this run's instance with a cross-CPU clock and the
- * given per-CPU buffer size (0: kernel default). (session_sweep_stale first, before
- * anything of this run is made.)
+ * given per-CPU buffer size (0: kernel default). (sweep_stale first, before anything of
+ * this run is made.)
  */
 int session_start(struct session *s, size_t buffer_kb);
 
@@ -156,18 +147,9 @@ int session_on_close(struct session *s, enum session_when when, void (*fn)(void 
 /* Remove everything this run created; safe to call more than once and from atexit. */
 void session_close(struct session *s);
 
-/* Remove the instances and probe groups left by ftrace-tools runs whose process is gone;
- * returns how many things were removed. */
-int session_sweep_stale(const char *tool);
-
 /* Append one line to a top-level tracefs file (kprobe_events, synthetic_events) in one
  * write(2), as those files take a definition. -1 with errno on failure. */
 int session_append(const char *file, const char *line);
-
-/* "<pid>-<start>-<random>" of this process (see SESSION_PREFIX), the same for every call. */
-const char *session_run_id(void);
-/* Is the owner of a run id (or of an older "<pid>" one) alive? (For probe groups too.) */
-bool session_owner_alive(const char *id);
 
 /* For the unit tests: called with the new instance's directory right after it is made (a
  * fake tracefs tree has no kernel to fill it). NULL in the tools. */

@@ -4,6 +4,7 @@
 #include "comm.h"
 #include "out.h"
 #include "sig.h"
+#include "sweep.h"
 #include "toplevel.h"
 
 #include <errno.h>
@@ -352,7 +353,7 @@ static int run(struct tool_run *t)
 	if (tool->prepare && (ret = tool->prepare(t)))
 		return ret == TOOL_DONE ? TOOL_OK : ret;
 	/* After prepare(): a usage error it finds changes nothing in the kernel. */
-	session_sweep_stale(tool->name);
+	sweep_stale(tool->name);
 	if (session_start(&t->s, opt_buffer_kb ? opt_buffer_kb : t->buffer_kb) ||
 	    (t->o.exec && exec_start(t)) || session_set_pids(&t->s, t->o.pid, t->o.tid))
 		return TOOL_FAIL;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "toplevel.h"
 #include "sig.h"
-#include "undo.h"
+#include "state.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -18,15 +18,7 @@
 
 const char *toplevel_perf_tools_lock = "/var/tmp/.ftrace-lock";
 
-/* Where the state file lives: with the other run state files (undo.h). */
-static const char *state_path(char *buf, size_t len, bool make)
-{
-	char dir[PATH_MAX - 16];
-	if (!undo_dir(dir, sizeof(dir), make))
-		return NULL;
-	int n = snprintf(buf, len, "%s/top-level", dir);
-	return n > 0 && (size_t)n < len ? buf : NULL;
-}
+#define STATE_FILE "top-level"
 
 static char *read_all(int fd)
 {
@@ -62,7 +54,7 @@ static char *read_path(const char *path)
 /* Replace what the file holds with value; the kernel may take a list one word per write. */
 static int write_path(const char *path, const char *value)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	for (const char *p = value, *end = p + strlen(p); p < end;) {
@@ -200,7 +192,9 @@ static int restore(const char *dir, char *const *files, char *const *values, int
 		int i = k == 0 ? 0 : n - k;
 		char path[PATH_MAX + 64];
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		if (write_path(path, values[i])) {
+		if (!state_tracefs_file(path, dir))
+			errno = EPERM; /* a state file's line naming a file outside tracefs */
+		if (!state_tracefs_file(path, dir) || write_path(path, values[i])) {
 			size_t used = strlen(failed);
 			snprintf(failed + used, len - used, "%s%s (%s)", bad ? ", " : "", files[i],
 				 strerror(errno));
@@ -216,6 +210,18 @@ static void remove_perf_lock(const char *pid)
 	if (text && (int)strtol(text, NULL, 10) == atoi(pid))
 		unlink(toplevel_perf_tools_lock);
 	free(text);
+}
+
+/* A "dir" line of a state file: this run's tracing folder, or another mount of tracefs
+ * (the owner found it under debugfs, this run elsewhere). Anything else is not written to. */
+static bool tracing_dir(const char *dir)
+{
+	const char *mine = tracefs_tracing_dir();
+	char probe[PATH_MAX + 16];
+	if (mine && !strcmp(dir, mine))
+		return true;
+	snprintf(probe, sizeof(probe), "%s/current_tracer", dir);
+	return state_tracefs_file(probe, dir);
 }
 
 /* With the lock held: what a dead owner left in the state file, written back. */
@@ -237,7 +243,7 @@ static int recover_locked(int fd, const char *tool)
 			*next++ = 0;
 		if (!strncmp(line, "owner ", 6))
 			sscanf(line + 6, "%d %63s", &pid, owner);
-		else if (!strncmp(line, "dir ", 4))
+		else if (!strncmp(line, "dir ", 4) && tracing_dir(line + 4))
 			snprintf(dir, sizeof(dir), "%s", line + 4);
 		else if (!strncmp(line, "perf-lock ", 10))
 			remove_perf_lock(line + 10);
@@ -270,10 +276,15 @@ static int recover_locked(int fd, const char *tool)
 
 int toplevel_recover(const char *tool)
 {
-	char path[PATH_MAX];
-	if (!state_path(path, sizeof(path), false))
+	char dir[PATH_MAX - 16];
+	if (!state_dir(dir, sizeof(dir), false, tool))
 		return 0;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = state_open(dir, STATE_FILE, O_RDWR);
+	if (fd < 0 && errno == EPERM)
+		fprintf(stderr,
+			"%s: %s/" STATE_FILE " is not root's with mode 0600, or is a link: not "
+			"replayed (remove it)\n",
+			tool, dir);
 	if (fd < 0)
 		return 0;
 	int ret = 0;
@@ -387,10 +398,15 @@ int toplevel_acquire(struct toplevel *tl, const char *tool)
 		return -1;
 	}
 	snprintf(tl->dir, sizeof(tl->dir), "%s", dir);
-	if (!state_path(path, sizeof(path), true) ||
-	    (tl->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
-		fprintf(stderr, "%s: cannot make the top-level tracer's state file %s: %s\n", tool,
-			path, strerror(errno));
+	char state[PATH_MAX - 16];
+	if (!state_dir(state, sizeof(state), true, tool))
+		return -1; /* said */
+	snprintf(path, sizeof(path), "%s/" STATE_FILE, state);
+	if ((tl->lock_fd = state_open(state, STATE_FILE, O_RDWR | O_CREAT)) < 0) {
+		fprintf(stderr, "%s: cannot open the top-level tracer's state file %s: %s\n", tool,
+			path,
+			errno == EPERM ? "not root's with mode 0600, or a link (remove it)" :
+					 strerror(errno));
 		return -1;
 	}
 	snprintf(tl->state, sizeof(tl->state), "%s", path);

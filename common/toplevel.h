@@ -57,7 +57,7 @@ int toplevel_set(struct toplevel *tl, const char *file, const char *value);
  * give the top level up; failed is set when one could not be. Safe to call more than once. */
 void toplevel_release(struct toplevel *tl);
 
-/* The sweep of every run (session_sweep_stale): a dead owner's settings written back, said
+/* The sweep of every run (sweep.h): a dead owner's settings written back, said
  * on stderr. 1 when there were some, 0 when not. */
 int toplevel_recover(const char *tool);
 

@@ -11,39 +11,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "session.h"
+#include "runid.h"
+#include "state.h"
 
 #define PREFIX "undo-"
 
-const char *undo_dir(char *buf, size_t len, bool make)
-{
-	const char *dir = getenv("FTT_RUN_DIR");
-	struct stat st;
-	int n = dir && *dir ?
-			snprintf(buf, len, "%s", dir) :
-			snprintf(buf, len, "%s/ftrace-tools",
-				 stat("/run", &st) == 0 && S_ISDIR(st.st_mode) ? "/run" : "/tmp");
-	if (n <= 0 || (size_t)n >= len)
-		return NULL;
-	if (make && mkdir(buf, 0700) && errno != EEXIST)
-		return NULL;
-	return buf;
-}
-
 int undo_begin(struct undo *u, const char *tool)
 {
-	char dir[PATH_MAX - 64], tmp[PATH_MAX];
+	char dir[PATH_MAX - 64], tmp[PATH_MAX], name[64];
 	u->tool = tool;
 	u->fd = -1;
-	if (!undo_dir(dir, sizeof(dir), true)) {
-		fprintf(stderr, "%s: cannot make the directory of the run state files: %s\n", tool,
-			strerror(errno));
-		return -1;
-	}
+	if (!state_dir(dir, sizeof(dir), true, tool))
+		return -1; /* said */
 	/* Made under another name and locked first: a sweep never sees it unlocked. */
-	snprintf(tmp, sizeof(tmp), "%s/.%s%s", dir, PREFIX, session_run_id());
-	snprintf(u->path, sizeof(u->path), "%s/%s%s", dir, PREFIX, session_run_id());
-	u->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	snprintf(name, sizeof(name), ".%s%s", PREFIX, runid_self());
+	snprintf(tmp, sizeof(tmp), "%s/%s", dir, name);
+	snprintf(u->path, sizeof(u->path), "%s/%s%s", dir, PREFIX, runid_self());
+	unlink(tmp); /* a file of a run of this PID and start time: none alive */
+	u->fd = state_open(dir, name, O_RDWR | O_CREAT | O_EXCL);
 	if (u->fd < 0 || flock(u->fd, LOCK_EX) || rename(tmp, u->path)) {
 		fprintf(stderr, "%s: cannot make the state file %s: %s\n", tool, u->path,
 			strerror(errno));
@@ -87,7 +72,8 @@ void undo_end(struct undo *u)
 	u->fd = -1;
 }
 
-/* One locked file of a dead run: its lines written. The number of lines that were. */
+/* One locked file of a dead run: its lines written, each only to a file inside tracefs.
+ * The number of lines that were. */
 static int replay(int fd, int *failed)
 {
 	FILE *f = fdopen(dup(fd), "r");
@@ -101,7 +87,11 @@ static int replay(int fd, int *failed)
 		if (!tab || !nl)
 			continue;
 		*tab = *nl = 0;
-		int w = open(line, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (!state_tracefs_file(line, NULL)) {
+			(*failed)++;
+			continue;
+		}
+		int w = open(line, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 		ssize_t n = w >= 0 ? write(w, tab + 1, strlen(tab + 1)) : -1;
 		if (w >= 0)
 			close(w);
@@ -119,7 +109,7 @@ static int replay(int fd, int *failed)
 int undo_recover(const char *tool)
 {
 	char dir[PATH_MAX - 300];
-	if (!undo_dir(dir, sizeof(dir), false))
+	if (!state_dir(dir, sizeof(dir), false, tool))
 		return 0;
 	DIR *d = opendir(dir);
 	if (!d)
@@ -127,12 +117,22 @@ int undo_recover(const char *tool)
 	int undone = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, PREFIX, strlen(PREFIX)))
+		struct runid id;
+		const char *rest;
+		if (strncmp(de->d_name, PREFIX, strlen(PREFIX)) ||
+		    runid_parse(de->d_name + strlen(PREFIX), &id, &rest) || *rest)
 			continue;
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		int fd = open(path, O_RDWR | O_CLOEXEC);
+		int fd = state_open(dir, de->d_name, O_RDWR);
 		struct stat st;
+		if (fd < 0 && errno == EPERM) {
+			fprintf(stderr,
+				"%s: %s is not root's with mode 0600, or is a link: not replayed "
+				"(remove it)\n",
+				tool, path);
+			continue;
+		}
 		/* Held: its run lives. Unlinked meanwhile: its run ended and undid it. */
 		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) || fstat(fd, &st) || st.st_nlink == 0) {
 			if (fd >= 0)

@@ -4,8 +4,8 @@
  * that a killed run's name cannot be found by. A hist trigger with variables holds its
  * instance (the kernel refuses rmdir until it is removed), and only the exact trigger
  * written with '!' removes it; so the lines that remove them are kept, before the triggers
- * are written, in a file of this run, locked with flock(2) while the run lives. The sweep of
- * every run (session_sweep_stale) writes the lines of each file whose lock is free, then
+ * are written, in a file of this run (state.h: root's, 0600), locked with flock(2) while the
+ * run lives. The sweep of every run (sweep.h) writes the lines of each file whose lock is free, then
  * removes it. A file is found only by runs that see the same directory: a run in another
  * container is never judged dead by its file.
  */
@@ -22,11 +22,6 @@ struct undo {
 	char path[PATH_MAX];
 };
 
-/* The directory of the run state files (tmpfs: gone at a reboot, as the kernel's settings
- * are): $FTT_RUN_DIR, /run/ftrace-tools, or /tmp/ftrace-tools where there is no /run. NULL
- * when it cannot be made (with make) or the name does not fit. */
-const char *undo_dir(char *buf, size_t len, bool make);
-
 /* This run's file, made and locked. -1 with one line on stderr. */
 int undo_begin(struct undo *u, const char *tool);
 
@@ -37,8 +32,9 @@ int undo_add(struct undo *u, const char *path, const char *line);
 /* The changes are undone by this run: the file goes. Safe to call more than once. */
 void undo_end(struct undo *u);
 
-/* The sweep: the lines of every file whose owner is gone written, in order, then the file
- * removed; said on stderr. Returns the number of files undone. */
+/* The sweep: the lines of every file whose owner is gone written, in order (each only to a
+ * file inside tracefs), then the file removed; said on stderr. A file that is not to be
+ * trusted (state.h) is said and left. Returns the number of files undone. */
 int undo_recover(const char *tool);
 
 #endif

@@ -277,5 +277,52 @@ check "tpoint -c | head -1: the first line is not empty" grep -q . "$TMP/out"
 "$BIN/iolatency" 0.3 2 2> /dev/null | head -1 > "$TMP/out"
 check "iolatency | head -1: the first line is not empty" grep -q . "$TMP/out"
 
+# --- what the sweep and the state files trust ------------------------------------------------
+# Instances of someone else's that only look like ours (a session name, a date, the old
+# PID-only form) survive a run's sweep, events and all; a killed run's of the exact form goes.
+sh -c 'exit 0' & DEAD=$!; wait $DEAD
+for n in "ftrace-tools-mysession-$DEAD" ftrace-tools-20261124 "ftrace-tools-iosnoop-$DEAD"; do
+	mkdir "$T/instances/$n"
+done
+echo 1 > "$T/instances/ftrace-tools-mysession-$DEAD/events/sched/sched_switch/enable"
+mkdir "$T/instances/ftrace-tools-killsnoop-${DEAD}_1_abcd"
+"$BIN/killsnoop" -d 0.2 > /dev/null 2> "$TMP/err"
+check "sweep: instances named like ours but not of the exact form are left, events enabled" sh -c "
+	[ -d '$T/instances/ftrace-tools-mysession-$DEAD' ] && [ -d '$T/instances/ftrace-tools-20261124' ] &&
+	[ -d '$T/instances/ftrace-tools-iosnoop-$DEAD' ] &&
+	[ \"\$(cat '$T/instances/ftrace-tools-mysession-$DEAD/events/sched/sched_switch/enable')\" = 1 ]"
+check "sweep: a killed run's instance of the exact form goes, and the message names its PID" sh -c "
+	[ ! -d '$T/instances/ftrace-tools-killsnoop-${DEAD}_1_abcd' ] &&
+	grep -q 'removed instance ftrace-tools-killsnoop-${DEAD}_1_abcd left by a run that ended without removing it (PID $DEAD is gone)' '$TMP/err'"
+for n in "ftrace-tools-mysession-$DEAD" ftrace-tools-20261124 "ftrace-tools-iosnoop-$DEAD"; do
+	rmdir "$T/instances/$n"
+done
+
+# State files another user could plant are never replayed as root: a line naming a file
+# outside tracefs is not written; a file or folder that is not root's 0600/0700 is not read.
+RUND=/run/ftrace-tools
+if [ -d /run ]; then
+	made=; [ -d $RUND ] || { mkdir -m 0700 $RUND && made=1; }
+	echo safe > "$TMP/victim"
+	printf '%s\tOWNED\n' "$TMP/victim" > $RUND/undo-${DEAD}_1_abcd
+	chmod 0600 $RUND/undo-${DEAD}_1_abcd
+	"$BIN/killsnoop" -d 0.2 > /dev/null 2> "$TMP/err"
+	check "state: an undo line naming a file outside tracefs is not written (and said)" sh -c "
+		[ \"\$(cat '$TMP/victim')\" = safe ] && grep -q 'could not be undone' '$TMP/err'"
+	chown 65534 $RUND/undo-${DEAD}_1_abcd
+	"$BIN/killsnoop" -d 0.2 > /dev/null 2> "$TMP/err"
+	check "state: an undo file that is not root's is not read (and said)" sh -c "
+		[ \"\$(cat '$TMP/victim')\" = safe ] && grep -q 'not root.s with mode 0600' '$TMP/err'"
+	rm -f $RUND/undo-${DEAD}_1_abcd
+	chown 65534 $RUND
+	"$BIN/killsnoop" -d 0.2 > /dev/null 2> "$TMP/err"
+	check "state: a state folder that is not root's is refused by name" \
+		grep -q "the run state folder $RUND is not to be trusted" "$TMP/err"
+	chown 0 $RUND
+	[ -n "$made" ] && rmdir $RUND
+else
+	skip "state files: no /run here"
+fi
+
 check "at the end: tracefs as it was" same_state
 summary

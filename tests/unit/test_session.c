@@ -8,7 +8,9 @@
 #include <tracefs.h>
 
 #include "reader.h"
+#include "runid.h"
 #include "session.h"
+#include "sweep.h"
 
 static char tree[64];
 
@@ -65,7 +67,7 @@ static unsigned long long start_of(pid_t pid)
 
 static void sweep(const void *arg)
 {
-	session_sweep_stale(arg);
+	sweep_stale(arg);
 }
 
 /*
@@ -82,9 +84,15 @@ static void test_sweep_stale(void **state)
 	waitpid(dead, NULL, 0);
 	pid_t parent = getppid();
 	char stale[96], old_stale[96], mine[96], live[96], reused[96], busy[96], other[96];
+	char session[96], roled[96], longer[96], zero[96];
 	snprintf(stale, sizeof(stale), "ftrace-tools-iosnoop-%d_123_abcd", (int)dead);
 	snprintf(old_stale, sizeof(old_stale), "ftrace-tools-iosnoop-%d", (int)dead);
-	snprintf(mine, sizeof(mine), "ftrace-tools-iolatency-%s", session_run_id());
+	/* Names of someone else's that only look like ours: never judged. */
+	snprintf(session, sizeof(session), "ftrace-tools-mysession-%d", (int)dead);
+	snprintf(longer, sizeof(longer), "ftrace-tools-iosnoop-%d_123_abcde", (int)dead);
+	snprintf(zero, sizeof(zero), "ftrace-tools-iosnoop-%d_0123_abcd", (int)dead);
+	snprintf(roled, sizeof(roled), "ftrace-tools-iosnoop.names-%d_123_abcd", (int)dead);
+	snprintf(mine, sizeof(mine), "ftrace-tools-iolatency-%s", runid_self());
 	snprintf(live, sizeof(live), "ftrace-tools-tpoint-%d_%llu_0001", (int)parent,
 		 start_of(parent));
 	snprintf(reused, sizeof(reused), "ftrace-tools-tpoint-%d_%llu_0002", (int)parent,
@@ -92,8 +100,13 @@ static void test_sweep_stale(void **state)
 	snprintf(busy, sizeof(busy), "ftrace-tools-tpoint-%d_%llu_0003", (int)parent,
 		 start_of(parent) + 2);
 	snprintf(other, sizeof(other), "someone-else-%d", (int)dead);
-	const char *names[] = {stale,  old_stale, mine,	 live,
-			       reused, busy,	  other, "ftrace-tools-iosnoop-notapid"};
+	const char *names[] = {stale,	old_stale,
+			       mine,	live,
+			       reused,	busy,
+			       other,	"ftrace-tools-iosnoop-notapid",
+			       session, "ftrace-tools-20261124",
+			       longer,	zero,
+			       roled};
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		mkinst(names[i]);
 	char rel[160];
@@ -103,13 +116,17 @@ static void test_sweep_stale(void **state)
 	char err[1024];
 	run_child(sweep, "test", err, sizeof(err));
 	assert_non_null(strstr(err, stale)); /* says what it removed */
-	const bool gone[] = {true, true, false, false, true, false, false, false};
+	const bool gone[] = {true,  false, false, false, true,	false, false,
+			     false, false, false, false, false, true};
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
 		snprintf(rel, sizeof(rel), "instances/%s", names[i]);
 		if (exists(rel) == gone[i])
 			fail_msg("%s: %s", names[i], gone[i] ? "not removed" : "removed");
 	}
 	assert_null(strstr(err, busy)); /* refused: not claimed as removed */
+	char said[160];
+	snprintf(said, sizeof(said), "(PID %d is gone)", (int)dead);
+	assert_non_null(strstr(err, said));
 }
 
 static void skeleton(const char *inst)
@@ -153,7 +170,7 @@ static void test_start_enable_close(void **state)
 {
 	(void)state;
 	char name[96], buf[256];
-	snprintf(name, sizeof(name), "ftrace-tools-test_session-%s", session_run_id());
+	snprintf(name, sizeof(name), "ftrace-tools-test_session-%s", runid_self());
 	session_after_mkdir = fill_instance;
 	static const char *const systems[] = {"block", NULL};
 	struct session s;
@@ -195,7 +212,7 @@ static void test_existing_instance(void **state)
 {
 	(void)state;
 	char name[96];
-	snprintf(name, sizeof(name), "ftrace-tools-test_session-%s", session_run_id());
+	snprintf(name, sizeof(name), "ftrace-tools-test_session-%s", runid_self());
 	mkinst(name);
 	static const char *const systems[] = {"block", NULL};
 	struct session s;

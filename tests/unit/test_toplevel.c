@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The top level's owner and its saved settings, against a fake tracefs tree and a private
- * state directory (FTT_RUN_DIR). */
+ * state folder (state.h). */
 #include "helpers.h"
 
 #include <tracefs.h>
 
 #include "sig.h"
+#include "state.h"
 #include "toplevel.h"
 
 static char tree[64], lock[128], run[128];
@@ -27,7 +28,8 @@ static int make_tree(void **state)
 	assert_int_equal(tracefs_set_tracing_dir(tree), 0);
 	snprintf(run, sizeof(run), "%s/run", tree);
 	snprintf(lock, sizeof(lock), "%s/ftrace-lock", tree);
-	setenv("FTT_RUN_DIR", run, 1);
+	state_dir_for_tests = run;
+	state_fake_tracefs = true; /* the tree is on tmpfs: only paths are checked */
 	toplevel_perf_tools_lock = lock;
 	return 0;
 }
@@ -262,6 +264,47 @@ static void test_in_use(void **state)
 	assert_file("run/top-level", "");
 }
 
+/* A state file as another user could plant it: its "dir" and "set" lines must not make
+ * root write outside tracefs, and a file that is not root's 0600, or a link, is not read. */
+static void test_hostile_state(void **state)
+{
+	(void)state;
+	char err[1024], buf[64], text[1024], path[256];
+	write_file(tree, "victim", "safe\n");
+	mkdir(run, 0700);
+	/* a dir outside tracefs, then a file climbing out of the tracing folder */
+	snprintf(text, sizeof(text),
+		 "owner 999999 evil 0\ndir /etc\nset ftt-no-such-file X\n"
+		 "dir %s\nset ../%s/victim OWNED\nset /victim OWNED\n",
+		 tree, strrchr(tree, '/') + 1);
+	write_file(run, "top-level", text);
+	snprintf(path, sizeof(path), "%s/top-level", run);
+	chmod(path, 0600);
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_file("victim", "safe\n");
+	assert_int_equal(access("/etc/ftt-no-such-file", F_OK), -1);
+	assert_non_null(strstr(err, "could not write back"));
+	/* the same state writable by others, or a link: not read at all */
+	snprintf(text, sizeof(text), "owner 999999 evil 0\ndir %s\nset victim OWNED\n", tree);
+	write_file(run, "top-level", text);
+	chmod(path, 0644);
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_file("victim", "safe\n");
+	assert_non_null(strstr(err, "not root's with mode 0600"));
+	char other[256];
+	snprintf(other, sizeof(other), "%s/other", tree);
+	rename(path, other);
+	chmod(other, 0600);
+	assert_int_equal(symlink(other, path), 0);
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_file("victim", "safe\n");
+	/* and the owner's own run refuses it rather than write over it */
+	struct toplevel tl;
+	assert_int_equal(toplevel_acquire(&tl, "test_toplevel"), -1);
+	unlink(path);
+	(void)buf;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +315,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_emergency, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_in_use, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_write_back_fails, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_hostile_state, make_tree, remove_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

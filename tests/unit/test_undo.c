@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* What a killed run leaves to undo (undo.h), in a private state directory (FTT_RUN_DIR), and
+/* What a killed run leaves to undo (undo.h), in a private state folder (state.h), and
  * the order of the signal module's emergency steps when one is put before another. */
 #include "helpers.h"
 
 #include <dirent.h>
 #include <signal.h>
 
+#include <tracefs.h>
+
+#include "runid.h"
 #include "sig.h"
+#include "state.h"
 #include "undo.h"
 
 static char tree[64], run[128], target[128];
@@ -19,7 +23,10 @@ static int make_tree(void **state)
 	snprintf(run, sizeof(run), "%s/run", tree);
 	snprintf(target, sizeof(target), "%s/trigger", tree);
 	write_file(tree, "trigger", "");
-	setenv("FTT_RUN_DIR", run, 1);
+	write_file(tree, "victim", "");
+	assert_int_equal(tracefs_set_tracing_dir(tree), 0);
+	state_dir_for_tests = run;
+	state_fake_tracefs = true; /* the tree is on tmpfs: only the path is checked */
 	return 0;
 }
 
@@ -144,6 +151,94 @@ static void test_emergency_order(void **state)
 	assert_string_equal(read_file(tree, "trigger", buf, sizeof(buf)), "ABD");
 }
 
+/* A file in the state folder as another user could leave it: a run id that is not alive,
+ * lines of "PATH\tTEXT". */
+static void plant(const char *name, const char *text, mode_t mode)
+{
+	char rel[256];
+	mkdir(run, 0700);
+	snprintf(rel, sizeof(rel), "run/%s", name);
+	write_file(tree, rel, text);
+	snprintf(rel, sizeof(rel), "%s/%s", run, name);
+	assert_int_equal(chmod(rel, mode), 0);
+}
+
+static char dead_file[64];
+
+static const char *dead_name(void)
+{
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	snprintf(dead_file, sizeof(dead_file), "undo-%d_1_abcd", (int)dead);
+	return dead_file;
+}
+
+/* A replayed line writes only inside tracefs: a path outside the tracing folder, or one
+ * that climbs out of it with "..", is not written and the file is kept (said). */
+static void test_only_tracefs(void **state)
+{
+	(void)state;
+	char err[1024], buf[64], text[1024];
+	snprintf(text, sizeof(text),
+		 "%s/victim\tOWNED\n%s/../%s/victim\tOWNED\n/etc/ftt-no-such\tX\n", tree, tree,
+		 strrchr(tree, '/') + 1);
+	plant(dead_name(), text, 0600);
+	/* Only the first is inside the tree: make it the tracing folder's file, the others
+	 * outside or climbing. */
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_string_equal(read_file(tree, "victim", buf, sizeof(buf)), "OWNED");
+	assert_non_null(strstr(err, "could not be undone"));
+	/* The same path on a file system that is not tracefs: refused. */
+	write_file(tree, "victim", "");
+	state_fake_tracefs = false;
+	snprintf(text, sizeof(text), "%s/victim\tOWNED\n", tree);
+	plant(dead_name(), text, 0600);
+	run_child(recover, "tpoint", err, sizeof(err));
+	state_fake_tracefs = true;
+	assert_string_equal(read_file(tree, "victim", buf, sizeof(buf)), "");
+}
+
+/* A state file that is not root's 0600 with one link, a link, or not of the exact name
+ * form, is never replayed; the first two are said. A folder that others can enter is not
+ * used at all. */
+static void test_untrusted_files(void **state)
+{
+	(void)state;
+	char err[1024], buf[64], text[512], path[256], link[256];
+	snprintf(text, sizeof(text), "%s/victim\tOWNED\n", tree);
+	plant(dead_name(), text, 0644);
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_string_equal(read_file(tree, "victim", buf, sizeof(buf)), "");
+	assert_non_null(strstr(err, "not root's with mode 0600"));
+	snprintf(path, sizeof(path), "%s/%s", run, dead_file);
+	unlink(path);
+	/* a link to a file of the right mode elsewhere */
+	write_file(tree, "elsewhere", text);
+	snprintf(path, sizeof(path), "%s/elsewhere", tree);
+	chmod(path, 0600);
+	snprintf(link, sizeof(link), "%s/%s", run, dead_name());
+	assert_int_equal(symlink(path, link), 0);
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_string_equal(read_file(tree, "victim", buf, sizeof(buf)), "");
+	unlink(link);
+	/* a name not of the form undo-<run id> */
+	plant("undo-foo", text, 0600);
+	plant("undo-1_1_abcde", text, 0600);
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_string_equal(read_file(tree, "victim", buf, sizeof(buf)), "");
+	/* the folder open to others: neither replayed nor made use of */
+	plant(dead_name(), text, 0600);
+	assert_int_equal(chmod(run, 0755), 0);
+	run_child(recover, "tpoint", err, sizeof(err));
+	assert_string_equal(read_file(tree, "victim", buf, sizeof(buf)), "");
+	assert_non_null(strstr(err, "not to be trusted"));
+	struct undo u;
+	assert_int_equal(undo_begin(&u, "tpoint"), -1);
+	chmod(run, 0700);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +247,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_alive, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_refused, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_emergency_order, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_only_tracefs, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_untrusted_files, make_tree, remove_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
+# The tools keep their run state in /run/ftrace-tools, never under /tmp (state.h).
+mkdir -p /run && mount -t tmpfs -o mode=0755 run /run
 mkdir -p /var/tmp /mnt
 OUT=/dev/ttyS1
 say() { echo "$*" > $OUT; }

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * runid: who made a thing in the kernel. Every instance, probe group, synthetic event and
+ * state file of a run carries its run id, "<pid>_<start>_<hex4>": the PID and the start time
+ * (clock ticks since boot) of the process, and a random part, so that a run in another PID
+ * namespace, or a later process with the same PID, never shares or mistakes it. A name is
+ * judged only when it is exactly of this form: nothing else is ever taken for a killed run's.
+ */
+#ifndef FTT_RUNID_H
+#define FTT_RUNID_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Instances: RUNID_INSTANCE_PREFIX<tool>[.<role>]-<run id>. Probe groups: RUNID_GROUP_PREFIX<run
+ * id>; synthetic events RUNID_GROUP_PREFIX<run id>_<name>. */
+#define RUNID_INSTANCE_PREFIX "ftrace-tools-"
+#define RUNID_GROUP_PREFIX "ftt_"
+
+struct runid {
+	pid_t pid;
+	unsigned long long start;
+	unsigned random;
+};
+
+/* This process's run id, the same for every call. */
+const char *runid_self(void);
+
+/*
+ * Read a run id at the start of s, exactly: a PID (1 to INT_MAX, no sign or leading zero),
+ * '_', a start time (digits, no leading zero unless 0), '_', four lowercase hex digits. 0 and
+ * *rest after it, or -1.
+ */
+int runid_parse(const char *s, struct runid *id, const char **rest);
+
+/* Is the run alive: its PID exists with the same start time (or it is this process)? A PID
+ * alive with another start time is another process, or the owner in another PID namespace
+ * (its things are then held by open files: rmdir and the probe removal say EBUSY). */
+bool runid_alive(const struct runid *id);
+
+/* Field 22 of /proc/PID/stat, the start time in clock ticks since boot; 0 when unreadable. */
+unsigned long long runid_start_time(pid_t pid);
+
+#endif

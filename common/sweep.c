@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "sweep.h"
+#include "runid.h"
+#include "session.h"
+#include "toplevel.h"
+#include "undo.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+bool sweep_instance_name(const char *name, struct runid *id)
+{
+	const size_t plen = strlen(RUNID_INSTANCE_PREFIX);
+	if (strncmp(name, RUNID_INSTANCE_PREFIX, plen))
+		return false;
+	const char *p = name + plen, *rest;
+	const char *tool = p;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')
+		p++;
+	if (p == tool)
+		return false;
+	if (*p == '.') {
+		const char *role = ++p;
+		while (*p >= 'a' && *p <= 'z')
+			p++;
+		if (p == role)
+			return false;
+	}
+	return *p == '-' && runid_parse(p + 1, id, &rest) == 0 && !*rest;
+}
+
+/* A probe group or synthetic event name "ftt_<run id>[_<more>]": its run, when exactly so. */
+static bool group_owner(const char *name, bool more, struct runid *id)
+{
+	const size_t plen = strlen(RUNID_GROUP_PREFIX);
+	const char *rest;
+	if (strncmp(name, RUNID_GROUP_PREFIX, plen) || runid_parse(name + plen, id, &rest))
+		return false;
+	return more ? rest[0] == '_' : !*rest;
+}
+
+static int sweep_instances(const char *tool)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/instances", tracefs_tracing_dir());
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	int removed = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		struct runid id;
+		if (!sweep_instance_name(de->d_name, &id) || runid_alive(&id))
+			continue;
+		char inst[PATH_MAX + 256];
+		snprintf(inst, sizeof(inst), "%s/%s", path, de->d_name);
+		/* EBUSY: a file of it is open, so its owner lives (in another PID namespace). */
+		if (rmdir(inst) == 0) {
+			fprintf(stderr,
+				"%s: removed instance %s left by a run that ended without removing "
+				"it (PID %d is gone)\n",
+				tool, de->d_name, (int)id.pid);
+			removed++;
+		}
+	}
+	closedir(d);
+	return removed;
+}
+
+/* After the instances: an instance that had a probe enabled keeps it busy. */
+static int sweep_probes(const char *tool)
+{
+	/* dynamic_events last: it also lists kprobes and uprobes, removed by then. */
+	static const char *const files[] = {"kprobe_events", "uprobe_events", "dynamic_events"};
+	int removed = 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		char *text = tracefs_instance_file_read(NULL, files[i], NULL);
+		char *save = NULL;
+		for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+		     l = strtok_r(NULL, "\n", &save)) {
+			/* "p:ftt_<run id>/name target args" */
+			char *colon = strchr(l, ':'), group[96], event[96], cmd[200];
+			struct runid id;
+			if (!colon || sscanf(colon + 1, "%95[^/]/%95s", group, event) != 2 ||
+			    !group_owner(group, false, &id) || runid_alive(&id))
+				continue;
+			/* Refused (EBUSY) while an instance has it enabled: a live run in another
+			 * PID namespace owns it. */
+			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
+			if (session_append(files[i], cmd) == 0) {
+				fprintf(stderr,
+					"%s: removed probe %s/%s left by a run that ended without "
+					"removing it (PID %d is gone)\n",
+					tool, group, event, (int)id.pid);
+				removed++;
+			}
+		}
+		free(text);
+	}
+	return removed;
+}
+
+/* Synthetic events of killed runs (ftt_<run id>_...), after the instances that enabled them
+ * and the hist triggers that fired them are gone. */
+static int sweep_synthetic(const char *tool)
+{
+	int removed = 0;
+	char *text = tracefs_instance_file_read(NULL, "synthetic_events", NULL);
+	char *save = NULL;
+	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char name[96], cmd[128];
+		struct runid id;
+		if (sscanf(l, "%95[A-Za-z0-9_]", name) != 1 || !group_owner(name, true, &id) ||
+		    runid_alive(&id))
+			continue;
+		/* Refused (EBUSY) while in use: a live run in another PID namespace owns it. */
+		snprintf(cmd, sizeof(cmd), "!%s\n", name);
+		if (session_append("synthetic_events", cmd) == 0) {
+			fprintf(stderr,
+				"%s: removed synthetic event %s left by a run that ended without "
+				"removing it (PID %d is gone)\n",
+				tool, name, (int)id.pid);
+			removed++;
+		}
+	}
+	free(text);
+	return removed;
+}
+
+int sweep_stale(const char *tool)
+{
+	/* The top level first: a killed owner's tracer may be graphing every call. */
+	int n = toplevel_recover(tool);
+	/* Then the hist triggers that hold a killed run's instance (undo.h). */
+	n += undo_recover(tool);
+	n += sweep_instances(tool);
+	n += sweep_synthetic(tool);
+	return n + sweep_probes(tool);
+}
