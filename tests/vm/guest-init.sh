@@ -91,6 +91,10 @@ export BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck UPROBE_TARGET=/ftt/bin/uprobe_t
 runs=1
 for t in /ftt/tests/live/test_*.sh; do
 	name=$(basename "$t" .sh)
+	# VM_SUITES on the host: only the suites named there.
+	if [ -e /ftt/suites ] && ! grep -qw "$name" /ftt/suites; then
+		continue
+	fi
 	if [ "$name" = test_block ]; then
 		for disk in /dev/vda /dev/nullb0; do
 			if [ ! -b $disk ]; then

@@ -16,7 +16,9 @@
 # folder fails.
 #
 # Every tests/live/test_*.sh runs in each guest (the block suite once per disk).
-# Environment: VM_KERNELS (suites and image names), VM_IMAGES, VM_CACHE, VM_TIMEOUT (s per kernel), VM_KEEP=1 (keep the
+# Environment: VM_KERNELS (suites and image names), VM_SUITES (live suites to run, by name:
+# "test_trust test_block"; default all), VM_JOBS (guests at once, default 2), VM_IMAGES,
+# VM_CACHE, VM_TIMEOUT (s per kernel), VM_KEEP=1 (keep the
 # work folder), VM_PROBE_TESTS=0 (block suites only), VM_DEBUG_SCRIPT (a script run in the
 # guest instead of the suites), VM_APPEND (kernel arguments), VM_MONITOR=1 (a qemu monitor
 # socket), VM_ACCEL and VM_CPU (qemu's accelerator and CPU model), BIN (static tools,
@@ -105,6 +107,7 @@ initramfs() {
 	cp tests/vm/guest-init.sh "$ir/init"; chmod +x "$ir/init"
 	[ -n "${VM_DEBUG_SCRIPT:-}" ] && install -m 0755 "$VM_DEBUG_SCRIPT" "$ir/ftt/debug.sh"
 	echo "$krel" > "$ir/ftt/kernel"
+	[ -n "${VM_SUITES:-}" ] && echo "$VM_SUITES" > "$ir/ftt/suites"
 	local dep=$root/lib/modules/$krel/modules.dep order=$ir/ftt/modules.order
 	: > "$order"
 	if is_image "$1"; then # everything built in
@@ -159,14 +162,17 @@ boot() {
 	echo $? > "$WORK/$suite.qemu-rc"
 }
 
-total_fail=0
-summary=()
-for suite in $KERNELS; do
+# run_kernel SUITE: fetch, boot, read the results; everything it prints goes to
+# $WORK/SUITE.log (shown whole when the kernel is done, so that two guests at once do not
+# interleave), its summary line to $WORK/SUITE.summary, failed kernels to $WORK/SUITE.failed.
+run_kernel() {
+	local suite=$1 start secs res krel p f s runs expect
 	echo "=== $suite"
 	if ! fetch "$suite" > "$WORK/$suite.fetch" 2>&1; then
 		cat "$WORK/$suite.fetch"
-		summary+=("$suite: FAILED (could not fetch the kernel)"); total_fail=$((total_fail + 1))
-		continue
+		echo "$suite: FAILED (could not fetch the kernel)" > "$WORK/$suite.summary"
+		touch "$WORK/$suite.failed"
+		return
 	fi
 	start=$(date +%s)
 	boot "$suite"
@@ -178,11 +184,12 @@ for suite in $KERNELS; do
 		echo "the guest did not report an end (qemu exit $(cat "$WORK/$suite.qemu-rc"), ${secs}s); console tail:"
 		tail -n 30 "$WORK/$suite.console"
 		echo "results so far:"; tail -n 20 "$res.txt"
-		summary+=("$krel ($suite): FAILED (no end reported)"); total_fail=$((total_fail + 1))
-		continue
+		echo "$krel ($suite): FAILED (no end reported)" > "$WORK/$suite.summary"
+		touch "$WORK/$suite.failed"
+		return
 	fi
 	if [ -n "${VM_DEBUG_SCRIPT:-}" ]; then
-		echo "--- output of $VM_DEBUG_SCRIPT:"; grep -v '^FTT-' "$res.txt"; continue
+		echo "--- output of $VM_DEBUG_SCRIPT:"; grep -v '^FTT-' "$res.txt"; return
 	fi
 	grep -E '^(not ok|skip) ' "$res.txt"
 	grep -E '^#' "$res.txt" | head -40
@@ -194,9 +201,33 @@ for suite in $KERNELS; do
 	if [ "$runs" != "$expect" ]; then
 		f=$((f + 1)); echo "not ok - only $runs of ${expect:-?} test runs reported a summary"
 	fi
-	[ $f -gt 0 ] && total_fail=$((total_fail + 1))
-	summary+=("$krel ($suite): $p passed, $f failed, $s skipped, ${secs}s")
-	grep '^FEATURE ' "$res.txt" | sed "s/^FEATURE /$krel /" >> "$WORK/features"
+	[ $f -gt 0 ] && touch "$WORK/$suite.failed"
+	echo "$krel ($suite): $p passed, $f failed, $s skipped, ${secs}s" > "$WORK/$suite.summary"
+	grep '^FEATURE ' "$res.txt" | sed "s/^FEATURE /$krel /" > "$WORK/$suite.features"
+}
+
+# VM_JOBS guests at once (default 2: one per core of the development machine; each guest is
+# one single-threaded TCG process). Fetches share the cache: done one after another first.
+JOBS=${VM_JOBS:-2}
+for suite in $KERNELS; do
+	is_image "$suite" || fetch "$suite" > "$WORK/$suite.fetch" 2>&1 || true
+done
+running=0
+for suite in $KERNELS; do
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n 2> /dev/null || true
+		running=$((running - 1))
+	fi
+	( run_kernel "$suite" > "$WORK/$suite.log" 2>&1; cat "$WORK/$suite.log" ) &
+	running=$((running + 1))
+done
+wait
+total_fail=0
+summary=()
+for suite in $KERNELS; do
+	summary+=("$(cat "$WORK/$suite.summary" 2> /dev/null || echo "$suite: FAILED (no summary)")")
+	[ -e "$WORK/$suite.failed" ] || [ ! -e "$WORK/$suite.summary" ] && total_fail=$((total_fail + 1))
+	cat "$WORK/$suite.features" >> "$WORK/features" 2> /dev/null
 done
 
 echo
