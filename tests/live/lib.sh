@@ -47,18 +47,51 @@ require_live() {
 	fi
 }
 
-# Everything a tool could change in tracefs outside its own instance, as text.
+# What the runs of this suite could have made or changed in tracefs, as text: only that, so
+# that the suites pass beside other tracers (another run of these tools, bpftrace, a
+# trace-cmd session). Instances, probes and synthetic events of the tools' own form
+# (ftrace-tools-<tool>[.<role>]-<pid>_<start>_<hex4>, ftt_<pid>_...) whose process is gone or
+# is one of this suite's; someone else's are not ours to judge. The top-level settings only in
+# suites whose tools may take the top level (TOPLEVEL_STATE=1: funcgraph, funccount).
 tracefs_state() {
-	ls "$T/instances"
+	ls "$T/instances" | while read -r n; do
+		case $n in ftrace-tools-*) ours_name "${n##*-}" && echo "$n" ;; esac
+	done
+	for f in dynamic_events uprobe_events kprobe_events synthetic_events; do
+		[ -r "$T/$f" ] || continue
+		echo "== $f"
+		grep -o 'ftt_[0-9]*_[0-9]*_[0-9a-f]*[^ ]*' "$T/$f" | while read -r g; do
+			id=${g#ftt_}
+			ours_name "$id" && echo "$g"
+		done
+	done
+	[ "${TOPLEVEL_STATE:-}" = 1 ] || return 0
 	for f in set_event current_tracer tracing_on buffer_size_kb trace_clock buffer_percent \
-		set_event_pid tracing_cpumask dynamic_events uprobe_events kprobe_events trace_options \
+		set_event_pid tracing_cpumask trace_options \
 		set_graph_function set_graph_notrace set_ftrace_pid set_ftrace_notrace_pid \
-		max_graph_depth tracing_thresh synthetic_events set_ftrace_filter \
+		max_graph_depth tracing_thresh set_ftrace_filter \
 		function_profile_enabled; do
 		[ -r "$T/$f" ] && { echo "== $f"; cat "$T/$f"; }
 	done
 	# The lock of perf-tools, which funcgraph takes while it owns the top level.
 	ls -a /var/tmp 2>/dev/null | grep -x .ftrace-lock
+}
+
+# ours_name PID_START_HEX...: is the run of this id gone (what it left is a leftover) or a
+# process of this suite (a descendant of its shell)?
+ours_name() {
+	p=${1%%_*} st=${1#*_}
+	st=${st%%_*}
+	case $p in ''|*[!0-9]*) return 1 ;; esac
+	[ -e "/proc/$p" ] || return 0
+	# Alive with another start time: another process (PID reuse, or the run was in another
+	# PID namespace): what the name's run left.
+	[ "$(sed 's/.*) //' "/proc/$p/stat" 2> /dev/null | cut -d' ' -f20)" = "$st" ] || return 0
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		[ "$p" = $$ ] && return 0
+		p=$(sed 's/.*) [A-Za-z] \([0-9]*\).*/\1/' "/proc/$p/stat" 2> /dev/null)
+	done
+	return 1
 }
 
 # Is tracefs as it was when save_state ran?

@@ -6,6 +6,7 @@
 # (kprobes), for every task, -p and --exec; one profiler owner at a time; -j, -v,
 # intervals, bad input and every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
+TOPLEVEL_STATE=1 # its tools may take the top level: its settings are judged too
 . tests/live/lib.sh
 require_live
 save_state

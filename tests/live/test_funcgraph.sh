@@ -8,6 +8,7 @@
 # found there (not only the defaults) is written back, on every way of stopping, and after
 # SIGKILL by the next run of any tool.
 cd "$(dirname "$0")/../.." || exit 1
+TOPLEVEL_STATE=1 # its tools may take the top level: its settings are judged too
 . tests/live/lib.sh
 require_live
 

@@ -4,6 +4,7 @@
 # functrace --exec shows each call of the kernel's getppid function once, as text, JSON, per
 # second counts and with kernel stacks; bad input and every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
+TOPLEVEL_STATE=1 # its tools may take the top level: its settings are judged too
 . tests/live/lib.sh
 require_live
 save_state

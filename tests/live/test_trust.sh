@@ -298,6 +298,20 @@ for n in "ftrace-tools-mysession-$DEAD" ftrace-tools-20261124 "ftrace-tools-iosn
 	rmdir "$T/instances/$n"
 done
 
+# A foreign instance made while a run traces survives the run, its event still enabled: the
+# run removes only what it made.
+rm -f "$TMP/out" "$TMP/err"
+"$BIN/tpoint" sched:sched_switch > /dev/null 2> "$TMP/err" &
+TPID=$!
+wait_ready $TPID "$TMP/err"
+mkdir "$T/instances/foreign-$$"
+echo 1 > "$T/instances/foreign-$$/events/sched/sched_wakeup/enable"
+kill -INT $TPID
+wait_exit $TPID 10
+check "a foreign instance made during a run survives it, its event enabled" \
+	[ "$(cat "$T/instances/foreign-$$/events/sched/sched_wakeup/enable" 2> /dev/null)" = 1 ]
+rmdir "$T/instances/foreign-$$"
+
 # State files another user could plant are never replayed as root: a line naming a file
 # outside tracefs is not written; a file or folder that is not root's 0600/0700 is not read.
 RUND=/run/ftrace-tools
