@@ -207,7 +207,8 @@ int opt_parse(int argc, char **argv, const struct opt_usage *u,
 	if (!letters || !longs)
 		opt_fail("out of memory");
 	size_t nl = 0, nlong = 0;
-	letters[nl++] = '+'; /* stop at the first operand: a filter may start with '-' */
+	/* No '+': options anywhere before --exec, as GNU tools take them (funccount 'vfs_*'
+	 * -d 4, syscount 0.2 -d 3); "--" ends them, for an operand that starts with '-'. */
 	const struct opt_spec *o;
 	for (size_t i = 0; (o = spec_at(u, i)); i++) {
 		if (o->key < OPT_LONG) {

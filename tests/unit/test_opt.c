@@ -173,8 +173,17 @@ static void test_parse(void **state)
 	seen[0] = 0;
 	optind = 1;
 	int first = opt_parse(9, argv, &usage, record, NULL);
-	assert_string_equal(seen, "101=- 100=2 257=x 106=-");
-	assert_int_equal(first, 7); /* stops at the first operand: "-j" after it is one too */
+	/* Options after an operand are options too (GNU order): "-j" after "pat" is -j, and
+	 * the operands come last; "--" ends the options. */
+	assert_string_equal(seen, "101=- 100=2 257=x 106=- 106=-");
+	assert_int_equal(first, 8);
+	assert_string_equal(argv[first], "pat");
+	char *argv2[] = {"demo", "-e", "--", "-j", NULL};
+	seen[0] = 0;
+	optind = 1;
+	first = opt_parse(4, argv2, &usage, record, NULL);
+	assert_string_equal(seen, "101=-");
+	assert_string_equal(argv2[first], "-j");
 	assert_usage_error(parse, "-z", "unknown option or missing value: '-z'");
 	assert_usage_error(parse, "-d", "unknown option or missing value: '-d'");
 	assert_usage_error(parse, "--nope", "unknown option or missing value: '--nope'");
