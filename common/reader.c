@@ -325,16 +325,48 @@ int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
 	return reader_on_lost_of(r, -1, fn, ctx);
 }
 
+/*
+ * Losses are said as they are found, at most one line a second per source while they go on
+ * (a flood lost events on every page: 444 lines in 10 s), with the running total; the exact
+ * total comes at the end (report_end). A count the kernel could not give makes the totals
+ * "at least".
+ */
 static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
 {
 	const char *what = r->src[c->src].what;
+	struct reader_warn *w = &r->warn[c->src];
 	if (n > 0) {
-		fprintf(stderr, "WARNING: lost %lld %s on CPU %d\n", n, what, c->cpu);
+		w->pending += n;
+		w->total += n;
 		if (c->src == 0)
 			r->lost_seen += n;
 	} else {
-		fprintf(stderr, "WARNING: lost %s on CPU %d\n", what, c->cpu);
+		w->unknown = true;
 	}
+	if (c->cpu < 64)
+		w->cpus |= 1ULL << c->cpu;
+	uint64_t now = reader_now();
+	if (w->said && now - w->said < 1000000000ULL)
+		goto tell;
+	char cpus[256] = "";
+	size_t len = 0;
+	for (int i = 0; i < 64 && len < sizeof(cpus) - 8; i++)
+		if (w->cpus >> i & 1)
+			len += (size_t)snprintf(cpus + len, sizeof(cpus) - len, "%s%d",
+						len ? "," : "", i);
+	char count[48] = "", total[64] = "";
+	if (w->pending)
+		snprintf(count, sizeof(count), "%s%lld ", w->unknown ? "at least " : "",
+			 w->pending);
+	if (w->said && w->total)
+		snprintf(total, sizeof(total), " (%s%lld so far)", w->unknown ? "at least " : "",
+			 w->total);
+	fprintf(stderr, "WARNING: lost %s%s%s on CPU %s%s\n", count, w->said ? "more " : "", what,
+		cpus, total);
+	w->said = now;
+	w->pending = 0;
+	w->cpus = 0;
+tell:
 	for (int i = 0; i < r->nlost; i++)
 		if (r->on_lost[i].src < 0 || r->on_lost[i].src == c->src)
 			r->on_lost[i].fn(c->cpu, n, r->on_lost[i].ctx);
@@ -801,7 +833,7 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 			ret = f < 0 ? -1 : 0;
 			break;
 		}
-		if (done || (deadline && now >= deadline) || (r->done && r->done(r->done_ctx)))
+		if (done || (deadline && now >= deadline) || (r->ended && r->ended(r->ended_ctx)))
 			break;
 	}
 	free(pfd);

@@ -61,6 +61,13 @@ struct reader {
 		void *ctx;
 		int src; /* -1: every source */
 	} on_lost[READER_MAX_LOST];
+	/* Losses said on stderr (report_lost), per source: at most a line a second. */
+	struct reader_warn {
+		uint64_t said; /* when the last line was written (0: never) */
+		long long pending, total;
+		unsigned long long cpus; /* CPUs with losses since that line */
+		bool unknown;		 /* a loss of unknown size was among them */
+	} warn[READER_MAX_SOURCES];
 	unsigned long long events; /* dispatched */
 	long long lost_seen;	   /* reported by the pages so far (known counts) */
 	int percent_fd;		   /* the tool instance's buffer_percent, or -1 */
@@ -69,9 +76,9 @@ struct reader {
 	uint64_t window_start;
 	struct reader_trailers trailers; /* of the record being dispatched */
 	/* Asked every wake-up (at least every 100 ms): non-zero ends the run like a stop
-	 * (tool.c: the command of --exec has exited). */
-	int (*done)(void *ctx);
-	void *done_ctx;
+	 * (tool.c: the command of --exec, or the process of -p, has exited). */
+	int (*ended)(void *ctx);
+	void *ended_ctx;
 };
 
 /*

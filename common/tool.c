@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#define _GNU_SOURCE /* pipe2 */
 #include "tool.h"
+#include "child.h"
 #include "comm.h"
 #include "out.h"
 #include "sig.h"
+#include "runid.h"
 #include "sweep.h"
 #include "toplevel.h"
 
@@ -199,139 +200,52 @@ static int tick(uint64_t now, void *ctx)
 	return last;
 }
 
-/* --exec: the command, made now but held until tracing is on (it waits to read a byte), so
- * that its PID is the -p of the run before its first event. */
-static int exec_start(struct tool_run *t)
+/* -p/-L: the run ends when its process (or thread) is gone, as after -d (strace -c -p does
+ * the same): everything recorded is read and the summary printed. Gone: no /proc entry, a
+ * zombie, or the PID now another process's (another start time). Looked at most every
+ * 100 ms: a read of /proc/PID/stat. */
+static bool watched_gone(struct tool_run *t, uint64_t now)
 {
-	int go[2], err[2];
-	pid_t pid = -1;
-	if (pipe2(go, O_CLOEXEC) == 0) {
-		if (pipe2(err, O_CLOEXEC) == 0) {
-			pid = fork();
-			if (pid < 0) {
-				close(err[0]);
-				close(err[1]);
-			}
-		}
-		if (pid < 0) {
-			close(go[0]);
-			close(go[1]);
-		}
+	if (!t->watch || now < t->watch_next)
+		return false;
+	t->watch_next = now + 100000000ULL;
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->watch);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	bool gone = n <= 0;
+	if (!gone) {
+		buf[n] = 0;
+		const char *p = strrchr(buf, ')');
+		gone = !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' ||
+		       runid_start_time(t->watch) != t->watch_start;
 	}
-	if (pid < 0) {
-		fprintf(stderr, "%s: cannot start '%s': %s\n", t->tool->name, t->o.exec[0],
-			strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		char c;
-		/* The command's signals as the shell would leave them (this tool's handlers
-		 * would remove its ftrace instance); those ignored stay ignored. */
-		for (int s = 1; s < NSIG; s++) {
-			struct sigaction sa;
-			if (sigaction(s, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-				signal(s, SIG_DFL);
-		}
-		close(go[1]);
-		close(err[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);		 /* the tool failed before tracing: not run */
-		execvp(t->exec_path, t->o.exec); /* a path: no search, a script run by sh */
-		int e = errno;
-		if (write(err[1], &e, sizeof(e)) != sizeof(e))
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	t->child = pid;
-	t->child_go = go[1];
-	t->child_err = err[0];
-	t->o.pid = pid;
-	return 0;
+	if (gone)
+		fprintf(stderr, "%s: %s %d has exited: ending\n", t->tool->name,
+			t->watch_thread ? "thread" : "PID", (int)t->watch);
+	return gone;
 }
 
-static int exec_done(void *ctx)
+void tool_watch(struct tool_run *t, pid_t pid, bool thread)
 {
-	struct tool_run *t = ctx;
-	if (!t->child_done && waitpid(t->child, &t->child_status, WNOHANG) == t->child)
-		t->child_done = true;
-	return t->child_done;
+	t->watch = pid;
+	t->watch_thread = thread;
+	t->watch_start = runid_start_time(pid);
 }
 
-/* Every wake-up: the tool's wake(), and whether the command of --exec has ended. */
+/* Every wake-up: the tool's wake(), and whether the command of --exec or the process of -p
+ * has ended. */
 static int wake(void *ctx)
 {
 	struct tool_run *t = ctx;
+	uint64_t now = reader_now();
 	if (t->tool->wake)
-		t->tool->wake(t, reader_now());
-	return t->child ? exec_done(t) : 0;
-}
-
-/* After the run: whether the command ran, and how it ended when that was not a success
- * (the tool's own status stays its own). Stopped before the command ended (-d, a count,
- * Ctrl-C), the tool does not wait long for it. Returns -1 when it could not be run. */
-static int exec_end(struct tool_run *t)
-{
-	const char *tool = t->tool->name, *cmd = t->o.exec ? t->o.exec[0] : "";
-	char buf[16];
-	if (!t->child)
-		return 0;
-	if (t->child_go >= 0)
-		close(t->child_go); /* never released: it ends without running */
-	int e = 0;
-	bool ran = t->child_go < 0;
-	ssize_t n = read(t->child_err, &e, sizeof(e)); /* EOF at exec, or the errno */
-	close(t->child_err);
-	if (ran && n == sizeof(e)) {
-		waitpid(t->child, NULL, 0);
-		fprintf(stderr, "%s: cannot run '%s': %s\n", tool, cmd, strerror(e));
-		return -1;
-	}
-	for (int i = 0; i < 50 && !exec_done(t); i++)
-		usleep(10000); /* after Ctrl-C it is ending too */
-	if (!t->child_done)
-		fprintf(stderr, "%s: '%s' (PID %d) is still running, no longer traced\n", tool, cmd,
-			(int)t->child);
-	else if (WIFEXITED(t->child_status) && WEXITSTATUS(t->child_status) && ran)
-		fprintf(stderr, "%s: '%s' exited with status %d\n", tool, cmd,
-			WEXITSTATUS(t->child_status));
-	else if (WIFSIGNALED(t->child_status) && ran)
-		fprintf(stderr, "%s: '%s' was killed by signal %d (%s)\n", tool, cmd,
-			WTERMSIG(t->child_status), sig_name(WTERMSIG(t->child_status), buf));
-	return 0;
-}
-
-/* --exec's command, looked for before anything is traced: a name that is not there is said
- * then, changing nothing (errno when it is not found or cannot be run). Its path in found:
- * the command's own calls do not include a search of PATH. */
-static int exec_find(const char *cmd, char found[PATH_MAX])
-{
-	if (strchr(cmd, '/')) {
-		struct stat st;
-		snprintf(found, PATH_MAX, "%s", cmd);
-		if (access(cmd, X_OK))
-			return errno;
-		return stat(cmd, &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR : 0;
-	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	int err = ENOENT;
-	for (const char *p = path; p;) {
-		const char *colon = strchr(p, ':');
-		size_t len = colon ? (size_t)(colon - p) : strlen(p);
-		if (snprintf(found, PATH_MAX, "%.*s/%s", (int)len, len ? p : ".", cmd) < PATH_MAX) {
-			struct stat st;
-			if (access(found, X_OK) == 0 && stat(found, &st) == 0 &&
-			    S_ISREG(st.st_mode))
-				return 0;
-			if (errno == EACCES)
-				err = EACCES;
-		}
-		p = colon ? colon + 1 : NULL;
-	}
-	return err;
+		t->tool->wake(t, now);
+	if (t->child.pid)
+		return child_ended(&t->child);
+	return watched_gone(t, now);
 }
 
 static void release_top(void *arg)
@@ -345,17 +259,21 @@ static int run(struct tool_run *t)
 	int ret;
 	if (session_init(&t->s, tool->name, tool->formats))
 		return TOOL_FAIL;
-	if (sig_install(tool->name)) {
-		fprintf(stderr, "%s: cannot install signal handlers: %s\n", tool->name,
-			strerror(errno));
-		return TOOL_FAIL;
-	}
 	if (tool->prepare && (ret = tool->prepare(t)))
 		return ret == TOOL_DONE ? TOOL_OK : ret;
+	/* Stopped before anything was made: nothing to trace, nothing to undo. */
+	if (sig_stop)
+		return TOOL_OK;
 	/* After prepare(): a usage error it finds changes nothing in the kernel. */
 	sweep_stale(tool->name);
-	if (session_start(&t->s, opt_buffer_kb ? opt_buffer_kb : t->buffer_kb) ||
-	    (t->o.exec && exec_start(t)) || session_set_pids(&t->s, t->o.pid, t->o.tid))
+	if (session_start(&t->s, opt_buffer_kb ? opt_buffer_kb : t->buffer_kb))
+		return TOOL_FAIL;
+	if (t->o.exec) {
+		if (child_start(&t->child, tool->name))
+			return TOOL_FAIL;
+		t->o.pid = t->child.pid;
+	}
+	if (session_set_pids(&t->s, t->o.pid, t->o.tid))
 		return TOOL_FAIL;
 	if (tool->instance && (ret = tool->instance(t)))
 		return ret;
@@ -381,17 +299,12 @@ static int run(struct tool_run *t)
 		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
 	if (tool->header && !t->o.json)
 		tool->header(t);
-	t->r.done = wake;
-	t->r.done_ctx = t;
-	if (t->child) {
+	t->r.ended = wake;
+	t->r.ended_ctx = t;
+	if (t->child.pid) {
 		out_flush(); /* the command's output comes after the header */
-		if (write(t->child_go, "g", 1) != 1) {
-			fprintf(stderr, "%s: cannot start '%s': %s\n", tool->name, t->o.exec[0],
-				strerror(errno));
+		if (child_release(&t->child, tool->name))
 			return TOOL_FAIL;
-		}
-		close(t->child_go);
-		t->child_go = -1;
 	}
 	ret = reader_run(&t->r, t->o.duration, t->o.interval, tick, t, out_flush) ? TOOL_FAIL :
 										    TOOL_OK;
@@ -402,9 +315,22 @@ static int run(struct tool_run *t)
 	return ret;
 }
 
+/* A signal from the first instruction of main on is a stop request, not a death by the
+ * default action (exit 130/143 with the run half made): the handlers are in place before
+ * main, and tool_main names them. */
+__attribute__((constructor)) static void stop_early(void)
+{
+	sig_install(NULL);
+}
+
 int tool_main(const struct tool *tool, int argc, char **argv)
 {
 	static struct tool_run t;
+	if (sig_install(tool->name)) {
+		fprintf(stderr, "%s: cannot install signal handlers: %s\n", tool->name,
+			strerror(errno));
+		return TOOL_FAIL;
+	}
 	memset(&t, 0, sizeof(t));
 	t.tool = tool;
 	t.follow_names = true;
@@ -416,7 +342,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 			      tool->more, tool->operand_help, tool->examples};
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
-	t.child_go = t.child_err = -1;
+	t.child.go = t.child.err = -1;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--exec")) {
 			bool declared = false;
@@ -440,13 +366,17 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		opt_fail("-p and -L exclude each other");
 	if (t.o.exec && (t.o.pid || t.o.tid))
 		opt_fail("--exec traces the command it starts: not with -p or -L");
-	int e = t.o.exec ? exec_find(t.o.exec[0], t.exec_path) : 0;
+	int e = t.o.exec ? child_find(&t.child, t.o.exec) : 0;
 	if (e) {
 		fprintf(stderr, "%s: cannot run '%s': %s\n", tool->name, t.o.exec[0], strerror(e));
 		return TOOL_FAIL;
 	}
+	if (t.o.pid)
+		tool_watch(&t, t.o.pid, false);
+	else if (t.o.tid)
+		tool_watch(&t, t.o.tid, true);
 	int ret = run(&t);
-	if (exec_end(&t) && ret == TOOL_OK)
+	if (child_finish(&t.child, tool->name) && ret == TOOL_OK)
 		ret = TOOL_FAIL;
 	session_close(&t.s);
 	comm_free(t.names);

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "child.h"
 #include "opt.h"
 #include "reader.h"
 #include "session.h"
@@ -150,12 +151,13 @@ struct tool_run {
 	struct toplevel *top;
 	/* Set by a stage that failed after tracing began (said on stderr): the run exits 1. */
 	bool failed;
-	/* --exec: the command, held until tracing is on (child_go), then waited for. */
-	pid_t child;
-	char exec_path[PATH_MAX]; /* the command, found in PATH */
-	int child_go, child_err;  /* pipes: the byte that starts it; exec's errno */
-	int child_status;
-	bool child_done;
+	/* --exec: the command, held until tracing is on, then waited for (child.h). */
+	struct child child;
+	/* -p/-L (or a tool's own -p: tool_watch): the run ends when it is gone. */
+	pid_t watch;
+	bool watch_thread;
+	unsigned long long watch_start;
+	uint64_t watch_next;
 };
 
 /* Run the tool; returns the exit status. */
@@ -183,6 +185,10 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 
 /* The name of task pid when its current event happened (or "<...>"). */
 const char *tool_comm(struct tool_run *t, int pid);
+
+/* The run ends when process (or thread) pid is gone, as after -d: for a tool's own -p (the
+ * shared -p and -L are watched by tool_main). */
+void tool_watch(struct tool_run *t, pid_t pid, bool thread);
 
 /* Operand helpers: "[duration]" and "[interval [count]]". */
 void tool_operand_duration(struct tool_run *t, int argc, char **argv);

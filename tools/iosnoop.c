@@ -117,6 +117,8 @@ static void on_io(const struct blk_io *io, void *ctx)
 static int prepare(struct tool_run *t)
 {
 	t->follow_names = false;
+	if (env.pid)
+		tool_watch(t, env.pid, false);
 	if (pair_init(&env.pid_cache, 1024, 1) ||
 	    blk_prepare(&env.b, &t->s, env.blk.queued, on_io, t))
 		return TOOL_FAIL;

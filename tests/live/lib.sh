@@ -56,14 +56,14 @@ require_live() {
 tracefs_state() {
 	ls "$T/instances" | while read -r n; do
 		case $n in ftrace-tools-*) ours_name "${n##*-}" && echo "$n" ;; esac
-	done
+	done | not_before
 	for f in dynamic_events uprobe_events kprobe_events synthetic_events; do
 		[ -r "$T/$f" ] || continue
 		echo "== $f"
 		grep -o 'ftt_[0-9]*_[0-9]*_[0-9a-f]*[^ ]*' "$T/$f" | while read -r g; do
 			id=${g#ftt_}
 			ours_name "$id" && echo "$g"
-		done
+		done | not_before
 	done
 	[ "${TOPLEVEL_STATE:-}" = 1 ] || return 0
 	for f in set_event current_tracer tracing_on buffer_size_kb trace_clock buffer_percent \
@@ -94,8 +94,19 @@ ours_name() {
 	return 1
 }
 
+# Leftovers that were there before this suite ran anything (a run of someone else's killed
+# earlier) are not this suite's: save_state notes them, and they are left out after.
+not_before() { if [ -s "$TMP/foreign" ]; then grep -vxF -f "$TMP/foreign"; else cat; fi; }
+
 # Is tracefs as it was when save_state ran?
-save_state() { tracefs_state > "$TMP/state.before" 2>&1; }
+save_state() {
+	: > "$TMP/foreign"
+	{ ls "$T/instances" | grep '^ftrace-tools-'
+	  cat "$T/dynamic_events" "$T/uprobe_events" "$T/kprobe_events" "$T/synthetic_events" 2> /dev/null |
+		grep -o 'ftt_[0-9]*_[0-9]*_[0-9a-f]*[^ ]*'; } > "$TMP/foreign.new" 2> /dev/null
+	mv "$TMP/foreign.new" "$TMP/foreign"
+	tracefs_state > "$TMP/state.before" 2>&1
+}
 same_state() {
 	tracefs_state > "$TMP/state.after" 2>&1
 	if cmp -s "$TMP/state.before" "$TMP/state.after"; then return 0; fi
