@@ -3,6 +3,7 @@
 #include "child.h"
 #include "comm.h"
 #include "out.h"
+#include "row.h"
 #include "sig.h"
 #include "runid.h"
 #include "sweep.h"
@@ -31,6 +32,25 @@ struct check {
 };
 static struct check *checks;
 
+/* --json-keys: every key of the tool's tables once, with what it is; exit 0. */
+static void json_keys(const struct tool *tool)
+{
+	for (int i = 0; tool->rows && tool->rows[i]; i++) {
+		const struct row_table *t = tool->rows[i];
+		for (int c = 0; c < t->ncols; c++) {
+			const struct row_col *col = &t->cols[c];
+			bool seen = !col->key || (col->flags & ROW_NOJSON);
+			for (int j = 0; !seen && j <= i; j++)
+				for (int k = 0; k < (j < i ? tool->rows[j]->ncols : c); k++)
+					seen |= tool->rows[j]->cols[k].key &&
+						!strcmp(tool->rows[j]->cols[k].key, col->key);
+			if (!seen)
+				printf("%s\t%s\n", col->key, col->doc ? col->doc : "");
+		}
+	}
+	exit(0);
+}
+
 static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 {
 	struct tool_run *t = ctx;
@@ -42,6 +62,7 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	case TOOL_OPT_JSON: t->o.json = true; break;
 	case TOOL_OPT_TIMESTAMP: t->o.timestamp = true; break;
 	case TOOL_OPT_WALLCLOCK: t->o.wallclock = true; break;
+	case TOOL_OPT_JSON_KEYS: json_keys(t->tool); break;
 	default:
 		if (!t->tool->option)
 			opt_fail("option -%c is not handled", o->key);

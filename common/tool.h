@@ -28,6 +28,7 @@
 #include "session.h"
 
 struct comm_table;
+struct row_table;
 struct tep_event;
 struct toplevel;
 
@@ -44,6 +45,7 @@ enum tool_opt_id {
 	TOOL_OPT_TIMESTAMP,    /* -t */
 	TOOL_OPT_WALLCLOCK,    /* -T */
 	TOOL_OPT_EXEC,	       /* --exec CMD [ARGS]: the rest of the command line */
+	TOOL_OPT_JSON_KEYS,    /* --json-keys */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -84,6 +86,12 @@ enum tool_opt_id {
 			"run CMD and trace only it and what it starts; end\nwhen it exits", \
 			TOOL_OPT_EXEC                                                       \
 	}
+/* The keys of -j's objects, from the tool's row tables (row.h); the man page lists them. */
+#define TOOL_JSON_KEYS                                                                        \
+	{                                                                                     \
+		OPT_LONG + 0xfe, "json-keys", NULL, "list the keys of -j's objects and exit", \
+			TOOL_OPT_JSON_KEYS                                                    \
+	}
 #define TOOL_OPT_END                   \
 	{                              \
 		0, NULL, NULL, NULL, 0 \
@@ -109,7 +117,9 @@ struct tool {
 	const char *operand_help;    /* usage lines for the operands */
 	const char *const *examples;
 	const char *const *formats; /* events whose formats are loaded at start */
-	void *state;		    /* the tool's own state, for shared stages (tracer.h) */
+	/* The tables of its lines (row.h), NULL-terminated: --json-keys lists their keys. */
+	const struct row_table *const *rows;
+	void *state; /* the tool's own state, for shared stages (tracer.h) */
 	void (*option)(struct tool_run *t, const struct opt_spec *o, const char *arg);
 	/* The operands (argv[0] .. argv[argc-1]); usage errors exit 2 (opt_fail). */
 	void (*operands_fn)(struct tool_run *t, int argc, char **argv);

@@ -34,6 +34,18 @@ if [ "$usage_syn" != "$page_syn" ]; then
 	echo "  page: $page_syn"
 	rc=1
 fi
+# The keys of -j's objects (the tool's row tables, --json-keys) are exactly those of the
+# page's JSON subsection (.SS JSON: a .TP entry with .B KEY each).
+if keys=$("$tool" --json-keys 2> /dev/null); then
+	code_keys=$(cut -f1 <<< "$keys" | sort -u)
+	page_keys=$(sed -n '/^\.SS JSON/,/^\.S[HS] /p' "$page" | sed '1d' | grep -A1 '^\.TP' |
+		sed -n 's/^\.B \([^ ]*\).*/\1/p' | sed 's/\\//g' | sort -u)
+	if [ "$code_keys" != "$page_keys" ]; then
+		echo "$page: JSON keys differ between '$tool --json-keys' (<) and the page's .SS JSON (>):"
+		diff <(echo "$code_keys") <(echo "$page_keys")
+		rc=1
+	fi
+fi
 # Every section a page must have.
 for s in NAME SYNOPSIS DESCRIPTION REQUIREMENTS OPTIONS FIELDS EXAMPLES OVERHEAD \
 	"EXIT STATUS" "SEE ALSO"; do

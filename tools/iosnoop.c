@@ -12,6 +12,7 @@
 #include "blk.h"
 #include "out.h"
 #include "pair.h"
+#include "row.h"
 #include "tool.h"
 
 static struct env {
@@ -23,7 +24,28 @@ static struct env {
 	bool end_col;	  /* -t */
 	struct blk b;
 	struct pair_table pid_cache; /* -p: tid -> 1 (of the process) or 2 (not) */
+	struct row row;
 } env;
+
+/* One line per I/O, at its completion. */
+static const struct row_col cols[] = {
+	ROW_COL_WALL,
+	{"STARTs", "start_s", -14, ROW_FLOAT, 6, ROW_OPTIONAL,
+	 "when it was issued (or queued, -Q), trace-clock seconds"},
+	{"ENDs", "end_s", -14, ROW_FLOAT, 6, ROW_OPTIONAL,
+	 "when it completed, trace-clock seconds"},
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "the process that submitted it, its name then"},
+	{"PID", "pid", -7, ROW_INT, 0, 0, "its thread ID"},
+	{"TYPE", "type", -4, ROW_STR, 0, 0,
+	 "rwbs: R read, W write, F flush, D discard, S sync, ..."},
+	{"DEV", "dev", -8, ROW_WORD, 0, 0, "the disk, MAJOR,MINOR"},
+	{"BLOCK", "sector", -12, ROW_UINT, 0, 0, "the first sector (512 bytes)"},
+	{"BYTES", "bytes", -8, ROW_UINT, 0, 0, "its size"},
+	{"LATms", "lat_ms", 9, ROW_FLOAT, 3, 0,
+	 "from issue (or queue) to completion, milliseconds"},
+	{NULL, "error", 0, ROW_INT, 0, ROW_NOTEXT, "the completion's error (0, or -EIO...)"},
+};
+static const struct row_table table = ROW_TABLE("each I/O, at its completion", cols);
 
 static const struct opt_spec options[] = {
 	BLK_OPT_DEV,
@@ -36,6 +58,7 @@ static const struct opt_spec options[] = {
 	{'s', NULL, NULL, "STARTs column: start time in seconds", 0},
 	{'t', NULL, NULL, "ENDs column: completion time in seconds", 0},
 	TOOL_WALLCLOCK,
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -87,30 +110,21 @@ static void on_io(const struct blk_io *io, void *ctx)
 	if (lat < env.min_ns || (env.pid && !of_process(io->pid)) ||
 	    (env.name && fnmatch(env.name, io->comm, 0)))
 		return;
-	char tbuf[16], dev[24];
+	char dev[24];
 	snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(io->dev), BLK_MINOR(io->dev));
-	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"start_s\":%.6f,\"end_s\":%.6f,\"comm\":",
-		       out_wallclock(io->end_ns, tbuf), io->start_ns / 1e9, io->end_ns / 1e9);
-		out_json_str(stdout, io->comm, sizeof(io->comm));
-		printf(",\"pid\":%d,\"type\":", (int)io->pid);
-		out_json_str(stdout, io->rwbs, sizeof(io->rwbs));
-		printf(",\"dev\":\"%s\",\"sector\":%llu,\"bytes\":%u,\"lat_ms\":%.3f,\"error\":%d}"
-		       "\n",
-		       dev, (unsigned long long)io->sector, io->bytes, lat / 1e6, (int)io->error);
-		return;
-	}
-	if (t->o.wallclock)
-		printf("%-8s ", out_wallclock(io->end_ns, tbuf));
-	if (env.start_col)
-		printf("%-14.6f ", io->start_ns / 1e9);
-	if (env.end_col)
-		printf("%-14.6f ", io->end_ns / 1e9);
-	out_text(stdout, io->comm, sizeof(io->comm), 16);
-	printf(" %-7d ", (int)io->pid);
-	out_text(stdout, io->rwbs, sizeof(io->rwbs), 4);
-	printf(" %-8s %-12llu %-8u %9.3f\n", dev, (unsigned long long)io->sector, io->bytes,
-	       lat / 1e6);
+	(void)t;
+	row_begin(&env.row, io->end_ns);
+	row_float(&env.row, io->start_ns / 1e9);
+	row_float(&env.row, io->end_ns / 1e9);
+	row_str(&env.row, io->comm, sizeof(io->comm));
+	row_int(&env.row, io->pid);
+	row_str(&env.row, io->rwbs, sizeof(io->rwbs));
+	row_word(&env.row, dev);
+	row_uint(&env.row, io->sector);
+	row_uint(&env.row, io->bytes);
+	row_float(&env.row, lat / 1e6);
+	row_int(&env.row, io->error);
+	row_end(&env.row);
 }
 
 /* The submitter's name comes from the block events (the kernel's comm at the time). */
@@ -127,6 +141,9 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
+	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
+	row_show(&env.row, "start_s", env.start_col);
+	row_show(&env.row, "end_s", env.end_col);
 	return blk_setup(&env.b, &t->s, &t->r, &env.blk) ? TOOL_FAIL : TOOL_OK;
 }
 
@@ -140,14 +157,8 @@ static void banner(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	if (t->o.wallclock)
-		printf("%-8s ", "TIME");
-	if (env.start_col)
-		printf("%-14s ", "STARTs");
-	if (env.end_col)
-		printf("%-14s ", "ENDs");
-	printf("%-16s %-7s %-4s %-8s %-12s %-8s %9s\n", "COMM", "PID", "TYPE", "DEV", "BLOCK",
-	       "BYTES", "LATms");
+	(void)t;
+	row_header(&env.row);
 }
 
 static void cleanup(struct tool_run *t)
@@ -164,6 +175,7 @@ static const struct tool iosnoop = {
 	.operand_help = "   duration    trace for this many seconds, then exit\n",
 	.examples = examples,
 	.formats = (const char *const[]){"block", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.operands_fn = tool_operand_duration,
 	.prepare = prepare,

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "row.h"
+#include "out.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+void row_init(struct row *r, const struct row_table *t, FILE *f, bool json, bool ts, bool wall)
+{
+	memset(r, 0, sizeof(*r));
+	r->table = t;
+	r->f = f;
+	r->json = json;
+	for (int i = 0; i < t->ncols && i < ROW_MAX_COLS; i++)
+		if ((t->cols[i].kind == ROW_TIME && ts) || (t->cols[i].kind == ROW_WALL && wall))
+			r->shown |= 1U << i;
+}
+
+void row_show(struct row *r, const char *key, bool on)
+{
+	for (int i = 0; i < r->table->ncols && i < ROW_MAX_COLS; i++)
+		if (r->table->cols[i].key && !strcmp(r->table->cols[i].key, key)) {
+			if (on)
+				r->shown |= 1U << i;
+			else
+				r->shown &= ~(1U << i);
+		}
+}
+
+/* Is column i in this line's text, or its JSON object? */
+static bool in_text(const struct row *r, int i)
+{
+	const struct row_col *c = &r->table->cols[i];
+	if (c->flags & ROW_NOTEXT)
+		return false;
+	return !(c->flags & ROW_OPTIONAL) || (r->shown >> i & 1);
+}
+
+static bool in_json(const struct row *r, int i)
+{
+	return !(r->table->cols[i].flags & ROW_NOJSON) && r->table->cols[i].key;
+}
+
+void row_header(struct row *r)
+{
+	if (r->json)
+		return;
+	bool any = false;
+	for (int i = 0; i < r->table->ncols; i++) {
+		const struct row_col *c = &r->table->cols[i];
+		if (!in_text(r, i))
+			continue;
+		if (any)
+			fputc(' ', r->f);
+		bool last = i == r->table->ncols - 1 || c->kind == ROW_TEXT;
+		if (last && c->width < 0)
+			fputs(c->head, r->f); /* no trailing spaces */
+		else
+			fprintf(r->f, "%*s", c->width, c->head);
+		any = true;
+	}
+	fputc('\n', r->f);
+}
+
+/* The column about to be written, or NULL past the end (a tool's bug: nothing written). */
+static const struct row_col *next(struct row *r, bool *text, bool *json)
+{
+	if (r->at >= r->table->ncols)
+		return NULL;
+	int i = r->at++;
+	*text = !r->json && in_text(r, i);
+	*json = r->json && in_json(r, i);
+	const struct row_col *c = &r->table->cols[i];
+	if (*text && r->any)
+		fputc(' ', r->f);
+	if (*json)
+		fprintf(r->f, "%s\"%s\":", r->any ? "," : "", c->key);
+	if (*text || *json)
+		r->any = true;
+	return c;
+}
+
+/* Trailing spaces of the last column are left out. */
+static int width_of(const struct row *r, const struct row_col *c)
+{
+	return c == &r->table->cols[r->table->ncols - 1] && c->width < 0 ? 0 : c->width;
+}
+
+void row_begin(struct row *r, uint64_t ts_ns)
+{
+	r->at = 0;
+	r->any = false;
+	if (r->json)
+		fputc('{', r->f);
+	/* The time columns that lead the table. */
+	while (r->at < r->table->ncols) {
+		const struct row_col *c = &r->table->cols[r->at];
+		bool text, json;
+		if (c->kind == ROW_TIME) {
+			next(r, &text, &json);
+			if (text)
+				fprintf(r->f, "%*.*f", width_of(r, c), c->prec, ts_ns / 1e9);
+			if (json)
+				fprintf(r->f, "%.6f", ts_ns / 1e9);
+		} else if (c->kind == ROW_WALL) {
+			char buf[16];
+			next(r, &text, &json);
+			out_wallclock(ts_ns, buf);
+			if (text)
+				fprintf(r->f, "%*s", width_of(r, c), buf);
+			if (json)
+				fprintf(r->f, "\"%s\"", buf);
+		} else {
+			break;
+		}
+	}
+}
+
+void row_int(struct row *r, long long v)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	if (c && text)
+		fprintf(r->f, "%*lld", width_of(r, c), v);
+	if (c && json)
+		fprintf(r->f, "%lld", v);
+}
+
+void row_uint(struct row *r, unsigned long long v)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	if (c && text)
+		fprintf(r->f, "%*llu", width_of(r, c), v);
+	if (c && json)
+		fprintf(r->f, "%llu", v);
+}
+
+void row_hex(struct row *r, unsigned long long v)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	char buf[24];
+	snprintf(buf, sizeof(buf), "0x%llx", v);
+	if (c && text)
+		fprintf(r->f, "%*s", width_of(r, c), buf);
+	if (c && json)
+		fprintf(r->f, "\"%s\"", buf);
+}
+
+void row_float(struct row *r, double v)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	if (c && text)
+		fprintf(r->f, "%*.*f", width_of(r, c), c->prec, v);
+	if (c && json)
+		fprintf(r->f, "%.*f", c->prec, v);
+}
+
+static void text_bytes(struct row *r, const struct row_col *c, const char *s, size_t len)
+{
+	int w = width_of(r, c);
+	if (c->kind == ROW_TEXT) {
+		out_text_line(r->f, s, len);
+		return;
+	}
+	/* out_text pads to a left-aligned width; a right-aligned one is padded here. */
+	if (w >= 0) {
+		char buf[512];
+		size_t n = out_text_buf(buf, sizeof(buf), s, len);
+		fprintf(r->f, "%*s", w, buf);
+		(void)n;
+		return;
+	}
+	out_text(r->f, s, len, -w);
+}
+
+void row_str(struct row *r, const char *s, size_t max)
+{
+	size_t len = s ? strnlen(s, max) : 0;
+	row_bytes(r, s ? s : "", len);
+}
+
+void row_bytes(struct row *r, const char *s, size_t len)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	if (c && text)
+		text_bytes(r, c, s, len);
+	if (c && json)
+		out_json_bytes(r->f, s, len);
+}
+
+void row_word(struct row *r, const char *w)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	if (c && text)
+		fprintf(r->f, "%*s", width_of(r, c), w);
+	if (c && json)
+		out_json_str(r->f, w, strlen(w));
+}
+
+void row_none(struct row *r)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	if (c && text)
+		fprintf(r->f, "%*s", width_of(r, c), "-");
+	if (c && json)
+		fputs("null", r->f);
+}
+
+void row_end(struct row *r)
+{
+	/* Columns the tool did not write: none in text, null in JSON (a bug of the tool, but
+	 * the object stays valid). */
+	while (r->at < r->table->ncols)
+		row_none(r);
+	fputs(r->json ? "}\n" : "\n", r->f);
+}
+
+void row_keys(FILE *f, const struct row_table *t)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (t->cols[i].key && !(t->cols[i].flags & ROW_NOJSON))
+			fprintf(f, "%s\t%s\n", t->cols[i].key,
+				t->cols[i].doc ? t->cols[i].doc : "");
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * row: a tool's line of output declared once. A table of columns (the header's name, the
+ * JSON key, the text width, what the value is) gives the header, the text line and the JSON
+ * object alike, so a column cannot be in one and missing from the other, and the keys are
+ * spelled the same in every tool: "time" (wall clock) and "ts" (trace-clock seconds) first,
+ * "comm", "pid", "tid", "ppid", "cpu", "lat_us"/"lat_ms", "bytes", "errno", ...
+ *
+ * A line is written column by column in the table's order:
+ *	row_begin(&r, rec->ts); row_str(&r, comm, 16); row_int(&r, pid); ...; row_end(&r);
+ * Text: columns separated by one space, padded to their width (negative: left-aligned),
+ * strings escaped as one token (out_text), the last column may be free text. JSON: one
+ * object per line, strings exact (out_json_str), numbers as numbers. `tool --json-keys` lists
+ * the keys of every table a tool declares (struct tool .rows), which make check compares with
+ * the man page's JSON section.
+ */
+#ifndef FTT_ROW_H
+#define FTT_ROW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum row_kind {
+	ROW_INT,   /* signed, %lld */
+	ROW_UINT,  /* unsigned, %llu */
+	ROW_HEX,   /* unsigned as 0x...; a JSON string (JSON numbers lose bits past 2^53) */
+	ROW_FLOAT, /* double with .prec decimals */
+	ROW_STR,   /* bytes from the kernel or a user: one escaped token; a JSON string */
+	ROW_TEXT,  /* free text to the end of the line (the last column): spaces stay */
+	ROW_WORD,  /* a word of ours (a state, a type name): as it is, a JSON string */
+	ROW_TIME,  /* trace-clock seconds (-t; always in JSON as "ts") */
+	ROW_WALL,  /* wall-clock HH:MM:SS (-T; always in JSON as "time") */
+};
+
+/* Column flags. */
+#define ROW_OPTIONAL 1U /* in text only when row_show() turned it on (JSON: always) */
+#define ROW_NOTEXT 2U	/* in JSON only */
+#define ROW_NOJSON 4U	/* in text only */
+
+struct row_col {
+	const char *head; /* the header's name */
+	const char *key;  /* the JSON key */
+	int width;	  /* text width; negative: left-aligned */
+	enum row_kind kind;
+	int prec;	 /* ROW_FLOAT: decimals */
+	unsigned flags;	 /* ROW_OPTIONAL, ROW_NOTEXT, ROW_NOJSON */
+	const char *doc; /* what it is, for --json-keys and the man page */
+};
+
+/* The -t and -T columns every tool spells alike (the first two of a table). */
+#define ROW_COL_TS                                                                          \
+	{                                                                                   \
+		"TIME(s)", "ts", -14, ROW_TIME, 6, ROW_OPTIONAL, "trace-clock seconds (-t)" \
+	}
+#define ROW_COL_WALL                                                                      \
+	{                                                                                 \
+		"TIME", "time", -8, ROW_WALL, 0, ROW_OPTIONAL, "wall-clock HH:MM:SS (-T)" \
+	}
+
+#define ROW_MAX_COLS 32
+
+struct row_table {
+	const char *name; /* what its lines are ("each open"): for --json-keys */
+	const struct row_col *cols;
+	int ncols;
+};
+#define ROW_TABLE(name, cols)                                     \
+	{                                                         \
+		name, cols, (int)(sizeof(cols) / sizeof(*(cols))) \
+	}
+
+struct row {
+	const struct row_table *table;
+	FILE *f;
+	bool json;
+	uint32_t shown; /* ROW_OPTIONAL columns turned on, by index */
+	int at;		/* the next column */
+	bool any;	/* a column written on this line */
+};
+
+/* Set up a row on f (stdout) for a table: JSON or text; -t and -T turn on the ROW_TIME and
+ * ROW_WALL columns. */
+void row_init(struct row *r, const struct row_table *t, FILE *f, bool json, bool ts, bool wall);
+/* Turn an optional column on (by its JSON key) for text. */
+void row_show(struct row *r, const char *key, bool on);
+/* The header line (text only; nothing in JSON). */
+void row_header(struct row *r);
+
+/* A line: begin with the event's trace-clock time (for ROW_TIME and ROW_WALL columns, which
+ * are written by row_begin when they lead the table), then one call per column, then end. */
+void row_begin(struct row *r, uint64_t ts_ns);
+void row_int(struct row *r, long long v);
+void row_uint(struct row *r, unsigned long long v);
+void row_hex(struct row *r, unsigned long long v);
+void row_float(struct row *r, double v);
+/* s: at most max bytes, NUL-terminated or not. */
+void row_str(struct row *r, const char *s, size_t max);
+/* Exactly len bytes (may hold NULs). */
+void row_bytes(struct row *r, const char *s, size_t len);
+void row_word(struct row *r, const char *w);
+/* No value for this column on this line: "-" in text, null in JSON. */
+void row_none(struct row *r);
+void row_end(struct row *r);
+
+/* The keys of a table as `--json-keys` prints them: "KEY<TAB>what it is", one per line. */
+void row_keys(FILE *f, const struct row_table *t);
+
+#endif
