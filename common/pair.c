@@ -81,3 +81,17 @@ void pair_clear(struct pair_table *t)
 {
 	memset(t->mem, 0, (size_t)t->nsets * PAIR_WAYS * t->stride);
 }
+
+size_t pair_del_if(struct pair_table *t, bool (*pred)(void *value, void *ctx), void *ctx)
+{
+	size_t n = 0;
+	for (uint32_t set = 0; set < t->nsets; set++)
+		for (int w = 0; w < PAIR_WAYS; w++) {
+			struct pair_head *h = slot(t, set, w);
+			if (h->age && (!pred || pred(h + 1, ctx))) {
+				h->age = 0;
+				n++;
+			}
+		}
+	return n;
+}

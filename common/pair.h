@@ -8,6 +8,7 @@
 #ifndef FTT_PAIR_H
 #define FTT_PAIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,5 +33,7 @@ void *pair_get(struct pair_table *t, uint64_t k1, uint64_t k2);
 void pair_del(struct pair_table *t, void *value);
 /* Forget everything (after lost events: pairs may no longer be trusted). */
 void pair_clear(struct pair_table *t);
+/* Forget every entry whose value pred says so (pred NULL: every entry); returns how many. */
+size_t pair_del_if(struct pair_table *t, bool (*pred)(void *value, void *ctx), void *ctx);
 
 #endif
