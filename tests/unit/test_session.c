@@ -9,6 +9,7 @@
 
 #include "reader.h"
 #include "runid.h"
+#include "format.h"
 #include "session.h"
 #include "sweep.h"
 
@@ -329,13 +330,13 @@ static void test_format_sound(void **state)
 		char *fmt = malloc(len + 1);
 		assert_non_null(fmt);
 		memcpy(fmt, whole, len + 1);
-		assert_int_equal(session_format_sound(fmt, len, why, sizeof(why)), 0);
+		assert_int_equal(format_sound(fmt, len, why, sizeof(why)), 0);
 		int refused = 0;
 		for (size_t cut = 0; cut < len; cut++) {
 			char *part = malloc(cut + 1);
 			memcpy(part, fmt, cut);
 			part[cut] = 0;
-			if (session_format_sound(part, cut, why, sizeof(why))) {
+			if (format_sound(part, cut, why, sizeof(why))) {
 				refused++;
 				assert_true(why[0] != 0);
 			} else {
@@ -355,7 +356,7 @@ static void test_format_sound(void **state)
 		assert_non_null(bracket);
 		char *semi = strchr(bracket, ';');
 		memmove(bracket + 5, semi, strlen(semi) + 1);
-		assert_int_equal(session_format_sound(fmt, strlen(fmt), why, sizeof(why)), -1);
+		assert_int_equal(format_sound(fmt, strlen(fmt), why, sizeof(why)), -1);
 		free(fmt);
 		/* An offset the kernel never writes: signed, or int's -1 in digits (it read the
 		 * byte before the record, found by fuzz_fmttext). */
@@ -373,8 +374,7 @@ static void test_format_sound(void **state)
 			assert_non_null(odd);
 			int n = snprintf(odd, len + 64, "%.*s%s%s", (int)(at - whole), whole,
 					 bad[b][1], semi2 + 1);
-			assert_int_equal(session_format_sound(odd, (size_t)n, why, sizeof(why)),
-					 -1);
+			assert_int_equal(format_sound(odd, (size_t)n, why, sizeof(why)), -1);
 			free(odd);
 		}
 	}
