@@ -75,9 +75,10 @@ feature "null_blk disk" "[ -b /dev/nullb0 ]"
 # A file system on a disk, for the file and discard tests.
 mount -o discard /dev/vdb /mnt 2> /tmp/e || say "# mount /dev/vdb: $(cat /tmp/e)"
 
-# A script given to vmcheck (VM_DEBUG_SCRIPT) runs instead of the suite.
+# A script given to vmcheck (VM_DEBUG_SCRIPT) runs instead of the suite, in a shell of its
+# own: sourced here, a function of it named like one of init's (finish) replaced init's.
 if [ -x /ftt/debug.sh ]; then
-	. /ftt/debug.sh > $OUT 2>&1
+	T=$T BIN=/ftt/bin sh /ftt/debug.sh > $OUT 2>&1
 	finish 0
 fi
 
