@@ -44,7 +44,12 @@ LDLIBS    = $(PKG_LIBS) -lm
 COMMON_OBJ := $(COMMON:%=$(B)/obj/%.o)
 LIB        := $(B)/libftt.a
 
-all: $(TOOLS:%=$(B)/%)
+all: $(TOOLS:%=$(B)/%) completion
+
+# Bash completion, made from each tool's -h (its option table): completion/gen.sh.
+completion: $(TOOLS:%=$(B)/completion/%)
+$(B)/completion/%: $(B)/% completion/gen.sh completion/common.bash
+	completion/gen.sh $(B) $(B)/completion $*
 
 # Header dependencies as the compiler found them (-MMD), read back here.
 $(B)/obj/%.o: common/%.c | $(B)/obj
@@ -67,10 +72,12 @@ $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
 	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
 		rc=$$?; grep -v -e dlopen -e load_plugin $@.log >&2; rm -f $@.log; exit $$rc
 
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(TOOLS:%=$(B)/%) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(TOOLS:%=man/man8/%.8) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 $(TOOLS:%=$(B)/completion/%) $(DESTDIR)$(COMPLETIONDIR)/
 
 # Unit tests: cmocka, no root, no kernel.
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
@@ -163,5 +170,5 @@ format-check:
 clean:
 	rm -rf $(B)
 
-.PHONY: all static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
+.PHONY: all completion static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
 .SECONDARY:

@@ -49,6 +49,13 @@ for tool in ${TOOLS:-}; do
 	fi
 done
 
+# Bash completion (made by make from each tool's -h): loads, offers every option, values by kind.
+if out=$(tests/completion-check.sh "$B" "$B/completion" ${TOOLS:-} 2>&1); then
+	pass=$((pass + 1)); echo "completion: ok"
+else
+	fail=$((fail + 1)); echo "completion: FAILED"; echo "$out"
+fi
+
 # Live tests: root and a real kernel; they skip (with the reason) when they cannot run.
 for t in tests/live/test_*.sh; do
 	out=$(BIN=$B sh "$t" 2>&1)
