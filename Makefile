@@ -16,7 +16,16 @@ B        ?= build/san
 endif
 B        ?= build
 CC       ?= cc
-VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The version the tools print and the Debian package carries: the release, then from git the
+# number of commits and the commit (0.9+git412.gf2c2b5d, .dirty with changes not committed);
+# the release alone outside git. make VERSION=... overrides it (debian/rules does).
+RELEASE  := 0.9
+ifndef VERSION
+VERSION  := $(shell n=$$(git rev-list --count HEAD 2>/dev/null) && \
+		h=$$(git rev-parse --short HEAD) && \
+		d=$$(git diff --quiet HEAD -- 2>/dev/null || echo .dirty) && \
+		echo $(RELEASE)+git$$n.g$$h$$d || echo $(RELEASE))
+endif
 
 PKGS     := libtracefs libtraceevent libelf
 # Asked when a command runs ("=", not ":="): on a fresh machine `make deps all` must see what
@@ -50,6 +59,12 @@ all: $(TOOLS:%=$(B)/%) completion
 completion: $(TOOLS:%=$(B)/completion/%)
 $(B)/completion/%: $(B)/% completion/gen.sh completion/common.bash
 	completion/gen.sh $(B) $(B)/completion $*
+
+# The version is compiled into opt.o: rebuilt when it changes (a file that changes only then).
+$(B)/version: FORCE | $(B)/obj
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(B)/obj/opt.o: $(B)/version
+FORCE:
 
 # Header dependencies as the compiler found them (-MMD), read back here.
 $(B)/obj/%.o: common/%.c | $(B)/obj
@@ -133,6 +148,21 @@ deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: all present"; fi
 
+# The Debian package (debian/, debhelper): built from a copy of the tracked files as they are
+# now, with debian/changelog written for VERSION; lintian must report no error.
+# $(B)/deb/ftrace-tools_<version>_<arch>.deb
+DEB_DEPS := debhelper dpkg-dev fakeroot lintian pkg-config libtracefs-dev libtraceevent-dev libelf-dev groff-base
+deb:
+	@$(MAKE) -s deps DEPS="$(DEB_DEPS)"
+	rm -rf $(B)/deb && mkdir -p $(B)/deb/src
+	git ls-files -z | xargs -0 cp --parents -t $(B)/deb/src
+	printf 'ftrace-tools (%s) unstable; urgency=medium\n\n  * Built from the project at %s.\n\n -- %s  %s\n' \
+		'$(VERSION)' '$(VERSION)' "$$(sed -n 's/^Maintainer: //p' debian/control)" \
+		"$$(date -R)" > $(B)/deb/src/debian/changelog
+	cd $(B)/deb/src && dpkg-buildpackage -b -us -uc
+	lintian --fail-on error $(B)/deb/*.deb
+	@ls $(B)/deb/*.deb
+
 # The overhead benchmark (bench/bench.sh): never part of check; writes bench/REPORT.md.
 BENCH_DEPS := bpftrace perf-tools-unstable time bc python3
 bench-deps:
@@ -170,5 +200,5 @@ format-check:
 clean:
 	rm -rf $(B)
 
-.PHONY: all completion static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
+.PHONY: FORCE all completion deb static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
 .SECONDARY:
