@@ -69,7 +69,7 @@ static void say(const struct reader *r, const char *fmt, const char *path, int e
 		return;
 	fprintf(stderr, "%s: ", r->tool);
 	fprintf(stderr, fmt, path);
-	fprintf(stderr, ": %s%s\n", strerror(err),
+	fprintf(stderr, ": %s%s\n", session_strerror(err),
 		err == EMFILE || err == ENFILE ? " (too many open files: raise ulimit -n)" : "");
 }
 

@@ -23,6 +23,27 @@
 #include <tracefs.h>
 
 void (*session_after_mkdir)(const char *dir);
+const char *session_lockdown_file = "/sys/kernel/security/lockdown";
+
+const char *session_strerror(int err)
+{
+	static char why[256];
+	if (err != EPERM && err != EACCES)
+		return strerror(err);
+	/* "none integrity [confidentiality]": the word in brackets is the mode in force. */
+	char text[128] = "";
+	int fd = open(session_lockdown_file, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = 0;
+	if (!strstr(text, "[confidentiality]"))
+		return strerror(err);
+	snprintf(why, sizeof(why),
+		 "%s: the kernel is locked down for confidentiality (%s), which refuses tracing",
+		 strerror(err), session_lockdown_file);
+	return why;
+}
 
 /* The sessions atexit() must still tear down (a run has one, or two with names). */
 static struct session *active[4];
@@ -99,7 +120,7 @@ int session_init(struct session *s, const char *tool, const char *const *systems
 	char events[4096];
 	snprintf(events, sizeof(events), "%s/events", dir);
 	if (access(events, R_OK | X_OK)) {
-		fprintf(stderr, "%s: cannot read %s: %s%s\n", tool, events, strerror(errno),
+		fprintf(stderr, "%s: cannot read %s: %s%s\n", tool, events, session_strerror(errno),
 			errno == EACCES ? " (run as root)" : "");
 		return -1;
 	}
@@ -225,7 +246,7 @@ static int write_instance_file(struct session *s, const char *file, const char *
 {
 	if (tracefs_instance_file_write(s->inst, file, val) < 0) {
 		fprintf(stderr, "%s: cannot write '%s' to %s of instance %s: %s\n", s->tool, val,
-			file, s->name, strerror(errno));
+			file, s->name, session_strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -268,7 +289,7 @@ static int create_instance(struct session *s)
 		snprintf(path, sizeof(path), "%s/instances/%s", tracefs_tracing_dir(), s->name);
 		if (mkdir(path, 0750)) {
 			fprintf(stderr, "%s: cannot create ftrace instance %s: %s%s\n", s->tool,
-				path, strerror(errno),
+				path, session_strerror(errno),
 				errno == ENOENT ? " (instances need Linux 3.14)" : "");
 			return -1;
 		}
@@ -282,7 +303,8 @@ static int create_instance(struct session *s)
 		if (s->hold_fd < 0 && (errno == ENOENT || errno == ENODEV) && access(path, F_OK))
 			continue;
 		if (s->hold_fd < 0) {
-			fprintf(stderr, "%s: cannot open %s: %s\n", s->tool, on, strerror(errno));
+			fprintf(stderr, "%s: cannot open %s: %s\n", s->tool, on,
+				session_strerror(errno));
 			rmdir(path);
 			return -1;
 		}

@@ -2,6 +2,7 @@
 /* Session setup and teardown against a fake tracefs tree (tracefs_set_tracing_dir). */
 #include "helpers.h"
 
+#include <errno.h>
 #include <signal.h>
 
 #include <event-parse.h>
@@ -502,9 +503,28 @@ static void test_files_gone_mid_run(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* An EPERM under a kernel locked down for confidentiality says so; otherwise the plain
+ * reason. */
+static void test_lockdown(void **state)
+{
+	(void)state;
+	char file[128];
+	snprintf(file, sizeof(file), "%s/lockdown", tree);
+	session_lockdown_file = file;
+	write_file(tree, "lockdown", "none [integrity] confidentiality\n");
+	assert_string_equal(session_strerror(EPERM), strerror(EPERM));
+	write_file(tree, "lockdown", "none integrity [confidentiality]\n");
+	assert_non_null(strstr(session_strerror(EPERM), "locked down for confidentiality"));
+	assert_non_null(strstr(session_strerror(EACCES), "locked down for confidentiality"));
+	assert_string_equal(session_strerror(ENOENT), strerror(ENOENT));
+	session_lockdown_file = "/nonexistent";
+	assert_string_equal(session_strerror(EPERM), strerror(EPERM));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_lockdown, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_sweep_stale, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_start_enable_close, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_existing_instance, make_tree, remove_tree),
