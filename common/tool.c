@@ -397,6 +397,9 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	else if (t.o.tid)
 		tool_watch(&t, t.o.tid, true);
 	int ret = run(&t);
+	/* The output is whole: its reader goes on while the instance is removed. */
+	if (out_close() < 0)
+		ret = TOOL_FAIL;
 	if (child_finish(&t.child, tool->name) && ret == TOOL_OK)
 		ret = TOOL_FAIL;
 	session_close(&t.s);
