@@ -15,7 +15,7 @@ struct point {
 struct heat {
 	struct point *p;
 	size_t n, cap;
-	uint64_t total;
+	uint64_t total, beyond;
 	bool buckets;
 };
 
@@ -39,6 +39,11 @@ void heat_free(struct heat *h)
 uint64_t heat_count(const struct heat *h)
 {
 	return h->total;
+}
+
+uint64_t heat_beyond(const struct heat *h)
+{
+	return h->beyond;
 }
 
 static int push(struct heat *h, double t, double v, uint64_t n)
@@ -203,10 +208,14 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 		if (c >= ncols)
 			c = ncols - 1;
 		if (o->linear) {
-			r = (int)floor(p->v / top * nlin);
-			if (r >= nlin) {
+			/* In double until it is known to be a row: 1e12 over a top of 50 is
+			 * past any int. */
+			double q = floor(p->v / top * nlin);
+			if (q >= nlin) {
 				beyond += p->v > top ? p->n : 0;
 				r = nlin - 1;
+			} else {
+				r = (int)q;
 			}
 		} else {
 			r = p->v == 0 ? 0 : log_row(p->v) - rmin + zero;
@@ -360,5 +369,6 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 			y + 36, (unsigned long long)beyond);
 	fputs("</svg>\n", out);
 	free(cell);
+	h->beyond = beyond;
 	return 0;
 }

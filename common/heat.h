@@ -38,6 +38,9 @@ int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t cou
 bool heat_bucket_ok(double lo, double hi);
 /* How many values were added. */
 uint64_t heat_count(const struct heat *h);
+/* How many were above the top of linear rows (heat_opts.max) in the last picture written:
+ * they are drawn in the top row, which says "and above". */
+uint64_t heat_beyond(const struct heat *h);
 /*
  * Write the SVG. Buckets cannot be cut into linear rows: -1 with why then (nothing written),
  * as when nothing was added. 0 on success.

@@ -37,8 +37,8 @@ static const struct opt_spec options[] = {
 	 0},
 	{OPT_LONG + 5, "rows", "SCALE", "log (a row per power of 2, the default) or linear", 0},
 	{OPT_LONG + 6, "max", "VALUE",
-	 "linear rows: the top row's upper bound (default: the "
-	 "largest value)",
+	 "linear rows: the top row's upper bound (default: the largest value);\nvalues "
+	 "above it are counted in the top row, and said",
 	 0},
 	{OPT_LONG + 7, "title", "TEXT", "the title (default: Latency heat map)", 0},
 	{0, NULL, NULL, NULL, 0},
@@ -115,6 +115,8 @@ int main(int argc, char **argv)
 	};
 	opt_init(argv[0]);
 	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &env.file);
+	if (env.o.max > 0 && !env.o.linear)
+		opt_fail("--max is the top of linear rows: give --rows linear too");
 	struct heat *h = heat_new();
 	if (!h)
 		return 1;
@@ -198,6 +200,12 @@ int main(int argc, char **argv)
 		heat_free(h);
 		return 1;
 	}
+	if (heat_beyond(h))
+		fprintf(stderr,
+			"heatmap: %llu of %llu values above --max %g: drawn in the top row (\"and "
+			"above\")\n",
+			(unsigned long long)heat_beyond(h), (unsigned long long)heat_count(h),
+			env.o.max);
 	heat_free(h);
 	return 0; /* a write error on standard output: exit 1, said at exit (out.c) */
 }

@@ -20,7 +20,8 @@ cells() { grep -o 'data-count="[0-9]*"' "$1" | awk -F'"' '{ n += $2 } END { prin
 for args in "heatmap --rows cubic|invalid --rows" "heatmap --max -1|invalid --max" \
 	"heatmap a b|unexpected argument" "heatmap --column 0|invalid" \
 	"flamegraph --colors pink|invalid --colors" "flamegraph --width 5|invalid" \
-	"heatmap /nonexistent|cannot open" "flamegraph /nonexistent|cannot open"; do
+	"heatmap /nonexistent|cannot open" "flamegraph /nonexistent|cannot open" \
+	"heatmap --max 50|give --rows linear too"; do
 	eval "\"\$BIN/\"${args%|*}" < /dev/null > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	want=2
@@ -80,6 +81,23 @@ check "heatmap: times past midnight follow 23:59:5x (10 columns, 00:00:00 the la
 "$BIN/heatmap" --rows linear < "$TMP/hist.json" > /dev/null 2> "$TMP/err"
 check "heatmap: histograms cannot take linear rows: exit 1, said" sh -c \
 	"[ $? -eq 1 ] && grep -q 'cannot be cut into linear rows' '$TMP/err'"
+
+# Values far past --max (1e12 and 1e300 over a top of 50; any value over 1e-10) are counted
+# in the top row, which says so, and said; once they crashed heatmap (a row index past int).
+printf '{"end_s":1,"lat_ms":2}\n{"end_s":2,"lat_ms":1e12}\n{"end_s":3,"lat_ms":1e300}\n' > "$TMP/far.json"
+for max in 50 1e-10; do
+	"$BIN/heatmap" --rows linear --max $max "$TMP/far.json" > "$TMP/far.svg" 2> "$TMP/err"
+	rc=$?
+	n=2
+	[ $max = 50 ] || n=3
+	far_ok() {
+		[ $rc -eq 0 ] && [ "$(cells "$TMP/far.svg")" -eq 3 ] &&
+			grep -q ">$n above the top row<" "$TMP/far.svg" &&
+			grep -q "^heatmap: $n of 3 values above --max $max: drawn in the top row" "$TMP/err" &&
+			[ "$(wc -l < "$TMP/err")" -eq 1 ] && xml "$TMP/far.svg"
+	}
+	check "heatmap --rows linear --max $max, values up to 1e300: exit 0, $n above the top row, said" far_ok
+done
 
 # Text that could break the XML: in the title, the unit and frame names.
 t=$(printf 'a<b>&"c\047 \001\377')

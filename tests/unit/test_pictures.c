@@ -147,6 +147,39 @@ static void test_heat_outlier(void **state)
 	heat_free(h);
 }
 
+/*
+ * Values far past --max: 1e12 and 1e300 with a top of 50, and every value with a top of
+ * 1e-10, counted above it and drawn in the top row, which says so. The row was once
+ * computed as an int from 1e12 / 50 * 40 and written far outside the cells.
+ */
+static void test_heat_beyond(void **state)
+{
+	(void)state;
+	struct heat *h = heat_new();
+	assert_int_equal(heat_add(h, 0, 1), 0);
+	assert_int_equal(heat_add(h, 0.5, 1e12), 0);
+	assert_int_equal(heat_add(h, 0.7, 1e300), 0);
+	assert_int_equal(heat_add(h, 0.9, 50), 0); /* at the top: not above it */
+	struct heat_opts o = {.width = 1, .linear = true, .max = 50};
+	int rc;
+	char *svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, "data-count=\"3\"><title>0 s to 1 s, 48.75 and above: "
+				    "3</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 0 to 1.25: 1</title>"));
+	assert_non_null(strstr(svg, "2 above the top row"));
+	assert_int_equal(heat_beyond(h), 2);
+	o.max = 1e-10;
+	svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count_of(svg, "data-count="), 1);
+	assert_non_null(strstr(svg, "data-count=\"4\"><title>0 s to 1 s, 9.75e-11 and above: "
+				    "4</title>"));
+	assert_non_null(strstr(svg, "4 above the top row"));
+	assert_int_equal(heat_beyond(h), 4);
+	heat_free(h);
+}
+
 /* The SVG of f with o, in memory. */
 static char *flame_of(struct flame *f, const struct flame_opts *o)
 {
@@ -243,8 +276,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),	     cmocka_unit_test(test_heat_cells),
-		cmocka_unit_test(test_heat_outlier), cmocka_unit_test(test_flame_frames),
-		cmocka_unit_test(test_flame_names),
+		cmocka_unit_test(test_heat_outlier), cmocka_unit_test(test_heat_beyond),
+		cmocka_unit_test(test_flame_frames), cmocka_unit_test(test_flame_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
