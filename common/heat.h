@@ -42,8 +42,10 @@ uint64_t heat_count(const struct heat *h);
  * they are drawn in the top row, which says "and above". */
 uint64_t heat_beyond(const struct heat *h);
 /*
- * Write the SVG. Buckets cannot be cut into linear rows: -1 with why then (nothing written),
- * as when nothing was added. 0 on success.
+ * Write the SVG; 0 on success. Buckets cannot be cut into linear rows: -1 with why then
+ * (nothing written), as when nothing was added. -2 with why when the columns must change:
+ * more than 20,000 of them across the times (why says what width would fit), or times too
+ * far apart for any width.
  */
 int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, size_t whylen);
 void heat_free(struct heat *h);

@@ -195,10 +195,11 @@ int main(int argc, char **argv)
 		env.o.unit = unit[0] ? unit : vfield ? unit_of(vfield) : NULL;
 	env.o.clock = clock;
 	char why[160];
-	if (heat_svg(h, &env.o, stdout, why, sizeof(why))) {
+	int rc = heat_svg(h, &env.o, stdout, why, sizeof(why));
+	if (rc) {
 		fprintf(stderr, "heatmap: %s\n", why);
 		heat_free(h);
-		return 1;
+		return rc == -2 ? 2 : 1; /* -2: the columns must change (--column) */
 	}
 	if (heat_beyond(h))
 		fprintf(stderr,

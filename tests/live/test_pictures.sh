@@ -99,6 +99,16 @@ for max in 50 1e-10; do
 	check "heatmap --rows linear --max $max, values up to 1e300: exit 0, $n above the top row, said" far_ok
 done
 
+# Times too far apart to draw: a usage error that says what would do, nothing drawn.
+printf '{"end_s":-1e308,"lat_ms":2}\n{"end_s":1e308,"lat_ms":1}\n' |
+	"$BIN/heatmap" > "$TMP/out" 2> "$TMP/err"
+check "heatmap, times -1e308 and 1e308: exit 2, 'too far apart to draw', nothing on stdout" sh -c \
+	"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'from -1e+308 s to 1e+308 s: too far apart to draw' '$TMP/err' && [ ! -s '$TMP/out' ]"
+printf '{"end_s":0,"lat_ms":2}\n{"end_s":100000,"lat_ms":1}\n' |
+	"$BIN/heatmap" --column 1 > "$TMP/out" 2> "$TMP/err"
+check "heatmap --column 1 across 100,000 s: exit 2, 'columns of 10 s or wider would fit'" sh -c \
+	"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '100001 columns of 1 s, more than 20000: columns of 10 s or wider would fit' '$TMP/err' && [ ! -s '$TMP/out' ]"
+
 # Text that could break the XML: in the title, the unit and frame names.
 t=$(printf 'a<b>&"c\047 \001\377')
 "$BIN/heatmap" --title "$t" --unit "$t" "$TMP/io.json" > "$TMP/t.svg" 2> /dev/null

@@ -180,6 +180,85 @@ static void test_heat_beyond(void **state)
 	heat_free(h);
 }
 
+/*
+ * Times too far apart: -2, and why says what would do. -1e308 and 1e308 are finite but
+ * their difference is not (it made a column count of NaN, then "out of memory"); 100,000
+ * s in columns of 1 s are 100,001 columns, more than 20,000.
+ */
+static void test_heat_span(void **state)
+{
+	(void)state;
+	char why[160];
+	FILE *null = fopen("/dev/null", "w");
+	assert_non_null(null);
+	struct heat *h = heat_new();
+	assert_int_equal(heat_add(h, -1e308, 1), 0);
+	assert_int_equal(heat_add(h, 1e308, 2), 0);
+	struct heat_opts o = {0};
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	assert_string_equal(why, "the times run from -1e+308 s to 1e+308 s: too far apart to draw");
+	o.width = 1;
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	heat_free(h);
+	h = heat_new();
+	assert_int_equal(heat_add(h, 0, 1), 0);
+	assert_int_equal(heat_add(h, 100000, 2), 0);
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	assert_string_equal(why, "the times span 100000 s: 100001 columns of 1 s, more than "
+				 "20000: columns of 10 s or wider would fit");
+	o.width = 5; /* 20,001 columns: 100,000 s is the start of one more */
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	o.width = 10;
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), 0);
+	o.width = 0; /* about 100 columns, whatever the span */
+	assert_int_equal(heat_add(h, 1e300, 2), 0);
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), 0);
+	/* Histograms: columns of their smallest step, 1 s here. */
+	heat_free(h);
+	h = heat_new();
+	assert_int_equal(heat_add_bucket(h, 0, 4, 8, 1), 0);
+	assert_int_equal(heat_add_bucket(h, 1, 4, 8, 1), 0);
+	assert_int_equal(heat_add_bucket(h, 1e12, 4, 8, 1), 0);
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	assert_string_equal(why, "the times span 1e+12 s: 1000000000001 columns of 1 s, more than "
+				 "20000: columns of 1e+08 s or wider would fit");
+	heat_free(h);
+	fclose(null);
+}
+
+/*
+ * Log rows run from 2^-40 to 2^64: a value past them is in the last row, which says so
+ * ("and above", "above 0, below"), and the axis shows no bound there that is not one.
+ */
+static void test_heat_log_ends(void **state)
+{
+	(void)state;
+	struct heat *h = heat_new();
+	assert_int_equal(heat_add(h, 0, 1e-300), 0);
+	assert_int_equal(heat_add(h, 0, 1), 0);
+	assert_int_equal(heat_add(h, 0, 1e300), 0);
+	struct heat_opts o = {.width = 1};
+	int rc;
+	char *svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 1.84467e+19 and above: 1</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, above 0, below 1.81899e-12: 1</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 1 to 2: 1</title>"));
+	assert_null(strstr(svg, ">9.09495e-13</text>")); /* 2^-40: not a bound here */
+	assert_null(strstr(svg, ">3.68935e+19</text>")); /* 2^65: nor this */
+	heat_free(h);
+	/* Within the rows: both bounds shown. */
+	h = heat_new();
+	assert_int_equal(heat_add(h, 0, 0x1p-40), 0);
+	assert_int_equal(heat_add(h, 0, 0x1p64), 0);
+	svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 9.09495e-13 to 1.81899e-12: 1</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 1.84467e+19 to 3.68935e+19: 1</title>"));
+	assert_non_null(strstr(svg, ">3.68935e+19</text>"));
+	heat_free(h);
+}
+
 /* The SVG of f with o, in memory. */
 static char *flame_of(struct flame *f, const struct flame_opts *o)
 {
@@ -277,6 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json),	     cmocka_unit_test(test_heat_cells),
 		cmocka_unit_test(test_heat_outlier), cmocka_unit_test(test_heat_beyond),
+		cmocka_unit_test(test_heat_span),    cmocka_unit_test(test_heat_log_ends),
 		cmocka_unit_test(test_flame_frames), cmocka_unit_test(test_flame_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
