@@ -8,9 +8,10 @@
  * many linear rows, 1 to 1000), "width" (flamegraph --width: 200 to 100000), "icicle" and
  * "hot". Properties: no crash; each SVG is UTF-8 holding no control character but
  * newlines and no '<' or '&' that the input could have put there unescaped (every '<'
- * starts a tag of ours, every '&' an entity), outside the page's script; the heat map's
- * cells add up to the values given, and it fails only for a reason it has (nothing to
- * draw, histograms in linear rows, times that need other columns: never "out of memory").
+ * starts a tag of ours, every '&' an entity), outside the page's script; the flame graph's
+ * root holds every sample taken; the heat map's cells add up to the values given, and it
+ * fails only for a reason it has (nothing to draw, histograms in linear rows, times that
+ * need other columns: never "out of memory").
  */
 #include <math.h>
 #include <stdbool.h>
@@ -116,15 +117,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char title[64];
 	snprintf(title, sizeof(title), "%.*s", (int)(size < 63 ? size : 63), (const char *)data);
 	fo.title = title;
-	flame_svg(f, &fo, m);
+	int rc = flame_svg(f, &fo, m);
 	fclose(m);
+	NEED(rc == 0 || !(flame_total(f) > 0));
+	if (rc == 0) { /* the root spans every sample */
+		char root[96], n[48];
+		snprintf(root, sizeof(root), "data-d=\"0\" data-n=\"%s\" data-name=\"all\"",
+			 flame_count_text(flame_total(f), n));
+		NEED(strstr(buf, root));
+	}
 	check_svg(buf, len);
 	free(buf);
 	m = open_memstream(&buf, &len);
 	NEED(m);
 	char why[160];
 	ho.title = ho.unit = title;
-	int rc = heat_svg(h, &ho, m, why, sizeof(why));
+	rc = heat_svg(h, &ho, m, why, sizeof(why));
 	fclose(m);
 	NEED(rc == 0 || (rc == -1 && (!heat_count(h) || (buckets && ho.linear))) ||
 	     (rc == -2 && !strncmp(why, "the times ", 10)));

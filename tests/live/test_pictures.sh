@@ -33,8 +33,8 @@ done
 check "heatmap with no input: exit 1, 'no values to draw', nothing on stdout" sh -c \
 	"[ $? -eq 1 ] && grep -q 'no values to draw' '$TMP/err' && [ ! -s '$TMP/out' ]"
 printf 'not folded\n' | "$BIN/flamegraph" > "$TMP/out" 2> "$TMP/err"
-check "flamegraph with no samples: exit 1, the line not folded said, nothing on stdout" sh -c \
-	"[ $? -eq 1 ] && grep -q '1 of 1 lines were not folded' '$TMP/err' && grep -q 'no samples' '$TMP/err' && [ ! -s '$TMP/out' ]"
+check "flamegraph with no samples: exit 1, the line without a count said, nothing on stdout" sh -c \
+	"[ $? -eq 1 ] && grep -q \"1 of 1 lines do not end in white space and a count .*(line 1 first: 'not folded')\" '$TMP/err' && grep -q 'no samples' '$TMP/err' && [ ! -s '$TMP/out' ]"
 
 if [ -w /dev/full ]; then
 	printf '{"end_s":1,"lat_ms":2}\n' > "$TMP/heatmap.in"
@@ -121,6 +121,36 @@ odd_flame() {
 		grep -q '>8 samples' "$TMP/odd.svg"
 }
 check "flamegraph: frames with < > & quotes, control and non-UTF-8 bytes: valid XML, 8 samples" odd_flame
+
+# Lines flamegraph.pl takes (a tab or two spaces before the count, fractions, empty frames,
+# no frame, difffolded.pl's two counts, 2^64 - 1, 5,000 frames) are taken, with its totals
+# (checked against it: 25.75 + 3 here; 2^64 - 1 + 1); those it leaves out are left out,
+# each reason said with the first line. Before, all of them were "not folded stacks".
+{
+	printf 't;tab\t2\nt;two  3\ne;;b 1\n;lead 2\ntrail;; 4\n 5\nf 1.5\nf 0.25\nd;x 1 7\n'
+	awk 'BEGIN { for (i = 0; i < 5000; i++) printf "f%d;", i; print " 3" }'
+	printf 'a;b 1e3\na;b 2 \na;b -1\n\n'
+} > "$TMP/pl.folded"
+"$BIN/flamegraph" "$TMP/pl.folded" > "$TMP/pl.svg" 2> "$TMP/err"
+pl_ok() {
+	grep -q 'data-d="0" data-n="28.75" data-name="all"' "$TMP/pl.svg" &&
+		grep -q 'data-d="1" data-n="5" data-name="t"' "$TMP/pl.svg" &&
+		grep -q 'data-d="2" data-n="1" data-name=""' "$TMP/pl.svg" &&
+		grep -q 'data-d="1" data-n="1.75" data-name="f"' "$TMP/pl.svg" &&
+		grep -q 'data-d="2" data-n="7" data-name="x"' "$TMP/pl.svg" &&
+		grep -q 'data-d="5000" data-n="3" data-name="f4999"' "$TMP/pl.svg" &&
+		[ "$(wc -l < "$TMP/err")" -eq 1 ] &&
+		grep -q "^flamegraph: 3 of 14 lines do not end in white space and a count (.*): left out (line 11 first: 'a;b 1e3')$" "$TMP/err" &&
+		xml "$TMP/pl.svg"
+}
+check "flamegraph takes the lines flamegraph.pl takes, with its totals; the rest said with the reason" pl_ok
+printf 'u 18446744073709551615\nv 1\n' | "$BIN/flamegraph" > "$TMP/u.svg" 2> "$TMP/err"
+check "flamegraph: counts of 2^64 - 1 and 1 add up to 2^64, exactly" sh -c \
+	"[ $? -eq 0 ] && [ ! -s '$TMP/err' ] && grep -q 'data-d=\"0\" data-n=\"18446744073709551616\" data-name=\"all\"' '$TMP/u.svg'"
+awk 'BEGIN { printf "a 1"; for (i = 0; i < 5000; i++) printf "0"; print ""; print "b 2" }' |
+	"$BIN/flamegraph" > "$TMP/big.svg" 2> "$TMP/err"
+check "flamegraph: a count of 5,001 digits left out, said as too large; the rest drawn" sh -c \
+	"[ $? -eq 0 ] && grep -q '^flamegraph: 1 of 2 lines have a count too large to add up: left out (line 1 first: .\.\.\.00*.)$' '$TMP/err' && grep -q 'data-n=\"2\" data-name=\"all\"' '$TMP/big.svg'"
 
 # --- from tracing: the test program's call chain ------------------------------------------
 if [ -e "$T/uprobe_events" ]; then

@@ -279,34 +279,23 @@ static void test_flame_frames(void **state)
 {
 	(void)state;
 	struct flame *f = flame_new();
-	assert_int_equal(flame_add_line(f, "x 1\n", 4), 0);
-	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), 0);
-	assert_int_equal(flame_add_line(f, "a;c 1", 5), 0);
-	static const char *const bad[] = {"a;b", "a;;b 1", ";a 1", "a 1x", " 3", "a;b 1 "};
+	assert_int_equal(flame_add_line(f, "x 1\n", 4), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, "a;c 1", 5), FLAME_TAKEN);
+	/* What flamegraph.pl leaves out too: no white space and count at the end. */
+	static const char *const bad[] = {"a;b",  "a 1x", "a;b 1 ", "a 1e3",  "a -1",  "a .5",
+					  "a +1", "5",	  "a 0x10", "a 1..2", "a\t1 ", "a 1\v"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(flame_add_line(f, bad[i], strlen(bad[i])), 1);
-	/* deeper than any stack: refused, not recursed into */
-	size_t deep_n = 2 * (FLAME_MAX_DEPTH + 1) + 2;
-	char *deep = malloc(deep_n + 1);
-	assert_non_null(deep);
-	for (size_t i = 0; i < deep_n - 2; i += 2)
-		memcpy(deep + i, "a;", 2);
-	memcpy(deep + deep_n - 3, " 1", 3); /* the last ';' becomes the space */
-	assert_int_equal(flame_add_line(f, deep, strlen(deep)), 1);
-	deep[2 * (FLAME_MAX_DEPTH - 1) + 1] = ' ', deep[2 * (FLAME_MAX_DEPTH - 1) + 2] = '1';
-	deep[2 * (FLAME_MAX_DEPTH - 1) + 3] = 0; /* exactly FLAME_MAX_DEPTH frames: taken */
-	assert_int_equal(flame_add_line(f, deep, strlen(deep)), 0);
-	free(deep);
-	/* a count that would make the total (5 so far) overflow 64 bits */
-	assert_int_equal(flame_add_line(f, "y 9223372036854775807", 21), 0);
-	assert_int_equal(flame_add_line(f, "z 9223372036854775807", 21), 1);
-	assert_true(flame_total(f) == 9223372036854775812ULL);
+		assert_int_equal(flame_add_line(f, bad[i], strlen(bad[i])), FLAME_NO_COUNT);
+	assert_int_equal(flame_add_line(f, "\n", 1), FLAME_BLANK);
+	assert_int_equal(flame_add_line(f, " \t\r\n", 4), FLAME_BLANK);
+	assert_true(flame_total(f) == 4);
 	flame_free(f);
 	f = flame_new();
 	assert_int_equal(flame_add_line(f, "x 1\n", 4), 0);
 	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), 0);
 	assert_int_equal(flame_add_line(f, "a;c 1", 5), 0);
-	assert_int_equal(flame_total(f), 4);
+	assert_true(flame_total(f) == 4);
 	struct flame_opts o = {0};
 	char *svg = flame_of(f, &o);
 	assert_non_null(strstr(svg, "height=\"134\""));
@@ -324,6 +313,123 @@ static void test_flame_frames(void **state)
 	svg = flame_of(f, &o);
 	assert_non_null(strstr(svg, "<rect x=\"10.00\" y=\"50.0\" width=\"1180.00\""));
 	assert_non_null(strstr(svg, "<rect x=\"600.00\" y=\"82.0\" width=\"295.00\""));
+	flame_free(f);
+}
+
+/* A frame as flame_svg writes it: depth, samples, name. */
+static bool has_frame(const char *svg, int depth, const char *n, const char *name)
+{
+	char want[256];
+	snprintf(want, sizeof(want), "data-d=\"%d\" data-n=\"%s\" data-name=\"%s\">", depth, n,
+		 name);
+	return strstr(svg, want);
+}
+
+/*
+ * Lines flamegraph.pl takes, taken the same way (each checked against its output, at
+ * FlameGraph 41fee1f): white space before the count is any of Perl's \s (a tab, two
+ * spaces: the first is the last frame's; U+00A0 and U+3000 in UTF-8), counts with a
+ * fraction, empty frames (trailing ones dropped), no frame at all, difffolded.pl's two
+ * counts (the second drawn), the count 2^64 - 1. Before, each of them was "not folded
+ * stacks".
+ */
+static void test_flame_like_flamegraph_pl(void **state)
+{
+	(void)state;
+	static const char *const lines[] = {
+		"t;tab\t2\n",
+		"t;two  3\n",
+		"e;;b 1\n",
+		";lead 2\n",
+		"trail;; 4\n",
+		" 5\n",
+		"f 1.5\n",
+		"f 0.25\n",
+		"d;x 1 7\n",
+		"crlf 1\r\n",
+		"nb;p\xc2\xa0"
+		"3\n",
+		"id;q\xe3\x80\x80"
+		"4\n",
+	};
+	struct flame *f = flame_new();
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(flame_add_line(f, lines[i], strlen(lines[i])), FLAME_TAKEN);
+	char buf[48];
+	assert_string_equal(flame_count_text(flame_total(f), buf), "33.75");
+	static char svg[1 << 16];
+	FILE *m = fmemopen(svg, sizeof(svg), "w");
+	struct flame_opts o = {.width = 100000};
+	assert_int_equal(flame_svg(f, &o, m), 0);
+	fclose(m);
+	assert_true(has_frame(svg, 0, "33.75", "all"));
+	assert_true(has_frame(svg, 1, "5", "t"));
+	assert_true(has_frame(svg, 2, "2", "tab"));
+	assert_true(has_frame(svg, 2, "3", "two "));
+	assert_true(has_frame(svg, 1, "1", "e"));
+	assert_true(has_frame(svg, 2, "1", ""));
+	assert_true(has_frame(svg, 3, "1", "b"));
+	assert_true(has_frame(svg, 1, "2", ""));
+	assert_true(has_frame(svg, 2, "2", "lead"));
+	assert_true(has_frame(svg, 1, "4", "trail"));
+	assert_false(has_frame(svg, 2, "4", "")); /* trail's empty frames: none */
+	assert_true(has_frame(svg, 1, "1.75", "f"));
+	assert_true(has_frame(svg, 1, "7", "d"));
+	assert_true(has_frame(svg, 2, "7", "x"));
+	assert_true(has_frame(svg, 1, "1", "crlf"));
+	assert_true(has_frame(svg, 2, "3", "p"));
+	assert_true(has_frame(svg, 2, "4", "q"));
+	assert_non_null(strstr(svg, ">33.75 samples;"));
+	flame_free(f);
+
+	/* Exact up to 2^64; past it, a long double's 64 bits; past its range, left out. */
+	f = flame_new();
+	assert_int_equal(flame_add_line(f, "u 18446744073709551615", 22), FLAME_TAKEN);
+	assert_string_equal(flame_count_text(flame_total(f), buf), "18446744073709551615");
+	assert_int_equal(flame_add_line(f, "v 1", 3), FLAME_TAKEN);
+	assert_string_equal(flame_count_text(flame_total(f), buf), "18446744073709551616");
+	assert_int_equal(flame_add_line(f, "w 18446744073709551615", 22), FLAME_TAKEN);
+	assert_string_equal(flame_count_text(flame_total(f), buf), "3.68934881474191032e+19");
+	char *big = malloc(4940);
+	assert_non_null(big);
+	memcpy(big, "c 6", 3);
+	memset(big + 3, '0', 4931); /* 6e4931: once is a long double, twice is not */
+	assert_int_equal(flame_add_line(f, big, 4934), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, big, 4934), FLAME_COUNT_TOO_LARGE);
+	memset(big + 2, '9', 4937); /* 9.99e4936: not even once */
+	assert_int_equal(flame_add_line(f, big, 4939), FLAME_COUNT_TOO_LARGE);
+	free(big);
+	flame_free(f);
+}
+
+/* Stacks of any depth: 100,000 frames taken and drawn (without recursion, which would
+ * overflow the stack), each frame one row higher. */
+static void test_flame_deep(void **state)
+{
+	(void)state;
+	enum { DEPTH = 100000 };
+	char *line = malloc(2 * DEPTH + 8);
+	assert_non_null(line);
+	for (int i = 0; i < DEPTH; i++)
+		memcpy(line + 2 * i, "a;", 2);
+	memcpy(line + 2 * DEPTH - 1, " 3", 3);
+	struct flame *f = flame_new();
+	assert_int_equal(flame_add_line(f, line, strlen(line)), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, "a 1", 3), FLAME_TAKEN);
+	free(line);
+	char *svg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&svg, &len);
+	struct flame_opts o = {0};
+	assert_int_equal(flame_svg(f, &o, m), 0);
+	fclose(m);
+	char want[64];
+	snprintf(want, sizeof(want), "height=\"%d\"", 50 + (DEPTH + 1) * 16 + 36);
+	assert_non_null(strstr(svg, want));
+	assert_true(has_frame(svg, 1, "4", "a"));
+	assert_true(has_frame(svg, DEPTH, "3", "a"));
+	assert_int_equal(count_of(svg, "<g class=\"f\""), DEPTH + 1);
+	free(svg);
 	flame_free(f);
 }
 
@@ -354,10 +460,16 @@ static void test_flame_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json),	     cmocka_unit_test(test_heat_cells),
-		cmocka_unit_test(test_heat_outlier), cmocka_unit_test(test_heat_beyond),
-		cmocka_unit_test(test_heat_span),    cmocka_unit_test(test_heat_log_ends),
-		cmocka_unit_test(test_flame_frames), cmocka_unit_test(test_flame_names),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_heat_cells),
+		cmocka_unit_test(test_heat_outlier),
+		cmocka_unit_test(test_heat_beyond),
+		cmocka_unit_test(test_heat_span),
+		cmocka_unit_test(test_heat_log_ends),
+		cmocka_unit_test(test_flame_frames),
+		cmocka_unit_test(test_flame_like_flamegraph_pl),
+		cmocka_unit_test(test_flame_deep),
+		cmocka_unit_test(test_flame_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
