@@ -8,9 +8,11 @@
 #include "out.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct env {
 	struct flame_opts o;
@@ -77,6 +79,16 @@ static void say(const struct refused *r, size_t lines, const char *why)
 	fputs("')\n", stderr);
 }
 
+/* SIGPIPE caught rather than ignored: a write to a pipe nobody reads then fails with EPIPE,
+ * and this says that it did. */
+static volatile sig_atomic_t reader_gone;
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	reader_gone = 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct opt_usage usage = {
@@ -88,6 +100,7 @@ int main(int argc, char **argv)
 		.examples = examples,
 	};
 	opt_init(argv[0]);
+	sigaction(SIGPIPE, &(struct sigaction){.sa_handler = on_sigpipe}, NULL);
 	const char *file;
 	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &file);
 	struct flame *f = flame_new();
@@ -127,5 +140,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	flame_free(f);
+	/* | head: the reader went away. Not a failure, as in the tracing tools: exit 0, quietly
+	 * (out.c's check at exit cannot tell EPIPE once stdio has dropped what it held). */
+	fflush(stdout);
+	if (reader_gone)
+		_exit(0);
 	return 0; /* a write error on standard output: exit 1, said at exit (out.c) */
 }

@@ -11,9 +11,11 @@
 #include "out.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct env {
 	const char *time, *value, *file;
@@ -104,6 +106,16 @@ static const char *unit_of(const char *field)
 	return NULL;
 }
 
+/* SIGPIPE caught rather than ignored: a write to a pipe nobody reads then fails with EPIPE,
+ * and this says that it did. */
+static volatile sig_atomic_t reader_gone;
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	reader_gone = 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct opt_usage usage = {
@@ -114,6 +126,7 @@ int main(int argc, char **argv)
 		.examples = examples,
 	};
 	opt_init(argv[0]);
+	sigaction(SIGPIPE, &(struct sigaction){.sa_handler = on_sigpipe}, NULL);
 	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &env.file);
 	if (env.o.max > 0 && !env.o.linear)
 		opt_fail("--max is the top of linear rows: give --rows linear too");
@@ -208,5 +221,10 @@ int main(int argc, char **argv)
 			(unsigned long long)heat_beyond(h), (unsigned long long)heat_count(h),
 			env.o.max);
 	heat_free(h);
+	/* | head: the reader went away. Not a failure, as in the tracing tools: exit 0, quietly
+	 * (out.c's check at exit cannot tell EPIPE once stdio has dropped what it held). */
+	fflush(stdout);
+	if (reader_gone)
+		_exit(0);
 	return 0; /* a write error on standard output: exit 1, said at exit (out.c) */
 }
