@@ -49,7 +49,7 @@ uint64_t heat_beyond(const struct heat *h)
 
 static int push(struct heat *h, double t, double v, uint64_t n)
 {
-	if (!isfinite(t) || !isfinite(v) || v < 0)
+	if (!isfinite(t) || !isfinite(v) || v < 0 || h->total + n < h->total)
 		return -1;
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 1024;

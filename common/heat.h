@@ -29,10 +29,12 @@ struct heat_opts {
 };
 
 struct heat *heat_new(void);
-/* One value v at time t (seconds). -1 when out of memory or v is negative or not finite. */
+/* One value v at time t (seconds). -1 when out of memory, v is negative or not finite, or
+ * there are 2^64 - 1 values already. */
 int heat_add(struct heat *h, double t, double v);
 /* count values in [lo, hi) at time t: a bucket of a log2 histogram (lo a power of 2 or 0,
- * hi = 2 lo, or 1 when lo is 0). -1 when out of memory or not such a bucket. */
+ * hi = 2 lo, or 1 when lo is 0). -1 when out of memory, not such a bucket, or the values
+ * would be more than 2^64 - 1. */
 int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t count);
 /* Is [lo, hi) such a bucket? */
 bool heat_bucket_ok(double lo, double hi);

@@ -11,6 +11,7 @@
 #include "out.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,7 +169,9 @@ int main(int argc, char **argv)
 		if (ok && !hist && v.p[0] == '[')
 			hist = true; /* --value naming a histogram */
 		/* A histogram is checked whole before any of it is drawn: a line left out (and
-		 * counted so) must not have put some of its buckets in the picture. */
+		 * counted so) must not have put some of its buckets in the picture, nor may its
+		 * counts take the total past 64 bits. */
+		uint64_t sum = heat_count(h);
 		for (int pass = 0; ok && hist && pass < 2; pass++) {
 			struct json_span at = v, b;
 			while (ok && (b = json_next(&at)).n) {
@@ -178,9 +181,11 @@ int main(int argc, char **argv)
 					continue; /* negative values: none in a latency */
 				ok = json_number(l, &lo) && json_number(json_get(b, "high"), &hi) &&
 				     json_number(json_get(b, "count"), &count) && count >= 0 &&
-				     count < 1.8e19 &&
+				     count < 1.8e19 && count == floor(count) &&
 				     (pass ? heat_add_bucket(h, tv, lo, hi, (uint64_t)count) == 0 :
-					     heat_bucket_ok(lo, hi));
+					     heat_bucket_ok(lo, hi) &&
+						      sum + (uint64_t)count >= sum);
+				sum += pass ? 0 : (uint64_t)count;
 			}
 		}
 		if (ok && !hist) {

@@ -90,6 +90,17 @@ printf '{"time":"12:00:00","hist":[{"low":4,"high":8,"count":3},{"low":3,"high":
 	"$BIN/heatmap" > "$TMP/part.svg" 2> "$TMP/err"
 part_ok() { [ "$(cells "$TMP/part.svg")" -eq 5 ] && grep -q '1 of 2 lines lacked' "$TMP/err"; }
 check "heatmap: a histogram with a bad bucket is left out whole (5 drawn, not 8), said" part_ok
+# Counts that would take the number of values past 2^64 - 1 (it wrapped around), or that
+# are not whole: that line left out whole, said.
+printf '{"time":"12:00:00","hist":[{"low":4,"high":8,"count":10000000000000000000}]}\n{"time":"12:00:01","hist":[{"low":4,"high":8,"count":1},{"low":8,"high":16,"count":9000000000000000000}]}\n{"time":"12:00:02","hist":[{"low":4,"high":8,"count":1.5}]}\n' |
+	"$BIN/heatmap" > "$TMP/wrap.svg" 2> "$TMP/err"
+wrap_ok() {
+	[ "$(grep -c 'data-count=' "$TMP/wrap.svg")" -eq 1 ] &&
+		grep -q 'data-count="10000000000000000000"' "$TMP/wrap.svg" &&
+		grep -q '2 of 3 lines lacked' "$TMP/err" &&
+		grep -q '>10000000000000000000 values in 1 cells' "$TMP/wrap.svg"
+}
+check "heatmap: counts past 2^64 - 1 in all, or not whole: those lines left out whole, said" wrap_ok
 # Past midnight: 00:00:00 comes 7 s after 23:59:53, in the 10th column.
 printf '{"time":"00:00:00","unit":"us","count":1,"hist":[{"low":64,"high":128,"count":1}]}\n' > "$TMP/midnight.json"
 cat "$TMP/hist.json" "$TMP/midnight.json" | "$BIN/heatmap" > "$TMP/m.svg" 2> "$TMP/err"

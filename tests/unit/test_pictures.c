@@ -120,6 +120,13 @@ static void test_heat_cells(void **state)
 	/* Buckets cannot be cut into linear rows. */
 	assert_int_equal(heat_add_bucket(h, 12, 4, 8, 5), 0);
 	assert_int_equal(heat_add_bucket(h, 12, 3, 6, 5), -1); /* not a power of 2 */
+	/* 9 values so far: 2^64 - 10 more are the most there can be */
+	assert_int_equal(heat_add_bucket(h, 12, 4, 8, UINT64_MAX - 8), -1);
+	assert_int_equal(heat_add_bucket(h, 12, 4, 8, UINT64_MAX - 10), 0);
+	assert_true(heat_count(h) == UINT64_MAX - 1);
+	assert_int_equal(heat_add(h, 12, 1), 0);
+	assert_int_equal(heat_add(h, 12, 1), -1);
+	assert_true(heat_count(h) == UINT64_MAX);
 	o.linear = true;
 	assert_null(svg_of(h, &o, &rc));
 	assert_int_equal(rc, -1);
