@@ -172,7 +172,8 @@ static void write_heatmap(struct tool_run *t)
 			env.heat ? why : "out of memory", env.heatmap);
 		fclose(env.heat_file);
 		unlink(env.heatmap);
-	} else if (fclose(env.heat_file)) {
+	} else if (fclose(env.heat_file) && errno != EPIPE) {
+		/* EPIPE: --heatmap /dev/stdout | head, its reader went away: not a failure */
 		fprintf(stderr, "iolatency: --heatmap: cannot write %s: %s\n", env.heatmap,
 			strerror(errno));
 	}
