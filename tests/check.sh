@@ -25,7 +25,7 @@ done
 # Every file of ours says its licence (SPDX), so a copied file keeps it.
 # (Recorded fixtures are the kernel's data, fuzz seeds data, and the README's pictures and
 # the benchmark reports the tools' output from a run, not ours to license: only the scripts.)
-missing=$(git ls-files 2>/dev/null | grep -Ev '^(tests/fixtures/|tests/fuzz/corpus/|docs/pictures/|LICENSE$|README.md$|bench/REPORT.md$|bench/GUEST.md$|\.gitignore$|\.clang-format$)' |
+missing=$(git ls-files 2>/dev/null | grep -Ev '^(tests/fixtures/|tests/fuzz/corpus/|docs/pictures/|LICENSE$|README.md$|bench/REPORT.md$|bench/GUEST.md$|\.gitignore$|\.clang-format$|debian/changelog$|debian/copyright$|debian/source/format$)' |
 	cat - <(git ls-files 'tests/fixtures/*.sh' 2>/dev/null) |
 	while read -r f; do grep -q 'SPDX-License-Identifier:' "$f" || echo "$f"; done)
 if [ -z "$missing" ]; then
