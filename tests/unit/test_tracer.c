@@ -292,7 +292,7 @@ static int tool(const char *first, ...)
 		dup2(e, 2);
 		close(o);
 		close(e);
-		alarm(20);
+		alarm(60);
 		exit(tool_main(&fake, argc, (char **)args));
 	}
 	int st;
