@@ -56,7 +56,7 @@ static void fill_instance(const char *dir)
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++)
 		write_file(dir, files[i][0], files[i][1]);
-	char path[512], rel[1024];
+	char path[4096], rel[1024];
 	snprintf(path, sizeof(path), "%s/events", tree);
 	DIR *systems = opendir(path);
 	assert_non_null(systems);
@@ -92,12 +92,15 @@ static int make_tree(void **state)
 	(void)state;
 	strcpy(tree, "/tmp/ftt-tool-XXXXXX");
 	assert_non_null(mkdtemp(tree));
-	char cmd[256];
+	char cmd[4096];
 	/* The block events, and the task-naming ones that -n follows. */
-	snprintf(cmd, sizeof(cmd),
-		 "cp -r %s/events %s/ && cp -r %s/proc-6.18/events/sched %s/proc-6.18/events/task "
-		 "%s/events/ && mkdir %s/instances",
-		 BLOCK, tree, FIXTURES, FIXTURES, tree, tree);
+	int n = snprintf(
+		cmd, sizeof(cmd),
+		"cp -r %s/events %s/ && cp -r %s/proc-6.18/events/sched %s/proc-6.18/events/task "
+		"%s/events/ && mkdir %s/instances",
+		BLOCK, tree, FIXTURES, FIXTURES, tree, tree);
+	/* cut short, the command would be another one */
+	assert_true(n > 0 && (size_t)n < sizeof(cmd));
 	assert_int_equal(system(cmd), 0);
 	assert_int_equal(tracefs_set_tracing_dir(tree), 0);
 	snprintf(run, sizeof(run), "%s/run", tree);
