@@ -44,7 +44,8 @@ enum tool_long_key {
 	TOOL_LONG_CGROUP = OPT_LONG + 0xfc,
 };
 
-/* The options every tool spells alike (STYLE.md's vocabulary); tool_main parses them. */
+/* The options every tool spells alike (CONTRIBUTING.md, "Option letters"); tool_main parses
+ * them. */
 enum tool_opt_id {
 	TOOL_OPT_DURATION = 1, /* -d SECS */
 	TOOL_OPT_PID,	       /* -p PID */

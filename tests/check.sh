@@ -39,6 +39,45 @@ if out=$(make -s format-check 2>&1); then
 else
 	fail=$((fail + 1)); echo "format: FAILED (make format applies .clang-format)"; echo "$out" | head -20
 fi
+# Links between the project's pages: each relative link in README.md, CONTRIBUTING.md and
+# docs/*.md names a file that exists, and each #anchor a heading of the page it points to,
+# spelled as GitHub makes anchors (lower case, punctuation dropped, a hyphen per space, -1,
+# -2 for repeats). Code (fenced blocks, `spans`) and addresses with a scheme are not links.
+# slugs PAGE: the anchors of the page's headings, one a line.
+slugs() {
+	awk '/^```/ { code = !code; next }
+		!code && /^#+ / {
+			h = tolower($0); sub(/^#+ +/, "", h); sub(/ +#* *$/, "", h)
+			gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h)
+			print (seen[h]++ ? h "-" seen[h] - 1 : h)
+		}' "$1"
+}
+broken=$(for page in README.md CONTRIBUTING.md docs/*.md; do
+	[ -f "$page" ] || continue # no docs/*.md: the pattern itself
+	awk '/^```/ { code = !code; next }
+		!code {
+			line = $0; gsub(/`[^`]*`/, "", line)
+			while (match(line, /\]\([^) ]+( "[^"]*")?\)/)) {
+				target = substr(line, RSTART + 2, RLENGTH - 3); sub(/ ".*/, "", target)
+				print target; line = substr(line, RSTART + RLENGTH)
+			}
+		}' "$page" | while IFS= read -r target; do
+		case $target in *://* | mailto:*) continue ;; esac
+		file=${target%%#*} anchor=
+		[ "$file" = "$target" ] || anchor=${target#*#}
+		if [ -z "$file" ]; then file=$page; else file=$(dirname "$page")/$file; fi
+		if [ ! -e "$file" ]; then
+			echo "$page: $target: no such file"
+		elif [ -n "$anchor" ] && ! slugs "$file" | grep -qxF -- "$anchor"; then
+			echo "$page: $target: no such heading in $file"
+		fi
+	done
+done)
+if [ -z "$broken" ]; then
+	pass=$((pass + 1)); echo "links: ok"
+else
+	fail=$((fail + 1)); echo "links: FAILED"; echo "$broken"
+fi
 # Man pages: render without warnings; options of -h and of the page agree.
 for tool in ${TOOLS:-}; do
 	out=$(tests/man-check.sh "$B/$tool" "man/man8/$tool.8" 2>&1)
