@@ -7,7 +7,7 @@
  * field on its own as the counting tools read it. Input: the event (1 byte), up to 8 field
  * changes (3 bytes each: field, what, value), a byte 0xff, then the record (its type is
  * set to the event's ID). The format text itself is not fuzzed: libtraceevent 1.7.1's
- * parser crashes on some broken texts (README, Fuzzing), and tools only parse the
+ * parser crashes on some broken texts (docs/hardening.md), and tools only parse the
  * kernel's. Property: no crash, no read outside the record; JSON valid, text one line.
  */
 #include <stdbool.h>

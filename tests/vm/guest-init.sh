@@ -52,7 +52,7 @@ feature "instances" "[ -d $T/instances ]"
 feature "kprobe_events" "[ -e $T/kprobe_events ]"
 feature "uprobe_events" "[ -e $T/uprobe_events ]"
 feature "dynamic_events" "[ -e $T/dynamic_events ]"
-# The README lists the eprobe syntax even without CONFIG_EPROBE_EVENTS (6.18): create one.
+# The tracefs README lists the eprobe syntax even without CONFIG_EPROBE_EVENTS (6.18): create one.
 feature "eprobes" "echo 'e:fttfeat/e syscalls.sys_enter_openat' >> $T/dynamic_events && echo '-:fttfeat/e' >> $T/dynamic_events"
 feature "error_log" "[ -e $T/error_log ]"
 feature "set_event_pid" "[ -e $T/set_event_pid ]"
