@@ -103,7 +103,8 @@ int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 			return -1;
 		offs[done++] = off;
 		snprintf(target, sizeof(target), "%s:0x%llx", lib, off);
-		struct tep_event *ev = probe_try(s, PROBE_UPROBE, 'p', fs[i].sym, target, args);
+		struct tep_event *ev = probe_try(s, PROBE_UPROBE, 'p',
+						 fs[i].name ? fs[i].name : fs[i].sym, target, args);
 		if (!ev) {
 			*why = "the kernel refused a uprobe on the C library";
 			return -1;

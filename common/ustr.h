@@ -48,10 +48,12 @@ struct tep_event *ustr_kprobe(struct session *s, const char *name, const struct 
 struct tep_event *ustr_eprobe(struct session *s, const char *name, const char *call,
 			      const char *args);
 
-/* Rung 3: C library functions, args a template of ustr_expand. */
+/* Rung 3: C library functions, args a template of ustr_expand; the event is named after the
+ * function unless name is set (two probes on one function). */
 struct ustr_func {
 	const char *sym;
 	const char *args;
+	const char *name;
 };
 /*
  * A uprobe on each of fs that the C library has, once per address (aliases share one:

@@ -285,20 +285,20 @@ static int via_eprobe(void *ctx, const char **why)
 
 /* 3: uprobes on the C library's open functions, with the ABI's argument registers. */
 static const struct ustr_func libc_opens[] = {
-	{"open64", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"open", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open64", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open64_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open64_2", "file=+0($1):string flags=$2:u64"},
-	{"__open_2", "file=+0($1):string flags=$2:u64"},
-	{"openat64", "file=+0($2):string flags=$3:u64 mode=$4:u64"},
-	{"openat", "file=+0($2):string flags=$3:u64 mode=$4:u64"},
-	{"__openat64_2", "file=+0($2):string flags=$3:u64"},
-	{"__openat_2", "file=+0($2):string flags=$3:u64"},
-	{"creat64", "file=+0($1):string mode=$2:u64"},
-	{"creat", "file=+0($1):string mode=$2:u64"},
+	{"open64", "file=+0($1):string flags=$2:u64 mode=$3:u64", NULL},
+	{"open", "file=+0($1):string flags=$2:u64 mode=$3:u64", NULL},
+	{"__open64", "file=+0($1):string flags=$2:u64 mode=$3:u64", NULL},
+	{"__open", "file=+0($1):string flags=$2:u64 mode=$3:u64", NULL},
+	{"__open64_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64", NULL},
+	{"__open_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64", NULL},
+	{"__open64_2", "file=+0($1):string flags=$2:u64", NULL},
+	{"__open_2", "file=+0($1):string flags=$2:u64", NULL},
+	{"openat64", "file=+0($2):string flags=$3:u64 mode=$4:u64", NULL},
+	{"openat", "file=+0($2):string flags=$3:u64 mode=$4:u64", NULL},
+	{"__openat64_2", "file=+0($2):string flags=$3:u64", NULL},
+	{"__openat_2", "file=+0($2):string flags=$3:u64", NULL},
+	{"creat64", "file=+0($1):string mode=$2:u64", NULL},
+	{"creat", "file=+0($1):string mode=$2:u64", NULL},
 };
 
 static void uprobe_made(struct tep_event *ev, int i, void *ctx)
