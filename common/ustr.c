@@ -114,19 +114,3 @@ int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 	*why = "the C library has none of the functions";
 	return done ? done : -1;
 }
-
-int ustr_climb(const ustr_rung_fn *rungs, const char *const *names, int n, int *via, void *ctx,
-	       const char *tool)
-{
-	const char *why = "";
-	int ret = -1;
-	if (*via >= 0 && *via < n) {
-		if ((ret = rungs[*via](ctx, &why)) == -1)
-			fprintf(stderr, "%s: --via %s: %s\n", tool, names[*via], why);
-		return ret;
-	}
-	for (*via = 0; *via < n; (*via)++)
-		if ((ret = rungs[*via](ctx, &why)) != -1)
-			return ret;
-	return -1;
-}

@@ -39,6 +39,7 @@
 #include <event-parse.h>
 
 #include "comm.h"
+#include "ladder.h"
 #include "out.h"
 #include "pair.h"
 #include "probe.h"
@@ -965,7 +966,7 @@ static int via_proc(void *ctx, const char **why)
 
 static int setup(struct tool_run *t)
 {
-	static const ustr_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
+	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
 	int ret;
 	env.t = t;
 	struct tep_event *exec_ev = session_load_event(&t->s, "sched", "sched_process_exec");
@@ -983,7 +984,7 @@ static int setup(struct tool_run *t)
 	    session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	int via = env.via;
-	ret = ustr_climb(rungs, via_names, VIA_BEST, &via, t, "execsnoop");
+	ret = ladder_climb(rungs, via_names, VIA_BEST, &via, t, "execsnoop");
 	env.via = via;
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;

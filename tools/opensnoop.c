@@ -14,6 +14,7 @@
 
 #include <event-parse.h>
 
+#include "ladder.h"
 #include "out.h"
 #include "probe.h"
 #include "reader.h"
@@ -324,7 +325,7 @@ static int via_uprobe(void *ctx, const char **why)
 
 static int setup(struct tool_run *t)
 {
-	static const ustr_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
+	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	int ret, via = env.via;
 	env.t = t;
 	if (!sysc_event(&t->s, "exit", "openat")) {
@@ -338,7 +339,7 @@ static int setup(struct tool_run *t)
 	    reader_on_lost(&t->r, sysc_lost, &env.join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	bool chosen = env.via != USTR_BEST;
-	ret = ustr_climb(rungs, ustr_via_names, USTR_BEST, &via, t, "opensnoop");
+	ret = ladder_climb(rungs, ustr_via_names, USTR_BEST, &via, t, "opensnoop");
 	env.via = via;
 	if (!chosen && ret == 0 && env.via == USTR_UPROBE)
 		fprintf(stderr, "opensnoop: no kprobes or event probes in this kernel "
