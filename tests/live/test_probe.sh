@@ -79,7 +79,10 @@ fi
 # A field whose C type is signed is shown signed, whatever the format's "signed:" says: kill's
 # pid_t target is "size:8; signed:0" in the syscall formats (4294967295 for -1 before).
 if [ -d "$T/events/syscalls/sys_enter_kill" ]; then
-	PGID=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f3)
+	# A process group of its own (this shell's may be 0, under the guests' init).
+	setsid sleep 30 > /dev/null 2>&1 &
+	PGID=$!
+	sleep 0.3
 	start_bg "$BIN/tpoint" -j syscalls:sys_enter_kill "common_pid == $$"
 	kill -0 -1 2> /dev/null
 	kill -0 -$PGID 2> /dev/null
@@ -87,6 +90,8 @@ if [ -d "$T/events/syscalls/sys_enter_kill" ]; then
 	check "tpoint -j: kill -0 -1 and kill -0 -PGID with their pid_t targets negative" sh -c "
 		grep -q '\"event\":\"syscalls:sys_enter_kill\",\"fields\":{\"__syscall_nr\":[0-9]*,\"pid\":-1,\"sig\":0}' '$TMP/out' &&
 		grep -q '\"pid\":-$PGID,\"sig\":0}' '$TMP/out'"
+	kill $PGID 2> /dev/null
+	wait $PGID 2> /dev/null
 	start_bg "$BIN/tpoint" -k field.pid syscalls:sys_enter_kill "common_pid == $$"
 	kill -0 -1 2> /dev/null
 	kill -0 -1 2> /dev/null
