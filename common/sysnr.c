@@ -46,7 +46,8 @@ static int in_kernel(const char *const *kernel, int n, const char *name)
 }
 
 /* The kernel's name of a call the headers name otherwise: its SYSCALL_DEFINE's
- * ("newstat", "sendfile64", "umount" for umount2); NULL when it has no event of it. */
+ * ("newstat", "sendfile64", "umount" for umount2, "sysctl" for _sysctl); NULL when it has
+ * no event of it. */
 static const char *kernel_name(const char *const *kernel, int n, const char *name, char *buf,
 			       size_t len)
 {
@@ -58,6 +59,8 @@ static const char *kernel_name(const char *const *kernel, int n, const char *nam
 	snprintf(buf, len, "%s64", name);
 	if (in_kernel(kernel, n, buf) >= 0)
 		return buf;
+	if (name[0] == '_' && in_kernel(kernel, n, name + 1) >= 0)
+		return name + 1;
 	size_t l = strlen(name);
 	if (l > 1 && name[l - 1] >= '0' && name[l - 1] <= '9') {
 		snprintf(buf, len, "%.*s", (int)(l - 1), name);

@@ -30,6 +30,7 @@ static void test_numbers(void **state)
 	assert_string_equal(sysnr_name(&t, 451, buf, sizeof(buf)), "cachestat");
 	assert_string_equal(sysnr_name(&t, 462, buf, sizeof(buf)), "mseal");
 #endif
+
 	sysnr_free(&t);
 }
 
@@ -37,12 +38,14 @@ static void test_numbers(void **state)
 static void test_kernel_names(void **state)
 {
 	(void)state;
-	static const char *const kernel[] = {"read",	"newstat",	"sendfile64", "umount",
-					     "getppid", "ftt_new_call", "pipe2",      "newuname"};
+	static const char *const kernel[] = {
+		"read",	 "newstat",  "sendfile64", "umount",	   "getppid",
+		"pipe2", "newuname", "sysctl",	   "ftt_new_call",
+	};
 	struct sysnr t;
 	char buf[32];
-	assert_int_equal(sysnr_init(&t, kernel, 8), 0);
-	assert_int_equal(t.kernel, 8);
+	assert_int_equal(sysnr_init(&t, kernel, 9), 0);
+	assert_int_equal(t.kernel, 9);
 	assert_int_equal(t.unnamed, 1); /* a call the table has no number for */
 	assert_string_equal(t.unnamed_list, "ftt_new_call");
 	assert_string_equal(sysnr_name(&t, SYS_read, buf, sizeof(buf)), "read");
@@ -58,6 +61,10 @@ static void test_kernel_names(void **state)
 	assert_string_equal(sysnr_name(&t, SYS_umount2, buf, sizeof(buf)), "umount");
 #endif
 	assert_string_equal(sysnr_name(&t, SYS_uname, buf, sizeof(buf)), "newuname");
+#ifdef SYS__sysctl
+	/* The 4.x kernels' sysctl, the headers' _sysctl (the 4.9 guest said it was unnamed). */
+	assert_string_equal(sysnr_name(&t, SYS__sysctl, buf, sizeof(buf)), "sysctl");
+#endif
 	/* A call the kernel lists no event for keeps the headers' name. */
 	assert_string_equal(sysnr_name(&t, SYS_openat, buf, sizeof(buf)), "openat");
 	sysnr_free(&t);
