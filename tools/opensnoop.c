@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE /* process_vm_readv */
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -144,20 +146,35 @@ static bool path_matches(const char *path)
  * caller's memory now, after the call (a prefix held, the length to its NUL); false when
  * the caller is gone or the memory unreadable.
  */
+/* len bytes of task tid's memory at `at` into buf: process_vm_readv, or /proc/TID/mem where
+ * the kernel has no CONFIG_CROSS_MEMORY_ATTACH (the 4.x guests). */
+static ssize_t caller_memory(int tid, uint64_t at, char *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)at, len};
+	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n >= 0 || errno != ENOSYS)
+		return n;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len, (off_t)at);
+	close(fd);
+	return n;
+}
+
 static bool path_from_memory(int tid, uint64_t at, char *buf, size_t size, size_t *len)
 {
 	char more[4096];
-	struct iovec local = {buf, size - 1}, remote = {(void *)(uintptr_t)at, size - 1};
-	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	ssize_t n = caller_memory(tid, at, buf, size - 1);
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
 	*len = strnlen(buf, (size_t)n);
 	/* Its length: on to the NUL, at most the 128 KB of the kernel's MAX_ARG_STRLEN. */
 	for (size_t off = (size_t)n; *len == off && off < 131072; off += (size_t)n) {
-		local = (struct iovec){more, sizeof(more)};
-		remote = (struct iovec){(void *)(uintptr_t)(at + off), sizeof(more)};
-		if ((n = process_vm_readv(tid, &local, 1, &remote, 1, 0)) <= 0) {
+		if ((n = caller_memory(tid, at + off, more, sizeof(more))) <= 0) {
 			*len = SIZE_MAX;
 			break;
 		}
