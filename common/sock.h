@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * sock: what the TCP tools share about sockets in events. The addresses and ports of an
+ * event read by field name (sock:inet_sock_set_state, tcp:tcp_set_state of 4.15,
+ * tcp:tcp_retransmit_skb and the other tcp events: family, sport, dport, saddr, daddr,
+ * saddr_v6, daddr_v6; or tcp_send_reset's sockaddrs), v4-mapped IPv6 shown as IPv4; the
+ * names of a symbolic field's values (TCP states, drop reasons) read from the event's print
+ * fmt on the running kernel, where they differ by version; port lists (-P, -L, -D) and their
+ * kernel filter; the listening sockets and their owners from /proc (who a passive open
+ * belongs to, when the kernel cannot say who accepted it).
+ */
+#ifndef FTT_SOCK_H
+#define FTT_SOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tep_event;
+struct tep_format_field;
+struct tep_record;
+
+/* One side and the other of a connection, as an event gives them. */
+struct sock_tuple {
+	int family; /* 4 or 6 (v4-mapped IPv6 is 4); 0: unknown */
+	unsigned char saddr[16], daddr[16];
+	uint16_t sport, dport;
+};
+
+/* Room for an address as text (an IPv6 address, or "-"). */
+#define SOCK_ADDRSTRLEN 46
+
+/* The fields of one event that say where its socket is. */
+struct sock_fields {
+	struct tep_format_field *family, *sport, *dport, *saddr, *daddr, *saddr6, *daddr6;
+	/* tcp_send_reset (6.2+): the flow as two struct sockaddr_in6-sized sockaddrs. */
+	struct tep_format_field *sa_src, *sa_dst;
+	struct tep_format_field *skaddr; /* the socket's kernel address, when there is one */
+};
+
+/* The fields of ev; -1 when it has neither the address fields nor the sockaddrs. */
+int sock_fields_init(struct sock_fields *f, struct tep_event *ev);
+/* The tuple of rec. IPv6 fields holding a v4-mapped address give family 4 with the v4
+ * address; without a family field (4.15's tcp_set_state) the IPv6 fields say which. */
+void sock_tuple_read(const struct sock_fields *f, const struct tep_record *rec,
+		     struct sock_tuple *t);
+/* The socket's kernel address (0 when the event has none). */
+unsigned long long sock_skaddr(const struct sock_fields *f, const struct tep_record *rec);
+
+/* An address as text: inet_ntop's form ("127.0.0.1", "::1"); "-" for family 0. */
+const char *sock_ntop(int family, const unsigned char *a, char *buf, size_t len);
+
+/*
+ * The names of a field's values as the event's print fmt gives them (its
+ * __print_symbolic(REC->field, ...) table, also inside a ?: as tcp_send_reset has it),
+ * with a prefix cut ("TCP_" of the states). A table whose values are enum names rather than
+ * numbers (tcp_retransmit_skb's state on 6.x) is resolved by the names of another table
+ * (resolve), e.g. inet_sock_set_state's, which the kernel gives as numbers.
+ */
+struct sock_names {
+	int n;
+	struct sock_name {
+		long long value;
+		char name[40];
+	} * e;
+};
+/* 0 with the table read; -1 when the print fmt has no such table (s left empty). */
+int sock_names_read(struct sock_names *s, struct tep_event *ev, const char *field, const char *cut,
+		    const struct sock_names *resolve);
+/* The TCP states of include/net/tcp_states.h (ESTABLISHED 1 .. NEW_SYN_RECV 12), for a
+ * kernel with no TCP tracepoint to read them from (before 4.15: kprobes only). */
+void sock_names_tcp_states(struct sock_names *s);
+/* The name of v, or its number as text in buf; NULL when v has no name and buf is NULL. */
+const char *sock_name(const struct sock_names *s, long long v, char *buf, size_t len);
+/* The value of a name, or -1. */
+long long sock_value(const struct sock_names *s, const char *name);
+void sock_names_free(struct sock_names *s);
+
+/* A list of ports (-P 80,443): parsed strictly, as a usage error when bad (exit 2). */
+#define SOCK_MAX_PORTS 32
+struct sock_ports {
+	int n;
+	uint16_t port[SOCK_MAX_PORTS];
+};
+void sock_ports_parse(struct sock_ports *p, const char *arg, const char *what);
+bool sock_ports_has(const struct sock_ports *p, unsigned port);
+/* A kernel filter on field for the list ("(dport == 80 || dport == 443)"), "" when empty;
+ * -1 when it does not fit. */
+int sock_ports_filter(const struct sock_ports *p, const char *field, char *buf, size_t len);
+
+/*
+ * The listening sockets of this machine and the process holding each (the first found
+ * with it open), from /proc/net/tcp, /proc/net/tcp6 and /proc/PID/fd: for the passive opens
+ * of sockets that listened before tracing began.
+ */
+struct sock_listener {
+	int family; /* 4 or 6 */
+	unsigned char addr[16];
+	uint16_t port;
+	pid_t pid; /* 0: no process found */
+	char comm[16];
+	unsigned long inode; /* of /proc's socket: links in /proc/PID/fd name it */
+};
+struct sock_listeners {
+	int n, size;
+	struct sock_listener *l;
+};
+/* 0, or -1 when /proc/net/tcp cannot be read. proc: "/proc" (a fake tree in the tests). */
+int sock_listeners_read(struct sock_listeners *ls, const char *proc);
+/* The listener a passive open to (family, addr, port) belongs to: the exact address, else a
+ * wildcard one (an IPv6 wildcard takes IPv4 too unless it is v6only, which /proc does not
+ * say: the first found). NULL when none. */
+const struct sock_listener *sock_listener_find(const struct sock_listeners *ls, int family,
+					       const unsigned char *addr, unsigned port);
+/* Add or replace one (a listen seen while tracing). */
+void sock_listener_add(struct sock_listeners *ls, const struct sock_listener *l);
+void sock_listeners_free(struct sock_listeners *ls);
+
+#endif
