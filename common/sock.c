@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "opt.h"
 #include "reader.h"
+#include "session.h"
 
 /* --- addresses ----------------------------------------------------------------------------- */
 
@@ -250,6 +252,66 @@ void sock_names_free(struct sock_names *s)
 {
 	free(s->e);
 	memset(s, 0, sizeof(*s));
+}
+
+/* --- state changes ------------------------------------------------------------------------ */
+
+int sock_states_load(struct sock_states *s, struct session *sess)
+{
+	memset(s, 0, sizeof(*s));
+	s->ev = session_load_event(sess, "sock", "inet_sock_set_state");
+	if (!s->ev)
+		s->ev = session_load_event(sess, "tcp", "tcp_set_state");
+	if (!s->ev || sock_fields_init(&s->f, s->ev) || !s->f.skaddr)
+		return -1;
+	s->oldstate = tep_find_field(s->ev, "oldstate");
+	s->newstate = tep_find_field(s->ev, "newstate");
+	s->protocol = tep_find_field(s->ev, "protocol");
+	if (!s->oldstate || !s->newstate)
+		return -1;
+	if (sock_names_read(&s->names, s->ev, "newstate", "TCP_", NULL) || s->names.n < 12) {
+		sock_names_free(&s->names);
+		sock_names_tcp_states(&s->names);
+	}
+	static const struct {
+		size_t off;
+		const char *name;
+	} want[] = {
+		{offsetof(struct sock_states, established), "ESTABLISHED"},
+		{offsetof(struct sock_states, syn_sent), "SYN_SENT"},
+		{offsetof(struct sock_states, syn_recv), "SYN_RECV"},
+		{offsetof(struct sock_states, fin_wait1), "FIN_WAIT1"},
+		{offsetof(struct sock_states, close), "CLOSE"},
+		{offsetof(struct sock_states, close_wait), "CLOSE_WAIT"},
+		{offsetof(struct sock_states, last_ack), "LAST_ACK"},
+		{offsetof(struct sock_states, listen), "LISTEN"},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		long long v = sock_value(&s->names, want[i].name);
+		*(int *)((char *)s + want[i].off) = v < 0 ? -1000 : (int)v;
+	}
+	return 0;
+}
+
+const char *sock_states_filter(const struct sock_states *s)
+{
+	return s->protocol ? "protocol == 6" : "";
+}
+
+const char *sock_state_name(const struct sock_states *s, long long v, char *buf, size_t len)
+{
+	return sock_name(&s->names, v, buf, len);
+}
+
+void sock_states_free(struct sock_states *s)
+{
+	sock_names_free(&s->names);
+}
+
+bool sock_in_task(struct tep_handle *tep, struct tep_record *rec)
+{
+	/* TRACE_FLAG_HARDIRQ 0x08, TRACE_FLAG_SOFTIRQ 0x10, TRACE_FLAG_NMI 0x40 */
+	return !(tep_data_flags(tep, rec) & (0x08 | 0x10 | 0x40));
 }
 
 /* --- ports --------------------------------------------------------------------------------- */

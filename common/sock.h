@@ -17,8 +17,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct session;
 struct tep_event;
 struct tep_format_field;
+struct tep_handle;
 struct tep_record;
 
 /* One side and the other of a connection, as an event gives them. */
@@ -76,6 +78,33 @@ const char *sock_name(const struct sock_names *s, long long v, char *buf, size_t
 /* The value of a name, or -1. */
 long long sock_value(const struct sock_names *s, const char *name);
 void sock_names_free(struct sock_names *s);
+
+/*
+ * The state changes of TCP sockets: sock:inet_sock_set_state (Linux 4.16; also SCTP's and
+ * MPTCP's, left out by the filter) or 4.15's tcp:tcp_set_state, with their fields and the
+ * names of the states read from the event (the ABI's when it has none).
+ */
+struct sock_states {
+	struct tep_event *ev;
+	struct sock_fields f;
+	struct tep_format_field *oldstate, *newstate, *protocol;
+	struct sock_names names;
+	/* The states the tools act on, by name from the table. */
+	int established, syn_sent, syn_recv, fin_wait1, close, close_wait, last_ack, listen;
+};
+/* Load them from the session's kernel; -1 when it has neither event (not said: the tool says
+ * what it cannot do without them). */
+int sock_states_load(struct sock_states *s, struct session *sess);
+/* The kernel filter that keeps TCP's changes only: "protocol == 6", or "" (4.15's event is
+ * TCP's only). */
+const char *sock_states_filter(const struct sock_states *s);
+/* The name of a state ("ESTABLISHED"), or its number in buf. */
+const char *sock_state_name(const struct sock_states *s, long long v, char *buf, size_t len);
+void sock_states_free(struct sock_states *s);
+
+/* Did rec happen in a task's own context (a system call), not in an interrupt or a softirq
+ * that only borrowed the task (its PID says nothing of the socket there)? */
+bool sock_in_task(struct tep_handle *tep, struct tep_record *rec);
 
 /* A list of ports (-P 80,443): parsed strictly, as a usage error when bad (exit 2). */
 #define SOCK_MAX_PORTS 32
