@@ -68,8 +68,7 @@ enum { OPT_PORTS = 'P', OPT_VIA = OPT_LONG + 1 };
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
 	TOOL_JSON("one JSON object per connection accepted"),
-	{'n', NULL, "NAME", "only connections accepted by processes whose name\nmatches (glob)",
-	 0},
+	{'n', NULL, "NAME", "only connections accepted by processes whose name\nmatches (glob)", 0},
 	{'p', NULL, "PID", "only connections accepted by this process", 0},
 	{OPT_PORTS, NULL, "PORT[,PORT...]", "only connections to these local ports", 0},
 	TOOL_TIMESTAMP,
@@ -128,8 +127,8 @@ static void print(uint64_t ts, int pid, int tid, const char *comm, const struct 
 }
 
 /* accept(2) handed the socket over, in the acceptor's context. */
-static void accepted(const struct tep_record *end, const struct span_start *start,
-		     uint64_t delta, void *data, void *ctx)
+static void accepted(const struct tep_record *end, const struct span_start *start, uint64_t delta,
+		     void *data, void *ctx)
 {
 	(void)start;
 	(void)ctx;
@@ -170,8 +169,8 @@ static void on_state(struct tep_record *rec, void *ctx)
 	if (new != env.st.established || old != env.st.syn_recv)
 		return;
 	if (env.accept_ev) {
-		struct open *o =
-			span_begin(&env.opens, sock_skaddr(&env.st.f, rec), 0, rec->ts, rec->cpu, 0);
+		struct open *o = span_begin(&env.opens, sock_skaddr(&env.st.f, rec), 0, rec->ts,
+					    rec->cpu, 0);
 		o->tup = tup;
 		return;
 	}
@@ -191,8 +190,9 @@ static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sock_states_load(&env.st, &t->s)) {
-		fprintf(stderr, "tcpaccept: no TCP state-change event in this kernel "
-				"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
+		fprintf(stderr,
+			"tcpaccept: no TCP state-change event in this kernel "
+			"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
 		return TOOL_FAIL;
 	}
 	if (env.pid)

@@ -82,8 +82,8 @@ static const struct opt_spec options[] = {
 	{'c', NULL, NULL, "count connects by source, destination and port; print at the end", 0},
 	TOOL_DURATION,
 	TOOL_JSON("one JSON object per connect (or per destination with -c)"),
-	{'n', NULL, "NAME",
-	 "only connects by threads whose name matches (glob), as\nit was then", 0},
+	{'n', NULL, "NAME", "only connects by threads whose name matches (glob), as\nit was then",
+	 0},
 	{'p', NULL, "PID", "only connects by this process", 0},
 	{OPT_PORTS, NULL, "PORT[,PORT...]", "only connects to these destination ports", 0},
 	TOOL_TIMESTAMP,
@@ -187,8 +187,9 @@ static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sock_states_load(&env.st, &t->s)) {
-		fprintf(stderr, "tcpconnect: no TCP state-change event in this kernel "
-				"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
+		fprintf(stderr,
+			"tcpconnect: no TCP state-change event in this kernel "
+			"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
 		return TOOL_FAIL;
 	}
 	if (env.pid)
@@ -247,7 +248,8 @@ static bool collect(void *value, void *ctx)
 
 static int by_time(const void *a, const void *b)
 {
-	const struct span_start *x = *(struct span_start *const *)a, *y = *(struct span_start *const *)b;
+	const struct span_start *x = *(struct span_start *const *)a,
+				*y = *(struct span_start *const *)b;
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
@@ -280,8 +282,7 @@ static void end(struct tool_run *t)
 			row_header(&env.row);
 		agg_sorted(&env.counts, print_count, NULL);
 	}
-	span_report(&env.connects, "tcpconnect",
-		    "connect outcomes");
+	span_report(&env.connects, "tcpconnect", "connect outcomes");
 }
 
 static void cleanup(struct tool_run *t)

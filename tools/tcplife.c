@@ -50,21 +50,48 @@ struct life {
 	uint64_t tx, rx;
 };
 
-#define LIFE_COLS(addr)                                                                       \
-	{ROW_COL_TS,                                                                          \
-	 ROW_COL_WALL,                                                                        \
-	 {"PID", "pid", 7, ROW_INT, 0, 0, "the process (see DESCRIPTION: which one)"},        \
-	 {NULL, "tid", 0, ROW_INT, 0, ROW_NOTEXT, "its thread (null: a listener's owner)"},   \
-	 {"COMM", "comm", -16, ROW_STR, 0, 0, "its name then"},                               \
-	 {"IP", "ip", 2, ROW_INT, 0, 0, "4 or 6 (v4-mapped IPv6: 4)"},                        \
-	 {"LADDR", "laddr", addr, ROW_WORD, 0, 0, "the local address"},                       \
-	 {"LPORT", "lport", 5, ROW_UINT, 0, 0, "the local port"},                             \
-	 {"RADDR", "raddr", addr, ROW_WORD, 0, 0, "the remote address"},                      \
-	 {"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},                            \
-	 {"TX_KB", "tx_bytes", 6, ROW_UINT, 0, 0,                                             \
-	  "sent: bytes in JSON, KiB in text (null or -: not known on this kernel)"},          \
-	 {"RX_KB", "rx_bytes", 6, ROW_UINT, 0, 0, "received: bytes in JSON, KiB in text"},    \
-	 {"MS", "dur_ms", 10, ROW_FLOAT, 3, 0, "from the first state change seen to CLOSE, ms"}}
+#define LIFE_COLS(addr)                                                                    \
+	{                                                                                  \
+		ROW_COL_TS, ROW_COL_WALL, {"PID",                                          \
+					   "pid",                                          \
+					   7,                                              \
+					   ROW_INT,                                        \
+					   0,                                              \
+					   0,                                              \
+					   "the process (see DESCRIPTION: which one)"},    \
+			{NULL,                                                             \
+			 "tid",                                                            \
+			 0,                                                                \
+			 ROW_INT,                                                          \
+			 0,                                                                \
+			 ROW_NOTEXT,                                                       \
+			 "its thread (null: a listener's owner)"},                         \
+			{"COMM", "comm", -16, ROW_STR, 0, 0, "its name then"},             \
+			{"IP", "ip", 2, ROW_INT, 0, 0, "4 or 6 (v4-mapped IPv6: 4)"},      \
+			{"LADDR", "laddr", addr, ROW_WORD, 0, 0, "the local address"},     \
+			{"LPORT", "lport", 5, ROW_UINT, 0, 0, "the local port"},           \
+			{"RADDR", "raddr", addr, ROW_WORD, 0, 0, "the remote address"},    \
+			{"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},          \
+			{"TX_KB",                                                          \
+			 "tx_bytes",                                                       \
+			 6,                                                                \
+			 ROW_UINT,                                                         \
+			 0,                                                                \
+			 0,                                                                \
+			 "sent: bytes in JSON, KiB in text (null or -: not known on this " \
+			 "kernel)"},                                                       \
+			{"RX_KB",                                                          \
+			 "rx_bytes",                                                       \
+			 6,                                                                \
+			 ROW_UINT,                                                         \
+			 0,                                                                \
+			 0,                                                                \
+			 "received: bytes in JSON, KiB in text"},                          \
+		{                                                                          \
+			"MS", "dur_ms", 10, ROW_FLOAT, 3, 0,                               \
+				"from the first state change seen to CLOSE, ms"            \
+		}                                                                          \
+	}
 static const struct row_col cols[] = LIFE_COLS(-15), wide_cols[] = LIFE_COLS(-39);
 static const struct row_table table = ROW_TABLE("each session, when it closes", cols);
 static const struct row_table wide_table = ROW_TABLE("each session (-w)", wide_cols);
@@ -178,8 +205,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	}
 	struct span_start *s = span_find(&env.lives, sk, 0);
 	struct life *l = s ? span_data(s) : NULL;
-	if (!l && (new == env.st.syn_sent || new == env.st.syn_recv ||
-		   new == env.st.established))
+	if (!l && (new == env.st.syn_sent || new == env.st.syn_recv || new == env.st.established))
 		l = span_begin(&env.lives, sk, 0, rec->ts, rec->cpu, 0);
 	if (!l) {
 		if (new == env.st.close)
@@ -220,8 +246,9 @@ static void on_bytes(struct tep_record *rec, void *ctx)
 	long long ret = reader_num(rec, send ? env.send_ret : env.recv_ret);
 	if (ret <= 0 || (!send && (reader_num(rec, env.recv_flags) & 2 /* MSG_PEEK */)))
 		return;
-	struct span_start *s = span_find(
-		&env.lives, (unsigned long long)reader_num(rec, send ? env.send_sk : env.recv_sk), 0);
+	struct span_start *s =
+		span_find(&env.lives,
+			  (unsigned long long)reader_num(rec, send ? env.send_sk : env.recv_sk), 0);
 	if (!s)
 		return;
 	struct life *l = span_data(s);
@@ -232,8 +259,9 @@ static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sock_states_load(&env.st, &t->s)) {
-		fprintf(stderr, "tcplife: no TCP state-change event in this kernel "
-				"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
+		fprintf(stderr,
+			"tcplife: no TCP state-change event in this kernel "
+			"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
 		return TOOL_FAIL;
 	}
 	if (env.pid)

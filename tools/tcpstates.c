@@ -27,24 +27,33 @@ static struct env {
 	struct row row;
 } env;
 
-#define STATES_COLS(addr)                                                                     \
-	{ROW_COL_TS,                                                                          \
-	 ROW_COL_WALL,                                                                        \
-	 {"SKADDR", "skaddr", -18, ROW_HEX, 0, 0, "the socket's kernel address"},             \
-	 {"PID", "pid", 7, ROW_INT, 0, 0, "the process the change happened in"},              \
-	 {"COMM", "comm", -16, ROW_STR, 0, 0, "its thread's name then"},                      \
-	 {NULL, "context", 0, ROW_WORD, 0, ROW_NOTEXT,                                        \
-	  "task (the process's own call), or softirq or irq (a packet's: the task was only "  \
-	  "interrupted)"},                                                                    \
-	 {"IP", "ip", 2, ROW_INT, 0, 0, "4 or 6 (v4-mapped IPv6: 4)"},                        \
-	 {"LADDR", "laddr", addr, ROW_WORD, 0, 0, "the local address"},                       \
-	 {"LPORT", "lport", 5, ROW_UINT, 0, 0, "the local port"},                             \
-	 {"RADDR", "raddr", addr, ROW_WORD, 0, 0, "the remote address"},                      \
-	 {"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},                            \
-	 {"OLDSTATE", "oldstate", -11, ROW_WORD, 0, 0, "the state it leaves"},                \
-	 {"NEWSTATE", "newstate", -11, ROW_WORD, 0, 0, "the state it enters"},                \
-	 {"MS", "ms", 10, ROW_FLOAT, 3, 0,                                                    \
-	  "time in the old state, ms (- or null: the first change seen)"}}
+#define STATES_COLS(addr)                                                                          \
+	{                                                                                          \
+		ROW_COL_TS, ROW_COL_WALL,                                                          \
+			{"SKADDR", "skaddr", -18, ROW_HEX, 0, 0, "the socket's kernel address"},   \
+			{"PID", "pid", 7, ROW_INT, 0, 0, "the process the change happened in"},    \
+			{"COMM", "comm", -16, ROW_STR, 0, 0, "its thread's name then"},            \
+			{NULL,                                                                     \
+			 "context",                                                                \
+			 0,                                                                        \
+			 ROW_WORD,                                                                 \
+			 0,                                                                        \
+			 ROW_NOTEXT,                                                               \
+			 "task (the process's own call), or softirq or irq (a packet's: the task " \
+			 "was only "                                                               \
+			 "interrupted)"},                                                          \
+			{"IP", "ip", 2, ROW_INT, 0, 0, "4 or 6 (v4-mapped IPv6: 4)"},              \
+			{"LADDR", "laddr", addr, ROW_WORD, 0, 0, "the local address"},             \
+			{"LPORT", "lport", 5, ROW_UINT, 0, 0, "the local port"},                   \
+			{"RADDR", "raddr", addr, ROW_WORD, 0, 0, "the remote address"},            \
+			{"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},                  \
+			{"OLDSTATE", "oldstate", -11, ROW_WORD, 0, 0, "the state it leaves"},      \
+			{"NEWSTATE", "newstate", -11, ROW_WORD, 0, 0, "the state it enters"},      \
+		{                                                                                  \
+			"MS", "ms", 10, ROW_FLOAT, 3, 0,                                           \
+				"time in the old state, ms (- or null: the first change seen)"     \
+		}                                                                                  \
+	}
 static const struct row_col cols[] = STATES_COLS(-15), wide_cols[] = STATES_COLS(-39);
 static const struct row_table table = ROW_TABLE("each state change", cols);
 static const struct row_table wide_table = ROW_TABLE("each state change (-w)", wide_cols);
@@ -135,8 +144,9 @@ static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sock_states_load(&env.st, &t->s)) {
-		fprintf(stderr, "tcpstates: no TCP state-change event in this kernel "
-				"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
+		fprintf(stderr,
+			"tcpstates: no TCP state-change event in this kernel "
+			"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
 		return TOOL_FAIL;
 	}
 	if (span_init(&env.last, 16384, 0, SPAN_LOSS_ALL, unused, NULL))
