@@ -97,10 +97,10 @@ static const struct row_table table = ROW_TABLE("each session, when it closes", 
 static const struct row_table wide_table = ROW_TABLE("each session (-w)", wide_cols);
 
 static const struct opt_spec options[] = {
-	{'D', NULL, "PORT[,PORT...]", "only sessions with these remote ports", 0},
+	{'D', NULL, "PORTS", "only sessions with these remote ports (5432,6379)", 0},
 	TOOL_DURATION,
 	TOOL_JSON("one JSON object per session"),
-	{'L', NULL, "PORT[,PORT...]", "only sessions with these local ports", 0},
+	{'L', NULL, "PORTS", "only sessions with these local ports (80,443)", 0},
 	{'n', NULL, "NAME", "only sessions of processes whose name matches (glob)", 0},
 	{'p', NULL, "PID", "only sessions of this process", 0},
 	TOOL_TIMESTAMP,
@@ -351,9 +351,6 @@ static const struct tool tcplife = {
 	.formats = (const char *const[]){NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

@@ -59,10 +59,10 @@ static const struct row_table table = ROW_TABLE("each state change", cols);
 static const struct row_table wide_table = ROW_TABLE("each state change (-w)", wide_cols);
 
 static const struct opt_spec options[] = {
-	{'D', NULL, "PORT[,PORT...]", "only sockets with these remote ports", 0},
+	{'D', NULL, "PORTS", "only sockets with these remote ports (443)", 0},
 	TOOL_DURATION,
 	TOOL_JSON("one JSON object per state change"),
-	{'L', NULL, "PORT[,PORT...]", "only sockets with these local ports", 0},
+	{'L', NULL, "PORTS", "only sockets with these local ports (80)", 0},
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
 	{'w', NULL, NULL, "wide columns (room for IPv6 addresses)", 0},
@@ -191,9 +191,6 @@ static const struct tool tcpstates = {
 	.formats = (const char *const[]){NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,
