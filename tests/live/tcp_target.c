@@ -4,8 +4,8 @@
  * reported on stdout with what the kernel gave it (getsockname, getpeername), so a test can
  * match the tools' rows exactly. Waits for START-FILE first (a tracer can start), then:
  *
- *   conn PORT4 PORT6 TX RX HOLD_MS   a server (this process, renamed "tcpt-server") listens
- *	on 127.0.0.1:PORT4 and [::1]:PORT6; a client (a child, renamed "tcpt-client") connects
+ *   conn PORT4 PORT6 TX RX HOLD_MS [NAME]   a server (this process, renamed "tcpt-server") listens
+ *	on 127.0.0.1:PORT4 and [::1]:PORT6; a client (a child, renamed "tcpt-client", or NAME) connects
  *	three times in turn: over IPv4, over IPv6, and from an IPv6 socket to the IPv4 listener
  *	through ::ffff:127.0.0.1 (v4-mapped); each time it sends TX bytes, reads RX bytes the
  *	server sends back, waits HOLD_MS and closes first; the server then closes. Afterwards
@@ -140,8 +140,9 @@ static void xfer(int fd, long n, int out)
 
 static int conn(int argc, char **argv)
 {
-	if (argc != 5)
+	if (argc != 5 && argc != 6)
 		return 2;
+	const char *name = argc == 6 ? argv[5] : "tcpt-client";
 	int p4 = num(argv[0]), p6 = num(argv[1]), tx = num(argv[2]), rx = num(argv[3]);
 	int hold = num(argv[4]);
 	int l4 = listener(AF_INET, "127.0.0.1", p4, 8), l6 = listener(AF_INET6, "::1", p6, 8);
@@ -157,7 +158,7 @@ static int conn(int argc, char **argv)
 	} to[] = {
 		{AF_INET, 1, "127.0.0.1"}, {AF_INET6, 0, "::1"}, {AF_INET6, 1, "::ffff:127.0.0.1"}};
 	if (client == 0) {
-		prctl(PR_SET_NAME, "tcpt-client", 0, 0, 0);
+		prctl(PR_SET_NAME, name, 0, 0, 0);
 		for (int i = 0; i < 3; i++) {
 			struct sockaddr_storage ss;
 			socklen_t len = addr(&ss, to[i].fam, to[i].a, to[i].port4 ? p4 : p6);
