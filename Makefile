@@ -122,7 +122,7 @@ vmcheck: vmcheck-bin
 # Debian packages the build and the tests need; installed only when missing.
 DEPS := gcc make pkg-config clang-format clang libclang-rt-14-dev libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
         util-linux coreutils procps python3 libxml2-utils chromium \
-        qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
+        qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd nftables
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q 'install ok installed' || echo $$p; done); \
