@@ -84,7 +84,7 @@ static const struct opt_spec options[] = {
 static const char *const examples[] = {
 	"tcpaccept                 # every TCP connection accepted",
 	"tcpaccept -t -P 22        # connections to port 22, with times",
-	"tcpaccept -p 181          # connections accepted by PID 181",
+	"tcpaccept --via listener  # the listening process, not the acceptor",
 	"tcpaccept -j -d 5         # 5 seconds as JSON lines",
 	NULL,
 };

@@ -95,7 +95,6 @@ static const struct opt_spec options[] = {
 static const char *const examples[] = {
 	"tcpconnect                # every TCP connect",
 	"tcpconnect -t -P 80,443   # connects to ports 80 and 443, with times",
-	"tcpconnect -p 181         # connects by PID 181",
 	"tcpconnect -c -d 10       # count connects by destination for 10 seconds",
 	"tcpconnect -j -d 5        # 5 seconds as JSON lines",
 	NULL,
