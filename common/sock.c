@@ -14,6 +14,7 @@
 #include <event-parse.h>
 
 #include "opt.h"
+#include "probe.h"
 #include "reader.h"
 #include "session.h"
 
@@ -31,10 +32,20 @@ int sock_fields_init(struct sock_fields *f, struct tep_event *ev)
 	f->family = tep_find_field(ev, "family");
 	f->sport = tep_find_field(ev, "sport");
 	f->dport = tep_find_field(ev, "dport");
+	if (!f->dport && (f->dport = tep_find_field(ev, "dport_be")))
+		f->dport_be = true;
 	f->saddr = field_sized(ev, "saddr", 4);
 	f->daddr = field_sized(ev, "daddr", 4);
 	f->saddr6 = field_sized(ev, "saddr_v6", 16);
 	f->daddr6 = field_sized(ev, "daddr_v6", 16);
+	if (!f->saddr6 && !f->daddr6) {
+		f->saddr6 = field_sized(ev, "saddr_v6_lo", 8);
+		f->saddr6_hi = field_sized(ev, "saddr_v6_hi", 8);
+		f->daddr6 = field_sized(ev, "daddr_v6_lo", 8);
+		f->daddr6_hi = field_sized(ev, "daddr_v6_hi", 8);
+		if (!f->saddr6_hi || !f->daddr6_hi)
+			f->saddr6 = f->daddr6 = f->saddr6_hi = f->daddr6_hi = NULL;
+	}
 	f->skaddr = tep_find_field(ev, "skaddr");
 	/* tcp_send_reset since 6.2: saddr and daddr are sockaddrs (sockaddr_in6's 28 bytes). */
 	f->sa_src = field_sized(ev, "saddr", 28);
@@ -61,6 +72,18 @@ static bool v4mapped(const unsigned char *a)
 {
 	static const unsigned char prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 	return !memcmp(a, prefix, sizeof(prefix));
+}
+
+/* An IPv6 address: 16 bytes, or a kprobe's two halves. */
+static void copy_v6(unsigned char *dst, const struct tep_record *rec,
+		    const struct tep_format_field *f, const struct tep_format_field *hi)
+{
+	if (!hi) {
+		copy_field(dst, rec, f, 16);
+		return;
+	}
+	copy_field(dst, rec, f, 8);
+	copy_field(dst + 8, rec, hi, 8);
 }
 
 /* An IPv6 address in a, shown as IPv4 when v4-mapped. */
@@ -106,6 +129,8 @@ void sock_tuple_read(const struct sock_fields *f, const struct tep_record *rec,
 	}
 	t->sport = (uint16_t)reader_num(rec, f->sport);
 	t->dport = (uint16_t)reader_num(rec, f->dport);
+	if (f->dport_be)
+		t->dport = ntohs(t->dport);
 	long long fam = f->family ? reader_num(rec, f->family) : -1;
 	if (fam == AF_INET || (fam == -1 && !f->saddr6)) {
 		t->family = 4;
@@ -115,15 +140,15 @@ void sock_tuple_read(const struct sock_fields *f, const struct tep_record *rec,
 	}
 	if (fam != AF_INET6 && fam != -1)
 		return; /* neither: family 0, no addresses */
-	copy_field(t->saddr, rec, f->saddr6, 16);
-	copy_field(t->daddr, rec, f->daddr6, 16);
+	copy_v6(t->saddr, rec, f->saddr6, f->saddr6_hi);
+	copy_v6(t->daddr, rec, f->daddr6, f->daddr6_hi);
 	/* A v4-mapped pair (an IPv6 socket talking IPv4) is IPv4; so is 4.15's tcp_set_state,
 	 * which has no family and gives an IPv4 socket's addresses v4-mapped. */
 	int a = v6_or_mapped(t->saddr), b = v6_or_mapped(t->daddr);
 	t->family = a == 4 && b == 4 ? 4 : 6;
 	if (t->family == 6 && a != b) { /* one side mapped, the other not: show both as v6 */
-		copy_field(t->saddr, rec, f->saddr6, 16);
-		copy_field(t->daddr, rec, f->daddr6, 16);
+		copy_v6(t->saddr, rec, f->saddr6, f->saddr6_hi);
+		copy_v6(t->daddr, rec, f->daddr6, f->daddr6_hi);
 	}
 }
 
@@ -256,12 +281,50 @@ void sock_names_free(struct sock_names *s)
 
 /* --- state changes ------------------------------------------------------------------------ */
 
-int sock_states_load(struct sock_states *s, struct session *sess)
+int sock_kprobe_args(char *buf, size_t len, const char *reg)
+{
+#if defined(__x86_64__)
+	/* struct sock_common: skc_daddr 0, skc_rcv_saddr 4, skc_dport 12, skc_num 14,
+	 * skc_family 16, skc_state 18, ..., skc_prot 40, skc_net 48 (CONFIG_NET_NS), then
+	 * skc_v6_daddr and skc_v6_rcv_saddr. */
+	int v6 = access("/proc/self/ns/net", F_OK) == 0 ? 56 : 48;
+	int n = snprintf(buf, len,
+			 "skaddr=%s:u64 family=+16(%s):u16 sport=+14(%s):u16 dport_be=+12(%s):u16 "
+			 "saddr=+4(%s):u32 daddr=+0(%s):u32 daddr_v6_lo=+%d(%s):u64 "
+			 "daddr_v6_hi=+%d(%s):u64 saddr_v6_lo=+%d(%s):u64 saddr_v6_hi=+%d(%s):u64",
+			 reg, reg, reg, reg, reg, reg, v6, reg, v6 + 8, reg, v6 + 16, reg, v6 + 24,
+			 reg);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+#else
+	(void)buf;
+	(void)len;
+	(void)reg;
+	return -1;
+#endif
+}
+
+static struct tep_event *states_kprobe(struct session *sess)
+{
+	char args[1024];
+	size_t n;
+	if (!probe_available(sess, PROBE_KPROBE, true) ||
+	    sock_kprobe_args(args, sizeof(args), "%di"))
+		return NULL;
+	n = strlen(args);
+	/* tcp_set_state(struct sock *sk, int state) */
+	snprintf(args + n, sizeof(args) - n, " oldstate=+%d(%%di):u8 newstate=%%si:s32",
+		 SOCK_KPROBE_STATE_OFF);
+	return probe_create(sess, PROBE_KPROBE, 'p', "set_state", "tcp_set_state", args);
+}
+
+int sock_states_load(struct sock_states *s, struct session *sess, bool kprobe)
 {
 	memset(s, 0, sizeof(*s));
 	s->ev = session_load_event(sess, "sock", "inet_sock_set_state");
 	if (!s->ev)
 		s->ev = session_load_event(sess, "tcp", "tcp_set_state");
+	if (!s->ev && kprobe && (s->ev = states_kprobe(sess)))
+		s->kprobe = true;
 	if (!s->ev || sock_fields_init(&s->f, s->ev) || !s->f.skaddr)
 		return -1;
 	s->oldstate = tep_find_field(s->ev, "oldstate");

@@ -36,6 +36,10 @@ struct sock_tuple {
 /* The fields of one event that say where its socket is. */
 struct sock_fields {
 	struct tep_format_field *family, *sport, *dport, *saddr, *daddr, *saddr6, *daddr6;
+	/* A kprobe's (sock_kprobe_args): the destination port as the socket holds it (network
+	 * order), the IPv6 addresses in two 8-byte halves (no arrays before Linux 5.1). */
+	bool dport_be;
+	struct tep_format_field *saddr6_hi, *daddr6_hi;
 	/* tcp_send_reset (6.2+): the flow as two struct sockaddr_in6-sized sockaddrs. */
 	struct tep_format_field *sa_src, *sa_dst;
 	struct tep_format_field *skaddr; /* the socket's kernel address, when there is one */
@@ -80,21 +84,38 @@ long long sock_value(const struct sock_names *s, const char *name);
 void sock_names_free(struct sock_names *s);
 
 /*
+ * The fetch arguments of a kprobe that reads a struct sock * in register reg ("%di") as the
+ * TCP tracepoints give it: skaddr, family, sport, dport_be, saddr, daddr and the IPv6
+ * addresses in halves (saddr_v6_lo/hi, daddr_v6_lo/hi), from struct sock_common, whose
+ * layout to there is the same from Linux 3.x to 6.x on x86-64 (with CONFIG_NET_NS, which
+ * /proc/self/ns/net says, the IPv6 addresses are 8 bytes further). -1 on another
+ * architecture.
+ */
+int sock_kprobe_args(char *buf, size_t len, const char *reg);
+/* The offset of skc_state in struct sock_common (a u8), for a kprobe's own state field. */
+#define SOCK_KPROBE_STATE_OFF 18
+
+/*
  * The state changes of TCP sockets: sock:inet_sock_set_state (Linux 4.16; also SCTP's and
  * MPTCP's, left out by the filter) or 4.15's tcp:tcp_set_state, with their fields and the
- * names of the states read from the event (the ABI's when it has none).
+ * names of the states read from the event (the ABI's when it has none). Before 4.15, with
+ * kprobe (true) and kprobes in the kernel, a kprobe on tcp_set_state() with the same
+ * fields (sock_kprobe_args; oldstate read from the socket, newstate its argument): it sees
+ * the changes made through tcp_set_state, not the ones the kernel stores directly (LISTEN,
+ * a passive open's SYN_RECV), and fires before the change.
  */
 struct sock_states {
 	struct tep_event *ev;
 	struct sock_fields f;
 	struct tep_format_field *oldstate, *newstate, *protocol;
 	struct sock_names names;
+	bool kprobe; /* the kprobe on tcp_set_state, not a tracepoint */
 	/* The states the tools act on, by name from the table. */
 	int established, syn_sent, syn_recv, fin_wait1, close, close_wait, last_ack, listen;
 };
 /* Load them from the session's kernel; -1 when it has neither event (not said: the tool says
  * what it cannot do without them). */
-int sock_states_load(struct sock_states *s, struct session *sess);
+int sock_states_load(struct sock_states *s, struct session *sess, bool kprobe);
 /* The kernel filter that keeps TCP's changes only: "protocol == 6", or "" (4.15's event is
  * TCP's only). */
 const char *sock_states_filter(const struct sock_states *s);

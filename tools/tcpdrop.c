@@ -246,7 +246,7 @@ static int prepare(struct tool_run *t)
 		sock_names_read(&env.reasons, env.kfree, "reason", "SKB_DROP_REASON_", NULL);
 		env.not_specified = sock_value(&env.reasons, "NOT_SPECIFIED");
 	}
-	bool states = sock_states_load(&env.st, &t->s) == 0;
+	bool states = sock_states_load(&env.st, &t->s, false) == 0;
 	if (!states)
 		sock_names_tcp_states(&env.st.names);
 	env.socks_on = states && env.rx_sk;

@@ -258,10 +258,10 @@ static void on_bytes(struct tep_record *rec, void *ctx)
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
-	if (sock_states_load(&env.st, &t->s)) {
-		fprintf(stderr,
-			"tcplife: no TCP state-change event in this kernel "
-			"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15)\n");
+	if (sock_states_load(&env.st, &t->s, true)) {
+		fprintf(stderr, "tcplife: no TCP state-change event in this kernel "
+				"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15) "
+				"and no kprobes for tcp_set_state (CONFIG_KPROBE_EVENTS)\n");
 		return TOOL_FAIL;
 	}
 	if (env.pid)

@@ -182,16 +182,27 @@ static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	env.retrans = session_load_event(&t->s, "tcp", "tcp_retransmit_skb");
+	char args[1024];
+	size_t n;
+	/* Before 4.15: a kprobe on tcp_retransmit_skb(sk, skb, segs), which fires for every
+	 * attempt (the tracepoint: for those sent). */
+	if (!env.retrans && probe_available(&t->s, PROBE_KPROBE, true) &&
+	    !sock_kprobe_args(args, sizeof(args), "%di")) {
+		n = strlen(args);
+		snprintf(args + n, sizeof(args) - n, " state=+%d(%%di):u8", SOCK_KPROBE_STATE_OFF);
+		env.retrans = probe_create(&t->s, PROBE_KPROBE, 'p', "retransmit",
+					   "tcp_retransmit_skb", args);
+	}
 	if (!env.retrans || sock_fields_init(&env.fr, env.retrans) ||
 	    !(env.state = tep_find_field(env.retrans, "state"))) {
-		fprintf(stderr,
-			"tcpretrans: no tcp:tcp_retransmit_skb in this kernel (Linux 4.15)\n");
+		fprintf(stderr, "tcpretrans: no tcp:tcp_retransmit_skb in this kernel (Linux 4.15) "
+				"and no kprobes for tcp_retransmit_skb (CONFIG_KPROBE_EVENTS)\n");
 		return TOOL_FAIL;
 	}
 	env.synack = session_load_event(&t->s, "tcp", "tcp_retransmit_synack");
 	if (env.synack && sock_fields_init(&env.fs, env.synack))
 		env.synack = NULL;
-	bool states = sock_states_load(&env.st, &t->s) == 0;
+	bool states = sock_states_load(&env.st, &t->s, env.tlp) == 0;
 	if (!states)
 		sock_names_tcp_states(&env.st.names);
 	/* Its own table, whose values are enum names on some kernels (6.x): resolved by the
@@ -209,7 +220,7 @@ static int prepare(struct tool_run *t)
 		}
 		if (!probe_available(&t->s, PROBE_KPROBE, false))
 			return TOOL_FAIL;
-		char args[256], why[256];
+		char why[256];
 		int c = probe_args_compat("sk=$arg1:u64", 'p', "tcp_send_loss_probe",
 					  probe_syntax_missing(), false, args, sizeof(args), why,
 					  sizeof(why));

@@ -21,6 +21,8 @@
  *	Lines: "retrans PID SPORT RECEIVED"
  *   storm PORT N   N connections made, accepted and closed as fast as they go (for the
  *	benchmark). Line: "storm N SECONDS"
+ *   refusals PORT N   N connects to PORT, where nothing listens, as fast as they go (each a
+ *	reset and a drop). Line: "refusals N SECONDS"
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -306,6 +308,29 @@ static int storm(int argc, char **argv)
 	return 0;
 }
 
+static int refusals(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	int port = num(argv[0]), n = num(argv[1]);
+	struct sockaddr_storage ss;
+	socklen_t len = addr(&ss, AF_INET, "127.0.0.1", port);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+		if (c < 0)
+			die("socket");
+		if (connect(c, (struct sockaddr *)&ss, len) == 0 || errno != ECONNREFUSED)
+			die("a connect refused");
+		close(c);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("refusals %d %.6f\n", n,
+	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -318,11 +343,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
-	} modes[] = {{"conn", conn},
-		     {"refused", refused},
-		     {"backlog", backlog},
-		     {"retrans", retrans},
-		     {"storm", storm}};
+	} modes[] = {{"conn", conn},	   {"refused", refused}, {"backlog", backlog},
+		     {"retrans", retrans}, {"storm", storm},	 {"refusals", refusals}};
 	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
 		if (!strcmp(argv[2], modes[i].name)) {
 			int r = modes[i].fn(argc - 3, argv + 3);
