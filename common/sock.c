@@ -414,13 +414,16 @@ bool sock_ports_has(const struct sock_ports *p, unsigned port)
 	return false;
 }
 
-int sock_ports_filter(const struct sock_ports *p, const char *field, char *buf, size_t len)
+int sock_ports_filter(const struct sock_ports *p, const struct sock_fields *f, bool remote,
+		      char *buf, size_t len)
 {
 	size_t o = 0;
+	bool be = remote && f->dport_be;
+	const char *field = !remote ? "sport" : be ? "dport_be" : "dport";
 	buf[0] = 0;
 	for (int i = 0; i < p->n; i++) {
 		int w = snprintf(buf + o, len - o, "%s%s == %u%s", i ? " || " : "(", field,
-				 p->port[i], i == p->n - 1 ? ")" : "");
+				 be ? ntohs(p->port[i]) : p->port[i], i == p->n - 1 ? ")" : "");
 		if (w < 0 || (size_t)w >= len - o)
 			return -1;
 		o += (size_t)w;

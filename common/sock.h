@@ -135,9 +135,11 @@ struct sock_ports {
 };
 void sock_ports_parse(struct sock_ports *p, const char *arg, const char *what);
 bool sock_ports_has(const struct sock_ports *p, unsigned port);
-/* A kernel filter on field for the list ("(dport == 80 || dport == 443)"), "" when empty;
- * -1 when it does not fit. */
-int sock_ports_filter(const struct sock_ports *p, const char *field, char *buf, size_t len);
+/* A kernel filter for the list on the local (sport) or remote (dport) port of an event with
+ * fields f ("(dport == 80 || dport == 443)"; a kprobe's dport_be in network order), "" when
+ * empty; -1 when it does not fit. */
+int sock_ports_filter(const struct sock_ports *p, const struct sock_fields *f, bool remote,
+		      char *buf, size_t len);
 
 /*
  * The listening sockets of this machine and the process holding each (the first found

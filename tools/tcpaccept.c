@@ -229,7 +229,7 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	char filter[1024], ports[800];
-	if (sock_ports_filter(&env.ports, "sport", ports, sizeof(ports)))
+	if (sock_ports_filter(&env.ports, &env.st.f, false, ports, sizeof(ports)))
 		return TOOL_FAIL;
 	const char *proto = sock_states_filter(&env.st);
 	snprintf(filter, sizeof(filter),

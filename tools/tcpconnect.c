@@ -203,7 +203,7 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	char filter[1024], ports[800];
-	if (sock_ports_filter(&env.ports, "dport", ports, sizeof(ports)))
+	if (sock_ports_filter(&env.ports, &env.st.f, true, ports, sizeof(ports)))
 		return TOOL_FAIL;
 	/* Only the changes to and from SYN_SENT reach user space. */
 	const char *proto = sock_states_filter(&env.st);

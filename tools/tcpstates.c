@@ -158,8 +158,8 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	char filter[1800], lp[800], rp[800];
-	if (sock_ports_filter(&env.lports, "sport", lp, sizeof(lp)) ||
-	    sock_ports_filter(&env.rports, "dport", rp, sizeof(rp)))
+	if (sock_ports_filter(&env.lports, &env.st.f, false, lp, sizeof(lp)) ||
+	    sock_ports_filter(&env.rports, &env.st.f, true, rp, sizeof(rp)))
 		return TOOL_FAIL;
 	const char *proto = sock_states_filter(&env.st);
 	snprintf(filter, sizeof(filter), "%s%s%s%s%s", proto, *proto && *lp ? " && " : "", lp,

@@ -301,11 +301,17 @@ static void test_ports(void **state)
 	sock_ports_parse(&p, "80,443,80,65535", "PORT");
 	assert_int_equal(p.n, 3);
 	assert_true(sock_ports_has(&p, 443) && sock_ports_has(&p, 65535) && !sock_ports_has(&p, 8));
-	assert_int_equal(sock_ports_filter(&p, "dport", f, sizeof(f)), 0);
+	struct sock_fields tp = {0}, kp = {.dport_be = true};
+	assert_int_equal(sock_ports_filter(&p, &tp, true, f, sizeof(f)), 0);
 	assert_string_equal(f, "(dport == 80 || dport == 443 || dport == 65535)");
-	assert_int_equal(sock_ports_filter(&p, "dport", f, 20), -1);
+	assert_int_equal(sock_ports_filter(&p, &kp, false, f, sizeof(f)), 0);
+	assert_string_equal(f, "(sport == 80 || sport == 443 || sport == 65535)");
+	/* A kprobe's destination port as the socket holds it: in network order. */
+	assert_int_equal(sock_ports_filter(&p, &kp, true, f, sizeof(f)), 0);
+	assert_string_equal(f, "(dport_be == 20480 || dport_be == 47873 || dport_be == 65535)");
+	assert_int_equal(sock_ports_filter(&p, &tp, true, f, 20), -1);
 	struct sock_ports none = {0};
-	assert_int_equal(sock_ports_filter(&none, "dport", f, sizeof(f)), 0);
+	assert_int_equal(sock_ports_filter(&none, &tp, true, f, sizeof(f)), 0);
 	assert_string_equal(f, "");
 	assert_usage_error(parse_ports, "", "invalid PORT: ''");
 	assert_usage_error(parse_ports, "80,", "invalid PORT: '80,'");
