@@ -13,9 +13,10 @@
  *	Lines: "conn FAMILY CLIENT_PID SERVER_PID CLIENT_ADDR CLIENT_PORT SERVER_ADDR SERVER_PORT"
  *   refused PORT SPORT   connects from 127.0.0.1:SPORT and [::1]:SPORT to PORT, where
  *	nothing listens. Lines: "refused FAMILY PID SPORT ERRNO"
- *   backlog PORT HOLD_MS   a listener with backlog 0 that never accepts; one client fills
- *	its queue, a second's SYNs are refused by it (and retransmitted) for HOLD_MS.
- *	Lines: "backlog PID SPORT1 SPORT2"
+ *   backlog PORT HOLD_MS   a listener with backlog 1 that never accepts; two clients fill
+ *	its queue (the kernel queues one more than the backlog), a third's SYNs are refused
+ *	by it (and retransmitted) for HOLD_MS. (Backlog 0 refuses every SYN on kernels
+ *	without syncookies: its SYN queue is full at 0.) Lines: "backlog PID SPORT3"
  *   retrans PORT TX WAIT_MS   connects, sends TX bytes and waits up to WAIT_MS for the
  *	server to have them all (a test drops them for a while: retransmits).
  *	Lines: "retrans PID SPORT RECEIVED"
@@ -229,20 +230,24 @@ static int backlog(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	int port = num(argv[0]), hold = num(argv[1]);
-	int l = listener(AF_INET, "127.0.0.1", port, 0);
+	int l = listener(AF_INET, "127.0.0.1", port, 1);
 	struct sockaddr_storage ss;
 	socklen_t len = addr(&ss, AF_INET, "127.0.0.1", port);
-	int c1 = socket(AF_INET, SOCK_STREAM, 0), c2 = socket(AF_INET, SOCK_STREAM, 0);
-	if (c1 < 0 || c2 < 0 || connect(c1, (struct sockaddr *)&ss, len))
-		die("connect");
-	fcntl(c2, F_SETFL, O_NONBLOCK);
-	if (connect(c2, (struct sockaddr *)&ss, len) == 0 || errno != EINPROGRESS)
-		die("a second connect that waits");
-	printf("backlog %d %d %d\n", (int)getpid(), local_port(c1), local_port(c2));
+	int c[3];
+	for (int i = 0; i < 3; i++) {
+		if ((c[i] = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+			die("socket");
+		if (i < 2 && connect(c[i], (struct sockaddr *)&ss, len))
+			die("connect");
+	}
+	fcntl(c[2], F_SETFL, O_NONBLOCK);
+	if (connect(c[2], (struct sockaddr *)&ss, len) == 0 || errno != EINPROGRESS)
+		die("a third connect that waits");
+	printf("backlog %d %d\n", (int)getpid(), local_port(c[2]));
 	fflush(stdout);
 	msleep(hold);
-	close(c2);
-	close(c1);
+	for (int i = 0; i < 3; i++)
+		close(c[i]);
 	close(l);
 	return 0;
 }

@@ -194,9 +194,9 @@ else
 		wait $TTPID
 		stop retrans drop
 		after=$(ld)
-		S2=$(awk '{print $4}' "$TMP/bl")
+		S2=$(awk '{print $3}' "$TMP/bl")
 		n=$(grep -c "\"lport\":$S2,\"type\":\"R\",\"raddr\":\"127.0.0.1\",\"rport\":$PBL,\"state\":\"SYN_SENT\"" "$TMP/retrans.out")
-		check "tcpretrans: the second client's SYN retransmitted in SYN_SENT, once in 1.4 s ($n)" [ "$n" -eq 1 ]
+		check "tcpretrans: the third client's SYN retransmitted in SYN_SENT, once in 1.4 s ($n)" [ "$n" -eq 1 ]
 		check "the kernel counted the refused SYNs in ListenDrops ($before -> $after)" [ "$after" -gt "$before" ]
 		check "tcpdrop: no drop for it (the kernel consumes a SYN a full queue refuses)" sh -c \
 			"! grep -q '\"lport\":$PBL,' '$TMP/drop.out'"
