@@ -14,7 +14,8 @@
 # peak RSS (GNU time).
 #
 # Environment: BENCH_NET_N (20000), BENCH_REPS (3), BENCH_CPU (0: the workload; the tracer
-# gets the next CPU), BENCH_NET_REPORT (bench/NET.md), BENCH_ONLY (a regex of tracer names).
+# gets the next CPU), BENCH_NET_REPORT (bench/NET.md), BENCH_ONLY (a regex of tracer names),
+# BENCH_NET_RESULTS and BENCH_NET_REPORT_ONLY (below).
 set -u
 set -m # each tracer in its own process group
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ REPORT=${BENCH_NET_REPORT:-bench/NET.md}
 ONLY=${BENCH_ONLY:-.}
 TT=$B/tests/tcp_target
 WORK=$(mktemp -d /tmp/ftt-bench-net.XXXXXX)
-PORT=$((41000 + $$ % 1000))
+PORT=$((21000 + $$ % 1000)) # below the ephemeral ports: a connect to a closed one may meet itself
 GO=$WORK/go
 
 die() { echo "bench-net: $*" >&2; exit 1; }
@@ -75,11 +76,14 @@ tcpstates#storm#0#^Tracing#$B/tcpstates -L $P#127.0.0.1 +$P
 bt-states#storm#0#Attaching#bpftrace -e 'tracepoint:sock:inet_sock_set_state /args->protocol == 6 && args->sport == $P/ { printf(\"%p %d %s %d %d %d\\n\", args->skaddr, pid, comm, args->sport, args->oldstate, args->newstate); }'# $P 
 none#refusals#0###
 tcpdrop#refusals#1#^Tracing#$B/tcpdrop#127.0.0.1 +$R 
-bt-drop#refusals#1#Attaching#bpftrace -e 'tracepoint:skb:kfree_skb /args->reason == $NO_SOCKET && (args->protocol == 2048 || args->protocol == 34525)/ { printf(\"%d %s %d %ksym\\n\", pid, comm, args->reason, args->location); }'|NO_SOCKET#$NO_SOCKET 
+bt-drop#refusals#1#Attaching#bpftrace -e 'tracepoint:skb:kfree_skb /args->reason == $NO_SOCKET && (args->protocol == 2048 || args->protocol == 34525)/ { printf(\"%d %s %d %s\\n\", pid, comm, args->reason, ksym(args->location)); }'# $NO_SOCKET 
 "
 
-RESULTS=$WORK/results
-: > "$RESULTS"
+# BENCH_NET_RESULTS=FILE keeps the runs' numbers there; with BENCH_NET_REPORT_ONLY=1 the
+# report is written again from that file, without running anything (with the BENCH_NET_N
+# and BENCH_REPS it ran with).
+RESULTS=${BENCH_NET_RESULTS:-$WORK/results}
+[ "${BENCH_NET_REPORT_ONLY:-}" = 1 ] || : > "$RESULTS"
 declare -A BASE
 
 run() { # name workload expect ready cmd pattern rep
@@ -119,7 +123,9 @@ run() { # name workload expect ready cmd pattern rep
 	echo "$wl $name $rep $el $rows $cpu $rss" >> "$RESULTS"
 }
 
-for rep in $(seq 1 "$REPS"); do
+RUNS=$REPS
+[ "${BENCH_NET_REPORT_ONLY:-}" = 1 ] && RUNS=0 # (give the BENCH_NET_N and REPS it ran with)
+for rep in $(seq 1 "$RUNS"); do
 	while IFS='#' read -r name wl expect ready cmd pat; do
 		[ -n "$name" ] || continue
 		[ "$name" = none ] || echo "$name" | grep -Eq "$ONLY" || continue
@@ -132,7 +138,7 @@ done
 	echo "# The TCP tools on a connection storm"
 	echo
 	echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs; bench/bench-net.sh, N=$N connections per run, $REPS runs"
-	echo "each (median; added cost min-max). The workload on CPU $WCPU, the tracer on CPU $TCPU; output to a file."
+	echo "each (the middle run; of two, the faster; added cost over the runs min-max). Noisy: other work shared the machine. The workload on CPU $WCPU, the tracer on CPU $TCPU; output to a file."
 	echo "bt-* are bpftrace programs on the same tracepoints (its tcp*.bt need kprobes or kernel"
 	echo "headers, which this kernel lacks). 'storm': connect, accept, close by reset; 'refusals':"
 	echo "connects to a closed port (a reset and a NO_SOCKET drop each)."
@@ -143,7 +149,7 @@ done
 		[ -n "$name" ] || continue
 		grep -q "^$wl $name " "$RESULTS" || continue
 		base=$(awk -v w="$wl" '$1 == w && $2 == "none" {print $4}' "$RESULTS" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-		awk -v w="$wl" -v n="$name" -v N="$N" -v base="$base" -v exp="$expect" '
+		awk -v w="$wl" -v n="$name" -v N="$N" -v base="$base" -v ex="$expect" '
 			$1 == w && $2 == n { el[++k] = $4; rows[k] = $5; cpu[k] = $6; rss[k] = $7 }
 			function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((k + 1) / 2)] }
 			END {
@@ -152,7 +158,7 @@ done
 				lo = add[1]; hi = add[1]; for (i = 1; i <= k; i++) { if (add[i] < lo) lo = add[i]; if (add[i] > hi) hi = add[i] }
 				m = med(el, k)
 				if (n == "none") { printf "| %s | (untraced) | %.0f | - | - | - | - |\n", w, N / m; exit }
-				e = exp * N
+				e = ex * N
 				printf "| %s | %s | %.0f | %.1f (%.1f-%.1f) | %s |  %s | %.0f |\n", w, n, N / m, (m - base) / N * 1e6, lo, hi,
 					e ? sprintf("%d / %d", med(r, k), e) : sprintf("%d", med(r, k)), med(cpu, k), med(rss, k) / 1024
 			}' "$RESULTS"
