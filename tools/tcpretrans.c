@@ -55,7 +55,8 @@ static const struct row_col cols[] = {
 	 "R a retransmit, S a SYN-ACK sent again, L a tail loss probe (-l)"},
 	{"RADDR", "raddr", -15, ROW_WORD, 0, 0, "the remote address"},
 	{"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},
-	{"STATE", "state", -12, ROW_WORD, 0, 0, "the socket's TCP state"},
+	{"STATE", "state", -12, ROW_WORD, 0, 0,
+	 "the socket's TCP state (- or null: 4.18 and 4.19 without kprobes)"},
 };
 static const struct row_table table = ROW_TABLE("each retransmit", cols);
 
@@ -116,7 +117,10 @@ static void print(uint64_t ts, const struct sock_tuple *tup, const char *type, c
 	row_word(r, type);
 	row_word(r, sock_ntop(tup->family, tup->daddr, b, sizeof(b)));
 	row_uint(r, tup->dport);
-	row_word(r, state);
+	if (state)
+		row_word(r, state);
+	else
+		row_none(r);
 	row_end(r);
 }
 
@@ -127,7 +131,7 @@ static void on_retrans(struct tep_record *rec, void *ctx)
 	char b[16];
 	sock_tuple_read(&env.fr, rec, &tup);
 	print(rec->ts, &tup, "R",
-	      sock_name(&env.rstates, reader_num(rec, env.state), b, sizeof(b)));
+	      env.state ? sock_name(&env.rstates, reader_num(rec, env.state), b, sizeof(b)) : NULL);
 }
 
 static void on_synack(struct tep_record *rec, void *ctx)
@@ -184,21 +188,25 @@ static int prepare(struct tool_run *t)
 	env.retrans = session_load_event(&t->s, "tcp", "tcp_retransmit_skb");
 	char args[1024];
 	size_t n;
+	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
+	/* The tracepoint has the socket's state from 5.x on (not 4.18, 4.19): before, where
+	 * there are kprobes, the kprobe, which reads it. */
+	if (env.retrans && !tep_find_field(env.retrans, "state") && kprobes)
+		env.retrans = NULL;
 	/* Before 4.15: a kprobe on tcp_retransmit_skb(sk, skb, segs), which fires for every
 	 * attempt (the tracepoint: for those sent). */
-	if (!env.retrans && probe_available(&t->s, PROBE_KPROBE, true) &&
-	    !sock_kprobe_args(args, sizeof(args), "%di")) {
+	if (!env.retrans && kprobes && !sock_kprobe_args(args, sizeof(args), "%di")) {
 		n = strlen(args);
 		snprintf(args + n, sizeof(args) - n, " state=+%d(%%di):u8", SOCK_KPROBE_STATE_OFF);
 		env.retrans = probe_create(&t->s, PROBE_KPROBE, 'p', "retransmit",
 					   "tcp_retransmit_skb", args);
 	}
-	if (!env.retrans || sock_fields_init(&env.fr, env.retrans) ||
-	    !(env.state = tep_find_field(env.retrans, "state"))) {
+	if (!env.retrans || sock_fields_init(&env.fr, env.retrans)) {
 		fprintf(stderr, "tcpretrans: no tcp:tcp_retransmit_skb in this kernel (Linux 4.15) "
 				"and no kprobes for tcp_retransmit_skb (CONFIG_KPROBE_EVENTS)\n");
 		return TOOL_FAIL;
 	}
+	env.state = tep_find_field(env.retrans, "state"); /* NULL: "-" */
 	env.synack = session_load_event(&t->s, "tcp", "tcp_retransmit_synack");
 	if (env.synack && sock_fields_init(&env.fs, env.synack))
 		env.synack = NULL;
