@@ -135,6 +135,7 @@ for rep in $(seq 1 "$RUNS"); do
 done
 
 {
+	echo "<!-- SPDX-License-Identifier: GPL-2.0-only (written by bench/bench-net.sh) -->"
 	echo "# The TCP tools on a connection storm"
 	echo
 	echo "$(date -u +%Y-%m-%d), $(uname -r), $(nproc) CPUs; bench/bench-net.sh, N=$N connections per run, $REPS runs"
