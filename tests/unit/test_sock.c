@@ -198,7 +198,7 @@ static void test_fixture_against_kernel_text(void **state)
 {
 	(void)state;
 	static const char *const systems[] = {"sock", "tcp", "skb", NULL};
-	struct tep_handle *tep = tracefs_local_events_system(NET, systems);
+	struct tep_handle *tep = fixture_tep(NET, systems);
 	assert_non_null(tep);
 	memset(&g, 0, sizeof(g));
 	g.set_state = tep_find_event_by_name(tep, "sock", "inet_sock_set_state");
@@ -224,6 +224,7 @@ static void test_fixture_against_kernel_text(void **state)
 	/* Inside "REC->state ? __print_symbolic(...) : ..." and the reason after it. */
 	assert_int_equal(sock_names_read(&g.rst_reasons, g.reset, "reason", NULL, NULL), 0);
 	assert_int_equal(sock_value(&g.rst_reasons, "NO_SOCKET"), 1);
+	sock_names_free(&g.xstates);
 	assert_int_equal(sock_names_read(&g.xstates, g.set_state, "nosuchfield", NULL, NULL), -1);
 
 	load_text();
