@@ -225,20 +225,38 @@ int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const 
 		errno = e;
 		return -1;
 	}
-	tracefs_put_tracing_file(path);
 	for (int i = 0; i < n; i++) {
-		/* One write per glob: the kernel parses each write on its own. */
-		size_t len = strlen(funcs[i]);
-		if (write(fd, funcs[i], len) != (ssize_t)len) {
-			e = errno;
+		/* Each glob with its newline, in one write: the kernel's parser takes a word
+		 * only at the whitespace that ends it, so words written bare run together
+		 * across writes ("vfs_read" then "vfs_write*" is one word that matches
+		 * nothing, and a filter emptied at close traces every function). */
+		char word[512];
+		int len = snprintf(word, sizeof(word), "%s\n", funcs[i]);
+		if (len < 0 || (size_t)len >= sizeof(word) ||
+		    write(fd, word, (size_t)len) != (ssize_t)len) {
+			e = len < 0 || (size_t)len >= sizeof(word) ? ENAMETOOLONG : errno;
 			fprintf(stderr, "%s: the kernel rejected '%s' in %s: %s%s\n", tool,
 				funcs[i], file, strerror(e),
 				e == EINVAL ? " (no such traceable function)" : "");
 			close(fd);
+			tracefs_put_tracing_file(path);
 			errno = e;
 			return -1;
 		}
 	}
 	close(fd);
+	/* Never an empty filter where functions were asked for: it means all of them. */
+	fd = n ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	char head[8] = "";
+	ssize_t got = fd >= 0 ? read(fd, head, sizeof(head)) : 0;
+	if (fd >= 0)
+		close(fd);
+	if (n && (got <= 0 || head[0] == '#')) {
+		fprintf(stderr, "%s: %s holds none of the functions written to it\n", tool, path);
+		tracefs_put_tracing_file(path);
+		errno = EINVAL;
+		return -1;
+	}
+	tracefs_put_tracing_file(path);
 	return 0;
 }

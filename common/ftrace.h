@@ -45,7 +45,8 @@ bool ftrace_tracer_available(const char *tracer);
  */
 int ftrace_set_tracer(struct tracefs_instance *inst, const char *tracer, const char *tool);
 /* Functions the tracer follows (set_ftrace_filter) or starts graphs at (set_graph_function):
- * each line of funcs a glob; append or replace. -1 with a message on failure. */
+ * the file replaced by the n globs of funcs. -1 with a message on failure, also when the file
+ * reads back empty (the kernel's "all functions"). */
 int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const char *const *funcs,
 			 int n, const char *tool);
 
