@@ -14,6 +14,8 @@
 
 #include <tracefs.h>
 
+#include "sig.h"
+
 bool ftrace_name_valid(const char *name)
 {
 	return *name && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
@@ -259,4 +261,61 @@ int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const 
 	}
 	tracefs_put_tracing_file(path);
 	return 0;
+}
+
+/* A tracefs file's first character ('0', '1'), or 0 when it cannot be read. */
+static char read_flag(const char *path)
+{
+	char c = 0;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0 && read(fd, &c, 1) != 1)
+		c = 0;
+	if (fd >= 0)
+		close(fd);
+	return c;
+}
+
+static int write_flag(const char *path, char c)
+{
+	int fd = path ? open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) : -1;
+	int ok = fd >= 0 && write(fd, &c, 1) == 1;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return ok ? 0 : -1;
+}
+
+int ftrace_func_stack_on(struct tracefs_instance *inst, const char *tool)
+{
+	char *mine = tracefs_instance_get_file(inst, "options/func_stack_trace");
+	char *top = tracefs_instance_get_file(NULL, "options/func_stack_trace");
+	char was = read_flag(top), now = read_flag(mine);
+	int step = was ? sig_on_emergency_replace(top, was == '1' ? "1" : "0") : -1;
+	int ret = 0;
+	/* The kernel switches an instance's tracer to stacks when the option goes from 0 to
+	 * 1 while that tracer runs: found at 1 (another run's or anyone's, the kernel's own
+	 * value on 4.x to 6.12), it is lowered and raised again. */
+	if ((now == '1' && write_flag(mine, '0')) || write_flag(mine, '1')) {
+		fprintf(stderr, "%s: cannot enable stack traces (%s): %s\n", tool,
+			mine ? mine : "options/func_stack_trace", strerror(errno));
+		ret = -1;
+	}
+	/* Where the option is the kernel's, not the instance's (4.9 to 6.12: the top level
+	 * shows the change), it is set back at once through the top level. A write there
+	 * changes the value only, unless the top level's own tracer is the function tracer:
+	 * then that tracer is handed its plain callback, the one it has with the option at
+	 * 0 (4.x registers it again, 6.x sees it unchanged). */
+	if (was && read_flag(top) != was && write_flag(top, was)) {
+		fprintf(stderr,
+			"%s: could not set %s back to %c: %s (every function tracer started "
+			"later records stacks: write %c there)\n",
+			tool, top, was, strerror(errno), was);
+		ret = -1;
+	} else {
+		sig_forget(step);
+	}
+	tracefs_put_tracing_file(mine);
+	tracefs_put_tracing_file(top);
+	return ret;
 }

@@ -50,4 +50,12 @@ int ftrace_set_tracer(struct tracefs_instance *inst, const char *tracer, const c
 int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const char *const *funcs,
 			 int n, const char *tool);
 
+/*
+ * -s of the instance's function tracer (set first): each call followed by its kernel stack
+ * (func_stack_trace). On kernels where that option is the kernel's, shared by every instance
+ * and the top level (4.9 to 6.12 at least), it is left as it was found: the instance's tracer
+ * is switched to stacks, then the value written back. -1 with a message on failure.
+ */
+int ftrace_func_stack_on(struct tracefs_instance *inst, const char *tool);
+
 #endif
