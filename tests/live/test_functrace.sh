@@ -63,20 +63,22 @@ check "functrace -j: 77 objects with ip and parent_ip" sh -c \
 	"[ \$(grep -c '\"event\":\"ftrace:function\",\"fields\":{\"ip\":[0-9]*,\"parent_ip\":[0-9]*' '$TMP/out') -eq 77 ] &&
 	 '$JSONCHECK' '$TMP/out' time ts cpu pid comm event fields"
 # -s: every call with its stack, on every run (4.x and 6.12 keep func_stack_trace for the
-# whole kernel: the first run after boot set it there and left it, so later runs had none),
-# and the option at the top level as it was, 0 or 1.
-stacks_ok() { # stacks_ok FILE: 3 calls, each followed by its stack
+# whole kernel: the first run after boot set it there and left it, so later runs had none), the
+# first frame its caller (the call's parent_ip: not the traced function itself, nor the
+# trampoline's marker 0x7fffffff of 6.x or a made-up frame of 4.19), and the option at the top
+# level as it was, 0 or 1.
+stacks_ok() { # stacks_ok FILE: 3 calls, each followed by its stack, whose first frame is the caller
 	awk '
-	/ function: / { ev++; if (want) bad++; want = 1; next }
-	/^ => / { if (want) stacks++; want = 0 }
-	END { if (want) bad++; exit !(ev == 3 && stacks == 3 && !bad) }' "$1"
+	/ function: / { ev++; if (want != "") bad++; want = $NF; next }
+	/^ => / { if (want != "") { stacks++; if (index($2, want "+0x") != 1) { bad++; print "# first frame " $2 ", caller " want } } want = "" }
+	END { if (want != "") bad++; exit !(ev == 3 && stacks == 3 && !bad) }' "$1"
 }
 FST=$T/options/func_stack_trace
 top_fst() { cat "$FST" 2> /dev/null || echo none; }
 before=$(top_fst)
 for run in 1 2; do
 	"$BIN/functrace" -s "$F" --exec "$ST" 3 0 > "$TMP/out" 2> "$TMP/err"
-	check "functrace -s, run $run: 3 calls, each followed by its kernel stack" \
+	check "functrace -s, run $run: 3 calls, each followed by its kernel stack from its caller" \
 		stacks_ok "$TMP/out"
 	check "functrace -s, run $run: func_stack_trace at the top level as it was ($before)" \
 		[ "$(top_fst)" = "$before" ]
