@@ -249,8 +249,10 @@ int tracer_setup(struct tool_run *t)
 		for (int i = 0; kstack && i < tr->nevents; i++)
 			if (tep_find_field(tr->events[i], "__probe_ret_ip"))
 				evprint_kstack_after(tr->p, trampolines);
-		/* Formats that print addresses as symbols (%ps) or strings by pointer. */
-		for (int i = 0; i < tr->nevents && !t->o.json; i++)
+		/* Formats that print addresses as symbols (%ps) or strings by pointer; not the
+		 * function tracer's records, which functrace prints itself (the kernel's
+		 * symbols into the library took 4.5 s of its start in the 6.12 guest). */
+		for (int i = 0; i < tr->nevents && !t->o.json && !tr->by_tracer; i++)
 			if (tr->events[i]->print_fmt.format &&
 			    strstr(tr->events[i]->print_fmt.format, "%p")) {
 				session_load_symbols(&t->s);
