@@ -96,9 +96,9 @@ static const char *const examples[] = {
 	"funcgraph do_nanosleep              # what a sleep does in the kernel",
 	"funcgraph -m 3 vfs_read             # vfs_read, three levels deep",
 	"funcgraph -P -p 181 vfs_write       # PID 181's writes, with the task",
-	"funcgraph -C -D do_sys_openat2      # opens, no durations",
-	"funcgraph -d 1 -j do_sys_openat2    # one second as JSON lines",
-	"funcgraph ksys_read --exec cat FILE # a command's reads",
+	"funcgraph -C -D do_sys_open         # opens, no durations",
+	"funcgraph -d 1 -j do_sys_open       # one second as JSON lines",
+	"funcgraph vfs_read --exec cat FILE  # a command's reads",
 	NULL,
 };
 

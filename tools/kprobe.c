@@ -39,12 +39,12 @@ static const struct opt_spec options[] = {
 };
 
 static const char *const examples[] = {
-	"kprobe p:do_sys_openat2                     # trace opens",
-	"kprobe 'p:do_sys_openat2 file=+0($arg2):ustring'   # with the path",
-	"kprobe 'r:do_sys_openat2 ret=$retval:s32' 'ret < 0'   # failed opens",
+	"kprobe p:do_sys_open                        # trace opens",
+	"kprobe 'p:do_sys_open file=+0($arg2):ustring'   # with the path",
+	"kprobe 'r:do_sys_open ret=$retval:s32' 'ret < 0'   # failed opens",
 	"kprobe -s p:tcp_retransmit_skb              # with kernel stacks",
 	"kprobe -c p:vfs_read                        # count per second",
-	"kprobe -v p:do_sys_openat2                  # show the event format",
+	"kprobe -v p:do_sys_open                     # show the event format",
 	NULL,
 };
 
