@@ -31,7 +31,12 @@ struct evprint {
 	struct tep_format_field *kcaller, *ucaller, *utgid;
 	struct ksyms *ksyms;
 	const char *const *kskip; /* frames through the first of these are left out */
-	struct evfields *by_id;	  /* indexed by event id */
+	struct kfrom { /* events whose stacks start at their caller (kstack_from_caller) */
+		int id;
+		const struct tep_format_field *at, *caller;
+	} * kfrom;
+	int nkfrom;
+	struct evfields *by_id; /* indexed by event id */
 	int nids;
 	unsigned long long events, ustacks; /* printed, and with a user stack */
 };
@@ -159,10 +164,42 @@ void evprint_kstack(struct evprint *p, const unsigned long long *a, int n)
 		putchar(']');
 }
 
-static void kernel_stack(struct evprint *p, struct tep_record *rec)
+int evprint_kstack_callers(const unsigned long long *a, int n, unsigned long long at)
+{
+	/* The return address of the call into the tracing: at+1 after a kprobe's int3, at+5
+	 * after the call to fentry (at: the call's own address), at+9 with an ENDBR64 before
+	 * it; a caller's return address so near the function's start is impossible. */
+	for (int i = 0; at && i < n && i < 3; i++)
+		if (a[i] > at && a[i] - at <= 16)
+			return i + 1;
+	return 0;
+}
+
+int evprint_kstack_caller_first(unsigned long long *a, int n, int from, unsigned long long caller)
+{
+	/* Only where the function's own frame was found (a stack of its entry), in its place. */
+	if (from > 0 && caller && (from == n || a[from] != caller))
+		a[--from] = caller;
+	return from;
+}
+
+/* A kernel stack trailer of event rec: from its caller where the event says where it was
+ * taken. */
+static void kernel_stack(struct evprint *p, struct tep_record *ev, struct tep_record *rec)
 {
 	unsigned long long a[512]; /* the kernel keeps 128 with 4 KiB pages */
-	evprint_kstack(p, a, folded_frames(rec, p->kcaller, true, a, 512));
+	int n = folded_frames(rec, p->kcaller, true, a, 512), from = 0;
+	for (int i = 0; i < p->nkfrom; i++)
+		if (p->kfrom[i].id == tep_data_type(p->tep, ev)) {
+			const struct kfrom *k = &p->kfrom[i];
+			from = evprint_kstack_callers(a, n,
+						      (unsigned long long)reader_num(ev, k->at));
+			if (k->caller)
+				from = evprint_kstack_caller_first(
+					a, n, from, (unsigned long long)reader_num(ev, k->caller));
+			break;
+		}
+	evprint_kstack(p, a + from, n - from);
 }
 
 /* User frames (at most 8, walked by frame pointers), named from the process's maps. */
@@ -196,7 +233,7 @@ static void stacks(struct evprint *p, struct tep_record *rec)
 	p->events++;
 	for (int i = 0; tr && i < tr->n; i++) {
 		if (p->kstack && p->kcaller && tr->id[i] == p->kstack->id)
-			kernel_stack(p, tr->rec[i]);
+			kernel_stack(p, rec, tr->rec[i]);
 		else if (p->ustack && p->ucaller && p->utgid && tr->id[i] == p->ustack->id) {
 			user_stack(p, tr->rec[i]);
 			p->ustacks++;
@@ -207,6 +244,18 @@ static void stacks(struct evprint *p, struct tep_record *rec)
 void evprint_kstack_after(struct evprint *p, const char *const *names)
 {
 	p->kskip = names;
+}
+
+int evprint_kstack_from_caller(struct evprint *p, const struct tep_event *ev,
+			       const struct tep_format_field *at,
+			       const struct tep_format_field *caller)
+{
+	struct kfrom *more = realloc(p->kfrom, (size_t)(p->nkfrom + 1) * sizeof(*more));
+	if (!more)
+		return -1;
+	p->kfrom = more;
+	p->kfrom[p->nkfrom++] = (struct kfrom){ev->id, at, caller};
+	return 0;
 }
 
 void evprint_trailers(struct evprint *p, struct tep_record *rec)
@@ -297,6 +346,7 @@ void evprint_free(struct evprint *p)
 		free(p->by_id[i].d);
 	}
 	free(p->by_id);
+	free(p->kfrom);
 	trace_seq_destroy(&p->seq);
 	free(p);
 }

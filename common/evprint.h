@@ -14,6 +14,7 @@
 struct tep_handle;
 struct tep_event;
 struct tep_record;
+struct tep_format_field;
 struct ksyms;
 struct evprint;
 
@@ -29,6 +30,24 @@ void evprint_stacks(struct evprint *p, struct tep_event *kstack, struct ksyms *k
 /* Kernel stacks start after the first frame whose function is one of names (NULL-ended):
  * the frames of the tracing itself, up to a return probe's trampoline. */
 void evprint_kstack_after(struct evprint *p, const char *const *names);
+/*
+ * Kernel stacks of ev start at the caller of the function it was taken in: the field at
+ * holds the address of that (a kprobe's __probe_ip, the function tracer's ip). The frames of
+ * the function itself and of the tracing before it (4.19's made-up first frame, 6.x's
+ * trampoline marker 0x7fffffff) are left out. caller (may be NULL): a field with the return
+ * address at the function's entry, shown first where the kernel's stack lacks it (unwinding
+ * by frame pointers, it cannot see a caller before the function has made its frame). -1
+ * when out of memory.
+ */
+int evprint_kstack_from_caller(struct evprint *p, const struct tep_event *ev,
+			       const struct tep_format_field *at,
+			       const struct tep_format_field *caller);
+/* Where the callers begin in a kernel stack a[0..n) taken at address at: after the frame of
+ * the function at, if it is among the first three; else 0. */
+int evprint_kstack_callers(const unsigned long long *a, int n, unsigned long long at);
+/* With from (evprint_kstack_callers) past the function's own frame: caller put in that frame's
+ * place unless it is a[from] already; the new start. */
+int evprint_kstack_caller_first(unsigned long long *a, int n, int from, unsigned long long caller);
 /* A kernel stack held elsewhere (n frames of a, innermost first), as the trailers' are
  * printed. */
 void evprint_kstack(struct evprint *p, const unsigned long long *a, int n);

@@ -14,6 +14,8 @@
 
 #include <tracefs.h>
 
+#include "sig.h"
+
 bool ftrace_name_valid(const char *name)
 {
 	return *name && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
@@ -225,20 +227,95 @@ int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const 
 		errno = e;
 		return -1;
 	}
-	tracefs_put_tracing_file(path);
 	for (int i = 0; i < n; i++) {
-		/* One write per glob: the kernel parses each write on its own. */
-		size_t len = strlen(funcs[i]);
-		if (write(fd, funcs[i], len) != (ssize_t)len) {
-			e = errno;
+		/* Each glob with its newline, in one write: the kernel's parser takes a word
+		 * only at the whitespace that ends it, so words written bare run together
+		 * across writes ("vfs_read" then "vfs_write*" is one word that matches
+		 * nothing, and a filter emptied at close traces every function). */
+		char word[512];
+		int len = snprintf(word, sizeof(word), "%s\n", funcs[i]);
+		if (len < 0 || (size_t)len >= sizeof(word) ||
+		    write(fd, word, (size_t)len) != (ssize_t)len) {
+			e = len < 0 || (size_t)len >= sizeof(word) ? ENAMETOOLONG : errno;
 			fprintf(stderr, "%s: the kernel rejected '%s' in %s: %s%s\n", tool,
 				funcs[i], file, strerror(e),
 				e == EINVAL ? " (no such traceable function)" : "");
 			close(fd);
+			tracefs_put_tracing_file(path);
 			errno = e;
 			return -1;
 		}
 	}
 	close(fd);
+	/* Never an empty filter where functions were asked for: it means all of them. */
+	fd = n ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	char head[8] = "";
+	ssize_t got = fd >= 0 ? read(fd, head, sizeof(head)) : 0;
+	if (fd >= 0)
+		close(fd);
+	if (n && (got <= 0 || head[0] == '#')) {
+		fprintf(stderr, "%s: %s holds none of the functions written to it\n", tool, path);
+		tracefs_put_tracing_file(path);
+		errno = EINVAL;
+		return -1;
+	}
+	tracefs_put_tracing_file(path);
 	return 0;
+}
+
+/* A tracefs file's first character ('0', '1'), or 0 when it cannot be read. */
+static char read_flag(const char *path)
+{
+	char c = 0;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0 && read(fd, &c, 1) != 1)
+		c = 0;
+	if (fd >= 0)
+		close(fd);
+	return c;
+}
+
+static int write_flag(const char *path, char c)
+{
+	int fd = path ? open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) : -1;
+	int ok = fd >= 0 && write(fd, &c, 1) == 1;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return ok ? 0 : -1;
+}
+
+int ftrace_func_stack_on(struct tracefs_instance *inst, const char *tool)
+{
+	char *mine = tracefs_instance_get_file(inst, "options/func_stack_trace");
+	char *top = tracefs_instance_get_file(NULL, "options/func_stack_trace");
+	char was = read_flag(top), now = read_flag(mine);
+	int step = was ? sig_on_emergency_replace(top, was == '1' ? "1" : "0") : -1;
+	int ret = 0;
+	/* The kernel switches an instance's tracer to stacks when the option goes from 0 to
+	 * 1 while that tracer runs: found at 1 (another run's or anyone's, the kernel's own
+	 * value on 4.x to 6.12), it is lowered and raised again. */
+	if ((now == '1' && write_flag(mine, '0')) || write_flag(mine, '1')) {
+		fprintf(stderr, "%s: cannot enable stack traces (%s): %s\n", tool,
+			mine ? mine : "options/func_stack_trace", strerror(errno));
+		ret = -1;
+	}
+	/* Where the option is the kernel's, not the instance's (4.9 to 6.12: the top level
+	 * shows the change), it is set back at once through the top level. A write there
+	 * changes the value only, unless the top level's own tracer is the function tracer:
+	 * then that tracer is handed its plain callback, the one it has with the option at
+	 * 0 (4.x registers it again, 6.x sees it unchanged). */
+	if (was && read_flag(top) != was && write_flag(top, was)) {
+		fprintf(stderr,
+			"%s: could not set %s back to %c: %s (every function tracer started "
+			"later records stacks: write %c there)\n",
+			tool, top, was, strerror(errno), was);
+		ret = -1;
+	} else {
+		sig_forget(step);
+	}
+	tracefs_put_tracing_file(mine);
+	tracefs_put_tracing_file(top);
+	return ret;
 }

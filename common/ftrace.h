@@ -45,8 +45,17 @@ bool ftrace_tracer_available(const char *tracer);
  */
 int ftrace_set_tracer(struct tracefs_instance *inst, const char *tracer, const char *tool);
 /* Functions the tracer follows (set_ftrace_filter) or starts graphs at (set_graph_function):
- * each line of funcs a glob; append or replace. -1 with a message on failure. */
+ * the file replaced by the n globs of funcs. -1 with a message on failure, also when the file
+ * reads back empty (the kernel's "all functions"). */
 int ftrace_set_functions(struct tracefs_instance *inst, const char *file, const char *const *funcs,
 			 int n, const char *tool);
+
+/*
+ * -s of the instance's function tracer (set first): each call followed by its kernel stack
+ * (func_stack_trace). On kernels where that option is the kernel's, shared by every instance
+ * and the top level (4.9 to 6.12 at least), it is left as it was found: the instance's tracer
+ * is switched to stacks, then the value written back. -1 with a message on failure.
+ */
+int ftrace_func_stack_on(struct tracefs_instance *inst, const char *tool);
 
 #endif

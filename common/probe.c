@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* memmem */
 #include "probe.h"
 #include "runid.h"
 #include "format.h"
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,7 +449,8 @@ static struct tracefs_dynevent *describe(enum probe_kind kind, char type, const 
 }
 
 static struct tep_event *create(struct session *s, enum probe_kind kind, char type,
-				const char *name, const char *target, const char *args, bool quiet)
+				const char *name, const char *target, const char *args, bool quiet,
+				const char *hide, struct tep_format_field *hidden)
 {
 	struct probe_set *ps = probe_set_of(s);
 	if (!ps || (ps->n == ps->cap && grow(ps))) {
@@ -518,6 +521,12 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 	char why[128];
 	char *fmt = tracefs_event_file_read(NULL, probe_group(), name, "format", &size);
 	why[0] = 0;
+	if (fmt && size > 0 && hide) {
+		size_t len = (size_t)size;
+		if (probe_format_hide(fmt, &len, hide, hidden))
+			hidden->name = NULL; /* not found as expected: left in sight */
+		size = (int)len;
+	}
 	if (!fmt || size <= 0 ||
 	    format_parse(s->tep, fmt, (size_t)size, probe_group(), why, sizeof(why))) {
 		free(fmt);
@@ -532,13 +541,67 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 struct tep_event *probe_create(struct session *s, enum probe_kind kind, char type, const char *name,
 			       const char *target, const char *args)
 {
-	return create(s, kind, type, name, target, args, false);
+	return create(s, kind, type, name, target, args, false, NULL, NULL);
 }
 
 struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, const char *name,
 			    const char *target, const char *args)
 {
-	return create(s, kind, type, name, target, args, true);
+	return create(s, kind, type, name, target, args, true, NULL, NULL);
+}
+
+struct tep_event *probe_create_hiding(struct session *s, char type, const char *name,
+				      const char *target, const char *args, const char *hide,
+				      struct tep_format_field *hidden)
+{
+	memset(hidden, 0, sizeof(*hidden));
+	return create(s, PROBE_KPROBE, type, name, target, args, false, hide, hidden);
+}
+
+int probe_format_hide(char *fmt, size_t *len, const char *name, struct tep_format_field *field)
+{
+	char decl[96], arg[96];
+	snprintf(decl, sizeof(decl), " %s;", name);
+	snprintf(arg, sizeof(arg), ", REC->%s", name);
+	char *end = fmt + *len, *line = NULL;
+	/* The field's line: "\tfield:u64 NAME;\toffset:N;\tsize:N;\tsigned:N;\n" */
+	for (char *l = fmt, *nl; l < end && (nl = memchr(l, '\n', (size_t)(end - l))); l = nl + 1)
+		if (memmem(l, (size_t)(nl - l), decl, strlen(decl)) &&
+		    memmem(l, (size_t)(nl - l), "field:", 6)) {
+			line = l;
+			break;
+		}
+	char *pf = memmem(fmt, *len, "\nprint fmt: \"", 13);
+	if (!line || !pf)
+		return -1;
+	char *nl = memchr(line, '\n', (size_t)(end - line));
+	const char *o = memmem(line, (size_t)(nl - line), "offset:", 7);
+	const char *z = memmem(line, (size_t)(nl - line), "size:", 5);
+	if (!o || !z)
+		return -1;
+	field->name = (char *)name;
+	field->offset = atoi(o + 7);
+	field->size = atoi(z + 5);
+	/* In the print fmt: " NAME=<conversion>" in the string and ", REC->NAME" after it. */
+	char shown[96];
+	snprintf(shown, sizeof(shown), " %s=", name);
+	char *q = pf + 13, *qend = memchr(q, '"', (size_t)(end - q));
+	char *in = qend ? memmem(q, (size_t)(qend - q), shown, strlen(shown)) : NULL;
+	char *ref = qend ? memmem(qend, (size_t)(end - qend), arg, strlen(arg)) : NULL;
+	if (!in || !ref ||
+	    (ref[strlen(arg)] != ',' && ref[strlen(arg)] != '\n' && ref + strlen(arg) != end))
+		return -1;
+	size_t in_len = strcspn(in + 1, " \"") + 1;
+	/* Cut from the end backwards, so that the earlier places stay where they were. */
+	memmove(ref, ref + strlen(arg), (size_t)(end - ref - (ptrdiff_t)strlen(arg)));
+	end -= strlen(arg);
+	memmove(in, in + in_len, (size_t)(end - in - (ptrdiff_t)in_len));
+	end -= in_len;
+	memmove(line, nl + 1, (size_t)(end - nl - 1));
+	end -= nl + 1 - line;
+	*len = (size_t)(end - fmt);
+	fmt[*len] = 0;
+	return 0;
 }
 
 /* Last created, first removed (an eprobe may sit on another probe's event). */

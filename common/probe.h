@@ -15,6 +15,7 @@
 
 struct session;
 struct tep_event;
+struct tep_format_field;
 
 /* Event probes (eprobes, Linux 5.15) attach to a tracepoint and live in dynamic_events. */
 enum probe_kind { PROBE_KPROBE, PROBE_UPROBE, PROBE_EPROBE, PROBE_KINDS };
@@ -33,6 +34,19 @@ struct tep_event *probe_create(struct session *s, enum probe_kind kind, char typ
 /* The same, silent on rejection: for tools that try one mechanism after another. */
 struct tep_event *probe_try(struct session *s, enum probe_kind kind, char type, const char *name,
 			    const char *target, const char *args);
+
+/*
+ * A kprobe with one more fetch argument, the last of args, that the tool reads itself: the
+ * field hide is taken out of the event as the session knows it (its print format, its
+ * fields: text, JSON, -k), and its place in the record given in *hidden (hidden->name NULL
+ * when the format was not as expected: then it stays in sight). As probe_create otherwise.
+ */
+struct tep_event *probe_create_hiding(struct session *s, char type, const char *name,
+				      const char *target, const char *args, const char *hide,
+				      struct tep_format_field *hidden);
+/* The text of that: fmt (*len bytes, NUL after them) without the field's line and its part of
+ * the print fmt; its offset and size in *field. 0, or -1 (fmt unchanged) when not found. */
+int probe_format_hide(char *fmt, size_t *len, const char *name, struct tep_format_field *field);
 
 /*
  * The probe syntax this kernel lacks, from its tracefs README (read once): PROBE_NO_ARGN,

@@ -2,6 +2,7 @@
 #include "tool.h"
 #include "child.h"
 #include "comm.h"
+#include "ftrace.h"
 #include "out.h"
 #include "row.h"
 #include "sig.h"
@@ -100,8 +101,10 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 				t->tool->name);
 			return TOOL_FAIL;
 		}
-		if (tracefs_option_enable(t->s.inst, func ? TRACEFS_OPTION_FUNC_STACKTRACE :
-							    TRACEFS_OPTION_STACKTRACE)) {
+		/* The function tracer's option is the kernel's on most kernels: ftrace.h. */
+		if (func && ftrace_func_stack_on(t->s.inst, t->tool->name))
+			return TOOL_FAIL;
+		if (!func && tracefs_option_enable(t->s.inst, TRACEFS_OPTION_STACKTRACE)) {
 			fprintf(stderr, "%s: cannot enable stack traces: %s\n", t->tool->name,
 				strerror(errno));
 			return TOOL_FAIL;

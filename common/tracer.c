@@ -107,6 +107,51 @@ int tracer_prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
+/*
+ * The field of an event that says where its kernel stack was taken, in a function whose
+ * frame (and the tracing's before it) the stack starts with: the function tracer's ip, a
+ * kprobe's __probe_ip (uprobes have one too: a user address, which no kernel frame is near).
+ * Stacks are printed from the caller on. NULL for other events.
+ */
+static const struct tep_format_field *stack_at_of(const struct tracer *tr,
+						  const struct tep_event *ev)
+{
+	return tep_find_field((struct tep_event *)ev, tr->by_tracer ? "ip" : "__probe_ip");
+}
+
+static const struct tep_format_field *stack_at(const struct tracer *tr, struct tep_record *rec)
+{
+	int id = tep_data_type(tr->t->s.tep, rec);
+	for (int i = 0; i < tr->nevents; i++)
+		if (tr->events[i]->id == id)
+			return stack_at_of(tr, tr->events[i]);
+	return NULL;
+}
+
+/* A folded kernel stack starts at the function the event was taken in (the leaf of its
+ * flame), without the tracing's frames before it, and with its caller where the kernel's
+ * stack lacks it (entry_caller). The frames left in k; how many. */
+static int fold_from_function(const struct tracer *tr, struct tep_record *rec,
+			      unsigned long long *k, int nk)
+{
+	const struct tep_format_field *at = stack_at(tr, rec);
+	int from = at ? evprint_kstack_callers(k, nk, (unsigned long long)reader_num(rec, at)) : 0;
+	if (!from)
+		return nk;
+	unsigned long long caller =
+		tr->entry_caller ? (unsigned long long)reader_num(rec, tr->entry_caller) : 0;
+	if (caller && (from == nk || k[from] != caller)) {
+		if (nk == FOLDED_KFRAMES)
+			nk--; /* the root's end: frames nearest the event are kept */
+		memmove(k + from + 1, k + from, (size_t)(nk - from) * sizeof(*k));
+		k[from] = caller;
+		nk++;
+	}
+	from--; /* the function's own frame */
+	memmove(k, k + from, (size_t)(nk - from) * sizeof(*k));
+	return nk - from;
+}
+
 /* --folded: the event's stacks (its trailers), counted under its task's name. */
 static void fold(struct tracer *tr, struct tep_record *rec)
 {
@@ -114,9 +159,10 @@ static void fold(struct tracer *tr, struct tep_record *rec)
 	unsigned long long k[FOLDED_KFRAMES], u[FOLDED_UFRAMES];
 	int nk = 0, nu = 0, tgid = 0;
 	for (int i = 0; t && i < t->n; i++) {
-		if (tr->kstack_ev && t->id[i] == tr->kstack_ev->id)
+		if (tr->kstack_ev && t->id[i] == tr->kstack_ev->id) {
 			nk = folded_frames(t->rec[i], tr->kcaller, true, k, FOLDED_KFRAMES);
-		else if (tr->ustack_ev && t->id[i] == tr->ustack_ev->id) {
+			nk = fold_from_function(tr, rec, k, nk);
+		} else if (tr->ustack_ev && t->id[i] == tr->ustack_ev->id) {
 			nu = folded_frames(t->rec[i], tr->ucaller, false, u, FOLDED_UFRAMES);
 			tgid = (int)reader_num(t->rec[i], tr->utgid);
 			tr->ustacks++;
@@ -188,8 +234,25 @@ int tracer_setup(struct tool_run *t)
 		if (!(tr->p = evprint_new(t->s.tep, t->o.json, t->o.wallclock)))
 			return TOOL_FAIL;
 		evprint_stacks(tr->p, kstack, tr->ksyms, ustack);
-		/* Formats that print addresses as symbols (%ps) or strings by pointer. */
-		for (int i = 0; i < tr->nevents && !t->o.json; i++)
+		for (int i = 0; kstack && i < tr->nevents; i++) {
+			const struct tep_format_field *at = stack_at_of(tr, tr->events[i]);
+			if (at &&
+			    evprint_kstack_from_caller(tr->p, tr->events[i], at, tr->entry_caller))
+				return TOOL_FAIL;
+		}
+		/* A return probe's stack starts at its trampoline (the tracing's own). Only
+		 * then: another tool's return probe on a caller puts the trampoline in the
+		 * middle of a stack. */
+		static const char *const trampolines[] = {"arch_rethook_trampoline",
+							  "__kretprobe_trampoline",
+							  "kretprobe_trampoline", NULL};
+		for (int i = 0; kstack && i < tr->nevents; i++)
+			if (tep_find_field(tr->events[i], "__probe_ret_ip"))
+				evprint_kstack_after(tr->p, trampolines);
+		/* Formats that print addresses as symbols (%ps) or strings by pointer; not the
+		 * function tracer's records, which functrace prints itself (the kernel's
+		 * symbols into the library took 4.5 s of its start in the 6.12 guest). */
+		for (int i = 0; i < tr->nevents && !t->o.json && !tr->by_tracer; i++)
 			if (tr->events[i]->print_fmt.format &&
 			    strstr(tr->events[i]->print_fmt.format, "%p")) {
 				session_load_symbols(&t->s);

@@ -71,6 +71,10 @@ struct tracer {
 	/* The events are written by the instance's tracer (ftrace:function), which the tool
 	 * sets: they are not enabled or filtered, and this process's own are dropped. */
 	bool by_tracer;
+	/* kprobe -s at a function's entry: its return address, fetched by the probe and kept
+	 * out of sight (probe_create_hiding): the stacks' first frame where the kernel's lacks
+	 * it. NULL: none. */
+	const struct tep_format_field *entry_caller;
 	/* while tracing */
 	struct tool_run *t;
 	struct keys *k;

@@ -25,16 +25,22 @@
 #include "ftrace.h"
 #include "opt.h"
 #include "out.h"
-#include "ksym.h"
 #include "probe.h"
 #include "reader.h"
 #include "tool.h"
 #include "toplevel.h"
 #include "usym.h"
 
-/* One kprobe each: creating a thousand takes seconds, and a glob that matches more is
- * rarely what was meant. */
-#define MAX_FUNCS 1000
+/* Counting by probes costs a kprobe (uprobe) per function, made, enabled, disabled and
+ * removed one by one: measured in the TCG guests 30 to 300 ms each (6.12: 78 functions 14 s,
+ * 618 functions 189 s; 4.19: 375 functions 31 s), a few ms on hardware. The function
+ * tracer takes any number at once (one pass of the kernel over its functions per pattern:
+ * 0.2 s for *alloc*, 1,044 functions, in the 6.12 guest), but sends an event per call,
+ * read here: 2.3 to 3 times the hit counts' cost per call (bench/GUEST.md). By default,
+ * kernel functions are counted by probes up to this many, by the function tracer beyond. */
+#define PROBES_BEST 50
+/* At most this many probes in one run (--via hits or events, user functions). */
+#define MAX_PROBES 1000
 
 /* The function profiler's table shows a name in at most this many characters. */
 #define PROFILE_NAME 30
@@ -59,6 +65,8 @@ static struct env {
 	int n, cap;
 	uint64_t unknown;  /* tracer records at no counted function's address */
 	int not_unique;	   /* names the kernel has more than once: left out */
+	char **dups;	   /* those names, sorted */
+	int *matched;	   /* functions each pattern matched */
 	int ifuncs;	   /* user functions that are IFUNCs: left out */
 	bool kernel, user; /* kinds of function asked for */
 	uint64_t missed;   /* calls the kernel's kprobes missed (nmissed), in all */
@@ -67,12 +75,13 @@ static struct env {
 	bool ftrace;	       /* each call an event of the instance's function tracer */
 	struct tep_event *fev; /* ftrace:function */
 	struct tep_format_field *ipf;
-	struct ksyms *ksyms;
 	struct addr {
 		unsigned long long addr;
-		int idx;
-	} * addrs; /* the functions by address, for the tracer's ip */
-	int naddrs;
+		int idx; /* -1: a name left out as not unique (its calls are not counted) */
+	} * addrs;	 /* the functions by address, for the tracer's ip */
+	int naddrs, capaddrs;
+	uint64_t end_ns; /* -d: when the run ends (reader_now's clock) */
+	bool deferred;	 /* its tick came: its table is printed by end() */
 	struct tool_run *t;
 } env;
 
@@ -90,8 +99,9 @@ static const struct opt_spec options[] = {
 	 "profile: counted by the kernel's function profiler\n(kernel functions, every task; "
 	 "one run at a time);\nhits: counted in the kernel (probe hit counts);\nevents: each "
 	 "call an event, counted here (the way\nfor -p, -L, -n, --exec); ftrace: each call an "
-	 "event\nof the function tracer (kernel functions); best\n(default): the first of "
-	 "these that can (ftrace\nwhere there are no kprobes)",
+	 "event\nof the function tracer (kernel functions); best\n(default): the profiler where "
+	 "it is free, else hits\n(events for -p, -L, -n, --exec) for up to 50\nfunctions, the "
+	 "function tracer for more or\nwithout kprobes",
 	 0},
 	TOOL_EXEC,
 	TOOL_OPT_END,
@@ -165,10 +175,13 @@ static void add(const char *name, const char *mod, void *ctx)
 {
 	(void)mod;
 	(void)ctx;
-	int g = 0;
-	while (g < env.nglobs && (strchr(env.globs[g], ':') || fnmatch(env.globs[g], name, 0)))
-		g++;
-	if (g < env.nglobs)
+	bool any = false;
+	for (int g = 0; g < env.nglobs; g++)
+		if (!strchr(env.globs[g], ':') && !fnmatch(env.globs[g], name, 0)) {
+			env.matched[g]++;
+			any = true;
+		}
+	if (any)
 		append(name, NULL);
 }
 
@@ -189,12 +202,14 @@ static int by_target(const void *a, const void *b)
 /* The file being read for a LIB:GLOB: the LIB as given (shown) and its path. */
 struct user_file {
 	const char *lib;
+	int glob; /* its index in globs */
 	char path[PATH_MAX];
 };
 
 static void add_user(const char *name, unsigned long long off, void *ctx)
 {
 	const struct user_file *u = ctx;
+	env.matched[u->glob]++;
 	char shown[512], target[PATH_MAX + 32];
 	snprintf(shown, sizeof(shown), "%s:%s", u->lib, name);
 	snprintf(target, sizeof(target), "%s:0x%llx", u->path, off);
@@ -212,7 +227,7 @@ static void collect_user(void)
 		if (!colon)
 			continue;
 		snprintf(lib, sizeof(lib), "%.*s", (int)(colon - env.globs[g]), env.globs[g]);
-		struct user_file u = {.lib = lib};
+		struct user_file u = {.lib = lib, .glob = g};
 		if (usym_target(lib, u.path, sizeof(u.path)))
 			opt_fail("target not found: '%s' (a path, a program in PATH, or a library)",
 				 lib);
@@ -224,6 +239,8 @@ static void collect_user(void)
 		if (usym_functions(u.path, colon + 1, add_user, &u, &ifuncs) < 0)
 			opt_fail("not an ELF file: '%s'", u.path);
 		env.ifuncs += ifuncs;
+		if (!env.matched[g] && ifuncs)
+			env.matched[g] = -1; /* IFUNCs only */
 	}
 	if (env.n > first)
 		qsort(env.f + first, (size_t)(env.n - first), sizeof(*env.f), by_target);
@@ -242,14 +259,18 @@ static void collect_user(void)
 /* The functions that match, sorted. A name the kernel lists twice (static functions of two
  * files) is left out: a kprobe by name takes one of them (6.x refuses it), so the count would
  * not be the name's. */
-static int collect(void)
+static int collect(bool kprobes)
 {
+	if (!(env.matched = calloc((size_t)env.nglobs, sizeof(*env.matched)))) {
+		fprintf(stderr, "funccount: out of memory\n");
+		return TOOL_FAIL;
+	}
 	if (env.kernel && ftrace_functions(NULL, add, NULL) < 0) {
 		if (errno == EPERM)
 			fprintf(stderr,
 				"funccount: %sthe kernel refuses to list its traceable "
 				"functions (available_filter_functions: %s)\n",
-				env.ftrace && env.via == VIA_BEST ?
+				!kprobes && env.via == VIA_BEST ?
 					"no kprobe events (CONFIG_KPROBE_EVENTS), and " :
 					"",
 				strerror(errno));
@@ -260,21 +281,41 @@ static int collect(void)
 	}
 	if (env.n)
 		qsort(env.f, (size_t)env.n, sizeof(*env.f), by_name);
+	if (env.n && !(env.dups = calloc((size_t)env.n, sizeof(*env.dups)))) {
+		fprintf(stderr, "funccount: out of memory\n");
+		return TOOL_FAIL;
+	}
 	int k = 0, matched = env.n;
 	for (int i = 0; i < env.n;) {
 		int j = i + 1;
 		while (j < env.n && !strcmp(env.f[i].name, env.f[j].name))
 			j++;
-		if (j - i > 1)
-			env.not_unique++;
-		else
+		if (j - i > 1) {
+			env.dups[env.not_unique++] = env.f[i].name; /* sorted too */
+			env.f[i].name = NULL;
+		} else {
 			env.f[k++] = env.f[i];
+		}
 		for (int x = j - i > 1 ? i : j; x < j; x++)
 			free(env.f[x].name);
 		i = j;
 	}
 	env.n = k;
 	collect_user();
+	/* A pattern that matches nothing is a mistake, not a count of 0 (the other
+	 * patterns' functions would be counted as if it were fine). */
+	for (int g = 0; g < env.nglobs; g++)
+		if (env.matched[g] <= 0) {
+			fprintf(stderr, "funccount: %s '%s'%s\n",
+				env.matched[g] < 0	  ? "only IFUNCs match" :
+				strchr(env.globs[g], ':') ? "no function matches" :
+							    "no traceable kernel function matches",
+				env.globs[g],
+				env.matched[g] < 0 ? " (a uprobe would count their resolver, which "
+						     "runs once at load)" :
+						     "");
+			return TOOL_USAGE;
+		}
 	if (out_of_memory) {
 		fprintf(stderr, "funccount: out of memory for the list of functions\n");
 		return TOOL_FAIL;
@@ -287,13 +328,6 @@ static int collect(void)
 				     "which runs once at load)" :
 			env.user   ? "no function matches" :
 				     "no traceable kernel function matches");
-		return TOOL_USAGE;
-	}
-	if (env.n > MAX_FUNCS) {
-		fprintf(stderr,
-			"funccount: %d functions match; at most %d can be counted (a kprobe each): "
-			"narrow the pattern\n",
-			env.n, MAX_FUNCS);
 		return TOOL_USAGE;
 	}
 	return TOOL_OK;
@@ -368,28 +402,70 @@ static void release_top(void *arg)
 		t->failed = true;
 }
 
-/* set_ftrace_filter: the functions by name, then the profiler on. */
+/*
+ * What set_ftrace_filter is given (the profiler's, the tracer's): the patterns themselves
+ * where the kernel matches them as fnmatch does, else the names. The kernel makes a pass
+ * over all its functions per word it is given, whether a name or a glob (0.28 s each in the
+ * 6.12 guest: 1,044 names took minutes; 300 names 15 s on 4.19), so the patterns are given
+ * where they can be: full globs from Linux 4.10 (its README says "glob-matching-pattern"),
+ * before that only a '*' at either end. Functions the patterns match that are not counted
+ * (names not unique) are traced too and their calls dropped. The words, NULL-terminated;
+ * NULL when out of memory.
+ */
+static const char **filter_words(int *n)
+{
+	static int full = -1;
+	if (full < 0) {
+		char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+		full = readme && strstr(readme, "glob-matching-pattern");
+		free(readme);
+	}
+	bool globs = true;
+	for (int g = 0; g < env.nglobs && globs; g++) {
+		const char *p = env.globs[g];
+		size_t len = strlen(p);
+		const char *inner = len > 2 ? strpbrk(p + 1, "*?[") : NULL;
+		if (!full && (strpbrk(p, "?[") || (inner && inner < p + len - 1)))
+			globs = false; /* 4.9 would take "a*b" as "a*" */
+	}
+	*n = globs ? env.nglobs : env.n;
+	const char **w = calloc((size_t)*n + 1, sizeof(*w));
+	for (int i = 0; w && i < *n; i++)
+		w[i] = globs ? env.globs[i] : env.f[i].name;
+	return w;
+}
+
+/* set_ftrace_filter (filter_words), then the profiler on. */
 static int start_profiler(void)
 {
+	int n;
+	const char **words = filter_words(&n);
 	size_t len = 1;
-	for (int i = 0; i < env.n; i++)
-		len += strlen(env.f[i].name) + 1;
-	char *names = malloc(len), *p = names;
-	if (!names) {
+	for (int i = 0; words && i < n; i++)
+		len += strlen(words[i]) + 1;
+	char *text = words ? malloc(len) : NULL, *p = text;
+	if (!text) {
+		free(words);
 		fprintf(stderr, "funccount: out of memory\n");
 		return TOOL_FAIL;
 	}
-	for (int i = 0; i < env.n; i++)
-		p += sprintf(p, "%s%s", i ? " " : "", env.f[i].name);
-	int ret = toplevel_set(&env.tl, "set_ftrace_filter", names) ||
+	for (int i = 0; i < n; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", words[i]);
+	int ret = toplevel_set(&env.tl, "set_ftrace_filter", text) ||
 				  toplevel_set(&env.tl, "function_profile_enabled", "1") ?
 			  TOOL_FAIL :
 			  TOOL_OK;
-	free(names);
+	free(text);
+	free(words);
 	return ret;
 }
 
 /* --- the function tracer's way ---------------------------------------------------------- */
+
+static int by_name_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct func *)elem)->name);
+}
 
 static int by_addr(const void *a, const void *b)
 {
@@ -397,7 +473,29 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The functions by address: the tracer's records carry the address it was called at. */
+static int by_str(const void *key, const void *elem)
+{
+	return strcmp(key, *(char *const *)elem);
+}
+
+static int add_addr(unsigned long long a, int idx)
+{
+	if (env.naddrs == env.capaddrs) {
+		int cap = env.capaddrs ? env.capaddrs * 2 : 1024;
+		struct addr *more = realloc(env.addrs, (size_t)cap * sizeof(*more));
+		if (!more)
+			return -1;
+		env.addrs = more;
+		env.capaddrs = cap;
+	}
+	env.addrs[env.naddrs++] = (struct addr){a, idx};
+	return 0;
+}
+
+/* The functions by address: the tracer's records carry the address it was called at. Read
+ * from /proc/kallsyms in one pass, keeping only ours (and the names left out, whose calls
+ * the patterns bring too): a name looked up in the whole table each took minutes for a
+ * thousand names in the 6.12 guest. */
 static int prepare_ftrace(void)
 {
 	if (!(env.fev = session_load_event(&env.t->s, "ftrace", "function")) ||
@@ -405,20 +503,35 @@ static int prepare_ftrace(void)
 		fprintf(stderr, "funccount: no ftrace:function event format in this kernel\n");
 		return TOOL_FAIL;
 	}
-	if (!(env.ksyms = ksym_load())) {
+	FILE *f = fopen("/proc/kallsyms", "re");
+	if (!f) {
 		fprintf(stderr, "funccount: cannot read the kernel's symbols (/proc/kallsyms)\n");
 		return TOOL_FAIL;
 	}
-	if (!(env.addrs = calloc((size_t)env.n, sizeof(*env.addrs)))) {
-		fprintf(stderr, "funccount: out of memory\n");
-		return TOOL_FAIL;
+	char line[512];
+	int known = 0;
+	while (fgets(line, sizeof(line), f)) {
+		/* "ffffffff81234560 T name [module]": parsed by hand, sscanf took 3 s of the
+		 * 6.12 guest's 169,000 lines */
+		char *p, *name;
+		unsigned long long a = strtoull(line, &p, 16);
+		if (!a || p[0] != ' ' || (p[1] != 't' && p[1] != 'T') || p[2] != ' ')
+			continue;
+		name = p + 3;
+		name[strcspn(name, " \t\n")] = 0;
+		struct func *fn = bsearch(name, env.f, (size_t)env.n, sizeof(*env.f), by_name_key);
+		bool dup =
+			!fn && env.not_unique &&
+			bsearch(name, env.dups, (size_t)env.not_unique, sizeof(*env.dups), by_str);
+		if ((fn || dup) && add_addr(a, fn ? (int)(fn - env.f) : -1)) {
+			fclose(f);
+			fprintf(stderr, "funccount: out of memory\n");
+			return TOOL_FAIL;
+		}
+		known += fn != NULL;
 	}
-	for (int i = 0; i < env.n; i++) {
-		unsigned long long a = ksym_addr(env.ksyms, env.f[i].name);
-		if (a)
-			env.addrs[env.naddrs++] = (struct addr){a, i};
-	}
-	if (!env.naddrs) {
+	fclose(f);
+	if (!known) {
 		fprintf(stderr, "funccount: none of the functions is in /proc/kallsyms (are "
 				"addresses hidden? kptr_restrict)\n");
 		return TOOL_FAIL;
@@ -432,15 +545,14 @@ static int instance(struct tool_run *t)
 {
 	if (!env.ftrace)
 		return TOOL_OK;
-	const char **names = malloc((size_t)env.n * sizeof(*names));
-	if (!names)
+	int n;
+	const char **words = filter_words(&n);
+	if (!words)
 		return TOOL_FAIL;
-	for (int i = 0; i < env.n; i++)
-		names[i] = env.f[i].name;
-	int bad = ftrace_set_functions(t->s.inst, "set_ftrace_filter", names, env.n, "funccount") ||
+	int bad = ftrace_set_functions(t->s.inst, "set_ftrace_filter", words, n, "funccount") ||
 		  session_set_ftrace_pids(&t->s, t->o.pid, t->o.tid) ||
 		  ftrace_set_tracer(t->s.inst, "function", "funccount");
-	free(names);
+	free(words);
 	return bad ? TOOL_FAIL : TOOL_OK;
 }
 
@@ -463,10 +575,12 @@ static void on_traced(struct tep_record *rec, void *ctx)
 			hi = mid - 1;
 		}
 	}
-	if (at >= 0 && ip - env.addrs[at].addr < 32)
-		env.f[env.addrs[at].idx].count++;
-	else
+	if (at >= 0 && ip - env.addrs[at].addr < 32) {
+		if (env.addrs[at].idx >= 0)
+			env.f[env.addrs[at].idx].count++;
+	} else {
 		env.unknown++;
+	}
 }
 
 static int prepare(struct tool_run *t)
@@ -495,19 +609,16 @@ static int prepare(struct tool_run *t)
 				"(CONFIG_FUNCTION_TRACER)\n");
 		return TOOL_FAIL;
 	}
-	env.ftrace = env.via == VIA_FTRACE;
+	bool kprobes = env.kernel && probe_available(&t->s, PROBE_KPROBE, true);
 	/* Without kprobes, kernel functions are counted by the function tracer. */
-	if (env.kernel && env.via != VIA_PROFILE && !env.ftrace &&
-	    !probe_available(&t->s, PROBE_KPROBE, true)) {
-		if (env.via != VIA_BEST || env.user || !tracer) {
-			probe_available(&t->s, PROBE_KPROBE, false); /* says which option */
-			return TOOL_FAIL;
-		}
-		env.ftrace = true;
+	if (env.kernel && !kprobes && env.via != VIA_PROFILE && env.via != VIA_FTRACE &&
+	    (env.via != VIA_BEST || env.user || !tracer)) {
+		probe_available(&t->s, PROBE_KPROBE, false); /* says which option */
+		return TOOL_FAIL;
 	}
 	if (env.user && !probe_available(&t->s, PROBE_UPROBE, false))
 		return TOOL_FAIL;
-	if ((ret = collect()))
+	if ((ret = collect(kprobes)))
 		return ret;
 	if (env.not_unique)
 		fprintf(stderr,
@@ -520,8 +631,20 @@ static int prepare(struct tool_run *t)
 			env.ifuncs);
 	if ((ret = take_profiler(t)))
 		return ret;
-	if (env.profile)
-		env.ftrace = false;
+	/* Kernel functions by the function tracer: asked for, or without kprobes, or more
+	 * of them than probes are quick to make (PROBES_BEST). */
+	env.ftrace = !env.profile &&
+		     (env.via == VIA_FTRACE || (env.via == VIA_BEST && env.kernel && !env.user &&
+						tracer && (!kprobes || env.n > PROBES_BEST)));
+	if (!env.profile && !env.ftrace && env.n > MAX_PROBES) {
+		fprintf(stderr,
+			"funccount: %d functions match; at most %d can be counted by probes (one "
+			"each)%s\n",
+			env.n, MAX_PROBES,
+			env.user ? ": narrow the pattern" :
+				   ": narrow the pattern, or --via ftrace");
+		return TOOL_USAGE;
+	}
 	const char *how = env.profile  ? "counted in the kernel: the function profiler" :
 			  env.ftrace   ? "each call an event of the function tracer, counted here" :
 			  by_events(t) ? "each call an event, counted here" :
@@ -591,19 +714,27 @@ static void on_call(struct tep_record *rec, void *ctx)
 	env.f[(intptr_t)ctx].count++;
 }
 
+static int read_hits(void);
+
 static int setup(struct tool_run *t)
 {
 	/* Hit counts: the filter drops every event, after the profile has counted the hit. */
 	const char *filter = by_events(t) ? NULL : "common_pid < 0";
 	int ret;
 	if (env.profile)
-		return start_profiler();
+		return start_profiler(); /* its counts start at 0 when it is enabled */
 	if (env.ftrace)
 		return reader_on(&t->r, env.fev, on_traced, t) ? TOOL_FAIL : TOOL_OK;
 	for (int i = 0; i < env.n; i++)
 		if (env.f[i].ev &&
 		    (ret = tool_trace(t, env.f[i].ev, filter, on_call, (void *)(intptr_t)i)))
 			return ret;
+	/* The hits so far are of the setup itself (enabling each probe allocates and
+	 * patches code, which the probes enabled before count: __kmalloc 75,000 of them on
+	 * 4.19): the counts start from here. */
+	if (!by_events(t) && read_hits() == 0)
+		for (int i = 0; i < env.n; i++)
+			env.f[i].count = 0;
 	return TOOL_OK;
 }
 
@@ -620,11 +751,6 @@ static void hit(const char *name, unsigned long long hits, unsigned long long mi
 	env.missed += missed - f->missed;
 	f->hits = hits;
 	f->missed = missed;
-}
-
-static int by_name_key(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct func *)elem)->name);
 }
 
 /* The function we count that the profiler shows as name (cut to PROFILE_NAME characters):
@@ -696,10 +822,10 @@ static int by_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int interval(struct tool_run *t, uint64_t now)
+/* The counts since the last table (read from the kernel where it counts); -1 when they
+ * cannot be (said; the run fails). */
+static int take_counts(struct tool_run *t)
 {
-	char when[16];
-	out_wallclock(now, when);
 	/* The counts would be short: the run ends, and fails. */
 	if (!by_events(t) && read_hits()) {
 		fprintf(stderr, "funccount: cannot read the %s: the counts are lost\n",
@@ -707,8 +833,15 @@ static int interval(struct tool_run *t, uint64_t now)
 			env.kernel  ? "probes' hit counts (kprobe_profile)" :
 				      "probes' hit counts (uprobe_profile)");
 		t->failed = true;
-		return 1;
+		return -1;
 	}
+	return 0;
+}
+
+static void print_table(struct tool_run *t, uint64_t now)
+{
+	char when[16];
+	out_wallclock(now, when);
 	struct func **rows = malloc((size_t)env.n * sizeof(*rows));
 	int n = 0;
 	for (int i = 0; rows && i < env.n; i++)
@@ -738,11 +871,27 @@ static int interval(struct tool_run *t, uint64_t now)
 	free(rows);
 	for (int i = 0; i < env.n; i++)
 		env.f[i].count = 0;
+}
+
+static int interval(struct tool_run *t, uint64_t now)
+{
+	/* The tick at the end of -d (-i 1 -d 2): its table is end()'s, after the last
+	 * events are read, not a second one of the few calls in between. */
+	if (env.end_ns && now >= env.end_ns) {
+		env.deferred = true;
+		return 0;
+	}
+	if (take_counts(t))
+		return 1;
+	print_table(t, now);
 	return 0;
 }
 
 static void banner(struct tool_run *t)
 {
+	/* The reader starts its clock for -d just after this. */
+	if (t->o.duration)
+		env.end_ns = reader_now() + t->o.duration;
 	fprintf(stderr, "Counting %s. Ctrl-C to end.\n", t->what);
 }
 
@@ -750,8 +899,15 @@ static void banner(struct tool_run *t)
  * and the calls the kprobes missed. */
 static void end(struct tool_run *t)
 {
-	if (!t->last_interval)
-		interval(t, reader_now());
+	bool any = false;
+	if (!t->last_interval && !take_counts(t)) {
+		for (int i = 0; i < env.n; i++)
+			any |= env.f[i].count != 0;
+		/* With -i, the last table: the one of -d's last tick, or one of the calls since
+		 * the last (none: Ctrl-C just after a tick); without, the one table. */
+		if (!t->o.interval || env.deferred || any)
+			print_table(t, reader_now());
+	}
 	if (env.unknown)
 		fprintf(stderr,
 			"funccount: %llu function tracer records at no counted function's address "
@@ -773,8 +929,11 @@ static void cleanup(struct tool_run *t)
 		free(env.f[i].target);
 	}
 	free(env.f);
+	for (int i = 0; i < env.not_unique; i++)
+		free(env.dups[i]);
+	free(env.dups);
+	free(env.matched);
 	free(env.addrs);
-	ksym_free(env.ksyms);
 }
 
 static const struct tool funccount = {

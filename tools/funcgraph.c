@@ -34,11 +34,16 @@ static struct env {
 	const char *func;
 	unsigned long long func_addr; /* FUNC's, when it is a name */
 	/* Where interrupts begin: the .irqentry.text section, and the functions that raise
-	 * the hardirq count (6.x: called from code that cannot be traced). */
+	 * the hardirq count (6.x: called from code that cannot be traced) and rcu_irq_enter,
+	 * which irq_enter calls before it raises it (4.x). */
 	unsigned long long irq_lo, irq_hi, irq_enter[3];
 	/* Softirqs: run at an interrupt's end (the kernel graphs them as if the interrupted
 	 * function called them) or by do_softirq (local_bh_enable: the function's own). */
 	unsigned long long softirq[3], bh_parent[3];
+	/* What an interrupt runs after its softirqs, outside hardirq context (4.9:
+	 * rcu_irq_exit in irq_exit). */
+	unsigned long long irq_exit[3];
+	struct tep_handle *tep;
 	bool proc, no_dur, on_cpu, header, irqs;
 	int max_depth; /* 0: no limit */
 	struct ksyms *ksyms;
@@ -58,6 +63,10 @@ static struct env {
 		int expect;
 		/* Without -I: inside an interrupt's entry function, until its return */
 		bool in_irq;
+		/* Without -I: a record of hardirq context was seen, and the interrupted context
+		 * has not come back (irq_tail); whether that context was in a softirq (or, before
+		 * 5.17, had bottom halves off: the kernel's flag says either) */
+		bool irq_tail, ctx_softirq;
 		unsigned long long irq_func;
 		int irq_depth;
 	} * cpus;
@@ -87,9 +96,9 @@ static const char *const examples[] = {
 	"funcgraph do_nanosleep              # what a sleep does in the kernel",
 	"funcgraph -m 3 vfs_read             # vfs_read, three levels deep",
 	"funcgraph -P -p 181 vfs_write       # PID 181's writes, with the task",
-	"funcgraph -C -D do_sys_openat2      # opens, no durations",
-	"funcgraph -d 1 -j do_sys_openat2    # one second as JSON lines",
-	"funcgraph ksys_read --exec cat FILE # a command's reads",
+	"funcgraph -C -D do_sys_open         # opens, no durations",
+	"funcgraph -d 1 -j do_sys_open       # one second as JSON lines",
+	"funcgraph vfs_read --exec cat FILE  # a command's reads",
 	NULL,
 };
 
@@ -160,11 +169,17 @@ static int prepare(struct tool_run *t)
 	env.irq_hi = ksym_addr(env.ksyms, "__irqentry_text_end");
 	env.irq_enter[0] = ksym_addr(env.ksyms, "irq_enter");
 	env.irq_enter[1] = ksym_addr(env.ksyms, "irq_enter_rcu");
+	env.irq_enter[2] =
+		ksym_addr(env.ksyms, "rcu_irq_enter"); /* irq_enter's, before the count */
 	env.softirq[0] = env.bh_parent[1] = ksym_addr(env.ksyms, "do_softirq_own_stack");
 	env.softirq[1] = ksym_addr(env.ksyms, "__do_softirq");
 	env.softirq[2] = ksym_addr(env.ksyms, "handle_softirqs"); /* 6.8: __do_softirq's work */
 	env.bh_parent[0] = ksym_addr(env.ksyms, "do_softirq");
 	env.bh_parent[2] = env.softirq[1];
+	env.irq_exit[0] = ksym_addr(env.ksyms, "rcu_irq_exit");
+	env.irq_exit[1] = ksym_addr(env.ksyms, "irq_exit");
+	env.irq_exit[2] = ksym_addr(env.ksyms, "irq_exit_rcu");
+	env.tep = t->s.tep;
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	env.ncpus = ncpus > 0 ? (int)ncpus : 1;
 	if (!(env.cpus = calloc((size_t)env.ncpus, sizeof(*env.cpus)))) {
@@ -401,11 +416,28 @@ static bool near(const unsigned long long f[3], unsigned long long func)
  * irq_enter and irq_enter_rcu, are left out here. True: the record is left out.
  * (16: past an ENDBR64 and the call to fentry.)
  */
-static bool in_irq(const struct tep_record *rec, unsigned long long func, bool entry, int depth)
+static bool in_irq(struct tep_record *rec, unsigned long long func, bool entry, int depth)
 {
 	if (env.irqs || rec->cpu < 0 || rec->cpu >= env.ncpus)
 		return false;
 	struct cpu_state *c = &env.cpus[rec->cpu];
+	/* The context of each record (its common_flags): a record of hardirq context means an
+	 * interrupt on this CPU (4.9: irq_enter's return); what comes after it in a softirq
+	 * the interrupted context was not in is the softirqs it runs as it ends, and its last
+	 * steps outside hardirq context (rcu_irq_exit) are its own, until the interrupted
+	 * context's next record. 4.9 records those softirqs at the depth of a callee of the
+	 * interrupted call when __do_softirq's own entry is not recorded (one interrupt in a
+	 * few hundred: run_timer_softirq inside vfs_read). */
+	int flags = tep_data_flags(env.tep, rec);
+	if (flags & TRACE_FLAG_HARDIRQ) {
+		c->irq_tail = true;
+		return true;
+	}
+	if (c->irq_tail) {
+		if (((flags & TRACE_FLAG_SOFTIRQ) && !c->ctx_softirq) || near(env.irq_exit, func))
+			return true;
+		c->irq_tail = false;
+	}
 	if (c->in_irq) {
 		if (!entry && func == c->irq_func && depth == c->irq_depth)
 			c->in_irq = false;
@@ -417,7 +449,10 @@ static bool in_irq(const struct tep_record *rec, unsigned long long func, bool e
 		c->irq_depth = depth;
 		return true;
 	}
-	return near(env.irq_enter, func);
+	if (near(env.irq_enter, func))
+		return true;
+	c->ctx_softirq = flags & TRACE_FLAG_SOFTIRQ;
+	return false;
 }
 
 /* A record's function, depth and task, and the state of its CPU; NULL when it is left out
@@ -508,6 +543,7 @@ static void on_lost(int cpu, long long n, void *ctx)
 	if (cpu >= 0 && cpu < env.ncpus) {
 		flush_held(ctx, cpu, &env.cpus[cpu]);
 		env.cpus[cpu].in_irq = false; /* its return may be among the lost */
+		env.cpus[cpu].irq_tail = false;
 		env.cpus[cpu].expect = -1;
 	}
 }

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <event-parse.h>
 
@@ -18,7 +20,17 @@ static struct env {
 	bool force;	 /* -F */
 	const char *def; /* 'p:[alias] FUNC[+off] [args]' */
 	struct tep_event *ev;
+	struct tep_format_field caller; /* -s: the return address at the entry (hidden) */
 } env;
+
+/* The name of that field: not one a user would give. */
+#define CALLER "__ftt_caller"
+
+static bool is_x86_64(void)
+{
+	struct utsname u;
+	return uname(&u) == 0 && !strcmp(u.machine, "x86_64");
+}
 
 static const struct opt_spec options[] = {
 	{'F', NULL, NULL, "skip the check that FUNC can be traced", 0},
@@ -27,12 +39,12 @@ static const struct opt_spec options[] = {
 };
 
 static const char *const examples[] = {
-	"kprobe p:do_sys_openat2                     # trace opens",
-	"kprobe 'p:do_sys_openat2 file=+0($arg2):ustring'   # with the path",
-	"kprobe 'r:do_sys_openat2 ret=$retval:s32' 'ret < 0'   # failed opens",
+	"kprobe p:do_sys_open                        # trace opens",
+	"kprobe 'p:do_sys_open file=+0($arg2):ustring'   # with the path",
+	"kprobe 'r:do_sys_open ret=$retval:s32' 'ret < 0'   # failed opens",
 	"kprobe -s p:tcp_retransmit_skb              # with kernel stacks",
 	"kprobe -c p:vfs_read                        # count per second",
-	"kprobe -v p:do_sys_openat2                  # show the event format",
+	"kprobe -v p:do_sys_open                     # show the event format",
 	NULL,
 };
 
@@ -79,7 +91,23 @@ static int prepare(struct tool_run *t)
 		snprintf(alias, sizeof(alias), "%s", pd.alias);
 	else
 		probe_default_alias(pd.target, pd.type, alias, sizeof(alias));
-	if (!(env.ev = probe_create(&t->s, PROBE_KPROBE, pd.type, alias, pd.target, pd.args)))
+	/* -s at a function's entry: the return address on top of the stack is its caller,
+	 * which the kernel's stack lacks where it unwinds by frame pointers (4.x): fetched
+	 * by the probe too, out of sight, for the stacks (tracer.h). x86-64 only. */
+	const char *off = strchr(pd.target, '+');
+	bool entry = !off || strtoull(off + 1, NULL, 0) == 0;
+	static char args[8192];
+	if (env.tr.stack && pd.type == 'p' && entry && is_x86_64() &&
+	    snprintf(args, sizeof(args), "%s%s" CALLER "=$stack0", pd.args, *pd.args ? " " : "") <
+		    (int)sizeof(args)) {
+		env.ev = probe_create_hiding(&t->s, pd.type, alias, pd.target, args, CALLER,
+					     &env.caller);
+		if (env.caller.name)
+			env.tr.entry_caller = &env.caller;
+	} else {
+		env.ev = probe_create(&t->s, PROBE_KPROBE, pd.type, alias, pd.target, pd.args);
+	}
+	if (!env.ev)
 		return TOOL_USAGE; /* the kernel said why: a definition it does not accept */
 	snprintf(t->what, sizeof(t->what), "%s:%s (%s)", env.ev->system, env.ev->name, pd.target);
 	env.tr.events = &env.ev;

@@ -120,6 +120,43 @@ check "funcgraph -j: valid JSON lines, 40 calls of $F begun and 40 ended, durati
 	! grep -q '\"call\":\"entry\",\"dur_ns\"' '$TMP/out'" || { head -3 "$TMP/out"; cat "$TMP/err"; }
 check "after funcgraph: tracefs as before" same_state
 
+# Interrupts during graphed calls: long reads of /dev/urandom (a CPU busy in vfs_read) while
+# timers fire. Without -I no interrupt's work is in a graph (4.9 recorded the softirqs run at
+# an interrupt's end, run_timer_softirq and its callees, rcu_bh_qs, rcu_irq_exit, at the depth
+# of a callee of the read now and then); with -I they are there, which shows that this run
+# had some to leave out.
+IRQWORK='(irq_enter|irq_enter_rcu|irq_exit|irq_exit_rcu|rcu_irq_enter|rcu_irq_exit|__do_softirq|handle_softirqs|do_softirq_own_stack|run_timer_softirq|call_timer_fn|rcu_bh_qs|[a-z_]*apic_timer_interrupt|hrtimer_interrupt|__sysvec_apic_timer_interrupt|tick_sched_timer)'
+irq_case() { # irq_case [-I]: funcgraph -d 5 vfs_read during the reads; "lines irq-lines" in $TMP/irq
+	rm -f "$TMP/out" "$TMP/err"
+	"$BIN/funcgraph" $1 -d 5 vfs_read > "$TMP/out" 2> "$TMP/err" &
+	P=$!
+	wait_ready $P "$TMP/err"
+	i=0
+	# (until it has ended: a zombie answers kill -0)
+	while grep -q '^State:[^Z]*$' /proc/$P/status 2> /dev/null && [ $i -lt 400 ]; do
+		head -c 2000000 /dev/urandom > /dev/null
+		i=$((i + 1))
+	done
+	wait_exit $P 20
+	echo "$(wc -l < "$TMP/out") $(grep -cE "[ |] *$IRQWORK(\(\)|;| \{| \*/)" "$TMP/out")" > "$TMP/irq"
+}
+irq_case
+read -r lines irqs < "$TMP/irq"
+rc=$RC
+cp "$TMP/out" "$TMP/noirq"
+irq_case -I
+read -r ilines iirqs < "$TMP/irq"
+echo "# funcgraph -I vfs_read: $ilines lines, $iirqs of interrupts"
+if [ "$iirqs" -gt 0 ]; then
+	check "funcgraph vfs_read (no -I) during interrupts: exit 0, $lines lines, $irqs of an interrupt's work" \
+		[ "$rc" -eq 0 -a "$lines" -gt 100 -a "$irqs" -eq 0 ] ||
+		grep -nE -B4 -A2 "[ |] *$IRQWORK(\(\)|;| \{| \*/)" "$TMP/noirq" | head -20 | sed 's/^/# /'
+	check "funcgraph vfs_read (no -I): every CPU's graph nests" nested "$TMP/noirq"
+else
+	skip "funcgraph without -I: no interrupt landed in vfs_read in 5 s with -I (nothing to leave out)"
+fi
+check "after funcgraph -I: tracefs as before" same_state
+
 # --- the top level: one owner, others refused ------------------------------------------------------
 "$BIN/funcgraph" hrtimer_nanosleep > "$TMP/out1" 2> "$TMP/err1" &
 P1=$!

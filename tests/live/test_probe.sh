@@ -292,6 +292,28 @@ if [ -e "$T/kprobe_events" ]; then
 	check "kprobe -s: each hit with a kernel stack through the syscall entry" sh -c "
 		[ \$(grep -c '$OPENFN:' '$TMP/out') -eq 2 ] && grep -Eq '=> .*(do_syscall_64|entry_SYSCALL_64)' '$TMP/out'"
 
+	# -s: the callers, from the caller on (not the probed function's own frame, which the
+	# kernel's stack starts with); where the kernel unwinds by frame pointers (4.x), its
+	# stack at an entry lacks the caller, which the tool adds. getppid's function is called
+	# by do_syscall_64 (through x64_sys_call on 6.9+, inlined or not).
+	ST=${SYS_TARGET:-$BIN/tests/sys_target}
+	GETPPID=$(grep -m1 -x -E '__x64_sys_getppid|__do_sys_getppid|sys_getppid' "$T/available_filter_functions")
+	if [ -n "$GETPPID" ]; then
+		"$BIN/kprobe" -s "p:$GETPPID" --exec "$ST" 3 0 > "$TMP/out" 2> "$TMP/err"
+		check "kprobe -s p:$GETPPID: 3 hits, each stack's first frame its caller" awk '
+			/^ => / { if (first) { first = 0; if ($2 ~ /^(do_syscall_64|x64_sys_call)\+0x/) good++; else print "# first frame: " $2 } next }
+			{ ev++; first = 1 }
+			END { exit !(ev == 3 && good == 3) }' "$TMP/out" || head -8 "$TMP/out"
+		"$BIN/kprobe" -s --folded "p:$GETPPID" --exec "$ST" 3 0 > "$TMP/out" 2> "$TMP/err"
+		check "kprobe -s --folded: the function the leaf, its caller before it, 3 in all" sh -c "
+			[ \$(grep -Ec ';(do_syscall_64|x64_sys_call)_\\[k\\];[_a-z0-9]*sys_getppid_\\[k\\] [0-9]+\$' '$TMP/out') -ge 1 ] &&
+			[ \$(awk '{ s += \$NF } END { print s }' '$TMP/out') -eq 3 ]" || head -5 "$TMP/out"
+		"$BIN/kprobe" -s -j "p:$GETPPID" --exec "$ST" 1 0 > "$TMP/out" 2> "$TMP/err"
+		check "kprobe -s -j: the stack from the caller, the tool's own fetch not among the fields" sh -c "
+			grep -Eq '\"fields\":\\{\"__probe_ip\":[0-9]+\\},\"stack\":\\[\"(do_syscall_64|x64_sys_call)\\+0x' '$TMP/out'" ||
+			head -3 "$TMP/out"
+	fi
+
 	# Without error_log (before 5.2) the tool finds the part the kernel refuses.
 	"$BIN/kprobe" "p:$OPENFN x=%zz" > "$TMP/out" 2> "$TMP/err"
 	check "kprobe with a bad argument: exit 2 and the kernel's own explanation" sh -c \

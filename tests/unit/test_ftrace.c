@@ -129,7 +129,16 @@ static void test_set_functions(void **state)
 	assert_int_equal(ftrace_set_functions(NULL, "set_ftrace_filter", funcs, 2, "test"), 0);
 	char buf[256];
 	assert_non_null(read_file(tree, "set_ftrace_filter", buf, sizeof(buf)));
-	assert_string_equal(buf, "vfs_readvfs_write"); /* one write each (a file, here) */
+	/* Each ends with its newline: the kernel joins words written without one. */
+	assert_string_equal(buf, "vfs_read\nvfs_write\n");
+	/* A filter that reads back empty (here: the file swallows what is written), as the
+	 * kernel's does when it kept none of the words, is refused: it traces everything. */
+	char path[256];
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", tree);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/dev/null", path), 0);
+	assert_int_equal(ftrace_set_functions(NULL, "set_ftrace_filter", funcs, 2, "test"), -1);
+	assert_int_equal(errno, EINVAL);
 }
 
 int main(void)

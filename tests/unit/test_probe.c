@@ -3,6 +3,8 @@
 #include "helpers.h"
 
 #include "probe.h"
+
+#include <event-parse.h>
 #include "ustr.h"
 
 static void test_parse(void **state)
@@ -130,13 +132,55 @@ static void test_compat(void **state)
 			 -1);
 }
 
+/* kprobe -s: the caller's return address fetched by the tool is not shown (its line and its
+ * part of the print fmt go; the rest byte for byte), and where it is in the record is kept. */
+static void test_hide(void **state)
+{
+	(void)state;
+	const char *with = "name: do_nanosleep\nID: 1771\nformat:\n"
+			   "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			   "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+			   "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			   "\tfield:u32 mode;\toffset:16;\tsize:4;\tsigned:0;\n"
+			   "\tfield:u64 __ftt_caller;\toffset:20;\tsize:8;\tsigned:0;\n\n"
+			   "print fmt: \"(%lx) mode=0x%x __ftt_caller=0x%Lx\", REC->__probe_ip, "
+			   "REC->mode, REC->__ftt_caller\n";
+	const char *without = "name: do_nanosleep\nID: 1771\nformat:\n"
+			      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+			      "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			      "\tfield:u32 mode;\toffset:16;\tsize:4;\tsigned:0;\n\n"
+			      "print fmt: \"(%lx) mode=0x%x\", REC->__probe_ip, REC->mode\n";
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", with);
+	size_t len = strlen(buf);
+	struct tep_format_field f = {0};
+	assert_int_equal(probe_format_hide(buf, &len, "__ftt_caller", &f), 0);
+	assert_string_equal(buf, without);
+	assert_int_equal(len, strlen(without));
+	assert_int_equal(f.offset, 20);
+	assert_int_equal(f.size, 8);
+	/* 4.x prints a u64 in decimal; a name that is only a prefix of a field is not it. */
+	snprintf(buf, sizeof(buf), "%s",
+		 "format:\n\tfield:u64 __ftt_caller;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		 "print fmt: \"(%lx) __ftt_caller=%Lu\", REC->__probe_ip, REC->__ftt_caller\n");
+	len = strlen(buf);
+	assert_int_equal(probe_format_hide(buf, &len, "__ftt_caller", &f), 0);
+	assert_string_equal(buf, "format:\n\n"
+				 "print fmt: \"(%lx)\", REC->__probe_ip\n");
+	snprintf(buf, sizeof(buf), "%s", with);
+	len = strlen(buf);
+	assert_int_equal(probe_format_hide(buf, &len, "__ftt_call", &f), -1);
+	assert_string_equal(buf, with);
+	assert_int_equal(probe_format_hide(buf, &len, "mode_x", &f), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
-		cmocka_unit_test(test_alias),
-		cmocka_unit_test(test_registers),
-		cmocka_unit_test(test_compat),
+		cmocka_unit_test(test_parse),	  cmocka_unit_test(test_alias),
+		cmocka_unit_test(test_registers), cmocka_unit_test(test_compat),
+		cmocka_unit_test(test_hide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

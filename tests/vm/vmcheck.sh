@@ -106,6 +106,8 @@ initramfs() {
 	cp "$(command -v busybox)" "$ir/bin/busybox"
 	cp "$BIN"/* "$ir/ftt/bin/"
 	cp tests/live/*.sh "$ir/ftt/tests/live/"
+	# The man pages: test_examples runs the examples they give.
+	mkdir -p "$ir/ftt/man/man8" && cp man/man8/*.8 "$ir/ftt/man/man8/"
 	cp tests/vm/guest-init.sh "$ir/init"; chmod +x "$ir/init"
 	[ -n "${VM_DEBUG_SCRIPT:-}" ] && install -m 0755 "$VM_DEBUG_SCRIPT" "$ir/ftt/debug.sh"
 	echo "$krel" > "$ir/ftt/kernel"
