@@ -7,6 +7,7 @@ B=${B:-build}
 pass=0 fail=0 skip=0
 failed=()
 for t in ${UNIT:-}; do
+	t0=$SECONDS
 	out=$("$B/tests/$t" 2>&1)
 	rc=$?
 	p=$(grep -c '^\[       OK \]' <<<"$out")
@@ -20,7 +21,7 @@ for t in ${UNIT:-}; do
 		fail=$((fail + f)) failed+=("$t")
 		echo "$out"
 	fi
-	echo "unit $t: $p passed, $rc failed, $s skipped"
+	echo "unit $t: $p passed, $rc failed, $s skipped ($((SECONDS - t0)) s)"
 done
 # Every file of ours says its licence (SPDX), so a copied file keeps it.
 # (Recorded fixtures are the kernel's data, fuzz seeds data, and the README's pictures and
@@ -97,6 +98,7 @@ fi
 
 # Live tests: root and a real kernel; they skip (with the reason) when they cannot run.
 for t in tests/live/test_*.sh; do
+	t0=$SECONDS
 	out=$(BIN=$B sh "$t" 2>&1)
 	rc=$?
 	line=$(tail -n 1 <<<"$out")
@@ -108,9 +110,9 @@ for t in tests/live/test_*.sh; do
 	fi
 	grep -E '^(not ok|skip) ' <<<"$out"
 	[ $rc -eq 0 ] || { [[ $line =~ failed ]] || fail=$((fail + 1)); echo "$out" | tail -40; }
-	echo "live $t: $line"
+	echo "live $t: $line ($((SECONDS - t0)) s)"
 done
 
 echo
-echo "$pass passed, $fail failed, $skip skipped"
+echo "$pass passed, $fail failed, $skip skipped ($SECONDS s)"
 [ $fail -eq 0 ]

@@ -114,7 +114,9 @@ for t in /ftt/tests/live/test_*.sh; do
 	fi
 	grep -q 'ftt.probe=0' /proc/cmdline && continue
 	say "# live tests: $name"
+	t0=$(cut -d. -f1 /proc/uptime)
 	sh "$t" 2>&1 > $OUT
+	say "# time $name $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 	runs=$((runs + 1))
 done
 # Which mechanism opensnoop chose for paths here (its banner says "via ...").

@@ -198,7 +198,9 @@ run_kernel() {
 		return
 	fi
 	grep -E '^(not ok|skip) ' "$res.txt"
-	grep -E '^#' "$res.txt" | head -40
+	grep -E '^#' "$res.txt" | grep -v '^# time ' | head -40
+	# Each suite's time in the guest, longest first (CI's budget: README, Tests).
+	grep '^# time ' "$res.txt" | sort -k4,4nr | awk '{ printf "%s%s %s s", n++ ? ", " : "time: ", $3, $4 } END { if (n) print "" }'
 	p=0 f=0 s=0
 	while read -r a _ b _ c _; do p=$((p + a)) f=$((f + b)) s=$((s + c)); done \
 		< <(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$res.txt")
