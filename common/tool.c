@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tool.h"
 #include "child.h"
+#include "cpubuf.h"
 #include "comm.h"
 #include "out.h"
+#include "record.h"
 #include "row.h"
 #include "sig.h"
 #include "runid.h"
@@ -63,6 +65,11 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	case TOOL_OPT_TIMESTAMP: t->o.timestamp = true; break;
 	case TOOL_OPT_WALLCLOCK: t->o.wallclock = true; break;
 	case TOOL_OPT_JSON_KEYS: json_keys(t->tool); break;
+	case TOOL_OPT_RECORD:
+		if (record_check(arg, t->tool->name))
+			exit(TOOL_USAGE);
+		t->record_path = arg;
+		break;
 	default:
 		if (!t->tool->option)
 			opt_fail("option -%c is not handled", o->key);
@@ -269,6 +276,41 @@ static int wake(void *ctx)
 	return watched_gone(t, now);
 }
 
+/* The options every tracing tool has after its own (opt_usage.shared). */
+static const struct opt_spec driver_opts[] = {
+	{OPT_LONG + 0xfd, "record", "FILE",
+	 "also keep the run's raw events in FILE, a trace.dat for\ntrace-cmd report and "
+	 "KernelShark",
+	 TOOL_OPT_RECORD},
+	TOOL_OPT_END,
+};
+
+/* --record: each page of the tool's instance, as the reader takes it. */
+static void keep_page(int cpu, const char *page, size_t len, void *ctx)
+{
+	record_page(ctx, cpu, page, len);
+}
+
+static int record_start(struct tool_run *t)
+{
+	static struct record rec;
+	int ncpus = 0;
+	for (int i = 0; i < t->r.ncpus; i++)
+		if (t->r.cpus[i].src == 0 && t->r.cpus[i].cpu >= ncpus)
+			ncpus = t->r.cpus[i].cpu + 1;
+	if (record_open(&rec, t->record_path, ncpus, t->r.subbuf, t->tool->name)) {
+		record_abort(&rec);
+		return -1;
+	}
+	t->record = &rec;
+	for (int i = 0; i < t->r.ncpus; i++)
+		if (t->r.cpus[i].src == 0) {
+			t->r.cpus[i].on_page = keep_page;
+			t->r.cpus[i].page_ctx = &rec;
+		}
+	return 0;
+}
+
 static void release_top(void *arg)
 {
 	toplevel_release(arg);
@@ -310,6 +352,8 @@ static int run(struct tool_run *t)
 		return TOOL_FAIL;
 	if (t->names && comm_attach(t->names, &t->r))
 		return TOOL_FAIL;
+	if (t->record_path && record_start(t))
+		return TOOL_FAIL;
 	if (tool->setup && (ret = tool->setup(t)))
 		return ret;
 	out_init();
@@ -331,6 +375,16 @@ static int run(struct tool_run *t)
 										    TOOL_OK;
 	if (tool->end && !out_closed())
 		tool->end(t);
+	/* While the run's probes still exist: their formats go into the file. */
+	if (t->record) {
+		uint64_t pages = t->record->pages;
+		if (record_finish(t->record, t->s.tep))
+			ret = TOOL_FAIL;
+		else
+			fprintf(stderr, "%s: kept %llu pages of events in %s\n", tool->name,
+				(unsigned long long)pages, t->record_path);
+		t->record = NULL;
+	}
 	if (out_flush() < 0 || t->failed)
 		ret = TOOL_FAIL;
 	return ret;
@@ -359,7 +413,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	t.s.hold_fd = -1;
 	opt_init(argv[0]);
 	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
-	struct opt_usage u = {tool->name, tool->opts,	      tool->operands,
+	struct opt_usage u = {tool->name, tool->opts,	      driver_opts,   tool->operands,
 			      tool->more, tool->operand_help, tool->examples};
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
@@ -397,6 +451,9 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	else if (t.o.tid)
 		tool_watch(&t, t.o.tid, true);
 	int ret = run(&t);
+	if (t.record) /* the run failed before its end: no file */
+		record_abort(t.record);
+	t.record = NULL;
 	if (child_finish(&t.child, tool->name) && ret == TOOL_OK)
 		ret = TOOL_FAIL;
 	session_close(&t.s);

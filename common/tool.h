@@ -28,6 +28,7 @@
 #include "session.h"
 
 struct comm_table;
+struct record;
 struct row_table;
 struct tep_event;
 struct toplevel;
@@ -46,6 +47,7 @@ enum tool_opt_id {
 	TOOL_OPT_WALLCLOCK,    /* -T */
 	TOOL_OPT_EXEC,	       /* --exec CMD [ARGS]: the rest of the command line */
 	TOOL_OPT_JSON_KEYS,    /* --json-keys */
+	TOOL_OPT_RECORD,       /* --record FILE (every tracing tool: tool.c adds it) */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -168,6 +170,9 @@ struct tool_run {
 	bool watch_thread;
 	unsigned long long watch_start;
 	uint64_t watch_next;
+	/* --record FILE: the raw events kept as a trace.dat (record.h). */
+	const char *record_path;
+	struct record *record;
 };
 
 /* Run the tool; returns the exit status. */
