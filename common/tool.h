@@ -27,6 +27,7 @@
 #include "reader.h"
 #include "session.h"
 
+struct cgroup;
 struct comm_table;
 struct record;
 struct row_table;
@@ -48,6 +49,7 @@ enum tool_opt_id {
 	TOOL_OPT_EXEC,	       /* --exec CMD [ARGS]: the rest of the command line */
 	TOOL_OPT_JSON_KEYS,    /* --json-keys */
 	TOOL_OPT_RECORD,       /* --record FILE (every tracing tool: tool.c adds it) */
+	TOOL_OPT_CGROUP,       /* --cgroup PATH (likewise) */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -170,6 +172,13 @@ struct tool_run {
 	bool watch_thread;
 	unsigned long long watch_start;
 	uint64_t watch_next;
+	/* --cgroup PATH (cgroup.h): by default the instance traces only the group's tasks
+	 * (set_event_pid, set_ftrace_pid, forks followed, the group read again every second);
+	 * a tool whose events happen in other tasks' context (an interrupt's) sets
+	 * pids_checked_here in prepare() and asks tool_in_cgroup() of each event's task. */
+	struct cgroup *cgroup;
+	bool pids_checked_here;
+	uint64_t cgroup_next;
 	/* --record FILE: the raw events kept as a trace.dat (record.h). */
 	const char *record_path;
 	struct record *record;
@@ -200,6 +209,10 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 
 /* The name of task pid when its current event happened (or "<...>"). */
 const char *tool_comm(struct tool_run *t, int pid);
+
+/* With --cgroup: is task tid in the group (or a descendant) now? Always true without.
+ * Reads /proc/TID/cgroup: for a tool that checks pids itself (pids_checked_here). */
+bool tool_in_cgroup(struct tool_run *t, pid_t tid);
 
 /* The run ends when process (or thread) pid is gone, as after -d: for a tool's own -p (the
  * shared -p and -L are watched by tool_main). */
