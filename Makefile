@@ -3,8 +3,8 @@
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
 TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop
-COMMON   := sig opt out row runid state undo toplevel format session sweep child cpubuf reader comm tool hist pair span agg field keys ksym folded evprint ftrace blk probe funcpair usym sysc sysnr ustr ladder tracer json heat flame sock
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock
+COMMON   := sig opt out row runid state undo toplevel format session sweep child cpubuf reader comm tool hist pair span agg field keys ksym folded evprint ftrace blk probe funcpair usym sysc sysnr ustr ladder tracer json heat flame sock record cgroup
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -151,7 +151,7 @@ vmcheck: vmcheck-bin
 
 # Debian packages the build and the tests need; installed only when missing.
 DEPS := gcc make pkg-config clang-format clang libclang-rt-14-dev libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
-        util-linux coreutils procps python3 libxml2-utils chromium \
+        util-linux coreutils procps python3 libxml2-utils chromium trace-cmd \
         qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd nftables
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \

@@ -157,6 +157,8 @@ int cpubuf_fill(struct cpubuf *c, int max)
 		if (n <= 0)
 			break;
 		c->offline = false;
+		if (c->on_page)
+			c->on_page(c->cpu, slot, (size_t)n, c->page_ctx);
 		if ((size_t)n < c->subbuf)
 			memset(slot + n, 0, c->subbuf - (size_t)n);
 		c->count++;

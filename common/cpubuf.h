@@ -35,6 +35,9 @@ struct cpubuf {
 	int size;		 /* its size, found when checked against its page */
 	size_t subbuf;		 /* the size of a page */
 	size_t commit_size;	 /* of the length in a page's header (the kernel's long) */
+	/* Called with each page as it is read (--record), before it is decoded. */
+	void (*on_page)(int cpu, const char *page, size_t len, void *ctx);
+	void *page_ctx;
 };
 
 /* Open CPU cpu's trace_pipe_raw at path (non-blocking) for source src, pages of subbuf bytes:

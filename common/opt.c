@@ -102,8 +102,11 @@ static size_t count_specs(const struct opt_spec *o)
 /* The table and -h, -V: spec i of all. */
 static const struct opt_spec *spec_at(const struct opt_usage *u, size_t i)
 {
-	size_t n = count_specs(u->opts);
-	return i < n ? &u->opts[i] : i < n + 2 ? &help_version[i - n] : NULL;
+	size_t n = count_specs(u->opts), m = count_specs(u->shared);
+	return i < n	     ? &u->opts[i] :
+	       i < n + m     ? &u->shared[i - n] :
+	       i < n + m + 2 ? &help_version[i - n - m] :
+			       NULL;
 }
 
 /* Flags in one bracket as perf-tools and bcc print them: by letter, lower case first. */
@@ -201,7 +204,7 @@ void opt_usage(FILE *f, const struct opt_usage *u)
 int opt_parse(int argc, char **argv, const struct opt_usage *u,
 	      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx), void *ctx)
 {
-	size_t n = count_specs(u->opts) + 2;
+	size_t n = count_specs(u->opts) + count_specs(u->shared) + 2;
 	char *letters = calloc(2 * n + 2, 1);
 	struct option *longs = calloc(n + 1, sizeof(*longs));
 	if (!letters || !longs)

@@ -56,11 +56,12 @@ struct opt_spec {
 /* What the usage says besides the options. */
 struct opt_usage {
 	const char *tool;
-	const struct opt_spec *opts; /* ends with a key of 0; -h and -V are added */
-	const char *operands;	     /* the synopsis after the options: "[duration]" */
-	const char *const *more;     /* other synopsis lines, each after the tool's name */
-	const char *operand_help;    /* lines after the options, each "   NAME    what" */
-	const char *const *examples; /* "tool -x   # what it does" */
+	const struct opt_spec *opts;   /* ends with a key of 0; -h and -V are added */
+	const struct opt_spec *shared; /* after them: what every tool of the kind has, or NULL */
+	const char *operands;	       /* the synopsis after the options: "[duration]" */
+	const char *const *more;       /* other synopsis lines, each after the tool's name */
+	const char *operand_help;      /* lines after the options, each "   NAME    what" */
+	const char *const *examples;   /* "tool -x   # what it does" */
 };
 
 /* The usage: synopsis, options, operands, examples. */

@@ -422,6 +422,45 @@ write_failed:
 	return -1;
 }
 
+int session_add_tids(struct session *s, const pid_t *tids, size_t n, bool fork)
+{
+	static const char *const files[] = {"set_event_pid", "set_ftrace_pid"};
+	static const enum tracefs_option_id forks[] = {TRACEFS_OPTION_EVENT_FORK,
+						       TRACEFS_OPTION_FUNCTION_FORK};
+	/* One write per file: the kernel takes a list of IDs separated by spaces. */
+	size_t cap = n * 12 + 2, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%d", i ? " " : "", (int)tids[i]);
+	for (int f = 0; f < 2; f++) {
+		/* set_ftrace_pid: only where the instance has the function tracer's files. */
+		if (f == 1 && !tracefs_file_exists(s->inst, files[f]))
+			continue;
+		if (n && tracefs_instance_file_append(s->inst, files[f], buf) < 0) {
+			/* set_ftrace_pid refused: the function tracer is refused too (6.18 here),
+			 * so nothing of it is traced unfiltered. */
+			if (f == 1 && errno == EPERM)
+				continue;
+			fprintf(stderr, "%s: cannot write %zu task IDs to %s: %s\n", s->tool, n,
+				files[f], strerror(errno));
+			free(buf);
+			return -1;
+		}
+		if (fork && tracefs_option_is_supported(s->inst, forks[f]) &&
+		    !tracefs_option_is_enabled(s->inst, forks[f]) &&
+		    tracefs_option_enable(s->inst, forks[f])) {
+			fprintf(stderr, "%s: cannot enable the %s option: %s\n", s->tool,
+				tracefs_option_name(forks[f]), strerror(errno));
+			free(buf);
+			return -1;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
 int session_set_pids(struct session *s, pid_t pid, pid_t tid)
 {
 	return set_pids(s, "set_event_pid", TRACEFS_OPTION_EVENT_FORK, pid, tid);

@@ -100,6 +100,10 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter);
  * thread tid; neither: everything. Says what failed.
  */
 int session_set_pids(struct session *s, pid_t pid, pid_t tid);
+/* Add task IDs to what the instance traces (set_event_pid, and set_ftrace_pid where the
+ * instance has it), in one write each; with fork, what they start later too (event-fork,
+ * function-fork where the kernel has it). --cgroup. */
+int session_add_tids(struct session *s, const pid_t *tids, size_t n, bool fork);
 /* The same for the instance's function tracer (set_ftrace_pid; function-fork where the
  * kernel has it: not 4.9). */
 int session_set_ftrace_pids(struct session *s, pid_t pid, pid_t tid);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tool.h"
+#include "cgroup.h"
 #include "child.h"
+#include "cpubuf.h"
 #include "comm.h"
 #include "ftrace.h"
+#include "pair.h"
 #include "out.h"
+#include "record.h"
 #include "row.h"
 #include "sig.h"
 #include "runid.h"
@@ -64,6 +68,19 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	case TOOL_OPT_TIMESTAMP: t->o.timestamp = true; break;
 	case TOOL_OPT_WALLCLOCK: t->o.wallclock = true; break;
 	case TOOL_OPT_JSON_KEYS: json_keys(t->tool); break;
+	case TOOL_OPT_CGROUP: {
+		static struct cgroup cg;
+		char why[256];
+		if (cgroup_open(&cg, arg, why, sizeof(why)))
+			opt_fail("--cgroup: '%s': %s", arg, why);
+		t->cgroup = &cg;
+		break;
+	}
+	case TOOL_OPT_RECORD:
+		if (record_check(arg, t->tool->name))
+			exit(TOOL_USAGE);
+		t->record_path = arg;
+		break;
 	default:
 		if (!t->tool->option)
 			opt_fail("option -%c is not handled", o->key);
@@ -225,6 +242,88 @@ static int tick(uint64_t now, void *ctx)
 	return last;
 }
 
+/* --cgroup: the group's threads now, added to what the instance traces (again every
+ * second: a task moved into the group later is traced from then on). */
+struct tid_list {
+	pid_t *tids;
+	size_t n, cap;
+};
+
+static void add_tid(pid_t tid, void *ctx)
+{
+	struct tid_list *l = ctx;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		pid_t *more = realloc(l->tids, cap * sizeof(*more));
+		if (!more)
+			return;
+		l->tids = more;
+		l->cap = cap;
+	}
+	l->tids[l->n++] = tid;
+}
+
+static int cgroup_follow(struct tool_run *t, int *count)
+{
+	struct tid_list l = {0};
+	/* This process first: an empty set_event_pid traces every task, and an empty group
+	 * must trace none (its own events are left out by the filter of every event). */
+	add_tid(getpid(), &l);
+	int n = cgroup_threads(t->cgroup, add_tid, &l);
+	int ret = n < 0 ? -1 : session_add_tids(&t->s, l.tids, l.n, true);
+	if (n < 0)
+		fprintf(stderr, "%s: cannot read the tasks of cgroup %s: %s\n", t->tool->name,
+			t->cgroup->path, strerror(errno));
+	free(l.tids);
+	if (count)
+		*count = n;
+	return ret;
+}
+
+/*
+ * Was tid in the group? Asked when its event is handled, which may be after it exited (a
+ * dd's direct writes complete, and are read, after it is gone): a task still there is asked
+ * of /proc; one that is gone is a member if what made it is (its process, or its parent
+ * process, from the names followed in-band). Answers are kept for the run (a task moved out
+ * and back is not seen again: rare in a group). A /proc read per new task.
+ */
+static struct pair_table members; /* tid -> 1 in, 2 out */
+
+bool tool_in_cgroup(struct tool_run *t, pid_t tid)
+{
+	if (!t->cgroup)
+		return true;
+	if (!members.mem && pair_init(&members, 4096, 1))
+		return cgroup_has(t->cgroup, tid);
+	pid_t chain[8];
+	int n = 0;
+	bool in = false;
+	for (pid_t id = tid; n < 8 && id > 0; n++) {
+		unsigned char *v = pair_get(&members, (uint64_t)id, 0);
+		if (v) {
+			in = *v == 1;
+			break;
+		}
+		chain[n] = id;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d", (int)id);
+		if (access(path, F_OK) == 0) {
+			in = cgroup_has(t->cgroup, id);
+
+			n++;
+			break;
+		}
+		struct comm_task ct;
+		if (!t->names || comm_task(t->names, id, &ct))
+			break;
+
+		id = ct.tgid && ct.tgid != id ? ct.tgid : ct.ppid;
+	}
+	for (int i = 0; i < n && i < 8; i++)
+		*(unsigned char *)pair_put(&members, (uint64_t)chain[i], 0) = in ? 1 : 2;
+	return in;
+}
+
 /* -p/-L: the run ends when its process (or thread) is gone, as after -d (strace -c -p does
  * the same): everything recorded is read and the summary printed. Gone: no /proc entry, a
  * zombie, or the PID now another process's (another start time). Looked at most every
@@ -268,9 +367,60 @@ static int wake(void *ctx)
 	uint64_t now = reader_now();
 	if (t->tool->wake)
 		t->tool->wake(t, now);
+	if (t->cgroup && !t->pids_checked_here && now >= t->cgroup_next) {
+		t->cgroup_next = now + 1000000000ULL;
+		cgroup_follow(t, NULL);
+	}
 	if (t->child.pid)
 		return child_ended(&t->child);
 	return watched_gone(t, now);
+}
+
+/* The options every tracing tool has after its own (opt_usage.shared). */
+static const struct opt_spec driver_opts[] = {
+	{TOOL_LONG_CGROUP, "cgroup", "PATH",
+	 "only the tasks of this cgroup (v1 or v2) and its descendants,\nand what they "
+	 "start",
+	 TOOL_OPT_CGROUP},
+	{TOOL_LONG_RECORD, "record", "FILE",
+	 "also keep the run's raw events in FILE, a trace.dat for\ntrace-cmd report and "
+	 "KernelShark",
+	 TOOL_OPT_RECORD},
+	TOOL_OPT_END,
+};
+/* The same without --cgroup (struct tool's no_cgroup). */
+static const struct opt_spec driver_opts_no_cgroup[] = {
+	{TOOL_LONG_RECORD, "record", "FILE",
+	 "also keep the run's raw events in FILE, a trace.dat for\ntrace-cmd report and "
+	 "KernelShark",
+	 TOOL_OPT_RECORD},
+	TOOL_OPT_END,
+};
+
+/* --record: each page of the tool's instance, as the reader takes it. */
+static void keep_page(int cpu, const char *page, size_t len, void *ctx)
+{
+	record_page(ctx, cpu, page, len);
+}
+
+static int record_start(struct tool_run *t)
+{
+	static struct record rec;
+	int ncpus = 0;
+	for (int i = 0; i < t->r.ncpus; i++)
+		if (t->r.cpus[i].src == 0 && t->r.cpus[i].cpu >= ncpus)
+			ncpus = t->r.cpus[i].cpu + 1;
+	if (record_open(&rec, t->record_path, ncpus, t->r.subbuf, t->tool->name)) {
+		record_abort(&rec);
+		return -1;
+	}
+	t->record = &rec;
+	for (int i = 0; i < t->r.ncpus; i++)
+		if (t->r.cpus[i].src == 0) {
+			t->r.cpus[i].on_page = keep_page;
+			t->r.cpus[i].page_ctx = &rec;
+		}
+	return 0;
 }
 
 static void release_top(void *arg)
@@ -300,10 +450,15 @@ static int run(struct tool_run *t)
 	}
 	if (session_set_pids(&t->s, t->o.pid, t->o.tid))
 		return TOOL_FAIL;
+	int in_group = 0;
+	if (t->cgroup && !t->pids_checked_here && cgroup_follow(t, &in_group))
+		return TOOL_FAIL;
 	if (tool->instance && (ret = tool->instance(t)))
 		return ret;
-	/* -n names the task when the event happened; the names are followed for it too. */
-	if ((t->follow_names || t->o.name) && !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
+	/* -n names the task when the event happened; the names are followed for it too, and
+	 * for --cgroup checked here (who made a task that is gone). */
+	if ((t->follow_names || t->o.name || (t->cgroup && t->pids_checked_here)) &&
+	    !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
 		return TOOL_FAIL;
 	if (t->top ? reader_open_toplevel(&t->r, &t->s, t->top->on_fd, t->ordered || t->names) :
 		     reader_open_session(&t->r, &t->s, t->ordered || t->names))
@@ -314,6 +469,8 @@ static int run(struct tool_run *t)
 		return TOOL_FAIL;
 	if (t->names && comm_attach(t->names, &t->r))
 		return TOOL_FAIL;
+	if (t->record_path && record_start(t))
+		return TOOL_FAIL;
 	if (tool->setup && (ret = tool->setup(t)))
 		return ret;
 	out_init();
@@ -322,6 +479,14 @@ static int run(struct tool_run *t)
 		tool->banner(t);
 	else
 		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
+	if (t->cgroup && t->pids_checked_here)
+		fprintf(stderr, "Only the tasks of cgroup %s and its descendants.\n",
+			t->cgroup->path);
+	else if (t->cgroup)
+		fprintf(stderr,
+			"Only the tasks of cgroup %s and its descendants (%d now), and what they "
+			"start.\n",
+			t->cgroup->path, in_group);
 	if (tool->header && !t->o.json)
 		tool->header(t);
 	t->r.ended = wake;
@@ -335,6 +500,16 @@ static int run(struct tool_run *t)
 										    TOOL_OK;
 	if (tool->end && !out_closed())
 		tool->end(t);
+	/* While the run's probes still exist: their formats go into the file. */
+	if (t->record) {
+		uint64_t pages = t->record->pages;
+		if (record_finish(t->record, t->s.tep))
+			ret = TOOL_FAIL;
+		else
+			fprintf(stderr, "%s: kept %llu pages of events in %s\n", tool->name,
+				(unsigned long long)pages, t->record_path);
+		t->record = NULL;
+	}
 	if (out_flush() < 0 || t->failed)
 		ret = TOOL_FAIL;
 	return ret;
@@ -363,7 +538,10 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	t.s.hold_fd = -1;
 	opt_init(argv[0]);
 	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
-	struct opt_usage u = {tool->name, tool->opts,	      tool->operands,
+	struct opt_usage u = {tool->name,
+			      tool->opts,
+			      tool->no_cgroup ? driver_opts_no_cgroup : driver_opts,
+			      tool->operands,
 			      tool->more, tool->operand_help, tool->examples};
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
@@ -391,6 +569,8 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		opt_fail("-p and -L exclude each other");
 	if (t.o.exec && (t.o.pid || t.o.tid))
 		opt_fail("--exec traces the command it starts: not with -p or -L");
+	if (t.cgroup && (t.o.pid || t.o.tid || t.o.exec))
+		opt_fail("--cgroup traces a group's tasks: not with -p, -L or --exec");
 	int e = t.o.exec ? child_find(&t.child, t.o.exec) : 0;
 	if (e) {
 		fprintf(stderr, "%s: cannot run '%s': %s\n", tool->name, t.o.exec[0], strerror(e));
@@ -401,6 +581,9 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	else if (t.o.tid)
 		tool_watch(&t, t.o.tid, true);
 	int ret = run(&t);
+	if (t.record) /* the run failed before its end: no file */
+		record_abort(t.record);
+	t.record = NULL;
 	/* The output is whole: its reader goes on while the instance is removed. */
 	if (out_close() < 0)
 		ret = TOOL_FAIL;

@@ -27,7 +27,9 @@
 #include "reader.h"
 #include "session.h"
 
+struct cgroup;
 struct comm_table;
+struct record;
 struct row_table;
 struct tep_event;
 struct toplevel;
@@ -56,6 +58,8 @@ enum tool_opt_id {
 	TOOL_OPT_WALLCLOCK,    /* -T */
 	TOOL_OPT_EXEC,	       /* --exec CMD [ARGS]: the rest of the command line */
 	TOOL_OPT_JSON_KEYS,    /* --json-keys */
+	TOOL_OPT_RECORD,       /* --record FILE (every tracing tool: tool.c adds it) */
+	TOOL_OPT_CGROUP,       /* --cgroup PATH (likewise) */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -129,6 +133,9 @@ struct tool {
 	const char *const *formats; /* events whose formats are loaded at start */
 	/* The tables of its lines (row.h), NULL-terminated: --json-keys lists their keys. */
 	const struct row_table *const *rows;
+	/* Its events happen in the context of tasks other than the ones they concern (a
+	 * softirq's, a whole system's): no --cgroup, whose filter is by the running task. */
+	bool no_cgroup;
 	void *state; /* the tool's own state, for shared stages (tracer.h) */
 	void (*option)(struct tool_run *t, const struct opt_spec *o, const char *arg);
 	/* The operands (argv[0] .. argv[argc-1]); usage errors exit 2 (opt_fail). */
@@ -178,6 +185,16 @@ struct tool_run {
 	bool watch_thread;
 	unsigned long long watch_start;
 	uint64_t watch_next;
+	/* --cgroup PATH (cgroup.h): by default the instance traces only the group's tasks
+	 * (set_event_pid, set_ftrace_pid, forks followed, the group read again every second);
+	 * a tool whose events happen in other tasks' context (an interrupt's) sets
+	 * pids_checked_here in prepare() and asks tool_in_cgroup() of each event's task. */
+	struct cgroup *cgroup;
+	bool pids_checked_here;
+	uint64_t cgroup_next;
+	/* --record FILE: the raw events kept as a trace.dat (record.h). */
+	const char *record_path;
+	struct record *record;
 };
 
 /* Run the tool; returns the exit status. */
@@ -205,6 +222,10 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 
 /* The name of task pid when its current event happened (or "<...>"). */
 const char *tool_comm(struct tool_run *t, int pid);
+
+/* With --cgroup: is task tid in the group (or a descendant) now? Always true without.
+ * Reads /proc/TID/cgroup: for a tool that checks pids itself (pids_checked_here). */
+bool tool_in_cgroup(struct tool_run *t, pid_t tid);
 
 /* The run ends when process (or thread) pid is gone, as after -d: for a tool's own -p (the
  * shared -p and -L are watched by tool_main). */

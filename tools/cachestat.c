@@ -294,6 +294,7 @@ static void end(struct tool_run *t)
 
 static const struct tool cachestat = {
 	.name = "cachestat",
+	.no_cgroup = true,
 	.opts = options,
 	.operands = "[interval [count]]",
 	.operand_help = "   interval    seconds between lines (default 1)\n"

@@ -938,6 +938,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool funccount = {
 	.name = "funccount",
+	.no_cgroup = true,
 	.opts = options,
 	.operands = "PATTERN...",
 	.operand_help = "   PATTERN     kernel functions: names or globs ('vfs_*'), as\n"

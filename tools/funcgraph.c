@@ -604,6 +604,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool funcgraph = {
 	.name = "funcgraph",
+	.no_cgroup = true,
 	.opts = options,
 	.operands = "FUNC",
 	.operand_help =

@@ -108,7 +108,9 @@ static void on_io(const struct blk_io *io, void *ctx)
 	const struct tool_run *t = ctx;
 	uint64_t lat = io->end_ns - io->start_ns;
 	if (lat < env.min_ns || (env.pid && !of_process(io->pid)) ||
-	    (env.name && fnmatch(env.name, io->comm, 0)))
+	    (env.name && fnmatch(env.name, io->comm, 0)) ||
+	    /* --cgroup is checked here: completions run in interrupts, in any task */
+	    !tool_in_cgroup((struct tool_run *)t, io->pid))
 		return;
 	char dev[24];
 	snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(io->dev), BLK_MINOR(io->dev));
@@ -131,6 +133,7 @@ static void on_io(const struct blk_io *io, void *ctx)
 static int prepare(struct tool_run *t)
 {
 	t->follow_names = false;
+	t->pids_checked_here = true;
 	if (env.pid)
 		tool_watch(t, env.pid, false);
 	if (pair_init(&env.pid_cache, 1024, 1) ||

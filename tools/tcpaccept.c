@@ -271,6 +271,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool tcpaccept = {
 	.name = "tcpaccept",
+	.no_cgroup = true,
 	.opts = options,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},

@@ -322,6 +322,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool tcpdrop = {
 	.name = "tcpdrop",
+	.no_cgroup = true,
 	.opts = options,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},

@@ -356,6 +356,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool tcplife = {
 	.name = "tcplife",
+	.no_cgroup = true,
 	.opts = options,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},

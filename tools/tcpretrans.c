@@ -318,6 +318,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool tcpretrans = {
 	.name = "tcpretrans",
+	.no_cgroup = true,
 	.opts = options,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},

@@ -186,6 +186,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool tcpstates = {
 	.name = "tcpstates",
+	.no_cgroup = true,
 	.opts = options,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},
