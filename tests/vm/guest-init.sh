@@ -113,6 +113,12 @@ for t in /ftt/tests/live/test_*.sh; do
 		continue
 	fi
 	grep -q 'ftt.probe=0' /proc/cmdline && continue
+	# A suite the host runs in another guest of this run (vmcheck.sh, ONE_GUEST).
+	other=$(grep "^$name " /ftt/elsewhere 2> /dev/null | cut -d' ' -f2)
+	if [ -n "$other" ]; then
+		say "# $name: run in the $other guest only"
+		continue
+	fi
 	say "# live tests: $name"
 	t0=$(cut -d. -f1 /proc/uptime)
 	sh "$t" 2>&1 > $OUT
