@@ -38,8 +38,8 @@ int format_trial(struct tep_handle *tep, const struct format_text *f, size_t n, 
 
 /*
  * Parse the sound ones of n formats into tep, all tried in one child first (a fork costs
- * more than parsing a format: tpoint 'syscalls:*' has ~700); when that child dies, each on
- * its own, so only the bad one is left out. The last refused one is named in refused and
+ * more than parsing a format: tpoint 'syscalls:*' has ~700); when that child dies (or outlives
+ * its alarm), in halves, until the bad ones are alone and left out. The last refused one is named in refused and
  * why in refused_why (FORMAT_REFUSED_LEN each). The texts are freed.
  */
 void format_parse_many(struct tep_handle *tep, struct format_text *f, size_t n, char *refused,
