@@ -18,7 +18,7 @@
 # Every tests/live/test_*.sh runs in each guest (the block suite once per disk).
 # Environment: VM_KERNELS (suites and image names), VM_SUITES (live suites to run, by name:
 # "test_trust test_block"; default all), VM_JOBS (guests at once, default 2), VM_IMAGES,
-# VM_CACHE, VM_TIMEOUT (s per kernel), VM_ONE_GUEST (below), VM_KEEP=1 (keep the
+# VM_CACHE, VM_TIMEOUT (s per kernel), VM_ONE_GUEST and VM_HOLD (below), VM_KEEP=1 (keep the
 # work folder), VM_PROBE_TESTS=0 (block suites only), VM_DEBUG_SCRIPT (a script run in the
 # guest instead of the suites), VM_APPEND (kernel arguments), VM_MONITOR=1 (a qemu monitor
 # socket), VM_ACCEL and VM_CPU (qemu's accelerator and CPU model), BIN (static tools,
@@ -230,18 +230,27 @@ run_kernel() {
 
 # VM_JOBS guests at once (default 2: one per core of the development machine; each guest is
 # one single-threaded TCG process). Fetches share the cache: done one after another first.
+# While the file VM_HOLD names exists, one guest at a time: CI runs the sanitizer suites on
+# the other core meanwhile, and removes the file when they are done.
 JOBS=${VM_JOBS:-2}
 for suite in $KERNELS; do
 	is_image "$suite" || fetch "$suite" > "$WORK/$suite.fetch" 2>&1 || true
 done
-running=0
+pids=()
+running() { # how many guests run now
+	local n=0 p
+	for p in "${pids[@]}"; do kill -0 "$p" 2> /dev/null && n=$((n + 1)); done
+	echo $n
+}
 for suite in $KERNELS; do
-	if [ "$running" -ge "$JOBS" ]; then
-		wait -n 2> /dev/null || true
-		running=$((running - 1))
-	fi
+	while :; do
+		limit=$JOBS
+		[ -n "${VM_HOLD:-}" ] && [ -e "$VM_HOLD" ] && limit=1
+		[ "$(running)" -lt "$limit" ] && break
+		sleep 2
+	done
 	( run_kernel "$suite" > "$WORK/$suite.log" 2>&1; cat "$WORK/$suite.log" ) &
-	running=$((running + 1))
+	pids+=($!)
 done
 wait
 total_fail=0
