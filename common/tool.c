@@ -538,11 +538,10 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	t.s.hold_fd = -1;
 	opt_init(argv[0]);
 	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
-	struct opt_usage u = {tool->name,
-			      tool->opts,
-			      tool->no_cgroup ? driver_opts_no_cgroup : driver_opts,
-			      tool->operands,
-			      tool->more, tool->operand_help, tool->examples};
+	struct opt_usage u = {
+		tool->name,	tool->opts, tool->no_cgroup ? driver_opts_no_cgroup : driver_opts,
+		tool->operands, tool->more, tool->operand_help,
+		tool->examples};
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
 	t.child.go = t.child.err = -1;

@@ -20,12 +20,14 @@ static struct env {
 
 static const char *const color_names[] = {"split", "hot"};
 
+enum { OPT_TITLE = OPT_LONG + 1, OPT_COLORS, OPT_ICICLE, OPT_WIDTH };
+
 static const struct opt_spec options[] = {
-	{OPT_LONG + 1, "title", "TEXT", "the title (default: Flame graph)", 0},
-	{OPT_LONG + 2, "colors", "SCHEME",
+	{OPT_TITLE, "title", "TEXT", "the title (default: Flame graph)", 0},
+	{OPT_COLORS, "colors", "SCHEME",
 	 "split: kernel frames (NAME_[k]) blue, user frames warm (default);\nhot: all warm", 0},
-	{OPT_LONG + 3, "icicle", NULL, "the root at the top, callees below it (reversed)", 0},
-	{OPT_LONG + 4, "width", "PIXELS", "the picture's width (default 1200)", 0},
+	{OPT_ICICLE, "icicle", NULL, "the root at the top, callees below it (reversed)", 0},
+	{OPT_WIDTH, "width", "PIXELS", "the picture's width (default 1200)", 0},
 	{0, NULL, NULL, NULL, 0},
 };
 
@@ -40,12 +42,12 @@ static void option(const struct opt_spec *o, const char *arg, void *ctx)
 {
 	(void)ctx;
 	switch (o->key) {
-	case OPT_LONG + 1: env.o.title = arg; break;
-	case OPT_LONG + 2:
+	case OPT_TITLE: env.o.title = arg; break;
+	case OPT_COLORS:
 		env.o.colors = (enum flame_colors)opt_choice(arg, color_names, 2, "--colors");
 		break;
-	case OPT_LONG + 3: env.o.icicle = true; break;
-	case OPT_LONG + 4: env.o.width = (double)opt_int(arg, 200, 100000, "PIXELS (width)"); break;
+	case OPT_ICICLE: env.o.icicle = true; break;
+	case OPT_WIDTH: env.o.width = (double)opt_int(arg, 200, 100000, "PIXELS (width)"); break;
 	}
 }
 

@@ -85,6 +85,8 @@ static struct env {
 	struct tool_run *t;
 } env;
 
+enum { OPT_TOP = OPT_LONG + 1, OPT_VIA };
+
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
 	{'i', NULL, "SECS", "print the counts every SECS seconds (default: at the end)", 0},
@@ -94,8 +96,8 @@ static const struct opt_spec options[] = {
 	TOOL_TID,
 	{'T', NULL, NULL, "the wall-clock time above each table", TOOL_OPT_WALLCLOCK},
 	{'v', NULL, NULL, "list the functions that match and how they are counted, then exit", 0},
-	{OPT_LONG + 1, "top", "N", "print the N largest rows (default: all)", 0},
-	{OPT_LONG + 2, "via", "HOW",
+	{OPT_TOP, "top", "N", "print the N largest rows (default: all)", 0},
+	{OPT_VIA, "via", "HOW",
 	 "profile: counted by the kernel's function profiler\n(kernel functions, every task; "
 	 "one run at a time);\nhits: counted in the kernel (probe hit counts);\nevents: each "
 	 "call an event, counted here (the way\nfor -p, -L, -n, --exec); ftrace: each call an "
@@ -122,8 +124,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	switch (o->key) {
 	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
 	case 'v': env.verbose = true; break;
-	case OPT_LONG + 1: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
-	case OPT_LONG + 2: env.via = (enum via)opt_choice(arg, via_names, 5, "--via"); break;
+	case OPT_TOP: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
+	case OPT_VIA: env.via = (enum via)opt_choice(arg, via_names, 5, "--via"); break;
 	}
 }
 

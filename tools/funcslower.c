@@ -34,6 +34,8 @@ static struct env {
 	struct tep_event *ustack_ev;
 } env;
 
+enum { OPT_USER_SPACE = OPT_LONG + 1 };
+
 static const struct opt_spec options[] = {
 	{'a', NULL, "N", "the first N arguments (1-6), as the registers held them", 0},
 	TOOL_DURATION,
@@ -47,7 +49,7 @@ static const struct opt_spec options[] = {
 	 "the user stack of each slow call, as it returned\n(walked by frame pointers, 8 frames)",
 	 0},
 	TOOL_WALLCLOCK,
-	{OPT_LONG + 1, "user-space", NULL,
+	{OPT_USER_SPACE, "user-space", NULL,
 	 "pair entries and returns here, even where the kernel\ncan (hist triggers)", 0},
 	TOOL_EXEC,
 	TOOL_OPT_END,
@@ -67,7 +69,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	(void)t;
 	if (o->key == 'a')
 		env.fp.nargs = (int)opt_int(arg, 1, FUNCPAIR_MAX_ARGS, "argument count");
-	else if (o->key == OPT_LONG + 1)
+	else if (o->key == OPT_USER_SPACE)
 		env.user_space = true;
 	else if (o->key == 's')
 		env.stack = true;

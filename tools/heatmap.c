@@ -25,25 +25,27 @@ static struct env {
 
 static const char *const row_names[] = {"log", "linear"};
 
+enum { OPT_TIME = OPT_LONG + 1, OPT_VALUE, OPT_UNIT, OPT_COLUMN, OPT_ROWS, OPT_MAX, OPT_TITLE };
+
 static const struct opt_spec options[] = {
-	{OPT_LONG + 1, "time", "FIELD",
+	{OPT_TIME, "time", "FIELD",
 	 "the time of each line: seconds, or \"HH:MM:SS\" (default: end_s, else\ntime)", 0},
-	{OPT_LONG + 2, "value", "FIELD",
+	{OPT_VALUE, "value", "FIELD",
 	 "the value (default: lat_ms, else hist: a histogram, [{low,high,count}])", 0},
-	{OPT_LONG + 3, "unit", "UNIT",
+	{OPT_UNIT, "unit", "UNIT",
 	 "the value's unit for the labels (default: from the field's name,\n_ms _us _ns _s, or "
 	 "the line's unit field)",
 	 0},
-	{OPT_LONG + 4, "column", "SECS",
+	{OPT_COLUMN, "column", "SECS",
 	 "column width (default: the histograms' interval, or about 100\ncolumns across the "
 	 "time range)",
 	 0},
-	{OPT_LONG + 5, "rows", "SCALE", "log (a row per power of 2, the default) or linear", 0},
-	{OPT_LONG + 6, "max", "VALUE",
+	{OPT_ROWS, "rows", "SCALE", "log (a row per power of 2, the default) or linear", 0},
+	{OPT_MAX, "max", "VALUE",
 	 "linear rows: the top row's upper bound (default: the largest value);\nvalues "
 	 "above it are counted in the top row, and said",
 	 0},
-	{OPT_LONG + 7, "title", "TEXT", "the title (default: Latency heat map)", 0},
+	{OPT_TITLE, "title", "TEXT", "the title (default: Latency heat map)", 0},
 	{0, NULL, NULL, NULL, 0},
 };
 
@@ -58,12 +60,12 @@ static void option(const struct opt_spec *o, const char *arg, void *ctx)
 {
 	(void)ctx;
 	switch (o->key) {
-	case OPT_LONG + 1: env.time = arg; break;
-	case OPT_LONG + 2: env.value = arg; break;
-	case OPT_LONG + 3: env.o.unit = arg; break;
-	case OPT_LONG + 4: env.o.width = (double)opt_seconds(arg, "SECS (column)") / 1e9; break;
-	case OPT_LONG + 5: env.o.linear = opt_choice(arg, row_names, 2, "--rows") == 1; break;
-	case OPT_LONG + 6: {
+	case OPT_TIME: env.time = arg; break;
+	case OPT_VALUE: env.value = arg; break;
+	case OPT_UNIT: env.o.unit = arg; break;
+	case OPT_COLUMN: env.o.width = (double)opt_seconds(arg, "SECS (column)") / 1e9; break;
+	case OPT_ROWS: env.o.linear = opt_choice(arg, row_names, 2, "--rows") == 1; break;
+	case OPT_MAX: {
 		char *end;
 		errno = 0;
 		env.o.max = strtod(arg, &end);
@@ -71,7 +73,7 @@ static void option(const struct opt_spec *o, const char *arg, void *ctx)
 			opt_fail("invalid --max: '%s' (a number greater than 0)", arg);
 		break;
 	}
-	case OPT_LONG + 7: env.o.title = arg; break;
+	case OPT_TITLE: env.o.title = arg; break;
 	}
 }
 
