@@ -3,8 +3,8 @@
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
 TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph
-COMMON   := sig opt out row runid state undo toplevel format session sweep child cpubuf reader comm tool hist pair span agg field keys ksym folded evprint ftrace blk probe funcpair usym sysc ustr tracer json heat flame
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer
+COMMON   := sig opt out row runid state undo toplevel format session sweep child cpubuf reader comm tool hist pair span agg field keys ksym folded evprint ftrace blk probe funcpair usym sysc sysnr ustr ladder tracer json heat flame
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -78,6 +78,14 @@ $(B)/%: $(B)/obj/%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/obj $(B)/static $(B)/tests:
 	mkdir -p $@
+# The system calls of this architecture by number, as the compiler's headers define them
+# (sysnr.c: the raw_syscalls events carry only the number).
+$(B)/obj/sysnr_table.h: | $(B)/obj
+	printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/\t{__NR_\1, "\1"},/p' | \
+		grep -v -e '"syscalls"' -e '"arch_specific_syscall"' > $@
+$(B)/obj/sysnr.o: $(B)/obj/sysnr_table.h
+$(B)/obj/sysnr.o: BUILD_CFLAGS += -I$(B)/obj
 
 # One self-contained file per tool, to copy onto a box under investigation.
 # glibc warns that libtraceevent's plugin loader (dlopen) needs the shared libc at run time:

@@ -5,14 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-int sysc_init(struct sysc *j, size_t threads, size_t data_size,
-	      void (*done)(const struct tep_record *exit, int tid, long long ret, void *call,
-			   void *ctx),
-	      void *ctx)
+int sysc_init(struct sysc *j, size_t threads, size_t data_size, sysc_ended_fn ended, void *ctx)
 {
 	memset(j, 0, sizeof(*j));
 	j->data_size = data_size;
-	j->done = done;
+	j->ended = ended;
 	j->ctx = ctx;
 	return pair_init(&j->calls, threads, sizeof(struct sysc_call) + data_size);
 }
@@ -60,7 +57,7 @@ void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long 
 		j->unpaired++; /* began before tracing, after lost events, or not seen */
 		return;
 	}
-	j->done(rec, tid, ret, c, j->ctx);
+	j->ended(rec, tid, ret, c, j->ctx);
 	pair_del(&j->calls, c);
 }
 

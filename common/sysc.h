@@ -18,12 +18,16 @@ struct session;
 struct tep_event;
 struct tep_record;
 
+typedef void (*sysc_ended_fn)(const struct tep_record *exit, int tid, long long ret, void *call,
+			      void *ctx);
+
 struct sysc {
 	struct pair_table calls; /* tid -> struct sysc_call and the tool's data */
 	size_t data_size;
 	uint64_t unpaired; /* exits whose entry was not seen */
 	uint64_t cleared;  /* calls in progress forgotten at a loss */
-	void (*done)(const struct tep_record *exit, int tid, long long ret, void *call, void *ctx);
+	/* A call ended: its exit record, thread, result and the call (sysc_data). */
+	sysc_ended_fn ended;
 	void *ctx;
 };
 
@@ -35,13 +39,10 @@ struct sysc_call {
 
 /*
  * A join for about `threads` threads at once (more are kept too: the oldest is evicted from a
- * full set) with data_size bytes of the tool's per call. done() gets each finished call:
+ * full set) with data_size bytes of the tool's per call. ended() gets each finished call:
  * the exit record, the thread, the result and the call (sysc_data for the tool's part).
  */
-int sysc_init(struct sysc *j, size_t threads, size_t data_size,
-	      void (*done)(const struct tep_record *exit, int tid, long long ret, void *call,
-			   void *ctx),
-	      void *ctx);
+int sysc_init(struct sysc *j, size_t threads, size_t data_size, sysc_ended_fn ended, void *ctx);
 void sysc_free(struct sysc *j);
 
 /* The entry of call `which` by thread tid at ts: a fresh call (its data zeroed) replacing
@@ -52,7 +53,7 @@ struct sysc_call *sysc_current(struct sysc *j, int tid);
 /* The call of thread `from` now belongs to thread `to` (an exec by a thread other than the
  * leader: the kernel gives it the leader's ID); returns it there, or NULL when there is none. */
 struct sysc_call *sysc_move(struct sysc *j, int from, int to);
-/* The exit: done() for the thread's call, then it is forgotten; no call: counted. */
+/* The exit: ended() for the thread's call, then it is forgotten; no call: counted. */
 void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long ret);
 /* The reader's lost-event listener (reader_on_lost(r, sysc_lost, j)). */
 void sysc_lost(int cpu, long long n, void *ctx);

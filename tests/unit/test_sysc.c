@@ -35,7 +35,7 @@ struct joins {
 	} done[256];
 };
 
-static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+static void ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct joins *s = ctx;
 	(void)rec;
@@ -75,7 +75,7 @@ static void join(struct joins *s, const char *lose_after)
 	assert_non_null(s->tep);
 	s->exit_ev = tep_find_event_by_name(s->tep, "syscalls", "sys_exit_openat");
 	assert_non_null(s->exit_ev);
-	assert_int_equal(sysc_init(&s->j, 64, sizeof(struct data), done, s), 0);
+	assert_int_equal(sysc_init(&s->j, 64, sizeof(struct data), ended, s), 0);
 	struct reader r;
 	assert_int_equal(reader_open(&r, s->tep, PROC, 4096, true), 0);
 	assert_int_equal(

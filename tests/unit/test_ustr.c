@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * User strings' ladder (ustr.c): the fetch templates expanded to the ABI's registers, the
- * climb (the first rung that is here, or the one the user chose, said when it is not), and
- * the rungs' probes on a fake tracefs tree: uprobes on the C library once per address, an
- * event probe on a syscall's entry, kprobes only where the kernel has them.
+ * User strings (ustr.c): the fetch templates expanded to the ABI's registers, and the rungs'
+ * probes on a fake tracefs tree: uprobes on the C library once per address, an event probe
+ * on a syscall's entry, kprobes only where the kernel has them. (The climb from rung to
+ * rung is ladder.c's: test_ladder.)
  *
  * As in test_funcpair: libtracefs 1.6 answers whether a kind of probe exists from the
  * system's tracefs (a rung the running kernel lacks is skipped, saying so), and the probe
@@ -127,99 +127,6 @@ static void test_expand(void **state)
 	free(tmpl);
 }
 
-/* --- the climb ---------------------------------------------------------------------------- */
-
-static int answers[3];
-static char called[8];
-
-static int rung(int i, const char **why)
-{
-	static const char *const whys[] = {"no kprobes here", "no eprobes here", "no uprobes here"};
-	size_t n = strlen(called);
-	called[n] = (char)('0' + i);
-	called[n + 1] = 0;
-	*why = whys[i];
-	return answers[i];
-}
-static int rung0(void *ctx, const char **why)
-{
-	(void)ctx;
-	return rung(0, why);
-}
-static int rung1(void *ctx, const char **why)
-{
-	(void)ctx;
-	return rung(1, why);
-}
-static int rung2(void *ctx, const char **why)
-{
-	(void)ctx;
-	return rung(2, why);
-}
-
-static const ustr_rung_fn rungs[] = {rung0, rung1, rung2};
-
-struct climb {
-	int a0, a1, a2, via;
-};
-
-static void climb_child(const void *arg)
-{
-	const struct climb *c = arg;
-	answers[0] = c->a0;
-	answers[1] = c->a1;
-	answers[2] = c->a2;
-	called[0] = 0;
-	int via = c->via;
-	int ret = ustr_climb(rungs, ustr_via_names, 3, &via, NULL, "tool");
-	/* what was called, where it stopped and what it returned, on stdout's place: stderr
-	 * is the message's */
-	printf("%s via %d ret %d\n", called, via, ret);
-	fflush(stdout);
-	exit(0);
-}
-
-/* The climb in a child: what it printed (stdout) and said (stderr). */
-static void climb(struct climb c, const char *want_out, const char *want_err)
-{
-	char err[512], out[256];
-	int p[2];
-	assert_int_equal(pipe(p), 0);
-	fflush(stdout);
-	int saved = dup(1);
-	dup2(p[1], 1);
-	close(p[1]);
-	int st = run_child(climb_child, &c, err, sizeof(err));
-	dup2(saved, 1);
-	close(saved);
-	ssize_t n = read(p[0], out, sizeof(out) - 1);
-	close(p[0]);
-	out[n > 0 ? n : 0] = 0;
-	assert_int_equal(st, 0);
-	assert_string_equal(out, want_out);
-	assert_string_equal(err, want_err);
-}
-
-/*
- * Without --via: each rung in order until one is here; a rung's own failure (a status it
- * has said) ends the climb there; none here: -1, nothing said (the tool says what it
- * lacks). With --via: that rung alone, and when it is not here, why.
- */
-static void test_climb(void **state)
-{
-	(void)state;
-	climb((struct climb){-1, 0, 0, USTR_BEST}, "01 via 1 ret 0\n", "");
-	climb((struct climb){0, 0, 0, USTR_BEST}, "0 via 0 ret 0\n", "");
-	climb((struct climb){-1, 2, 0, USTR_BEST}, "01 via 1 ret 2\n", "");
-	climb((struct climb){-1, -1, -1, USTR_BEST}, "012 via 3 ret -1\n", "");
-	climb((struct climb){0, 0, -1, USTR_UPROBE}, "2 via 2 ret -1\n",
-	      "tool: --via uprobe: no uprobes here\n");
-	climb((struct climb){0, -1, 0, USTR_UPROBE}, "2 via 2 ret 0\n", "");
-	climb((struct climb){-1, 0, 0, USTR_KPROBE}, "0 via 0 ret -1\n",
-	      "tool: --via kprobe: no kprobes here\n");
-	climb((struct climb){-1, 1, 0, USTR_EPROBE}, "1 via 1 ret 1\n", "");
-}
-
 /* --- the rungs' probes -------------------------------------------------------------------- */
 
 static bool kernel_has(const char *file, const char *config)
@@ -261,10 +168,10 @@ static void test_uprobes(void **state)
 	assert_int_equal(usym_offset(lib, "openat", false, &offat, why, sizeof(why)), 0);
 	assert_int_equal(off, off64); /* what this test is about: one function, two names */
 	static const struct ustr_func fs[] = {
-		{"open64", "file=+0($1):string"},
-		{"open", "file=+0($1):string"},
-		{"ftt_no_such_function", "file=+0($1):string"},
-		{"openat", "file=+0($2):string"},
+		{"open64", "file=+0($1):string", NULL},
+		{"open", "file=+0($1):string", NULL},
+		{"ftt_no_such_function", "file=+0($1):string", NULL},
+		{"openat", "file=+0($2):string", NULL},
 	};
 	struct made m = {0};
 	char found[1024];
@@ -286,7 +193,7 @@ static void test_uprobes(void **state)
 	assert_string_equal(definitions(), want);
 
 	/* none of them: -1, and why */
-	static const struct ustr_func none[] = {{"ftt_no_such_function", "x=$1"}};
+	static const struct ustr_func none[] = {{"ftt_no_such_function", "x=$1", NULL}};
 	memset(&m, 0, sizeof(m));
 	assert_int_equal(ustr_uprobes(&s, none, 1, on_made, &m, found, sizeof(found), &reason), -1);
 	assert_string_equal(reason, "the C library has none of the functions");
@@ -354,7 +261,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand),
-		cmocka_unit_test(test_climb),
 		cmocka_unit_test_setup_teardown(test_uprobes, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_eprobe, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_kprobe, make_tree, remove_tree),
