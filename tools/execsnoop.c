@@ -583,7 +583,7 @@ static void exec_ended(const struct tep_record *rec, int tid, long long ret, voi
 			if (d->a.from == SRC_NONE && d->im.known)
 				args_from_image(&d->a, &d->im, SRC_KPROBE);
 		}
-		print_exec(rec->ts, tid, c->which, ret, pcomm, d);
+		print_exec(rec->ts, tid, c->kind, ret, pcomm, d);
 		return;
 	}
 	struct pending *p = NULL;
@@ -600,7 +600,7 @@ static void exec_ended(const struct tep_record *rec, int tid, long long ret, voi
 	p->used = true;
 	p->strings = false;
 	p->pid = tid;
-	p->call = c->which;
+	p->call = c->kind;
 	p->ts = rec->ts;
 	p->deadline = reader_now() + LOADER_WAIT_NS;
 	snprintf(p->pcomm, sizeof(p->pcomm), "%s", pcomm);

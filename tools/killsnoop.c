@@ -171,7 +171,7 @@ static void print_call(const struct tep_record *rec, int tid, long long ret, voi
 	(void)ctx;
 	struct sysc_call *c = call;
 	const struct sent *s = sysc_data(c);
-	const struct call *what = &calls[c->which];
+	const struct call *what = &calls[c->kind];
 	bool pidfd = !strcmp(what->target, "pidfd");
 	char buf[16];
 	if ((env.failed && ret >= 0) || !wanted(s->sig))

@@ -474,18 +474,18 @@ static int setup(struct tool_run *t)
 static void end(struct tool_run *t)
 {
 	(void)t;
-	if (env.via == USTR_UPROBE && env.join.unpaired)
+	if (env.via == USTR_UPROBE && env.join.span.unpaired)
 		fprintf(stderr,
 			"opensnoop: %llu opens without the C library's open functions were "
 			"not shown\n",
-			(unsigned long long)env.join.unpaired);
+			(unsigned long long)env.join.span.unpaired);
 	/* An eprobe's record that would be larger than an event (a path of 4 KB or more that
 	 * it can read) is not written: its open has no entry. */
-	if (env.via == USTR_EPROBE && env.join.unpaired)
+	if (env.via == USTR_EPROBE && env.join.span.unpaired)
 		fprintf(stderr,
 			"opensnoop: %llu opens were not shown: their entry was not recorded (begun "
 			"before tracing, or a path longer than one trace event holds)\n",
-			(unsigned long long)env.join.unpaired);
+			(unsigned long long)env.join.span.unpaired);
 }
 
 static void cleanup(struct tool_run *t)

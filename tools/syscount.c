@@ -267,7 +267,7 @@ static void count_timed(const struct tep_record *rec, int tid, long long ret, vo
 		return;
 	struct tool_run *t = ctx;
 	struct sysc_call *c = call;
-	count(t, c->which, tid, rec->ts >= c->enter_ns ? rec->ts - c->enter_ns : 0);
+	count(t, c->kind, tid, rec->ts >= c->ts ? rec->ts - c->ts : 0);
 }
 
 /* The kernel's calls by name (its syscalls:sys_enter_* events), for sysnr's check. */

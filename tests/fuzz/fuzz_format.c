@@ -30,8 +30,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_capture_stdout();
 	static const char *const block[] = {"block", NULL};
 	static const char *const proc[] = {"sched", "syscalls", "task", NULL};
-	teps[0] = tracefs_local_events_system(FIXTURES "/block-6.18", (const char **)block);
-	teps[1] = tracefs_local_events_system(FIXTURES "/proc-6.18", (const char **)proc);
+	teps[0] = fixture_tep(FIXTURES "/block-6.18", (const char **)block);
+	teps[1] = fixture_tep(FIXTURES "/proc-6.18", (const char **)proc);
 	NEED(teps[0] && teps[1]);
 	for (int t = 0; t < 2; t++) {
 		int n = tep_get_events_count(teps[t]);
