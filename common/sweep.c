@@ -6,13 +6,33 @@
 #include "undo.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <tracefs.h>
+
+const struct sweep_how sweep_default = {.prefix = true};
+
+void sweep_say(const struct sweep_how *how, const char *tool, const char *fmt, ...)
+{
+	if (!how)
+		how = &sweep_default;
+	FILE *f = how->out ? how->out : stderr;
+	if (how->quiet)
+		return;
+	if (how->prefix)
+		fprintf(f, "%s: ", tool);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	putc('\n', f);
+}
 
 bool sweep_instance_name(const char *name, struct runid *id)
 {
@@ -45,7 +65,7 @@ static bool group_owner(const char *name, bool more, struct runid *id)
 	return more ? rest[0] == '_' : !*rest;
 }
 
-static int sweep_instances(const char *tool)
+static int sweep_instances(const char *tool, const struct sweep_how *how)
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/instances", tracefs_tracing_dir());
@@ -56,17 +76,30 @@ static int sweep_instances(const char *tool)
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		struct runid id;
-		if (!sweep_instance_name(de->d_name, &id) || runid_alive(&id))
+		if (!sweep_instance_name(de->d_name, &id))
 			continue;
+		if (runid_alive(&id)) {
+			if (how->left)
+				sweep_say(how, tool, "left instance %s: its run (PID %d) is alive",
+					  de->d_name, (int)id.pid);
+			continue;
+		}
 		char inst[PATH_MAX + 256];
 		snprintf(inst, sizeof(inst), "%s/%s", path, de->d_name);
 		/* EBUSY: a file of it is open, so its owner lives (in another PID namespace). */
-		if (rmdir(inst) == 0) {
-			fprintf(stderr,
-				"%s: removed instance %s left by a run that ended without removing "
-				"it (PID %d is gone)\n",
-				tool, de->d_name, (int)id.pid);
+		if (how->dry || rmdir(inst) == 0) {
+			sweep_say(
+				how, tool,
+				"%s instance %s left by a run that ended without removing it (PID "
+				"%d is gone)",
+				how->dry ? "would remove" : "removed", de->d_name, (int)id.pid);
 			removed++;
+		} else if (how->left) {
+			sweep_say(how, tool, "left instance %s: %s (%s)", de->d_name,
+				  errno == EBUSY ? "a file of it is open, so its run lives (in "
+						   "another PID namespace)" :
+						   "cannot remove it",
+				  strerror(errno));
 		}
 	}
 	closedir(d);
@@ -74,7 +107,7 @@ static int sweep_instances(const char *tool)
 }
 
 /* After the instances: an instance that had a probe enabled keeps it busy. */
-static int sweep_probes(const char *tool)
+static int sweep_probes(const char *tool, const struct sweep_how *how)
 {
 	/* dynamic_events last: it also lists kprobes and uprobes, removed by then. */
 	static const char *const files[] = {"kprobe_events", "uprobe_events", "dynamic_events"};
@@ -88,17 +121,30 @@ static int sweep_probes(const char *tool)
 			char *colon = strchr(l, ':'), group[96], event[96], cmd[200];
 			struct runid id;
 			if (!colon || sscanf(colon + 1, "%95[^/]/%95s", group, event) != 2 ||
-			    !group_owner(group, false, &id) || runid_alive(&id))
+			    !group_owner(group, false, &id))
 				continue;
+			if (runid_alive(&id)) {
+				if (how->left)
+					sweep_say(how, tool,
+						  "left probe %s/%s: its run (PID %d) is alive",
+						  group, event, (int)id.pid);
+				continue;
+			}
 			/* Refused (EBUSY) while an instance has it enabled: a live run in another
 			 * PID namespace owns it. */
 			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
-			if (session_append(files[i], cmd) == 0) {
-				fprintf(stderr,
-					"%s: removed probe %s/%s left by a run that ended without "
-					"removing it (PID %d is gone)\n",
-					tool, group, event, (int)id.pid);
+			if (how->dry || session_append(files[i], cmd) == 0) {
+				sweep_say(how, tool,
+					  "%s probe %s/%s left by a run that ended without "
+					  "removing it "
+					  "(PID %d is gone)",
+					  how->dry ? "would remove" : "removed", group, event,
+					  (int)id.pid);
 				removed++;
+			} else if (how->left) {
+				sweep_say(how, tool, "left probe %s/%s: %s", group, event,
+					  errno == EBUSY ? "in use (enabled in an instance)" :
+							   strerror(errno));
 			}
 		}
 		free(text);
@@ -108,7 +154,7 @@ static int sweep_probes(const char *tool)
 
 /* Synthetic events of killed runs (ftt_<run id>_...), after the instances that enabled them
  * and the hist triggers that fired them are gone. */
-static int sweep_synthetic(const char *tool)
+static int sweep_synthetic(const char *tool, const struct sweep_how *how)
 {
 	int removed = 0;
 	char *text = tracefs_instance_file_read(NULL, "synthetic_events", NULL);
@@ -117,30 +163,47 @@ static int sweep_synthetic(const char *tool)
 	     l = strtok_r(NULL, "\n", &save)) {
 		char name[96], cmd[128];
 		struct runid id;
-		if (sscanf(l, "%95[A-Za-z0-9_]", name) != 1 || !group_owner(name, true, &id) ||
-		    runid_alive(&id))
+		if (sscanf(l, "%95[A-Za-z0-9_]", name) != 1 || !group_owner(name, true, &id))
 			continue;
+		if (runid_alive(&id)) {
+			if (how->left)
+				sweep_say(how, tool,
+					  "left synthetic event %s: its run (PID %d) is alive",
+					  name, (int)id.pid);
+			continue;
+		}
 		/* Refused (EBUSY) while in use: a live run in another PID namespace owns it. */
 		snprintf(cmd, sizeof(cmd), "!%s\n", name);
-		if (session_append("synthetic_events", cmd) == 0) {
-			fprintf(stderr,
-				"%s: removed synthetic event %s left by a run that ended without "
-				"removing it (PID %d is gone)\n",
-				tool, name, (int)id.pid);
+		if (how->dry || session_append("synthetic_events", cmd) == 0) {
+			sweep_say(how, tool,
+				  "%s synthetic event %s left by a run that ended without removing "
+				  "it "
+				  "(PID %d is gone)",
+				  how->dry ? "would remove" : "removed", name, (int)id.pid);
 			removed++;
+		} else if (how->left) {
+			sweep_say(how, tool, "left synthetic event %s: %s", name,
+				  errno == EBUSY ? "in use" : strerror(errno));
 		}
 	}
 	free(text);
 	return removed;
 }
 
+int sweep_with(const char *tool, const struct sweep_how *how)
+{
+	if (!how)
+		how = &sweep_default;
+	/* The top level first: a killed owner's tracer may be graphing every call. */
+	int n = toplevel_recover_how(tool, how);
+	/* Then the hist triggers that hold a killed run's instance (undo.h). */
+	n += undo_recover_how(tool, how);
+	n += sweep_instances(tool, how);
+	n += sweep_synthetic(tool, how);
+	return n + sweep_probes(tool, how);
+}
+
 int sweep_stale(const char *tool)
 {
-	/* The top level first: a killed owner's tracer may be graphing every call. */
-	int n = toplevel_recover(tool);
-	/* Then the hist triggers that hold a killed run's instance (undo.h). */
-	n += undo_recover(tool);
-	n += sweep_instances(tool);
-	n += sweep_synthetic(tool);
-	return n + sweep_probes(tool);
+	return sweep_with(tool, &sweep_default);
 }

@@ -2,6 +2,7 @@
 #include "toplevel.h"
 #include "sig.h"
 #include "state.h"
+#include "sweep.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -212,6 +213,30 @@ static void remove_perf_lock(const char *pid)
 	free(text);
 }
 
+/* Who the state file names as its owner: "funcgraph (PID 12, since 10:00:01)"; 0 when it
+ * names nobody ("another ftrace-tools run"). */
+static int owner_of(int fd, char *who, size_t len)
+{
+	lseek(fd, 0, SEEK_SET);
+	char *text = read_all(fd);
+	int pid = 0;
+	char owner[64] = "another ftrace-tools run";
+	long long since = 0;
+	if (text && !strncmp(text, "owner ", 6))
+		sscanf(text + 6, "%d %63s %lld", &pid, owner, &since);
+	free(text);
+	char when[32] = "";
+	time_t t = (time_t)since;
+	struct tm tm;
+	if (since && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), ", since %H:%M:%S", &tm);
+	if (pid)
+		snprintf(who, len, "%s (PID %d%s)", owner, pid, when);
+	else
+		snprintf(who, len, "%s", owner);
+	return pid != 0;
+}
+
 /* A "dir" line of a state file: this run's tracing folder, or another mount of tracefs
  * (the owner found it under debugfs, this run elsewhere). Anything else is not written to. */
 static bool tracing_dir(const char *dir)
@@ -224,8 +249,9 @@ static bool tracing_dir(const char *dir)
 	return state_tracefs_file(probe, dir);
 }
 
-/* With the lock held: what a dead owner left in the state file, written back. */
-static int recover_locked(int fd, const char *tool)
+/* With the lock held: what a dead owner left in the state file, written back (with a dry
+ * how: said). */
+static int recover_locked(int fd, const char *tool, const struct sweep_how *how)
 {
 	lseek(fd, 0, SEEK_SET);
 	char *text = read_all(fd);
@@ -256,18 +282,30 @@ static int recover_locked(int fd, const char *tool)
 			values[n++] = sp + 1;
 		}
 	}
+	if (how && how->dry) {
+		char list[1024] = "";
+		for (int i = 0, used = 0; i < n && used < (int)sizeof(list); i++)
+			used += snprintf(list + used, sizeof(list) - (size_t)used, "%s%s='%s'",
+					 i ? ", " : "", files[i], values[i]);
+		sweep_say(how, tool,
+			  "%s (PID %d) was killed holding the top-level tracer: would write back "
+			  "its %d settings (%s)",
+			  owner, pid, n, list);
+		free(text);
+		return 1;
+	}
 	char failed[512];
 	int bad = restore(dir, files, values, n, failed, sizeof(failed));
 	if (bad)
-		fprintf(stderr,
-			"%s: %s (PID %d) was killed holding the top-level tracer; could not write "
-			"back: %s\n",
-			tool, owner, pid, failed);
+		sweep_say(how, tool,
+			  "%s (PID %d) was killed holding the top-level tracer; could not write "
+			  "back: %s",
+			  owner, pid, failed);
 	else
-		fprintf(stderr,
-			"%s: %s (PID %d) was killed holding the top-level tracer: restored its %d "
-			"settings\n",
-			tool, owner, pid, n);
+		sweep_say(how, tool,
+			  "%s (PID %d) was killed holding the top-level tracer: restored its %d "
+			  "settings",
+			  owner, pid, n);
 	free(text);
 	if (ftruncate(fd, 0))
 		return -1;
@@ -276,22 +314,82 @@ static int recover_locked(int fd, const char *tool)
 
 int toplevel_recover(const char *tool)
 {
+	return toplevel_recover_how(tool, NULL);
+}
+
+int toplevel_recover_how(const char *tool, const struct sweep_how *how)
+{
 	char dir[PATH_MAX - 16];
 	if (!state_dir(dir, sizeof(dir), false, tool))
 		return 0;
 	int fd = state_open(dir, STATE_FILE, O_RDWR);
 	if (fd < 0 && errno == EPERM)
-		fprintf(stderr,
-			"%s: %s/" STATE_FILE " is not root's with mode 0600, or is a link: not "
-			"replayed (remove it)\n",
-			tool, dir);
+		sweep_say(how, tool,
+			  "%s/" STATE_FILE " is not root's with mode 0600, or is a link: not "
+			  "replayed (remove it)",
+			  dir);
 	if (fd < 0)
 		return 0;
 	int ret = 0;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		ret = recover_locked(fd, tool) > 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		ret = recover_locked(fd, tool, how) > 0;
+	} else if (how && how->left) {
+		char who[128];
+		owner_of(fd, who, sizeof(who));
+		sweep_say(how, tool, "left the top level: %s owns it", who);
+	}
 	close(fd);
 	return ret;
+}
+
+int toplevel_owner(char *who, size_t len)
+{
+	char dir[PATH_MAX - 16];
+	snprintf(who, len, "nobody");
+	if (!state_dir(dir, sizeof(dir), false, "toplevel"))
+		return 0;
+	int fd = state_open(dir, STATE_FILE, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	/* A shared lock is refused exactly while the owner holds its exclusive one. */
+	int owned = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	if (owned)
+		owner_of(fd, who, len);
+	close(fd);
+	return owned;
+}
+
+int toplevel_hold(const char *tool, char *who, size_t len)
+{
+	char dir[PATH_MAX - 16];
+	who[0] = 0;
+	if (!state_dir(dir, sizeof(dir), true, tool))
+		return -1; /* said */
+	int fd = state_open(dir, STATE_FILE, O_RDWR | O_CREAT);
+	if (fd < 0) {
+		fprintf(stderr,
+			"%s: cannot open the top-level tracer's state file %s/" STATE_FILE ": %s\n",
+			tool, dir,
+			errno == EPERM ? "not root's with mode 0600, or a link (remove it)" :
+					 strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			owner_of(fd, who, len);
+		else
+			fprintf(stderr, "%s: cannot lock %s/" STATE_FILE ": %s\n", tool, dir,
+				strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (recover_locked(fd, tool, NULL) < 0) {
+		fprintf(stderr, "%s: cannot empty %s/" STATE_FILE ": %s\n", tool, dir,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* toplevel_try: who holds the top level is not said. */
@@ -309,25 +407,12 @@ __attribute__((format(printf, 1, 2))) static void busy(const char *fmt, ...)
 
 static void say_owner(const char *tool, int fd)
 {
-	lseek(fd, 0, SEEK_SET);
-	char *text = read_all(fd);
-	int pid = 0;
-	char owner[64] = "another ftrace-tools run";
-	long long since = 0;
-	if (text && !strncmp(text, "owner ", 6))
-		sscanf(text + 6, "%d %63s %lld", &pid, owner, &since);
-	char when[32] = "";
-	time_t t = (time_t)since;
-	struct tm tm;
-	if (since && localtime_r(&t, &tm))
-		strftime(when, sizeof(when), ", since %H:%M:%S", &tm);
-	if (pid)
-		busy("%s: the top-level tracer is in use by %s (PID %d%s); one run at a time "
-		     "can own it\n",
-		     tool, owner, pid, when);
+	char who[128];
+	if (owner_of(fd, who, sizeof(who)))
+		busy("%s: the top-level tracer is in use by %s; one run at a time can own it\n",
+		     tool, who);
 	else
-		busy("%s: the top-level tracer is in use by %s\n", tool, owner);
-	free(text);
+		busy("%s: the top-level tracer is in use by %s\n", tool, who);
 }
 
 /* Is the top level free of other users? (Those that are not ftrace-tools runs.) */
@@ -421,8 +506,8 @@ int toplevel_acquire(struct toplevel *tl, const char *tool)
 	}
 	char owner[PATH_MAX + 64];
 	snprintf(owner, sizeof(owner), "%d %s %lld", (int)getpid(), tool, (long long)time(NULL));
-	if (recover_locked(tl->lock_fd, tool) < 0 || check_free(tl) || ftruncate(tl->lock_fd, 0) ||
-	    lseek(tl->lock_fd, 0, SEEK_SET) ||
+	if (recover_locked(tl->lock_fd, tool, NULL) < 0 || check_free(tl) ||
+	    ftruncate(tl->lock_fd, 0) || lseek(tl->lock_fd, 0, SEEK_SET) ||
 	    state_line(tl, "owner %s\ndir %s\n", owner, tl->dir) || take_perf_lock(tl) ||
 	    save(tl, "current_tracer")) {
 		int e = errno;

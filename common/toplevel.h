@@ -60,6 +60,21 @@ void toplevel_release(struct toplevel *tl);
 /* The sweep of every run (sweep.h): a dead owner's settings written back, said
  * on stderr. 1 when there were some, 0 when not. */
 int toplevel_recover(const char *tool);
+/* The same as a sweep's how says (sweep.h; NULL: as toplevel_recover): with how->dry, the
+ * settings it would write back are said, nothing written; with how->left, a live owner is
+ * said. */
+struct sweep_how;
+int toplevel_recover_how(const char *tool, const struct sweep_how *how);
+
+/* Who owns the top level: 1 and "tool (PID n, since HH:MM:SS)" in who when a live run holds
+ * it; 0 when nobody does. Takes nothing. */
+int toplevel_owner(char *who, size_t len);
+
+/* Keep the runs of these tools from taking the top level without owning it (reset-ftrace,
+ * while it resets): the state file's lock, taken when free, a dead owner's settings written
+ * back first. The file descriptor, the lock going when it is closed; -1 with the live owner
+ * in who, or with who empty and the failure said on stderr. */
+int toplevel_hold(const char *tool, char *who, size_t len);
 
 /*
  * A top-level file's text as it can be written back: the word in brackets of trace_clock,

@@ -13,6 +13,7 @@
 
 #include "runid.h"
 #include "state.h"
+#include "sweep.h"
 
 #define PREFIX "undo-"
 
@@ -72,9 +73,9 @@ void undo_end(struct undo *u)
 	u->fd = -1;
 }
 
-/* One locked file of a dead run: its lines written, each only to a file inside tracefs.
- * The number of lines that were. */
-static int replay(int fd, int *failed)
+/* One locked file of a dead run: its lines written, each only to a file inside tracefs
+ * (dry: counted). The number of lines that were. */
+static int replay(int fd, int *failed, bool dry)
 {
 	FILE *f = fdopen(dup(fd), "r");
 	if (!f)
@@ -89,6 +90,10 @@ static int replay(int fd, int *failed)
 		*tab = *nl = 0;
 		if (!state_tracefs_file(line, NULL)) {
 			(*failed)++;
+			continue;
+		}
+		if (dry) {
+			done++;
 			continue;
 		}
 		int w = open(line, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
@@ -108,6 +113,12 @@ static int replay(int fd, int *failed)
 
 int undo_recover(const char *tool)
 {
+	return undo_recover_how(tool, NULL);
+}
+
+int undo_recover_how(const char *tool, const struct sweep_how *how)
+{
+	bool dry = how && how->dry;
 	char dir[PATH_MAX - 300];
 	if (!state_dir(dir, sizeof(dir), false, tool))
 		return 0;
@@ -127,10 +138,10 @@ int undo_recover(const char *tool)
 		int fd = state_open(dir, de->d_name, O_RDWR);
 		struct stat st;
 		if (fd < 0 && errno == EPERM) {
-			fprintf(stderr,
-				"%s: %s is not root's with mode 0600, or is a link: not replayed "
-				"(remove it)\n",
-				tool, path);
+			sweep_say(how, tool,
+				  "%s is not root's with mode 0600, or is a link: not replayed "
+				  "(remove it)",
+				  path);
 			continue;
 		}
 		/* Held: its run lives. Unlinked meanwhile: its run ended and undid it. */
@@ -139,18 +150,18 @@ int undo_recover(const char *tool)
 				close(fd);
 			continue;
 		}
-		int failed = 0, n = replay(fd, &failed);
+		int failed = 0, n = replay(fd, &failed, dry);
 		if (failed)
-			fprintf(stderr,
-				"%s: %d of the changes left by a run that was killed could "
-				"not be undone (%s kept)\n",
-				tool, failed, path);
-		else
+			sweep_say(
+				how, tool,
+				"%d of the changes left by a run that was killed %s not be undone "
+				"(%s kept)",
+				failed, dry ? "would" : "could", path);
+		else if (!dry)
 			unlink(path);
 		if (n) {
-			fprintf(stderr,
-				"%s: removed %d hist trigger%s left by a run that was killed\n",
-				tool, n, n == 1 ? "" : "s");
+			sweep_say(how, tool, "%s %d hist trigger%s left by a run that was killed",
+				  dry ? "would remove" : "removed", n, n == 1 ? "" : "s");
 			undone++;
 		}
 		close(fd);

@@ -12,7 +12,7 @@ complete_words() { # TOOL WORD...: COMPREPLY of completing the last word
 		source "$dir/$1" || exit 1
 		COMP_WORDS=("${@:2}")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-		"_ftt_$1"
+		"_ftt_${1//-/_}" # as completion/gen.sh names it
 		printf '%s\n' "${COMPREPLY[@]}"
 	)
 }
