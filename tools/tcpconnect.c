@@ -270,7 +270,8 @@ static void end(struct tool_run *t)
 {
 	struct pending p = {0};
 	pair_del_if(&env.connects.starts, collect, &p);
-	qsort(p.s, (size_t)p.n, sizeof(*p.s), by_time);
+	if (p.n)
+		qsort(p.s, (size_t)p.n, sizeof(*p.s), by_time);
 	for (int i = 0; i < p.n; i++) {
 		struct attempt *a = span_data(p.s[i]);
 		print(p.s[i]->ts, a, &a->tup, "SYN_SENT", -1);
