@@ -65,6 +65,23 @@ int irq_one_cpu(struct session *s, int cpu)
 	return 0;
 }
 
+int irq_enable(struct session *s, struct tep_event *const *evs, int n)
+{
+	if (session_stop_recording(s)) {
+		fprintf(stderr, "%s: cannot stop recording to enable events: %s\n", s->tool,
+			strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		if (evs[i] && session_enable(s, evs[i], NULL))
+			return -1;
+	if (s->hold_fd >= 0 && pwrite(s->hold_fd, "1", 1, 0) != 1) {
+		fprintf(stderr, "%s: cannot start recording: %s\n", s->tool, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* --- the rows' tables ----------------------------------------------------------------------- */
 
 /* The columns both tools share, in the order irq_print writes them. */

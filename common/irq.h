@@ -98,6 +98,11 @@ struct irq_stats {
  * the others an event costs no more than a check of the disabled buffer. Says what failed. */
 int irq_one_cpu(struct session *s, int cpu);
 
+/* Enable the n events (NULL ones skipped) in the instance of s, recording off while they
+ * are enabled one by one: all start recording at the same moment, so no run's exit is
+ * recorded without its entry, or the reverse, for want of the other's event. */
+int irq_enable(struct session *s, struct tep_event *const *evs, int n);
+
 /* The rows' tables, for struct tool's .rows (--json-keys) and the printing. */
 extern const struct row_table *const irq_hard_rows[];
 extern const struct row_table *const irq_soft_rows[];
