@@ -176,6 +176,7 @@ static int field(const char *ev, const char *name)
 struct expect {
 	long long entries[MAXK][2], pairs[MAXK][2], us[MAXK][2];
 	long long unpaired, in_progress;
+	long long after_hardirq; /* softirq runs begun right after a handler's exit on the CPU */
 };
 
 static FILE *trace_txt(void)
@@ -196,6 +197,7 @@ static void expect_runs(enum irq_kind kind, struct expect *e)
 		start[k][0] = start[k][1] = -1;
 	FILE *f = trace_txt();
 	char line[1024];
+	bool hard_exit[2] = {false, false}; /* the CPU's last event was irq_handler_exit */
 	while (fgets(line, sizeof(line), f)) {
 		int cpu, k;
 		char c;
@@ -203,7 +205,10 @@ static void expect_runs(enum irq_kind kind, struct expect *e)
 		const char *ev;
 		if (!parse_line(line, &cpu, &c, &t, &ev) || cpu < 0 || cpu > 1)
 			continue;
+		bool after = hard_exit[cpu];
+		hard_exit[cpu] = !strncmp(ev, "irq_handler_exit:", 17);
 		bool is_entry = !strncmp(ev, entry, strlen(entry));
+		e->after_hardirq += is_entry && after;
 		if ((!is_entry && strncmp(ev, exit, strlen(exit))) || (k = field(ev, key)) < 0 ||
 		    k >= MAXK)
 			continue;
@@ -262,8 +267,9 @@ static void test_hardirq_runs(void **state)
 	done_run(&r);
 }
 
-/* Every softirq run, per vector and CPU; the runs under way at the end of the recording,
- * and the exits whose entry came before it, counted apart exactly. */
+/* Every softirq run, per vector and CPU, those run at the end of a hard interrupt on its
+ * CPU among them; the runs under way at the end of the recording, and the exits whose
+ * entry came before it, counted apart exactly. */
 static void test_softirq_runs(void **state)
 {
 	(void)state;
@@ -285,6 +291,8 @@ static void test_softirq_runs(void **state)
 				assert_null(find(&r, v, cpu, r.names[v]));
 		}
 	assert_true(all > 500);
+	/* among them the softirqs an interrupt ran as it ended (BLOCK after the disk's) */
+	assert_true(e.after_hardirq > 10);
 	assert_int_equal(r.st.runs.paired, all);
 	assert_int_equal(r.st.runs.unpaired, e.unpaired);
 	/* what was under way is said at the end, and not counted */
