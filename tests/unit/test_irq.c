@@ -633,6 +633,19 @@ static void test_output(void **state)
 			       "\"total_us\":50000.000,\"avg_us\":50000.000,\"cpu_pct\":25.00}\n"));
 	assert_non_null(strstr(buf, "\"name\":null,\"irq\":null,\"cpu\":null,\"count\":1,"));
 	assert_null(strstr(buf, "virtio"));
+	/* a name that is not UTF-8, a negative number: exact, and recoverable */
+	struct irq_row *odd = irq_row(&st, -5, 0, "x\xff\"", 3);
+	irq_begin(&st, &r, -5, odd);
+	irq_end(&st, &r, -5);
+	printed(&st, &t, 1300000000, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"name\":\"x\\udcff\\\"\",\"irq\":-5,"));
+	t.o.json = false;
+	odd = irq_row(&st, -5, 0, "x\xff\"", 3);
+	irq_begin(&st, &r, -5, odd);
+	irq_end(&st, &r, -5);
+	printed(&st, &t, 1400000000, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nx\\xff\"                  -5          1 "));
+	t.o.json = true;
 	irq_free(&st);
 	/* histograms: one object each, with its buckets */
 	o.hist = o.nanos = true;
