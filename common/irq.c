@@ -127,42 +127,48 @@ int irq_enable(struct session *s, struct tep_event *const *evs, int n)
 			"non-empty buckets"                                                  \
 	}
 
-#define HARD_NAME                                                                                \
-	{"HARDIRQ", NULL, -20, ROW_STR, 0, ROW_NOJSON, NULL},                                    \
-		{NULL,                                                                           \
-		 "name",                                                                         \
-		 0,                                                                              \
-		 ROW_STR,                                                                        \
-		 0,                                                                              \
-		 ROW_NOTEXT,                                                                     \
-		 "the handler's name as the kernel gave it (irq_handler_entry's name); null on " \
-		 "the total line"},                                                              \
-	{                                                                                        \
-		"IRQ", "irq", 5, ROW_INT, 0, 0, "the IRQ number; null on the total line"         \
+/* The name's column: text (TOTAL on the total line) and JSON (null there) apart. */
+#define HARD_TEXT                                                  \
+	{                                                          \
+		"HARDIRQ", NULL, -20, ROW_STR, 0, ROW_NOJSON, NULL \
 	}
-#define SOFT_NAME                                                                                \
-	{"SOFTIRQ", NULL, -10, ROW_STR, 0, ROW_NOJSON, NULL},                                    \
-		{NULL,                                                                           \
-		 "name",                                                                         \
-		 0,                                                                              \
-		 ROW_STR,                                                                        \
-		 0,                                                                              \
-		 ROW_NOTEXT,                                                                     \
-		 "the softirq's name as the kernel prints it (NET_RX); null on the total line"}, \
-	{                                                                                        \
-		"VEC", "vec", 3, ROW_INT, 0, 0, "its vector number; null on the total line"      \
+#define HARD_NAME                                                                               \
+	{                                                                                       \
+		NULL, "name", 0, ROW_STR, 0, ROW_NOTEXT,                                        \
+			"the handler's name as the kernel gave it (irq_handler_entry's name); " \
+			"null on the total line"                                                \
+	}
+#define HARD_NUM                                                                         \
+	{                                                                                \
+		"IRQ", "irq", 5, ROW_INT, 0, 0, "the IRQ number; null on the total line" \
+	}
+#define SOFT_TEXT                                                  \
+	{                                                          \
+		"SOFTIRQ", NULL, -10, ROW_STR, 0, ROW_NOJSON, NULL \
+	}
+#define SOFT_NAME                                                                           \
+	{                                                                                   \
+		NULL, "name", 0, ROW_STR, 0, ROW_NOTEXT,                                    \
+			"the softirq's name as the kernel prints it (NET_RX); null on the " \
+			"total line"                                                        \
+	}
+#define SOFT_NUM                                                                            \
+	{                                                                                   \
+		"VEC", "vec", 3, ROW_INT, 0, 0, "its vector number; null on the total line" \
 	}
 
-static const struct row_col hard_totals[] = {COL_TIME,	HARD_NAME, COL_CPU, COL_COUNT,
-					     COL_TOTAL, COL_AVG,   COL_PCT};
-static const struct row_col hard_counts[] = {COL_TIME, HARD_NAME, COL_CPU, COL_COUNT};
-static const struct row_col hard_hists[] = {COL_TIME,  HARD_NAME, COL_CPU, COL_UNIT,
-					    COL_COUNT, COL_TOTAL, COL_HIST};
-static const struct row_col soft_totals[] = {COL_TIME,	SOFT_NAME, COL_CPU, COL_COUNT,
-					     COL_TOTAL, COL_AVG,   COL_PCT};
-static const struct row_col soft_counts[] = {COL_TIME, SOFT_NAME, COL_CPU, COL_COUNT};
-static const struct row_col soft_hists[] = {COL_TIME,  SOFT_NAME, COL_CPU, COL_UNIT,
-					    COL_COUNT, COL_TOTAL, COL_HIST};
+static const struct row_col hard_totals[] = {COL_TIME,	HARD_TEXT, HARD_NAME, HARD_NUM, COL_CPU,
+					     COL_COUNT, COL_TOTAL, COL_AVG,   COL_PCT};
+static const struct row_col hard_counts[] = {COL_TIME, HARD_TEXT, HARD_NAME,
+					     HARD_NUM, COL_CPU,	  COL_COUNT};
+static const struct row_col hard_hists[] = {COL_TIME, HARD_TEXT, HARD_NAME, HARD_NUM, COL_CPU,
+					    COL_UNIT, COL_COUNT, COL_TOTAL, COL_HIST};
+static const struct row_col soft_totals[] = {COL_TIME,	SOFT_TEXT, SOFT_NAME, SOFT_NUM, COL_CPU,
+					     COL_COUNT, COL_TOTAL, COL_AVG,   COL_PCT};
+static const struct row_col soft_counts[] = {COL_TIME, SOFT_TEXT, SOFT_NAME,
+					     SOFT_NUM, COL_CPU,	  COL_COUNT};
+static const struct row_col soft_hists[] = {COL_TIME, SOFT_TEXT, SOFT_NAME, SOFT_NUM, COL_CPU,
+					    COL_UNIT, COL_COUNT, COL_TOTAL, COL_HIST};
 
 static const struct row_table tables[2][3] = {
 	{ROW_TABLE("each handler and the total, every interval", hard_totals),
