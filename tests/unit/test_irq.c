@@ -83,7 +83,7 @@ static void on_raise(struct tep_record *rec, void *ctx)
 static void replay(struct run *r, enum irq_kind kind, const struct irq_opts *o)
 {
 	memset(r, 0, sizeof(*r));
-	r->tep = tracefs_local_events_system(SCHED, systems);
+	r->tep = fixture_tep(SCHED, systems);
 	assert_non_null(r->tep);
 	struct tep_event *he = tep_find_event_by_name(r->tep, "irq", "irq_handler_entry");
 	struct tep_event *hx = tep_find_event_by_name(r->tep, "irq", "irq_handler_exit");
@@ -529,7 +529,7 @@ static void test_rows(void **state)
 static void test_names(void **state)
 {
 	(void)state;
-	struct tep_handle *tep = tracefs_local_events_system(SCHED, systems);
+	struct tep_handle *tep = fixture_tep(SCHED, systems);
 	assert_non_null(tep);
 	char *names[MAXK];
 	struct tep_event *se = tep_find_event_by_name(tep, "irq", "softirq_entry");
