@@ -98,8 +98,8 @@ static const struct row_col cols[] = {
 	{NULL, "insetid", 0, ROW_INT, 0, ROW_NOTEXT,
 	 "1 for a check made while setting a file's set-ID bits (Linux 5.1, kprobes); else 0 or "
 	 "null"},
-	{"VERDICT", "verdict", -5, ROW_WORD, 0, 0, "allow or deny"},
 	{NULL, "ret", 0, ROW_INT, 0, ROW_NOTEXT, "cap_capable()'s return: 0, or -1 (-EPERM)"},
+	{"VERDICT", "verdict", -5, ROW_WORD, 0, 0, "allow or deny"},
 };
 static const struct row_table table = ROW_TABLE("each capability check", cols);
 
@@ -168,8 +168,8 @@ static void show(struct tep_record *rec, uint64_t ts, int cap, int audit, int in
 		row_int(&env.row, insetid);
 	else
 		row_none(&env.row);
-	row_word(&env.row, ret == 0 ? "allow" : "deny");
 	row_int(&env.row, ret);
+	row_word(&env.row, ret == 0 ? "allow" : "deny");
 	/* Text: the stacks' lines after the line; JSON: their members inside the object. */
 	if (!env.row.json)
 		row_end(&env.row);

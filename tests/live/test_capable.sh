@@ -57,7 +57,7 @@ check "capable -x: only the denied check" sh -c "
 snoop -j
 check "capable -j: valid JSON" "$JSONCHECK" "$TMP/checks" pid comm cap name audit verdict ret
 check "capable -j: the denied check, exact" grep -q \
-	"\"comm\":\"snoop_target\",\"cap\":13,\"name\":\"CAP_NET_RAW\",\"audit\":$AJ,\"insetid\":[0-9a-z]*,\"verdict\":\"deny\",\"ret\":-1}" "$TMP/checks"
+	"\"comm\":\"snoop_target\",\"cap\":13,\"name\":\"CAP_NET_RAW\",\"audit\":$AJ,\"insetid\":[0-9a-z]*,\"ret\":-1,\"verdict\":\"deny\"}" "$TMP/checks"
 
 # -s: the raw socket's check comes from inet_create (and the kernel's frames above it).
 snoop -s
