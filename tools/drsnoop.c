@@ -37,7 +37,8 @@ struct evinfo {
 
 static struct env {
 	bool extended;	  /* -e */
-	bool direct_only; /* --direct-only */
+	bool direct_only; /* --direct-only, or a kernel without memory cgroups */
+	bool no_memcg;	  /* the kernel has no memcg reclaim events */
 	uint64_t min_ns;  /* -m */
 	struct tool_run *t;
 	struct span span;
@@ -148,7 +149,12 @@ static int prepare(struct tool_run *t)
 			break;
 		struct tep_event *b = session_event(&t->s, "vmscan", begin_events[k], false);
 		struct tep_event *e = session_event(&t->s, "vmscan", end_events[k], false);
-		/* A kernel without memory cgroups (CONFIG_MEMCG) has the events all the same. */
+		/* Without memory cgroups (CONFIG_MEMCG) a kernel has no memcg reclaim events,
+		 * nor such reclaim to show. */
+		if (k == MEMCG && !b && !e) {
+			env.direct_only = env.no_memcg = true;
+			break;
+		}
 		if (!b || !e || !tep_find_field(e, "nr_reclaimed")) {
 			fprintf(stderr,
 				"drsnoop: tracepoints vmscan:%s and %s not available in this "
@@ -167,7 +173,9 @@ static int prepare(struct tool_run *t)
 	if (span_init(&env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, done, NULL))
 		return TOOL_FAIL;
 	snprintf(t->what, sizeof(t->what), "%s",
-		 env.direct_only ? "direct reclaim" : "direct and memory cgroup reclaim");
+		 env.no_memcg ? "direct reclaim (no memory cgroups in this kernel: CONFIG_MEMCG)" :
+		 env.direct_only ? "direct reclaim" :
+				   "direct and memory cgroup reclaim");
 	return TOOL_OK;
 }
 
