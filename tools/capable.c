@@ -72,7 +72,9 @@ static struct env {
 	bool audit_only; /* --audit */
 	bool stack, ustack;
 	/* Before Linux 5.1 cap_capable()'s fourth argument is `int audit` (1: audited); from
-	 * 5.1 `unsigned opts` (CAP_OPT_NOAUDIT 2, CAP_OPT_INSETID 4). */
+	 * 5.1 `unsigned opts` (CAP_OPT_NOAUDIT 2, CAP_OPT_INSETID 4), and so in stable kernels
+	 * that took the change (4.19.222 has it): told by security_capable_noaudit(), which
+	 * the change removed. */
 	bool audit_arg;
 	struct funcpair fp;   /* kprobes */
 	struct tep_event *tp; /* or the tracepoint */
@@ -217,7 +219,9 @@ static int prepare(struct tool_run *t)
 		env.fp.spec = "cap_capable";
 		env.fp.nargs = 4;
 		env.fp.retval = true;
-		env.audit_arg = before(5, 1);
+		struct ksyms *k = ksym_load();
+		env.audit_arg = k ? ksym_addr(k, "security_capable_noaudit") != 0 : before(5, 1);
+		ksym_free(k);
 		if ((ret = funcpair_probes(t, &env.fp, "cap")))
 			return ret;
 		snprintf(t->what, sizeof(t->what), "capability checks (kprobes on cap_capable)");
