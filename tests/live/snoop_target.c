@@ -22,6 +22,9 @@
  *                              STRING, "size", "1m"), fsconfig(FSCONFIG_CMD_CREATE),
  *                              fsmount(), move_mount(fd, "", AT_FDCWD, DIR,
  *                              MOVE_MOUNT_F_EMPTY_PATH), umount2(DIR, 0): prints each result
+ *   snoop_target stats N PATH  N stat() calls of PATH (bench/bench-sys.sh's workloads)
+ *   snoop_target raws N -      N raw sockets opened and closed (N CAP_NET_RAW checks)
+ *   snoop_target mounts N DIR  N tmpfs mounts on DIR, each unmounted
  */
 #define _GNU_SOURCE /* statx, setresuid */
 #include <errno.h>
@@ -124,6 +127,27 @@ static int newmount(const char *dir)
 	return 0;
 }
 
+/* The benchmark's workloads (bench/bench-sys.sh): n calls each, through the C library. */
+static int loop(const char *what, long n, const char *arg)
+{
+	struct stat st;
+	for (long i = 0; i < n; i++) {
+		if (!strcmp(what, "stats")) {
+			stat(arg, &st);
+		} else if (!strcmp(what, "raws")) {
+			int fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
+			if (fd >= 0)
+				close(fd);
+		} else if (!strcmp(what, "mounts")) {
+			if (mount("ftt", arg, "tmpfs", 0, "size=64k") || umount2(arg, 0))
+				return 1;
+		} else {
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -135,6 +159,9 @@ int main(int argc, char **argv)
 		return stats(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "newmount"))
 		return newmount(argv[2]);
-	fprintf(stderr, "usage: snoop_target oom NAME MB | raw UID | stat DIR | newmount DIR\n");
+	if (argc == 4 && strchr("srm", argv[1][0]) && strcmp(argv[1], "stat"))
+		return loop(argv[1], atol(argv[2]), argv[3]);
+	fprintf(stderr, "usage: snoop_target oom NAME MB | raw UID | stat DIR | newmount DIR | "
+			"stats N PATH | raws N - | mounts N DIR\n");
 	return 2;
 }
