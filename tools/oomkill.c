@@ -37,7 +37,7 @@ struct chosen {
 /* The kernel's own report of a kill: the victim's PID and the memory cgroup it names. */
 struct report {
 	int pid;
-	char memcg[512];
+	char memcg[1024]; /* a kernel log record holds at most about 1 KB */
 };
 
 static struct env {
@@ -53,7 +53,6 @@ static struct env {
 	int kmsg;
 	struct report reports[KMSG_KEEP];
 	int nreports;
-	unsigned long long kills;
 } env = {.kmsg = -1};
 
 static const struct row_col cols[] = {
@@ -195,7 +194,6 @@ static void show(struct tep_record *rec, bool marked, int victim, const char *na
 	load[n > 0 ? n : 0] = 0;
 	load[strcspn(load, "\n")] = 0;
 	const char *memcg = memcg_of(victim);
-	env.kills++;
 	row_begin(&env.row, rec->ts);
 	row_int(&env.row, tid);
 	row_str(&env.row, tool_comm(t, tid), 16);
