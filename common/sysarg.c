@@ -8,6 +8,7 @@
 
 #include <event-parse.h>
 
+#include "ladder.h"
 #include "probe.h"
 #include "reader.h"
 #include "session.h"
@@ -139,7 +140,7 @@ void sysarg_on_event(struct tep_record *rec, void *ctx)
 		c = sysc_current(&sa->join, tid);
 		cd = c ? sysc_data(c) : NULL;
 		if (cd && cd->libc && !cd->entered) {
-			c->which = ei->call;
+			c->kind = ei->call;
 			cd->d.call = ei->call;
 		} else {
 			cd = begin(sa, tid, rec->ts, ei->call);
@@ -151,7 +152,7 @@ void sysarg_on_event(struct tep_record *rec, void *ctx)
 	case SYSARG_STRS:
 		/* The probe on the syscall's own function, right after its entry. */
 		c = sysc_current(&sa->join, tid);
-		if (c && c->which == ei->call)
+		if (c && c->kind == ei->call)
 			take_strings(sa, ei, sysc_data(c), rec);
 		break;
 	case SYSARG_EPROBE:
@@ -421,7 +422,7 @@ int sysarg_init(struct sysarg *sa, const char *tool, struct tep_handle *tep,
 
 int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 {
-	static const ustr_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
+	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	struct tep_event *enter[SYSARG_MAX_CALLS] = {0};
 	int ret, any = 0;
 	sa->t = t;
@@ -441,7 +442,7 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 	    reader_on_lost(&t->r, sysc_lost, &sa->join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	int via = sa->via;
-	ret = ustr_climb(rungs, ustr_via_names, USTR_BEST, &via, sa, t->tool->name);
+	ret = ladder_climb(rungs, ustr_via_names, USTR_BEST, &via, sa, t->tool->name);
 	bool chosen = sa->via != USTR_BEST;
 	sa->via = via;
 	if (!chosen && ret == -1)

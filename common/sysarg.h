@@ -90,7 +90,7 @@ struct sysarg {
  * In setup(): climb the ladder (sa->via, or the best rung), trace each call's entry, string
  * event and exit, and call fn for each call that ends. A kernel without the calls' syscall
  * tracepoints is said (CONFIG_FTRACE_SYSCALLS); a chosen rung that is not here is said by
- * ustr_climb. Returns a TOOL_ status; sa->via is the rung in use.
+ * ladder_climb. Returns a TOOL_ status; sa->via is the rung in use.
  */
 int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx);
 

@@ -163,15 +163,15 @@ static const struct call calls[] = {
 
 /* The C library's functions (glibc 2.36 has the new API's), the strings by slot. */
 static const struct ustr_func libc_mounts[] = {
-	{"mount", "s0=+0($1):string s1=+0($2):string s2=+0($3):string s3=+0($5):string"},
-	{"umount2", "s0=+0($1):string"},
-	{"umount", "s0=+0($1):string"},
-	{"fsopen", "s0=+0($1):string"},
-	{"fsconfig", "s0=+0($3):string s1=+0($4):string"},
-	{"move_mount", "s0=+0($2):string s1=+0($4):string"},
-	{"fspick", "s0=+0($2):string"},
-	{"open_tree", "s0=+0($2):string"},
-	{"mount_setattr", "s0=+0($2):string"},
+	{"mount", "s0=+0($1):string s1=+0($2):string s2=+0($3):string s3=+0($5):string", NULL},
+	{"umount2", "s0=+0($1):string", NULL},
+	{"umount", "s0=+0($1):string", NULL},
+	{"fsopen", "s0=+0($1):string", NULL},
+	{"fsconfig", "s0=+0($3):string s1=+0($4):string", NULL},
+	{"move_mount", "s0=+0($2):string s1=+0($4):string", NULL},
+	{"fspick", "s0=+0($2):string", NULL},
+	{"open_tree", "s0=+0($2):string", NULL},
+	{"mount_setattr", "s0=+0($2):string", NULL},
 };
 
 static struct sysarg_call sys_calls[NCALLS];

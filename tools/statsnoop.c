@@ -32,12 +32,12 @@ static const struct sysarg_call calls[] = {
  * them all (one on stat() too would trap each call twice: 22 us a trap on the 6.18 VM);
  * before 2.33 they are __xstat() and friends, which make the call themselves. */
 static const struct ustr_func libc_stats[] = {
-	{"fstatat64", "s0=+0($2):string"},    {"fstatat", "s0=+0($2):string"},
-	{"statx", "s0=+0($2):string"},	      {"statfs", "s0=+0($1):string"},
-	{"statfs64", "s0=+0($1):string"},     {"__xstat", "s0=+0($2):string"},
-	{"__xstat64", "s0=+0($2):string"},    {"__lxstat", "s0=+0($2):string"},
-	{"__lxstat64", "s0=+0($2):string"},   {"__fxstatat", "s0=+0($3):string"},
-	{"__fxstatat64", "s0=+0($3):string"},
+	{"fstatat64", "s0=+0($2):string", NULL},    {"fstatat", "s0=+0($2):string", NULL},
+	{"statx", "s0=+0($2):string", NULL},	    {"statfs", "s0=+0($1):string", NULL},
+	{"statfs64", "s0=+0($1):string", NULL},	    {"__xstat", "s0=+0($2):string", NULL},
+	{"__xstat64", "s0=+0($2):string", NULL},    {"__lxstat", "s0=+0($2):string", NULL},
+	{"__lxstat64", "s0=+0($2):string", NULL},   {"__fxstatat", "s0=+0($3):string", NULL},
+	{"__fxstatat64", "s0=+0($3):string", NULL},
 };
 
 static struct env {

@@ -88,7 +88,7 @@ static void pair_up(struct run *r, bool irqs, enum span_loss loss, long long los
 	memset(r, 0, sizeof(*r));
 	r->lose_at = lose_at;
 	r->lose_cpu = cpu;
-	r->tep = tracefs_local_events_system(SCHED, systems);
+	r->tep = fixture_tep(SCHED, systems);
 	assert_non_null(r->tep);
 	struct tep_event *w = tep_find_event_by_name(r->tep, "sched", "sched_wakeup");
 	struct tep_event *sw = tep_find_event_by_name(r->tep, "sched", "sched_switch");

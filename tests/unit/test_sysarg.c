@@ -376,8 +376,8 @@ static void test_loss(void **state)
 	sysc_lost(0, 12, &f->sa.join);
 	leave(f, 8, 0);
 	assert_int_equal(f->n, 0);
-	assert_int_equal(f->sa.join.unpaired, 1);
-	assert_int_equal(f->sa.join.cleared, 1);
+	assert_int_equal(f->sa.join.span.unpaired, 1);
+	assert_int_equal(f->sa.join.span.cleared, 1);
 }
 
 /* A string longer than kept is cut, with its NUL. */
