@@ -30,8 +30,8 @@ struct sysc {
 	/* A call ended: its exit record, thread, result and the call (sysc_data). */
 	sysc_ended_fn ended;
 	void *ctx;
-	int tid;	/* of the exit being paired */
-	long long ret;	/* its result */
+	int tid;       /* of the exit being paired */
+	long long ret; /* its result */
 };
 
 /* One call in progress (a span's start); the tool's data follow it (sysc_data). */
