@@ -407,7 +407,7 @@ static void test_mount_slots(void **state)
 	      NUMS("dev_name", 0x1000LL, "dir_name", 0x2000LL, "type", 0LL, "flags", 0xc0ed0006LL));
 	event(f, f->ev_mstrs, f->mstrs, 11,
 	      (const char *const[]){"my fs", "/mnt", "", "a=\xff", NULL},
-	      (const size_t[]){6, 5, 0, 5}, NULL);
+	      (const size_t[]){6, 5, 0, 4}, NULL);
 	event(f, f->ev_mexit, f->exit, 11, NULL, NULL, NUMS("ret", 0LL));
 	assert_int_equal(f->n, 1);
 	struct got *g = &f->got[0];
