@@ -34,13 +34,12 @@ M=$TMP/mnt
 mkdir "$M"
 SRC=$(printf 'ftt fs\n\377')
 
-# mount(8), umount(8): a tmpfs and its unmounts, while mountsnoop runs.
+# mount(8), umount(8): a tmpfs and its unmounts, run by mountsnoop (--exec: no wait for it to
+# start or to read its last events).
 mounts() {
-	start_bg "$BIN/mountsnoop" "$@" || return 1
-	mount -t tmpfs -o size=1m,mode=0700 "$SRC" "$M"
-	umount "$M"
-	umount "$M" 2> /dev/null
-	stop_bg
+	"$BIN/mountsnoop" "$@" --exec /bin/sh -c \
+		'mount -t tmpfs -o size=1m,mode=0700 "$1" "$2"; umount "$2"; umount "$2" 2> /dev/null; exit 0' \
+		sh "$SRC" "$M" > "$TMP/out" 2> "$TMP/err"
 }
 
 mounts -j

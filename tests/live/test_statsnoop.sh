@@ -117,8 +117,6 @@ else
 		grep -q '\"ret\":0,\"errno\":0,\"path\":\"$D/\\\\udcff\\\\udcfe bad\"}' '$TMP/json' &&
 		grep -q '\"dfd\":-100,.*\"ret\":-1,\"errno\":2,\"path\":\"\"}' '$TMP/json' &&
 		grep -q '\"ret\":-1,\"errno\":14,\"path\":null}' '$TMP/json'"
-	snoop -n 'no-such-name'
-	check "statsnoop -n with no match: nothing" [ "$(wc -l < "$TMP/lines")" -eq 1 ]
 fi
 
 stop_cases statsnoop "$BIN/statsnoop"
