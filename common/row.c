@@ -165,8 +165,9 @@ static void text_bytes(struct row *r, const struct row_col *c, const char *s, si
 		out_text_line(r->f, s, len);
 		return;
 	}
-	/* out_text pads to a left-aligned width; a right-aligned one is padded here. */
-	if (w >= 0) {
+	/* out_text pads to a left-aligned width; a right-aligned one is padded here (the
+	 * last column, of width 0, is written whole by out_text: no buffer cuts it). */
+	if (w > 0) {
 		char buf[512];
 		size_t n = out_text_buf(buf, sizeof(buf), s, len);
 		fprintf(r->f, "%*s", w, buf);

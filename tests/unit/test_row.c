@@ -54,6 +54,30 @@ static void test_text(void **state)
 		"1.500000       a\\x20b                -1    1.500 0xffffffffffffffff a b\\x0ac\n");
 }
 
+/* The last column is a string as long as it comes: a path of 3000 bytes is not cut. */
+static void test_long_last(void **state)
+{
+	(void)state;
+	static const struct row_col two[] = {
+		{"PID", "pid", 7, ROW_INT, 0, 0, "pid"},
+		{"PATH", "path", -4, ROW_STR, 0, 0, "a path"},
+	};
+	static const struct row_table t2 = ROW_TABLE("paths", two);
+	static char buf[8192], path[3001];
+	memset(path, 'p', 3000);
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	assert_non_null(f);
+	struct row r;
+	row_init(&r, &t2, f, false, false, false);
+	row_begin(&r, 0);
+	row_int(&r, 1);
+	row_str(&r, path, sizeof(path));
+	row_end(&r);
+	fclose(f);
+	assert_int_equal(strlen(buf), 8 + 3000 + 1);
+	assert_memory_equal(buf + 8, path, 3000);
+}
+
 static void test_json(void **state)
 {
 	(void)state;
@@ -116,9 +140,8 @@ static void test_json_value(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_short_line),
+		cmocka_unit_test(test_text),	   cmocka_unit_test(test_long_last),
+		cmocka_unit_test(test_json),	   cmocka_unit_test(test_short_line),
 		cmocka_unit_test(test_json_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of statsnoop: the test program stats paths with a space, a newline and bytes that
+# are not UTF-8, a missing one, a relative one from a directory descriptor, "", a directory
+# with statfs, a bad address (EFAULT), a 3000-byte one and a 100 KB one (ENAMETOOLONG):
+# statsnoop must show each with its exact result and path, through every mechanism the
+# kernel offers.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+ST=${SNOOP_TARGET:-$BIN/tests/snoop_target}
+[ -x "$ST" ] || ST=$BIN/snoop_target
+[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+
+if [ ! -d "$T/events/syscalls/sys_exit_newfstatat" ] && [ ! -d "$T/events/syscalls/sys_exit_statx" ]; then
+	"$BIN/statsnoop" -d 0.1 > "$TMP/out" 2> "$TMP/err"
+	check "statsnoop without syscall tracepoints: exit 1 naming CONFIG_FTRACE_SYSCALLS" sh -c \
+		"[ $? -eq 1 ] && grep -q CONFIG_FTRACE_SYSCALLS '$TMP/err'"
+	summary; exit $?
+fi
+
+for args in "--via bogus|invalid --via" "-Z|" "1 2|unexpected argument" "-d 0|duration" \
+	"-p 1 -L 1|exclude each other" "-n '[a'|NAME"; do
+	eval "\"\$BIN/statsnoop\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "statsnoop ${args%|*}: exit 2, one line '${args#*|}'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '${args#*|}' '$TMP/err'"
+done
+check "statsnoop's bad input changed nothing in tracefs" same_state
+
+D=$TMP/st
+mkdir "$D" && : > "$D/a b" && ln -s "a b" "$D/new
+line" && : > "$D/$(printf '\377\376') bad"
+
+# The program's calls as statsnoop must show them, in order: RET ERR PATH (text).
+cat > "$TMP/want" << EOF
+0 0 $D/a\\x20b
+0 0 $D/new\\x0aline
+0 0 $D/\\xff\\xfe\\x20bad
+-1 2 $D/missing
+0 0 a\\x20b
+-1 2 ""
+0 0 $D
+-1 14 [unknown]
+EOF
+
+# snoop ARGS...: statsnoop ARGS on the program; its lines without the stats its C library's
+# start and stdio make (fstat: "" with AT_EMPTY_PATH, the loader's ones) in $TMP/calls.
+snoop() {
+	"$BIN/statsnoop" "$@" --exec "$ST" stat "$D" > "$TMP/out" 2> "$TMP/err"
+	RC=$?
+	grep -v '^-\{0,1\}[0-9]*$' "$TMP/out" > "$TMP/lines"
+}
+calls() { sed 1d "$TMP/lines" | awk '$5 != "\"\"" || $4 != 0 { print $3, $4, $5 }' | grep -v '^0 0 \[unknown\]$'; }
+
+WORKED=
+for via in kprobe eprobe uprobe; do
+	# A static program is not seen by uprobes on the C library: only whether the rung is here.
+	if [ $via = uprobe ] && [ -n "${SNOOP_TARGET:-}${UPROBE_TARGET:-}" ]; then
+		"$BIN/statsnoop" --via $via -d 0.1 > "$TMP/out" 2> "$TMP/err"
+		RC=$?
+	else
+		snoop --via $via
+	fi
+	if [ $RC -ne 0 ]; then
+		check "statsnoop --via $via where it cannot work: exit 1, one line saying why" \
+			sh -c "[ $RC -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '^statsnoop: --via $via: ' '$TMP/err'"
+		skip "statsnoop via $via: $(sed 's/^statsnoop: //' "$TMP/err")"
+		continue
+	fi
+	if [ $via = uprobe ] && [ -n "${SNOOP_TARGET:-}${UPROBE_TARGET:-}" ]; then
+		skip "statsnoop via uprobe: the test program is static (no C library to probe)"
+		continue
+	fi
+	if [ $via = eprobe ] && ! grep -q "a\\\\x20b" "$TMP/out"; then
+		skip "statsnoop via eprobe: this kernel's event probes cannot read user strings (paths read as (fault) or empty)"
+		continue
+	fi
+	[ -n "$WORKED" ] || WORKED=$via
+	calls | head -8 > "$TMP/got"
+	check "statsnoop via $via: each call with its exact result and path" sh -c \
+		"[ $RC -eq 0 ] && grep -q 'via ' '$TMP/err' && cmp -s '$TMP/want' '$TMP/got'" ||
+		{ echo "# want:"; sed 's/^/#   /' "$TMP/want"; echo "# got:"; sed 's/^/#   /' "$TMP/got"; }
+	# The 3000-byte path (ENOENT) whole where it fits an event; the 100 KB one
+	# (ENAMETOOLONG): never another call's path, its own cut or [unknown].
+	calls | sed -n 9,10p > "$TMP/long"
+	check "statsnoop via $via: a 3000-byte path whole, a 100 KB one cut or unknown" awk -v d="$D/" '
+		BEGIN { long = d; for (i = 0; i < 375; i++) long = long "0000000/" }
+		NR == 1 { ok1 = $1 == -1 && $2 == 2 && $3 == long }
+		NR == 2 { ok2 = $1 == -1 && $2 == 36 && ($3 == "[unknown]" || index($3, d "0000000/") == 1) }
+		END { exit !(ok1 && ok2) }' "$TMP/long" || sed 's/^\(.\{100\}\).*/#   \1.../' "$TMP/long"
+done
+
+# The options, through the mechanism statsnoop picks by itself (the first that worked).
+if [ -z "$WORKED" ]; then
+	skip "statsnoop options: no mechanism here reads the test program's paths"
+else
+	snoop -x
+	check "statsnoop -x: only the failed calls" sh -c "
+		sed 1d '$TMP/lines' | awk '\$3 != -1 { bad++ } END { exit bad }' &&
+		[ \$(sed 1d '$TMP/lines' | grep -c ' -1 ') -ge 5 ]"
+	# statx(2) arrived in Linux 4.11: before, the C library's statx() makes fstatat().
+	SX=statx
+	[ -d "$T/events/syscalls/sys_enter_statx" ] || SX=newfstatat
+	snoop -e
+	check "statsnoop -e: CALL and FLAGS: $SX for the missing file, AT_SYMLINK_NOFOLLOW for lstat" sh -c "
+		head -1 '$TMP/lines' | grep -Eq '^COMM +PID +CALL +FLAGS +RET +ERR +PATH\$' &&
+		grep -Eq ' $SX +0x0 +-1 +2 $D/missing\$' '$TMP/lines' &&
+		grep -Eq ' 0x100 +0 +0 $D/new\\\\x0aline\$' '$TMP/lines'"
+	snoop -j
+	grep '^{' "$TMP/out" > "$TMP/json"
+	check "statsnoop -j: valid JSON, the strings exact" sh -c "
+		'$JSONCHECK' '$TMP/json' comm pid call dfd flags ret errno path &&
+		grep -q '\"ret\":0,\"errno\":0,\"path\":\"$D/new\\\\nline\"}' '$TMP/json' &&
+		grep -q '\"ret\":0,\"errno\":0,\"path\":\"$D/\\\\udcff\\\\udcfe bad\"}' '$TMP/json' &&
+		grep -q '\"dfd\":-100,.*\"ret\":-1,\"errno\":2,\"path\":\"\"}' '$TMP/json' &&
+		grep -q '\"ret\":-1,\"errno\":14,\"path\":null}' '$TMP/json'"
+fi
+
+stop_cases statsnoop "$BIN/statsnoop"
+check "at the end: tracefs as it was" same_state
+summary

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * drsnoop: each direct reclaim, one line when it ends: the task that had to free memory
+ * before its allocation could go on, how long that took and how many pages it freed. Direct
+ * reclaim of the whole machine (vmscan:mm_vmscan_direct_reclaim_begin/end) and, unless
+ * --direct-only, the reclaim a task does when its memory cgroup is at its limit
+ * (mm_vmscan_memcg_reclaim_begin/end): both run in the allocating task, which waits for
+ * them. Begin and end are paired per thread (span.h).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <event-parse.h>
+
+#include "row.h"
+#include "span.h"
+#include "tool.h"
+
+/* The two kinds of reclaim, and their events. */
+enum kind { DIRECT, MEMCG, KINDS };
+static const char *const kind_names[KINDS] = {"direct", "memcg"};
+static const char *const begin_events[KINDS] = {"mm_vmscan_direct_reclaim_begin",
+						"mm_vmscan_memcg_reclaim_begin"};
+static const char *const end_events[KINDS] = {"mm_vmscan_direct_reclaim_end",
+					      "mm_vmscan_memcg_reclaim_end"};
+
+/* What a begin leaves for its end. */
+struct reclaim {
+	long long order;
+	unsigned long long gfp;
+};
+
+struct evinfo {
+	enum kind kind;
+	struct tep_format_field *order, *gfp, *reclaimed;
+};
+
+static struct env {
+	bool extended;	  /* -e */
+	bool direct_only; /* --direct-only, or a kernel without memory cgroups */
+	bool no_memcg;	  /* the kernel has no memcg reclaim events */
+	uint64_t min_ns;  /* -m */
+	struct tool_run *t;
+	struct span span;
+	struct row row;
+	struct evinfo begin[KINDS], end[KINDS];
+	unsigned long long shown;
+} env;
+
+enum { OPT_DIRECT_ONLY = OPT_LONG + 1 };
+
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "the task that reclaimed, its name then"},
+	{"PID", "pid", 7, ROW_INT, 0, 0, "its thread ID"},
+	{"TYPE", "type", -6, ROW_WORD, 0, 0,
+	 "direct (the whole machine was short) or memcg (its memory cgroup was at its limit)"},
+	{"LAT(ms)", "lat_ms", 9, ROW_FLOAT, 3, 0, "how long the reclaim took, milliseconds"},
+	{"PAGES", "pages", 8, ROW_UINT, 0, 0, "the pages it reclaimed (nr_reclaimed)"},
+	{"ORDER", "order", 5, ROW_INT, 0, ROW_OPTIONAL,
+	 "the order of the allocation that needed it (2^order pages; -e)"},
+	{"GFP", "gfp", -10, ROW_HEX, 0, ROW_OPTIONAL, "the allocation's GFP flags (-e)"},
+};
+static const struct row_table table = ROW_TABLE("each reclaim, at its end", cols);
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	{'e', NULL, NULL, "ORDER and GFP columns: the allocation that needed it", 0},
+	TOOL_JSON("one JSON object per reclaim"),
+	TOOL_TID,
+	{'m', NULL, "MS", "only reclaims that took longer than MS milliseconds", 0},
+	TOOL_NAME,
+	TOOL_PID,
+	TOOL_TIMESTAMP,
+	TOOL_WALLCLOCK,
+	{OPT_DIRECT_ONLY, "direct-only", NULL,
+	 "only direct reclaim of the whole machine, not a memory\ncgroup's at its limit", 0},
+	TOOL_JSON_KEYS,
+	TOOL_EXEC,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"drsnoop                   # each direct reclaim, with its latency and pages",
+	"drsnoop -T -e             # with wall-clock times and the allocation's order",
+	"drsnoop -p 181            # PID 181 only",
+	"drsnoop -m 10 -d 60       # reclaims over 10 ms, for a minute",
+	"drsnoop -j -d 10 > r.json # 10 seconds as JSON lines",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	switch (o->key) {
+	case 'e': env.extended = true; break;
+	case 'm': env.min_ns = opt_decimal(arg, 1e6, "MS", "milliseconds"); break;
+	case OPT_DIRECT_ONLY: env.direct_only = true; break;
+	}
+}
+
+/* --- per event ------------------------------------------------------------------------------ */
+
+static void done(const struct tep_record *end, const struct span_start *start, uint64_t delta,
+		 void *data, void *ctx)
+{
+	const struct reclaim *r = data;
+	(void)ctx;
+	if (delta < env.min_ns)
+		return;
+	int tid = tep_data_pid(env.t->s.tep, (struct tep_record *)end);
+	env.shown++;
+	row_begin(&env.row, end->ts);
+	row_str(&env.row, tool_comm(env.t, tid), 16);
+	row_int(&env.row, tid);
+	row_word(&env.row, kind_names[start->kind]);
+	row_float(&env.row, delta / 1e6);
+	row_uint(&env.row, (unsigned long long)reader_num(end, env.end[start->kind].reclaimed));
+	row_int(&env.row, r->order);
+	row_hex(&env.row, r->gfp);
+	row_end(&env.row);
+}
+
+static void on_begin(struct tep_record *rec, void *ctx)
+{
+	const struct evinfo *ei = ctx;
+	int tid = tep_data_pid(env.t->s.tep, rec);
+	struct reclaim *r =
+		span_begin(&env.span, (uint64_t)tid, ei->kind, rec->ts, rec->cpu, ei->kind);
+	r->order = reader_num(rec, ei->order);
+	r->gfp = (unsigned long long)reader_num(rec, ei->gfp);
+}
+
+static void on_end(struct tep_record *rec, void *ctx)
+{
+	const struct evinfo *ei = ctx;
+	int tid = tep_data_pid(env.t->s.tep, rec);
+	span_end(&env.span, rec, (uint64_t)tid, ei->kind, rec->ts);
+}
+
+/* --- setup ---------------------------------------------------------------------------------- */
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	for (int k = 0; k < KINDS; k++) {
+		if (k == MEMCG && env.direct_only)
+			break;
+		struct tep_event *b = session_event(&t->s, "vmscan", begin_events[k], false);
+		struct tep_event *e = session_event(&t->s, "vmscan", end_events[k], false);
+		/* Without memory cgroups (CONFIG_MEMCG) a kernel has no memcg reclaim events,
+		 * nor such reclaim to show. */
+		if (k == MEMCG && !b && !e) {
+			env.direct_only = env.no_memcg = true;
+			break;
+		}
+		if (!b || !e || !tep_find_field(e, "nr_reclaimed")) {
+			fprintf(stderr,
+				"drsnoop: tracepoints vmscan:%s and %s not available in this "
+				"kernel (CONFIG_EVENT_TRACING)\n",
+				begin_events[k], end_events[k]);
+			return TOOL_FAIL;
+		}
+		env.begin[k] = (struct evinfo){.kind = k,
+					       .order = tep_find_field(b, "order"),
+					       .gfp = tep_find_field(b, "gfp_flags")};
+		env.end[k] =
+			(struct evinfo){.kind = k, .reclaimed = tep_find_field(e, "nr_reclaimed")};
+	}
+	/* A reclaim sleeps and may end on another CPU than it began: a loss anywhere clears
+	 * every start. */
+	if (span_init(&env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, done, NULL))
+		return TOOL_FAIL;
+	snprintf(t->what, sizeof(t->what), "%s",
+		 env.no_memcg ? "direct reclaim (no memory cgroups in this kernel: CONFIG_MEMCG)" :
+		 env.direct_only ? "direct reclaim" :
+				   "direct and memory cgroup reclaim");
+	return TOOL_OK;
+}
+
+static int setup(struct tool_run *t)
+{
+	int ret;
+	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
+	row_show(&env.row, "order", env.extended);
+	row_show(&env.row, "gfp", env.extended);
+	if (reader_on_lost(&t->r, span_lost, &env.span))
+		return TOOL_FAIL;
+	for (int k = 0; k < KINDS; k++) {
+		if (k == MEMCG && env.direct_only)
+			break;
+		struct tep_event *b = session_event(&t->s, "vmscan", begin_events[k], true);
+		struct tep_event *e = session_event(&t->s, "vmscan", end_events[k], true);
+		if (!b || !e)
+			return TOOL_FAIL;
+		if ((ret = tool_trace(t, b, NULL, on_begin, &env.begin[k])) ||
+		    (ret = tool_trace(t, e, NULL, on_end, &env.end[k])))
+			return ret;
+	}
+	return TOOL_OK;
+}
+
+static void header(struct tool_run *t)
+{
+	(void)t;
+	row_header(&env.row);
+}
+
+static void end(struct tool_run *t)
+{
+	(void)t;
+	span_report(&env.span, "drsnoop", "reclaim ends");
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	span_free(&env.span);
+}
+
+static const struct tool drsnoop = {
+	.name = "drsnoop",
+	.opts = options,
+	.operands = "[duration]",
+	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.examples = examples,
+	.formats = (const char *const[]){"vmscan:mm_vmscan_direct_reclaim_begin",
+					 "vmscan:mm_vmscan_direct_reclaim_end",
+					 "vmscan:mm_vmscan_memcg_reclaim_begin",
+					 "vmscan:mm_vmscan_memcg_reclaim_end", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.operands_fn = tool_operand_duration,
+	.prepare = prepare,
+	.setup = setup,
+	.header = header,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&drsnoop, argc, argv);
+}

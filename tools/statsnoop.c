@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * statsnoop: trace the stat family of system calls (stat, lstat, fstatat, statx, statfs, in
+ * each of their kernel names) with the path, the result and the process. The call from its
+ * syscall tracepoints, the path from the best rung the kernel offers (sysarg.h: a kprobe on
+ * the syscall's function, an event probe on its entry, or uprobes on the C library's stat
+ * functions).
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "row.h"
+#include "sysarg.h"
+#include "tool.h"
+
+/* Every kernel name of the calls: each traced where the kernel has it (x86-64 has newstat,
+ * newlstat, newfstatat, statx, statfs; 32-bit ones stat64, fstatat64, statfs64...). */
+static const struct sysarg_call calls[] = {
+	{"newstat", "filename"},   {"newlstat", "filename"}, {"newfstatat", "filename"},
+	{"statx", "filename"},	   {"statfs", "pathname"},   {"stat", "filename"},
+	{"lstat", "filename"},	   {"stat64", "filename"},   {"lstat64", "filename"},
+	{"fstatat64", "filename"}, {"statfs64", "pathname"},
+};
+#define NCALLS (int)(sizeof(calls) / sizeof(*calls))
+
+/* The C library's stat functions, the path in s0. From glibc 2.33 stat(), lstat() and fstat()
+ * are __fstatat64() with AT_FDCWD, AT_SYMLINK_NOFOLLOW or AT_EMPTY_PATH: a uprobe on it sees
+ * them all (one on stat() too would trap each call twice: 22 us a trap on the 6.18 VM);
+ * before 2.33 they are __xstat() and friends, which make the call themselves. */
+static const struct ustr_func libc_stats[] = {
+	{"fstatat64", "s0=+0($2):string", NULL},    {"fstatat", "s0=+0($2):string", NULL},
+	{"statx", "s0=+0($2):string", NULL},	    {"statfs", "s0=+0($1):string", NULL},
+	{"statfs64", "s0=+0($1):string", NULL},	    {"__xstat", "s0=+0($2):string", NULL},
+	{"__xstat64", "s0=+0($2):string", NULL},    {"__lxstat", "s0=+0($2):string", NULL},
+	{"__lxstat64", "s0=+0($2):string", NULL},   {"__fxstatat", "s0=+0($3):string", NULL},
+	{"__fxstatat64", "s0=+0($3):string", NULL},
+};
+
+static struct env {
+	bool failed;   /* -x */
+	bool extended; /* -e */
+	struct tool_run *t;
+	struct sysarg sa;
+	struct row row;
+} env = {.sa = {.calls = calls,
+		.ncalls = NCALLS,
+		.funcs = libc_stats,
+		.nfuncs = sizeof(libc_stats) / sizeof(*libc_stats),
+		.str_size = PATH_MAX,
+		.threads = 1024,
+		.via = USTR_BEST}};
+
+enum { OPT_VIA = OPT_LONG + 1 };
+
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "the process, its name then"},
+	{"PID", "pid", 7, ROW_INT, 0, 0, "its thread ID"},
+	{"CALL", "call", -10, ROW_WORD, 0, ROW_OPTIONAL,
+	 "the system call, as the kernel names it (newfstatat, statx...; -e)"},
+	{NULL, "dfd", 0, ROW_INT, 0, ROW_NOTEXT,
+	 "the directory a relative path starts from (-100: the current one, AT_FDCWD); null for "
+	 "calls without one"},
+	{"FLAGS", "flags", -6, ROW_HEX, 0, ROW_OPTIONAL,
+	 "its flags (AT_SYMLINK_NOFOLLOW 0x100, AT_EMPTY_PATH 0x1000...; -e); null for calls "
+	 "without"},
+	{"RET", "ret", 4, ROW_INT, 0, 0, "0, or -1 when it failed"},
+	{"ERR", "errno", 3, ROW_INT, 0, 0, "the error number when it failed (ENOENT 2...), else 0"},
+	{"PATH", "path", -4, ROW_STR, 0, 0,
+	 "the path as the process passed it (\"\" an empty one; null when it could not be read)"},
+};
+static const struct row_table table = ROW_TABLE("each stat call", cols);
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	{'e', NULL, NULL, "CALL and FLAGS columns", 0},
+	TOOL_JSON("one JSON object per call"),
+	TOOL_TID,
+	TOOL_NAME,
+	TOOL_PID,
+	TOOL_TIMESTAMP,
+	TOOL_WALLCLOCK,
+	{'x', NULL, NULL, "only failed calls", 0},
+	{OPT_VIA, "via", "MECH",
+	 "how to read paths: kprobe, eprobe or uprobe (default: the best the\nkernel offers)", 0},
+	TOOL_JSON_KEYS,
+	TOOL_EXEC,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"statsnoop                 # trace stat calls",
+	"statsnoop -x              # only failed ones",
+	"statsnoop -e -p 181       # PID 181's, with the call and its flags",
+	"statsnoop -T -n 'bash'    # processes named bash, with wall-clock times",
+	"statsnoop -j -d 10 > s.json   # 10 seconds as JSON lines",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	switch (o->key) {
+	case 'e': env.extended = true; break;
+	case 'x': env.failed = true; break;
+	case OPT_VIA: env.sa.via = opt_choice(arg, ustr_via_names, USTR_BEST, "--via"); break;
+	}
+}
+
+/* The argument of a call named field, from its entry's fields by index: newfstatat(dfd,
+ * filename, statbuf, flag), statx(dfd, filename, flags, mask, buffer). */
+static int flags_arg(int call)
+{
+	const char *n = calls[call].name;
+	if (!strcmp(n, "newfstatat") || !strcmp(n, "fstatat64"))
+		return 3;
+	return strcmp(n, "statx") ? -1 : 2;
+}
+
+static void on_call(const struct tep_record *exit, int tid, const struct sysarg_done *d, void *ctx)
+{
+	(void)ctx;
+	if (env.failed && d->ret >= 0)
+		return;
+	size_t len = 0;
+	const char *path = sysarg_str(&env.sa, d, 0, &len);
+	int fl = flags_arg(d->call);
+	bool at = fl >= 0; /* the *at calls take a directory first */
+	row_begin(&env.row, exit->ts);
+	row_str(&env.row, tool_comm(env.t, tid), 16);
+	row_int(&env.row, tid);
+	row_word(&env.row, calls[d->call].name);
+	if (at && d->have_args)
+		row_int(&env.row, (int)d->args[0]);
+	else
+		row_none(&env.row);
+	if (at && d->have_args)
+		row_hex(&env.row, (unsigned)d->args[fl]);
+	else
+		row_none(&env.row);
+	row_int(&env.row, d->ret < 0 ? -1 : d->ret);
+	row_int(&env.row, d->ret < 0 ? -d->ret : 0);
+	if (!path && env.row.json)
+		row_none(&env.row);
+	else if (!path)
+		row_word(&env.row, "[unknown]");
+	else if (!len && !env.row.json)
+		row_word(&env.row, "\"\"");
+	else
+		row_bytes(&env.row, path, len);
+	row_end(&env.row);
+}
+
+static int setup(struct tool_run *t)
+{
+	env.t = t;
+	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
+	row_show(&env.row, "call", env.extended);
+	row_show(&env.row, "flags", env.extended);
+	bool chosen = env.sa.via != USTR_BEST;
+	int ret = sysarg_setup(&env.sa, t, on_call, NULL);
+	if (ret)
+		return ret;
+	if (!chosen && env.sa.via == USTR_UPROBE)
+		fprintf(stderr,
+			"statsnoop: no kprobes or event probes in this kernel "
+			"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): the paths of calls not "
+			"made through the C library are not known ([unknown])\n");
+	snprintf(t->what, sizeof(t->what), "stat calls, paths via %s", env.sa.what);
+	return TOOL_OK;
+}
+
+static void header(struct tool_run *t)
+{
+	(void)t;
+	row_header(&env.row);
+}
+
+static void end(struct tool_run *t)
+{
+	(void)t;
+	if (env.sa.stringless)
+		fprintf(stderr,
+			"statsnoop: %llu calls were shown with a string not read ([unknown]): %s\n",
+			(unsigned long long)env.sa.stringless,
+			env.sa.via == USTR_UPROBE ?
+				"not made through the C library's stat functions" :
+				"a bad address, or a fault");
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	sysarg_free(&env.sa);
+}
+
+static const struct tool statsnoop = {
+	.name = "statsnoop",
+	.opts = options,
+	.operands = "[duration]",
+	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.examples = examples,
+	.formats =
+		(const char *const[]){"syscalls:sys_enter_newstat", "syscalls:sys_exit_newstat",
+				      "syscalls:sys_enter_newlstat", "syscalls:sys_exit_newlstat",
+				      "syscalls:sys_enter_newfstatat",
+				      "syscalls:sys_exit_newfstatat", "syscalls:sys_enter_statx",
+				      "syscalls:sys_exit_statx", "syscalls:sys_enter_statfs",
+				      "syscalls:sys_exit_statfs", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.operands_fn = tool_operand_duration,
+	.setup = setup,
+	.header = header,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&statsnoop, argc, argv);
+}
