@@ -471,7 +471,23 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 		if (ex && (ret = trace(sa, ex, SYSARG_EXIT, c)))
 			return ret;
 	}
+	if (!chosen && sa->via == USTR_UPROBE)
+		fprintf(stderr,
+			"%s: no kprobes or event probes in this kernel (CONFIG_KPROBE_EVENTS, "
+			"CONFIG_EPROBE_EVENTS): the %s of calls not made through the C library "
+			"are not known ([unknown])\n",
+			t->tool->name, sa->strings ? sa->strings : "strings");
 	return TOOL_OK;
+}
+
+void sysarg_report(const struct sysarg *sa)
+{
+	if (sa->stringless)
+		fprintf(stderr,
+			"%s: %llu calls were shown with a string not read ([unknown]): %s\n",
+			sa->t->tool->name, (unsigned long long)sa->stringless,
+			sa->via == USTR_UPROBE ? "not made through the C library's functions" :
+						 "a bad address, or a fault");
 }
 
 void sysarg_free(struct sysarg *sa)

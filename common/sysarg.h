@@ -66,9 +66,10 @@ struct sysarg {
 	int ncalls;
 	const struct ustr_func *funcs; /* rung 3: C library functions, NULL: none */
 	int nfuncs;
-	size_t str_size;   /* bytes kept per string (with its NUL): PATH_MAX for paths */
-	size_t threads;	   /* calls in progress at once, about */
-	enum ustr_via via; /* --via: the rung asked for, or USTR_BEST */
+	size_t str_size;     /* bytes kept per string (with its NUL): PATH_MAX for paths */
+	size_t threads;	     /* calls in progress at once, about */
+	enum ustr_via via;   /* --via: the rung asked for, or USTR_BEST */
+	const char *strings; /* what the strings are, in messages: "paths" */
 	/* Set by sysarg_setup. */
 	char what[PATH_MAX + 128]; /* how the strings are read, for the banner */
 	char lib[PATH_MAX];
@@ -98,6 +99,8 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
  * library, the read faulted); else its bytes, *len of them (cut at str_size - 1). */
 const char *sysarg_str(const struct sysarg *sa, const struct sysarg_done *d, int i, size_t *len);
 
+/* At the end: the calls shown with a string not read, and why (nothing when none). */
+void sysarg_report(const struct sysarg *sa);
 void sysarg_free(struct sysarg *sa);
 
 /* For the unit tests: the parts of sysarg_setup without a tool. The calls' entry events

@@ -375,15 +375,10 @@ static int setup(struct tool_run *t)
 	if (!(env.text_f = open_memstream(&env.text, &env.text_size)))
 		return TOOL_FAIL;
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
-	bool chosen = env.sa.via != USTR_BEST;
+	env.sa.strings = "strings";
 	int ret = sysarg_setup(&env.sa, t, on_call, NULL);
 	if (ret)
 		return ret;
-	if (!chosen && env.sa.via == USTR_UPROBE)
-		fprintf(stderr,
-			"mountsnoop: no kprobes or event probes in this kernel "
-			"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): the strings of calls "
-			"not made through the C library are not known ([unknown])\n");
 	snprintf(t->what, sizeof(t->what), "mount calls, strings via %s", env.sa.what);
 	return TOOL_OK;
 }
@@ -397,13 +392,7 @@ static void header(struct tool_run *t)
 static void end(struct tool_run *t)
 {
 	(void)t;
-	if (env.sa.stringless)
-		fprintf(stderr,
-			"mountsnoop: %llu calls were shown with a string not read ([unknown]): "
-			"%s\n",
-			(unsigned long long)env.sa.stringless,
-			env.sa.via == USTR_UPROBE ? "not made through the C library's functions" :
-						    "a bad address, or a fault");
+	sysarg_report(&env.sa);
 }
 
 static void cleanup(struct tool_run *t)

@@ -162,15 +162,10 @@ static int setup(struct tool_run *t)
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "call", env.extended);
 	row_show(&env.row, "flags", env.extended);
-	bool chosen = env.sa.via != USTR_BEST;
+	env.sa.strings = "paths";
 	int ret = sysarg_setup(&env.sa, t, on_call, NULL);
 	if (ret)
 		return ret;
-	if (!chosen && env.sa.via == USTR_UPROBE)
-		fprintf(stderr,
-			"statsnoop: no kprobes or event probes in this kernel "
-			"(CONFIG_KPROBE_EVENTS, CONFIG_EPROBE_EVENTS): the paths of calls not "
-			"made through the C library are not known ([unknown])\n");
 	snprintf(t->what, sizeof(t->what), "stat calls, paths via %s", env.sa.what);
 	return TOOL_OK;
 }
@@ -184,13 +179,7 @@ static void header(struct tool_run *t)
 static void end(struct tool_run *t)
 {
 	(void)t;
-	if (env.sa.stringless)
-		fprintf(stderr,
-			"statsnoop: %llu calls were shown with a string not read ([unknown]): %s\n",
-			(unsigned long long)env.sa.stringless,
-			env.sa.via == USTR_UPROBE ?
-				"not made through the C library's stat functions" :
-				"a bad address, or a fault");
+	sysarg_report(&env.sa);
 }
 
 static void cleanup(struct tool_run *t)
