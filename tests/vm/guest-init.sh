@@ -86,7 +86,7 @@ fi
 # the block suite once per disk. VM_PROBE_TESTS=0 on the host (kernel argument ftt.probe=0)
 # runs the block suite only.
 # LIVE_CLOCK_SLACK_MS: see the -Q test in test_block.sh (vCPUs take turns under TCG).
-export BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck UPROBE_TARGET=/ftt/bin/uprobe_target \
+export LIVE_GUEST=1 BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck UPROBE_TARGET=/ftt/bin/uprobe_target \
 	NAMES_TARGET=/ftt/bin/names_target EXIT_TARGET=/ftt/bin/exit_target \
 	SYS_TARGET=/ftt/bin/sys_target EXEC_TARGET=/ftt/bin/exec_target TCP_TARGET=/ftt/bin/tcp_target LIVE_FILE_DIR=/mnt TMPDIR=/tmp LIVE_CLOCK_SLACK_MS=5
 runs=1
