@@ -69,8 +69,10 @@ else
 	if phase "a warm read during a 48 MiB write" \
 		"dd if=/dev/zero of='$F.w' bs=1M count=48 2> /dev/null & dd if='$F' of=/dev/null bs=1M 2> /dev/null; wait \$!"; then
 		read -r h m d n < "$TMP/sums"
-		check "cachestat during a warm read and a write: 12288 hits and the commands', 12288 dirtied, no misses" sh -c \
-			"[ $RC -eq 0 ] && [ $h -ge 12288 ] && [ $h -le 16384 ] && [ $d -ge 12288 ] && [ $d -le 12352 ] && [ $m -le 64 ]"
+		# (No upper bound on hits here: the write's buffers, and the journal's, are marked
+		# accessed on some kernels: 26778 hits on 5.10's 1 KiB-block ext4.)
+		check "cachestat during a warm read and a write: at least the read's 12288 hits, 12288 dirtied, no misses" sh -c \
+			"[ $RC -eq 0 ] && [ $h -ge 12288 ] && [ $d -ge 12288 ] && [ $d -le 12352 ] && [ $m -le 64 ]"
 	fi
 	rm -f "$F" "$F.w"
 
