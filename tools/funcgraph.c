@@ -449,7 +449,9 @@ static bool in_irq(struct tep_record *rec, unsigned long long func, bool entry, 
 		c->irq_depth = depth;
 		return true;
 	}
-	if (near(env.irq_enter, func))
+	/* The enter and exit steps of an interrupt, wherever they show: 4.19 records
+	 * rcu_irq_exit's return with no record of hardirq context before it. */
+	if (near(env.irq_enter, func) || near(env.irq_exit, func))
 		return true;
 	c->ctx_softirq = flags & TRACE_FLAG_SOFTIRQ;
 	return false;

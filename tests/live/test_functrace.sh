@@ -49,10 +49,11 @@ check "functrace $F --exec: exit 0, each of the 1234 calls once, named, with its
 # Two patterns, the second matching a function the program never calls: only the first's
 # calls. (The kernel takes a word of set_ftrace_filter at the whitespace that ends it: written
 # bare, the two ran together into one that matched nothing, and the filter left empty traced
-# every function.)
-"$BIN/functrace" "$F" '*sys_getpgid' --exec "$ST" 50 0 > "$TMP/out" 2> "$TMP/err"
+# every function. '*getpgid': 4.9 and 4.14 list getpgid's function as SyS_getpgid, whose
+# sys_getpgid is an alias not in available_filter_functions.)
+"$BIN/functrace" "$F" '*getpgid' --exec "$ST" 50 0 > "$TMP/out" 2> "$TMP/err"
 rc=$?
-check "functrace $F '*sys_getpgid' --exec: exit 0, the 50 calls of $F and nothing else" sh -c \
+check "functrace $F '*getpgid' --exec: exit 0, the 50 calls of $F and nothing else" sh -c \
 	"[ $rc -eq 0 ] && [ \$(grep -c ' function: *[_a-z0-9]*sys_getppid <-- ' '$TMP/out') -eq 50 ] &&
 	 [ \$(wc -l < '$TMP/out') -eq 50 ]" || { head -3 "$TMP/out"; head -3 "$TMP/err"; }
 "$BIN/functrace" -c "$F" --exec "$ST" 1234 0 > "$TMP/out" 2> "$TMP/err"
