@@ -50,7 +50,7 @@ fi
 # where switching function_graph patches every function); the tools' own suites check each
 # kernel. VM_ONE_GUEST= runs them in every guest.
 ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222}
-TIMEOUT=${VM_TIMEOUT:-900}
+TIMEOUT=${VM_TIMEOUT:-1500}
 WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
 [ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 # Modules the tests need: virtio disks, loop, null_blk, ext4 for a file system on a disk.
