@@ -376,20 +376,13 @@ static int wake(void *ctx)
 	return watched_gone(t, now);
 }
 
-/* The options every tracing tool has after its own (opt_usage.shared). */
+/* The options every tracing tool has after its own (opt_usage.shared); a tool with
+ * no_cgroup takes them from the second on. */
 static const struct opt_spec driver_opts[] = {
 	{TOOL_LONG_CGROUP, "cgroup", "PATH",
 	 "only the tasks of this cgroup (v1 or v2) and its descendants,\nand what they "
 	 "start",
 	 TOOL_OPT_CGROUP},
-	{TOOL_LONG_RECORD, "record", "FILE",
-	 "also keep the run's raw events in FILE, a trace.dat for\ntrace-cmd report and "
-	 "KernelShark",
-	 TOOL_OPT_RECORD},
-	TOOL_OPT_END,
-};
-/* The same without --cgroup (struct tool's no_cgroup). */
-static const struct opt_spec driver_opts_no_cgroup[] = {
 	{TOOL_LONG_RECORD, "record", "FILE",
 	 "also keep the run's raw events in FILE, a trace.dat for\ntrace-cmd report and "
 	 "KernelShark",
@@ -538,10 +531,9 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	t.s.hold_fd = -1;
 	opt_init(argv[0]);
 	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
-	struct opt_usage u = {
-		tool->name,	tool->opts, tool->no_cgroup ? driver_opts_no_cgroup : driver_opts,
-		tool->operands, tool->more, tool->operand_help,
-		tool->examples};
+	struct opt_usage u = {tool->name,     tool->opts, driver_opts + (tool->no_cgroup ? 1 : 0),
+			      tool->operands, tool->more, tool->operand_help,
+			      tool->examples};
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
 	t.child.go = t.child.err = -1;
