@@ -113,6 +113,15 @@ check "--cgroup /tmp: exit 2, one line saying it is not a cgroup" sh -c "
 	[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'not a cgroup' '$TMP/err'"
 "$BIN/tpoint" --cgroup /sys/fs/cgroup/ftt-no-such -d 0.1 sched:sched_switch > /dev/null 2> "$TMP/err"
 check "--cgroup of a path that is not there: exit 2" [ $? -eq 2 ]
+# The tools whose events happen in other tasks' context, or that count at the top level, have
+# no --cgroup (a filter by the running task would be wrong there): a usage error, not in -h.
+for tool in tcpdrop hardirqs oomkill funcgraph; do
+	"$BIN/$tool" --cgroup /sys/fs/cgroup -d 0.1 > /dev/null 2> "$TMP/err"
+	rc=$?
+	check "$tool --cgroup: exit 2, one line, and -h does not offer it" sh -c "
+		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- \"'--cgroup'\" '$TMP/err' &&
+		! '$BIN/$tool' -h | grep -q -- --cgroup" || cat "$TMP/err"
+done
 
 cleanup_groups
 check "at the end: tracefs as it was" same_state
