@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sock.h"
+#include "span.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -564,4 +565,20 @@ void sock_listeners_free(struct sock_listeners *ls)
 {
 	free(ls->l);
 	memset(ls, 0, sizeof(*ls));
+}
+
+void sock_known_update(const struct sock_states *st, struct span *socks, struct tep_record *rec)
+{
+	unsigned long long sk = sock_skaddr(&st->f, rec);
+	long long new = reader_num(rec, st->newstate);
+	if (new == st->close) {
+		span_drop(socks, sk, 0);
+		return;
+	}
+	struct span_start *s = span_find(socks, sk, 0);
+	struct sock_known *k = s ? span_data(s) : span_begin(socks, sk, 0, rec->ts, rec->cpu, 0);
+	if (!k)
+		return;
+	sock_tuple_read(&st->f, rec, &k->tup);
+	k->state = (int)new;
 }

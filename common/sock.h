@@ -113,6 +113,18 @@ struct sock_states {
 	/* The states the tools act on, by name from the table. */
 	int established, syn_sent, syn_recv, fin_wait1, close, close_wait, last_ack, listen;
 };
+/* A socket's ends and state as its last state change gave them, kept in a span by its
+ * address (key skaddr, 0) from the change that makes it until CLOSE: what tcpdrop and
+ * tcpretrans know of a socket whose later event (a drop, a retransmit) carries less. */
+struct sock_known {
+	struct sock_tuple tup;
+	int state;
+};
+struct span;
+struct tep_record;
+/* The handler's work for a state change (per event: a hash lookup, the fields read). */
+void sock_known_update(const struct sock_states *st, struct span *socks, struct tep_record *rec);
+
 /* Load them from the session's kernel; -1 when it has neither event (not said: the tool says
  * what it cannot do without them). */
 int sock_states_load(struct sock_states *s, struct session *sess, bool kprobe);

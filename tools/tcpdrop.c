@@ -46,11 +46,6 @@ static struct env {
 	struct row row;
 } env;
 
-struct known {
-	struct sock_tuple tup;
-	int state;
-};
-
 static const struct row_col cols[] = {
 	ROW_COL_TS,
 	ROW_COL_WALL,
@@ -136,16 +131,7 @@ static bool tcp_site(unsigned long long loc)
 static void on_state(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
-	unsigned long long sk = sock_skaddr(&env.st.f, rec);
-	long long new = reader_num(rec, env.st.newstate);
-	if (new == env.st.close) {
-		span_drop(&env.socks, sk, 0);
-		return;
-	}
-	struct span_start *s = span_find(&env.socks, sk, 0);
-	struct known *k = s ? span_data(s) : span_begin(&env.socks, sk, 0, rec->ts, rec->cpu, 0);
-	sock_tuple_read(&env.st.f, rec, &k->tup);
-	k->state = (int)new;
+	sock_known_update(&env.st, &env.socks, rec);
 }
 
 /* A reset sent in reply to a packet: the packet's ends, from this host's side. */
@@ -155,7 +141,8 @@ static void on_reset(struct tep_record *rec, void *ctx)
 	unsigned long long skb = (unsigned long long)reader_num(rec, env.reset_skb);
 	if (!skb)
 		return; /* a reset of a socket's own (an abort), for no packet */
-	struct known *k = span_begin(&env.resets, skb, (uint64_t)rec->cpu, rec->ts, rec->cpu, 0);
+	struct sock_known *k =
+		span_begin(&env.resets, skb, (uint64_t)rec->cpu, rec->ts, rec->cpu, 0);
 	sock_tuple_read(&env.rf, rec, &k->tup);
 	k->state = env.reset_state ? (int)reader_num(rec, env.reset_state) : 0;
 }
@@ -166,18 +153,18 @@ static void on_kfree(struct tep_record *rec, void *ctx)
 	struct tool_run *t = env.t;
 	unsigned long long loc = (unsigned long long)reader_num(rec, env.location);
 	unsigned long long skb = (unsigned long long)reader_num(rec, env.skbaddr);
-	struct known k = {0};
+	struct sock_known k = {0};
 	bool known = false;
 	struct span_start *s = span_find(&env.resets, skb, (uint64_t)rec->cpu);
 	if (s) {
-		k = *(struct known *)span_data(s);
+		k = *(struct sock_known *)span_data(s);
 		known = true;
 		span_drop(&env.resets, skb, (uint64_t)rec->cpu);
 	}
 	unsigned long long rx = env.rx_sk ? (unsigned long long)reader_num(rec, env.rx_sk) : 0;
 	struct span_start *rs = rx && env.socks_on ? span_find(&env.socks, rx, 0) : NULL;
 	if (rs && !known) {
-		k = *(struct known *)span_data(rs);
+		k = *(struct sock_known *)span_data(rs);
 		known = true;
 	}
 	if (!env.all_ip && !known && !rs && !tcp_site(loc))
@@ -258,8 +245,8 @@ static int prepare(struct tool_run *t)
 	if (!(env.ksyms = ksym_load()))
 		fprintf(stderr, "tcpdrop: /proc/kallsyms cannot be read: drop sites are shown "
 				"as addresses, and only drops of known TCP sockets are TCP's\n");
-	if (span_init(&env.socks, 16384, sizeof(struct known), SPAN_LOSS_ALL, unused, NULL) ||
-	    span_init(&env.resets, 256, sizeof(struct known), SPAN_LOSS_CPU, unused, NULL) ||
+	if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, unused, NULL) ||
+	    span_init(&env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, unused, NULL) ||
 	    pair_init(&env.tcp_site, 4096, 1))
 		return TOOL_FAIL;
 	snprintf(t->what, sizeof(t->what), "%s drops%s", env.all_ip ? "IP packet" : "TCP packet",

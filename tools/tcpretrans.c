@@ -36,11 +36,6 @@ static struct env {
 	uint64_t tlp_unknown; /* -l: probes on sockets not seen changing state */
 } env;
 
-struct known {
-	struct sock_tuple tup;
-	int state;
-};
-
 struct flow {
 	struct sock_tuple tup;
 };
@@ -152,7 +147,7 @@ static void on_tlp(struct tep_record *rec, void *ctx)
 		env.tlp_unknown++;
 		return;
 	}
-	struct known *k = span_data(s);
+	struct sock_known *k = span_data(s);
 	char b[16];
 	print(rec->ts, &k->tup, "L", sock_state_name(&env.st, k->state, b, sizeof(b)));
 }
@@ -160,16 +155,7 @@ static void on_tlp(struct tep_record *rec, void *ctx)
 static void on_state(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
-	unsigned long long sk = sock_skaddr(&env.st.f, rec);
-	long long new = reader_num(rec, env.st.newstate);
-	if (new == env.st.close) {
-		span_drop(&env.socks, sk, 0);
-		return;
-	}
-	struct span_start *s = span_find(&env.socks, sk, 0);
-	struct known *k = s ? span_data(s) : span_begin(&env.socks, sk, 0, rec->ts, rec->cpu, 0);
-	sock_tuple_read(&env.st.f, rec, &k->tup);
-	k->state = (int)new;
+	sock_known_update(&env.st, &env.socks, rec);
 }
 
 static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
@@ -240,7 +226,8 @@ static int prepare(struct tool_run *t)
 					  c ? args : "sk=$arg1:u64");
 		if (!env.tlp_ev || !(env.tlp_sk = tep_find_field(env.tlp_ev, "sk")))
 			return TOOL_FAIL;
-		if (span_init(&env.socks, 16384, sizeof(struct known), SPAN_LOSS_ALL, unused, NULL))
+		if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, unused,
+			      NULL))
 			return TOOL_FAIL;
 	}
 	if (env.count && agg_init(&env.counts, sizeof(struct flow), 0))
