@@ -200,6 +200,8 @@ FUZZ_CFLAGS   = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize
 	$(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"'
 $(F)/obj/%.o: common/%.c | $(F)/obj
 	clang $(FUZZ_CFLAGS) -c -o $@ $<
+$(F)/obj/sysnr.o: $(B)/obj/sysnr_table.h
+$(F)/obj/sysnr.o: FUZZ_CFLAGS += -I$(B)/obj
 $(F)/%: tests/fuzz/%.c $(COMMON:%=$(F)/obj/%.o) | $(F)/obj
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 $(F)/obj:
