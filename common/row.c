@@ -31,7 +31,7 @@ void row_show(struct row *r, const char *key, bool on)
 static bool in_text(const struct row *r, int i)
 {
 	const struct row_col *c = &r->table->cols[i];
-	if (c->flags & ROW_NOTEXT)
+	if ((c->flags & ROW_NOTEXT) || c->kind == ROW_JSON)
 		return false;
 	return !(c->flags & ROW_OPTIONAL) || (r->shown >> i & 1);
 }
@@ -200,6 +200,13 @@ void row_word(struct row *r, const char *w)
 		fprintf(r->f, "%*s", width_of(r, c), w);
 	if (c && json)
 		out_json_str(r->f, w, strlen(w));
+}
+
+FILE *row_json(struct row *r)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	return c && json ? r->f : NULL;
 }
 
 void row_none(struct row *r)

@@ -32,6 +32,7 @@ enum row_kind {
 	ROW_WORD,  /* a word of ours (a state, a type name): as it is, a JSON string */
 	ROW_TIME,  /* trace-clock seconds (-t; always in JSON as "ts") */
 	ROW_WALL,  /* wall-clock HH:MM:SS (-T; always in JSON as "time") */
+	ROW_JSON,  /* a value the tool writes as JSON itself (a histogram's array): JSON only */
 };
 
 /* Column flags. */
@@ -100,6 +101,9 @@ void row_str(struct row *r, const char *s, size_t max);
 /* Exactly len bytes (may hold NULs). */
 void row_bytes(struct row *r, const char *s, size_t len);
 void row_word(struct row *r, const char *w);
+/* A ROW_JSON column: the stream to write its value to, as one JSON value (hist_log2_json);
+ * NULL in text, where the column has nothing to show. */
+FILE *row_json(struct row *r);
 /* No value for this column on this line: "-" in text, null in JSON. */
 void row_none(struct row *r);
 void row_end(struct row *r);

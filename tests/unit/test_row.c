@@ -82,12 +82,44 @@ static void test_short_line(void **state)
 				    "\"error\":null,\"args\":null}\n"));
 }
 
+/* A value the tool writes as JSON (a histogram): in the object as written, nothing in text. */
+static void test_json_value(void **state)
+{
+	(void)state;
+	static const struct row_col hcols[] = {
+		{"NAME", "name", -4, ROW_STR, 0, 0, "name"},
+		{NULL, "hist", 0, ROW_JSON, 0, 0, "a histogram"},
+		{"N", "count", 3, ROW_UINT, 0, 0, "count"},
+	};
+	static const struct row_table htable = ROW_TABLE("histograms", hcols);
+	for (int json = 0; json < 2; json++) {
+		char buf[512] = "";
+		FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+		struct row r;
+		row_init(&r, &htable, f, json, false, false);
+		row_header(&r);
+		row_begin(&r, 0);
+		row_str(&r, "a", 1);
+		FILE *v = row_json(&r);
+		if (v)
+			fputs("[{\"low\":1}]", v);
+		row_uint(&r, 5);
+		row_end(&r);
+		fclose(f);
+		assert_int_equal(!!v, json);
+		assert_string_equal(buf,
+				    json ? "{\"name\":\"a\",\"hist\":[{\"low\":1}],\"count\":5}\n" :
+					   "NAME   N\na      5\n");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_short_line),
+		cmocka_unit_test(test_json_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
