@@ -2,6 +2,7 @@
 #include "schedev.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
@@ -119,6 +120,53 @@ void sched_state_filter(const struct sched_events *se, bool runnable, char *buf,
 		 (unsigned long long)se->sleeping, runnable ? ")" : "");
 }
 
+long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next)
+{
+	if (cpu < 0 || cpu >= 1 << 16)
+		return -1;
+	if (cpu >= c->ncpus) {
+		int n = cpu + 1 > 2 * c->ncpus ? cpu + 1 : 2 * c->ncpus;
+		long long *to = realloc(c->to, (size_t)n * sizeof(*to));
+		if (!to)
+			return -1; /* this switch unchecked; the next grows it */
+		for (int i = c->ncpus; i < n; i++)
+			to[i] = -1;
+		c->to = to;
+		c->ncpus = n;
+	}
+	long long last = c->to[cpu];
+	c->to[cpu] = next;
+	if (last < 0 || last == prev)
+		return -1;
+	c->breaks++;
+	return last;
+}
+
+void sched_chain_lost(int cpu, long long n, void *ctx)
+{
+	struct sched_chain *c = ctx;
+	(void)n;
+	for (int i = 0; i < c->ncpus; i++)
+		if (cpu < 0 || i == cpu)
+			c->to[i] = -1;
+}
+
+void sched_chain_report(const struct sched_chain *c, const char *tool)
+{
+	if (c->breaks)
+		fprintf(stderr,
+			"%s: the kernel recorded no event for at least %llu switches (a CPU's next "
+			"switch came from another task than it had switched to): the times around "
+			"them are not counted\n",
+			tool, c->breaks);
+}
+
+void sched_chain_free(struct sched_chain *c)
+{
+	free(c->to);
+	memset(c, 0, sizeof(*c));
+}
+
 static void woken(struct sched_events *se, struct tep_record *rec, struct tep_format_field *pid)
 {
 	long long tid = reader_num(rec, pid);
@@ -142,6 +190,10 @@ static void on_switch(struct tep_record *rec, void *ctx)
 {
 	struct sched_events *se = ctx;
 	long long prev = reader_num(rec, se->prev_pid), next = reader_num(rec, se->next_pid);
+	/* A switch out not recorded: whether that task was left runnable is not known. */
+	long long missed = sched_chain_step(&se->chain, rec->cpu, prev, next);
+	if (missed > 0)
+		span_drop(se->runq, (uint64_t)missed, 0);
 	if (prev > 0) {
 		if (sched_runnable(se, reader_num(rec, se->prev_state)))
 			span_begin(se->runq, (uint64_t)prev, 0, rec->ts, rec->cpu, 0);
@@ -155,7 +207,9 @@ static void on_switch(struct tep_record *rec, void *ctx)
 int sched_runq_trace(struct tool_run *t, struct sched_events *se, struct span *s)
 {
 	se->runq = s;
-	if (reader_on_lost(&t->r, span_lost, s) || session_enable(&t->s, se->wakeup, "pid != 0") ||
+	if (reader_on_lost(&t->r, span_lost, s) ||
+	    reader_on_lost(&t->r, sched_chain_lost, &se->chain) ||
+	    session_enable(&t->s, se->wakeup, "pid != 0") ||
 	    reader_on(&t->r, se->wakeup, on_wakeup, se) ||
 	    session_enable(&t->s, se->wakeup_new, "pid != 0") ||
 	    reader_on(&t->r, se->wakeup_new, on_wakeup_new, se) ||

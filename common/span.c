@@ -536,26 +536,6 @@ int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *fil
 	return TOOL_OK;
 }
 
-void span_kernel_stop(struct span_kernel *k)
-{
-	for (int i = k->ntrig - 1; i >= 0; i--) {
-		struct span_ktrig *tr = &k->trig[i];
-		if (!tr->set)
-			continue;
-		/* The same trigger with :pause before its filter. */
-		char line[sizeof(tr->text) + 8];
-		const char *f = strstr(tr->text, " if ");
-		size_t head = f ? (size_t)(f - tr->text) : strlen(tr->text);
-		snprintf(line, sizeof(line), "%.*s:pause%s", (int)head, tr->text, f ? f : "");
-		if (tracefs_event_file_append(k->t->s.inst, tr->sys, tr->event, "trigger", line) <
-		    0)
-			fprintf(stderr,
-				"%s: cannot pause the hist trigger of %s:%s (%s): the counts said "
-				"may include pairs made after the stop\n",
-				k->t->tool->name, tr->sys, tr->event, strerror(errno));
-	}
-}
-
 struct tep_format_field *span_kernel_field(const struct span_kernel *k, const char *name)
 {
 	return k->pair_ev ? tep_find_field(k->pair_ev, name) : NULL;

@@ -219,10 +219,6 @@ int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *fil
 /* A field of the pair event (lat, t0, a carried one, an end's), or NULL. */
 struct tep_format_field *span_kernel_field(const struct span_kernel *k, const char *name);
 
-/* Stop the kernel's pairing (its triggers paused: they keep counting when recording is off),
- * so that the tables read after are read as they stand. */
-void span_kernel_stop(struct span_kernel *k);
-
 /* SPAN_K_HIST: the pairs counted since tracing began, keyed by hist_keys and then by the
  * bucket, which is hist.h's log2 slot of span_units(start, end, unit_ns); each entry's val[0]
  * is the sum of those units plus one each (subtract its hits). -1 with one line on stderr. */
@@ -233,7 +229,10 @@ int span_kernel_hist(struct span_kernel *k, struct khist *h);
 int span_kernel_counts(struct span_kernel *k, uint64_t *ends, uint64_t *pairs, uint64_t *dropped);
 
 /* At the end, on stderr: the ends that found no start (what: "switches"), and what the
- * tables had no room for. */
+ * tables had no room for. The tables are read one after the other while the kernel still
+ * counts (a trigger with variables cannot be paused, and triggers of events that are not
+ * recorded run when recording is off): the pairs and ends of those microseconds may be
+ * counted in one and not the other. */
 void span_kernel_report(struct span_kernel *k, const char *tool, const char *what);
 
 void span_kernel_free(struct span_kernel *k);
