@@ -122,7 +122,7 @@ void sched_state_filter(const struct sched_events *se, bool runnable, char *buf,
 
 long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next)
 {
-	if (cpu < 0 || cpu >= 1 << 16)
+	if (c->off || cpu < 0 || cpu >= 1 << 16)
 		return -1;
 	if (cpu >= c->ncpus) {
 		int n = cpu + 1 > 2 * c->ncpus ? cpu + 1 : 2 * c->ncpus;
@@ -151,14 +151,19 @@ void sched_chain_lost(int cpu, long long n, void *ctx)
 			c->to[i] = -1;
 }
 
-void sched_chain_report(const struct sched_chain *c, const char *tool)
+void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task)
 {
-	if (c->breaks)
+	unsigned long long n = c->breaks > per_task ? c->breaks : per_task;
+	if (n)
 		fprintf(stderr,
-			"%s: the kernel recorded no event for at least %llu switches (a CPU's next "
-			"switch came from another task than it had switched to): the times around "
-			"them are not counted\n",
-			tool, c->breaks);
+			"%s: the kernel recorded no event for at least %llu switches (%s): the "
+			"times "
+			"around them are not counted\n",
+			tool, n,
+			c->breaks >= per_task ?
+				"a CPU's next switch came from another task than it "
+				"had switched to" :
+				"a task was switched twice the same way in a row");
 }
 
 void sched_chain_free(struct sched_chain *c)
@@ -207,6 +212,7 @@ static void on_switch(struct tep_record *rec, void *ctx)
 int sched_runq_trace(struct tool_run *t, struct sched_events *se, struct span *s)
 {
 	se->runq = s;
+	se->chain.off = t->o.pid || t->o.tid;
 	if (reader_on_lost(&t->r, span_lost, s) ||
 	    reader_on_lost(&t->r, sched_chain_lost, &se->chain) ||
 	    session_enable(&t->s, se->wakeup, "pid != 0") ||

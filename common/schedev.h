@@ -35,9 +35,11 @@ struct tep_format_field;
  * no event for a switch (about 1 in 1,500 switches under load, seen in its own text
  * rendering of an instance's buffer, with no loss counted anywhere): the next switch on that
  * CPU then comes from another task. Such a break is counted and said, and the tools forget
- * what it makes unknown (the task whose switch out was not seen).
+ * what it makes unknown (the task whose switch out was not seen). Not where the run records
+ * only the switches of some tasks (-p, -L): there the chain has gaps by design.
  */
 struct sched_chain {
+	bool off; /* the run records only some tasks' switches (-p, -L: set_event_pid) */
 	int ncpus;
 	long long *to; /* per CPU: the task switched to last, -1 unknown */
 	unsigned long long breaks;
@@ -84,8 +86,11 @@ long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long 
 /* The reader's lost-event listener (reader_on_lost(r, sched_chain_lost, c)): a loss breaks
  * the chain of that CPU (of every CPU when the count is not known) without a break said. */
 void sched_chain_lost(int cpu, long long n, void *ctx);
-/* One line on stderr when switches were not recorded. */
-void sched_chain_report(const struct sched_chain *c, const char *tool);
+/* One line on stderr when switches were not recorded: the chain's breaks, or more
+ * (per_task: a task switched out, or in, twice in a row, which a tool that keeps each task's
+ * switches by thread counts as its span's replaced starts; seen also where the run records
+ * only some tasks' switches, -p). */
+void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task);
 void sched_chain_free(struct sched_chain *c);
 
 /*

@@ -145,6 +145,7 @@ static int setup(struct tool_run *t)
 	/* On the CPU, a slice begins and ends on one CPU: a loss there forgets that CPU's;
 	 * off it, a task may come back on another. Not tool_trace: its filter leaves this
 	 * process's switches out, and each is another task's start or end. */
+	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
 	if (span_init(&env.sh.s, 16384, 0, env.off_cpu ? SPAN_LOSS_ALL : SPAN_LOSS_CPU,
 		      spanhist_done, &env.sh) ||
 	    reader_on_lost(&t->r, span_lost, &env.sh.s) ||
@@ -164,7 +165,8 @@ static void end(struct tool_run *t)
 {
 	(void)t;
 	spanhist_end(&env.sh, env.off_cpu ? "switches in" : "switches out");
-	sched_chain_report(&env.se.chain, "cpudist");
+	sched_chain_report(&env.se.chain, "cpudist",
+			   env.sh.how == SPANHIST_USER ? env.sh.s.replaced : 0);
 }
 
 static void cleanup(struct tool_run *t)

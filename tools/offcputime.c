@@ -271,6 +271,7 @@ static int setup(struct tool_run *t)
 	env.ucaller = env.ustack_ev ? tep_find_field(env.ustack_ev, "caller") : NULL;
 	/* A switch out until its switch in, maybe on another CPU. Not tool_trace: its filter
 	 * leaves this process's switches out, and each is another task's end. */
+	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
 	if (span_init(&env.s, 4096, sizeof(struct out), SPAN_LOSS_ALL, on_back, NULL) ||
 	    reader_on_lost(&t->r, span_lost, &env.s) ||
 	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
@@ -434,7 +435,7 @@ static void end(struct tool_run *t)
 	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	print_stacks();
 	span_report(&env.s, "offcputime", "switches in");
-	sched_chain_report(&env.se.chain, "offcputime");
+	sched_chain_report(&env.se.chain, "offcputime", env.s.replaced);
 	fprintf(stderr, "offcputime: %llu times off the CPU counted, %.6f s in all%s",
 		(unsigned long long)env.counted, env.ns_total / 1e9, env.short_ones ? "" : "\n");
 	if (env.short_ones)

@@ -213,7 +213,7 @@ static void end(struct tool_run *t)
 	(void)t;
 	if (env.how == VIA_USER) {
 		span_report(&env.s, "runqslower", "switches");
-		sched_chain_report(&env.se.chain, "runqslower");
+		sched_chain_report(&env.se.chain, "runqslower", 0);
 	} else
 		span_kernel_report(&env.k, "runqslower", "switches");
 }

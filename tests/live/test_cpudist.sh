@@ -51,8 +51,10 @@ line=$(obj "$TMP/off.out" pid $2)
 n=$(echo "$line" | num count) sum=$(echo "$line" | num sum)
 long=$(echo "$line" | grep -o '{"low":[0-9]*,"high":[0-9]*,"count":[0-9]*}' |
 	awk -F'[:,}]' '$2 >= 32768 {n += $6} END {print n + 0}')
-check "cpudist -O -P: the napping child off the CPU at least 4 times, 4 of them 50 ms or more, 200 ms in all" sh -c "
-	[ '${n:-0}' -ge 4 ] && [ '$long' -ge 4 ] && [ '${sum:-0}' -ge 200000 ]" || echo "# $line"
+u=$(unrecorded "$TMP/off.err")
+check "cpudist -O -P: the napping child off the CPU at least 4 times, 4 of them 50 ms or more, 200 ms in all (less what was not recorded)" sh -c "
+	[ '${n:-0}' -ge $((4 - u)) ] && [ '$long' -ge $((4 - u)) ] && [ '${sum:-0}' -ge $((200000 - 50000 * u)) ]" ||
+	echo "# $line"
 msum=$(obj "$TMP/offm.out" pid $2 | num sum)
 check "cpudist -O -m: the same in milliseconds" sh -c "
 	grep -q '\"unit\":\"ms\"' '$TMP/offm.out' && [ '${msum:-0}' -ge 200 ] && [ '${msum:-0}' -le $((${sum:-0} / 1000 + ${n:-0})) ]"

@@ -40,9 +40,10 @@ for w in $WAYS; do
 done
 [ -n "$K_PAIRS" ] || skip "runqlat --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 4.17)"
 [ -n "$K_HIST" ] || skip "runqlat --via hist: no numeric literals in hist expressions (Linux 5.16)"
-# The ways agree on the sum too: each instance reads the clock itself, so a wait may be a
-# microsecond longer or shorter in one (never more); when switches were not recorded, the
-# waits they hide are missing from the way that reads the events.
+# The ways agree on the sum too: each instance reads the clock itself (each event is written
+# to each instance's buffer in turn), so a wait may be a little longer or shorter in one: a
+# microsecond here, ten under qemu's TCG; 2 % of the sum is allowed. When switches were not
+# recorded, the waits they hide are missing from the way that reads the events.
 agree=1
 for w in $WAYS; do
 	[ "$(unrecorded "$TMP/user.err")" = 0 ] && [ "$(unrecorded "$TMP/$w.err")" = 0 ] || continue
@@ -50,10 +51,11 @@ for w in $WAYS; do
 		a=$(obj "$TMP/user.out" pid $pid | num sum); b=$(obj "$TMP/$w.out" pid $pid | num sum)
 		n=$(obj "$TMP/user.out" pid $pid | num count)
 		d=$((a - b)); [ $d -lt 0 ] && d=$((-d))
-		[ -n "$a" ] && [ -n "$b" ] && [ $d -le $((n + 1)) ] || { agree=; echo "# --via $w: PID $pid: sum $b us, here $a us, $n waits"; }
+		[ -n "$a" ] && [ -n "$b" ] && { [ $d -le $((n + 1)) ] || [ $d -le $((a / 50)) ]; } ||
+			{ agree=; echo "# --via $w: PID $pid: sum $b us, here $a us, $n waits"; }
 	done < "$TMP/t"
 done
-check "runqlat: the ways' sums of each child's waits agree to a microsecond a wait" [ -n "$agree" ]
+check "runqlat: the ways' sums of each child's waits agree (to a microsecond a wait, or 2 %)" [ -n "$agree" ]
 # Known contention: each waited while the other ran (its CPU time, wait4's), at least half.
 cont=1
 set -- $(awk '{print $2, $5}' "$TMP/t")
@@ -94,7 +96,8 @@ check "runqlat -k tid -L TID: only that thread's histogram" sh -c "
 NAME=$(printf 'ftt\033[2J\nx y')
 run_bg kt "$R" -k comm
 run_bg kj "$R" -k comm -j
-FTT_NAME=$NAME work spin 1 50
+# two, so that they preempt each other: a wait after the rename (the first is before it)
+FTT_NAME=$NAME work spin 2 100
 stop_all
 check "runqlat -k comm: a hostile name escaped on its line" grep -qxF 'comm = ftt\x1b[2J\x0ax\x20y' "$TMP/kt.out" ||
 	grep '^comm' "$TMP/kt.out" | head -5

@@ -49,10 +49,11 @@ for w in $WAYS; do
 		check "runqslower --via $w 0: each busy child waited behind the other" [ -n "$behind" ]
 	fi
 	# 1000 us: the children's waits of 1 ms and more, as many as with 0 (each run's instance
-	# reads the clock itself: a wait within a microsecond of 1 ms may fall on either side)
+	# reads the clock itself: a wait near 1 ms may fall on either side; under TCG the two
+	# reads are up to tens of microseconds apart)
 	lat() { grep -E "\"tid\":($1|$2)," "$3" | sed 's/.*"lat_us":\([0-9.]*\).*/\1/'; }
 	n0=$(lat $1 $2 "$TMP/$w.0.out" | awk '$1 >= 1000' | wc -l)
-	edge=$(lat $1 $2 "$TMP/$w.0.out" | awk '$1 >= 999 && $1 < 1001' | wc -l)
+	edge=$(lat $1 $2 "$TMP/$w.0.out" | awk '$1 >= 950 && $1 < 1050' | wc -l)
 	n1=$(lat $1 $2 "$TMP/$w.1k.out" | wc -l)
 	short=$(lat $1 $2 "$TMP/$w.1k.out" | awk '$1 < 1000' | wc -l)
 	d=$((n0 - n1)); [ $d -lt 0 ] && d=$((-d))
