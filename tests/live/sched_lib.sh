@@ -16,6 +16,10 @@ if [ -e "$T/synthetic_events" ] && grep -q 'hist:keys' "$T/README" 2> /dev/null;
 	grep -q numeric_literal "$T/README" && K_HIST=1
 fi
 
+# Under qemu's TCG the old kernels take seconds to set up hist triggers, and a tool that
+# names user frames seconds to end: the waits here are longer than lib.sh's (SLOW seconds).
+SLOW=${SLOW:-60}
+
 # run_bg NAME CMD...: a tool in the background, stdout in $TMP/NAME.out, stderr in
 # $TMP/NAME.err; waits until it traces. Its PID is kept for stop_all.
 RUNNING=
@@ -25,14 +29,19 @@ run_bg() {
 	"$@" > "$TMP/$n.out" 2> "$TMP/$n.err" &
 	p=$!
 	RUNNING="$RUNNING $n:$p"
-	wait_ready $p "$TMP/$n.err" || { notok "$* starts" "$TMP/$n.err"; return 1; }
+	i=0
+	while ! grep -Eq '^(Tracing|Counting)' "$TMP/$n.err" 2> /dev/null; do
+		kill -0 $p 2> /dev/null && [ $i -lt $((SLOW * 10)) ] || { notok "$* starts" "$TMP/$n.err"; return 1; }
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
 # stop_all: Ctrl-C to every tool run_bg started; each one's exit status in $TMP/NAME.rc.
 stop_all() {
 	sleep 0.3
 	for np in $RUNNING; do kill -INT "${np#*:}" 2> /dev/null; done
 	for np in $RUNNING; do
-		if wait_exit "${np#*:}" 10; then echo $RC > "$TMP/${np%%:*}.rc"; else echo killed > "$TMP/${np%%:*}.rc"; fi
+		if wait_exit "${np#*:}" $SLOW; then echo $RC > "$TMP/${np%%:*}.rc"; else echo killed > "$TMP/${np%%:*}.rc"; fi
 	done
 	RUNNING=
 }
