@@ -2,9 +2,9 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph runqlat runqslower cpudist offcputime
-COMMON   := sig opt out row runid state undo toplevel session sweep child reader comm tool hist pair span agg field keys ksym folded evprint ftrace blk probe funcpair usym sysc ustr tracer json heat flame khist schedev histset spanhist
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_schedev test_khist
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop runqlat runqslower cpudist offcputime
+COMMON   := sig opt out row runid state undo toplevel format session sweep child cpubuf reader comm tool hist pair span agg field keys ksym folded evprint ftrace blk probe funcpair usym sysc sysnr ustr ladder tracer json heat flame sock khist schedev histset spanhist
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_schedev test_khist
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -16,7 +16,16 @@ B        ?= build/san
 endif
 B        ?= build
 CC       ?= cc
-VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The version the tools print and the Debian package carries: the release, then from git the
+# number of commits and the commit (0.9+git412.gf2c2b5d, .dirty with changes not committed);
+# the release alone outside git. make VERSION=... overrides it (debian/rules does).
+RELEASE  := 0.9
+ifndef VERSION
+VERSION  := $(shell n=$$(git rev-list --count HEAD 2>/dev/null) && \
+		h=$$(git rev-parse --short HEAD) && \
+		d=$$(git diff --quiet HEAD -- 2>/dev/null || echo .dirty) && \
+		echo $(RELEASE)+git$$n.g$$h$$d || echo $(RELEASE))
+endif
 
 PKGS     := libtracefs libtraceevent libelf
 # Asked when a command runs ("=", not ":="): on a fresh machine `make deps all` must see what
@@ -44,7 +53,18 @@ LDLIBS    = $(PKG_LIBS) -lm
 COMMON_OBJ := $(COMMON:%=$(B)/obj/%.o)
 LIB        := $(B)/libftt.a
 
-all: $(TOOLS:%=$(B)/%)
+all: $(TOOLS:%=$(B)/%) completion
+
+# Bash completion, made from each tool's -h (its option table): completion/gen.sh.
+completion: $(TOOLS:%=$(B)/completion/%)
+$(B)/completion/%: $(B)/% completion/gen.sh completion/common.bash
+	completion/gen.sh $(B) $(B)/completion $*
+
+# The version is compiled into opt.o: rebuilt when it changes (a file that changes only then).
+$(B)/version: FORCE | $(B)/obj
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+$(B)/obj/opt.o: $(B)/version
+FORCE:
 
 # Header dependencies as the compiler found them (-MMD), read back here.
 $(B)/obj/%.o: common/%.c | $(B)/obj
@@ -58,6 +78,14 @@ $(B)/%: $(B)/obj/%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/obj $(B)/static $(B)/tests:
 	mkdir -p $@
+# The system calls of this architecture by number, as the compiler's headers define them
+# (sysnr.c: the raw_syscalls events carry only the number).
+$(B)/obj/sysnr_table.h: | $(B)/obj
+	printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/\t{__NR_\1, "\1"},/p' | \
+		grep -v -e '"syscalls"' -e '"arch_specific_syscall"' > $@
+$(B)/obj/sysnr.o: $(B)/obj/sysnr_table.h
+$(B)/obj/sysnr.o: BUILD_CFLAGS += -I$(B)/obj
 
 # One self-contained file per tool, to copy onto a box under investigation.
 # glibc warns that libtraceevent's plugin loader (dlopen) needs the shared libc at run time:
@@ -67,10 +95,12 @@ $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
 	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
 		rc=$$?; grep -v -e dlopen -e load_plugin $@.log >&2; rm -f $@.log; exit $$rc
 
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 install: all
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(TOOLS:%=$(B)/%) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(TOOLS:%=man/man8/%.8) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 $(TOOLS:%=$(B)/completion/%) $(DESTDIR)$(COMPLETIONDIR)/
 
 # Unit tests: cmocka, no root, no kernel.
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
@@ -98,6 +128,11 @@ $(B)/tests/names_target: tests/live/names_target.c | $(B)/tests
 	$(CC) -O1 -g -Wall -Wextra -Werror -pthread -o $@ $<
 $(B)/static/names_target: tests/live/names_target.c | $(B)/static
 	$(CC) -O1 -g -static -Wall -Wextra -Werror -pthread -o $@ $<
+# Known TCP connections on loopback for the network tools' tests (static in the guests).
+$(B)/tests/tcp_target: tests/live/tcp_target.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
+$(B)/static/tcp_target: tests/live/tcp_target.c | $(B)/static
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
 # The scheduler tools' children of known switches, naps and contention; frame pointers for
 # their user stacks.
 $(B)/tests/sched_target: tests/live/sched_target.c | $(B)/tests
@@ -110,20 +145,20 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/jsoncheck $(B)/tests/sched_target
+check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
 # kernels are cached in $(VM_CACHE), outside the clone.
 VM_CACHE ?= /var/cache/ftrace-tools-vm
-vmcheck-bin: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/jsoncheck $(B)/static/sched_target
+vmcheck-bin: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
 # Debian packages the build and the tests need; installed only when missing.
 DEPS := gcc make pkg-config clang-format clang libclang-rt-14-dev libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
         util-linux coreutils procps python3 libxml2-utils chromium \
-        qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
+        qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd nftables
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q 'install ok installed' || echo $$p; done); \
@@ -131,6 +166,21 @@ deps:
 		echo "installing:" $$missing; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: all present"; fi
+
+# The Debian package (debian/, debhelper): built from a copy of the tracked files as they are
+# now, with debian/changelog written for VERSION; lintian must report no error.
+# $(B)/deb/ftrace-tools_<version>_<arch>.deb
+DEB_DEPS := debhelper dpkg-dev fakeroot lintian pkg-config libtracefs-dev libtraceevent-dev libelf-dev groff-base
+deb:
+	@$(MAKE) -s deps DEPS="$(DEB_DEPS)"
+	rm -rf $(B)/deb && mkdir -p $(B)/deb/src
+	git ls-files -z | xargs -0 cp --parents -t $(B)/deb/src
+	printf 'ftrace-tools (%s) unstable; urgency=medium\n\n  * Built from the project at %s.\n\n -- %s  %s\n' \
+		'$(VERSION)' '$(VERSION)' "$$(sed -n 's/^Maintainer: //p' debian/control)" \
+		"$$(date -R)" > $(B)/deb/src/debian/changelog
+	cd $(B)/deb/src && dpkg-buildpackage -b -us -uc
+	lintian --fail-on error $(B)/deb/*.deb
+	@ls $(B)/deb/*.deb
 
 # The overhead benchmark (bench/bench.sh): never part of check; writes bench/REPORT.md.
 BENCH_DEPS := bpftrace perf-tools-unstable time bc python3
@@ -169,5 +219,5 @@ format-check:
 clean:
 	rm -rf $(B)
 
-.PHONY: all static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
+.PHONY: FORCE all completion deb static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
 .SECONDARY:

@@ -50,27 +50,12 @@ static void resolve_event(struct tep_event *ev, struct blk_event *be)
 	resolve_field(ev, "error", &be->error);
 }
 
-static inline uint64_t num(const struct tep_record *rec, const struct blk_field *f)
+/* A number field of a block event, by reader_num: bounds-checked like every other read of a
+ * record (unsigned: dev, sector and bytes are; pid and error are cut to 32 bits). */
+static inline uint64_t read_u64(const struct tep_record *rec, const struct blk_field *f)
 {
-	const unsigned char *p = (const unsigned char *)rec->data + f->offset;
-	switch (f->size) {
-	case 8: {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		return v;
-	}
-	case 4: {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return v;
-	}
-	case 2: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		return v;
-	}
-	default: return *p;
-	}
+	const struct tep_format_field tf = {.offset = f->offset, .size = f->size};
+	return (uint64_t)reader_num(rec, &tf);
 }
 
 static inline void str(const struct tep_record *rec, const struct blk_field *f, char *dst,
@@ -87,10 +72,10 @@ static inline void str(const struct tep_record *rec, const struct blk_field *f, 
 void blk_on_bio_queue(struct tep_record *rec, void *ctx)
 {
 	struct blk *b = ctx;
-	struct submitter *sub = pair_put(&b->submitters, num(rec, &b->bio_queue.dev),
-					 num(rec, &b->bio_queue.sector));
+	struct submitter *sub = pair_put(&b->submitters, read_u64(rec, &b->bio_queue.dev),
+					 read_u64(rec, &b->bio_queue.sector));
 	sub->queued_ns = rec->ts;
-	sub->pid = (int32_t)num(rec, &b->bio_queue.pid);
+	sub->pid = (int32_t)read_u64(rec, &b->bio_queue.pid);
 	str(rec, &b->bio_queue.comm, sub->comm, sizeof(sub->comm));
 }
 
@@ -98,12 +83,12 @@ void blk_on_bio_queue(struct tep_record *rec, void *ctx)
 void blk_on_insert(struct tep_record *rec, void *ctx)
 {
 	struct blk *b = ctx;
-	uint64_t dev = num(rec, &b->insert.dev), sector = num(rec, &b->insert.sector);
+	uint64_t dev = read_u64(rec, &b->insert.dev), sector = read_u64(rec, &b->insert.sector);
 	if (pair_get(&b->submitters, dev, sector))
 		return;
 	struct submitter *sub = pair_put(&b->submitters, dev, sector);
 	sub->queued_ns = rec->ts;
-	sub->pid = (int32_t)num(rec, &b->insert.pid);
+	sub->pid = (int32_t)read_u64(rec, &b->insert.pid);
 	str(rec, &b->insert.comm, sub->comm, sizeof(sub->comm));
 }
 
@@ -111,7 +96,7 @@ void blk_on_issue(struct tep_record *rec, void *ctx)
 {
 	struct blk *b = ctx;
 	const struct blk_event *e = &b->issue;
-	uint64_t dev = num(rec, &e->dev), sector = num(rec, &e->sector);
+	uint64_t dev = read_u64(rec, &e->dev), sector = read_u64(rec, &e->sector);
 	/* A requeued request is issued again: keep its first start and submitter. */
 	if (pair_get(&b->inflight, dev, sector))
 		return;
@@ -124,14 +109,14 @@ void blk_on_issue(struct tep_record *rec, void *ctx)
 		memcpy(io->comm, sub->comm, sizeof(io->comm));
 		pair_del(&b->submitters, sub);
 	} else {
-		io->pid = (int32_t)num(rec, &e->pid);
+		io->pid = (int32_t)read_u64(rec, &e->pid);
 		str(rec, &e->comm, io->comm, sizeof(io->comm));
 	}
 	/* On 4.9 (measured; 4.14 fills it in) bytes is 0 for file-system requests (only pass-
 	 * through ones carry it); nr_sector holds their size. */
-	io->bytes = e->bytes.offset >= 0 ? (uint32_t)num(rec, &e->bytes) : 0;
+	io->bytes = e->bytes.offset >= 0 ? (uint32_t)read_u64(rec, &e->bytes) : 0;
 	if (!io->bytes && e->nr_sector.offset >= 0)
-		io->bytes = (uint32_t)num(rec, &e->nr_sector) << 9;
+		io->bytes = (uint32_t)read_u64(rec, &e->nr_sector) << 9;
 	str(rec, &e->rwbs, io->rwbs, sizeof(io->rwbs));
 }
 
@@ -139,7 +124,7 @@ void blk_on_complete(struct tep_record *rec, void *ctx)
 {
 	struct blk *b = ctx;
 	const struct blk_event *e = &b->complete;
-	uint64_t dev = num(rec, &e->dev), sector = num(rec, &e->sector);
+	uint64_t dev = read_u64(rec, &e->dev), sector = read_u64(rec, &e->sector);
 	struct inflight *in = pair_get(&b->inflight, dev, sector);
 	if (!in) {
 		b->unmatched++;
@@ -151,7 +136,7 @@ void blk_on_complete(struct tep_record *rec, void *ctx)
 		.sector = sector,
 		.dev = (uint32_t)dev,
 		.bytes = in->bytes,
-		.error = e->error.offset >= 0 ? (int32_t)num(rec, &e->error) : 0,
+		.error = e->error.offset >= 0 ? (int32_t)read_u64(rec, &e->error) : 0,
 		.pid = in->pid,
 	};
 	memcpy(io.comm, in->comm, sizeof(io.comm));

@@ -91,9 +91,108 @@ static int address_kind(struct tep_event *ev, const char *name, bool *port)
 	return -1;
 }
 
+/* The integer types of the kernel's formats whose width and sign are the same on every
+ * machine (long: 8, never more than the field holds). */
+static const struct int_type {
+	const char *name;
+	signed char width; /* negative: signed */
+} int_types[] = {
+	{"signed char", -1},
+	{"short", -2},
+	{"short int", -2},
+	{"signed short", -2},
+	{"int", -4},
+	{"signed", -4},
+	{"signed int", -4},
+	{"long", -8},
+	{"long int", -8},
+	{"signed long", -8},
+	{"long long", -8},
+	{"long long int", -8},
+	{"signed long long", -8},
+	{"s8", -1},
+	{"s16", -2},
+	{"s32", -4},
+	{"s64", -8},
+	{"__s8", -1},
+	{"__s16", -2},
+	{"__s32", -4},
+	{"__s64", -8},
+	{"int8_t", -1},
+	{"int16_t", -2},
+	{"int32_t", -4},
+	{"int64_t", -8},
+	{"pid_t", -4},
+	{"__kernel_pid_t", -4},
+	{"ssize_t", -8},
+	{"__kernel_ssize_t", -8},
+	{"off_t", -8},
+	{"__kernel_off_t", -8},
+	{"loff_t", -8},
+	{"__kernel_loff_t", -8},
+	{"time_t", -8},
+	{"time64_t", -8},
+	{"ktime_t", -8},
+	{"clockid_t", -4},
+	{"__kernel_clockid_t", -4},
+	{"timer_t", -4},
+	{"__kernel_timer_t", -4},
+	{"mqd_t", -4},
+	{"__kernel_mqd_t", -4},
+	{"key_t", -4},
+	{"__kernel_key_t", -4},
+	{"key_serial_t", -4},
+	{"rwf_t", -4},
+	{"__kernel_rwf_t", -4},
+	{"unsigned char", 1},
+	{"unsigned short", 2},
+	{"unsigned short int", 2},
+	{"unsigned", 4},
+	{"unsigned int", 4},
+	{"unsigned long", 8},
+	{"unsigned long int", 8},
+	{"unsigned long long", 8},
+	{"unsigned long long int", 8},
+	{"u8", 1},
+	{"u16", 2},
+	{"u32", 4},
+	{"u64", 8},
+	{"__u8", 1},
+	{"__u16", 2},
+	{"__u32", 4},
+	{"__u64", 8},
+	{"uint8_t", 1},
+	{"uint16_t", 2},
+	{"uint32_t", 4},
+	{"uint64_t", 8},
+	{"bool", 1},
+	{"_Bool", 1},
+	{"size_t", 8},
+	{"__kernel_size_t", 8},
+	{"uid_t", 4},
+	{"gid_t", 4},
+	{"qid_t", 4},
+	{"umode_t", 2},
+	{"mode_t", 4},
+	{"aio_context_t", 8},
+};
+
+bool field_int_type(const char *type, int *width, bool *is_signed)
+{
+	while (!strncmp(type, "const ", 6) || !strncmp(type, "volatile ", 9))
+		type += type[0] == 'c' ? 6 : 9;
+	for (size_t i = 0; i < sizeof(int_types) / sizeof(*int_types); i++)
+		if (!strcmp(type, int_types[i].name)) {
+			*is_signed = int_types[i].width < 0;
+			*width = *is_signed ? -int_types[i].width : int_types[i].width;
+			return true;
+		}
+	return false;
+}
+
 struct field_desc field_describe(struct tep_event *ev, struct tep_format_field *f)
 {
-	struct field_desc d = {.kind = FIELD_UNSIGNED, .elemsize = f->elementsize};
+	struct field_desc d = {.kind = FIELD_UNSIGNED, .width = (int)f->elementsize};
 	bool port = false;
 	int addr = address_kind(ev, f->name, &port);
 	d.is_signed = f->flags & TEP_FIELD_IS_SIGNED;
@@ -104,17 +203,48 @@ struct field_desc field_describe(struct tep_event *ev, struct tep_format_field *
 			d.kind = (enum field_kind)addr;
 		else
 			d.kind = FIELD_ARRAY;
-		if (d.elemsize <= 0 || d.elemsize > 8)
-			d.elemsize = 1;
+		if (d.width <= 0 || d.width > 8)
+			d.width = 1;
 	} else if (addr >= 0 && addr != FIELD_SOCKADDR) {
 		d.kind = (enum field_kind)addr; /* a __be32 shown with %pI4 */
 	} else if (f->flags & TEP_FIELD_IS_POINTER) {
 		d.kind = FIELD_POINTER;
 	} else {
+		int width;
+		bool sign;
+		d.width = f->size;
+		if (field_int_type(f->type, &width, &sign)) {
+			d.is_signed = sign;
+			if (width < f->size)
+				d.width = width;
+		}
 		d.kind = d.is_signed ? FIELD_SIGNED : FIELD_UNSIGNED;
 	}
 	d.port = port;
 	return d;
+}
+
+/* The number held by the first width bytes in value order (0: all) of len bytes at p: a C
+ * type's part of a wider slot is its low-order bytes. Read by reader_num on a record of just
+ * those bytes, so it is bounds-checked like every other number. */
+static long long number_at(const void *p, size_t len, int width, bool sign)
+{
+	int size = width > 0 && (size_t)width < len ? width : (int)len, off = 0;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	off = (int)len - size;
+#endif
+	struct tep_record rec = {.data = (void *)p, .size = (int)len};
+	struct tep_format_field f = {
+		.offset = off, .size = size, .flags = sign ? TEP_FIELD_IS_SIGNED : 0};
+	return reader_num(&rec, &f);
+}
+
+long long field_num(const struct tep_record *rec, const struct tep_format_field *f,
+		    const struct field_desc *d)
+{
+	size_t len;
+	const void *p = field_data(rec, f, d, &len);
+	return number_at(p, len, d->width, d->is_signed);
 }
 
 const void *field_data(const struct tep_record *rec, const struct tep_format_field *f,
@@ -132,52 +262,6 @@ const void *field_data(const struct tep_record *rec, const struct tep_format_fie
 	}
 	*len = (size_t)f->size;
 	return (const char *)rec->data + f->offset;
-}
-
-static unsigned long long unsigned_at(const unsigned char *p, size_t size)
-{
-	switch (size) {
-	case 1: return *p;
-	case 2: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		return v;
-	}
-	case 4: {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return v;
-	}
-	case 8: {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		return v;
-	}
-	}
-	return 0;
-}
-
-static long long signed_at(const unsigned char *p, size_t size)
-{
-	switch (size) {
-	case 1: return (int8_t)*p;
-	case 2: {
-		int16_t v;
-		memcpy(&v, p, 2);
-		return v;
-	}
-	case 4: {
-		int32_t v;
-		memcpy(&v, p, 4);
-		return v;
-	}
-	case 8: {
-		int64_t v;
-		memcpy(&v, p, 8);
-		return v;
-	}
-	}
-	return 0;
 }
 
 /* An address as the kernel's %p extension prints it; false when the bytes do not fit. */
@@ -253,21 +337,27 @@ static bool number(char *buf, size_t size, const struct field_desc *d, const uns
 {
 	size_t n = 0;
 	switch (d->kind) {
-	case FIELD_SIGNED: snprintf(buf, size, "%lld", signed_at(p, len)); return true;
-	case FIELD_UNSIGNED: snprintf(buf, size, "%llu", unsigned_at(p, len)); return true;
+	case FIELD_SIGNED:
+		snprintf(buf, size, "%lld", number_at(p, len, d->width, true));
+		return true;
+	case FIELD_UNSIGNED:
+		snprintf(buf, size, "%llu", (unsigned long long)number_at(p, len, d->width, false));
+		return true;
 	case FIELD_POINTER:
-		snprintf(buf, size, json ? "\"0x%llx\"" : "0x%llx", unsigned_at(p, len));
+		snprintf(buf, size, json ? "\"0x%llx\"" : "0x%llx",
+			 (unsigned long long)number_at(p, len, 0, false));
 		return true;
 	case FIELD_ARRAY:
 	default: /* an address whose bytes do not fit its kind: its bytes */
 		n += (size_t)snprintf(buf + n, size - n, "[");
-		for (size_t i = 0; i + (size_t)d->elemsize <= len && n < size;
-		     i += (size_t)d->elemsize)
-			n += (size_t)(d->is_signed ?
-					      snprintf(buf + n, size - n, "%s%lld", i ? "," : "",
-						       signed_at(p + i, (size_t)d->elemsize)) :
-					      snprintf(buf + n, size - n, "%s%llu", i ? "," : "",
-						       unsigned_at(p + i, (size_t)d->elemsize)));
+		for (size_t i = 0, w = d->width > 0 ? (size_t)d->width : 1;
+		     i + w <= len && n < size; i += w) {
+			long long v = number_at(p + i, w, 0, d->is_signed);
+			n += (size_t)(d->is_signed ? snprintf(buf + n, size - n, "%s%lld",
+							      i ? "," : "", v) :
+						     snprintf(buf + n, size - n, "%s%llu",
+							      i ? "," : "", (unsigned long long)v));
+		}
 		if (n < size)
 			snprintf(buf + n, size - n, "]");
 		return true;

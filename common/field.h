@@ -33,12 +33,31 @@ enum field_kind {
 struct field_desc {
 	enum field_kind kind;
 	bool port;	/* FIELD_SOCKADDR: with the port */
-	bool is_signed; /* of the elements of an array */
-	int elemsize;	/* of an array's elements */
+	bool is_signed; /* of the number, or of an array's elements */
+	/* Bytes of one number: an array's element, or what a scalar's C type takes of its slot
+	 * (pid_t: 4 of the 8 a syscall's argument fills); 0: all of them. */
+	int width;
 };
 
-/* Classify f of ev (reads the event's print format once per call: at setup, not per event). */
+/*
+ * Classify f of ev (reads the event's print format once per call: at setup, not per event).
+ * A number is as its C type declares it where the type is one field_int_type knows,
+ * whatever the format's "signed:" says: the syscall tracepoints declare every argument
+ * "signed:0" in an 8-byte slot ("pid_t pid; size:8; signed:0"), which kill(-1, ...) fills
+ * with 0xffffffff.
+ */
 struct field_desc field_describe(struct tep_event *ev, struct tep_format_field *f);
+
+/* The width in bytes and the sign of an integer C type as a format names it ("pid_t",
+ * "unsigned int", "const s32"); false for any other (char, whose sign is the machine's, an
+ * enum, a struct, a pointer). long is taken as 8 bytes: field_describe never widens. */
+bool field_int_type(const char *type, int *width, bool *is_signed);
+
+/* A number field's value as d says (d from field_describe of f): reader_num's bounds-checked
+ * read, cut to the C type's width and extended by its sign. The one way tools that take any
+ * field (tpoint's keys) read a number. */
+long long field_num(const struct tep_record *rec, const struct tep_format_field *f,
+		    const struct field_desc *d);
 
 /* The bytes of f in rec (a string up to its NUL, a __data_loc array as long as recorded). */
 const void *field_data(const struct tep_record *rec, const struct tep_format_field *f,

@@ -2,19 +2,22 @@
 #include "flame.h"
 #include "out.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct node {
-	char *name;
-	uint64_t total;
+	char *name; /* len bytes, NUL bytes allowed */
+	size_t len;
+	long double total;
+	struct node *parent;
 	struct node **kids; /* sorted by name: the same frame under the same path is one */
 	size_t nk, cap;
 };
 
 struct flame {
 	struct node root;
-	int depth; /* the deepest frame's, the root's being 0 */
+	size_t depth; /* the deepest frame's, the root's being 0 */
 };
 
 #define FRAME_H 16
@@ -26,27 +29,46 @@ struct flame *flame_new(void)
 	return calloc(1, sizeof(struct flame));
 }
 
-static void free_node(struct node *n)
-{
-	for (size_t i = 0; i < n->nk; i++) {
-		free_node(n->kids[i]);
-		free(n->kids[i]);
-	}
-	free(n->kids);
-	free(n->name);
-}
-
+/* Without recursion (a stack may have a million frames): down to a leaf, detaching it from
+ * its parent on the way, then free it and go back up. */
 void flame_free(struct flame *f)
 {
 	if (!f)
 		return;
-	free_node(&f->root);
+	struct node *n = &f->root;
+	while (n) {
+		if (n->nk) {
+			n = n->kids[--n->nk];
+			continue;
+		}
+		struct node *up = n->parent;
+		free(n->kids);
+		free(n->name);
+		if (n != &f->root)
+			free(n);
+		n = up;
+	}
 	free(f);
 }
 
-uint64_t flame_total(const struct flame *f)
+long double flame_total(const struct flame *f)
 {
 	return f->root.total;
+}
+
+const char *flame_count_text(long double n, char buf[48])
+{
+	if (n == floorl(n) && n <= 0x1p64L)
+		snprintf(buf, 48, "%.0Lf", n);
+	else
+		snprintf(buf, 48, "%.18Lg", n);
+	return buf;
+}
+
+static int compare(const char *a, size_t al, const char *b, size_t bl)
+{
+	int c = memcmp(a, b, al < bl ? al : bl);
+	return c ? c : al < bl ? -1 : al > bl;
 }
 
 /* The child of n named name (len bytes), made when missing; NULL when out of memory. */
@@ -55,11 +77,7 @@ static struct node *child(struct node *n, const char *name, size_t len)
 	size_t lo = 0, hi = n->nk;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const char *m = n->kids[mid]->name;
-		size_t ml = strlen(m);
-		int c = memcmp(m, name, ml < len ? ml : len);
-		if (!c)
-			c = ml < len ? -1 : ml > len;
+		int c = compare(n->kids[mid]->name, n->kids[mid]->len, name, len);
 		if (!c)
 			return n->kids[mid];
 		if (c < 0)
@@ -76,69 +94,136 @@ static struct node *child(struct node *n, const char *name, size_t len)
 		n->cap = cap;
 	}
 	struct node *c = calloc(1, sizeof(*c));
-	if (!c || !(c->name = strndup(name, len))) {
+	if (!c || !(c->name = malloc(len + 1))) {
 		free(c);
 		return NULL;
 	}
+	memcpy(c->name, name, len);
+	c->name[len] = 0;
+	c->len = len;
+	c->parent = n;
 	memmove(n->kids + lo + 1, n->kids + lo, (n->nk - lo) * sizeof(*n->kids));
 	n->kids[lo] = c;
 	n->nk++;
 	return c;
 }
 
-int flame_add_line(struct flame *f, const char *line, size_t n)
+/* ASCII's white space: Perl's \s on bytes. */
+static bool space(char c)
 {
-	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		n--;
-	const char *sp = NULL;
-	for (size_t i = n; i-- > 0;)
-		if (line[i] == ' ') {
-			sp = line + i;
-			break;
-		}
-	if (!sp || sp == line || sp + 1 == line + n || memchr(line, 0, n))
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r' || c == '\n';
+}
+
+/*
+ * The length of the white space character that ends s (n bytes), 0 if none: Perl's \s on
+ * text read as UTF-8, as flamegraph.pl reads it, so also U+0085, U+00A0, U+1680, U+2000
+ * to U+200A, U+2028, U+2029, U+202F, U+205F and U+3000 (a no-break space before the count
+ * is white space to it).
+ */
+static size_t space_at_end(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str + n;
+	if (n >= 1 && space((char)s[-1]))
 		return 1;
-	uint64_t count = 0;
-	for (const char *p = sp + 1; p < line + n; p++) {
-		if (*p < '0' || *p > '9' || count > (UINT64_MAX - 9) / 10)
-			return 1;
-		count = count * 10 + (uint64_t)(*p - '0');
-	}
-	/* Every frame must have a name before the path is counted; a path deeper than any real
-	 * stack is refused too (the drawing recurses once per frame). */
-	int frames = 0;
-	for (const char *p = line, *e; p < sp; p = e + 1) {
-		e = memchr(p, ';', (size_t)(sp - p));
-		if (!e)
-			e = sp;
-		if (e == p || ++frames > FLAME_MAX_DEPTH)
-			return 1;
-	}
-	if (!count)
+	if (n >= 2 && s[-2] == 0xc2 && (s[-1] == 0x85 || s[-1] == 0xa0))
+		return 2;
+	if (n < 3)
 		return 0;
-	if (f->root.total + count < count)
-		return 1; /* the samples would not add up in 64 bits */
-	struct node *at = &f->root;
+	uint32_t c = (uint32_t)s[-3] << 16 | (uint32_t)s[-2] << 8 | s[-1];
+	return (c == 0xe19a80 || (c >= 0xe28080 && c <= 0xe2808a) || c == 0xe280a8 ||
+		c == 0xe280a9 || c == 0xe280af || c == 0xe2819f || c == 0xe38080) ?
+		       3 :
+		       0;
+}
+
+/*
+ * The count at the end of s (n bytes), as flamegraph.pl's /^(.*)\s+?(\d+(?:\.\d*)?)$/
+ * finds it: the greedy (.*) leaves the text after the last white space to be the count,
+ * and the lazy \s+? takes one white space character. Its start, and in *stack the length
+ * of what precedes that character; NULL when there is no such count.
+ */
+static const char *count_at_end(const char *s, size_t n, size_t *stack)
+{
+	size_t i = n, dots = 0;
+	while (i && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == '.'))
+		dots += s[--i] == '.';
+	size_t ws = space_at_end(s, i);
+	if (i == n || s[i] == '.' || dots > 1 || !ws)
+		return NULL;
+	*stack = i - ws;
+	return s + i;
+}
+
+/* The count's value: integers of up to 19 digits here, the rest by strtold. */
+static long double count_value(const char *p, size_t n)
+{
+	if (n <= 19 && !memchr(p, '.', n)) {
+		uint64_t v = 0;
+		for (size_t i = 0; i < n; i++)
+			v = v * 10 + (uint64_t)(p[i] - '0');
+		return (long double)v;
+	}
+	char small[64], *buf = n < sizeof(small) ? small : malloc(n + 1);
+	if (!buf)
+		return -1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	long double v = strtold(buf, NULL); /* HUGE_VALL past the range */
+	if (buf != small)
+		free(buf);
+	return v;
+}
+
+enum flame_line flame_add_line(struct flame *f, const char *line, size_t n)
+{
+	if (n && line[n - 1] == '\n')
+		n--;
+	if (n && line[n - 1] == '\r')
+		n--;
+	size_t blank = 0;
+	while (blank < n && space(line[blank]))
+		blank++;
+	if (blank == n)
+		return FLAME_BLANK;
+	size_t slen, before_len;
+	const char *c = count_at_end(line, n, &slen);
+	if (!c)
+		return FLAME_NO_COUNT;
+	size_t clen = (size_t)(line + n - c);
+	/* "stack before after" (difffolded.pl): the stack is before the first count */
+	if (count_at_end(line, slen, &before_len))
+		slen = before_len;
+	long double count = count_value(c, clen);
+	if (count < 0)
+		return FLAME_OOM;
+	if (!isfinite(count) || !isfinite(f->root.total + count))
+		return FLAME_COUNT_TOO_LARGE;
+	if (count == 0)
+		return FLAME_TAKEN;
+	while (slen && line[slen - 1] == ';')
+		slen--; /* Perl's split drops trailing empty fields */
+	struct node *at = &f->root, *next;
+	size_t depth = 0;
 	at->total += count;
-	int depth = 0;
-	for (const char *p = line, *e; p < sp; p = e + 1) {
-		e = memchr(p, ';', (size_t)(sp - p));
+	for (const char *p = line, *e, *end = line + slen; p < end; p = e + 1, at = next) {
+		e = memchr(p, ';', (size_t)(end - p));
 		if (!e)
-			e = sp;
-		if (!(at = child(at, p, (size_t)(e - p))))
-			return -1;
-		at->total += count;
+			e = end;
+		if (!(next = child(at, p, (size_t)(e - p))))
+			return FLAME_OOM;
+		next->total += count;
 		depth++;
 	}
 	if (depth > f->depth)
 		f->depth = depth;
-	return 0;
+	return FLAME_TAKEN;
 }
 
-static bool kernel(const char *name, size_t *len)
+/* A kernel frame (NAME_[k]): its length without the suffix. */
+static bool kernel(const struct node *n, size_t *len)
 {
-	*len = strlen(name);
-	if (*len > 4 && !strcmp(name + *len - 4, "_[k]")) {
+	*len = n->len;
+	if (n->len > 4 && !memcmp(n->name + n->len - 4, "_[k]", 4)) {
 		*len -= 4;
 		return true;
 	}
@@ -146,7 +231,7 @@ static bool kernel(const char *name, size_t *len)
 }
 
 /* A frame's colour from its name (the same name, the same colour in every graph). */
-static void colour(const char *name, size_t len, bool k, int depth, enum flame_colors c,
+static void colour(const char *name, size_t len, bool k, size_t depth, enum flame_colors c,
 		   char buf[48])
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -168,16 +253,16 @@ struct draw {
 	FILE *out;
 	const struct flame_opts *o;
 	double W, H, scale; /* pixels per sample */
-	uint64_t total, hidden;
+	long double total;
 };
 
 /* The label that fits w pixels: the name, or its start and "..", or nothing. Cut between
  * UTF-8 sequences. */
 static size_t fit(const char *name, size_t len, double w, bool *dots)
 {
-	int chars = (int)((w - 6) / CHAR_W);
+	double chars = floor((w - 6) / CHAR_W);
 	*dots = false;
-	if (chars >= (int)len)
+	if (chars >= (double)len)
 		return len;
 	if (chars < 3)
 		return 0;
@@ -188,28 +273,28 @@ static size_t fit(const char *name, size_t len, double w, bool *dots)
 	return n;
 }
 
-static void frame(struct draw *d, const struct node *n, int depth, uint64_t at)
+/* One frame, at samples from the left; false when it is too narrow to draw (under 0.1
+ * pixel: nor are its callees, narrower still). */
+static bool frame(struct draw *d, const struct node *n, size_t depth, long double at)
 {
-	double x = PAD + (double)at * d->scale, w = (double)n->total * d->scale;
-	if (w < 0.1) {
-		d->hidden++;
-		return;
-	}
-	double y = d->o->icicle ? 50 + depth * FRAME_H : d->H - 36 - (depth + 1) * FRAME_H;
-	size_t len;
+	double x = PAD + (double)(at * d->scale), w = (double)(n->total * d->scale);
+	if (w < 0.1)
+		return false;
+	double y = d->o->icicle ? 50 + (double)depth * FRAME_H :
+				  d->H - 36 - (double)(depth + 1) * FRAME_H;
+	size_t len = 3;
 	const char *name = depth ? n->name : "all";
-	bool k = depth && kernel(name, &len);
-	if (!k)
-		len = strlen(name);
-	char fill[48];
+	bool k = depth && kernel(n, &len);
+	char fill[48], count[48];
 	colour(name, len, k, depth, d->o->colors, fill);
-	fprintf(d->out, "<g class=\"f\" data-d=\"%d\" data-n=\"%llu\"%s data-name=\"", depth,
-		(unsigned long long)n->total, k ? " data-k=\"1\"" : "");
+	flame_count_text(n->total, count);
+	fprintf(d->out, "<g class=\"f\" data-d=\"%zu\" data-n=\"%s\"%s data-name=\"", depth, count,
+		k ? " data-k=\"1\"" : "");
 	out_xml(d->out, name, len);
 	fputs("\"><title>", d->out);
 	out_xml(d->out, name, len);
-	fprintf(d->out, "%s (%llu samples, %.2f%%)</title>", k ? " [kernel]" : "",
-		(unsigned long long)n->total, 100.0 * (double)n->total / (double)d->total);
+	fprintf(d->out, "%s (%s samples, %.2f%%)</title>", k ? " [kernel]" : "", count,
+		(double)(100 * n->total / d->total));
 	fprintf(d->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
 		"<text x=\"%.2f\" y=\"%.1f\">",
@@ -218,9 +303,36 @@ static void frame(struct draw *d, const struct node *n, int depth, uint64_t at)
 	size_t show = fit(name, len, w, &dots);
 	out_xml(d->out, name, show);
 	fprintf(d->out, "%s</text></g>\n", dots ? ".." : "");
-	for (size_t i = 0; i < n->nk; i++) {
-		frame(d, n->kids[i], depth + 1, at);
-		at += n->kids[i]->total;
+	return true;
+}
+
+/* A frame on the path being drawn. */
+struct visit {
+	const struct node *n;
+	long double at; /* where its next callee starts, in samples */
+	size_t next;
+};
+
+/* Every frame, callers before callees and callees in name order, without recursion (a
+ * stack may have a million frames): v has room for the deepest path. */
+static void frames(struct draw *d, const struct flame *f, struct visit *v)
+{
+	size_t top = 0;
+	v[0] = (struct visit){&f->root, 0, 0};
+	if (!frame(d, &f->root, 0, 0))
+		return;
+	for (;;) {
+		struct visit *p = &v[top];
+		if (p->next == p->n->nk) {
+			if (!top--)
+				break;
+			continue;
+		}
+		const struct node *k = p->n->kids[p->next++];
+		long double at = p->at;
+		p->at += k->total;
+		if (frame(d, k, top + 1, at))
+			v[++top] = (struct visit){k, at, 0};
 	}
 }
 
@@ -276,9 +388,13 @@ int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out)
 {
 	if (!f->root.total)
 		return -1;
-	struct draw d = {out, o, o->width > 0 ? o->width : 1200, 0, 0, f->root.total, 0};
-	d.H = 50 + (f->depth + 1) * FRAME_H + 36;
+	struct visit *v = calloc(f->depth + 1, sizeof(*v));
+	if (!v)
+		return -1;
+	struct draw d = {out, o, o->width > 0 ? o->width : 1200, 0, 0, f->root.total};
+	d.H = 50 + (double)(f->depth + 1) * FRAME_H + 36;
 	d.scale = (d.W - 2 * PAD) / (double)f->root.total;
+	char total[48];
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -292,17 +408,18 @@ int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out)
 	out_xml(out, o->title ? o->title : "Flame graph",
 		strlen(o->title ? o->title : "Flame graph"));
 	fprintf(out,
-		"</text>\n<text x=\"%.1f\" y=\"42\" text-anchor=\"middle\" fill=\"#555\">%llu "
+		"</text>\n<text x=\"%.1f\" y=\"42\" text-anchor=\"middle\" fill=\"#555\">%s "
 		"samples%s</text>\n"
 		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset zoom</text>\n"
 		"<text id=\"search\" x=\"%.1f\" y=\"24\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%.1f\"> </text>\n",
-		d.W / 2, (unsigned long long)f->root.total,
+		d.W / 2, flame_count_text(f->root.total, total),
 		o->colors == FLAME_SPLIT ? "; kernel frames in blue" : "", PAD, d.W - PAD,
 		d.W - PAD, d.H - 14, PAD, d.H - 14);
 	fputs("<g id=\"frames\">\n", out);
-	frame(&d, &f->root, 0, 0);
+	frames(&d, f, v);
+	free(v);
 	fputs("</g>\n", out);
 	fputs(script, out);
 	fputs("</svg>\n", out);

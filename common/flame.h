@@ -28,18 +28,35 @@ struct flame_opts {
 };
 
 struct flame *flame_new(void);
-#define FLAME_MAX_DEPTH 4096 /* frames of a stack (perf keeps 127, the kernel 128) */
+
+/* What became of a line. */
+enum flame_line {
+	FLAME_OOM = -1,	      /* out of memory: part of the line counted, draw nothing */
+	FLAME_TAKEN = 0,      /* counted (a count of 0 adds nothing) */
+	FLAME_BLANK,	      /* empty or white space only: nothing to count */
+	FLAME_NO_COUNT,	      /* no white space and count at its end: left out */
+	FLAME_COUNT_TOO_LARGE /* the count, or the total with it, past a long double */
+};
 
 /*
- * One folded line (n bytes, its newline optional): frames split on ';', the count after the
- * last space. 0, 1 for a line that is not folded (no count, an empty frame, more than
- * FLAME_MAX_DEPTH frames, a count that would overflow the total: left out), -1 when out of
- * memory.
+ * One folded line (n bytes, its newline optional), read as flamegraph.pl reads it: the
+ * count is what follows the last white space (space, tab, \v, \f, \r), digits with an
+ * optional fraction ("12", "1.5", "3."); the stack is what precedes that white space, its
+ * frames split on ';' (empty frames are frames, trailing ones are dropped, as Perl's split
+ * drops them; no frame at all is a sample of the root alone). A stack that itself ends in
+ * white space and a count is difffolded.pl's "stack before after": the stack before it,
+ * drawn with the second count. Unlike flamegraph.pl, a \r before the newline is taken as
+ * part of it (a file written with CRLF line ends), and a NUL byte is a byte of its frame.
+ * Any number of frames. Counts are added in a long double: every integer up to 2^64
+ * exactly, fractions to 64 bits.
  */
-int flame_add_line(struct flame *f, const char *line, size_t n);
+enum flame_line flame_add_line(struct flame *f, const char *line, size_t n);
 /* Samples added. */
-uint64_t flame_total(const struct flame *f);
-/* Write the SVG; -1 when nothing was added. */
+long double flame_total(const struct flame *f);
+/* A count as the picture shows it: an integer up to 2^64 exactly, else 18 significant
+ * digits ("1.5", "3.68934881474191032e+19"). */
+const char *flame_count_text(long double n, char buf[48]);
+/* Write the SVG; -1 (nothing written) when nothing was added, or out of memory. */
 int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out);
 void flame_free(struct flame *f);
 

@@ -15,11 +15,12 @@ struct point {
 struct heat {
 	struct point *p;
 	size_t n, cap;
-	uint64_t total;
+	uint64_t total, beyond;
 	bool buckets;
 };
 
-/* Log rows: one per power of 2 between these (a value beyond is in the last row). */
+/* Log rows: one per power of 2 between these; a value beyond is in the last row, which
+ * then says "and above" (or "below"). */
 #define LOG_MIN -40
 #define LOG_MAX 64
 #define MAX_COLUMNS 20000
@@ -41,9 +42,14 @@ uint64_t heat_count(const struct heat *h)
 	return h->total;
 }
 
+uint64_t heat_beyond(const struct heat *h)
+{
+	return h->beyond;
+}
+
 static int push(struct heat *h, double t, double v, uint64_t n)
 {
-	if (!isfinite(t) || !isfinite(v) || v < 0)
+	if (!isfinite(t) || !isfinite(v) || v < 0 || h->total + n < h->total)
 		return -1;
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 1024;
@@ -77,12 +83,18 @@ int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t cou
 	return count ? push(h, t, lo, count) : 0;
 }
 
-/* The log row of v > 0: floor(log2 v), within the rows kept. */
-static int log_row(double v)
+/* floor(log2 v) for v > 0 */
+static int log2_floor(double v)
 {
 	int e;
 	frexp(v, &e); /* v = m 2^e, m in [0.5, 1) */
-	e--;
+	return e - 1;
+}
+
+/* The log row of v > 0: floor(log2 v), within the rows kept. */
+static int log_row(double v)
+{
+	int e = log2_floor(v);
 	return e < LOG_MIN ? LOG_MIN : e > LOG_MAX ? LOG_MAX : e;
 }
 
@@ -154,7 +166,7 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 	}
 	qsort(h->p, h->n, sizeof(*h->p), by_time);
 	double t0 = h->p[0].t, t1 = h->p[h->n - 1].t, vmax = 0;
-	bool zero = false;
+	bool zero = false, over = false, under = false; /* values past LOG_MAX, LOG_MIN */
 	int rmin = LOG_MAX, rmax = LOG_MIN;
 	for (size_t i = 0; i < h->n; i++) {
 		double v = h->p[i].v;
@@ -163,13 +175,21 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 			zero = true;
 			continue;
 		}
-		int r = log_row(v);
+		int e = log2_floor(v), r = log_row(v);
+		over |= e > LOG_MAX;
+		under |= e < LOG_MIN;
 		rmin = r < rmin ? r : rmin;
 		rmax = r > rmax ? r : rmax;
 	}
 	/* Columns: as given; for buckets the histograms' own interval (the smallest step
-	 * between them); for values about 100 across the time range. */
-	double width = o->width;
+	 * between them); for values about 100 across the time range. Too many of them, or
+	 * times too far apart for any width (-1e308 and 1e308), the options must change: -2. */
+	double range = t1 - t0, width = o->width;
+	if (!isfinite(range)) {
+		snprintf(why, whylen, "the times run from %g s to %g s: too far apart to draw", t0,
+			 t1);
+		return -2;
+	}
 	if (width <= 0 && h->buckets) {
 		for (size_t i = 1; i < h->n; i++) {
 			double d = h->p[i].t - h->p[i - 1].t;
@@ -177,14 +197,18 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 				width = d;
 		}
 	} else if (width <= 0) {
-		width = t1 > t0 ? nice((t1 - t0) / 100) : 1;
+		width = range > 0 ? nice(range / 100) : 1;
 	}
 	if (width <= 0)
 		width = 1;
-	double span = (t1 - t0) / width;
+	double span = range / width;
 	if (span >= MAX_COLUMNS) {
-		snprintf(why, whylen, "%.0f columns of %g s: give wider ones", span + 1, width);
-		return -1;
+		snprintf(why, whylen,
+			 "the times span %g s: %.0f columns of %g s, more than %d: columns of %g s "
+			 "or wider would fit",
+			 range, floor(span) + 1, width, MAX_COLUMNS,
+			 nice(range / (MAX_COLUMNS - 1)));
+		return -2;
 	}
 	int ncols = (int)floor(span) + 1;
 	int nlin = o->linear_rows > 0 ? o->linear_rows : 40;
@@ -203,10 +227,14 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 		if (c >= ncols)
 			c = ncols - 1;
 		if (o->linear) {
-			r = (int)floor(p->v / top * nlin);
-			if (r >= nlin) {
+			/* In double until it is known to be a row: 1e12 over a top of 50 is
+			 * past any int. */
+			double q = floor(p->v / top * nlin);
+			if (q >= nlin) {
 				beyond += p->v > top ? p->n : 0;
 				r = nlin - 1;
+			} else {
+				r = (int)q;
 			}
 		} else {
 			r = p->v == 0 ? 0 : log_row(p->v) - rmin + zero;
@@ -251,12 +279,16 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 			char fill[48], lo[48], hi[48];
 			colour(n, cmax, fill);
 			double vlo, vhi;
+			int lr = r - zero + rmin; /* the log row */
 			if (o->linear)
 				vlo = top * r / nlin, vhi = top * (r + 1) / nlin;
 			else if (zero && r == 0)
 				vlo = 0, vhi = h->buckets ? 1 : 0;
 			else
-				vlo = ldexp(1, r - zero + rmin), vhi = 2 * vlo;
+				vlo = ldexp(1, lr), vhi = 2 * vlo;
+			/* the last log rows hold what is past them too */
+			bool above = o->linear ? r == nlin - 1 && beyond : over && lr == LOG_MAX;
+			bool below = !o->linear && !(zero && r == 0) && under && lr == LOG_MIN;
 			value_label(vlo, unit, lo);
 			value_label(vhi, unit, hi);
 			fprintf(out,
@@ -268,11 +300,14 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 			fputs(" to ", out);
 			text(out, to);
 			fputs(", ", out);
-			if (vhi == vlo)
+			if (vhi == vlo) {
 				text(out, lo);
-			else if (o->linear && r == nlin - 1 && beyond) {
+			} else if (above) {
 				text(out, lo);
 				fputs(" and above", out);
+			} else if (below) {
+				fputs("above 0, below ", out);
+				text(out, hi);
 			} else {
 				text(out, lo);
 				fputs(" to ", out);
@@ -286,6 +321,8 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 	/* y: each row's lower bound at its lower edge (every k-th when rows are thin). */
 	int every = ch >= 12 ? 1 : (int)ceil(12 / ch);
 	for (int r = 0; r < nrows; r += every) {
+		if (!o->linear && under && r - zero + rmin == LOG_MIN)
+			continue; /* holds values down to 0: no bound to show */
 		char lo[48];
 		double v = o->linear	  ? top * r / nlin :
 			   zero && r == 0 ? 0 :
@@ -297,7 +334,7 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 		fputs("</text>\n", out);
 	}
 	/* and the top row's upper bound at the top */
-	if (!(zero && nrows == 1)) {
+	if (!(zero && nrows == 1) && !(!o->linear && over)) {
 		char hi[48];
 		value_label(o->linear ? top : ldexp(1, nrows - zero + rmin), unit, hi);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 6,
@@ -360,5 +397,6 @@ int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, si
 			y + 36, (unsigned long long)beyond);
 	fputs("</svg>\n", out);
 	free(cell);
+	h->beyond = beyond;
 	return 0;
 }

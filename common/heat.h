@@ -29,18 +29,25 @@ struct heat_opts {
 };
 
 struct heat *heat_new(void);
-/* One value v at time t (seconds). -1 when out of memory or v is negative or not finite. */
+/* One value v at time t (seconds). -1 when out of memory, v is negative or not finite, or
+ * there are 2^64 - 1 values already. */
 int heat_add(struct heat *h, double t, double v);
 /* count values in [lo, hi) at time t: a bucket of a log2 histogram (lo a power of 2 or 0,
- * hi = 2 lo, or 1 when lo is 0). -1 when out of memory or not such a bucket. */
+ * hi = 2 lo, or 1 when lo is 0). -1 when out of memory, not such a bucket, or the values
+ * would be more than 2^64 - 1. */
 int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t count);
 /* Is [lo, hi) such a bucket? */
 bool heat_bucket_ok(double lo, double hi);
 /* How many values were added. */
 uint64_t heat_count(const struct heat *h);
+/* How many were above the top of linear rows (heat_opts.max) in the last picture written:
+ * they are drawn in the top row, which says "and above". */
+uint64_t heat_beyond(const struct heat *h);
 /*
- * Write the SVG. Buckets cannot be cut into linear rows: -1 with why then (nothing written),
- * as when nothing was added. 0 on success.
+ * Write the SVG; 0 on success. Buckets cannot be cut into linear rows: -1 with why then
+ * (nothing written), as when nothing was added. -2 with why when the columns must change:
+ * more than 20,000 of them across the times (why says what width would fit), or times too
+ * far apart for any width.
  */
 int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, size_t whylen);
 void heat_free(struct heat *h);

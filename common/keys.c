@@ -44,6 +44,7 @@ struct keys {
 	} k[MAX_KEYS];
 	size_t keysize;
 	struct tep_format_field **hf; /* --hist, per event */
+	struct field_desc *hd;	      /* and how its number reads */
 	const char *hist;
 	struct hist_log2 h; /* --hist without keys */
 	struct agg agg;
@@ -161,11 +162,13 @@ struct keys *keys_new(struct tep_event **events, int nevents, const char *spec, 
 	k->hist = hist;
 	if (hist) {
 		k->hf = calloc((size_t)nevents, sizeof(*k->hf));
-		for (int i = 0; k->hf && i < nevents; i++) {
+		k->hd = calloc((size_t)nevents, sizeof(*k->hd));
+		for (int i = 0; k->hf && k->hd && i < nevents; i++) {
 			struct tep_format_field *f = tep_find_field(events[i], hist);
 			if (!f || !numeric(f))
 				return fail(k, why, whylen, "numeric field '%s'", hist, events[i]);
 			k->hf[i] = f;
+			k->hd[i] = field_describe(events[i], f);
 		}
 	}
 	k->keysize = 8; /* the event's index, 8 for alignment */
@@ -239,8 +242,8 @@ bool keys_need_comm(const struct keys *k)
 /* --hist: a signed field's negative values (errors returned) get a row of their own. */
 static void hist_add(struct keys *k, struct hist_log2 *h, const struct tep_record *rec, int idx)
 {
-	long long v = reader_num(rec, k->hf[idx]);
-	if (k->hf[idx]->flags & TEP_FIELD_IS_SIGNED)
+	long long v = field_num(rec, k->hf[idx], &k->hd[idx]);
+	if (k->hd[idx].is_signed)
 		hist_log2_add_signed(h, v);
 	else
 		hist_log2_add(h, (uint64_t)v);
@@ -266,7 +269,7 @@ int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *
 			memcpy(dst, comm, strnlen(comm, COMM_LEN));
 			continue;
 		} else if (kk->kind == KEY_NUM) {
-			v = (uint64_t)reader_num(rec, kk->f[idx]);
+			v = (uint64_t)field_num(rec, kk->f[idx], &kk->d[idx]);
 		} else {
 			size_t len;
 			const void *p = field_data(rec, kk->f[idx], &kk->d[idx], &len);
@@ -307,9 +310,8 @@ static void print_value(struct keys *k, const unsigned char *key, int j, int idx
 		len = strlen(comm);
 	} else if (kk->kind == KEY_NUM) {
 		d = kk->d[idx];
-		len = 8; /* stored widened: sign as the field's */
-		if (d.kind == FIELD_UNSIGNED && (kk->f[idx]->flags & TEP_FIELD_IS_SIGNED))
-			d.kind = FIELD_SIGNED;
+		len = 8; /* stored widened by field_num */
+		d.width = 0;
 	} else if (kk->kind == KEY_BYTES) {
 		d = kk->d[idx];
 		data = v ? k->in.arena + k->in.ent[v - 1].off : "";
@@ -415,6 +417,7 @@ void keys_free(struct keys *k)
 		free(k->k[j].d);
 	}
 	free(k->hf);
+	free(k->hd);
 	free(k->key);
 	agg_free(&k->agg);
 	intern_free(&k->in);

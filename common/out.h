@@ -22,6 +22,9 @@ void out_init(void);
 /* Flush stdout: 0 done, 1 its reader went away (EPIPE: the run ends quietly), -1 a write
  * error (said once on stderr: the tool must exit 1). */
 int out_flush(void);
+/* At the end of the output: flush, then let stdout's reader see its end at once (a pipe's
+ * `| head` does not wait for the clean-up after). -1 when writing failed (said once). */
+int out_close(void);
 /* True once stdout's reader has gone away or writing failed. */
 bool out_closed(void);
 /* True when writing failed (not EPIPE): the exit status must be 1. */

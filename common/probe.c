@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "probe.h"
 #include "runid.h"
+#include "format.h"
 #include "session.h"
 #include "sig.h"
 
@@ -518,7 +519,7 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 	char *fmt = tracefs_event_file_read(NULL, probe_group(), name, "format", &size);
 	why[0] = 0;
 	if (!fmt || size <= 0 ||
-	    session_parse_event(s->tep, fmt, (size_t)size, probe_group(), why, sizeof(why))) {
+	    format_parse(s->tep, fmt, (size_t)size, probe_group(), why, sizeof(why))) {
 		free(fmt);
 		fprintf(stderr, "%s: cannot read the format of probe %s/%s%s%s%s\n", s->tool,
 			probe_group(), name, why[0] ? " (" : "", why, why[0] ? ")" : "");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "reader.h"
+#include "cpubuf.h"
 #include "session.h"
 #include "sig.h"
 
@@ -15,7 +16,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 /*
@@ -29,12 +29,6 @@
 /* Pages read from one CPU per batch before dispatching, so one flooded CPU cannot starve. */
 #define BATCH_PAGES 256
 /*
- * Pages held per CPU at most. When events come faster than the tool handles them, the
- * backlog stays in the kernel's buffer (where an overflow is counted and reported as lost
- * events) instead of growing this process without bound.
- */
-#define MAX_PENDING_PAGES 128
-/*
  * Wake-ups. poll() returns on the first event (buffer_percent 0), so a lone event shows at
  * once. In a flood that costs the traced CPU an irq_work and a reader-page swap every few
  * events (~1.3 us per event at 1M events/s, bench/): after FLOOD_WAKES wake-ups within
@@ -44,23 +38,6 @@
  */
 #define FLOOD_WAKES 100
 #define FLOOD_PERCENT "25"
-
-struct reader_cpu {
-	int cpu, fd;
-	int src;	/* which instance */
-	bool offline;	/* read says ENODEV: retried every wake-up */
-	bool more;	/* the kernel may hold pages not read yet (a batch cap hit) */
-	long long lost; /* lost before the head page (-1: how many unknown), reported
-				  * when its first record is dispatched, in time order */
-	struct kbuffer *kbuf;
-	char **pages;		 /* ring of pages read but not yet fully dispatched */
-	size_t cap, head, count; /* in pages */
-	void *cur;		 /* current record in the head page, NULL when none */
-	unsigned long long ts;	 /* its timestamp */
-	int size;		 /* its size, found when checked against its page */
-	size_t subbuf;		 /* the size of a page */
-	size_t commit_size;	 /* of the length in a page's header (the kernel's long) */
-};
 
 struct handler {
 	reader_event_fn fn;
@@ -92,7 +69,7 @@ static void say(const struct reader *r, const char *fmt, const char *path, int e
 		return;
 	fprintf(stderr, "%s: ", r->tool);
 	fprintf(stderr, fmt, path);
-	fprintf(stderr, ": %s%s\n", strerror(err),
+	fprintf(stderr, ": %s%s\n", session_strerror(err),
 		err == EMFILE || err == ENFILE ? " (too many open files: raise ulimit -n)" : "");
 }
 
@@ -147,7 +124,7 @@ static int open_source_cpus(struct reader *r, const char *dir)
 	closedir(d);
 	if (n)
 		qsort(ids, (size_t)n, sizeof(int), cmp_int);
-	struct reader_cpu *cpus = realloc(r->cpus, (size_t)(r->ncpus + n + 1) * sizeof(*cpus));
+	struct cpubuf *cpus = realloc(r->cpus, (size_t)(r->ncpus + n + 1) * sizeof(*cpus));
 	if (!cpus) {
 		free(ids);
 		return -1;
@@ -155,25 +132,12 @@ static int open_source_cpus(struct reader *r, const char *dir)
 	r->cpus = cpus;
 	int added = 0;
 	for (int i = 0; i < n; i++) {
-		struct reader_cpu *c = &r->cpus[r->ncpus];
-		memset(c, 0, sizeof(*c));
+		struct cpubuf *c = &r->cpus[r->ncpus];
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", dir, ids[i]);
-		/* Opening works for an offline CPU too (its reads fail with ENODEV): a failure
-		 * here is real (EMFILE, EACCES), and a CPU silently not read would lie. */
-		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (c->fd < 0) {
+		/* An offline CPU opens too: a failure here is real (EMFILE, EACCES), and a CPU
+		 * silently not read would lie. */
+		if (cpubuf_open(c, path, ids[i], r->nsrc, r->tep, r->subbuf)) {
 			say(r, "cannot open %s", path, errno);
-			free(ids);
-			return -1;
-		}
-		c->cpu = ids[i];
-		c->src = r->nsrc;
-		c->subbuf = r->subbuf;
-		int cs = tep_get_header_page_size(r->tep);
-		c->commit_size = cs == 4 || cs == 8 ? (size_t)cs : 8;
-		c->kbuf = tep_kbuffer(r->tep);
-		if (!c->kbuf) {
-			close(c->fd);
 			free(ids);
 			return -1;
 		}
@@ -331,7 +295,7 @@ int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx)
  * total comes at the end (report_end). A count the kernel could not give makes the totals
  * "at least".
  */
-static void report_lost(struct reader *r, struct reader_cpu *c, long long n)
+static void report_lost(struct reader *r, struct cpubuf *c, long long n)
 {
 	const char *what = r->src[c->src].what;
 	struct reader_warn *w = &r->warn[c->src];
@@ -372,166 +336,6 @@ tell:
 			r->on_lost[i].fn(c->cpu, n, r->on_lost[i].ctx);
 }
 
-/*
- * Is the current record inside its page? The kernel writes sound pages; one that is not (a
- * length past the page's end: memory gone bad, a file that is not trace_pipe_raw) must not
- * be decoded further, kbuffer would read past it. The rest of such a page is dropped, said
- * at once, and reported as lost events of unknown number (fuzz_page found this).
- */
-static bool sound(struct reader_cpu *c)
-{
-	const char *page = c->pages[c->head], *rec = c->cur;
-	int size = c->size = kbuffer_event_size(c->kbuf);
-	return rec >= page && size >= 0 && (size_t)(rec - page) + (size_t)size <= c->subbuf;
-}
-
-/*
- * Is the page sound: does its header give a length within the page (with RB_MISSED_STORED,
- * bit 30, a count of lost events, a long, follows the data), and does every record inside
- * that length lead forward to the next, the last ending at the length? kbuffer trusts the
- * lengths: one that leads back makes it read the same records forever, a padding record's
- * inside kbuffer_next_event itself (fuzz_page found it). The walk follows kbuffer's reading
- * of each type: a record's header is 4 bytes, its type in the low 5 bits.
- */
-static bool page_sound(const struct reader_cpu *c, const char *page)
-{
-	uint64_t flags = 0;
-	memcpy(&flags, page + 8, c->commit_size);
-	uint64_t commit = flags & ((1ULL << 27) - 1), hdr = 8 + c->commit_size;
-	if (hdr + commit + (flags & (1ULL << 30) ? c->commit_size : 0) > c->subbuf)
-		return false;
-	const unsigned char *p = (const unsigned char *)page;
-	uint64_t at = hdr, end = hdr + commit;
-	while (at + 4 <= end) {
-		uint32_t head, len = 0;
-		memcpy(&head, p + at, 4);
-		unsigned int type = head & 31;
-		if ((type == 0 || type == 29) && at + 8 > end)
-			return false;
-		if (type == 0 || type == 29)
-			memcpy(&len, p + at + 4, 4);
-		uint64_t step = type == 0  ? (len < 4 ? 0 : 8 + (((uint64_t)len - 4 + 3) & ~3ULL)) :
-				type <= 28 ? 4 + 4 * (uint64_t)type :
-				type == 29 ? 4 + (uint64_t)len : /* padding: its length after the header */
-					     8;			/* time extend, time stamp */
-		if (!step || at + step > end)
-			return false;
-		at += step;
-	}
-	return true;
-}
-
-static void drop_page(struct reader_cpu *c)
-{
-	fprintf(stderr, "WARNING: a ring-buffer page of CPU %d holds data past its end: not read\n",
-		c->cpu);
-	c->lost = -1;
-	c->cur = NULL;
-}
-
-/* Make the head page current; returns false when the CPU has no page left. */
-static bool load_head(struct reader_cpu *c)
-{
-	while (c->count) {
-		if (!page_sound(c, c->pages[c->head])) {
-			drop_page(c);
-			c->head = (c->head + 1) % c->cap;
-			c->count--;
-			continue;
-		}
-		kbuffer_load_subbuffer(c->kbuf, c->pages[c->head]);
-		int missed = kbuffer_missed_events(c->kbuf);
-		if (missed)
-			c->lost = missed < 0 || c->lost < 0 ? -1 : c->lost + missed;
-		/* (kbuffer_start_of_data is where the first event is, past any time extend: not
-		 * the header's end. The page was checked above.) */
-		if ((c->cur = kbuffer_read_event(c->kbuf, &c->ts)) && !sound(c))
-			drop_page(c);
-		if (c->cur)
-			return true;
-		c->head = (c->head + 1) % c->cap;
-		c->count--;
-	}
-	c->cur = NULL;
-	return false;
-}
-
-/* The next record; a page that ends stays in memory until the next fill (a record of it may
- * still be in use: a trailer's event). */
-static void advance(struct reader_cpu *c)
-{
-	c->cur = kbuffer_next_event(c->kbuf, &c->ts);
-	if (c->cur && !sound(c))
-		drop_page(c);
-	if (c->cur)
-		return;
-	c->head = (c->head + 1) % c->cap;
-	c->count--;
-	load_head(c);
-}
-
-/* Pages never move once read: kbuffer keeps pointers into the head page. */
-static int grow(struct reader *r, struct reader_cpu *c)
-{
-	size_t cap = c->cap ? c->cap * 2 : 16;
-	char **p = calloc(cap, sizeof(*p));
-	if (!p)
-		return -1;
-	for (size_t i = 0; i < c->cap; i++)
-		p[i] = c->pages[(c->head + i) % c->cap];
-	for (size_t i = c->cap; i < cap; i++)
-		if (!(p[i] = malloc(r->subbuf))) {
-			while (i-- > c->cap)
-				free(p[i]);
-			free(p);
-			return -1;
-		}
-	free(c->pages);
-	c->pages = p;
-	c->cap = cap;
-	c->head = 0;
-	return 0;
-}
-
-/* Append the pages the kernel has for this CPU now (at most max); returns pages read. */
-static int fill(struct reader *r, struct reader_cpu *c, int max)
-{
-	int got = 0;
-	c->more = false;
-	for (;;) {
-		if (got >= max || c->count >= MAX_PENDING_PAGES) {
-			c->more = true;
-			break;
-		}
-		if (c->count == c->cap && grow(r, c))
-			return -1;
-		char *slot = c->pages[(c->head + c->count) % c->cap];
-		ssize_t n = read(c->fd, slot, r->subbuf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENODEV) {
-			c->offline = true; /* back online: the next wake-up reads it */
-			break;
-		}
-		if (n < 0 && errno != EAGAIN) {
-			char path[64];
-			snprintf(path, sizeof(path), "CPU %d", c->cpu);
-			say(r, "cannot read the ring buffer of %s", path, errno);
-			return -1;
-		}
-		if (n <= 0)
-			break;
-		c->offline = false;
-		if ((size_t)n < r->subbuf)
-			memset(slot + n, 0, r->subbuf - (size_t)n);
-		c->count++;
-		got++;
-		if (c->count == 1)
-			load_head(c);
-	}
-	return got;
-}
-
 static struct reader_route *route_of(struct reader *r, void *data, int *id)
 {
 	struct tep_record tmp = {.data = data};
@@ -540,7 +344,7 @@ static struct reader_route *route_of(struct reader *r, void *data, int *id)
 }
 
 /* Dispatch the current record of c and move past it and its trailers. */
-static void dispatch(struct reader *r, struct reader_cpu *c)
+static void dispatch(struct reader *r, struct cpubuf *c)
 {
 	if (c->lost) {
 		report_lost(r, c, c->lost);
@@ -555,7 +359,7 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 	};
 	int id;
 	struct reader_route *rt = route_of(r, rec.data, &id);
-	advance(c);
+	cpubuf_advance(c);
 	if (rt && rt->trailer) {
 		rt->trailers++;
 		return; /* its event was not seen */
@@ -575,7 +379,7 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 		r->trailers.id[r->trailers.n] = tid;
 		r->trailers.rec[r->trailers.n++] = t;
 		trt->trailers++;
-		advance(c);
+		cpubuf_advance(c);
 	}
 	r->events++;
 	for (struct handler *h = rt ? rt->first : NULL; h; h = h->next)
@@ -584,7 +388,7 @@ static void dispatch(struct reader *r, struct reader_cpu *c)
 
 /* A CPU whose records in memory end on its last page while the kernel has more for it: its
  * next record (or a trailer of the last one) is not read yet, so wait for the next fill. */
-static bool must_wait(const struct reader_cpu *c)
+static bool must_wait(const struct cpubuf *c)
 {
 	return c->more && c->count <= 1;
 }
@@ -594,16 +398,16 @@ static void dispatch_until(struct reader *r, unsigned long long limit)
 {
 	if (!r->ordered) {
 		for (int i = 0; i < r->ncpus; i++) {
-			struct reader_cpu *c = &r->cpus[i];
+			struct cpubuf *c = &r->cpus[i];
 			while (c->cur && c->ts <= limit && !must_wait(c))
 				dispatch(r, c);
 		}
 		return;
 	}
 	for (;;) {
-		struct reader_cpu *min = NULL;
+		struct cpubuf *min = NULL;
 		for (int i = 0; i < r->ncpus; i++) {
-			struct reader_cpu *c = &r->cpus[i];
+			struct cpubuf *c = &r->cpus[i];
 			if (c->cur && (!min || c->ts < min->ts))
 				min = c;
 		}
@@ -619,9 +423,13 @@ static int batch(struct reader *r, bool all)
 	uint64_t now = reader_now();
 	int total = 0;
 	for (int i = 0; i < r->ncpus; i++) {
-		int n = fill(r, &r->cpus[i], BATCH_PAGES);
-		if (n < 0)
+		int n = cpubuf_fill(&r->cpus[i], BATCH_PAGES);
+		if (n < 0) {
+			char what[64];
+			snprintf(what, sizeof(what), "CPU %d", r->cpus[i].cpu);
+			say(r, "cannot read the ring buffer of %s", what, errno);
 			return -1;
+		}
 		total += n;
 	}
 	unsigned long long limit = ~0ULL;
@@ -648,7 +456,7 @@ int reader_drain(struct reader *r)
 	/* A loss flagged on pages with no record after it (the last page held none, or was
 	 * dropped as unsound) is reported now: no later record will carry it. */
 	for (int i = 0; i < r->ncpus; i++) {
-		struct reader_cpu *c = &r->cpus[i];
+		struct cpubuf *c = &r->cpus[i];
 		if (c->lost && !c->cur) {
 			report_lost(r, c, c->lost);
 			c->lost = 0;
@@ -679,7 +487,7 @@ static long long stat_value(const char *text, const char *key)
 	return 0;
 }
 
-static int read_stats(const struct reader *r, const struct reader_cpu *c, char *buf, size_t len)
+static int read_stats(const struct reader *r, const struct cpubuf *c, char *buf, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", r->src[c->src].dir, c->cpu);
@@ -714,10 +522,10 @@ static long long count_pending(struct reader *r)
 {
 	long long n = 0;
 	for (int i = 0; i < r->ncpus; i++) {
-		struct reader_cpu *c = &r->cpus[i];
+		struct cpubuf *c = &r->cpus[i];
 		while (c->cur) {
 			n++;
-			advance(c);
+			cpubuf_advance(c);
 		}
 	}
 	return n;
@@ -758,7 +566,7 @@ static void report_end(struct reader *r, bool cut_short)
 static void poll_set(struct reader *r, struct pollfd *pfd)
 {
 	for (int i = 0; i < r->ncpus; i++) {
-		struct reader_cpu *c = &r->cpus[i];
+		struct cpubuf *c = &r->cpus[i];
 		pfd[i].fd = c->offline || !r->src[c->src].polled ? -1 : c->fd;
 		pfd[i].events = POLLIN;
 	}
@@ -863,11 +671,7 @@ void reader_close(struct reader *r)
 		close(r->percent_fd);
 	r->percent_fd = -1;
 	for (int i = 0; i < r->ncpus; i++) {
-		close(r->cpus[i].fd);
-		kbuffer_free(r->cpus[i].kbuf);
-		for (size_t p = 0; p < r->cpus[i].cap; p++)
-			free(r->cpus[i].pages[p]);
-		free(r->cpus[i].pages);
+		cpubuf_close(&r->cpus[i]);
 	}
 	free(r->cpus);
 	r->cpus = NULL;

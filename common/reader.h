@@ -31,7 +31,7 @@ struct reader_trailers {
 #define READER_MAX_LOST 8
 #define READER_MAX_SOURCES 2
 
-struct reader_cpu;
+struct cpubuf;
 struct reader_route;
 
 /* An instance (or fixture tree) whose per-CPU buffers are read: the tool's, and a second one
@@ -48,7 +48,7 @@ struct reader {
 	const char *tool; /* for messages */
 	struct reader_source src[READER_MAX_SOURCES];
 	int nsrc;
-	struct reader_cpu *cpus;
+	struct cpubuf *cpus;
 	int ncpus;
 	size_t subbuf; /* bytes per ring-buffer page */
 	bool ordered;  /* merge CPUs by timestamp (tools that pair events) */

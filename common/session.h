@@ -42,7 +42,7 @@ struct session {
 	bool keep_clock;
 	/* The last format refused as not whole (session_format_sound): said when its event
 	 * is required, not when a system's unused events are loaded. */
-	char refused[128], refused_why[128];
+	char refused[128], refused_why[128]; /* FORMAT_REFUSED_LEN (format.h) */
 	int ncleanups;
 	struct {
 		enum session_when when;
@@ -67,24 +67,6 @@ struct tep_event *session_load_event(struct session *s, const char *sys, const c
  * all of them. A refused one is left out, as by session_load_event. */
 void session_load_events(struct session *s, size_t n, const char *const *sys,
 			 const char *const *names);
-
-/*
- * Is fmt (len bytes, a tracefs format file) whole: a name, an ID, field lines each complete
- * (declaration with a name, offset, size), a print fmt line that ends, naming only fields
- * the event has? libtraceevent 1.7.1's parser dereferences NULL on a field line cut short
- * or mangled; the kernel writes whole files, a broken tracefs or a cut read may not. 0, or
- * -1 with the reason in why.
- */
-int session_format_sound(const char *fmt, size_t len, char *why, size_t whylen);
-
-/*
- * Parse fmt into tep when it is whole (above) and libtraceevent's parser survives it in a
- * trial in a child (1.7.1 dies on some mangled print fmt arguments). -1 with the reason in
- * why when refused; else tep_parse_event's verdict: 0, or 1 when it failed (an event it
- * could not parse wholly may still be added, its print fmt unused).
- */
-int session_parse_event(struct tep_handle *tep, const char *fmt, size_t len, const char *sys,
-			char *why, size_t whylen);
 
 /* Kernel symbols and printk formats, for printing events whose format prints addresses as
  * symbols (%ps) or strings by pointer; megabytes, so only when such an event is printed. */
@@ -150,6 +132,12 @@ void session_close(struct session *s);
 /* Append one line to a top-level tracefs file (kprobe_events, synthetic_events) in one
  * write(2), as those files take a definition. -1 with errno on failure. */
 int session_append(const char *file, const char *line);
+
+/* strerror(err), but an EPERM or EACCES under a kernel locked down for confidentiality says
+ * so (/sys/kernel/security/lockdown): a bare "Operation not permitted" would not. */
+const char *session_strerror(int err);
+/* Where the lockdown mode is read (the unit tests point it elsewhere). */
+extern const char *session_lockdown_file;
 
 /* For the unit tests: called with the new instance's directory right after it is made (a
  * fake tracefs tree has no kernel to fill it). NULL in the tools. */

@@ -77,6 +77,22 @@ int span_end(struct span *s, const struct tep_record *rec, uint64_t k1, uint64_t
 	return 1;
 }
 
+struct span_start *span_move(struct span *s, uint64_t k1, uint64_t k2, uint64_t nk1, uint64_t nk2)
+{
+	struct span_start *st = pair_get(&s->starts, k1, k2);
+	if (!st || (k1 == nk1 && k2 == nk2))
+		return st;
+	struct span_start *n = pair_put(&s->starts, nk1, nk2);
+	/* The put may have evicted the start being moved (same set, full): look again. */
+	if ((st = pair_get(&s->starts, k1, k2))) {
+		memcpy(n, st, sizeof(*st) + s->data_size);
+		pair_del(&s->starts, st);
+		return n;
+	}
+	pair_del(&s->starts, n);
+	return NULL;
+}
+
 void span_drop(struct span *s, uint64_t k1, uint64_t k2)
 {
 	struct span_start *st = pair_get(&s->starts, k1, k2);

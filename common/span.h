@@ -72,6 +72,10 @@ struct span_start *span_find(struct span *s, uint64_t k1, uint64_t k2);
 /* The end of (k1, k2) at ts: done() with its start, which is then forgotten; 1 when paired,
  * 0 when there was no start (counted). */
 int span_end(struct span *s, const struct tep_record *rec, uint64_t k1, uint64_t k2, uint64_t ts);
+/* The start of (k1, k2) is now (nk1, nk2)'s (an exec by a thread other than the leader: the
+ * kernel gives it the leader's ID); its start there, or NULL when there is none. One that
+ * (nk1, nk2) had is replaced. */
+struct span_start *span_move(struct span *s, uint64_t k1, uint64_t k2, uint64_t nk1, uint64_t nk2);
 /* Forget the start of (k1, k2) without an end (the thing went away). */
 void span_drop(struct span *s, uint64_t k1, uint64_t k2);
 /* The reader's lost-event listener: reader_on_lost(r, span_lost, s). */

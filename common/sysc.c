@@ -5,63 +5,52 @@
 #include <stdio.h>
 #include <string.h>
 
-int sysc_init(struct sysc *j, size_t threads, size_t data_size,
-	      void (*done)(const struct tep_record *exit, int tid, long long ret, void *call,
-			   void *ctx),
-	      void *ctx)
+#include <event-parse.h>
+
+/* span's end handler: the tool's, with the thread and the result. */
+static void call_ended(const struct tep_record *exit, const struct span_start *start,
+		       uint64_t delta_ns, void *data, void *ctx)
+{
+	struct sysc *j = ctx;
+	(void)delta_ns;
+	(void)data;
+	j->ended(exit, j->tid, j->ret, (struct sysc_call *)start, j->ctx);
+}
+
+int sysc_init(struct sysc *j, size_t threads, size_t data_size, sysc_ended_fn ended, void *ctx)
 {
 	memset(j, 0, sizeof(*j));
-	j->data_size = data_size;
-	j->done = done;
+	j->ended = ended;
 	j->ctx = ctx;
-	return pair_init(&j->calls, threads, sizeof(struct sysc_call) + data_size);
+	return span_init(&j->span, threads, data_size, SPAN_LOSS_ALL, call_ended, j);
 }
 
 void sysc_free(struct sysc *j)
 {
-	pair_free(&j->calls);
+	span_free(&j->span);
 }
 
 struct sysc_call *sysc_enter(struct sysc *j, int tid, uint64_t ts, int which)
 {
-	struct sysc_call *c = pair_put(&j->calls, (uint64_t)tid, 0);
-	memset(c, 0, sizeof(*c) + j->data_size);
-	c->enter_ns = ts;
-	c->which = which;
-	return c;
+	span_begin(&j->span, (uint64_t)tid, 0, ts, -1, which);
+	return span_find(&j->span, (uint64_t)tid, 0);
 }
 
 struct sysc_call *sysc_current(struct sysc *j, int tid)
 {
-	return pair_get(&j->calls, (uint64_t)tid, 0);
+	return span_find(&j->span, (uint64_t)tid, 0);
 }
 
 struct sysc_call *sysc_move(struct sysc *j, int from, int to)
 {
-	struct sysc_call *c = pair_get(&j->calls, (uint64_t)from, 0);
-	if (!c || from == to)
-		return c;
-	struct sysc_call *n = pair_put(&j->calls, (uint64_t)to, 0);
-	/* The put may have evicted the call being moved (same set, full): look again. */
-	if ((c = pair_get(&j->calls, (uint64_t)from, 0))) {
-		memcpy(n, c, sizeof(*c) + j->data_size);
-		pair_del(&j->calls, c);
-	} else {
-		pair_del(&j->calls, n);
-		n = NULL;
-	}
-	return n;
+	return span_move(&j->span, (uint64_t)from, 0, (uint64_t)to, 0);
 }
 
 void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long ret)
 {
-	struct sysc_call *c = pair_get(&j->calls, (uint64_t)tid, 0);
-	if (!c) {
-		j->unpaired++; /* began before tracing, after lost events, or not seen */
-		return;
-	}
-	j->done(rec, tid, ret, c, j->ctx);
-	pair_del(&j->calls, c);
+	j->tid = tid;
+	j->ret = ret;
+	span_end(&j->span, rec, (uint64_t)tid, 0, rec->ts);
 }
 
 /* Lost events: an entry or an exit may be among them, and the next exit of a thread could
@@ -69,10 +58,7 @@ void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long 
 void sysc_lost(int cpu, long long n, void *ctx)
 {
 	struct sysc *j = ctx;
-	(void)cpu;
-	(void)n;
-	j->cleared++;
-	pair_clear(&j->calls);
+	span_lost(cpu, n, &j->span);
 }
 
 struct tep_event *sysc_event(struct session *s, const char *dir, const char *call)

@@ -2,8 +2,9 @@
 /*
  * sysc: system calls as a whole, from the events around each one: the entry (arguments),
  * what other events add while the call runs (a path a kprobe read), and the exit (the
- * result), joined per thread. A loss of events clears every join, so a result is never
- * attached to another call's arguments; exits without their entry are counted.
+ * result), joined per thread: a span (span.h) keyed by thread, whose loss policy is
+ * SPAN_LOSS_ALL (a thread may exit its call on another CPU), so a result is never attached to
+ * another call's arguments; exits without their entry are counted there.
  */
 #ifndef FTT_SYSC_H
 #define FTT_SYSC_H
@@ -12,36 +13,36 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pair.h"
+#include "span.h"
 
 struct session;
 struct tep_event;
 struct tep_record;
 
+typedef void (*sysc_ended_fn)(const struct tep_record *exit, int tid, long long ret, void *call,
+			      void *ctx);
+
 struct sysc {
-	struct pair_table calls; /* tid -> struct sysc_call and the tool's data */
-	size_t data_size;
-	uint64_t unpaired; /* exits whose entry was not seen */
-	uint64_t cleared;  /* calls in progress forgotten at a loss */
-	void (*done)(const struct tep_record *exit, int tid, long long ret, void *call, void *ctx);
+	/* tid -> the call in progress: span_start's ts is its entry, kind the tool's index of
+	 * the call (open, openat, ...), its data the tool's data_size bytes; span.unpaired
+	 * counts exits whose entry was not seen, span.cleared calls forgotten at a loss. */
+	struct span span;
+	/* A call ended: its exit record, thread, result and the call (sysc_data). */
+	sysc_ended_fn ended;
 	void *ctx;
+	int tid;	/* of the exit being paired */
+	long long ret;	/* its result */
 };
 
-/* One call in progress; the tool's data_size bytes follow it (sysc_data). */
-struct sysc_call {
-	uint64_t enter_ns;
-	int which; /* the tool's index of the call (open, openat, ...) */
-};
+/* One call in progress (a span's start); the tool's data follow it (sysc_data). */
+#define sysc_call span_start
 
 /*
  * A join for about `threads` threads at once (more are kept too: the oldest is evicted from a
- * full set) with data_size bytes of the tool's per call. done() gets each finished call:
+ * full set) with data_size bytes of the tool's per call. ended() gets each finished call:
  * the exit record, the thread, the result and the call (sysc_data for the tool's part).
  */
-int sysc_init(struct sysc *j, size_t threads, size_t data_size,
-	      void (*done)(const struct tep_record *exit, int tid, long long ret, void *call,
-			   void *ctx),
-	      void *ctx);
+int sysc_init(struct sysc *j, size_t threads, size_t data_size, sysc_ended_fn ended, void *ctx);
 void sysc_free(struct sysc *j);
 
 /* The entry of call `which` by thread tid at ts: a fresh call (its data zeroed) replacing
@@ -52,14 +53,14 @@ struct sysc_call *sysc_current(struct sysc *j, int tid);
 /* The call of thread `from` now belongs to thread `to` (an exec by a thread other than the
  * leader: the kernel gives it the leader's ID); returns it there, or NULL when there is none. */
 struct sysc_call *sysc_move(struct sysc *j, int from, int to);
-/* The exit: done() for the thread's call, then it is forgotten; no call: counted. */
+/* The exit: ended() for the thread's call, then it is forgotten; no call: counted. */
 void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long ret);
 /* The reader's lost-event listener (reader_on_lost(r, sysc_lost, j)). */
 void sysc_lost(int cpu, long long n, void *ctx);
 
 static inline void *sysc_data(struct sysc_call *c)
 {
-	return c + 1;
+	return span_data(c);
 }
 
 /* The tracepoint syscalls:sys_<dir>_<call> (dir "enter" or "exit"), its format loaded;

@@ -135,7 +135,8 @@ const char *tool_comm(struct tool_run *t, int pid)
 	return t->names ? comm_get(t->names, pid) : "<...>";
 }
 
-static void checked(struct tep_record *rec, void *ctx)
+/* -n checked here: the tool's handler sees only events of tasks named as asked. */
+static void on_named_event(struct tep_record *rec, void *ctx)
 {
 	struct check *c = ctx;
 	struct tool_run *t = c->t;
@@ -201,7 +202,7 @@ int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, rea
 	if (!name)
 		return reader_on(&t->r, ev, fn, ctx) ? TOOL_FAIL : TOOL_OK;
 	struct check *p = malloc(sizeof(*p));
-	if (!p || reader_on(&t->r, ev, checked, p)) {
+	if (!p || reader_on(&t->r, ev, on_named_event, p)) {
 		free(p);
 		return TOOL_FAIL;
 	}
@@ -397,6 +398,9 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	else if (t.o.tid)
 		tool_watch(&t, t.o.tid, true);
 	int ret = run(&t);
+	/* The output is whole: its reader goes on while the instance is removed. */
+	if (out_close() < 0)
+		ret = TOOL_FAIL;
 	if (child_finish(&t.child, tool->name) && ret == TOOL_OK)
 		ret = TOOL_FAIL;
 	session_close(&t.s);

@@ -35,7 +35,17 @@ struct toplevel;
 /* Exit statuses, and TOOL_DONE: prepare() did all there was to do (-l, -v). */
 enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
 
-/* The options every tool spells alike (STYLE.md's vocabulary); tool_main parses them. */
+/* The keys of the long options the driver owns (opt.h: OPT_LONG + n); a tool's own long
+ * options count up from OPT_LONG + 1, these down from OPT_LONG + 0xff. */
+enum tool_long_key {
+	TOOL_LONG_EXEC = OPT_LONG + 0xff,
+	TOOL_LONG_JSON_KEYS = OPT_LONG + 0xfe,
+	TOOL_LONG_RECORD = OPT_LONG + 0xfd,
+	TOOL_LONG_CGROUP = OPT_LONG + 0xfc,
+};
+
+/* The options every tool spells alike (CONTRIBUTING.md, "Option letters"); tool_main parses
+ * them. */
 enum tool_opt_id {
 	TOOL_OPT_DURATION = 1, /* -d SECS */
 	TOOL_OPT_PID,	       /* -p PID */
@@ -82,15 +92,15 @@ enum tool_opt_id {
 /* Takes the rest of the command line (tool.c finds it before the options are parsed). */
 #define TOOL_EXEC                                                                           \
 	{                                                                                   \
-		OPT_LONG + 0xff, "exec", "CMD [ARG...]",                                    \
+		TOOL_LONG_EXEC, "exec", "CMD [ARG...]",                                     \
 			"run CMD and trace only it and what it starts; end\nwhen it exits", \
 			TOOL_OPT_EXEC                                                       \
 	}
 /* The keys of -j's objects, from the tool's row tables (row.h); the man page lists them. */
-#define TOOL_JSON_KEYS                                                                        \
-	{                                                                                     \
-		OPT_LONG + 0xfe, "json-keys", NULL, "list the keys of -j's objects and exit", \
-			TOOL_OPT_JSON_KEYS                                                    \
+#define TOOL_JSON_KEYS                                                                            \
+	{                                                                                         \
+		TOOL_LONG_JSON_KEYS, "json-keys", NULL, "list the keys of -j's objects and exit", \
+			TOOL_OPT_JSON_KEYS                                                        \
 	}
 #define TOOL_OPT_END                   \
 	{                              \

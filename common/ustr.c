@@ -103,7 +103,8 @@ int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 			return -1;
 		offs[done++] = off;
 		snprintf(target, sizeof(target), "%s:0x%llx", lib, off);
-		struct tep_event *ev = probe_try(s, PROBE_UPROBE, 'p', fs[i].sym, target, args);
+		struct tep_event *ev = probe_try(s, PROBE_UPROBE, 'p',
+						 fs[i].name ? fs[i].name : fs[i].sym, target, args);
 		if (!ev) {
 			*why = "the kernel refused a uprobe on the C library";
 			return -1;
@@ -112,20 +113,4 @@ int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 	}
 	*why = "the C library has none of the functions";
 	return done ? done : -1;
-}
-
-int ustr_climb(const ustr_rung_fn *rungs, const char *const *names, int n, int *via, void *ctx,
-	       const char *tool)
-{
-	const char *why = "";
-	int ret = -1;
-	if (*via >= 0 && *via < n) {
-		if ((ret = rungs[*via](ctx, &why)) == -1)
-			fprintf(stderr, "%s: --via %s: %s\n", tool, names[*via], why);
-		return ret;
-	}
-	for (*via = 0; *via < n; (*via)++)
-		if ((ret = rungs[*via](ctx, &why)) != -1)
-			return ret;
-	return -1;
 }

@@ -9,7 +9,7 @@
  *   3. uprobes on the C library's wrappers (CONFIG_UPROBE_EVENTS): calls that do not go
  *      through the C library (static programs, the dynamic loader) are not seen.
  * The tool says what to probe at each rung; this module makes the probes, with the argument
- * registers of the machine's ABI.
+ * registers of the machine's ABI. The tool climbs the rungs with ladder.h.
  */
 #ifndef FTT_USTR_H
 #define FTT_USTR_H
@@ -48,10 +48,12 @@ struct tep_event *ustr_kprobe(struct session *s, const char *name, const struct 
 struct tep_event *ustr_eprobe(struct session *s, const char *name, const char *call,
 			      const char *args);
 
-/* Rung 3: C library functions, args a template of ustr_expand. */
+/* Rung 3: C library functions, args a template of ustr_expand; the event is named after the
+ * function unless name is set (two probes on one function). */
 struct ustr_func {
 	const char *sym;
 	const char *args;
+	const char *name;
 };
 /*
  * A uprobe on each of fs that the C library has, once per address (aliases share one:
@@ -61,15 +63,5 @@ struct ustr_func {
 int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 		 void (*made)(struct tep_event *ev, int i, void *ctx), void *ctx, char *lib,
 		 size_t liblen, const char **why);
-
-/*
- * Climb the ladder: rung *via when the user chose one (0 <= *via < n), else each in order
- * until one does not answer -1 (not here; the reason in why); *via is then the rung in use.
- * A chosen rung that is not here is said on stderr ("TOOL: --via NAME: why"). Returns what
- * the rung returned: 0, -1, or the tool's exit status of a failure it has said.
- */
-typedef int (*ustr_rung_fn)(void *ctx, const char **why);
-int ustr_climb(const ustr_rung_fn *rungs, const char *const *names, int n, int *via, void *ctx,
-	       const char *tool);
 
 #endif

@@ -25,7 +25,7 @@ done
 # Every file of ours says its licence (SPDX), so a copied file keeps it.
 # (Recorded fixtures are the kernel's data, fuzz seeds data, and the README's pictures and
 # the benchmark reports the tools' output from a run, not ours to license: only the scripts.)
-missing=$(git ls-files 2>/dev/null | grep -Ev '^(tests/fixtures/|tests/fuzz/corpus/|docs/pictures/|LICENSE$|README.md$|bench/REPORT.md$|bench/GUEST.md$|\.gitignore$|\.clang-format$)' |
+missing=$(git ls-files 2>/dev/null | grep -Ev '^(tests/fixtures/|tests/fuzz/corpus/|docs/pictures/|LICENSE$|README.md$|bench/REPORT.md$|bench/GUEST.md$|\.gitignore$|\.clang-format$|debian/changelog$|debian/copyright$|debian/source/format$)' |
 	cat - <(git ls-files 'tests/fixtures/*.sh' 2>/dev/null) |
 	while read -r f; do grep -q 'SPDX-License-Identifier:' "$f" || echo "$f"; done)
 if [ -z "$missing" ]; then
@@ -39,6 +39,45 @@ if out=$(make -s format-check 2>&1); then
 else
 	fail=$((fail + 1)); echo "format: FAILED (make format applies .clang-format)"; echo "$out" | head -20
 fi
+# Links between the project's pages: each relative link in README.md, CONTRIBUTING.md and
+# docs/*.md names a file that exists, and each #anchor a heading of the page it points to,
+# spelled as GitHub makes anchors (lower case, punctuation dropped, a hyphen per space, -1,
+# -2 for repeats). Code (fenced blocks, `spans`) and addresses with a scheme are not links.
+# slugs PAGE: the anchors of the page's headings, one a line.
+slugs() {
+	awk '/^```/ { code = !code; next }
+		!code && /^#+ / {
+			h = tolower($0); sub(/^#+ +/, "", h); sub(/ +#* *$/, "", h)
+			gsub(/[^a-z0-9 _-]/, "", h); gsub(/ /, "-", h)
+			print (seen[h]++ ? h "-" seen[h] - 1 : h)
+		}' "$1"
+}
+broken=$(for page in README.md CONTRIBUTING.md docs/*.md; do
+	[ -f "$page" ] || continue # no docs/*.md: the pattern itself
+	awk '/^```/ { code = !code; next }
+		!code {
+			line = $0; gsub(/`[^`]*`/, "", line)
+			while (match(line, /\]\([^) ]+( "[^"]*")?\)/)) {
+				target = substr(line, RSTART + 2, RLENGTH - 3); sub(/ ".*/, "", target)
+				print target; line = substr(line, RSTART + RLENGTH)
+			}
+		}' "$page" | while IFS= read -r target; do
+		case $target in *://* | mailto:*) continue ;; esac
+		file=${target%%#*} anchor=
+		[ "$file" = "$target" ] || anchor=${target#*#}
+		if [ -z "$file" ]; then file=$page; else file=$(dirname "$page")/$file; fi
+		if [ ! -e "$file" ]; then
+			echo "$page: $target: no such file"
+		elif [ -n "$anchor" ] && ! slugs "$file" | grep -qxF -- "$anchor"; then
+			echo "$page: $target: no such heading in $file"
+		fi
+	done
+done)
+if [ -z "$broken" ]; then
+	pass=$((pass + 1)); echo "links: ok"
+else
+	fail=$((fail + 1)); echo "links: FAILED"; echo "$broken"
+fi
 # Man pages: render without warnings; options of -h and of the page agree.
 for tool in ${TOOLS:-}; do
 	out=$(tests/man-check.sh "$B/$tool" "man/man8/$tool.8" 2>&1)
@@ -48,6 +87,13 @@ for tool in ${TOOLS:-}; do
 		fail=$((fail + 1)); echo "man $tool: FAILED"; echo "$out"
 	fi
 done
+
+# Bash completion (made by make from each tool's -h): loads, offers every option, values by kind.
+if out=$(tests/completion-check.sh "$B" "$B/completion" ${TOOLS:-} 2>&1); then
+	pass=$((pass + 1)); echo "completion: ok"
+else
+	fail=$((fail + 1)); echo "completion: FAILED"; echo "$out"
+fi
 
 # Live tests: root and a real kernel; they skip (with the reason) when they cannot run.
 for t in tests/live/test_*.sh; do

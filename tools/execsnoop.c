@@ -15,6 +15,16 @@
  *   proc    /proc/PID/cmdline read when the exec is seen: possibly late, marked so.
  * Each rung reads the argument pointers too (the loader: argc), so it stops at the end of
  * argv and knows when --max-args cut it.
+ *
+ * No argument is cut silently. One trace event holds about 4 KB, and the kernel's string
+ * fetches misbehave past that: a kprobe's or eprobe's event that would be larger is not
+ * written at all, and a uprobe gives a string of 4 KB or more the room of the strings after
+ * it (a prefix, theirs lost). So the uprobes end with a string that is always there ($comm):
+ * when it is missing, the last string before it was cut. And the true lengths come from the
+ * new program's stack, where the kernel packs argv (each string ends where the next one
+ * begins): its pointers, read at start_thread() (kprobes) or at the loader's entry
+ * (uprobes), in an event of fixed size that is never too large. An argument held in part is
+ * shown with its length; one whose length is not known, marked as cut all the same.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +39,7 @@
 #include <event-parse.h>
 
 #include "comm.h"
+#include "ladder.h"
 #include "out.h"
 #include "pair.h"
 #include "probe.h"
@@ -40,7 +51,9 @@
 
 #define MAX_ARGS 40	/* the most --max-args takes: 2 fetches each, the kernel takes 128 */
 #define ARGS_BYTES 4096 /* as much as one event can hold */
-#define PENDING 64	/* execs waiting for the loader's record */
+#define SIZE_UNKNOWN UINT32_MAX	    /* an argument cut where its length is not known */
+#define MAX_ARG_LEN 131072	    /* the kernel's MAX_ARG_STRLEN: no argument is longer */
+#define PENDING 64		    /* execs waiting for the loader's record */
 #define LOADER_WAIT_NS 200000000ULL /* of the reader's time, when nothing else comes */
 #define LOADER_LATE_NS 20000000ULL  /* of trace time: an event this much later came first */
 
@@ -55,36 +68,51 @@ static const char *const via_names[] = {"kprobe", "eprobe", "uprobe", "proc"};
 
 struct args {
 	unsigned char from; /* enum src */
-	bool cut;	    /* there were more than are held */
+	bool cut;	    /* there were more arguments than are held (--max-args) */
 	unsigned short n;   /* arguments held */
 	unsigned short len; /* bytes of buf: n strings, each ending with a NUL */
+	/* Each one's length as passed: more than the bytes held when it was cut (SIZE_UNKNOWN:
+	 * cut at a length not known). */
+	uint32_t size[MAX_ARGS];
 	char buf[ARGS_BYTES];
 };
 
-/* What an event tells. */
-enum role { ENTER, EXIT, EXEC, ARGS, LIBC, LOADER };
+/* The new program's arguments as its stack has them: how many, and the lengths of the first
+ * ones (nsize), from the pointers. */
+struct image {
+	bool known;
+	int argc, nsize;
+	uint32_t size[MAX_ARGS];
+};
+
+/* What an event tells: IMAGE is the new program's stack (start_thread, or the loader's entry:
+ * LOADER_IMAGE), LOADER the strings there. */
+enum role { ENTER, EXIT, EXEC, ARGS, LIBC, LIBC_ARGV, LOADER, IMAGE, LOADER_IMAGE };
 
 struct evinfo {
 	enum role role;
 	int call;
 	enum src src;
-	struct tep_format_field *ret, *filename, *pid, *old_pid, *argc;
-	struct tep_format_field *ptr[MAX_ARGS + 1], *str[MAX_ARGS];
+	struct tep_format_field *ret, *filename, *pid, *old_pid, *argc, *end;
+	struct tep_format_field *ptr[MAX_ARGS + 1], *str[MAX_ARGS], *slot[MAX_ARGS + 3];
 };
 
 /* An exec in progress (the join's data). */
 struct exec_data {
 	char filename[PATH_MAX]; /* as the kernel ran it (sched_process_exec) */
 	struct args a;
+	struct image im;
 };
 
-/* A successful exec whose arguments the loader will tell (if the program has one). */
+/* A successful exec whose arguments (or their lengths) the loader will tell, if the program
+ * has one. */
 struct pending {
-	bool used;
+	bool used, strings; /* strings: the loader's record of the strings came */
 	int pid, call;
 	uint64_t ts, deadline;
 	char pcomm[16];
 	struct exec_data d;
+	struct args loader;   /* the loader's strings */
 	struct args fallback; /* /proc/PID/cmdline when the exec was seen */
 };
 
@@ -95,15 +123,20 @@ static struct env {
 	const char *name, *arg; /* -n, -l */
 	enum via via;		/* --via, then the rung in use */
 	bool loader;		/* the loader's entry is probed */
+	bool loader_image;	/* and the pointers on the new program's stack there */
 	struct tool_run *t;
 	struct sysc join;
-	struct pair_table stash; /* tid -> struct args from the C library, before the call */
+	struct pair_table stash;  /* tid -> struct args from the C library, before the call */
+	struct pair_table counts; /* tid -> struct args, how many it passed, when only that came */
+	struct pair_table images; /* tid -> struct image from start_thread, during the call */
 	struct pending pend[PENDING];
 	int nev;
 	struct evinfo ev[16];
-	uint64_t late, unknown, shown;
+	uint64_t late, unknown, shown, cut;
 	char lib[PATH_MAX], ld[PATH_MAX], what_args[PATH_MAX];
 } env = {.max_args = 20, .via = VIA_BEST};
+
+enum { OPT_MAX_ARGS = OPT_LONG + 1, OPT_VIA };
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -115,8 +148,8 @@ static const struct opt_spec options[] = {
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
 	{'x', NULL, NULL, "failed execs too (RET is the error, negative)", 0},
-	{OPT_LONG + 1, "max-args", "N", "arguments shown per exec (default 20, at most 40)", 0},
-	{OPT_LONG + 2, "via", "MECH",
+	{OPT_MAX_ARGS, "max-args", "N", "arguments shown per exec (default 20, at most 40)", 0},
+	{OPT_VIA, "via", "MECH",
 	 "how to read arguments: kprobe, eprobe, uprobe or proc (default:\nthe best the kernel "
 	 "offers)",
 	 0},
@@ -143,32 +176,66 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'n': env.name = opt_glob(arg, "NAME"); break;
 	case 'q': env.quote = true; break;
 	case 'x': env.failed = true; break;
-	case OPT_LONG + 1: env.max_args = (int)opt_int(arg, 1, MAX_ARGS, "N (arguments)"); break;
-	case OPT_LONG + 2: env.via = opt_choice(arg, via_names, VIA_BEST, "--via"); break;
+	case OPT_MAX_ARGS: env.max_args = (int)opt_int(arg, 1, MAX_ARGS, "N (arguments)"); break;
+	case OPT_VIA: env.via = opt_choice(arg, via_names, VIA_BEST, "--via"); break;
 	}
 }
 
 /* --- arguments ------------------------------------------------------------------------------ */
 
-static void args_add(struct args *a, const char *s, size_t n)
+static void args_clear(struct args *a)
 {
-	if (a->len + n + 1 > sizeof(a->buf)) {
+	memset(a, 0, offsetof(struct args, buf));
+}
+
+/* Copy a (its held bytes only). */
+static void args_copy(struct args *to, const struct args *a)
+{
+	memcpy(to, a, offsetof(struct args, buf) + a->len);
+}
+
+/* An argument: n bytes held of one size bytes long (SIZE_UNKNOWN: cut, length unknown). What
+ * does not fit in the buffer is cut there, its length kept. */
+static void args_add(struct args *a, const char *s, size_t n, uint32_t size)
+{
+	if (a->n == MAX_ARGS)
+		return;
+	size_t room = sizeof(a->buf) - a->len - 1;
+	if (a->len >= sizeof(a->buf)) { /* no room even for its NUL: the list is cut here */
 		a->cut = true;
 		return;
 	}
+	if (n > room)
+		n = room;
 	memcpy(a->buf + a->len, s, n);
 	a->buf[a->len + n] = 0;
 	a->len += (unsigned short)(n + 1);
-	a->n++;
+	a->size[a->n++] = size;
+}
+
+/* Argument i's held bytes (o: its offset, advanced to the next). */
+static const char *args_next(const struct args *a, size_t *o, size_t *held)
+{
+	const char *s = a->buf + *o;
+	*held = strlen(s);
+	*o += *held + 1;
+	return s;
+}
+
+static bool arg_cut(const struct args *a, int i, size_t held)
+{
+	return a->size[i] != held;
 }
 
 /* From a probe's record: argc (the loader) or the pointers say how many there are. A string
  * the kernel could not read makes the record useless (then /proc): an eprobe that cannot
- * read user memory (Debian's 6.1 and 6.12), a page not in memory. */
+ * read user memory (Debian's 6.1 and 6.12), a page not in memory. A uprobe's record whose
+ * last string ($comm, always readable) is missing had a string of 4 KB or more: the last
+ * string held before it is a prefix, the ones after it are lost (held empty, cut). */
 static bool args_from_record(struct args *a, const struct tep_record *rec, const struct evinfo *ei)
 {
 	int n = env.max_args;
-	memset(a, 0, offsetof(struct args, buf));
+	args_clear(a);
 	if (ei->argc) {
 		long long argc = reader_num(rec, ei->argc);
 		if (argc < n)
@@ -183,15 +250,26 @@ static bool args_from_record(struct args *a, const struct tep_record *rec, const
 		a->cut = n == env.max_args && ei->ptr[n] && reader_num(rec, ei->ptr[n]);
 	}
 	bool kernel = ei->src == SRC_KPROBE || ei->src == SRC_EPROBE;
+	const char *s[MAX_ARGS];
+	size_t len[MAX_ARGS];
+	int last = -1; /* the last string slot holding something (beyond n too: the loader's) */
+	for (int i = 0; i < env.max_args; i++) {
+		s[i] = ei->str[i] ? reader_str(rec, ei->str[i], &len[i]) : NULL;
+		if (s[i] && len[i])
+			last = i;
+	}
+	size_t endlen = 0;
+	bool stolen = ei->end && (reader_str(rec, ei->end, &endlen), !endlen);
 	for (int i = 0; i < n; i++) {
-		size_t len;
-		const char *s = ei->str[i] ? reader_str(rec, ei->str[i], &len) : NULL;
+		bool lost = stolen && i > last, cut = stolen && i == last;
 		/* A uprobe records "" with its NUL and a fault with nothing. A kprobe or eprobe
 		 * records "" with nothing (its copy does not count the NUL of an empty string)
 		 * and, since Linux 6.4, a fault as the text "(fault)". */
-		if (!s || (!len && !kernel) || (kernel && len >= 7 && !strncmp(s, "(fault)", len)))
+		if (!lost && (!s[i] || (!len[i] && !kernel) ||
+			      (kernel && len[i] >= 7 && !strncmp(s[i], "(fault)", len[i]))))
 			return false;
-		args_add(a, s, len ? strnlen(s, len) : 0);
+		size_t held = lost ? 0 : len[i] ? strnlen(s[i], len[i]) : 0;
+		args_add(a, lost ? "" : s[i], held, lost || cut ? SIZE_UNKNOWN : (uint32_t)held);
 	}
 	/* argv[0] read as "" from every exec: an eprobe that reads nothing (6.1). */
 	if (ei->src == SRC_EPROBE && n && !a->buf[0])
@@ -200,31 +278,136 @@ static bool args_from_record(struct args *a, const struct tep_record *rec, const
 	return true;
 }
 
+/* The new program's stack: argc, then the pointers argv[0..argc-1], NULL, envp[0] (slots 1
+ * on). The strings are packed in that order, so each argument's length is the distance to
+ * the next one's start, the last one's to envp[0]'s (unknown without an environment). */
+static void image_from_record(struct image *im, const struct tep_record *rec,
+			      const struct evinfo *ei)
+{
+	uint64_t slot[MAX_ARGS + 3] = {0};
+	int nslots = env.max_args + 2;
+	long long argc = reader_num(rec, ei->argc);
+	memset(im, 0, sizeof(*im));
+	if (argc < 0 || argc > MAX_ARG_LEN)
+		return;
+	for (int j = 1; j <= nslots; j++)
+		slot[j] = ei->slot[j] ? (uint64_t)reader_num(rec, ei->slot[j]) : 0;
+	im->known = true;
+	im->argc = (int)argc;
+	for (int i = 0; i < im->argc && i < env.max_args; i++) {
+		uint64_t at = slot[i + 1], next = 0;
+		if (i + 1 < im->argc)
+			next = slot[i + 2];
+		else if (im->argc + 2 <= nslots)
+			next = slot[im->argc + 2];
+		if (!at || next <= at || next - at - 1 > MAX_ARG_LEN)
+			break;
+		im->size[i] = (uint32_t)(next - at - 1);
+		im->nsize = i + 1;
+	}
+}
+
+/*
+ * The lengths of the new program's arguments for a's, when they are the same arguments: a
+ * script's interpreter gets other ones (its own name first). Every argument a holds whole
+ * must have the image's length; then each one cut gets its true length. Returns whether
+ * they were the same.
+ */
+static bool args_sizes_from(struct args *a, const struct image *im)
+{
+	if (!im->known || a->from == SRC_NONE || (a->cut ? im->argc <= a->n : im->argc != a->n))
+		return false;
+	size_t o = 0, held;
+	for (int i = 0; i < a->n && i < im->nsize; i++) {
+		args_next(a, &o, &held);
+		if (arg_cut(a, i, held) ? held > im->size[i] : held != im->size[i])
+			return false;
+	}
+	o = 0;
+	for (int i = 0; i < a->n && i < im->nsize; i++) {
+		args_next(a, &o, &held);
+		a->size[i] = im->size[i];
+	}
+	return true;
+}
+
+/* Nothing of the strings, only how many there were and how long (their record was too large
+ * to be written): each one shown cut, with its length. */
+static void args_from_image(struct args *a, const struct image *im, enum src from)
+{
+	args_clear(a);
+	for (int i = 0; i < im->argc && i < env.max_args; i++)
+		args_add(a, "", 0, i < im->nsize ? im->size[i] : SIZE_UNKNOWN);
+	a->cut = im->argc > env.max_args;
+	a->from = (unsigned char)from;
+}
+
+/* How many pointers argv has (a record of the pointers only, which is never too large): that
+ * many arguments, not read. */
+static void args_count(struct args *a, const struct tep_record *rec, const struct evinfo *ei)
+{
+	int n = env.max_args;
+	args_clear(a);
+	for (int i = 0; i <= env.max_args; i++)
+		if (!ei->ptr[i] || !reader_num(rec, ei->ptr[i])) {
+			n = i;
+			break;
+		}
+	for (int i = 0; i < n; i++)
+		args_add(a, "", 0, SIZE_UNKNOWN);
+	a->cut = n == env.max_args && ei->ptr[n] && reader_num(rec, ei->ptr[n]);
+	a->from = (unsigned char)ei->src;
+}
+
+static bool args_whole(const struct args *a)
+{
+	size_t o = 0, held;
+	for (int i = 0; i < a->n; i++) {
+		args_next(a, &o, &held);
+		if (arg_cut(a, i, held))
+			return false;
+	}
+	return a->from != SRC_NONE;
+}
+
 /* The last resort: the process's command line as it is now (late: it may have changed, or
- * be another program's after a second exec). */
+ * be another program's after a second exec), read to its end for the true lengths. */
 static void args_from_proc(struct args *a, int pid)
 {
-	char path[64], buf[ARGS_BYTES];
-	memset(a, 0, offsetof(struct args, buf));
+	char path[64], buf[65536], arg[ARGS_BYTES];
+	size_t held = 0, size = 0;
+	args_clear(a);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ssize_t n = read(fd, buf, sizeof(buf));
-	bool more = n == (ssize_t)sizeof(buf);
-	close(fd);
-	if (n <= 0)
-		return; /* gone, or a kernel thread */
-	for (ssize_t i = 0; i < n && a->n < env.max_args;) {
-		size_t len = strnlen(buf + i, (size_t)(n - i));
-		if (i + (ssize_t)len == n && more)
-			break; /* cut by the read */
-		args_add(a, buf + i, len);
-		i += (ssize_t)len + 1;
-		if (a->n == env.max_args && i < n)
-			a->cut = true;
+	ssize_t n;
+	bool any = false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		any = true;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i]) {
+				if (held < sizeof(arg))
+					arg[held++] = buf[i];
+				size++;
+				continue;
+			}
+			if (a->n == env.max_args) {
+				a->cut = true;
+				break;
+			}
+			args_add(a, arg, held,
+				 size > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)size);
+			held = size = 0;
+		}
+		if (a->cut)
+			break;
 	}
-	a->cut |= more;
+	close(fd);
+	if (!any)
+		return;	     /* gone, or a kernel thread */
+	if (size && !a->cut) /* a last argument without its NUL (a program that rewrote it) */
+		args_add(a, arg, held, (uint32_t)size);
 	a->from = SRC_PROC;
 }
 
@@ -240,18 +423,21 @@ static bool arg_matches(const struct args *a)
 	return false;
 }
 
-static void show(uint64_t ts, int pid, int call, long long ret, const char *pcomm,
-		 const struct exec_data *d)
+static void print_exec(uint64_t ts, int pid, int call, long long ret, const char *pcomm,
+		       const struct exec_data *d)
 {
 	struct tool_run *t = env.t;
 	const struct args *a = &d->a;
 	struct comm_task ti;
 	int ppid = comm_task(t->names, pid, &ti) ? -1 : ti.ppid;
+	size_t o, held;
 	if ((env.name && fnmatch(env.name, pcomm, 0)) || !arg_matches(a))
 		return;
+	bool whole = args_whole(a);
 	env.shown++;
 	env.late += a->from == SRC_PROC;
 	env.unknown += a->from == SRC_NONE;
+	env.cut += a->from != SRC_NONE && !whole;
 	char when[16];
 	if (t->o.json) {
 		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pcomm\":", out_wallclock(ts, when),
@@ -266,18 +452,25 @@ static void show(uint64_t ts, int pid, int call, long long ret, const char *pcom
 			fputs("null", stdout);
 		fputs(",\"args\":", stdout);
 		if (a->from == SRC_NONE) {
-			fputs("null", stdout);
-		} else {
-			putchar('[');
-			for (size_t o = 0; o < a->len; o += strlen(a->buf + o) + 1) {
-				if (o)
-					putchar(',');
-				out_json_str(stdout, a->buf + o, a->len - o);
-			}
-			putchar(']');
+			fputs("null,\"args_cut\":false,\"args_from\":\"none\",\"arg_lengths\":null}"
+			      "\n",
+			      stdout);
+			return;
 		}
-		printf(",\"args_cut\":%s,\"args_from\":\"%s\"}\n", a->cut ? "true" : "false",
-		       src_names[a->from]);
+		putchar('[');
+		o = 0;
+		for (int i = 0; i < a->n; i++) {
+			const char *s = args_next(a, &o, &held);
+			if (i)
+				putchar(',');
+			out_json_str(stdout, s, held);
+		}
+		printf("],\"args_cut\":%s,\"args_from\":\"%s\",\"arg_lengths\":[",
+		       a->cut || !whole ? "true" : "false", src_names[a->from]);
+		for (int i = 0; i < a->n; i++)
+			printf(a->size[i] == SIZE_UNKNOWN ? "%snull" : "%s%u", i ? "," : "",
+			       a->size[i]);
+		fputs("]}\n", stdout);
 		return;
 	}
 	if (t->o.timestamp)
@@ -292,18 +485,24 @@ static void show(uint64_t ts, int pid, int call, long long ret, const char *pcom
 		printf("%7s", "?");
 	printf(" %4lld ", ret);
 	if (a->from == SRC_NONE) {
-		/* No arguments: the file the kernel ran, when it ran one. */
+		/* Not read: the file the kernel ran, when it ran one. */
 		if (d->filename[0]) {
 			out_text_arg(stdout, d->filename, strlen(d->filename), env.quote);
 			putchar(' ');
 		}
-		fputs("[no arguments]\n", stdout);
+		fputs("[arguments not read]\n", stdout);
 		return;
 	}
-	for (size_t o = 0; o < a->len; o += strlen(a->buf + o) + 1) {
-		if (o)
+	o = 0;
+	for (int i = 0; i < a->n; i++) {
+		const char *s = args_next(a, &o, &held);
+		if (i)
 			putchar(' ');
-		out_text_arg(stdout, a->buf + o, strlen(a->buf + o), env.quote);
+		out_text_arg(stdout, s, held, env.quote);
+		if (a->size[i] == SIZE_UNKNOWN)
+			fputs(" [cut]", stdout);
+		else if (arg_cut(a, i, held))
+			printf(" [cut: %u byte%s]", a->size[i], a->size[i] == 1 ? "" : "s");
 	}
 	if (a->cut)
 		fputs(" [...]", stdout);
@@ -323,28 +522,68 @@ static void header(struct tool_run *t)
 
 /* --- the join ------------------------------------------------------------------------------- */
 
+/* The best the loader's two records and /proc tell of a pending exec: whole arguments first,
+ * then the caller's, cut (as passed), then the new program's, then /proc's, then only the
+ * lengths. */
 static void pending_show(struct pending *p)
 {
-	if (p->d.a.from == SRC_NONE)
-		memcpy(&p->d.a, &p->fallback, offsetof(struct args, buf) + p->fallback.len);
-	show(p->ts, p->pid, p->call, 0, p->pcomm, &p->d);
+	struct args *a = &p->d.a;
+	const struct image *im = &p->d.im;
+	args_sizes_from(a, im);
+	args_sizes_from(&p->loader, im);
+	if (!args_whole(a)) {
+		if (args_whole(&p->loader))
+			args_copy(a, &p->loader);
+		else if (a->from != SRC_NONE)
+			; /* the arguments as passed, what of them was read */
+		else if (p->loader.from != SRC_NONE)
+			args_copy(a, &p->loader);
+		else if (p->fallback.from != SRC_NONE)
+			args_copy(a, &p->fallback);
+		else if (im->known)
+			args_from_image(a, im, SRC_LOADER);
+	}
+	print_exec(p->ts, p->pid, p->call, 0, p->pcomm, &p->d);
 	p->used = false;
 }
 
-/* An exec ended: shown now, or (a success without arguments, the loader probed) when the
- * loader's record comes or LOADER_WAIT_NS have passed (a static program has no loader). */
-static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+static struct pending *pending_of(int tid)
+{
+	for (int i = 0; i < PENDING; i++)
+		if (env.pend[i].used && env.pend[i].pid == tid)
+			return &env.pend[i];
+	return NULL;
+}
+
+/*
+ * An exec ended. A success whose arguments are not all whole waits, where the loader is
+ * probed, for its records (lengths, and the strings as the new program has them) until they
+ * come or LOADER_WAIT_NS have passed (a static program has no loader); the rest is shown now,
+ * a success read from /proc when nothing else read its arguments.
+ */
+static void exec_ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct tool_run *t = ctx;
 	struct sysc_call *c = call;
 	struct exec_data *d = sysc_data(c);
+	struct image *im = pair_get(&env.images, (uint64_t)tid, 0);
+	if (im) { /* start_thread(), in the new program */
+		if (ret == 0)
+			d->im = *im;
+		pair_del(&env.images, im);
+	}
 	if (ret < 0 && !env.failed)
 		return;
 	const char *pcomm = tool_comm(t, tid);
-	if (ret < 0 || d->a.from != SRC_NONE || !env.loader) {
-		if (ret == 0 && d->a.from == SRC_NONE)
+	if (ret == 0)
+		args_sizes_from(&d->a, &d->im);
+	if (ret < 0 || args_whole(&d->a) || !env.loader) {
+		if (ret == 0 && d->a.from == SRC_NONE) {
 			args_from_proc(&d->a, tid);
-		show(rec->ts, tid, c->which, ret, pcomm, d);
+			if (d->a.from == SRC_NONE && d->im.known)
+				args_from_image(&d->a, &d->im, SRC_KPROBE);
+		}
+		print_exec(rec->ts, tid, c->kind, ret, pcomm, d);
 		return;
 	}
 	struct pending *p = NULL;
@@ -359,13 +598,16 @@ static void done(const struct tep_record *rec, int tid, long long ret, void *cal
 		pending_show(p);
 	}
 	p->used = true;
+	p->strings = false;
 	p->pid = tid;
-	p->call = c->which;
+	p->call = c->kind;
 	p->ts = rec->ts;
 	p->deadline = reader_now() + LOADER_WAIT_NS;
 	snprintf(p->pcomm, sizeof(p->pcomm), "%s", pcomm);
 	memcpy(p->d.filename, d->filename, sizeof(d->filename));
-	p->d.a.from = SRC_NONE;
+	args_copy(&p->d.a, &d->a);
+	p->d.im = d->im;
+	args_clear(&p->loader);
 	/* Read now, as early as it can be: used if the loader says nothing. */
 	args_from_proc(&p->fallback, tid);
 }
@@ -382,11 +624,16 @@ static void on_event(struct tep_record *rec, void *ctx)
 	switch (ei->role) {
 	case ENTER: {
 		struct exec_data *d = sysc_data(sysc_enter(&env.join, tid, rec->ts, ei->call));
+		/* The C library's record of this call, or of how many arguments it had (its
+		 * strings too many for one event). */
 		struct args *st = pair_get(&env.stash, (uint64_t)tid, 0);
-		if (st) { /* the C library's record of this call */
-			memcpy(&d->a, st, offsetof(struct args, buf) + st->len);
+		struct args *cnt = pair_get(&env.counts, (uint64_t)tid, 0);
+		if (st || cnt)
+			args_copy(&d->a, st ? st : cnt);
+		if (st)
 			pair_del(&env.stash, st);
-		}
+		if (cnt)
+			pair_del(&env.counts, cnt);
 		break;
 	}
 	case ARGS: {
@@ -402,6 +649,10 @@ static void on_event(struct tep_record *rec, void *ctx)
 			pair_del(&env.stash, st);
 		break;
 	}
+	case LIBC_ARGV: args_count(pair_put(&env.counts, (uint64_t)tid, 0), rec, ei); break;
+	case IMAGE: /* start_thread(): the ID is already the one the exec ends with */
+		image_from_record(pair_put(&env.images, (uint64_t)tid, 0), rec, ei);
+		break;
 	case EXEC: {
 		/* The kernel ran the file; a thread other than the leader now has its ID. */
 		int pid = (int)reader_num(rec, ei->pid), old = (int)reader_num(rec, ei->old_pid);
@@ -413,24 +664,35 @@ static void on_event(struct tep_record *rec, void *ctx)
 	}
 	case EXIT: sysc_exit(&env.join, rec, tid, reader_num(rec, ei->ret)); break;
 	case LOADER:
-		for (int i = 0; i < PENDING; i++) {
-			struct pending *p = &env.pend[i];
-			if (p->used && p->pid == tid) {
-				args_from_record(&p->d.a, rec, ei);
-				pending_show(p);
-			}
+	case LOADER_IMAGE: {
+		struct pending *p = pending_of(tid);
+		if (!p)
+			break;
+		if (ei->role == LOADER_IMAGE) {
+			image_from_record(&p->d.im, rec, ei);
+		} else {
+			p->strings = true;
+			if (!args_from_record(&p->loader, rec, ei))
+				args_clear(&p->loader);
 		}
+		/* Both came (the strings may have been too many for one event: not written). */
+		if (p->strings && (p->d.im.known || !env.loader_image))
+			pending_show(p);
 		break;
+	}
 	}
 }
 
-/* Lost events: the C library's records may belong to calls whose entry was lost. */
+/* Lost events: the C library's records may belong to calls whose entry was lost, the new
+ * programs' stacks to calls whose exit was. */
 static void lost(int cpu, long long n, void *ctx)
 {
 	(void)cpu;
 	(void)n;
 	(void)ctx;
 	pair_clear(&env.stash);
+	pair_clear(&env.counts);
+	pair_clear(&env.images);
 }
 
 static void wake(struct tool_run *t, uint64_t now)
@@ -443,7 +705,8 @@ static void wake(struct tool_run *t, uint64_t now)
 
 /* --- the rungs ------------------------------------------------------------------------------ */
 
-static int trace(struct tool_run *t, struct tep_event *ev, enum role role, int call, enum src src)
+static int trace_role(struct tool_run *t, struct tep_event *ev, enum role role, int call,
+		      enum src src)
 {
 	struct evinfo *ei = &env.ev[env.nev++];
 	*ei = (struct evinfo){.role = role, .call = call, .src = src};
@@ -452,13 +715,17 @@ static int trace(struct tool_run *t, struct tep_event *ev, enum role role, int c
 	ei->pid = tep_find_field(ev, "pid");
 	ei->old_pid = tep_find_field(ev, "old_pid");
 	ei->argc = tep_find_field(ev, "argc");
-	for (int i = 0; i <= env.max_args; i++) {
+	ei->end = tep_find_field(ev, "end");
+	for (int i = 0; i <= env.max_args + 2; i++) {
 		char f[16];
 		snprintf(f, sizeof(f), "p%d", i);
-		ei->ptr[i] = tep_find_field(ev, f);
+		if (i <= env.max_args)
+			ei->ptr[i] = tep_find_field(ev, f);
 		snprintf(f, sizeof(f), "a%d", i);
 		if (i < env.max_args)
 			ei->str[i] = tep_find_field(ev, f);
+		snprintf(f, sizeof(f), "q%d", i);
+		ei->slot[i] = tep_find_field(ev, f);
 	}
 	/* No -n here: a program is named after its exec, its arguments before. */
 	const char *name = t->o.name;
@@ -470,22 +737,48 @@ static int trace(struct tool_run *t, struct tep_event *ev, enum role role, int c
 
 /* Fetch arguments reading argv from `argv` (a fetch expression for the array's address):
  * "p0=+u0(ARGV):u64 a0=+0(+u0(ARGV)):ustring p1=+u8(ARGV):u64 ..." in the kernel (u: the
- * array is in user memory), "p0=+0(ARGV):u64 a0=+0(+0(ARGV)):string ..." in a uprobe, and
- * with argc at the loader's entry "argc=+0(%sp):u64 a0=+0(+8(%sp)):string ...". */
-static void fetch_args(char *out, size_t len, const char *argv, bool kernel, bool argc)
+ * array is in user memory), "p0=+0(ARGV):u64 a0=+0(+0(ARGV)):string ..." in a uprobe; with
+ * end, the string that tells a uprobe's cut (" end=$comm"). */
+static void fetch_args(char *out, size_t len, const char *argv, bool kernel, bool end)
 {
 	const char *u = kernel ? "u" : "", *type = kernel ? "ustring" : "string";
 	size_t o = 0;
-	if (argc)
-		o += (size_t)snprintf(out + o, len - o, "argc=+0(%%sp):u64");
 	for (int i = 0; i <= env.max_args && o < len; i++) {
-		if (!argc)
-			o += (size_t)snprintf(out + o, len - o, "%sp%d=+%s%d(%s):u64", o ? " " : "",
-					      i, u, 8 * i, argv);
+		o += (size_t)snprintf(out + o, len - o, "%sp%d=+%s%d(%s):u64", o ? " " : "", i, u,
+				      8 * i, argv);
 		if (i < env.max_args && o < len)
 			o += (size_t)snprintf(out + o, len - o, " a%d=+0(+%s%d(%s)):%s", i, u,
-					      8 * i + (argc ? 8 : 0), argv, type);
+					      8 * i, argv, type);
 	}
+	if (end && o < len)
+		snprintf(out + o, len - o, " end=$comm");
+}
+
+/* The pointers only: "p0=+0(ARGV):u64 p1=+8(ARGV):u64 ..." (a uprobe). */
+static void fetch_argv(char *out, size_t len, const char *argv)
+{
+	size_t o = 0;
+	for (int i = 0; i <= env.max_args && o < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%sp%d=+%d(%s):u64", o ? " " : "", i, 8 * i,
+				      argv);
+}
+
+/* The new program's stack at sp: "argc=+0(SP):u64 q1=+8(SP):u64 ..." (slots 1 to max+2: the
+ * pointers of argv, its NULL and envp[0]), or its strings at the loader's entry,
+ * "argc=+0(%sp):u64 a0=+0(+8(%sp)):string ... end=$comm". */
+static void fetch_stack(char *out, size_t len, const char *sp, bool kernel, bool strings)
+{
+	const char *u = kernel ? "u" : "";
+	size_t o = (size_t)snprintf(out, len, "argc=+%s0(%s):u64", u, sp);
+	for (int j = 1; j <= env.max_args + 2 && o < len; j++)
+		if (!strings)
+			o += (size_t)snprintf(out + o, len - o, " q%d=+%s%d(%s):u64", j, u, 8 * j,
+					      sp);
+		else if (j <= env.max_args)
+			o += (size_t)snprintf(out + o, len - o, " a%d=+0(+%d(%s)):string", j - 1,
+					      8 * j, sp);
+	if (strings && o < len)
+		snprintf(out + o, len - o, " end=$comm");
 }
 
 /* 1: kprobes on the syscall entry functions. Since 4.17 they take the user registers
@@ -517,15 +810,22 @@ static int via_kprobe(void *ctx, const char **why)
 							 entries[e].funcs[c], args[c]);
 			if (!ev && c == 0)
 				break;
-			if (ev && (ret = trace(t, ev, ARGS, c, SRC_KPROBE)))
+			if (ev && (ret = trace_role(t, ev, ARGS, c, SRC_KPROBE)))
 				return ret;
 			n += ev != NULL;
 		}
 		if (!n)
 			continue;
-		snprintf(env.what_args, sizeof(env.what_args), "kprobes on %s%s%s",
+		/* start_thread(regs, ip, sp): the new program's stack, for the true lengths. */
+		static char stack[4096];
+		fetch_stack(stack, sizeof(stack), "%dx", true, false);
+		struct tep_event *ev =
+			probe_try(&t->s, PROBE_KPROBE, 'p', "image", "start_thread", stack);
+		if (ev && (ret = trace_role(t, ev, IMAGE, 0, SRC_KPROBE)))
+			return ret;
+		snprintf(env.what_args, sizeof(env.what_args), "kprobes on %s%s%s%s",
 			 entries[e].funcs[0], n > 1 ? " and " : "",
-			 n > 1 ? entries[e].funcs[1] : "");
+			 n > 1 ? entries[e].funcs[1] : "", ev ? " and start_thread" : "");
 		return 0;
 	}
 	*why = "neither __x64_sys_execve() (Linux 4.17) nor sys_execve() can be probed with "
@@ -554,7 +854,7 @@ static int via_eprobe(void *ctx, const char **why)
 		struct tep_event *ev = ustr_eprobe(&t->s, name, calls[c], args);
 		if (!ev && n == 0)
 			return -1;
-		if (ev && (ret = trace(t, ev, ARGS, c, SRC_EPROBE)))
+		if (ev && (ret = trace_role(t, ev, ARGS, c, SRC_EPROBE)))
 			return ret;
 		n += ev != NULL;
 	}
@@ -564,27 +864,79 @@ static int via_eprobe(void *ctx, const char **why)
 
 /* 3: the C library's exec functions (execv, execvp, posix_spawn, system() all end in one
  * of them), and the dynamic loader's entry. */
-static struct ustr_func libc_execs[3];
+static struct ustr_func libc_execs[3], libc_argvs[3];
 static bool libc_failed;
 
 static void libc_made(struct tep_event *ev, int i, void *ctx)
 {
 	(void)i;
-	if (!libc_failed && trace(ctx, ev, LIBC, 0, SRC_LIBC))
+	if (!libc_failed && trace_role(ctx, ev, LIBC, 0, SRC_LIBC))
 		libc_failed = true; /* said on stderr */
+}
+
+static void libc_argv_made(struct tep_event *ev, int i, void *ctx)
+{
+	(void)i;
+	if (!libc_failed && trace_role(ctx, ev, LIBC_ARGV, 0, SRC_LIBC))
+		libc_failed = true;
+}
+
+/* The C library's functions, with the string that tells a cut at the end where the kernel
+ * takes $comm in a uprobe, else without. */
+static int libc_uprobes(struct tool_run *t, bool end, const char **why)
+{
+	static char args[3][8192];
+	/* execve(path, argv, envp), fexecve(fd, argv, envp), execveat(fd, path, argv, ...) */
+	fetch_args(args[0], sizeof(args[0]), "$2", false, end);
+	fetch_args(args[2], sizeof(args[2]), "$3", false, end);
+	libc_execs[0] = (struct ustr_func){"execve", args[0], NULL};
+	libc_execs[1] = (struct ustr_func){"fexecve", args[0], NULL};
+	libc_execs[2] = (struct ustr_func){"execveat", args[2], NULL};
+	return ustr_uprobes(&t->s, libc_execs, 3, libc_made, t, env.lib, sizeof(env.lib), why);
+}
+
+/* And how many arguments there are, in an event of its own that is never too large. */
+static int libc_argv_uprobes(struct tool_run *t, const char **why)
+{
+	static char argv[2][4096];
+	fetch_argv(argv[0], sizeof(argv[0]), "$2");
+	fetch_argv(argv[1], sizeof(argv[1]), "$3");
+	libc_argvs[0] = (struct ustr_func){"execve", argv[0], "execve_argv"};
+	libc_argvs[1] = (struct ustr_func){"fexecve", argv[0], "fexecve_argv"};
+	libc_argvs[2] = (struct ustr_func){"execveat", argv[1], "execveat_argv"};
+	return ustr_uprobes(&t->s, libc_argvs, 3, libc_argv_made, t, env.lib, sizeof(env.lib), why);
+}
+
+/* The loader's entry: the new program's stack, its pointers and its strings (two events:
+ * the pointers are there even when the strings are too long to be written). */
+static int loader_uprobes(struct tool_run *t, const char *target)
+{
+	static char stack[4096], strings[8192];
+	int ret;
+	fetch_stack(stack, sizeof(stack), "%sp", false, false);
+	struct tep_event *ev = probe_try(&t->s, PROBE_UPROBE, 'p', "loader_argv", target, stack);
+	if (ev && (ret = trace_role(t, ev, LOADER_IMAGE, 0, SRC_LOADER)))
+		return ret;
+	env.loader_image = ev != NULL;
+	fetch_stack(strings, sizeof(strings), "%sp", false, true);
+	if (!(ev = probe_try(&t->s, PROBE_UPROBE, 'p', "loader", target, strings))) {
+		*strstr(strings, " end=") = 0;
+		ev = probe_try(&t->s, PROBE_UPROBE, 'p', "loader", target, strings);
+	}
+	if (ev && (ret = trace_role(t, ev, LOADER, 0, SRC_LOADER)))
+		return ret;
+	env.loader = ev != NULL;
+	return 0;
 }
 
 static int via_uprobe(void *ctx, const char **why)
 {
 	struct tool_run *t = ctx;
-	static char args[3][8192], largs[8192];
-	/* execve(path, argv, envp), fexecve(fd, argv, envp), execveat(fd, path, argv, ...) */
-	fetch_args(args[0], sizeof(args[0]), "$2", false, false);
-	fetch_args(args[2], sizeof(args[2]), "$3", false, false);
-	libc_execs[0] = (struct ustr_func){"execve", args[0]};
-	libc_execs[1] = (struct ustr_func){"fexecve", args[0]};
-	libc_execs[2] = (struct ustr_func){"execveat", args[2]};
-	int n = ustr_uprobes(&t->s, libc_execs, 3, libc_made, t, env.lib, sizeof(env.lib), why);
+	int before = env.nev, n = libc_uprobes(t, true, why), ret;
+	if (n < 0 && !libc_failed && env.nev == before)
+		n = libc_uprobes(t, false, why); /* no $comm in uprobes here */
+	if (n >= 0 && !libc_failed)
+		libc_argv_uprobes(t, why);
 	if (libc_failed)
 		return TOOL_FAIL;
 	if (n < 0)
@@ -594,13 +946,9 @@ static int via_uprobe(void *ctx, const char **why)
 	unsigned long long off;
 	if (!usym_interp(env.lib, interp, sizeof(interp)) && realpath(interp, env.ld) &&
 	    !usym_entry(env.ld, &off)) {
-		fetch_args(largs, sizeof(largs), "%sp", false, true);
 		snprintf(target, sizeof(target), "%s:0x%llx", env.ld, off);
-		struct tep_event *ev = probe_try(&t->s, PROBE_UPROBE, 'p', "loader", target, largs);
-		int ret;
-		if (ev && (ret = trace(t, ev, LOADER, 0, SRC_LOADER)))
+		if ((ret = loader_uprobes(t, target)))
 			return ret;
-		env.loader = ev != NULL;
 	}
 	snprintf(env.what_args, sizeof(env.what_args), "uprobes on %.2000s%s%.2000s", env.lib,
 		 env.loader ? " and " : "", env.loader ? env.ld : "");
@@ -618,7 +966,7 @@ static int via_proc(void *ctx, const char **why)
 
 static int setup(struct tool_run *t)
 {
-	static const ustr_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
+	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
 	int ret;
 	env.t = t;
 	struct tep_event *exec_ev = session_load_event(&t->s, "sched", "sched_process_exec");
@@ -628,13 +976,15 @@ static int setup(struct tool_run *t)
 				"and sched:sched_process_exec needed (CONFIG_FTRACE_SYSCALLS)\n");
 		return TOOL_FAIL;
 	}
-	if (sysc_init(&env.join, 256, sizeof(struct exec_data), done, t) ||
+	if (sysc_init(&env.join, 256, sizeof(struct exec_data), exec_ended, t) ||
 	    pair_init(&env.stash, 256, sizeof(struct args)) ||
+	    pair_init(&env.counts, 256, sizeof(struct args)) ||
+	    pair_init(&env.images, 256, sizeof(struct image)) ||
 	    reader_on_lost(&t->r, sysc_lost, &env.join) || reader_on_lost(&t->r, lost, NULL) ||
 	    session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	int via = env.via;
-	ret = ustr_climb(rungs, via_names, VIA_BEST, &via, t, "execsnoop");
+	ret = ladder_climb(rungs, via_names, VIA_BEST, &via, t, "execsnoop");
 	env.via = via;
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;
@@ -642,11 +992,11 @@ static int setup(struct tool_run *t)
 		struct tep_event *en = sysc_event(&t->s, "enter", calls[c]);
 		struct tep_event *ex = sysc_event(&t->s, "exit", calls[c]);
 		if (en && ex &&
-		    ((ret = trace(t, en, ENTER, c, SRC_NONE)) ||
-		     (ret = trace(t, ex, EXIT, c, SRC_NONE))))
+		    ((ret = trace_role(t, en, ENTER, c, SRC_NONE)) ||
+		     (ret = trace_role(t, ex, EXIT, c, SRC_NONE))))
 			return ret;
 	}
-	if ((ret = trace(t, exec_ev, EXEC, 0, SRC_NONE)))
+	if ((ret = trace_role(t, exec_ev, EXEC, 0, SRC_NONE)))
 		return ret;
 	snprintf(t->what, sizeof(t->what), "exec()s, arguments via %s", env.what_args);
 	return TOOL_OK;
@@ -671,10 +1021,16 @@ static void end(struct tool_run *t)
 	if (env.late || env.unknown)
 		fprintf(stderr,
 			"execsnoop: of %llu execs shown, %llu with arguments read from /proc after "
-			"the exec ([late]), %llu without arguments (gone before they were read, or "
-			"a failed exec by a program without the C library)\n",
+			"the exec ([late]), %llu whose arguments were not read (gone before they "
+			"were read, a failed exec by a program without the C library, or more than "
+			"one trace event holds)\n",
 			(unsigned long long)env.shown, (unsigned long long)env.late,
 			(unsigned long long)env.unknown);
+	if (env.cut)
+		fprintf(stderr,
+			"execsnoop: %llu execs shown with arguments cut ([cut]): longer than one "
+			"trace event holds (about 4 KB in all)\n",
+			(unsigned long long)env.cut);
 }
 
 static void cleanup(struct tool_run *t)
@@ -682,6 +1038,8 @@ static void cleanup(struct tool_run *t)
 	(void)t;
 	sysc_free(&env.join);
 	pair_free(&env.stash);
+	pair_free(&env.counts);
+	pair_free(&env.images);
 }
 
 static const struct tool execsnoop = {

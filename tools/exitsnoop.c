@@ -22,9 +22,9 @@
 
 /* How a task or a process is ending, as far as the events have said. */
 struct ending {
-	long long code; /* exit(2)/exit_group(2)'s, when has_code */
-	int sig;	/* a fatal signal delivered, 0: none */
-	int sent;	/* the last signal other than SIGKILL sent to it, 0: none */
+	int code; /* the status the parent sees of exit(2)/exit_group(2), when has_code */
+	int sig;  /* a fatal signal delivered, 0: none */
+	int sent; /* the last signal other than SIGKILL sent to it, 0: none */
 	bool has_code;
 	bool sent_kill; /* a SIGKILL was sent to it */
 };
@@ -44,6 +44,8 @@ static struct env {
 	struct pair_table groups; /* tgid -> the process's ending */
 } env;
 
+enum { OPT_THREADS = OPT_LONG + 1 };
+
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
 	TOOL_JSON("one JSON object per exit"),
@@ -52,8 +54,8 @@ static const struct opt_spec options[] = {
 	{'p', NULL, "PID", "only this process (its threads with --threads)", 0},
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
-	{'x', NULL, NULL, "only failures: an exit code other than 0, or a signal", 0},
-	{OPT_LONG + 1, "threads", NULL, "every thread's exit, not only processes'", 0},
+	{'x', NULL, NULL, "only failures: an exit status other than 0, or a signal", 0},
+	{OPT_THREADS, "threads", NULL, "every thread's exit, not only processes'", 0},
 	TOOL_OPT_END,
 };
 
@@ -75,7 +77,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.pid = opt_live_pid(arg);
 	else if (o->key == 'n')
 		env.name = opt_glob(arg, "NAME");
-	else if (o->key == OPT_LONG + 1)
+	else if (o->key == OPT_THREADS)
 		env.threads = true;
 }
 
@@ -87,6 +89,13 @@ static int tgid_of(int tid)
 	return comm_task(env.t->names, tid, &ti) ? tid : ti.tgid;
 }
 
+/* What a parent's wait() sees of exit(code): the kernel keeps (code & 0xff) << 8, so exit(256)
+ * is a success and exit(-1) is 255. */
+static int exit_status(const struct tep_record *rec, const struct tep_format_field *f)
+{
+	return (int)(reader_num(rec, f) & 0xff);
+}
+
 /* exit_group(2): the code of the whole process; the other threads then get SIGKILL. */
 static void on_exit_group(struct tep_record *rec, void *ctx)
 {
@@ -94,7 +103,7 @@ static void on_exit_group(struct tep_record *rec, void *ctx)
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	struct ending *g = pair_put(&env.groups, (uint64_t)tgid_of(tid), 0);
 	if (!g->has_code && !g->sig) {
-		g->code = reader_num(rec, env.code);
+		g->code = exit_status(rec, env.code);
 		g->has_code = true;
 	}
 }
@@ -104,7 +113,7 @@ static void on_exit_thread(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
 	struct ending *e = pair_put(&env.tasks, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
-	e->code = reader_num(rec, env.tcode);
+	e->code = exit_status(rec, env.tcode);
 	e->has_code = true;
 }
 
@@ -178,7 +187,7 @@ static void print(const struct tep_record *rec, int tid, int tgid, const struct 
 			       "s}\n",
 			       how->sig, sname, core ? "true" : "false");
 		else if (how->has_code)
-			printf("\"exit_code\":%lld,\"signal\":null,\"signal_name\":null,\"core\":"
+			printf("\"exit_code\":%d,\"signal\":null,\"signal_name\":null,\"core\":"
 			       "false}\n",
 			       how->code);
 		else
@@ -199,7 +208,7 @@ static void print(const struct tep_record *rec, int tid, int tgid, const struct 
 	if (how->sig)
 		printf("signal %d (%s)%s\n", how->sig, sname, core ? ", core" : "");
 	else if (how->has_code)
-		printf("%lld\n", how->code);
+		printf("%d\n", how->code);
 	else
 		printf("?\n");
 }

@@ -5,11 +5,14 @@
  */
 #include "flame.h"
 #include "opt.h"
+#include "out.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct env {
 	struct flame_opts o;
@@ -46,6 +49,46 @@ static void option(const struct opt_spec *o, const char *arg, void *ctx)
 	}
 }
 
+/* Lines left out for one reason: how many, and the first of them (its end, when long). */
+struct refused {
+	size_t n, first, len;
+	bool cut;
+	char text[64];
+};
+
+static void refuse(struct refused *r, size_t n, const char *line, size_t len)
+{
+	if (r->n++)
+		return;
+	r->first = n;
+	if (len && line[len - 1] == '\n')
+		len--;
+	r->cut = len > sizeof(r->text);
+	r->len = r->cut ? sizeof(r->text) : len;
+	memcpy(r->text, line + len - r->len, r->len);
+}
+
+/* Said with the line as it was (its bytes escaped), so that the reason can be seen. */
+static void say(const struct refused *r, size_t lines, const char *why)
+{
+	if (!r->n)
+		return;
+	fprintf(stderr, "flamegraph: %zu of %zu lines %s: left out (line %zu first: '%s", r->n,
+		lines, why, r->first, r->cut ? "..." : "");
+	out_text_line(stderr, r->text, r->len);
+	fputs("')\n", stderr);
+}
+
+/* SIGPIPE caught rather than ignored: a write to a pipe nobody reads then fails with EPIPE,
+ * and this says that it did. */
+static volatile sig_atomic_t reader_gone;
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	reader_gone = 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct opt_usage usage = {
@@ -57,40 +100,50 @@ int main(int argc, char **argv)
 		.examples = examples,
 	};
 	opt_init(argv[0]);
+	sigaction(SIGPIPE, &(struct sigaction){.sa_handler = on_sigpipe}, NULL);
 	const char *file;
 	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &file);
 	struct flame *f = flame_new();
 	if (!f)
 		return 1;
 	char *line = NULL;
-	size_t cap = 0, n = 0, bad = 0, first_bad = 0;
+	size_t cap = 0, n = 0;
+	struct refused refused[2] = {{0}}; /* FLAME_NO_COUNT, FLAME_COUNT_TOO_LARGE */
 	ssize_t len;
 	while ((len = getline(&line, &cap, in)) > 0) {
 		n++;
-		int r = flame_add_line(f, line, (size_t)len);
-		if (r < 0) {
+		enum flame_line r = flame_add_line(f, line, (size_t)len);
+		if (r == FLAME_OOM) {
 			fprintf(stderr, "flamegraph: out of memory at line %zu\n", n);
 			return 1;
 		}
-		if (r > 0 && !bad++)
-			first_bad = n;
+		if (r == FLAME_NO_COUNT || r == FLAME_COUNT_TOO_LARGE)
+			refuse(&refused[r != FLAME_NO_COUNT], n, line, (size_t)len);
 	}
 	free(line);
 	if (ferror(in)) {
 		fprintf(stderr, "flamegraph: cannot read %s: %s\n", file, strerror(errno));
 		return 1;
 	}
-	if (bad)
-		fprintf(stderr,
-			"flamegraph: %zu of %zu lines were not folded stacks ('frame;frame "
-			"COUNT'): "
-			"left out (line %zu first)\n",
-			bad, n, first_bad);
-	if (flame_svg(f, &env.o, stdout)) {
+	say(&refused[0], n,
+	    "do not end in white space and a count (digits, a fraction allowed: 'a;b 12', "
+	    "'a;b 1.5')");
+	say(&refused[1], n, "have a count too large to add up");
+	if (!(flame_total(f) > 0)) {
 		fprintf(stderr, "flamegraph: no samples in the input\n");
 		flame_free(f);
 		return 1;
 	}
+	if (flame_svg(f, &env.o, stdout)) {
+		fprintf(stderr, "flamegraph: out of memory\n");
+		flame_free(f);
+		return 1;
+	}
 	flame_free(f);
+	/* | head: the reader went away. Not a failure, as in the tracing tools: exit 0, quietly
+	 * (out.c's check at exit cannot tell EPIPE once stdio has dropped what it held). */
+	fflush(stdout);
+	if (reader_gone)
+		_exit(0);
 	return 0; /* a write error on standard output: exit 1, said at exit (out.c) */
 }

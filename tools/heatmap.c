@@ -11,9 +11,12 @@
 #include "out.h"
 
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct env {
 	const char *time, *value, *file;
@@ -37,8 +40,8 @@ static const struct opt_spec options[] = {
 	 0},
 	{OPT_LONG + 5, "rows", "SCALE", "log (a row per power of 2, the default) or linear", 0},
 	{OPT_LONG + 6, "max", "VALUE",
-	 "linear rows: the top row's upper bound (default: the "
-	 "largest value)",
+	 "linear rows: the top row's upper bound (default: the largest value);\nvalues "
+	 "above it are counted in the top row, and said",
 	 0},
 	{OPT_LONG + 7, "title", "TEXT", "the title (default: Latency heat map)", 0},
 	{0, NULL, NULL, NULL, 0},
@@ -104,6 +107,16 @@ static const char *unit_of(const char *field)
 	return NULL;
 }
 
+/* SIGPIPE caught rather than ignored: a write to a pipe nobody reads then fails with EPIPE,
+ * and this says that it did. */
+static volatile sig_atomic_t reader_gone;
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	reader_gone = 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct opt_usage usage = {
@@ -114,7 +127,10 @@ int main(int argc, char **argv)
 		.examples = examples,
 	};
 	opt_init(argv[0]);
+	sigaction(SIGPIPE, &(struct sigaction){.sa_handler = on_sigpipe}, NULL);
 	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &env.file);
+	if (env.o.max > 0 && !env.o.linear)
+		opt_fail("--max is the top of linear rows: give --rows linear too");
 	struct heat *h = heat_new();
 	if (!h)
 		return 1;
@@ -153,7 +169,9 @@ int main(int argc, char **argv)
 		if (ok && !hist && v.p[0] == '[')
 			hist = true; /* --value naming a histogram */
 		/* A histogram is checked whole before any of it is drawn: a line left out (and
-		 * counted so) must not have put some of its buckets in the picture. */
+		 * counted so) must not have put some of its buckets in the picture, nor may its
+		 * counts take the total past 64 bits. */
+		uint64_t sum = heat_count(h);
 		for (int pass = 0; ok && hist && pass < 2; pass++) {
 			struct json_span at = v, b;
 			while (ok && (b = json_next(&at)).n) {
@@ -163,9 +181,11 @@ int main(int argc, char **argv)
 					continue; /* negative values: none in a latency */
 				ok = json_number(l, &lo) && json_number(json_get(b, "high"), &hi) &&
 				     json_number(json_get(b, "count"), &count) && count >= 0 &&
-				     count < 1.8e19 &&
+				     count < 1.8e19 && count == floor(count) &&
 				     (pass ? heat_add_bucket(h, tv, lo, hi, (uint64_t)count) == 0 :
-					     heat_bucket_ok(lo, hi));
+					     heat_bucket_ok(lo, hi) &&
+						      sum + (uint64_t)count >= sum);
+				sum += pass ? 0 : (uint64_t)count;
 			}
 		}
 		if (ok && !hist) {
@@ -193,11 +213,23 @@ int main(int argc, char **argv)
 		env.o.unit = unit[0] ? unit : vfield ? unit_of(vfield) : NULL;
 	env.o.clock = clock;
 	char why[160];
-	if (heat_svg(h, &env.o, stdout, why, sizeof(why))) {
+	int rc = heat_svg(h, &env.o, stdout, why, sizeof(why));
+	if (rc) {
 		fprintf(stderr, "heatmap: %s\n", why);
 		heat_free(h);
-		return 1;
+		return rc == -2 ? 2 : 1; /* -2: the columns must change (--column) */
 	}
+	if (heat_beyond(h))
+		fprintf(stderr,
+			"heatmap: %llu of %llu values above --max %g: drawn in the top row (\"and "
+			"above\")\n",
+			(unsigned long long)heat_beyond(h), (unsigned long long)heat_count(h),
+			env.o.max);
 	heat_free(h);
+	/* | head: the reader went away. Not a failure, as in the tracing tools: exit 0, quietly
+	 * (out.c's check at exit cannot tell EPIPE once stdio has dropped what it held). */
+	fflush(stdout);
+	if (reader_gone)
+		_exit(0);
 	return 0; /* a write error on standard output: exit 1, said at exit (out.c) */
 }

@@ -33,6 +33,8 @@ static struct env {
 	} disks[MAX_DISKS];
 } env;
 
+enum { OPT_HEATMAP = OPT_LONG + 1 };
+
 static const struct opt_spec options[] = {
 	BLK_OPT_DEV,
 	{'D', NULL, NULL, "one histogram per disk", 0},
@@ -41,7 +43,7 @@ static const struct opt_spec options[] = {
 	{'m', NULL, NULL, "millisecond buckets (default: microseconds)", 0},
 	BLK_OPT_QUEUED,
 	{'T', NULL, NULL, "print the wall-clock time with each histogram", TOOL_OPT_WALLCLOCK},
-	{OPT_LONG + 1, "heatmap", "FILE",
+	{OPT_HEATMAP, "heatmap", "FILE",
 	 "also write the histograms as an SVG latency heat map to FILE at the\nend (a column "
 	 "per interval; with -D, all disks in one)",
 	 0},
@@ -65,7 +67,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.per_disk = true;
 	else if (o->key == 'm')
 		env.millis = true;
-	else if (o->key == OPT_LONG + 1)
+	else if (o->key == OPT_HEATMAP)
 		env.heatmap = arg;
 	else
 		blk_parse_opt(&env.blk, o->key, arg);
@@ -170,7 +172,8 @@ static void write_heatmap(struct tool_run *t)
 			env.heat ? why : "out of memory", env.heatmap);
 		fclose(env.heat_file);
 		unlink(env.heatmap);
-	} else if (fclose(env.heat_file)) {
+	} else if (fclose(env.heat_file) && errno != EPIPE) {
+		/* EPIPE: --heatmap /dev/stdout | head, its reader went away: not a failure */
 		fprintf(stderr, "iolatency: --heatmap: cannot write %s: %s\n", env.heatmap,
 			strerror(errno));
 	}

@@ -33,7 +33,7 @@ static const struct call {
 #define NCALLS (sizeof(calls) / sizeof(*calls))
 
 struct sent {
-	long long target;
+	int target; /* a PID, 0 or -PGID (a process group), -1 (all), or a pidfd */
 	int sig;
 };
 
@@ -54,6 +54,8 @@ static struct env {
 	struct tep_format_field *g_sig, *g_pid, *g_comm, *g_result;
 } env;
 
+enum { OPT_SIGNAL = OPT_LONG + 1 };
+
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
 	TOOL_JSON("one JSON object per signal"),
@@ -67,7 +69,7 @@ static const struct opt_spec options[] = {
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
 	{'x', NULL, NULL, "only calls that failed (with -K: signals not delivered)", 0},
-	{OPT_LONG + 1, "signal", "LIST",
+	{OPT_SIGNAL, "signal", "LIST",
 	 "only these signals: numbers or names, comma-separated\n(TERM,KILL,9)", 0},
 	TOOL_OPT_END,
 };
@@ -85,10 +87,9 @@ static const char *const examples[] = {
  * neither. */
 static int parse_signal(const char *s)
 {
-	char *end, buf[16];
-	long n = strtol(s, &end, 10);
-	if (*s && !*end)
-		return n >= 0 && n <= 64 ? (int)n : -1;
+	char buf[16];
+	if (*s && strspn(s, "0123456789") == strlen(s))
+		return strlen(s) <= 2 && atoi(s) <= 64 ? atoi(s) : -1;
 	for (int i = 1; i <= 64; i++) {
 		const char *name = sig_name(i, buf);
 		if (!strcasecmp(s, name) || !strcasecmp(s, name + 3))
@@ -104,18 +105,22 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'x': env.failed = true; break;
 	case 's': env.names = true; break;
 	case 'K': env.kernel = true; break;
-	case OPT_LONG + 1: {
-		char *list = strdup(arg), *save = NULL;
-		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+	case OPT_SIGNAL: {
+		char *list = strdup(arg), *rest = list;
+		if (!list)
+			opt_fail("out of memory");
+		/* strsep, not strtok: "TERM,,KILL" has an empty one, which is no signal. */
+		for (char *w; (w = strsep(&rest, ","));) {
 			int sig = parse_signal(w);
-			if (sig < 0)
-				opt_fail("invalid signal: '%s' (a number from 1 to 64 or a name)",
+			if (!*w)
+				opt_fail("invalid --signal: '%s' (an empty item)", arg);
+			else if (sig < 0)
+				opt_fail("invalid signal: '%s' (a number from 0, the existence "
+					 "check, to 64, or a name)",
 					 w);
 			env.sigs[sig / 64] |= 1ULL << (sig % 64);
 		}
 		free(list);
-		if (!env.sigs[0] && !env.sigs[1])
-			opt_fail("invalid --signal: '%s' (no signal in it)", arg);
 		env.any_sig = true;
 		break;
 	}
@@ -161,19 +166,19 @@ static void json_start(const struct tep_record *rec, int tid)
 }
 
 /* A call ended: the signal, its target, the result. */
-static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+static void print_call(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	(void)ctx;
 	struct sysc_call *c = call;
 	const struct sent *s = sysc_data(c);
-	const struct call *what = &calls[c->which];
+	const struct call *what = &calls[c->kind];
 	bool pidfd = !strcmp(what->target, "pidfd");
 	char buf[16];
 	if ((env.failed && ret >= 0) || !wanted(s->sig))
 		return;
 	if (env.t->o.json) {
 		json_start(rec, tid);
-		printf("\"call\":\"%s\",\"%s\":%lld,\"sig\":%d,\"signal_name\":\"%s\",\"result\":%"
+		printf("\"call\":\"%s\",\"%s\":%d,\"sig\":%d,\"signal_name\":\"%s\",\"result\":%"
 		       "lld}\n",
 		       what->name, pidfd ? "target_pidfd" : "tpid", s->target, s->sig,
 		       sig_name(s->sig, buf), ret);
@@ -183,11 +188,11 @@ static void done(const struct tep_record *rec, int tid, long long ret, void *cal
 	if (pidfd)
 		printf("%7s ", "pidfd");
 	else
-		printf("%7lld ", s->target);
+		printf("%7d ", s->target);
 	print_sig(s->sig);
 	printf("%-6lld %s", ret, what->name);
 	if (pidfd)
-		printf(" fd %lld", s->target);
+		printf(" fd %d", s->target);
 	putchar('\n');
 }
 
@@ -201,7 +206,9 @@ static void on_syscall(struct tep_record *rec, void *ctx)
 	}
 	struct sysc_call *c = sysc_enter(&env.join, tid, rec->ts, (int)(e->call - calls));
 	struct sent *s = sysc_data(c);
-	s->target = reader_num(rec, e->target);
+	/* The arguments as the call takes them (pid_t, int) from their 8-byte slots, which the
+	 * formats call unsigned: kill(-1, ...) is 0x00000000ffffffff there. */
+	s->target = (pid_t)reader_num(rec, e->target);
 	s->sig = (int)reader_num(rec, e->sig);
 }
 
@@ -279,7 +286,7 @@ static int setup(struct tool_run *t)
 		return setup_kernel(t);
 	int n = 0, ret;
 	/* Every one of these events happens in a process: leave ourselves out before. */
-	if (sysc_init(&env.join, 1024, sizeof(struct sent), done, NULL) ||
+	if (sysc_init(&env.join, 1024, sizeof(struct sent), print_call, NULL) ||
 	    reader_on_lost(&t->r, sysc_lost, &env.join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	for (size_t i = 0; i < NCALLS; i++) {

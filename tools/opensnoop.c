@@ -6,14 +6,21 @@
  * probe on the syscall's entry, or uprobes on the C library's open functions. Entry, path and
  * exit are joined per thread (sysc.h).
  */
+#define _GNU_SOURCE /* process_vm_readv */
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
+#include "ladder.h"
 #include "out.h"
 #include "probe.h"
 #include "reader.h"
@@ -38,14 +45,26 @@ struct evinfo {
 	enum role role;
 	int call; /* index in calls[], CALL_UNKNOWN for a C library function */
 	bool creat;
-	struct tep_format_field *file, *flags, *mode, *ret;
+	/* ptr: the path's address in the caller, for a path the kernel could not copy; end: a
+	 * uprobe's last string, missing when the path took its room (4 KB or more) */
+	struct tep_format_field *file, *flags, *mode, *ret, *ptr, *end;
 };
 
 /* The tool's part of a call in progress. */
 struct open_data {
 	long long flags, mode; /* -1: unknown */
 	bool named;
+	bool cut;     /* the path held is a prefix */
+	uint64_t ptr; /* where the caller passed the path, 0: not known */
 	char path[PATH_MAX];
+};
+
+/* A path as it is shown: read whole, or a prefix of one len bytes long (SIZE_MAX: at least
+ * as long as the prefix), read late from the caller's memory. */
+struct shown_path {
+	const char *s;
+	size_t held, len;
+	bool late;
 };
 
 static struct env {
@@ -63,6 +82,8 @@ static struct env {
 	char lib[PATH_MAX];
 } env = {.via = USTR_BEST};
 
+enum { OPT_VIA = OPT_LONG + 1 };
+
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
 	{'e', NULL, NULL, "FLAGS and MODE columns (octal)", 0},
@@ -73,7 +94,7 @@ static const struct opt_spec options[] = {
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
 	{'x', NULL, NULL, "only failed opens", 0},
-	{OPT_LONG + 1, "via", "MECH",
+	{OPT_VIA, "via", "MECH",
 	 "how to read paths: kprobe, eprobe or uprobe (default: the best the\nkernel offers)", 0},
 	TOOL_EXEC,
 	TOOL_OPT_END,
@@ -95,7 +116,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	switch (o->key) {
 	case 'e': env.extended = true; break;
 	case 'x': env.failed = true; break;
-	case OPT_LONG + 1: env.via = opt_choice(arg, ustr_via_names, USTR_BEST, "--via"); break;
+	case OPT_VIA: env.via = opt_choice(arg, ustr_via_names, USTR_BEST, "--via"); break;
 	}
 }
 
@@ -119,15 +140,71 @@ static bool path_matches(const char *path)
 	return env.glob ? fnmatch(env.pattern, path, 0) == 0 : strstr(path, env.pattern) != NULL;
 }
 
-static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+/*
+ * A path no probe read: longer than the kernel copies (PATH_MAX, 4096 bytes with its NUL:
+ * ENAMETOOLONG before any kprobe sees it, too long for one uprobe string). Read from the
+ * caller's memory now, after the call (a prefix held, the length to its NUL); false when
+ * the caller is gone or the memory unreadable.
+ */
+/* len bytes of task tid's memory at `at` into buf: process_vm_readv, or /proc/TID/mem where
+ * the kernel has no CONFIG_CROSS_MEMORY_ATTACH (the 4.x guests). */
+static ssize_t caller_memory(int tid, uint64_t at, char *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)at, len};
+	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n >= 0 || errno != ENOSYS)
+		return n;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len, (off_t)at);
+	close(fd);
+	return n;
+}
+
+static bool path_from_memory(int tid, uint64_t at, char *buf, size_t size, size_t *len)
+{
+	char more[4096];
+	ssize_t n = caller_memory(tid, at, buf, size - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	*len = strnlen(buf, (size_t)n);
+	/* Its length: on to the NUL, at most the 128 KB of the kernel's MAX_ARG_STRLEN. */
+	for (size_t off = (size_t)n; *len == off && off < 131072; off += (size_t)n) {
+		if ((n = caller_memory(tid, at + off, more, sizeof(more))) <= 0) {
+			*len = SIZE_MAX;
+			break;
+		}
+		*len += strnlen(more, (size_t)n);
+	}
+	if (*len == 131072)
+		*len = SIZE_MAX;
+	return true;
+}
+
+static void print_open(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct tool_run *t = ctx;
 	struct sysc_call *c = call;
-	const struct open_data *o = sysc_data(c);
+	struct open_data *o = sysc_data(c);
 	int fd = ret >= 0 ? (int)ret : -1, err = ret < 0 ? (int)-ret : 0;
 	/* An eprobe that cannot read user memory records "" (6.1) or "(fault)" (6.12). */
 	bool known = o->named && o->path[0] && strcmp(o->path, "(fault)");
-	const char *path = known ? o->path : "[unknown]";
+	struct shown_path sp = {.s = o->path, .held = strlen(o->path)};
+	sp.len = o->cut ? SIZE_MAX : sp.held;
+	if ((!known || o->cut) && err == ENAMETOOLONG && o->ptr &&
+	    path_from_memory(tid, o->ptr, o->path, sizeof(o->path), &sp.len)) {
+		known = sp.late = true;
+		sp.held = strlen(o->path);
+	}
+	/* Not read, and longer than the kernel copies: not to be taken for a path unknown. */
+	bool too_long = !known && err == ENAMETOOLONG;
+	const char *path = known    ? o->path :
+			   too_long ? "[unknown: 4096 bytes or more]" :
+				      "[unknown]";
 	if ((env.failed && ret >= 0) || !path_matches(path))
 		return;
 	const char *comm = tool_comm(t, tid);
@@ -147,7 +224,10 @@ static void done(const struct tep_record *rec, int tid, long long ret, void *cal
 			out_json_str(stdout, o->path, sizeof(o->path));
 		else
 			fputs("null", stdout);
-		fputs("}\n", stdout);
+		printf(",\"path_cut\":%s,\"path_len\":",
+		       (known && sp.len != sp.held) || too_long ? "true" : "false");
+		printf(known && sp.len != SIZE_MAX ? "%zu" : "null", sp.len);
+		printf(",\"path_late\":%s}\n", sp.late ? "true" : "false");
 		return;
 	}
 	if (t->o.timestamp)
@@ -167,6 +247,12 @@ static void done(const struct tep_record *rec, int tid, long long ret, void *cal
 			printf("%4s ", "-");
 	}
 	out_text(stdout, path, sizeof(o->path), 0);
+	if (known && sp.len == SIZE_MAX)
+		fputs(" [cut]", stdout);
+	else if (known && sp.len != sp.held)
+		printf(" [cut: %zu bytes]", sp.len);
+	if (sp.late)
+		fputs(" [late]", stdout);
 	putchar('\n');
 }
 
@@ -203,16 +289,22 @@ static void on_event(struct tep_record *rec, void *ctx)
 	if (ei->role == ENTER) {
 		o->flags = ei->creat ? CREAT_FLAGS : ei->flags ? reader_num(rec, ei->flags) : -1;
 		o->mode = ei->mode ? reader_num(rec, ei->mode) : -1;
+		o->ptr = ei->ptr ? (uint64_t)reader_num(rec, ei->ptr) : 0;
 	}
 	if (ei->file) {
+		size_t endlen = 1;
 		o->named = true;
 		reader_strcpy(o->path, sizeof(o->path), rec, ei->file);
+		if (ei->end)
+			reader_str(rec, ei->end, &endlen);
+		o->cut = !endlen;
 	}
 }
 
 /* --- the mechanisms ------------------------------------------------------------------------ */
 
-static int trace(struct tool_run *t, struct tep_event *ev, enum role role, int call, bool creat)
+static int trace_role(struct tool_run *t, struct tep_event *ev, enum role role, int call,
+		      bool creat)
 {
 	struct evinfo *ei = &env.ev[env.nev++];
 	*ei = (struct evinfo){
@@ -223,7 +315,14 @@ static int trace(struct tool_run *t, struct tep_event *ev, enum role role, int c
 		.flags = tep_find_field(ev, "flags"),
 		.mode = tep_find_field(ev, "mode"),
 		.ret = tep_find_field(ev, "ret"),
+		.ptr = tep_find_field(ev, "ptr"),
+		.end = tep_find_field(ev, "end"),
 	};
+	/* The syscall entries: the path's pointer as the call took it. */
+	if (!ei->ptr && !(ei->ptr = tep_find_field(ev, "filename")))
+		ei->ptr = tep_find_field(ev, "pathname");
+	if (ei->ptr && !(ei->ptr->flags & TEP_FIELD_IS_POINTER) && strcmp(ei->ptr->name, "ptr"))
+		ei->ptr = NULL;
 	return tool_trace(t, ev, NULL, on_event, ei);
 }
 
@@ -247,11 +346,11 @@ static int via_kprobe(void *ctx, const char **why)
 		return -1;
 	for (int c = 0; c < NCALLS; c++) {
 		struct tep_event *enter = sysc_event(&t->s, "enter", calls[c]);
-		if (enter && (ret = trace(t, enter, ENTER, c, c == CALL_CREAT)))
+		if (enter && (ret = trace_role(t, enter, ENTER, c, c == CALL_CREAT)))
 			return ret;
 	}
 	snprintf(t->what, sizeof(t->what), "open()s via kprobes (%s)", funcs[which].func);
-	return trace(t, ev, NAME, CALL_UNKNOWN, false);
+	return trace_role(t, ev, NAME, CALL_UNKNOWN, false);
 }
 
 /* 2: event probes on the syscall entries, reading the path from user memory. On Debian's 6.1
@@ -260,10 +359,11 @@ static int via_eprobe(void *ctx, const char **why)
 {
 	struct tool_run *t = ctx;
 	static const char *const args[NCALLS] = {
-		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64",
-		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64",
-		"file=+0($filename):ustring flags=+u0($how):u64 mode=+u8($how):u64",
-		"file=+0($pathname):ustring mode=$mode:u64",
+		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 ptr=$filename:u64",
+		"file=+0($filename):ustring flags=$flags:u64 mode=$mode:u64 ptr=$filename:u64",
+		"file=+0($filename):ustring flags=+u0($how):u64 mode=+u8($how):u64 "
+		"ptr=$filename:u64",
+		"file=+0($pathname):ustring mode=$mode:u64 ptr=$pathname:u64",
 	};
 	int n = 0, ret;
 	*why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
@@ -275,7 +375,7 @@ static int via_eprobe(void *ctx, const char **why)
 			return -1;
 		if (!ev)
 			return TOOL_FAIL;
-		if ((ret = trace(t, ev, ENTER, c, c == CALL_CREAT)))
+		if ((ret = trace_role(t, ev, ENTER, c, c == CALL_CREAT)))
 			return ret;
 		n++;
 	}
@@ -285,35 +385,48 @@ static int via_eprobe(void *ctx, const char **why)
 
 /* 3: uprobes on the C library's open functions, with the ABI's argument registers. */
 static const struct ustr_func libc_opens[] = {
-	{"open64", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"open", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open64", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open64_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64"},
-	{"__open64_2", "file=+0($1):string flags=$2:u64"},
-	{"__open_2", "file=+0($1):string flags=$2:u64"},
-	{"openat64", "file=+0($2):string flags=$3:u64 mode=$4:u64"},
-	{"openat", "file=+0($2):string flags=$3:u64 mode=$4:u64"},
-	{"__openat64_2", "file=+0($2):string flags=$3:u64"},
-	{"__openat_2", "file=+0($2):string flags=$3:u64"},
-	{"creat64", "file=+0($1):string mode=$2:u64"},
-	{"creat", "file=+0($1):string mode=$2:u64"},
+	{"open64", "file=+0($1):string flags=$2:u64 mode=$3:u64 ptr=$1:u64", NULL},
+	{"open", "file=+0($1):string flags=$2:u64 mode=$3:u64 ptr=$1:u64", NULL},
+	{"__open64", "file=+0($1):string flags=$2:u64 mode=$3:u64 ptr=$1:u64", NULL},
+	{"__open", "file=+0($1):string flags=$2:u64 mode=$3:u64 ptr=$1:u64", NULL},
+	{"__open64_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64 ptr=$1:u64", NULL},
+	{"__open_nocancel", "file=+0($1):string flags=$2:u64 mode=$3:u64 ptr=$1:u64", NULL},
+	{"__open64_2", "file=+0($1):string flags=$2:u64 ptr=$1:u64", NULL},
+	{"__open_2", "file=+0($1):string flags=$2:u64 ptr=$1:u64", NULL},
+	{"openat64", "file=+0($2):string flags=$3:u64 mode=$4:u64 ptr=$2:u64", NULL},
+	{"openat", "file=+0($2):string flags=$3:u64 mode=$4:u64 ptr=$2:u64", NULL},
+	{"__openat64_2", "file=+0($2):string flags=$3:u64 ptr=$2:u64", NULL},
+	{"__openat_2", "file=+0($2):string flags=$3:u64 ptr=$2:u64", NULL},
+	{"creat64", "file=+0($1):string mode=$2:u64 ptr=$1:u64", NULL},
+	{"creat", "file=+0($1):string mode=$2:u64 ptr=$1:u64", NULL},
 };
 
 static void uprobe_made(struct tep_event *ev, int i, void *ctx)
 {
 	struct tool_run *t = ctx;
 	bool creat = !strncmp(libc_opens[i].sym, "creat", 5);
-	if (!env.failed_trace && trace(t, ev, ENTER, creat ? CALL_CREAT : CALL_UNKNOWN, creat))
+	if (!env.failed_trace && trace_role(t, ev, ENTER, creat ? CALL_CREAT : CALL_UNKNOWN, creat))
 		env.failed_trace = true; /* said on stderr */
 }
+
+#define NOPENS (sizeof(libc_opens) / sizeof(*libc_opens))
 
 static int via_uprobe(void *ctx, const char **why)
 {
 	struct tool_run *t = ctx;
-	int n = ustr_uprobes(&t->s, libc_opens, sizeof(libc_opens) / sizeof(*libc_opens),
-			     uprobe_made, t, env.lib, sizeof(env.lib), why);
+	/* Each with a last string that is always there ($comm): when the path took its room,
+	 * the path held is a prefix. Kernels without $comm in uprobes: without it. */
+	static char args[NOPENS][256];
+	static struct ustr_func ended[NOPENS];
+	for (size_t i = 0; i < NOPENS; i++) {
+		snprintf(args[i], sizeof(args[i]), "%s end=$comm", libc_opens[i].args);
+		ended[i] = (struct ustr_func){libc_opens[i].sym, args[i], NULL};
+	}
+	int before = env.nev;
+	int n = ustr_uprobes(&t->s, ended, NOPENS, uprobe_made, t, env.lib, sizeof(env.lib), why);
+	if (n < 0 && !env.failed_trace && env.nev == before)
+		n = ustr_uprobes(&t->s, libc_opens, NOPENS, uprobe_made, t, env.lib,
+				 sizeof(env.lib), why);
 	if (env.failed_trace)
 		return TOOL_FAIL;
 	if (n < 0)
@@ -324,7 +437,7 @@ static int via_uprobe(void *ctx, const char **why)
 
 static int setup(struct tool_run *t)
 {
-	static const ustr_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
+	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	int ret, via = env.via;
 	env.t = t;
 	if (!sysc_event(&t->s, "exit", "openat")) {
@@ -334,11 +447,11 @@ static int setup(struct tool_run *t)
 		return TOOL_FAIL;
 	}
 	/* Every event here happens in a process: leave ourselves out before any is written. */
-	if (sysc_init(&env.join, 1024, sizeof(struct open_data), done, t) ||
+	if (sysc_init(&env.join, 1024, sizeof(struct open_data), print_open, t) ||
 	    reader_on_lost(&t->r, sysc_lost, &env.join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	bool chosen = env.via != USTR_BEST;
-	ret = ustr_climb(rungs, ustr_via_names, USTR_BEST, &via, t, "opensnoop");
+	ret = ladder_climb(rungs, ustr_via_names, USTR_BEST, &via, t, "opensnoop");
 	env.via = via;
 	if (!chosen && ret == 0 && env.via == USTR_UPROBE)
 		fprintf(stderr, "opensnoop: no kprobes or event probes in this kernel "
@@ -352,7 +465,7 @@ static int setup(struct tool_run *t)
 		return ret == -1 ? TOOL_FAIL : ret;
 	for (int c = 0; c < NCALLS; c++) {
 		struct tep_event *ex = sysc_event(&t->s, "exit", calls[c]);
-		if (ex && (ret = trace(t, ex, EXIT, c, false)))
+		if (ex && (ret = trace_role(t, ex, EXIT, c, false)))
 			return ret;
 	}
 	return TOOL_OK;
@@ -361,11 +474,18 @@ static int setup(struct tool_run *t)
 static void end(struct tool_run *t)
 {
 	(void)t;
-	if (env.via == USTR_UPROBE && env.join.unpaired)
+	if (env.via == USTR_UPROBE && env.join.span.unpaired)
 		fprintf(stderr,
 			"opensnoop: %llu opens without the C library's open functions were "
 			"not shown\n",
-			(unsigned long long)env.join.unpaired);
+			(unsigned long long)env.join.span.unpaired);
+	/* An eprobe's record that would be larger than an event (a path of 4 KB or more that
+	 * it can read) is not written: its open has no entry. */
+	if (env.via == USTR_EPROBE && env.join.span.unpaired)
+		fprintf(stderr,
+			"opensnoop: %llu opens were not shown: their entry was not recorded (begun "
+			"before tracing, or a path longer than one trace event holds)\n",
+			(unsigned long long)env.join.span.unpaired);
 }
 
 static void cleanup(struct tool_run *t)

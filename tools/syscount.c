@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * syscount: system calls counted by call (or by process, -P), the top N at the end or every
- * interval; -L their time. The names are the kernel's own: each syscalls:sys_exit_<name>
- * event is one call (no copied table). Counted in the kernel by a hist trigger on
- * raw_syscalls:sys_exit where the kernel has them (its .syscall names), else in user space
- * on the events; the output is the same either way.
+ * interval; -L their time. Every call is one raw_syscalls:sys_exit event (with -L, and its
+ * sys_enter): one event to enable, where the syscalls:sys_exit_<name> events are ~360 to
+ * 700 to enable one by one (seconds). Counted in the kernel by a hist trigger where the
+ * kernel has them (its .syscall names), else in user space by number, named by sysnr.h (the
+ * kernel's names, checked against its list of calls at start); the output is the same
+ * either way.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -21,6 +23,7 @@
 #include "out.h"
 #include "reader.h"
 #include "sysc.h"
+#include "sysnr.h"
 #include "tool.h"
 
 static struct env {
@@ -31,22 +34,21 @@ static struct env {
 	long long top;	 /* --top */
 	bool user;	 /* --user-space: no hist trigger */
 	struct tool_run *t;
-	/* the calls, in user space */
-	int n, cap;
-	struct call {
-		char name[64];
-		struct tep_event *enter, *exit;
-		struct tep_format_field *ret;
-		uint64_t count, ns;
-	} * calls;
+	/* in user space: raw_syscalls, the calls by number */
+	struct tep_event *enter, *exit;
+	struct tep_format_field *enter_id, *exit_id, *exit_ret;
+	struct sysnr nr;
+	struct agg calls; /* call number -> count, and ns */
 	struct sysc join; /* -L: entry to exit, per thread */
-	struct agg procs; /* -P: (pid, comm) -> count, and ns */
+	struct agg procs; /* -P: process -> count, and ns and its latest name */
 	/* in the kernel */
 	bool hist;
 	char trigger[512];
 	/* -e where filters take no negative number: ret < 0 there, the error checked here */
 	bool ret_here;
 } env = {.top = 10};
+
+enum { OPT_TOP = OPT_LONG + 1, OPT_USER_SPACE };
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -58,8 +60,8 @@ static const struct opt_spec options[] = {
 	{'P', NULL, NULL, "count by process instead of by call", 0},
 	{'T', NULL, NULL, "the wall-clock time above each table", TOOL_OPT_WALLCLOCK},
 	{'x', NULL, NULL, "only calls that failed", 0},
-	{OPT_LONG + 1, "top", "N", "print the N largest rows (default 10; 0: all)", 0},
-	{OPT_LONG + 2, "user-space", NULL,
+	{OPT_TOP, "top", "N", "print the N largest rows (default 10; 0: all)", 0},
+	{OPT_USER_SPACE, "user-space", NULL,
 	 "count in user space even where the kernel has hist triggers", 0},
 	TOOL_EXEC,
 	TOOL_OPT_END,
@@ -137,8 +139,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'L': env.latency = true; break;
 	case 'P': env.by_process = true; break;
 	case 'x': env.failed = true; break;
-	case OPT_LONG + 1: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
-	case OPT_LONG + 2: env.user = true; break;
+	case OPT_TOP: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
+	case OPT_USER_SPACE: env.user = true; break;
 	}
 }
 
@@ -214,107 +216,109 @@ static void print_rows(struct row *rows, size_t n, const char *when)
 
 /* --- counting in user space ----------------------------------------------------------------- */
 
-struct proc_key {
-	int64_t pid;
+/* A process's count: the name is its latest, so the calls it made before an exec (the child
+ * of --exec between fork and exec) are the program's, not its parent's name's. */
+struct proc_val {
+	uint64_t ns;
 	char comm[16];
 };
 
-static void count(struct tool_run *t, int call, int tid, uint64_t ns)
+static void count(struct tool_run *t, long long nr, int tid, uint64_t ns)
 {
-	env.calls[call].count++;
-	env.calls[call].ns += ns;
-	if (!env.by_process)
-		return;
-	struct proc_key k;
-	memset(&k, 0, sizeof(k));
-	struct comm_task ti;
-	k.pid = comm_task(t->names, tid, &ti) ? tid : ti.tgid;
-	snprintf(k.comm, sizeof(k.comm), "%s", tool_comm(t, (int)k.pid));
-	uint64_t *v = agg_add(&env.procs, &k, 1);
+	int64_t key = nr;
+	uint64_t *v = agg_add(&env.calls, &key, 1);
 	if (v)
 		*v += ns;
+	if (!env.by_process)
+		return;
+	struct comm_task ti;
+	key = comm_task(t->names, tid, &ti) ? tid : ti.tgid;
+	struct proc_val *p = agg_add(&env.procs, &key, 1);
+	if (!p)
+		return;
+	p->ns += ns;
+	snprintf(p->comm, sizeof(p->comm), "%s", tool_comm(t, (int)key));
 }
 
-static void on_exit_call(struct tep_record *rec, void *ctx)
+static void on_sys_exit(struct tep_record *rec, void *ctx)
 {
-	int call = (int)(intptr_t)ctx;
+	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
-	if (env.ret_here && (long long)reader_num(rec, env.calls[call].ret) != -env.errnum)
+	long long ret = reader_num(rec, env.exit_ret);
+	if (env.ret_here && ret != -env.errnum)
 		return;
 	if (env.latency)
-		sysc_exit(&env.join, rec, tid, reader_num(rec, env.calls[call].ret));
+		sysc_exit(&env.join, rec, tid, ret);
 	else
-		count(env.t, call, tid, 0);
+		count(env.t, reader_num(rec, env.exit_id), tid, 0);
 }
 
-static void on_enter_call(struct tep_record *rec, void *ctx)
+static void on_sys_enter(struct tep_record *rec, void *ctx)
 {
-	sysc_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts, (int)(intptr_t)ctx);
+	(void)ctx;
+	sysc_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts,
+		   (int)reader_num(rec, env.enter_id));
 }
 
 /* -L: a call ended; its time from entry to exit (the filter on the exit: -x, -e). */
-static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+static void count_timed(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	if (env.ret_here && ret != -env.errnum)
 		return;
 	struct tool_run *t = ctx;
 	struct sysc_call *c = call;
-	count(t, c->which, tid, rec->ts >= c->enter_ns ? rec->ts - c->enter_ns : 0);
+	count(t, c->kind, tid, rec->ts >= c->ts ? rec->ts - c->ts : 0);
 }
 
-static void add_call(const char *sys, const char *ev, void *ctx)
+/* The kernel's calls by name (its syscalls:sys_enter_* events), for sysnr's check. */
+static struct kernel_calls {
+	int n, cap;
+	char **name;
+} kcalls;
+
+static void add_kernel_call(const char *sys, const char *ev, void *ctx)
 {
-	struct tool_run *t = ctx;
 	(void)sys;
-	if (strncmp(ev, "sys_exit_", 9))
-		return;
-	if (env.n == env.cap) {
-		int cap = env.cap ? env.cap * 2 : 512;
-		struct call *more = realloc(env.calls, (size_t)cap * sizeof(*more));
+	(void)ctx;
+	if (kcalls.n == kcalls.cap) {
+		int cap = kcalls.cap ? kcalls.cap * 2 : 512;
+		char **more = realloc(kcalls.name, (size_t)cap * sizeof(*more));
 		if (!more)
 			return;
-		env.calls = more;
-		env.cap = cap;
+		kcalls.name = more;
+		kcalls.cap = cap;
 	}
-	struct call *c = &env.calls[env.n];
-	memset(c, 0, sizeof(*c));
-	snprintf(c->name, sizeof(c->name), "%s", ev + 9);
-	c->exit = session_load_event(&t->s, "syscalls", ev);
-	c->ret = c->exit ? tep_find_field(c->exit, "ret") : NULL;
-	if (env.latency)
-		c->enter = sysc_event(&t->s, "enter", c->name);
-	if (c->exit && c->ret && (!env.latency || c->enter))
-		env.n++;
+	if ((kcalls.name[kcalls.n] = strdup(ev + strlen("sys_enter_"))))
+		kcalls.n++;
 }
 
 static void print_user(const char *when)
 {
-	size_t n = env.by_process ? env.procs.used : (size_t)env.n;
-	struct row *rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows)
-		return;
+	struct agg *a = env.by_process ? &env.procs : &env.calls;
+	struct row *rows = calloc(a->used ? a->used : 1, sizeof(*rows));
+	char(*names)[32] = calloc(a->used ? a->used : 1, sizeof(*names));
 	size_t k = 0;
-	if (env.by_process) {
-		for (size_t i = 0; i < env.procs.cap; i++) {
-			unsigned char *slot = env.procs.slots + i * env.procs.stride;
-			uint64_t cnt, ns;
-			memcpy(&cnt, slot, 8);
-			if (!cnt)
-				continue;
-			const struct proc_key *key = (const void *)(slot + 8);
-			memcpy(&ns, slot + env.procs.valoff, 8);
-			rows[k++] = (struct row){key->comm, (int)key->pid, cnt, ns};
+	for (size_t i = 0; rows && names && i < a->cap; i++) {
+		unsigned char *slot = a->slots + i * a->stride;
+		uint64_t cnt, ns;
+		int64_t key;
+		memcpy(&cnt, slot, 8);
+		if (!cnt)
+			continue;
+		memcpy(&key, slot + 8, 8);
+		memcpy(&ns, slot + a->valoff, 8);
+		if (env.by_process) {
+			const struct proc_val *p = (const void *)(slot + a->valoff);
+			rows[k++] = (struct row){p->comm, (int)key, cnt, ns};
+		} else {
+			const char *name = sysnr_name(&env.nr, key, names[k], sizeof(names[k]));
+			rows[k++] = (struct row){name, 0, cnt, ns};
 		}
-	} else {
-		for (int i = 0; i < env.n; i++)
-			if (env.calls[i].count)
-				rows[k++] = (struct row){env.calls[i].name, 0, env.calls[i].count,
-							 env.calls[i].ns};
 	}
 	print_rows(rows, k, when);
 	free(rows);
-	for (int i = 0; i < env.n; i++)
-		env.calls[i].count = env.calls[i].ns = 0;
+	free(names);
+	agg_reset(&env.calls);
 	if (env.by_process)
 		agg_reset(&env.procs);
 }
@@ -390,16 +394,37 @@ static int prepare(struct tool_run *t)
 	t->s.keep_clock = !t->follow_names && !env.latency;
 	t->buffer_kb = session_flood_buffer_kb();
 	if (!env.hist) {
-		if (ftrace_events("syscalls:sys_exit_*", add_call, t, NULL, why, sizeof(why)) < 0 ||
-		    !env.n) {
-			fprintf(stderr, "syscount: no syscall tracepoints in this kernel "
-					"(CONFIG_FTRACE_SYSCALLS)\n");
+		env.exit = session_load_event(&t->s, "raw_syscalls", "sys_exit");
+		env.enter =
+			env.latency ? session_load_event(&t->s, "raw_syscalls", "sys_enter") : NULL;
+		env.exit_id = env.exit ? tep_find_field(env.exit, "id") : NULL;
+		env.exit_ret = env.exit ? tep_find_field(env.exit, "ret") : NULL;
+		env.enter_id = env.enter ? tep_find_field(env.enter, "id") : NULL;
+		if (!env.exit_id || !env.exit_ret || (env.latency && !env.enter_id)) {
+			fprintf(stderr,
+				"syscount: tracepoint raw_syscalls:%s not available in this "
+				"kernel (CONFIG_FTRACE_SYSCALLS)\n",
+				env.exit_id && env.exit_ret ? "sys_enter" : "sys_exit");
 			return TOOL_FAIL;
 		}
+		/* The names: the table's, checked against the kernel's list of calls. */
+		ftrace_events("syscalls:sys_enter_*", add_kernel_call, NULL, NULL, why,
+			      sizeof(why));
+		if (sysnr_init(&env.nr, (const char *const *)kcalls.name, kcalls.n))
+			return TOOL_FAIL;
+		if (env.nr.unnamed)
+			fprintf(stderr,
+				"syscount: %d of this kernel's %d calls are not in the table built "
+				"for this machine (%s%s): they are counted by number "
+				"(syscall_NNN)\n",
+				env.nr.unnamed, env.nr.kernel, env.nr.unnamed_list,
+				env.nr.unnamed > 8 ? ", ..." : "");
+		if (agg_init(&env.calls, sizeof(int64_t), sizeof(uint64_t)))
+			return TOOL_FAIL;
 	}
-	if (env.by_process && agg_init(&env.procs, sizeof(struct proc_key), sizeof(uint64_t)))
+	if (env.by_process && agg_init(&env.procs, sizeof(int64_t), sizeof(struct proc_val)))
 		return TOOL_FAIL;
-	if (env.latency && sysc_init(&env.join, 4096, 0, done, t))
+	if (env.latency && sysc_init(&env.join, 4096, 0, count_timed, t))
 		return TOOL_FAIL;
 	snprintf(t->what, sizeof(t->what), "system calls%s",
 		 env.hist ? " (counted in the kernel)" : "");
@@ -421,9 +446,7 @@ static int setup(struct tool_run *t)
 	char filter[64] = "";
 	int ret;
 	if (env.errnum)
-		env.ret_here =
-			env.hist ? !negatives_ok(t, "raw_syscalls", "sys_exit") :
-				   env.n && !negatives_ok(t, "syscalls", env.calls[0].exit->name);
+		env.ret_here = !negatives_ok(t, "raw_syscalls", "sys_exit");
 	if (env.errnum && !env.ret_here)
 		snprintf(filter, sizeof(filter), "ret == %d", -env.errnum);
 	else if (env.errnum)
@@ -451,15 +474,10 @@ static int setup(struct tool_run *t)
 	}
 	if (env.latency && reader_on_lost(&t->r, sysc_lost, &env.join))
 		return TOOL_FAIL;
-	for (int i = 0; i < env.n; i++) {
-		/* The exits first: an entry is kept only while its exit can be seen. */
-		if ((ret = tool_trace(t, env.calls[i].exit, *filter ? filter : NULL, on_exit_call,
-				      (void *)(intptr_t)i)))
-			return ret;
-		if (env.latency && (ret = tool_trace(t, env.calls[i].enter, NULL, on_enter_call,
-						     (void *)(intptr_t)i)))
-			return ret;
-	}
+	/* The exit first: an entry is kept only while its exit can be seen. */
+	if ((ret = tool_trace(t, env.exit, *filter ? filter : NULL, on_sys_exit, NULL)) ||
+	    (env.latency && (ret = tool_trace(t, env.enter, NULL, on_sys_enter, NULL))))
+		return ret;
 	return TOOL_OK;
 }
 
@@ -496,7 +514,11 @@ static void end(struct tool_run *t)
 static void cleanup(struct tool_run *t)
 {
 	(void)t;
-	free(env.calls);
+	for (int i = 0; i < kcalls.n; i++)
+		free(kcalls.name[i]);
+	free(kcalls.name);
+	sysnr_free(&env.nr);
+	agg_free(&env.calls);
 	if (env.latency)
 		sysc_free(&env.join);
 	if (env.by_process)

@@ -14,6 +14,7 @@
 #include <sanitizer/common_interface_defs.h>
 
 #include "evprint.h"
+#include "../fixture_tep.h"
 
 /* stderr as it was (libFuzzer's and the sanitizers' reports), and /dev/null. */
 static int fuzz_err_fd = 2, fuzz_null_fd = -1;

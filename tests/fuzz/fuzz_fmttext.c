@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzz target: a format file's text, as the tools read it from tracefs: the input is the
- * text. It goes through session_parse_event (the soundness check, then libtraceevent's parser
+ * text. It goes through format_parse (the soundness check, then libtraceevent's parser
  * on trial in a child, then in this process), as every format the tools load, and a record
  * of the event (zeros, its type set) is printed as tpoint prints it. Seeded with real formats
  * of tests/fixtures. Property: refused with a reason, or parsed and printed without a crash;
@@ -15,6 +15,7 @@
 
 #include "evprint.h"
 #include "fuzz.h"
+#include "format.h"
 #include "session.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	NEED(tep);
 	tep_set_long_size(tep, 8);
 	struct tep_event *ev = NULL;
-	int r = session_parse_event(tep, fmt, size, "fuzz", why, sizeof(why));
+	int r = format_parse(tep, fmt, size, "fuzz", why, sizeof(why));
 	if (r < 0)
 		NEED(why[0] && memchr(why, 0, sizeof(why)));
 	else if (tep_get_events_count(tep) == 1)

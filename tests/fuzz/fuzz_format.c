@@ -7,7 +7,7 @@
  * field on its own as the counting tools read it. Input: the event (1 byte), up to 8 field
  * changes (3 bytes each: field, what, value), a byte 0xff, then the record (its type is
  * set to the event's ID). The format text itself is not fuzzed: libtraceevent 1.7.1's
- * parser crashes on some broken texts (README, Fuzzing), and tools only parse the
+ * parser crashes on some broken texts (docs/hardening.md), and tools only parse the
  * kernel's. Property: no crash, no read outside the record; JSON valid, text one line.
  */
 #include <stdbool.h>
@@ -30,8 +30,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_capture_stdout();
 	static const char *const block[] = {"block", NULL};
 	static const char *const proc[] = {"sched", "syscalls", "task", NULL};
-	teps[0] = tracefs_local_events_system(FIXTURES "/block-6.18", (const char **)block);
-	teps[1] = tracefs_local_events_system(FIXTURES "/proc-6.18", (const char **)proc);
+	teps[0] = fixture_tep(FIXTURES "/block-6.18", (const char **)block);
+	teps[1] = fixture_tep(FIXTURES "/proc-6.18", (const char **)proc);
 	NEED(teps[0] && teps[1]);
 	for (int t = 0; t < 2; t++) {
 		int n = tep_get_events_count(teps[t]);

@@ -34,7 +34,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_quiet_init();
 	opt_fail_hook = on_fail;
 	const char *systems[] = {"block", NULL};
-	tep = tracefs_local_events_system(FIXTURES "/block-6.18", systems);
+	tep = fixture_tep(FIXTURES "/block-6.18", systems);
 	NEED(tep);
 	const char *names[] = {"block_bio_queue", "block_rq_insert", "block_rq_issue",
 			       "block_rq_complete"};

@@ -36,7 +36,7 @@ static void make_set(struct set *st, const char *fixture, const char *const *sys
 	NEED(mkdir(path, 0700) == 0);
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu0", st->dir);
 	NEED(mkdir(path, 0700) == 0);
-	st->tep = tracefs_local_events_system(st->dir, (const char **)systems);
+	st->tep = fixture_tep(st->dir, (const char **)systems);
 	NEED(st->tep);
 }
 

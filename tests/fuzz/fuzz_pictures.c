@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzz target: the pictures' input. The bytes are lines of text: each goes to the flame
- * graph as a folded stack and, read as the tools' JSON (json.c), to the heat map as a value
- * or a histogram, as heatmap(8) reads them; then both SVGs are written. Property: no crash,
- * and each SVG is UTF-8 holding no control character but newlines and no '<' or '&' that
- * the input could have put there unescaped (every '<' starts a tag of ours, every '&' an
- * entity), outside the page's script.
+ * Fuzz target: the pictures' input and options. The bytes are lines of text: each goes to
+ * the flame graph as a folded stack and, read as the tools' JSON (json.c), to the heat map
+ * as a value or a histogram, as heatmap(8) reads them; then both SVGs are written. A line
+ * {"opts":{...}} sets the options, within what the tools take: "linear" (--rows linear),
+ * "max" (--max: above 0, at most 1e300), "column" (--column: 1 ns to 1e9 s), "rows" (how
+ * many linear rows, 1 to 1000), "width" (flamegraph --width: 200 to 100000), "icicle" and
+ * "hot". Properties: no crash; each SVG is UTF-8 holding no control character but
+ * newlines and no '<' or '&' that the input could have put there unescaped (every '<'
+ * starts a tag of ours, every '&' an entity), outside the page's script; the flame graph's
+ * root holds every sample taken; the heat map's cells add up to the values given, and it
+ * fails only for a reason it has (nothing to draw, histograms in linear rows, times that
+ * need other columns: never "out of memory").
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +49,37 @@ static void check_svg(const char *s, size_t n)
 	}
 }
 
+/* The options line's number key, if it is one within [lo, hi]. */
+static bool opt_number(struct json_span opts, const char *key, double lo, double hi, double *v)
+{
+	return json_number(json_get(opts, key), v) && *v >= lo && *v <= hi;
+}
+
+static void options(struct json_span opts, struct heat_opts *ho, struct flame_opts *fo)
+{
+	double v;
+	ho->linear = opt_number(opts, "linear", 1, 1, &v);
+	if (opt_number(opts, "max", 0, 1e300, &v) && v > 0)
+		ho->max = v;
+	if (opt_number(opts, "column", 1e-9, 1e9, &v))
+		ho->width = round(v * 1e9) / 1e9; /* whole nanoseconds, as opt_seconds */
+	if (opt_number(opts, "rows", 1, 1000, &v))
+		ho->linear_rows = (int)v;
+	if (opt_number(opts, "width", 200, 100000, &v))
+		fo->width = (int)v;
+	fo->icicle = opt_number(opts, "icicle", 1, 1, &v);
+	fo->colors = opt_number(opts, "hot", 1, 1, &v) ? FLAME_HOT : FLAME_SPLIT;
+}
+
+/* The sum of the data-count attributes of a heat map. */
+static uint64_t cells(const char *s)
+{
+	uint64_t n = 0;
+	for (const char *p = s; (p = strstr(p, "data-count=\"")); p++)
+		n += strtoull(p + 12, NULL, 10);
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 8192)
@@ -49,12 +87,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct flame *f = flame_new();
 	struct heat *h = heat_new();
 	NEED(f && h);
+	struct flame_opts fo = {.width = 400};
+	struct heat_opts ho = {0};
+	bool buckets = false;
 	const char *p = (const char *)data, *end = p + size;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		NEED(flame_add_line(f, p, n) >= 0);
-		struct json_span o = {p, n}, t = json_get(o, "t"), v = json_get(o, "v"), b;
+		struct json_span o = {p, n}, t = json_get(o, "t"), v = json_get(o, "v"), b,
+				 opts = json_get(o, "opts");
+		if (opts.n)
+			options(opts, &ho, &fo);
 		double tv, x, lo, hi, c;
 		if (json_number(t, &tv) && json_number(v, &x))
 			heat_add(h, tv, x);
@@ -63,23 +107,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (json_number(json_get(b, "low"), &lo) &&
 			    json_number(json_get(b, "high"), &hi) &&
 			    json_number(json_get(b, "count"), &c) && c >= 0 && c < 1e12)
-				heat_add_bucket(h, tv, lo, hi, (uint64_t)c);
+				buckets |= heat_add_bucket(h, tv, lo, hi, (uint64_t)c) == 0;
 		p += n + 1;
 	}
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	NEED(m);
-	struct flame_opts fo = {.title = (const char *)data, .width = 400};
 	char title[64];
 	snprintf(title, sizeof(title), "%.*s", (int)(size < 63 ? size : 63), (const char *)data);
 	fo.title = title;
-	flame_svg(f, &fo, m);
-	char why[160];
-	struct heat_opts ho = {.title = title, .unit = title};
-	heat_svg(h, &ho, m, why, sizeof(why));
+	int rc = flame_svg(f, &fo, m);
 	fclose(m);
+	NEED(rc == 0 || !(flame_total(f) > 0));
+	if (rc == 0) { /* the root spans every sample */
+		char root[96], n[48];
+		snprintf(root, sizeof(root), "data-d=\"0\" data-n=\"%s\" data-name=\"all\"",
+			 flame_count_text(flame_total(f), n));
+		NEED(strstr(buf, root));
+	}
 	check_svg(buf, len);
+	free(buf);
+	m = open_memstream(&buf, &len);
+	NEED(m);
+	char why[160];
+	ho.title = ho.unit = title;
+	rc = heat_svg(h, &ho, m, why, sizeof(why));
+	fclose(m);
+	NEED(rc == 0 || (rc == -1 && (!heat_count(h) || (buckets && ho.linear))) ||
+	     (rc == -2 && !strncmp(why, "the times ", 10)));
+	if (rc == 0) {
+		NEED(cells(buf) == heat_count(h));
+		check_svg(buf, len);
+	}
 	free(buf);
 	flame_free(f);
 	heat_free(h);

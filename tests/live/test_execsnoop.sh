@@ -133,6 +133,63 @@ else
 	skip "execsnoop at the loader's entry: no uprobes on a dynamic loader here (static guest)"
 fi
 
+# --- long arguments: whole, or cut and said so with their length --------------------------------
+# One trace event holds about 4 KB: an argument of 5,000 bytes was a silent prefix of a few
+# hundred bytes (the uprobes here), or the whole exec showed "[no arguments]" (kprobes, and
+# uprobes with 2 x 3,000 bytes). Now each argument is whole, or cut with its true length
+# (null: a length no mechanism here can tell), and args_cut says so.
+A5000=$(head -c 5000 /dev/zero | tr '\0' a)
+B3000=$(head -c 3000 /dev/zero | tr '\0' b)
+L0=${#ST}
+# long_case NAME PID ARGS-ERE TAIL-ERE: the line of PID's exec of sys_target has arguments
+# matching ARGS-ERE and, from "args_cut" to its end, TAIL-ERE.
+long_case() {
+	line "$2" > "$TMP/line"
+	grep -o '"args_cut":.*' "$TMP/line" > "$TMP/tail"
+	check "$1" sh -c "grep -Eq '\"args\":\\[$3\\]' '$TMP/line' && grep -Eq '^$4}\$' '$TMP/tail'" ||
+		cut -c1-300 "$TMP/line"
+}
+if start -j; then
+	"$ET" libc "$ST" "$A5000" x > "$TMP/pid.l1"
+	"$ET" libc "$ST" "$B3000" "$B3000" y > "$TMP/pid.l2"
+	"$ET" libc "$ST" "$(head -c 100 /dev/zero | tr '\0' c)" > "$TMP/pid.l3"
+	stop
+	long_case "a 5,000-byte argument: a prefix of it, cut, its length 5000 (or not known), never whole" \
+		"$(cat "$TMP/pid.l1")" "\"($ST)?\",\"a*\",\"x?\"" \
+		"\"args_cut\":true,\"args_from\":\"[a-z]+\",\"arg_lengths\":\\[($L0|null),(5000|null),(1|null)\\]"
+	long_case "2 x 3,000 bytes (more than an event holds): four arguments, cut, not none" \
+		"$(cat "$TMP/pid.l2")" "\"($ST)?\",\"b*\",\"b*\",\"y?\"" \
+		"\"args_cut\":true,\"args_from\":\"[a-z]+\",\"arg_lengths\":\\[($L0|null),(3000|null),(3000|null),(1|null)\\]"
+	long_case "a 100-byte argument: whole, not cut, length 100" \
+		"$(cat "$TMP/pid.l3")" "\"$ST\",\"c{100}\"" \
+		"\"args_cut\":false,\"args_from\":\"[a-z]+\",\"arg_lengths\":\\[$L0,100\\]"
+fi
+if start -n sys_target; then
+	"$ET" libc "$ST" "$A5000" > /dev/null
+	stop
+	# (A kprobe's record too large is not written: then each argument empty, with its length.)
+	check "text: the cut argument marked, with its length where it is known" \
+		grep -Eq "^sys_target .* ($ST|\"\" \\[cut: $L0 bytes\\]) (a*|\"\") \\[cut(: 5000 bytes)?\\]\$" "$TMP/out"
+fi
+# A dynamic program's loader reads its stack: exact lengths even without the C library.
+if [ -x /bin/true ] && grep -q ld-linux /bin/true &&
+	"$BIN/execsnoop" --via uprobe -d 0.1 > /dev/null 2>&1 && start -j --via uprobe &&
+	grep -q "and .*ld-linux" "$TMP/err"; then
+	"$ET" raw /bin/true "$A5000" > "$TMP/pid.raw"
+	stop
+	pid=$(cat "$TMP/pid.raw")
+	check "uprobe, a dynamic program exec'd without the C library: cut, length 5000 from its stack" \
+		grep -Eq "\"pid\":$pid,.*\"args\":\[\"/bin/true\",\"a*\"\],\"args_cut\":true,\"args_from\":\"loader\",\"arg_lengths\":\[9,5000\]}" "$TMP/out"
+fi
+# /proc: read to its end, for the true length of what the buffer does not hold.
+if start -j --via proc; then
+	"$ET" libc "$ST" 2000000 0 "$A5000" > "$TMP/pid.proc"
+	stop
+	long_case "--via proc: a 5,000-byte argument cut with its length" "$(cat "$TMP/pid.proc")" \
+		"\"$ST\",\"2000000\",\"0\",\"a+\"" \
+		"\"args_cut\":true,\"args_from\":\"proc\",\"arg_lengths\":\\[$L0,7,1,5000\\]"
+fi
+
 # --- text, filters, options ------------------------------------------------------------------
 if start -n sys_target; then
 	"$ET" libc "$ST" "a b" 'q"x' '' 'back\slash' "$(printf 'nl\nx')" ftt-plain > "$TMP/pid.t"

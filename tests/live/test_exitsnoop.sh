@@ -71,6 +71,16 @@ check "SIGKILL: 'signal 9 (SIGKILL)'" [ "$(line | awk "$EXIT_COL")" = "signal 9 
 run_case -x -n exit_target -- code 0
 check "-x: an exit with 0 is not shown" [ -z "$(line)" ]
 
+# The status the parent sees is the low 8 bits of exit()'s argument (the kernel keeps
+# (code & 0xff) << 8): exit(256) is a success, exit(257) 1, exit(-1) 255. They were shown
+# as 256 (and listed by -x), 257 and 4294967295.
+run_case -x -n exit_target -- code 256
+check "exit(256): the parent sees 0, so -x does not show it" [ -z "$(line)" ]
+run_case -n exit_target -- thread 257
+check "exit(257) from a second thread: EXIT 1" [ "$(line | awk "$EXIT_COL")" = 1 ]
+run_case -j -n exit_target -- code -1
+check "-j: exit(-1) as \"exit_code\":255" grep -q "\"pid\":$ETPID,.*\"exit_code\":255," "$TMP/out"
+
 # -p: only that process, even when the signal that kills it comes from outside.
 rm -f "$TMP/go" "$TMP/out" "$TMP/err"
 "$ET" "$TMP/go" wait &

@@ -32,6 +32,34 @@ check "kill -TERM from this shell: PID, TPID, 15, result 0, kill" \
 check "kill -0 to no process: result -3 (ESRCH)" \
 	[ "$(mine | awk '$3 == 999999999 {print $4, $5, $6}')" = "0 -3 kill" ]
 
+# The group and broadcast forms: kill(-1, ...) and kill(-PGID, ...), whose target the
+# syscall formats hold in an "unsigned" 8-byte slot (they were 4294967295 and 2^32-PGID).
+# The group: a sleep in a session of its own (its PGID is its PID; this shell's group may be
+# 0, as under the guests' init).
+setsid sleep 30 > /dev/null 2>&1 &
+PGID=$!
+sleep 0.3
+[ "$(sed 's/.*) //' /proc/$PGID/stat 2> /dev/null | cut -d' ' -f3)" = "$PGID" ] || PGID=
+start
+kill -0 -1 2> /dev/null
+[ -n "$PGID" ] && kill -0 -$PGID 2> /dev/null
+stop
+check "kill -0 -1: TPID -1 (every process it may signal), signal 0, result 0" \
+	[ "$(mine | awk '$3 == -1 {print $4, $5, $6}')" = "0 0 kill" ]
+if [ -n "$PGID" ]; then
+	check "kill -0 -PGID: TPID -$PGID (its process group), result 0" \
+		[ "$(mine | awk -v g=-$PGID '$3 == g {print $4, $5, $6}')" = "0 0 kill" ]
+	start -j
+	kill -0 -$PGID 2> /dev/null
+	stop
+	check "-j: kill -0 -PGID as \"tpid\":-$PGID" \
+		grep -q "\"pid\":$$,\"call\":\"kill\",\"tpid\":-$PGID,\"sig\":0," "$TMP/out"
+	kill $PGID 2> /dev/null
+	wait $PGID 2> /dev/null
+else
+	skip "killsnoop kill -PGID: no setsid here to make a process group"
+fi
+
 start -x -s --signal 0,TERM
 kill -0 999999999 2> /dev/null
 kill -HUP 999999999 2> /dev/null
@@ -67,9 +95,11 @@ else
 	skip "killsnoop -K: no signal:signal_generate or no $ET"
 fi
 
-for args in "--signal FOO|invalid signal: 'FOO'" "--signal 65|invalid signal" "-p 0|invalid PID" \
+for args in "--signal FOO|invalid signal: 'FOO'" "--signal 65|from 0, the existence check, to 64" \
+	"--signal TERM,,KILL|an empty item" "--signal TERM,|an empty item" "-p 0|invalid PID" \
 	"x|unexpected argument"; do
-	eval "\"\$BIN/killsnoop\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
+	# -d 1: an input wrongly taken ends the run anyway.
+	eval "\"\$BIN/killsnoop\" -d 1 ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "killsnoop ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \
 		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -qF \"${args#*|}\" '$TMP/err'"

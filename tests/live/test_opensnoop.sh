@@ -49,6 +49,20 @@ for via in kprobe eprobe uprobe; do
 		target_state
 done
 
+# A path longer than the kernel copies (4,500 bytes: ENAMETOOLONG before any kprobe sees it, too
+# long for a uprobe's string) was [unknown] / null. The shell's own open: it is still there
+# to be read after the call, so the path is what it passed, cut with its length, late.
+LONG=/$(head -c 4500 /dev/zero | tr '\0' a)
+if start_bg "$BIN/opensnoop" -j -p $$; then
+	{ read -r x < "$LONG"; } 2> /dev/null
+	cat "$LONG" 2> /dev/null || :
+	stop_bg
+	check "a 4,500-byte path, opened by this shell: a prefix of it, cut, length 4501, late" \
+		grep -Eq "\"pid\":$$,.*\"err\":36,.*\"path\":\"/a+\",\"path_cut\":true,\"path_len\":4501,\"path_late\":true}" "$TMP/out"
+	check "a 4,500-byte path, by a process gone before it could be read: marked cut, not unknown" \
+		grep -Eq "\"comm\":\"cat\",.*\"err\":36,.*\"path\":(\"/a*\"|null),\"path_cut\":true,\"path_len\":null," "$TMP/out"
+fi
+
 # The options, through the mechanism opensnoop picks by itself.
 "$BIN/opensnoop" -d 0.1 > /dev/null 2> "$TMP/err"
 via=$(sed -n 's/^Tracing open()s via \([a-z]*\).*/\1/p' "$TMP/err")
@@ -84,8 +98,8 @@ else
 
 	snoop -j
 	check "opensnoop -j: both opens as JSON with call, fd, err, flags, mode and path" sh -c "
-		grep -q '\"pid\":$UTPID,\"comm\":\"uprobe_target\",\"call\":\"openat\",\"fd\":$FD,\"err\":0,\"flags\":0,\"mode\":0,\"path\":\"/proc/self/stat\"}' '$TMP/out' &&
-		grep -q '\"fd\":-1,\"err\":2,\"flags\":0,\"mode\":0,\"path\":\"/nonexistent/ftt-file\"}' '$TMP/out' &&
+		grep -q '\"pid\":$UTPID,\"comm\":\"uprobe_target\",\"call\":\"openat\",\"fd\":$FD,\"err\":0,\"flags\":0,\"mode\":0,\"path\":\"/proc/self/stat\",\"path_cut\":false,\"path_len\":15,\"path_late\":false}' '$TMP/out' &&
+		grep -q '\"fd\":-1,\"err\":2,\"flags\":0,\"mode\":0,\"path\":\"/nonexistent/ftt-file\",\"path_cut\":false,\"path_len\":21,\"path_late\":false}' '$TMP/out' &&
 		[ \$(wc -l < '$TMP/out') -eq 2 ]"
 
 	snoop -e -t 'ftt-file'

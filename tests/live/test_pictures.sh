@@ -20,7 +20,8 @@ cells() { grep -o 'data-count="[0-9]*"' "$1" | awk -F'"' '{ n += $2 } END { prin
 for args in "heatmap --rows cubic|invalid --rows" "heatmap --max -1|invalid --max" \
 	"heatmap a b|unexpected argument" "heatmap --column 0|invalid" \
 	"flamegraph --colors pink|invalid --colors" "flamegraph --width 5|invalid" \
-	"heatmap /nonexistent|cannot open" "flamegraph /nonexistent|cannot open"; do
+	"heatmap /nonexistent|cannot open" "flamegraph /nonexistent|cannot open" \
+	"heatmap --max 50|give --rows linear too"; do
 	eval "\"\$BIN/\"${args%|*}" < /dev/null > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	want=2
@@ -32,8 +33,8 @@ done
 check "heatmap with no input: exit 1, 'no values to draw', nothing on stdout" sh -c \
 	"[ $? -eq 1 ] && grep -q 'no values to draw' '$TMP/err' && [ ! -s '$TMP/out' ]"
 printf 'not folded\n' | "$BIN/flamegraph" > "$TMP/out" 2> "$TMP/err"
-check "flamegraph with no samples: exit 1, the line not folded said, nothing on stdout" sh -c \
-	"[ $? -eq 1 ] && grep -q '1 of 1 lines were not folded' '$TMP/err' && grep -q 'no samples' '$TMP/err' && [ ! -s '$TMP/out' ]"
+check "flamegraph with no samples: exit 1, the line without a count said, nothing on stdout" sh -c \
+	"[ $? -eq 1 ] && grep -q \"1 of 1 lines do not end in white space and a count .*(line 1 first: 'not folded')\" '$TMP/err' && grep -q 'no samples' '$TMP/err' && [ ! -s '$TMP/out' ]"
 
 if [ -w /dev/full ]; then
 	printf '{"end_s":1,"lat_ms":2}\n' > "$TMP/heatmap.in"
@@ -44,6 +45,23 @@ if [ -w /dev/full ]; then
 			"[ $? -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'cannot write' '$TMP/err'"
 	done
 fi
+
+# | head: the reader goes away while megabytes are still to be written; exit 0 and nothing
+# said, as the tracing tools (before: killed by SIGPIPE, 141). iolatency --heatmap too.
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "{\"end_s\":%d,\"lat_ms\":%d}\n", i, i % 1000 + 1 }' > "$TMP/many.json"
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "a%d;b%d 1\n", i % 100, i }' > "$TMP/many.folded"
+for t in "heatmap --column 2 many.json" "flamegraph --width 100000 many.folded" \
+	"iolatency --heatmap iol.svg 0.2 3"; do
+	set -- $t
+	tool=$1 opt=$2 val=$3 arg=$4
+	[ $tool = iolatency ] && val=$TMP/$val || arg=$TMP/$arg
+	( ( "$BIN/$tool" $opt $val $arg 2> "$TMP/err"; echo $? > "$TMP/rc" ) | head -1 > "$TMP/out" )
+	head_ok() {
+		[ "$(cat "$TMP/rc")" = 0 ] && [ -s "$TMP/out" ] &&
+			{ [ $tool = iolatency ] || { [ ! -s "$TMP/err" ] && grep -q '^<?xml' "$TMP/out"; }; }
+	}
+	check "$t | head -1: exit 0$([ $tool = iolatency ] || echo ', nothing said')" head_ok
+done
 
 # --- known input ----------------------------------------------------------------------
 # 1,000 values as iosnoop -j prints them, over 10 s, one of them 100 times slower; a line
@@ -72,6 +90,17 @@ printf '{"time":"12:00:00","hist":[{"low":4,"high":8,"count":3},{"low":3,"high":
 	"$BIN/heatmap" > "$TMP/part.svg" 2> "$TMP/err"
 part_ok() { [ "$(cells "$TMP/part.svg")" -eq 5 ] && grep -q '1 of 2 lines lacked' "$TMP/err"; }
 check "heatmap: a histogram with a bad bucket is left out whole (5 drawn, not 8), said" part_ok
+# Counts that would take the number of values past 2^64 - 1 (it wrapped around), or that
+# are not whole: that line left out whole, said.
+printf '{"time":"12:00:00","hist":[{"low":4,"high":8,"count":10000000000000000000}]}\n{"time":"12:00:01","hist":[{"low":4,"high":8,"count":1},{"low":8,"high":16,"count":9000000000000000000}]}\n{"time":"12:00:02","hist":[{"low":4,"high":8,"count":1.5}]}\n' |
+	"$BIN/heatmap" > "$TMP/wrap.svg" 2> "$TMP/err"
+wrap_ok() {
+	[ "$(grep -c 'data-count=' "$TMP/wrap.svg")" -eq 1 ] &&
+		grep -q 'data-count="10000000000000000000"' "$TMP/wrap.svg" &&
+		grep -q '2 of 3 lines lacked' "$TMP/err" &&
+		grep -q '>10000000000000000000 values in 1 cells' "$TMP/wrap.svg"
+}
+check "heatmap: counts past 2^64 - 1 in all, or not whole: those lines left out whole, said" wrap_ok
 # Past midnight: 00:00:00 comes 7 s after 23:59:53, in the 10th column.
 printf '{"time":"00:00:00","unit":"us","count":1,"hist":[{"low":64,"high":128,"count":1}]}\n' > "$TMP/midnight.json"
 cat "$TMP/hist.json" "$TMP/midnight.json" | "$BIN/heatmap" > "$TMP/m.svg" 2> "$TMP/err"
@@ -80,6 +109,33 @@ check "heatmap: times past midnight follow 23:59:5x (10 columns, 00:00:00 the la
 "$BIN/heatmap" --rows linear < "$TMP/hist.json" > /dev/null 2> "$TMP/err"
 check "heatmap: histograms cannot take linear rows: exit 1, said" sh -c \
 	"[ $? -eq 1 ] && grep -q 'cannot be cut into linear rows' '$TMP/err'"
+
+# Values far past --max (1e12 and 1e300 over a top of 50; any value over 1e-10) are counted
+# in the top row, which says so, and said; once they crashed heatmap (a row index past int).
+printf '{"end_s":1,"lat_ms":2}\n{"end_s":2,"lat_ms":1e12}\n{"end_s":3,"lat_ms":1e300}\n' > "$TMP/far.json"
+for max in 50 1e-10; do
+	"$BIN/heatmap" --rows linear --max $max "$TMP/far.json" > "$TMP/far.svg" 2> "$TMP/err"
+	rc=$?
+	n=2
+	[ $max = 50 ] || n=3
+	far_ok() {
+		[ $rc -eq 0 ] && [ "$(cells "$TMP/far.svg")" -eq 3 ] &&
+			grep -q ">$n above the top row<" "$TMP/far.svg" &&
+			grep -q "^heatmap: $n of 3 values above --max $max: drawn in the top row" "$TMP/err" &&
+			[ "$(wc -l < "$TMP/err")" -eq 1 ] && xml "$TMP/far.svg"
+	}
+	check "heatmap --rows linear --max $max, values up to 1e300: exit 0, $n above the top row, said" far_ok
+done
+
+# Times too far apart to draw: a usage error that says what would do, nothing drawn.
+printf '{"end_s":-1e308,"lat_ms":2}\n{"end_s":1e308,"lat_ms":1}\n' |
+	"$BIN/heatmap" > "$TMP/out" 2> "$TMP/err"
+check "heatmap, times -1e308 and 1e308: exit 2, 'too far apart to draw', nothing on stdout" sh -c \
+	"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'from -1e+308 s to 1e+308 s: too far apart to draw' '$TMP/err' && [ ! -s '$TMP/out' ]"
+printf '{"end_s":0,"lat_ms":2}\n{"end_s":100000,"lat_ms":1}\n' |
+	"$BIN/heatmap" --column 1 > "$TMP/out" 2> "$TMP/err"
+check "heatmap --column 1 across 100,000 s: exit 2, 'columns of 10 s or wider would fit'" sh -c \
+	"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '100001 columns of 1 s, more than 20000: columns of 10 s or wider would fit' '$TMP/err' && [ ! -s '$TMP/out' ]"
 
 # Text that could break the XML: in the title, the unit and frame names.
 t=$(printf 'a<b>&"c\047 \001\377')
@@ -93,6 +149,36 @@ odd_flame() {
 		grep -q '>8 samples' "$TMP/odd.svg"
 }
 check "flamegraph: frames with < > & quotes, control and non-UTF-8 bytes: valid XML, 8 samples" odd_flame
+
+# Lines flamegraph.pl takes (a tab or two spaces before the count, fractions, empty frames,
+# no frame, difffolded.pl's two counts, 2^64 - 1, 5,000 frames) are taken, with its totals
+# (checked against it: 25.75 + 3 here; 2^64 - 1 + 1); those it leaves out are left out,
+# each reason said with the first line. Before, all of them were "not folded stacks".
+{
+	printf 't;tab\t2\nt;two  3\ne;;b 1\n;lead 2\ntrail;; 4\n 5\nf 1.5\nf 0.25\nd;x 1 7\n'
+	awk 'BEGIN { for (i = 0; i < 5000; i++) printf "f%d;", i; print " 3" }'
+	printf 'a;b 1e3\na;b 2 \na;b -1\n\n'
+} > "$TMP/pl.folded"
+"$BIN/flamegraph" "$TMP/pl.folded" > "$TMP/pl.svg" 2> "$TMP/err"
+pl_ok() {
+	grep -q 'data-d="0" data-n="28.75" data-name="all"' "$TMP/pl.svg" &&
+		grep -q 'data-d="1" data-n="5" data-name="t"' "$TMP/pl.svg" &&
+		grep -q 'data-d="2" data-n="1" data-name=""' "$TMP/pl.svg" &&
+		grep -q 'data-d="1" data-n="1.75" data-name="f"' "$TMP/pl.svg" &&
+		grep -q 'data-d="2" data-n="7" data-name="x"' "$TMP/pl.svg" &&
+		grep -q 'data-d="5000" data-n="3" data-name="f4999"' "$TMP/pl.svg" &&
+		[ "$(wc -l < "$TMP/err")" -eq 1 ] &&
+		grep -q "^flamegraph: 3 of 14 lines do not end in white space and a count (.*): left out (line 11 first: 'a;b 1e3')$" "$TMP/err" &&
+		xml "$TMP/pl.svg"
+}
+check "flamegraph takes the lines flamegraph.pl takes, with its totals; the rest said with the reason" pl_ok
+printf 'u 18446744073709551615\nv 1\n' | "$BIN/flamegraph" > "$TMP/u.svg" 2> "$TMP/err"
+check "flamegraph: counts of 2^64 - 1 and 1 add up to 2^64, exactly" sh -c \
+	"[ $? -eq 0 ] && [ ! -s '$TMP/err' ] && grep -q 'data-d=\"0\" data-n=\"18446744073709551616\" data-name=\"all\"' '$TMP/u.svg'"
+awk 'BEGIN { printf "a 1"; for (i = 0; i < 5000; i++) printf "0"; print ""; print "b 2" }' |
+	"$BIN/flamegraph" > "$TMP/big.svg" 2> "$TMP/err"
+check "flamegraph: a count of 5,001 digits left out, said as too large; the rest drawn" sh -c \
+	"[ $? -eq 0 ] && grep -q '^flamegraph: 1 of 2 lines have a count too large to add up: left out (line 1 first: .\.\.\.00*.)$' '$TMP/err' && grep -q 'data-n=\"2\" data-name=\"all\"' '$TMP/big.svg'"
 
 # --- from tracing: the test program's call chain ------------------------------------------
 if [ -e "$T/uprobe_events" ]; then

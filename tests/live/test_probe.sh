@@ -76,6 +76,30 @@ if [ -d "$T/events/syscalls/sys_enter_read" ]; then
 		grep -q COUNT '$TMP/out' && ! grep -Eq '^ +$TPID +[0-9]+\$' '$TMP/out'"
 fi
 
+# A field whose C type is signed is shown signed, whatever the format's "signed:" says: kill's
+# pid_t target is "size:8; signed:0" in the syscall formats (4294967295 for -1 before).
+if [ -d "$T/events/syscalls/sys_enter_kill" ]; then
+	# A process group of its own (this shell's may be 0, under the guests' init).
+	setsid sleep 30 > /dev/null 2>&1 &
+	PGID=$!
+	sleep 0.3
+	start_bg "$BIN/tpoint" -j syscalls:sys_enter_kill "common_pid == $$"
+	kill -0 -1 2> /dev/null
+	kill -0 -$PGID 2> /dev/null
+	stop_bg
+	check "tpoint -j: kill -0 -1 and kill -0 -PGID with their pid_t targets negative" sh -c "
+		grep -q '\"event\":\"syscalls:sys_enter_kill\",\"fields\":{\"__syscall_nr\":[0-9]*,\"pid\":-1,\"sig\":0}' '$TMP/out' &&
+		grep -q '\"pid\":-$PGID,\"sig\":0}' '$TMP/out'"
+	kill $PGID 2> /dev/null
+	wait $PGID 2> /dev/null
+	start_bg "$BIN/tpoint" -k field.pid syscalls:sys_enter_kill "common_pid == $$"
+	kill -0 -1 2> /dev/null
+	kill -0 -1 2> /dev/null
+	stop_bg
+	check "tpoint -k field.pid: the two kill -0 -1 counted under -1" \
+		grep -Eq '^ +-1 +2$' "$TMP/out"
+fi
+
 # -c with -d 1: one table, not a second, empty one for the instant after the last tick.
 "$BIN/tpoint" -c -d 1 block:block_rq_issue 'bytes == 12345' > "$TMP/out" 2> "$TMP/err"
 check "tpoint -c -d 1: exactly one table" [ "$(grep -c '^EVENT' "$TMP/out")" -eq 1 ]

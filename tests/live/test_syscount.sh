@@ -36,7 +36,38 @@ for mode in "" --user-space; do
 	"$BIN/syscount" $mode -P --exec "$ST" 500 0 > "$TMP/out" 2> "$TMP/err"
 	check "syscount -P ($where): the program's row, with at least its 500 calls" sh -c "
 		awk '\$2 == \"sys_target\" && \$3 >= 500 {ok = 1} END {exit !ok}' '$TMP/out'"
+	# The child's calls between its fork and its exec are its own (a row of their own named
+	# syscount before): one process, one row.
+	check "syscount -P --exec ($where): one row, the program's, none named syscount" sh -c "
+		[ \$(awk '\$1 ~ /^[0-9]+\$/' '$TMP/out' | wc -l) -eq 1 ] && ! grep -q ' syscount ' '$TMP/out'"
+	check "syscount ($where): every call of this kernel named (the table checked at start)" \
+		sh -c "! grep -q 'not in the table' '$TMP/err'"
 done
+
+# Start-up as fast as one event's (raw_syscalls), whatever the kernel: a Ctrl-C half a second
+# in ends the run at once (it took 4 to 8 s while ~700 events were enabled one by one), and
+# a process that lives 1.5 s is traced (it was gone before tracing began: "has exited").
+"$BIN/syscount" > "$TMP/out" 2> "$TMP/err" &
+P=$!
+sleep 0.5
+kill -INT $P
+if wait_exit $P 3; then
+	check "syscount stopped half a second after its start: exit 0 within 3 s" [ "$RC" -eq 0 ]
+else
+	notok "syscount stopped half a second after its start: still running after 3 s"
+fi
+"$ST" 0 0 1500000 &
+SP=$!
+rm -f "$TMP/out" "$TMP/err"
+"$BIN/syscount" -p $SP > "$TMP/out" 2> "$TMP/err" &
+P=$!
+wait $SP
+sleep 0.3
+kill -INT $P
+wait_exit $P 10
+check "syscount -p of a program that lives 1.5 s: its one nanosleep counted" sh -c "
+	[ $RC -eq 0 ] && awk '\$1 == \"nanosleep\" || \$1 == \"clock_nanosleep\" {s += \$2}
+		END {exit !(s == 1)}' '$TMP/out'" 
 
 "$BIN/syscount" -L --exec "$ST" 300 0 > "$TMP/out" 2> "$TMP/err"
 check "syscount -L: 300 getppid with a total and an average above 0" sh -c "

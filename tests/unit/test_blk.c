@@ -40,7 +40,7 @@ static void run(const char *dir, bool queued, int without, struct got *g)
 {
 	static const char *const systems[] = {"block", NULL};
 	struct session s = {.tool = "test_blk"};
-	s.tep = tracefs_local_events_system(dir, systems);
+	s.tep = fixture_tep(dir, systems);
 	assert_non_null(s.tep);
 	struct blk b;
 	assert_int_equal(blk_prepare(&b, &s, queued, collect, g), 0);
@@ -155,7 +155,7 @@ static void two_setup(struct two *p)
 	static const char *const systems[] = {"block", NULL};
 	memset(p, 0, sizeof(*p));
 	p->s.tool = "test_blk";
-	p->s.tep = tracefs_local_events_system(ONE, systems);
+	p->s.tep = fixture_tep(ONE, systems);
 	assert_int_equal(blk_prepare(&p->b, &p->s, false, collect, &p->g), 0);
 	p->ri = (struct tep_record){.ts = 1000, .data = p->issue, .size = 64};
 	p->rc = (struct tep_record){.ts = 5000, .data = p->complete, .size = 64};

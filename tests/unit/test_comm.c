@@ -89,7 +89,7 @@ static void record_open(struct tep_record *rec, void *ctx)
 
 static void read_fixture(struct seen *s)
 {
-	tep = tracefs_local_events_system(PROC, systems);
+	tep = fixture_tep(PROC, systems);
 	assert_non_null(tep);
 	struct tep_event *fork = tep_find_event_by_name(tep, "sched", "sched_process_fork");
 	struct tep_event *ren = tep_find_event_by_name(tep, "task", "task_rename");

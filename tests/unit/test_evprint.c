@@ -98,7 +98,7 @@ static void test_too_short(void **state)
 int main(void)
 {
 	static const char *systems[] = {"block", NULL};
-	tep = tracefs_local_events_system(FIXTURES "/block-6.18", systems);
+	tep = fixture_tep(FIXTURES "/block-6.18", systems);
 	if (!tep)
 		return 1;
 	ev = tep_find_event_by_name(tep, "block", "block_rq_complete");

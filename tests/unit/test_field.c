@@ -128,10 +128,10 @@ static void test_addresses(void **state)
 static void test_numbers_and_strings(void **state)
 {
 	(void)state;
-	struct field_desc bytes = {.kind = FIELD_ARRAY, .elemsize = 1};
+	struct field_desc bytes = {.kind = FIELD_ARRAY, .width = 1};
 	const unsigned char b[4] = {1, 0, 255, 7};
 	assert_string_equal(json(&bytes, b, 4), "[1,0,255,7]");
-	struct field_desc s32 = {.kind = FIELD_ARRAY, .elemsize = 4, .is_signed = true};
+	struct field_desc s32 = {.kind = FIELD_ARRAY, .width = 4, .is_signed = true};
 	int32_t v[2] = {-2, 5};
 	assert_string_equal(json(&s32, v, 8), "[-2,5]");
 	struct field_desc sn = {.kind = FIELD_SIGNED};
@@ -150,12 +150,82 @@ static void test_numbers_and_strings(void **state)
 	assert_string_equal(text(&un, &big, 8, 22), "  18446744073709551615");
 }
 
+/* A record of the event ev with the 8-byte value v at field name, and that field. */
+static struct tep_format_field *slot(struct tep_event *ev, const char *name, uint64_t v,
+				     unsigned char *rec, size_t len)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+	assert_non_null(f);
+	assert_int_equal(f->size, 8);
+	memset(rec, 0, len);
+	memcpy(rec + f->offset, &v, 8);
+	return f;
+}
+
+/* The syscall tracepoints declare every argument "signed:0" in an 8-byte slot; the C type
+ * says what the call took: kill(-1, 0) records 0x00000000ffffffff, shown as 4294967295
+ * before the type was read. */
+static void test_declared_types(void **state)
+{
+	(void)state;
+	unsigned char data[64];
+	struct tep_record rec = {.data = data, .size = sizeof(data)};
+	struct tep_event *kill = load("syscalls", "sys_enter_kill");
+	struct tep_format_field *pid = slot(kill, "pid", 0xffffffffULL, data, sizeof(data));
+	assert_false(pid->flags & TEP_FIELD_IS_SIGNED); /* what the kernel says */
+	struct field_desc d = describe(kill, "pid");
+	assert_int_equal(d.kind, FIELD_SIGNED);
+	assert_int_equal(d.width, 4);
+	assert_string_equal(json(&d, data + pid->offset, 8), "-1");
+	assert_string_equal(text(&d, data + pid->offset, 8, 0), "-1");
+	assert_int_equal(field_num(&rec, pid, &d), -1);
+	/* kill(-PGID): a process group. The upper half is the call's to ignore, as it does. */
+	slot(kill, "pid", 0xdeadbeef00000000ULL | (uint32_t)-4242, data, sizeof(data));
+	assert_int_equal(field_num(&rec, pid, &d), -4242);
+	assert_string_equal(json(&d, data + pid->offset, 8), "-4242");
+	struct tep_format_field *sig = slot(kill, "sig", 9, data, sizeof(data));
+	struct field_desc sd = describe(kill, "sig");
+	assert_int_equal(sd.kind, FIELD_SIGNED);
+	assert_int_equal(field_num(&rec, sig, &sd), 9);
+	/* off_t is 8 bytes: lseek(fd, -100, SEEK_CUR) as the whole slot, signed. */
+	struct tep_event *lseek = load("syscalls", "sys_enter_lseek");
+	struct tep_format_field *off = slot(lseek, "offset", (uint64_t)-100, data, sizeof(data));
+	struct field_desc od = describe(lseek, "offset");
+	assert_int_equal(od.width, 8);
+	assert_int_equal(field_num(&rec, off, &od), -100);
+	/* unsigned int fd: 4 bytes of the slot, unsigned. */
+	struct tep_format_field *fd = slot(lseek, "fd", 0x1ffffffffULL, data, sizeof(data));
+	struct field_desc fdd = describe(lseek, "fd");
+	assert_int_equal(fdd.kind, FIELD_UNSIGNED);
+	assert_string_equal(json(&fdd, data + fd->offset, 8), "4294967295");
+	/* The exit's long ret was right already: still is. */
+	struct tep_event *x = load("syscalls", "sys_exit_kill");
+	struct tep_format_field *ret = slot(x, "ret", (uint64_t)-3, data, sizeof(data));
+	struct field_desc rd = describe(x, "ret");
+	assert_int_equal(field_num(&rec, ret, &rd), -3);
+	/* A record too short for the field: 0, never a read past it. */
+	struct tep_record shortrec = {.data = data, .size = pid->offset + 2};
+	assert_int_equal(field_num(&shortrec, pid, &d), 0);
+	/* Types whose sign is the machine's, or not an integer: the format's word stands. */
+	int w;
+	bool sign;
+	assert_false(field_int_type("char", &w, &sign));
+	assert_false(field_int_type("enum landlock_rule_type", &w, &sign));
+	assert_true(field_int_type("const clockid_t", &w, &sign));
+	assert_true(sign);
+	assert_int_equal(w, 4);
+	assert_true(field_int_type("umode_t", &w, &sign));
+	assert_false(sign);
+	assert_int_equal(w, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_kinds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_numbers_and_strings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_declared_types, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,9 +78,11 @@ static char *svg_of(struct heat *h, const struct heat_opts *o, int *rc)
 
 static int count_of(const char *svg, const char *needle)
 {
+	/* byte by byte: strstr from each match is quadratic under ASan on 25 MB */
+	size_t len = strlen(needle);
 	int n = 0;
-	for (const char *p = svg; (p = strstr(p, needle)); p++)
-		n++;
+	for (const char *p = svg; *p; p++)
+		n += *p == *needle && !strncmp(p, needle, len);
 	return n;
 }
 
@@ -120,6 +122,13 @@ static void test_heat_cells(void **state)
 	/* Buckets cannot be cut into linear rows. */
 	assert_int_equal(heat_add_bucket(h, 12, 4, 8, 5), 0);
 	assert_int_equal(heat_add_bucket(h, 12, 3, 6, 5), -1); /* not a power of 2 */
+	/* 9 values so far: 2^64 - 10 more are the most there can be */
+	assert_int_equal(heat_add_bucket(h, 12, 4, 8, UINT64_MAX - 8), -1);
+	assert_int_equal(heat_add_bucket(h, 12, 4, 8, UINT64_MAX - 10), 0);
+	assert_true(heat_count(h) == UINT64_MAX - 1);
+	assert_int_equal(heat_add(h, 12, 1), 0);
+	assert_int_equal(heat_add(h, 12, 1), -1);
+	assert_true(heat_count(h) == UINT64_MAX);
 	o.linear = true;
 	assert_null(svg_of(h, &o, &rc));
 	assert_int_equal(rc, -1);
@@ -147,6 +156,118 @@ static void test_heat_outlier(void **state)
 	heat_free(h);
 }
 
+/*
+ * Values far past --max: 1e12 and 1e300 with a top of 50, and every value with a top of
+ * 1e-10, counted above it and drawn in the top row, which says so. The row was once
+ * computed as an int from 1e12 / 50 * 40 and written far outside the cells.
+ */
+static void test_heat_beyond(void **state)
+{
+	(void)state;
+	struct heat *h = heat_new();
+	assert_int_equal(heat_add(h, 0, 1), 0);
+	assert_int_equal(heat_add(h, 0.5, 1e12), 0);
+	assert_int_equal(heat_add(h, 0.7, 1e300), 0);
+	assert_int_equal(heat_add(h, 0.9, 50), 0); /* at the top: not above it */
+	struct heat_opts o = {.width = 1, .linear = true, .max = 50};
+	int rc;
+	char *svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, "data-count=\"3\"><title>0 s to 1 s, 48.75 and above: "
+				    "3</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 0 to 1.25: 1</title>"));
+	assert_non_null(strstr(svg, "2 above the top row"));
+	assert_int_equal(heat_beyond(h), 2);
+	o.max = 1e-10;
+	svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count_of(svg, "data-count="), 1);
+	assert_non_null(strstr(svg, "data-count=\"4\"><title>0 s to 1 s, 9.75e-11 and above: "
+				    "4</title>"));
+	assert_non_null(strstr(svg, "4 above the top row"));
+	assert_int_equal(heat_beyond(h), 4);
+	heat_free(h);
+}
+
+/*
+ * Times too far apart: -2, and why says what would do. -1e308 and 1e308 are finite but
+ * their difference is not (it made a column count of NaN, then "out of memory"); 100,000
+ * s in columns of 1 s are 100,001 columns, more than 20,000.
+ */
+static void test_heat_span(void **state)
+{
+	(void)state;
+	char why[160];
+	FILE *null = fopen("/dev/null", "w");
+	assert_non_null(null);
+	struct heat *h = heat_new();
+	assert_int_equal(heat_add(h, -1e308, 1), 0);
+	assert_int_equal(heat_add(h, 1e308, 2), 0);
+	struct heat_opts o = {0};
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	assert_string_equal(why, "the times run from -1e+308 s to 1e+308 s: too far apart to draw");
+	o.width = 1;
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	heat_free(h);
+	h = heat_new();
+	assert_int_equal(heat_add(h, 0, 1), 0);
+	assert_int_equal(heat_add(h, 100000, 2), 0);
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	assert_string_equal(why, "the times span 100000 s: 100001 columns of 1 s, more than "
+				 "20000: columns of 10 s or wider would fit");
+	o.width = 5; /* 20,001 columns: 100,000 s is the start of one more */
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	o.width = 10;
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), 0);
+	o.width = 0; /* about 100 columns, whatever the span */
+	assert_int_equal(heat_add(h, 1e300, 2), 0);
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), 0);
+	/* Histograms: columns of their smallest step, 1 s here. */
+	heat_free(h);
+	h = heat_new();
+	assert_int_equal(heat_add_bucket(h, 0, 4, 8, 1), 0);
+	assert_int_equal(heat_add_bucket(h, 1, 4, 8, 1), 0);
+	assert_int_equal(heat_add_bucket(h, 1e12, 4, 8, 1), 0);
+	assert_int_equal(heat_svg(h, &o, null, why, sizeof(why)), -2);
+	assert_string_equal(why, "the times span 1e+12 s: 1000000000001 columns of 1 s, more than "
+				 "20000: columns of 1e+08 s or wider would fit");
+	heat_free(h);
+	fclose(null);
+}
+
+/*
+ * Log rows run from 2^-40 to 2^64: a value past them is in the last row, which says so
+ * ("and above", "above 0, below"), and the axis shows no bound there that is not one.
+ */
+static void test_heat_log_ends(void **state)
+{
+	(void)state;
+	struct heat *h = heat_new();
+	assert_int_equal(heat_add(h, 0, 1e-300), 0);
+	assert_int_equal(heat_add(h, 0, 1), 0);
+	assert_int_equal(heat_add(h, 0, 1e300), 0);
+	struct heat_opts o = {.width = 1};
+	int rc;
+	char *svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 1.84467e+19 and above: 1</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, above 0, below 1.81899e-12: 1</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 1 to 2: 1</title>"));
+	assert_null(strstr(svg, ">9.09495e-13</text>")); /* 2^-40: not a bound here */
+	assert_null(strstr(svg, ">3.68935e+19</text>")); /* 2^65: nor this */
+	heat_free(h);
+	/* Within the rows: both bounds shown. */
+	h = heat_new();
+	assert_int_equal(heat_add(h, 0, 0x1p-40), 0);
+	assert_int_equal(heat_add(h, 0, 0x1p64), 0);
+	svg = svg_of(h, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 9.09495e-13 to 1.81899e-12: 1</title>"));
+	assert_non_null(strstr(svg, "<title>0 s to 1 s, 1.84467e+19 to 3.68935e+19: 1</title>"));
+	assert_non_null(strstr(svg, ">3.68935e+19</text>"));
+	heat_free(h);
+}
+
 /* The SVG of f with o, in memory. */
 static char *flame_of(struct flame *f, const struct flame_opts *o)
 {
@@ -167,34 +288,23 @@ static void test_flame_frames(void **state)
 {
 	(void)state;
 	struct flame *f = flame_new();
-	assert_int_equal(flame_add_line(f, "x 1\n", 4), 0);
-	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), 0);
-	assert_int_equal(flame_add_line(f, "a;c 1", 5), 0);
-	static const char *const bad[] = {"a;b", "a;;b 1", ";a 1", "a 1x", " 3", "a;b 1 "};
+	assert_int_equal(flame_add_line(f, "x 1\n", 4), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, "a;c 1", 5), FLAME_TAKEN);
+	/* What flamegraph.pl leaves out too: no white space and count at the end. */
+	static const char *const bad[] = {"a;b",  "a 1x", "a;b 1 ", "a 1e3",  "a -1",  "a .5",
+					  "a +1", "5",	  "a 0x10", "a 1..2", "a\t1 ", "a 1\v"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(flame_add_line(f, bad[i], strlen(bad[i])), 1);
-	/* deeper than any stack: refused, not recursed into */
-	size_t deep_n = 2 * (FLAME_MAX_DEPTH + 1) + 2;
-	char *deep = malloc(deep_n + 1);
-	assert_non_null(deep);
-	for (size_t i = 0; i < deep_n - 2; i += 2)
-		memcpy(deep + i, "a;", 2);
-	memcpy(deep + deep_n - 3, " 1", 3); /* the last ';' becomes the space */
-	assert_int_equal(flame_add_line(f, deep, strlen(deep)), 1);
-	deep[2 * (FLAME_MAX_DEPTH - 1) + 1] = ' ', deep[2 * (FLAME_MAX_DEPTH - 1) + 2] = '1';
-	deep[2 * (FLAME_MAX_DEPTH - 1) + 3] = 0; /* exactly FLAME_MAX_DEPTH frames: taken */
-	assert_int_equal(flame_add_line(f, deep, strlen(deep)), 0);
-	free(deep);
-	/* a count that would make the total (5 so far) overflow 64 bits */
-	assert_int_equal(flame_add_line(f, "y 9223372036854775807", 21), 0);
-	assert_int_equal(flame_add_line(f, "z 9223372036854775807", 21), 1);
-	assert_true(flame_total(f) == 9223372036854775812ULL);
+		assert_int_equal(flame_add_line(f, bad[i], strlen(bad[i])), FLAME_NO_COUNT);
+	assert_int_equal(flame_add_line(f, "\n", 1), FLAME_BLANK);
+	assert_int_equal(flame_add_line(f, " \t\r\n", 4), FLAME_BLANK);
+	assert_true(flame_total(f) == 4);
 	flame_free(f);
 	f = flame_new();
 	assert_int_equal(flame_add_line(f, "x 1\n", 4), 0);
 	assert_int_equal(flame_add_line(f, "a;b 2\n", 6), 0);
 	assert_int_equal(flame_add_line(f, "a;c 1", 5), 0);
-	assert_int_equal(flame_total(f), 4);
+	assert_true(flame_total(f) == 4);
 	struct flame_opts o = {0};
 	char *svg = flame_of(f, &o);
 	assert_non_null(strstr(svg, "height=\"134\""));
@@ -212,6 +322,123 @@ static void test_flame_frames(void **state)
 	svg = flame_of(f, &o);
 	assert_non_null(strstr(svg, "<rect x=\"10.00\" y=\"50.0\" width=\"1180.00\""));
 	assert_non_null(strstr(svg, "<rect x=\"600.00\" y=\"82.0\" width=\"295.00\""));
+	flame_free(f);
+}
+
+/* A frame as flame_svg writes it: depth, samples, name. */
+static bool has_frame(const char *svg, int depth, const char *n, const char *name)
+{
+	char want[256];
+	snprintf(want, sizeof(want), "data-d=\"%d\" data-n=\"%s\" data-name=\"%s\">", depth, n,
+		 name);
+	return strstr(svg, want);
+}
+
+/*
+ * Lines flamegraph.pl takes, taken the same way (each checked against its output, at
+ * FlameGraph 41fee1f): white space before the count is any of Perl's \s (a tab, two
+ * spaces: the first is the last frame's; U+00A0 and U+3000 in UTF-8), counts with a
+ * fraction, empty frames (trailing ones dropped), no frame at all, difffolded.pl's two
+ * counts (the second drawn), the count 2^64 - 1. Before, each of them was "not folded
+ * stacks".
+ */
+static void test_flame_like_flamegraph_pl(void **state)
+{
+	(void)state;
+	static const char *const lines[] = {
+		"t;tab\t2\n",
+		"t;two  3\n",
+		"e;;b 1\n",
+		";lead 2\n",
+		"trail;; 4\n",
+		" 5\n",
+		"f 1.5\n",
+		"f 0.25\n",
+		"d;x 1 7\n",
+		"crlf 1\r\n",
+		"nb;p\xc2\xa0"
+		"3\n",
+		"id;q\xe3\x80\x80"
+		"4\n",
+	};
+	struct flame *f = flame_new();
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		assert_int_equal(flame_add_line(f, lines[i], strlen(lines[i])), FLAME_TAKEN);
+	char buf[48];
+	assert_string_equal(flame_count_text(flame_total(f), buf), "33.75");
+	static char svg[1 << 16];
+	FILE *m = fmemopen(svg, sizeof(svg), "w");
+	struct flame_opts o = {.width = 100000};
+	assert_int_equal(flame_svg(f, &o, m), 0);
+	fclose(m);
+	assert_true(has_frame(svg, 0, "33.75", "all"));
+	assert_true(has_frame(svg, 1, "5", "t"));
+	assert_true(has_frame(svg, 2, "2", "tab"));
+	assert_true(has_frame(svg, 2, "3", "two "));
+	assert_true(has_frame(svg, 1, "1", "e"));
+	assert_true(has_frame(svg, 2, "1", ""));
+	assert_true(has_frame(svg, 3, "1", "b"));
+	assert_true(has_frame(svg, 1, "2", ""));
+	assert_true(has_frame(svg, 2, "2", "lead"));
+	assert_true(has_frame(svg, 1, "4", "trail"));
+	assert_false(has_frame(svg, 2, "4", "")); /* trail's empty frames: none */
+	assert_true(has_frame(svg, 1, "1.75", "f"));
+	assert_true(has_frame(svg, 1, "7", "d"));
+	assert_true(has_frame(svg, 2, "7", "x"));
+	assert_true(has_frame(svg, 1, "1", "crlf"));
+	assert_true(has_frame(svg, 2, "3", "p"));
+	assert_true(has_frame(svg, 2, "4", "q"));
+	assert_non_null(strstr(svg, ">33.75 samples;"));
+	flame_free(f);
+
+	/* Exact up to 2^64; past it, a long double's 64 bits; past its range, left out. */
+	f = flame_new();
+	assert_int_equal(flame_add_line(f, "u 18446744073709551615", 22), FLAME_TAKEN);
+	assert_string_equal(flame_count_text(flame_total(f), buf), "18446744073709551615");
+	assert_int_equal(flame_add_line(f, "v 1", 3), FLAME_TAKEN);
+	assert_string_equal(flame_count_text(flame_total(f), buf), "18446744073709551616");
+	assert_int_equal(flame_add_line(f, "w 18446744073709551615", 22), FLAME_TAKEN);
+	assert_string_equal(flame_count_text(flame_total(f), buf), "3.68934881474191032e+19");
+	char *big = malloc(4940);
+	assert_non_null(big);
+	memcpy(big, "c 6", 3);
+	memset(big + 3, '0', 4931); /* 6e4931: once is a long double, twice is not */
+	assert_int_equal(flame_add_line(f, big, 4934), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, big, 4934), FLAME_COUNT_TOO_LARGE);
+	memset(big + 2, '9', 4937); /* 9.99e4936: not even once */
+	assert_int_equal(flame_add_line(f, big, 4939), FLAME_COUNT_TOO_LARGE);
+	free(big);
+	flame_free(f);
+}
+
+/* Stacks of any depth: 100,000 frames taken and drawn (without recursion, which would
+ * overflow the stack), each frame one row higher. */
+static void test_flame_deep(void **state)
+{
+	(void)state;
+	enum { DEPTH = 100000 };
+	char *line = malloc(2 * DEPTH + 8);
+	assert_non_null(line);
+	for (int i = 0; i < DEPTH; i++)
+		memcpy(line + 2 * i, "a;", 2);
+	memcpy(line + 2 * DEPTH - 1, " 3", 3);
+	struct flame *f = flame_new();
+	assert_int_equal(flame_add_line(f, line, strlen(line)), FLAME_TAKEN);
+	assert_int_equal(flame_add_line(f, "a 1", 3), FLAME_TAKEN);
+	free(line);
+	char *svg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&svg, &len);
+	struct flame_opts o = {0};
+	assert_int_equal(flame_svg(f, &o, m), 0);
+	fclose(m);
+	char want[64];
+	snprintf(want, sizeof(want), "height=\"%d\"", 50 + (DEPTH + 1) * 16 + 36);
+	assert_non_null(strstr(svg, want));
+	assert_true(has_frame(svg, 1, "4", "a"));
+	assert_true(has_frame(svg, DEPTH, "3", "a"));
+	assert_int_equal(count_of(svg, "<g class=\"f\""), DEPTH + 1);
+	free(svg);
 	flame_free(f);
 }
 
@@ -242,8 +469,15 @@ static void test_flame_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json),	     cmocka_unit_test(test_heat_cells),
-		cmocka_unit_test(test_heat_outlier), cmocka_unit_test(test_flame_frames),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_heat_cells),
+		cmocka_unit_test(test_heat_outlier),
+		cmocka_unit_test(test_heat_beyond),
+		cmocka_unit_test(test_heat_span),
+		cmocka_unit_test(test_heat_log_ends),
+		cmocka_unit_test(test_flame_frames),
+		cmocka_unit_test(test_flame_like_flamegraph_pl),
+		cmocka_unit_test(test_flame_deep),
 		cmocka_unit_test(test_flame_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

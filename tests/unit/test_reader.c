@@ -57,7 +57,7 @@ static void on_lost(int cpu, long long n, void *ctx)
 
 static struct tep_handle *load(const char *dir)
 {
-	struct tep_handle *tep = tracefs_local_events_system(dir, systems);
+	struct tep_handle *tep = fixture_tep(dir, systems);
 	assert_non_null(tep);
 	return tep;
 }

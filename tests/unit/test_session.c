@@ -2,6 +2,7 @@
 /* Session setup and teardown against a fake tracefs tree (tracefs_set_tracing_dir). */
 #include "helpers.h"
 
+#include <errno.h>
 #include <signal.h>
 
 #include <event-parse.h>
@@ -9,6 +10,7 @@
 
 #include "reader.h"
 #include "runid.h"
+#include "format.h"
 #include "session.h"
 #include "sweep.h"
 
@@ -329,13 +331,13 @@ static void test_format_sound(void **state)
 		char *fmt = malloc(len + 1);
 		assert_non_null(fmt);
 		memcpy(fmt, whole, len + 1);
-		assert_int_equal(session_format_sound(fmt, len, why, sizeof(why)), 0);
+		assert_int_equal(format_sound(fmt, len, why, sizeof(why)), 0);
 		int refused = 0;
 		for (size_t cut = 0; cut < len; cut++) {
 			char *part = malloc(cut + 1);
 			memcpy(part, fmt, cut);
 			part[cut] = 0;
-			if (session_format_sound(part, cut, why, sizeof(why))) {
+			if (format_sound(part, cut, why, sizeof(why))) {
 				refused++;
 				assert_true(why[0] != 0);
 			} else {
@@ -355,7 +357,7 @@ static void test_format_sound(void **state)
 		assert_non_null(bracket);
 		char *semi = strchr(bracket, ';');
 		memmove(bracket + 5, semi, strlen(semi) + 1);
-		assert_int_equal(session_format_sound(fmt, strlen(fmt), why, sizeof(why)), -1);
+		assert_int_equal(format_sound(fmt, strlen(fmt), why, sizeof(why)), -1);
 		free(fmt);
 		/* An offset the kernel never writes: signed, or int's -1 in digits (it read the
 		 * byte before the record, found by fuzz_fmttext). */
@@ -373,8 +375,7 @@ static void test_format_sound(void **state)
 			assert_non_null(odd);
 			int n = snprintf(odd, len + 64, "%.*s%s%s", (int)(at - whole), whole,
 					 bad[b][1], semi2 + 1);
-			assert_int_equal(session_format_sound(odd, (size_t)n, why, sizeof(why)),
-					 -1);
+			assert_int_equal(format_sound(odd, (size_t)n, why, sizeof(why)), -1);
 			free(odd);
 		}
 	}
@@ -502,9 +503,28 @@ static void test_files_gone_mid_run(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* An EPERM under a kernel locked down for confidentiality says so; otherwise the plain
+ * reason. */
+static void test_lockdown(void **state)
+{
+	(void)state;
+	char file[128];
+	snprintf(file, sizeof(file), "%s/lockdown", tree);
+	session_lockdown_file = file;
+	write_file(tree, "lockdown", "none [integrity] confidentiality\n");
+	assert_string_equal(session_strerror(EPERM), strerror(EPERM));
+	write_file(tree, "lockdown", "none integrity [confidentiality]\n");
+	assert_non_null(strstr(session_strerror(EPERM), "locked down for confidentiality"));
+	assert_non_null(strstr(session_strerror(EACCES), "locked down for confidentiality"));
+	assert_string_equal(session_strerror(ENOENT), strerror(ENOENT));
+	session_lockdown_file = "/nonexistent";
+	assert_string_equal(session_strerror(EPERM), strerror(EPERM));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_lockdown, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_sweep_stale, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_start_enable_close, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_existing_instance, make_tree, remove_tree),

@@ -89,7 +89,7 @@ static void pair_up(struct run *r, bool irqs, enum span_loss loss, long long los
 	memset(r, 0, sizeof(*r));
 	r->lose_at = lose_at;
 	r->lose_cpu = cpu;
-	r->tep = tracefs_local_events_system(SCHED, systems);
+	r->tep = fixture_tep(SCHED, systems);
 	assert_non_null(r->tep);
 	struct tep_event *w = tep_find_event_by_name(r->tep, "sched", "sched_wakeup");
 	struct tep_event *sw = tep_find_event_by_name(r->tep, "sched", "sched_switch");
@@ -317,7 +317,7 @@ static void test_units(void **state)
 static struct tep_handle *sched_tep(struct tep_event **sw, struct tep_event **wake,
 				    struct tep_event **wnew)
 {
-	struct tep_handle *tep = tracefs_local_events_system(SCHED, systems);
+	struct tep_handle *tep = fixture_tep(SCHED, systems);
 	assert_non_null(tep);
 	*sw = tep_find_event_by_name(tep, "sched", "sched_switch");
 	*wake = tep_find_event_by_name(tep, "sched", "sched_wakeup");

@@ -35,7 +35,7 @@ struct joins {
 	} done[256];
 };
 
-static void done(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+static void ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct joins *s = ctx;
 	(void)rec;
@@ -71,11 +71,11 @@ static void join(struct joins *s, const char *lose_after)
 {
 	memset(s, 0, sizeof(*s));
 	s->lose_after = lose_after;
-	s->tep = tracefs_local_events_system(PROC, systems);
+	s->tep = fixture_tep(PROC, systems);
 	assert_non_null(s->tep);
 	s->exit_ev = tep_find_event_by_name(s->tep, "syscalls", "sys_exit_openat");
 	assert_non_null(s->exit_ev);
-	assert_int_equal(sysc_init(&s->j, 64, sizeof(struct data), done, s), 0);
+	assert_int_equal(sysc_init(&s->j, 64, sizeof(struct data), ended, s), 0);
 	struct reader r;
 	assert_int_equal(reader_open(&r, s->tep, PROC, 4096, true), 0);
 	assert_int_equal(
@@ -137,7 +137,7 @@ static void test_results_match_the_kernel(void **state)
 	assert_true(ftt >= 0);
 	assert_int_equal(s.done[ftt].ret, -2); /* ENOENT */
 	/* ld.so opens without the C library: exits without a start, counted. */
-	assert_true(s.j.unpaired > 0);
+	assert_true(s.j.span.unpaired > 0);
 	sysc_free(&s.j);
 	tep_free(s.tep);
 }
@@ -150,9 +150,9 @@ static void test_loss_clears_the_join(void **state)
 	static struct joins a, b;
 	join(&a, NULL);
 	join(&b, "/nonexistent/ftt-a");
-	assert_int_equal(b.j.cleared, 1);
+	assert_int_equal(b.j.span.cleared, 1);
 	assert_int_equal(b.n, a.n - 1);
-	assert_int_equal(b.j.unpaired, a.j.unpaired + 1);
+	assert_int_equal(b.j.span.unpaired, a.j.span.unpaired + 1);
 	for (int i = 0; i < b.n; i++)
 		assert_string_not_equal(b.done[i].path, "/nonexistent/ftt-a");
 	sysc_free(&a.j);

@@ -52,7 +52,7 @@ feature "instances" "[ -d $T/instances ]"
 feature "kprobe_events" "[ -e $T/kprobe_events ]"
 feature "uprobe_events" "[ -e $T/uprobe_events ]"
 feature "dynamic_events" "[ -e $T/dynamic_events ]"
-# The README lists the eprobe syntax even without CONFIG_EPROBE_EVENTS (6.18): create one.
+# The tracefs README lists the eprobe syntax even without CONFIG_EPROBE_EVENTS (6.18): create one.
 feature "eprobes" "echo 'e:fttfeat/e syscalls.sys_enter_openat' >> $T/dynamic_events && echo '-:fttfeat/e' >> $T/dynamic_events"
 feature "error_log" "[ -e $T/error_log ]"
 feature "set_event_pid" "[ -e $T/set_event_pid ]"
@@ -75,9 +75,10 @@ feature "null_blk disk" "[ -b /dev/nullb0 ]"
 # A file system on a disk, for the file and discard tests.
 mount -o discard /dev/vdb /mnt 2> /tmp/e || say "# mount /dev/vdb: $(cat /tmp/e)"
 
-# A script given to vmcheck (VM_DEBUG_SCRIPT) runs instead of the suite.
+# A script given to vmcheck (VM_DEBUG_SCRIPT) runs instead of the suite, in a shell of its
+# own: sourced here, a function of it named like one of init's (finish) replaced init's.
 if [ -x /ftt/debug.sh ]; then
-	. /ftt/debug.sh > $OUT 2>&1
+	T=$T BIN=/ftt/bin sh /ftt/debug.sh > $OUT 2>&1
 	finish 0
 fi
 
@@ -87,7 +88,7 @@ fi
 # LIVE_CLOCK_SLACK_MS: see the -Q test in test_block.sh (vCPUs take turns under TCG).
 export BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck UPROBE_TARGET=/ftt/bin/uprobe_target \
 	NAMES_TARGET=/ftt/bin/names_target EXIT_TARGET=/ftt/bin/exit_target \
-	SYS_TARGET=/ftt/bin/sys_target EXEC_TARGET=/ftt/bin/exec_target LIVE_FILE_DIR=/mnt TMPDIR=/tmp LIVE_CLOCK_SLACK_MS=5
+	SYS_TARGET=/ftt/bin/sys_target EXEC_TARGET=/ftt/bin/exec_target TCP_TARGET=/ftt/bin/tcp_target LIVE_FILE_DIR=/mnt TMPDIR=/tmp LIVE_CLOCK_SLACK_MS=5
 runs=1
 for t in /ftt/tests/live/test_*.sh; do
 	name=$(basename "$t" .sh)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Reproducer for the guest stalls (see README, make vmcheck): run with
+# Reproducer for the guest stalls (see docs/testing.md, make vmcheck): run with
 #   VM_KERNELS=bookworm VM_MONITOR=1 VM_TIMEOUT=150 VM_DEBUG_SCRIPT=tests/vm/stall-repro.sh tests/vm/vmcheck.sh
 # On 2026-11-21 the 6.1 guest stopped in its first round: both vCPUs halted (HLT=1 in
 # "info registers -a"), i.e. timers not firing, no console message.

@@ -10,10 +10,10 @@
 # kernel counts as failed (with the console tail shown).
 #
 # Old kernels (4.9, 4.14, 4.18, 4.19) are bootable images with everything built in, in
-# $VM_IMAGES (default: the shared kernels folder beside the work tree, /work/shared/kernels):
+# $VM_IMAGES (default: $VM_CACHE/images, where tests/vm/kernels/build.sh puts what it builds):
 # a name in VM_KERNELS with a vmlinuz-NAME there boots that image, without modules. By default
-# every image there runs after Debian's suites; VM_IMAGES= (empty) leaves them out, a missing
-# folder fails.
+# every image there runs after Debian's suites; VM_IMAGES= (empty) leaves them out; a folder
+# without images fails, saying how to get them.
 #
 # Every tests/live/test_*.sh runs in each guest (the block suite once per disk).
 # Environment: VM_KERNELS (suites and image names), VM_SUITES (live suites to run, by name:
@@ -27,14 +27,16 @@ set -u
 cd "$(dirname "$0")/../.."
 BIN=${BIN:-build/static}
 CACHE=${VM_CACHE:-/var/cache/ftrace-tools-vm}
-IMAGES=${VM_IMAGES-/work/shared/kernels}
+IMAGES=${VM_IMAGES-$CACHE/images}
 if [ -n "${VM_KERNELS:-}" ]; then
 	KERNELS=$VM_KERNELS
 else
 	KERNELS="bullseye bookworm bookworm-backports"
 	if [ -n "$IMAGES" ]; then
 		ls "$IMAGES"/vmlinuz-* > /dev/null 2>&1 || {
-			echo "vmcheck: no kernel images in $IMAGES (VM_IMAGES= leaves the old kernels out)" >&2
+			echo "vmcheck: no old-kernel images (vmlinuz-*) in $IMAGES: build them with" \
+				"tests/vm/kernels/build.sh SRCDIR $IMAGES, or point VM_IMAGES at a folder" \
+				"that has them; VM_IMAGES= leaves the old kernels out" >&2
 			exit 1
 		}
 		# Newest first, as the Debian suites.
@@ -51,7 +53,7 @@ die() { echo "vmcheck: $*" >&2; exit 1; }
 for t in qemu-system-x86_64 busybox depmod mkfs.ext4 dpkg-deb apt-get; do
 	command -v $t >/dev/null || die "$t not found: run 'make deps' (qemu-system-x86, busybox-static, kmod, e2fsprogs)"
 done
-for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##') uprobe_target names_target exit_target sys_target exec_target jsoncheck; do
+for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##') uprobe_target names_target exit_target sys_target exec_target tcp_target jsoncheck; do
 	[ -x "$BIN/$t" ] || die "$BIN/$t missing: run 'make static'"
 done
 
@@ -189,7 +191,9 @@ run_kernel() {
 		return
 	fi
 	if [ -n "${VM_DEBUG_SCRIPT:-}" ]; then
-		echo "--- output of $VM_DEBUG_SCRIPT:"; grep -v '^FTT-' "$res.txt"; return
+		echo "--- output of $VM_DEBUG_SCRIPT:"; grep -v '^FTT-' "$res.txt"
+		echo "$krel ($suite): ran $VM_DEBUG_SCRIPT, ${secs}s" > "$WORK/$suite.summary"
+		return
 	fi
 	grep -E '^(not ok|skip) ' "$res.txt"
 	grep -E '^#' "$res.txt" | head -40

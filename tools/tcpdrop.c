@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tcpdrop: each TCP packet the kernel drops: where (the function of the drop site), why (the
+ * kernel's reason, Linux 5.17+), and both ends where an event says them; -s the kernel stack
+ * of the drop. From skb:kfree_skb, which names no addresses: they come from the socket that
+ * received the packet (its rx_sk, 6.x, whose ends its state changes gave) or from the reset
+ * the kernel sent in reply to it just before (tcp:tcp_send_reset of the same packet: a SYN
+ * to a port where nothing listens). TCP's drops are those of IP packets at a drop site in
+ * TCP's code (tcp_*, __tcp_*, inet_csk_*, sk_stream_*) or of a TCP socket; --all-ip shows
+ * every IP packet dropped. Drops without a reason (NOT_SPECIFIED) are left out where the
+ * kernel gives reasons, as bcc's and bpftrace's tcpdrop do.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "comm.h"
+#include "evprint.h"
+#include "ksym.h"
+#include "pair.h"
+#include "reader.h"
+#include "row.h"
+#include "sock.h"
+#include "span.h"
+#include "tool.h"
+
+static struct env {
+	bool stack;  /* -s */
+	bool all_ip; /* --all-ip */
+	struct tool_run *t;
+	struct tep_event *kfree, *reset, *kstack;
+	struct tep_format_field *skbaddr, *location, *protocol, *reason, *rx_sk;
+	struct tep_format_field *reset_skb, *reset_state;
+	struct sock_fields rf;
+	struct sock_names reasons;
+	long long not_specified; /* its value, -1: no reasons */
+	struct sock_states st;	 /* rx_sk's ends, by its state changes */
+	bool socks_on;
+	struct span socks;	    /* by socket address: ends and state */
+	struct span resets;	    /* by packet address and CPU: the reset sent for it */
+	struct pair_table tcp_site; /* location -> 1 TCP's, 2 not */
+	struct ksyms *ksyms;
+	struct evprint *stacks;
+	struct row row;
+} env;
+
+struct known {
+	struct sock_tuple tup;
+	int state;
+};
+
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"PID", "pid", 7, ROW_INT, 0, 0, "the task the drop happened in"},
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "its name then"},
+	{NULL, "context", 0, ROW_WORD, 0, ROW_NOTEXT,
+	 "task, softirq or irq (then the task was only interrupted)"},
+	{"IP", "ip", 2, ROW_INT, 0, 0,
+	 "4 or 6 (from the packet's protocol when no ends are known)"},
+	{"LADDR", "laddr", -15, ROW_WORD, 0, 0, "this host's end (- or null: not known)"},
+	{"LPORT", "lport", 5, ROW_UINT, 0, 0, "its port"},
+	{"RADDR", "raddr", -15, ROW_WORD, 0, 0, "the other end"},
+	{"RPORT", "rport", 5, ROW_UINT, 0, 0, "its port"},
+	{"STATE", "state", -11, ROW_WORD, 0, 0, "the receiving socket's TCP state"},
+	{"REASON", "reason", -20, ROW_WORD, 0, 0, "the kernel's drop reason (5.17+)"},
+	{"LOCATION", "location", 0, ROW_WORD, 0, 0, "the drop site: function+offset"},
+};
+static const struct row_table table = ROW_TABLE("each drop", cols);
+
+enum { OPT_ALL_IP = OPT_LONG + 1 };
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	TOOL_JSON("one JSON object per drop"),
+	{'s', NULL, NULL, "the kernel stack of each drop", 0},
+	TOOL_TIMESTAMP,
+	TOOL_WALLCLOCK,
+	{OPT_ALL_IP, "all-ip", NULL, "every IP packet dropped, not only TCP's", 0},
+	TOOL_JSON_KEYS,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"tcpdrop                   # every TCP packet dropped",
+	"tcpdrop -s                # with the kernel stack of each drop",
+	"tcpdrop -T --all-ip       # every IP packet dropped, wall-clock times",
+	"tcpdrop -j -d 5           # 5 seconds as JSON lines",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	(void)arg;
+	if (o->key == 's')
+		env.stack = true;
+	else if (o->key == OPT_ALL_IP)
+		env.all_ip = true;
+}
+
+static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
+		   void *data, void *ctx)
+{
+	(void)end;
+	(void)start;
+	(void)delta;
+	(void)data;
+	(void)ctx;
+}
+
+static bool tcp_function(const char *f)
+{
+	static const char *const prefixes[] = {"tcp", "__tcp", "inet_csk", "sk_stream"};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Is the drop site in TCP's code? Decided once per site. */
+static bool tcp_site(unsigned long long loc)
+{
+	unsigned char *v = pair_get(&env.tcp_site, loc, 0);
+	if (!v) {
+		unsigned long long off;
+		const char *f = env.ksyms ? ksym_find(env.ksyms, loc, &off) : NULL;
+		v = pair_put(&env.tcp_site, loc, 0);
+		*v = f && tcp_function(f) ? 1 : 2;
+	}
+	return *v == 1;
+}
+
+static void on_state(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	unsigned long long sk = sock_skaddr(&env.st.f, rec);
+	long long new = reader_num(rec, env.st.newstate);
+	if (new == env.st.close) {
+		span_drop(&env.socks, sk, 0);
+		return;
+	}
+	struct span_start *s = span_find(&env.socks, sk, 0);
+	struct known *k = s ? span_data(s) : span_begin(&env.socks, sk, 0, rec->ts, rec->cpu, 0);
+	sock_tuple_read(&env.st.f, rec, &k->tup);
+	k->state = (int)new;
+}
+
+/* A reset sent in reply to a packet: the packet's ends, from this host's side. */
+static void on_reset(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	unsigned long long skb = (unsigned long long)reader_num(rec, env.reset_skb);
+	if (!skb)
+		return; /* a reset of a socket's own (an abort), for no packet */
+	struct known *k = span_begin(&env.resets, skb, (uint64_t)rec->cpu, rec->ts, rec->cpu, 0);
+	sock_tuple_read(&env.rf, rec, &k->tup);
+	k->state = env.reset_state ? (int)reader_num(rec, env.reset_state) : 0;
+}
+
+static void on_kfree(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	struct tool_run *t = env.t;
+	unsigned long long loc = (unsigned long long)reader_num(rec, env.location);
+	unsigned long long skb = (unsigned long long)reader_num(rec, env.skbaddr);
+	struct known k = {0};
+	bool known = false;
+	struct span_start *s = span_find(&env.resets, skb, (uint64_t)rec->cpu);
+	if (s) {
+		k = *(struct known *)span_data(s);
+		known = true;
+		span_drop(&env.resets, skb, (uint64_t)rec->cpu);
+	}
+	unsigned long long rx = env.rx_sk ? (unsigned long long)reader_num(rec, env.rx_sk) : 0;
+	struct span_start *rs = rx && env.socks_on ? span_find(&env.socks, rx, 0) : NULL;
+	if (rs && !known) {
+		k = *(struct known *)span_data(rs);
+		known = true;
+	}
+	if (!env.all_ip && !known && !rs && !tcp_site(loc))
+		return;
+	int tid = tep_data_pid(t->s.tep, rec), flags = tep_data_flags(t->s.tep, rec);
+	struct comm_task ti;
+	char a[SOCK_ADDRSTRLEN], b[SOCK_ADDRSTRLEN], st[16], why[16], where[160];
+	struct row *r = &env.row;
+	row_begin(r, rec->ts);
+	row_int(r, t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid);
+	row_str(r, tool_comm(t, tid), 16);
+	row_word(r, flags & 0x48 ? "irq" : flags & 0x10 ? "softirq" : "task");
+	long long proto = reader_num(rec, env.protocol);
+	row_int(r, known ? k.tup.family : proto == 0x86dd ? 6 : 4);
+	if (known) {
+		row_word(r, sock_ntop(k.tup.family, k.tup.saddr, a, sizeof(a)));
+		row_uint(r, k.tup.sport);
+		row_word(r, sock_ntop(k.tup.family, k.tup.daddr, b, sizeof(b)));
+		row_uint(r, k.tup.dport);
+	} else {
+		for (int i = 0; i < 4; i++)
+			row_none(r);
+	}
+	if (rs || (known && k.state))
+		row_word(r, sock_state_name(&env.st, k.state, st, sizeof(st)));
+	else
+		row_none(r);
+	if (env.reason)
+		row_word(r, sock_name(&env.reasons, reader_num(rec, env.reason), why, sizeof(why)));
+	else
+		row_none(r);
+	unsigned long long off;
+	const char *f = env.ksyms ? ksym_find(env.ksyms, loc, &off) : NULL;
+	if (f)
+		snprintf(where, sizeof(where), "%.120s+0x%llx", f, off);
+	else
+		snprintf(where, sizeof(where), "0x%llx", loc);
+	row_word(r, where);
+	if (env.stacks && t->o.json) {
+		while (r->at < r->table->ncols)
+			row_none(r);
+		evprint_trailers(env.stacks, rec);
+		fputs("}\n", stdout);
+		return;
+	}
+	row_end(r);
+	if (env.stacks)
+		evprint_trailers(env.stacks, rec);
+}
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	env.kfree = session_load_event(&t->s, "skb", "kfree_skb");
+	if (!env.kfree || !(env.skbaddr = tep_find_field(env.kfree, "skbaddr")) ||
+	    !(env.location = tep_find_field(env.kfree, "location")) ||
+	    !(env.protocol = tep_find_field(env.kfree, "protocol"))) {
+		fprintf(stderr, "tcpdrop: no skb:kfree_skb in this kernel (CONFIG_EVENT_TRACING, "
+				"CONFIG_NET)\n");
+		return TOOL_FAIL;
+	}
+	env.reason = tep_find_field(env.kfree, "reason");
+	env.rx_sk = tep_find_field(env.kfree, "rx_sk");
+	env.not_specified = -1;
+	if (env.reason) {
+		sock_names_read(&env.reasons, env.kfree, "reason", "SKB_DROP_REASON_", NULL);
+		env.not_specified = sock_value(&env.reasons, "NOT_SPECIFIED");
+	}
+	bool states = sock_states_load(&env.st, &t->s, false) == 0;
+	if (!states)
+		sock_names_tcp_states(&env.st.names);
+	env.socks_on = states && env.rx_sk;
+	env.reset = session_load_event(&t->s, "tcp", "tcp_send_reset");
+	if (env.reset && (sock_fields_init(&env.rf, env.reset) ||
+			  !(env.reset_skb = tep_find_field(env.reset, "skbaddr"))))
+		env.reset = NULL;
+	env.reset_state = env.reset ? tep_find_field(env.reset, "state") : NULL;
+	if (!(env.ksyms = ksym_load()))
+		fprintf(stderr, "tcpdrop: /proc/kallsyms cannot be read: drop sites are shown "
+				"as addresses, and only drops of known TCP sockets are TCP's\n");
+	if (span_init(&env.socks, 16384, sizeof(struct known), SPAN_LOSS_ALL, unused, NULL) ||
+	    span_init(&env.resets, 256, sizeof(struct known), SPAN_LOSS_CPU, unused, NULL) ||
+	    pair_init(&env.tcp_site, 4096, 1))
+		return TOOL_FAIL;
+	snprintf(t->what, sizeof(t->what), "%s drops%s", env.all_ip ? "IP packet" : "TCP packet",
+		 env.reason ? "" : " (no drop reasons before Linux 5.17)");
+	return TOOL_OK;
+}
+
+static int setup(struct tool_run *t)
+{
+	int ret;
+	char filter[256];
+	/* IP packets (ETH_P_IP, ETH_P_IPV6) with a reason: the kernel frees others as drops
+	 * all the time. */
+	int n = snprintf(filter, sizeof(filter), "(protocol == 2048 || protocol == 34525)");
+	if (env.not_specified >= 0)
+		snprintf(filter + n, sizeof(filter) - (size_t)n, " && reason != %lld",
+			 env.not_specified);
+	if (env.stack) {
+		struct tep_event *ustack;
+		if ((ret = tool_stacks(t, true, false, false, &env.kstack, &ustack)))
+			return ret;
+		if (!(env.stacks = evprint_new(t->s.tep, t->o.json, t->o.wallclock)))
+			return TOOL_FAIL;
+		evprint_stacks(env.stacks, env.kstack, env.ksyms, NULL);
+		/* From the drop site: the tracepoint's own frame left out. */
+		static const char *const skip[] = {"trace_event_raw_event_kfree_skb", NULL};
+		evprint_kstack_after(env.stacks, skip);
+	}
+	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
+	if (reader_on_lost(&t->r, span_lost, &env.socks) ||
+	    reader_on_lost(&t->r, span_lost, &env.resets))
+		return TOOL_FAIL;
+	if (env.socks_on &&
+	    (ret = tool_trace(t, env.st.ev, sock_states_filter(&env.st), on_state, NULL)))
+		return ret;
+	if (env.reset && (ret = tool_trace(t, env.reset, NULL, on_reset, NULL)))
+		return ret;
+	return tool_trace(t, env.kfree, filter, on_kfree, NULL);
+}
+
+static void header(struct tool_run *t)
+{
+	(void)t;
+	row_header(&env.row);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	span_free(&env.socks);
+	span_free(&env.resets);
+	pair_free(&env.tcp_site);
+	if (env.stacks)
+		evprint_free(env.stacks);
+	if (env.ksyms)
+		ksym_free(env.ksyms);
+	sock_names_free(&env.reasons);
+	sock_states_free(&env.st);
+}
+
+static const struct tool tcpdrop = {
+	.name = "tcpdrop",
+	.opts = options,
+	.examples = examples,
+	.formats = (const char *const[]){NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.prepare = prepare,
+	.setup = setup,
+	.header = header,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&tcpdrop, argc, argv);
+}

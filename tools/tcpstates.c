@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tcpstates: each state change of a TCP socket, with the time it spent in the state it
+ * leaves (since its previous change seen, by the socket's address). The task shown is the
+ * one the change happened in: the socket's process in its own calls (connect, listen,
+ * close), and whatever task a softirq interrupted for changes driven by packets (a passive
+ * open, the peer's FIN); the JSON's context says which.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <event-parse.h>
+
+#include "comm.h"
+#include "reader.h"
+#include "row.h"
+#include "sock.h"
+#include "span.h"
+#include "tool.h"
+
+static struct env {
+	struct sock_ports lports, rports; /* -L, -D */
+	bool wide;			  /* -w */
+	struct tool_run *t;
+	struct sock_states st;
+	struct span last; /* by socket address: its previous change */
+	struct row row;
+} env;
+
+#define STATES_COLS(addr)                                                                          \
+	{                                                                                          \
+		ROW_COL_TS, ROW_COL_WALL,                                                          \
+			{"SKADDR", "skaddr", -18, ROW_HEX, 0, 0, "the socket's kernel address"},   \
+			{"PID", "pid", 7, ROW_INT, 0, 0, "the process the change happened in"},    \
+			{"COMM", "comm", -16, ROW_STR, 0, 0, "its thread's name then"},            \
+			{NULL,                                                                     \
+			 "context",                                                                \
+			 0,                                                                        \
+			 ROW_WORD,                                                                 \
+			 0,                                                                        \
+			 ROW_NOTEXT,                                                               \
+			 "task (the process's own call), or softirq or irq (a packet's: the task " \
+			 "was only "                                                               \
+			 "interrupted)"},                                                          \
+			{"IP", "ip", 2, ROW_INT, 0, 0, "4 or 6 (v4-mapped IPv6: 4)"},              \
+			{"LADDR", "laddr", addr, ROW_WORD, 0, 0, "the local address"},             \
+			{"LPORT", "lport", 5, ROW_UINT, 0, 0, "the local port"},                   \
+			{"RADDR", "raddr", addr, ROW_WORD, 0, 0, "the remote address"},            \
+			{"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},                  \
+			{"OLDSTATE", "oldstate", -11, ROW_WORD, 0, 0, "the state it leaves"},      \
+			{"NEWSTATE", "newstate", -11, ROW_WORD, 0, 0, "the state it enters"},      \
+		{                                                                                  \
+			"MS", "ms", 10, ROW_FLOAT, 3, 0,                                           \
+				"time in the old state, ms (- or null: the first change seen)"     \
+		}                                                                                  \
+	}
+static const struct row_col cols[] = STATES_COLS(-15), wide_cols[] = STATES_COLS(-39);
+static const struct row_table table = ROW_TABLE("each state change", cols);
+static const struct row_table wide_table = ROW_TABLE("each state change (-w)", wide_cols);
+
+static const struct opt_spec options[] = {
+	{'D', NULL, "PORTS", "only sockets with these remote ports (443)", 0},
+	TOOL_DURATION,
+	TOOL_JSON("one JSON object per state change"),
+	{'L', NULL, "PORTS", "only sockets with these local ports (80)", 0},
+	TOOL_TIMESTAMP,
+	TOOL_WALLCLOCK,
+	{'w', NULL, NULL, "wide columns (room for IPv6 addresses)", 0},
+	TOOL_JSON_KEYS,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"tcpstates                 # every TCP state change",
+	"tcpstates -t -L 80        # sockets on local port 80, with times",
+	"tcpstates -D 443 -w       # to remote port 443, wide columns",
+	"tcpstates -j -d 5         # 5 seconds as JSON lines",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	switch (o->key) {
+	case 'D': sock_ports_parse(&env.rports, arg, "PORT"); break;
+	case 'L': sock_ports_parse(&env.lports, arg, "PORT"); break;
+	case 'w': env.wide = true; break;
+	}
+}
+
+/* Never called: the starts are updated in place and dropped at CLOSE. */
+static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
+		   void *data, void *ctx)
+{
+	(void)end;
+	(void)start;
+	(void)delta;
+	(void)data;
+	(void)ctx;
+}
+
+static void on_state(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	struct tool_run *t = env.t;
+	long long old = reader_num(rec, env.st.oldstate), new = reader_num(rec, env.st.newstate);
+	unsigned long long sk = sock_skaddr(&env.st.f, rec);
+	struct sock_tuple tup;
+	sock_tuple_read(&env.st.f, rec, &tup);
+	struct span_start *s = span_find(&env.last, sk, 0);
+	double ms = s && rec->ts >= s->ts ? (rec->ts - s->ts) / 1e6 : -1;
+	if (new == env.st.close)
+		span_drop(&env.last, sk, 0);
+	else if (s)
+		s->ts = rec->ts;
+	else
+		span_begin(&env.last, sk, 0, rec->ts, rec->cpu, 0);
+
+	int tid = tep_data_pid(t->s.tep, rec), flags = tep_data_flags(t->s.tep, rec);
+	struct comm_task ti;
+	char a[SOCK_ADDRSTRLEN], b[SOCK_ADDRSTRLEN], o[16], n[16];
+	struct row *r = &env.row;
+	row_begin(r, rec->ts);
+	row_hex(r, sk);
+	row_int(r, t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid);
+	row_str(r, tool_comm(t, tid), 16);
+	/* TRACE_FLAG_HARDIRQ 0x08, TRACE_FLAG_SOFTIRQ 0x10, TRACE_FLAG_NMI 0x40 */
+	row_word(r, flags & 0x48 ? "irq" : flags & 0x10 ? "softirq" : "task");
+	row_int(r, tup.family);
+	row_word(r, sock_ntop(tup.family, tup.saddr, a, sizeof(a)));
+	row_uint(r, tup.sport);
+	row_word(r, sock_ntop(tup.family, tup.daddr, b, sizeof(b)));
+	row_uint(r, tup.dport);
+	row_word(r, sock_state_name(&env.st, old, o, sizeof(o)));
+	row_word(r, sock_state_name(&env.st, new, n, sizeof(n)));
+	if (ms >= 0)
+		row_float(r, ms);
+	else
+		row_none(r);
+	row_end(r);
+}
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	if (sock_states_load(&env.st, &t->s, true)) {
+		fprintf(stderr, "tcpstates: no TCP state-change event in this kernel "
+				"(sock:inet_sock_set_state, Linux 4.16; tcp:tcp_set_state in 4.15) "
+				"and no kprobes for tcp_set_state (CONFIG_KPROBE_EVENTS)\n");
+		return TOOL_FAIL;
+	}
+	if (span_init(&env.last, 16384, 0, SPAN_LOSS_ALL, unused, NULL))
+		return TOOL_FAIL;
+	snprintf(t->what, sizeof(t->what), "TCP state changes");
+	return TOOL_OK;
+}
+
+static int setup(struct tool_run *t)
+{
+	char filter[1800], lp[800], rp[800];
+	if (sock_ports_filter(&env.lports, &env.st.f, false, lp, sizeof(lp)) ||
+	    sock_ports_filter(&env.rports, &env.st.f, true, rp, sizeof(rp)))
+		return TOOL_FAIL;
+	const char *proto = sock_states_filter(&env.st);
+	snprintf(filter, sizeof(filter), "%s%s%s%s%s", proto, *proto && *lp ? " && " : "", lp,
+		 (*proto || *lp) && *rp ? " && " : "", rp);
+	row_init(&env.row, env.wide ? &wide_table : &table, stdout, t->o.json, t->o.timestamp,
+		 t->o.wallclock);
+	if (reader_on_lost(&t->r, span_lost, &env.last))
+		return TOOL_FAIL;
+	return tool_trace(t, env.st.ev, filter, on_state, NULL);
+}
+
+static void header(struct tool_run *t)
+{
+	(void)t;
+	row_header(&env.row);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	span_free(&env.last);
+	sock_states_free(&env.st);
+}
+
+static const struct tool tcpstates = {
+	.name = "tcpstates",
+	.opts = options,
+	.examples = examples,
+	.formats = (const char *const[]){NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.prepare = prepare,
+	.setup = setup,
+	.header = header,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&tcpstates, argc, argv);
+}
