@@ -41,7 +41,11 @@ stop_all() {
 	sleep 0.3
 	for np in $RUNNING; do kill -INT "${np#*:}" 2> /dev/null; done
 	for np in $RUNNING; do
-		if wait_exit "${np#*:}" $SLOW; then echo $RC > "$TMP/${np%%:*}.rc"; else echo killed > "$TMP/${np%%:*}.rc"; fi
+		# (137: SIGKILL, lib.sh's watchdog may be ended before it says so)
+		if wait_exit "${np#*:}" $SLOW && [ $RC != 137 ]; then echo $RC > "$TMP/${np%%:*}.rc"; else
+			echo killed > "$TMP/${np%%:*}.rc"
+			notok "${np%%:*}: still running $SLOW s after Ctrl-C, killed" "$TMP/${np%%:*}.err"
+		fi
 	done
 	RUNNING=
 }
