@@ -125,7 +125,7 @@ static int choose(struct spanhist *sh, struct tool_run *t,
 	if (sh->via == SPANHIST_PAIRS && !span_kernel_can(SPAN_K_PAIRS)) {
 		fprintf(stderr,
 			"%s: --via pairs: no hist triggers with synthetic events in this kernel "
-			"(CONFIG_HIST_TRIGGERS, Linux 4.17)\n",
+			"(CONFIG_HIST_TRIGGERS, Linux 6.1: before it two runs interfere)\n",
 			t->tool->name);
 		return -1;
 	}

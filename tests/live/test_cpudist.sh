@@ -38,7 +38,7 @@ for w in $WAYS; do
 	[ "$(unrecorded "$TMP/$w.err")" = 0 ] &&
 		check "cpudist --via $w: each busy child's slices add up to its CPU time (wait4's)" [ -n "$cpu" ]
 done
-[ -n "$K_PAIRS" ] || skip "cpudist --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 4.17)"
+[ -n "$K_PAIRS" ] || skip "cpudist --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 6.1)"
 [ -n "$K_HIST" ] || skip "cpudist --via hist: no numeric literals in hist expressions (Linux 5.16)"
 
 # --- off the CPU: four naps of 50 ms ----------------------------------------------------------

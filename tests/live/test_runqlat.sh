@@ -38,7 +38,7 @@ for w in $WAYS; do
 	check "runqlat --via $w: each busy child's waits are the switches the kernel counted of it (less those it said were not recorded)" [ -n "$ok" ] ||
 		sed 's/^/# /' "$TMP/$w.err"
 done
-[ -n "$K_PAIRS" ] || skip "runqlat --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 4.17)"
+[ -n "$K_PAIRS" ] || skip "runqlat --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 6.1)"
 [ -n "$K_HIST" ] || skip "runqlat --via hist: no numeric literals in hist expressions (Linux 5.16)"
 # The ways agree on the sum too: each instance reads the clock itself (each event is written
 # to each instance's buffer in turn), so a wait may be a little longer or shorter in one: a
@@ -121,8 +121,8 @@ if [ -z "$K_HIST" ]; then
 fi
 if [ -z "$K_PAIRS" ]; then
 	"$R" --via pairs -d 0.1 > "$TMP/out" 2> "$TMP/err"
-	check "runqlat --via pairs here: exit 1, naming CONFIG_HIST_TRIGGERS and Linux 4.17" sh -c "
-		[ $? -eq 1 ] && grep -q 'CONFIG_HIST_TRIGGERS, Linux 4.17' '$TMP/err'"
+	check "runqlat --via pairs here: exit 1, naming CONFIG_HIST_TRIGGERS and Linux 6.1" sh -c "
+		[ $? -eq 1 ] && grep -q 'CONFIG_HIST_TRIGGERS, Linux 6.1' '$TMP/err'"
 fi
 
 stop_cases runqlat "$R" 0.2

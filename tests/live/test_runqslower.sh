@@ -64,7 +64,7 @@ for w in $WAYS; do
 	check "runqslower --via $w 1000: the children's waits of 1 ms or more ($n1; with 0: $n0), none shorter" \
 		sh -c "[ $n0 -gt 0 ] && [ $d -le $edge ] && [ $short -eq 0 ]"
 done
-[ -n "$K_PAIRS" ] || skip "runqslower --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 4.17)"
+[ -n "$K_PAIRS" ] || skip "runqslower --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 6.1)"
 
 # --- text ---------------------------------------------------------------------------------------
 run_bg txt "$Q" -t -T 0
@@ -85,8 +85,8 @@ done
 check "after the usage errors: tracefs as before" same_state
 if [ -z "$K_PAIRS" ]; then
 	"$Q" --via pairs > "$TMP/out" 2> "$TMP/err"
-	check "runqslower --via pairs here: exit 1, naming CONFIG_HIST_TRIGGERS and Linux 4.17" sh -c "
-		[ $? -eq 1 ] && grep -q 'CONFIG_HIST_TRIGGERS, Linux 4.17' '$TMP/err'"
+	check "runqslower --via pairs here: exit 1, naming CONFIG_HIST_TRIGGERS and Linux 6.1" sh -c "
+		[ $? -eq 1 ] && grep -q 'CONFIG_HIST_TRIGGERS, Linux 6.1' '$TMP/err'"
 fi
 
 stop_cases runqslower "$Q" 0
