@@ -42,7 +42,6 @@ static const char *const examples[] = {
 	"hardirqs -C -d 10        # how many runs of each, in 10 seconds",
 	"hardirqs --hist -N 5 1   # a histogram per handler, nanoseconds",
 	"hardirqs --per-cpu 1     # per CPU, every second",
-	"hardirqs -j --hist 1 10 | heatmap > irq.svg   # a heat map of handler times",
 	NULL,
 };
 

@@ -55,6 +55,7 @@ static const char *const examples[] = {
 	"softirqs -C --per-cpu 1  # runs per CPU every second (as /proc/softirqs)",
 	"softirqs --hist 5 1      # a histogram per softirq",
 	"softirqs --raise --hist 5 1   # how long raised softirqs wait to run",
+	"softirqs -j --hist 1 10 | heatmap > softirq.svg   # a heat map of run times",
 	NULL,
 };
 
