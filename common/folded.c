@@ -144,6 +144,14 @@ static char *name_stack(const struct folded *f, const struct key *k)
 int folded_add(struct folded *f, const char *comm, int tgid, const unsigned long long *k, int nk,
 	       const unsigned long long *u, int nu)
 {
+	return folded_add_n(f, comm, tgid, k, nk, u, nu, 1);
+}
+
+int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned long long *k, int nk,
+		 const unsigned long long *u, int nu, uint64_t n)
+{
+	if (!n)
+		return 0;
 	struct key key;
 	memset(&key, 0, sizeof(key));
 	snprintf(key.comm, sizeof(key.comm), "%s", comm);
@@ -155,7 +163,7 @@ int folded_add(struct folded *f, const char *comm, int tgid, const unsigned long
 		memcpy(key.addr, u, (size_t)key.nu * 8);
 	if (key.nk)
 		memcpy(key.addr + FOLDED_UFRAMES, k, (size_t)key.nk * 8);
-	char **line = agg_add(&f->a, &key, 1);
+	char **line = agg_add(&f->a, &key, n);
 	if (!line)
 		return -1;
 	f->total++;

@@ -14,6 +14,7 @@
 #define FTT_FOLDED_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct ksyms;
@@ -31,6 +32,10 @@ struct folded *folded_new(const struct ksyms *ksyms);
  */
 int folded_add(struct folded *f, const char *comm, int tgid, const unsigned long long *k, int nk,
 	       const unsigned long long *u, int nu);
+/* The same, counted n times (a weight: offcputime's nanoseconds off the CPU); 0 adds
+ * nothing. */
+int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned long long *k, int nk,
+		 const unsigned long long *u, int nu, uint64_t n);
 /* The folded lines, sorted by stack; returns how many. */
 size_t folded_print(struct folded *f, FILE *out);
 /* How many stacks were counted. */

@@ -553,7 +553,7 @@ static int symfile_get(const char *path)
 	if (elf) {
 		struct symbuf b = {0};
 		each_symbol(elf, add_fsym, &b);
-		if (b.n)
+		if (b.n) /* none (stripped): b.v is NULL, which qsort must not be given */
 			qsort(b.v, b.n, sizeof(*b.v), by_addr);
 		f->syms = b.v;
 		f->nsyms = b.n;

@@ -54,6 +54,25 @@ static void test_root_first_and_merged(void **state)
 	usym_addr_free();
 }
 
+/* Weighted (offcputime's nanoseconds): a stack's line carries the sum of its weights, the
+ * total counts the stacks added. */
+static void test_weights(void **state)
+{
+	(void)state;
+	struct folded *f = folded_new(NULL);
+	unsigned long long k[1] = {0x1000};
+	assert_int_equal(folded_add_n(f, "t", 1, k, 1, NULL, 0, 1500000000000ULL), 0);
+	assert_int_equal(folded_add_n(f, "t", 2, k, 1, NULL, 0, 7), 0);
+	/* a weight of 0 adds nothing (no line of 0) */
+	assert_int_equal(folded_add_n(f, "u", 2, k, 1, NULL, 0, 0), 0);
+	assert_int_equal(folded_total(f), 2);
+	size_t lines;
+	char *out = printed(f, &lines);
+	assert_int_equal(lines, 1);
+	assert_string_equal(out, "t;0x1000_[k] 1500000000007\n");
+	folded_free(f);
+}
+
 /* A kernel stack deeper than kept: the frames nearest the event stay. */
 static void test_deep_stack(void **state)
 {
@@ -78,6 +97,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frame_escapes),
 		cmocka_unit_test(test_root_first_and_merged),
+		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_deep_stack),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <tracefs.h>
 
 #include "reader.h"
+#include "schedev.h"
 #include "span.h"
 
 #define SCHED FIXTURES "/sched-6.18"
@@ -300,9 +301,156 @@ static void test_rules(void **state)
 	span_free(&r.s);
 }
 
+/* The microseconds between two events as the kernel's tables count them: the times cut to
+ * the unit, then subtracted. */
+static void test_units(void **state)
+{
+	(void)state;
+	assert_int_equal(span_units(1999, 2000, 1000), 1); /* 1 ns apart, across a us */
+	assert_int_equal(span_units(2000, 2999, 1000), 0); /* 999 ns within one us */
+	assert_int_equal(span_units(2001, 4000, 1000), 2); /* one more than 1999 / 1000 */
+	assert_int_equal(span_units(5000, 4000, 1000), 0); /* an end before its start */
+	assert_int_equal(span_units(0, 2500000, 1000000), 2);
+}
+
+/* The events of the formats of 6.18 the descriptions below name. */
+static struct tep_handle *sched_tep(struct tep_event **sw, struct tep_event **wake,
+				    struct tep_event **wnew)
+{
+	struct tep_handle *tep = fixture_tep(SCHED, systems);
+	assert_non_null(tep);
+	*sw = tep_find_event_by_name(tep, "sched", "sched_switch");
+	*wake = tep_find_event_by_name(tep, "sched", "sched_wakeup");
+	*wnew = tep_find_event_by_name(tep, "sched", "sched_wakeup_new");
+	assert_true(*sw && *wake && *wnew);
+	return tep;
+}
+
+/* runqlat's pairing in the kernel (sched_runq_kernel on 6.18's formats): three start events
+ * made one through the start event, a drop at a sleeping task's switch, the end at the
+ * switch in, binned in microseconds. The
+ * texts are those the kernels of the matrix were seen to take (4.18, 4.19, 6.1, 6.12:
+ * tests/fixtures/record-sched-kernels.sh and the live tests), word for word. */
+static void test_kernel_several_starts(void **state)
+{
+	(void)state;
+	struct tep_event *sw, *wake, *wnew;
+	struct tep_handle *tep = sched_tep(&sw, &wake, &wnew);
+	static struct span_kernel k;
+	static struct sched_events se;
+	se.sw = sw;
+	se.wakeup = wake;
+	se.wakeup_new = wnew;
+	assert_int_equal(sched_sleeping_bits(tep, sw, &se.sleeping), 0);
+	sched_runq_kernel(&se, &k, 0);
+	k.fields[0] = (struct span_kfield){"pid_t", "pid", "next_pid"};
+	k.fields[1] = (struct span_kfield){"char[16]", "comm", "next_comm"};
+	k.nfields = 2;
+	k.mode = SPAN_K_HIST;
+	k.unit_ns = 1000;
+	k.hist_keys = "pid";
+	assert_int_equal(span_kernel_build(&k, "42_7_abcd", "mono"), 0);
+	assert_string_equal(k.synth[0], "ftt_42_7_abcd_rq");
+	assert_string_equal(k.def[0],
+			    "ftt_42_7_abcd_rq u64 lat; u64 t0; u64 b; pid_t pid; char comm[16]");
+	assert_string_equal(k.def[1], "ftt_42_7_abcd_rqs pid_t key; u64 ts");
+	assert_string_equal(k.def[2], "ftt_42_7_abcd_rqd u64 gone");
+	static const char *const want[][3] = {
+		{"synthetic", "ftt_42_7_abcd_rqs",
+		 "hist:keys=key:rq0=ts,rq1=ts,rqu=ts/1000-1:size=16384:clock=mono"},
+		{"synthetic", "ftt_42_7_abcd_rq",
+		 "hist:keys=pid,b.log2:vals=hitcount,b:size=16384"},
+		{"sched", "sched_switch",
+		 "hist:keys=prev_pid:rqg=common_timestamp-$rq0:size=16384:clock=mono:"
+		 "onmatch(synthetic.ftt_42_7_abcd_rqs).ftt_42_7_abcd_rqd($rqg) if prev_pid != 0 && "
+		 "prev_state & 0xff"},
+		{"sched", "sched_switch",
+		 "hist:keys=next_pid:rqlat=common_timestamp-$rq0,rqb=common_timestamp/1000-$rqu:"
+		 "size=16384:clock=mono:onmatch(synthetic.ftt_42_7_abcd_rqs).ftt_42_7_abcd_rq("
+		 "$rqlat,$rq1,$rqb,next_pid,next_comm) if next_pid != 0"},
+		{"sched", "sched_wakeup",
+		 "hist:keys=pid:rqt=common_timestamp:size=16384:clock=mono:onmatch(sched."
+		 "sched_wakeup).ftt_42_7_abcd_rqs(pid,$rqt) if pid != 0"},
+		{"sched", "sched_wakeup_new",
+		 "hist:keys=pid:rqt=common_timestamp:size=16384:clock=mono:onmatch(sched."
+		 "sched_wakeup_new).ftt_42_7_abcd_rqs(pid,$rqt) if pid != 0"},
+		{"sched", "sched_switch",
+		 "hist:keys=prev_pid:rqt=common_timestamp:size=16384:clock=mono:onmatch(sched."
+		 "sched_switch).ftt_42_7_abcd_rqs(prev_pid,$rqt) if prev_pid != 0 && !(prev_state "
+		 "& "
+		 "0xff)"},
+	};
+	assert_int_equal(k.ntrig, 7);
+	for (int i = 0; i < k.ntrig; i++) {
+		assert_string_equal(k.trig[i].sys, want[i][0]);
+		assert_string_equal(k.trig[i].event, want[i][1]);
+		assert_string_equal(k.trig[i].text, want[i][2]);
+		/* each finds its own table: no other trigger of its event has its variable */
+		for (int j = 0; j < k.ntrig; j++)
+			if (j != i && !strcmp(k.trig[j].event, k.trig[i].event))
+				assert_null(strstr(k.trig[j].text, k.trig[i].which));
+	}
+	assert_int_equal(k.end_trig, 3);
+	assert_int_equal(k.pair_trig, 1);
+	tep_free(tep);
+}
+
+/* One start event (cpudist: on the CPU from the switch in to the switch out) keeps its time
+ * in its own table; carried fields (funcpair's arguments) go through variables; the pairs
+ * are recorded. A description that does not fit is refused, not cut. */
+static void test_kernel_one_start(void **state)
+{
+	(void)state;
+	struct tep_event *sw, *wake, *wnew;
+	struct tep_handle *tep = sched_tep(&sw, &wake, &wnew);
+	static struct span_kernel k;
+	memset(&k, 0, sizeof(k));
+	k.name = "cd";
+	k.start[0] = (struct span_kstart){
+		.ev = sw, .key = "next_pid", .filter = "next_pid != 0", .carry = {"next_prio"}};
+	k.nstarts = 1;
+	k.carry[0] = (struct span_kfield){"int", "prio", NULL};
+	k.ncarry = 1;
+	k.end = sw;
+	k.end_key = "prev_pid";
+	k.end_filter = "prev_pid != 0";
+	k.fields[0] = (struct span_kfield){"pid_t", "pid", "prev_pid"};
+	k.nfields = 1;
+	k.mode = SPAN_K_PAIRS;
+	k.table = 4096;
+	assert_int_equal(span_kernel_build(&k, "42_7_abcd", "global"), 0);
+	assert_string_equal(k.def[0], "ftt_42_7_abcd_cd u64 lat; u64 t0; int prio; pid_t pid");
+	assert_string_equal(k.def[1], "");
+	assert_string_equal(k.def[2], "");
+	assert_int_equal(k.ntrig, 3);
+	assert_string_equal(k.trig[0].text, "hist:keys=next_pid:cd0=common_timestamp,"
+					    "cd1=common_timestamp,cdc0=next_prio:size=4096:"
+					    "clock=global if next_pid != 0");
+	assert_string_equal(k.trig[1].text, "hist:keys=lat.log2");
+	assert_string_equal(
+		k.trig[2].text,
+		"hist:keys=prev_pid:cdlat=common_timestamp-$cd0:size=4096:clock=global:"
+		"onmatch(sched.sched_switch).ftt_42_7_abcd_cd($cdlat,$cd1,$cdc0,prev_pid)"
+		" if prev_pid != 0");
+	/* too long for its buffer: refused */
+	char longf[1200];
+	memset(longf, 'x', sizeof(longf) - 1);
+	longf[sizeof(longf) - 1] = 0;
+	k.end_filter = longf;
+	assert_int_equal(span_kernel_build(&k, "42_7_abcd", "global"), -1);
+	/* a description without its end */
+	k.end_filter = NULL;
+	k.end = NULL;
+	assert_int_equal(span_kernel_build(&k, "42_7_abcd", "global"), -1);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_kernel_several_starts),
+		cmocka_unit_test(test_kernel_one_start),
 		cmocka_unit_test(test_wakeup_to_switch),
 		cmocka_unit_test(test_loss_clears_all),
 		cmocka_unit_test(test_irq_per_cpu),

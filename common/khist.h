@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * khist: a hist trigger's table read back from the kernel (an event's "hist" file): its
+ * entries, each the values of its numeric keys, its hitcount and the sums of its values
+ * (vals=hitcount,lat: "lat: 1234"), and its totals (Hits,
+ * Entries, Dropped: the events its table had no room for). A .log2 key ("lat: ~ 2^12") is
+ * read as its exponent.
+ *
+ * The kernel's log2 of v is the exponent of v rounded up to a power of two: 2^k holds
+ * (2^(k-1), 2^k], and 0 and 1 both show as 2^0. The log2 slots of hist.h are [2^(k-1), 2^k)
+ * and 0 alone: a value binned by the kernel as v + 1 (span.h's histogram mode) lands in 2^k
+ * exactly when v is in hist.h's slot k.
+ *
+ * An event's hist file holds one table per hist trigger: the one read is the first whose
+ * "trigger info" line holds the given text (a variable only that trigger defines).
+ */
+#ifndef FTT_KHIST_H
+#define FTT_KHIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tracefs_instance;
+struct tep_event;
+
+#define KHIST_KEYS 3
+#define KHIST_VALS 2
+
+struct khist_entry {
+	uint64_t key[KHIST_KEYS]; /* in the trigger's order; a .log2 key: its exponent */
+	uint64_t hits;
+	uint64_t val[KHIST_VALS]; /* the sums of the trigger's values after hitcount, in order */
+};
+
+struct khist {
+	struct khist_entry *e; /* sorted by keys */
+	size_t n, cap;
+	int nkeys;
+	uint64_t hits, dropped; /* the table's Totals */
+	uint64_t entries;
+};
+
+/*
+ * Read the table of text whose trigger info line contains which (NULL: the first table) into
+ * h (emptied first): every entry must have nkeys numeric keys. 0, or -1 with the reason in
+ * why (no such table, a line that is not an entry, out of memory).
+ */
+int khist_parse(const char *text, const char *which, int nkeys, struct khist *h, char *why,
+		size_t whylen);
+
+/* The same from the hist file of ev in an instance. */
+int khist_read(struct tracefs_instance *inst, const struct tep_event *ev, const char *which,
+	       int nkeys, struct khist *h, char *why, size_t whylen);
+
+/* The entry with these keys, or NULL. */
+const struct khist_entry *khist_find(const struct khist *h, const uint64_t *key);
+
+/* now minus before, entry by entry and in the totals: what was counted between two reads of
+ * a table that only grows (counts never go down; an entry is never removed). */
+void khist_sub(struct khist *now, const struct khist *before);
+
+void khist_free(struct khist *h);
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * schedev: the scheduler's events as runqlat, runqslower, cpudist and offcputime read them.
+ * sched:sched_switch (the task leaving the CPU, its state, the task coming in), and the
+ * wake-ups sched:sched_wakeup and sched:sched_wakeup_new (a task made runnable).
+ *
+ * sched_switch's prev_state is encoded differently by kernel: the sleeping states are bits
+ * (S 0x1, D 0x2, ...), and a task switched out while still runnable has none of them, with
+ * a bit of its own when it was preempted (printed "R+"): 0x100 from Linux 4.14 on, 0x1000
+ * (TASK_STATE_MAX) in 4.9. Which bits mean "not runnable" is read here from the kernel's own
+ * print format: each bit is rendered by libtraceevent as the kernel would print it, and the
+ * bits that do not print as "R" are the sleeping ones.
+ *
+ * The idle tasks are PID 0 on every CPU: they never wait for a CPU and one PID cannot tell
+ * them apart, so the tools leave them out (as bcc does).
+ */
+#ifndef FTT_SCHEDEV_H
+#define FTT_SCHEDEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct session;
+struct span;
+struct span_kernel;
+struct tool_run;
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+
+/*
+ * Each CPU's chain of sched_switch events: a switch there comes from the task the last one
+ * switched to. On this project's 6.18 development machine the kernel now and then records
+ * no event for a switch (about 1 in 1,500 switches under load, seen in its own text
+ * rendering of an instance's buffer, with no loss counted anywhere): the next switch on that
+ * CPU then comes from another task. Such a break is counted and said, and the tools forget
+ * what it makes unknown (the task whose switch out was not seen). Not where the run records
+ * only the switches of some tasks (-p, -L): there the chain has gaps by design.
+ */
+struct sched_chain {
+	bool off; /* the run records only some tasks' switches (-p, -L: set_event_pid) */
+	int ncpus;
+	long long *to; /* per CPU: the task switched to last, -1 unknown */
+	unsigned long long breaks;
+};
+
+struct sched_events {
+	struct tep_event *sw, *wakeup, *wakeup_new;
+	struct tep_format_field *prev_pid, *prev_state, *prev_comm, *next_pid, *next_comm;
+	struct tep_format_field *wakeup_pid, *wakeup_new_pid;
+	/* prev_state bits of a task that left the CPU to sleep (not runnable) */
+	uint64_t sleeping;
+	struct span *runq; /* sched_runq_trace's */
+	struct sched_chain chain;
+	/* sched_runq_kernel's filters */
+	char runnable_filter[128], sleeping_filter[128], end_filter[96];
+};
+
+/*
+ * Load sched_switch (and with wakeups, sched_wakeup and sched_wakeup_new) into s, find their
+ * fields and read prev_state's encoding. -1 with one line on stderr (tool's name first)
+ * naming what is missing.
+ */
+int sched_load(struct session *s, struct sched_events *se, bool wakeups);
+
+/*
+ * The prev_state bits that mean "not runnable", from sw's print format; -1 when the format
+ * does not print prev_state as a state (then nothing can be said).
+ */
+int sched_sleeping_bits(struct tep_handle *tep, struct tep_event *sw, uint64_t *bits);
+
+/* Was the task that left the CPU still runnable (preempted, or yielding)? */
+static inline bool sched_runnable(const struct sched_events *se, long long prev_state)
+{
+	return !((uint64_t)prev_state & se->sleeping);
+}
+
+/* The kernel's filter of sched_switch for a runnable (or, not, sleeping) prev task:
+ * "!(prev_state & 0xff)" (Linux 4.17+'s filters). */
+void sched_state_filter(const struct sched_events *se, bool runnable, char *buf, size_t len);
+
+/* A switch on cpu from prev to next: the task whose switch out the kernel did not record
+ * (the CPU's last one in, when it is not prev; counted), or -1. */
+long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next);
+/* The reader's lost-event listener (reader_on_lost(r, sched_chain_lost, c)): a loss breaks
+ * the chain of that CPU (of every CPU when the count is not known) without a break said. */
+void sched_chain_lost(int cpu, long long n, void *ctx);
+/* One line on stderr when switches were not recorded: the chain's breaks, or more
+ * (per_task: a task switched out, or in, twice in a row, which a tool that keeps each task's
+ * switches by thread counts as its span's replaced starts; seen also where the run records
+ * only some tasks' switches, -p). */
+void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task);
+void sched_chain_free(struct sched_chain *c);
+
+/*
+ * Run-queue waits (runqlat, runqslower): from a task made runnable (woken, new, or switched
+ * out still runnable) to the switch that runs it, keyed by thread; a task that switches out
+ * to sleep forgets its start (a wake-up that found it still running was no wait). The idle
+ * tasks (PID 0) are left out.
+ *
+ * Paired here: the events enabled (not through tool_trace: its filter leaves this process's
+ * events out, and a switch from this process to another is that one's end) and handed to s,
+ * which the tool made with SPAN_LOSS_ALL; its done() gets the switch that ran the task.
+ */
+int sched_runq_trace(struct tool_run *t, struct sched_events *se, struct span *s);
+/* Paired in the kernel: k described as such (its mode, unit, hist keys and the end's fields
+ * are the tool's to set after); tid: only that thread's waits (0: all). */
+void sched_runq_kernel(struct sched_events *se, struct span_kernel *k, int tid);
+
+#endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The scheduler tools' test program. It waits until GOFILE exists (the tool is tracing),
+ * then starts children whose lifetimes are traced whole, waits for each with wait4(2), and
+ * prints what the kernel counted of it: "child PID NVCSW NIVCSW CPU_US", its voluntary and
+ * involuntary context switches (each is one switch out, its last at its exit included: as
+ * many as it was switched in) and its CPU time in microseconds.
+ *
+ *   sched_target GOFILE spin N MS     N children pinned to CPU 0, each busy for MS ms of
+ *                                     wall time: they wait for one another (known contention)
+ *   sched_target GOFILE nap MS COUNT  one child sleeping COUNT times MS ms in ftt_nap()
+ *   sched_target GOFILE tnap MS COUNT the same in a thread of this process (a tool's -p sees
+ *                                     it), which prints "thread TID"
+ *   sched_target GOFILE pong N CPU    a context-switch storm: a child and this process, both on
+ *                                     CPU, pass a byte back and forth N times through pipes (two
+ *                                     switches each); prints "pong N NS" with the time it took
+ *
+ * FTT_NAME in the environment: the children name themselves so (prctl), for hostile names;
+ * FTT_LINGER_MS: they stay that long before exiting, in ftt_linger (their maps still there
+ * for a tool that names their user frames some time after the event).
+ * Built with frame pointers, so its user stacks can be walked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static volatile unsigned long sink;
+
+static void pin(int cpu);
+
+static void spin(long ms)
+{
+	pin(0);
+	long long end = now_ns() + ms * 1000000LL;
+	while (now_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += (unsigned long)i;
+}
+
+/* The C library's nanosleep has no frame pointer: a walk from it finds the return address
+ * of the function that called its caller. So the known function, ftt_nap, calls another of
+ * ours that sleeps: ftt_nap is then the second user frame. */
+__attribute__((noinline)) void ftt_sleep(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	sink++;
+}
+
+__attribute__((noinline)) void ftt_nap(long ms)
+{
+	ftt_sleep(ms);
+	sink++;
+}
+
+__attribute__((noinline)) void ftt_linger(long ms)
+{
+	ftt_sleep(ms);
+	sink++;
+}
+
+__attribute__((noinline)) static void naps(long ms, long count)
+{
+	for (long i = 0; i < count; i++)
+		ftt_nap(ms);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(3);
+}
+
+static int pong(long n, int cpu)
+{
+	int ab[2], ba[2];
+	char c = 0;
+	if (pipe(ab) || pipe(ba))
+		return 1;
+	pin(cpu);
+	long long t0 = now_ns();
+	pid_t child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0) {
+		for (long i = 0; i < n; i++)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	for (long i = 0; i < n; i++)
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1)
+			return 1;
+	int status;
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 1;
+	printf("pong %ld %lld\n", n, now_ns() - t0);
+	return 0;
+}
+
+static long nap_ms, nap_count;
+
+static void *napper(void *arg)
+{
+	(void)arg;
+	printf("thread %ld\n", (long)syscall(SYS_gettid));
+	naps(nap_ms, nap_count);
+	const char *linger = getenv("FTT_LINGER_MS");
+	if (linger)
+		ftt_linger(atol(linger));
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: sched_target GOFILE spin N MS | GOFILE nap MS COUNT\n");
+		return 2;
+	}
+	struct stat st;
+	while (stat(argv[1], &st))
+		usleep(10000);
+	long a = atol(argv[3]), b = atol(argv[4]);
+	if (argv[2][0] == 't') {
+		pthread_t th;
+		nap_ms = a;
+		nap_count = b;
+		if (pthread_create(&th, NULL, napper, NULL) || pthread_join(th, NULL))
+			return 1;
+		return 0;
+	}
+	if (argv[2][0] == 'p')
+		return pong(a, (int)b);
+	int spinning = argv[2][0] == 's';
+	int n = spinning ? (int)a : 1;
+	pid_t pids[64];
+	if (n < 1 || n > 64)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return 1;
+		if (pids[i] == 0) {
+			const char *name = getenv("FTT_NAME");
+			if (name && prctl(PR_SET_NAME, name))
+				_exit(4);
+			if (spinning)
+				spin(b);
+			else
+				naps(a, b);
+			const char *linger = getenv("FTT_LINGER_MS");
+			if (linger)
+				ftt_linger(atol(linger));
+			_exit(0);
+		}
+	}
+	int bad = 0;
+	for (int i = 0; i < n; i++) {
+		int status;
+		struct rusage ru;
+		siginfo_t si;
+		/* A child can be reaped before its last switch out (it is a zombie already):
+		 * wait until it is one, then long enough for that switch to be counted. */
+		if (waitid(P_PID, (id_t)pids[i], &si, WEXITED | WNOWAIT))
+			bad = 1;
+		usleep(20000);
+		if (wait4(pids[i], &status, 0, &ru) != pids[i] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad = 1;
+		long long cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+				ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+		printf("child %d %ld %ld %lld\n", (int)pids[i], ru.ru_nvcsw, ru.ru_nivcsw, cpu);
+	}
+	return bad;
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of offcputime: a thread of the test program naps 4 times 50 ms in ftt_nap: with
+# -p, its folded line has the user frames to ftt_nap and the kernel's nanosleep frames, and
+# at least the 200 ms; kernel or user stacks alone (-s, -U), -m, JSON; user or kernel
+# threads (-u, -k), hostile names, usage errors, every way of stopping.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+. tests/live/sched_lib.sh
+
+O=$BIN/offcputime
+RHEL81=
+case $(uname -r) in 4.18.0-*.el8*) RHEL81=1 ;; esac
+
+# The program waits for its go file; its thread stays 1 s after the naps (in ftt_linger),
+# so its user frames are named while it lives even when the tools read late.
+rm -f "$TMP/go"
+FTT_LINGER_MS=1000 "$ST" "$TMP/go" tnap 50 4 > "$TMP/t" &
+P=$!
+run_bg f "$O" -p $P --folded
+run_bg sm "$O" -p $P -s -m 40000 --folded
+run_bg U "$O" -p $P -U --folded
+run_bg j "$O" -p $P -j
+touch "$TMP/go"
+wait $P
+stop_all
+# The napping thread's line: its name, user frames root first to ftt_nap, the kernel's
+# nanosleep frames (a preemption in the C library's nanosleep is a line of its own).
+nap=$(grep '^sched_target;.*;ftt_nap;.*nanosleep[^;]*_\[k\]' "$TMP/f.out")
+us=${nap##* }
+if [ -n "$RHEL81" ]; then
+	nap=$(grep '^sched_target;.*nanosleep[^;]*_\[k\]' "$TMP/f.out" | sort -t' ' -k2 -n | tail -1)
+	us=${nap##* }
+	check "offcputime --folded [4.18.0-el8: no user stacks for an instance's events, said]: the naps' kernel stack, 200 ms or more" sh -c "
+		[ '${us:-0}' -ge 200000 ] && grep -Eq 'none of the [0-9]+ [a-z]+ shown came with a user stack' '$TMP/f.err'" ||
+		{ cat "$TMP/f.err"; grep sched_target "$TMP/f.out"; }
+else
+	# a nap whose switch the kernel did not record (said) is not counted
+	least=$((200000 - 50000 * $(unrecorded "$TMP/f.err")))
+	check "offcputime -p --folded: exit 0, the naps under ftt_nap and the kernel's nanosleep, 200 ms (less those not recorded) to 2 s" sh -c "
+		[ \"\$(cat '$TMP/f.rc')\" = 0 ] && [ \$(echo '$nap' | grep -c .) -eq 1 ] &&
+		[ '${us:-0}' -ge $least ] && [ '${us:-0}' -lt 2000000 ]" || { cat "$TMP/f.err"; grep sched_target "$TMP/f.out"; }
+fi
+# -s -m 40 ms: kernel frames only; each nap counts, the short times are left out and said
+mnap=$(grep '^sched_target;.*nanosleep[^;]*_\[k\]' "$TMP/sm.out" | sort -t' ' -k2 -n | tail -1)
+least=$((200000 - 50000 * $(unrecorded "$TMP/sm.err")))
+check "offcputime -s -m 40000: kernel frames only, the naps there, shorter times left out and said" sh -c "
+	[ '${mnap##* }' -ge $least ] && grep -q 'shorter than 40000 us left out' '$TMP/sm.err' &&
+	awk -F';' '{sub(/ [0-9]+\$/, \"\"); for (i = 2; i <= NF; i++) if (\$i !~ /_\\[k\\]\$/) bad = 1} END {exit bad}' '$TMP/sm.out'" ||
+	{ cat "$TMP/sm.err"; head -3 "$TMP/sm.out"; }
+if [ -z "$RHEL81" ]; then
+	check "offcputime -U --folded: user frames only, ftt_nap among them" sh -c "
+		grep -q '^sched_target;.*;ftt_nap;[^;]*nanosleep[^;]* [0-9]*\$' '$TMP/U.out' && ! grep -q '_\\[k\\]' '$TMP/U.out'" ||
+		grep sched_target "$TMP/U.out"
+fi
+check "offcputime -j: valid JSON, the naps' object with its frames and time" sh -c "
+	'$JSONCHECK' '$TMP/j.out' comm kstack ustack us &&
+	grep '\"comm\":\"sched_target\"' '$TMP/j.out' | grep -q 'nanosleep[^\"]*\"'" ||
+	head -3 "$TMP/j.out"
+
+# --- user threads, kernel threads; names as the kernel had them ---------------------------------
+# (user stacks only: a kernel stack means loading the kernel's symbols, seconds under TCG)
+NAME=$(printf 'ftt;\033\nx y')
+run_bg u "$O" -u -U --folded
+run_bg k "$O" -k -U --folded
+run_bg hj "$O" -u -U -j
+FTT_NAME=$NAME work nap 20 2
+stop_all
+check "offcputime -u: the test program's stacks, no kernel thread's" sh -c "
+	grep -q '^sched_target;' '$TMP/u.out' && ! grep -Eq '^(ksoftirqd|kworker|rcu_[a-z]*|migration)/?[^;]*[; ]' '$TMP/u.out'" ||
+	cut -d';' -f1 "$TMP/u.out" | sort -u | head
+check "offcputime -k: kernel threads' stacks, not the test program's" sh -c "
+	! grep -q '^sched_target' '$TMP/k.out' && ! grep -q '^ftt' '$TMP/k.out' &&
+	grep -Eq '^(ksoftirqd|kworker|rcu_[a-z]*)' '$TMP/k.out'" || cut -d';' -f1 "$TMP/k.out" | sort -u | head
+check "offcputime --folded: a name with ';', an escape and a newline, escaped" \
+	grep -q '^ftt\\x3b\\x1b\\x0ax y[; ]' "$TMP/u.out"
+check "offcputime -j: that name exact" grep -qF '"comm":"ftt;\u001b\nx y"' "$TMP/hj.out"
+
+# --- usage errors change nothing --------------------------------------------------------------
+for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0"; do
+	"$O" $args > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "offcputime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
+		cat "$TMP/err"
+done
+check "after the usage errors: tracefs as before" same_state
+
+stop_cases offcputime "$O" -U 0.5
+check "at the end: tracefs as before" same_state
+summary

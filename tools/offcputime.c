@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * offcputime: where tasks wait off the CPU, summed by stack: each time a task is switched
+ * out (sched_switch), its kernel stack (-s) and user stack (-U) at that point, both by
+ * default, and the time until it is switched in again; at the end, the total time of each
+ * stack, largest first, or (--folded) as folded lines for flame graphs: comm;user
+ * frames;kernel frames MICROSECONDS. -m: only times off the CPU of at least that many
+ * microseconds; -u/-k: only user or only kernel threads.
+ *
+ * Paired here (span.h: a switch out, by thread, until its switch in, on any CPU), from every
+ * switch with its stacks: the kernel's tables cannot keep a stack until the switch in
+ * before Linux 6.3 (stacktrace variables).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "comm.h"
+#include "evprint.h"
+#include "folded.h"
+#include "ksym.h"
+#include "opt.h"
+#include "out.h"
+#include "pair.h"
+#include "reader.h"
+#include "row.h"
+#include "schedev.h"
+#include "session.h"
+#include "sig.h"
+#include "span.h"
+#include "tool.h"
+#include "usym.h"
+
+#define OPT_FOLDED (OPT_LONG + 1)
+
+/* A switch out: the task's name then and its stacks, until its switch in. */
+struct out {
+	char comm[16];
+	int16_t nk, nu;
+	unsigned long long k[FOLDED_KFRAMES], u[FOLDED_UFRAMES];
+};
+
+static struct env {
+	bool kstack, ustack, folded, user_only, kernel_only;
+	uint64_t min_ns;
+	struct sched_events se;
+	struct span s;
+	struct ksyms *ksyms;
+	struct folded *fold;
+	struct tep_event *kstack_ev, *ustack_ev;
+	struct tep_format_field *kcaller, *ucaller;
+	struct pair_table kthreads;	 /* tid -> 1 kernel thread, 2 user thread */
+	unsigned long long sched_ret[4]; /* return addresses in __schedule seen: the stack's top */
+	uint64_t counted, short_ones, ns_total;
+	struct row row;
+	struct tool_run *t;
+} env;
+
+/* Each stack, largest total first (-j). */
+static const struct row_col cols[] = {
+	{NULL, "comm", 0, ROW_STR, 0, 0, "the task's name when it left the CPU"},
+	{NULL, "kstack", 0, ROW_JSON, 0, 0,
+	 "its kernel stack then, innermost frame first (-s; [] without)"},
+	{NULL, "ustack", 0, ROW_JSON, 0, 0,
+	 "its user stack then, innermost frame first (-U; [] without)"},
+	{NULL, "us", 0, ROW_UINT, 0, 0, "the time off the CPU from there, microseconds in all"},
+};
+static const struct row_table table = ROW_TABLE("each stack, at the end", cols);
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	TOOL_JSON("one JSON object per stack"),
+	{'k', NULL, NULL, "only kernel threads", 0},
+	TOOL_TID,
+	{'m', NULL, "USECS", "only times off the CPU of at least USECS microseconds", 0},
+	TOOL_PID,
+	{'s', NULL, NULL, "kernel stacks (default: kernel and user stacks)", 0},
+	{'u', NULL, NULL, "only user threads", 0},
+	{'U', NULL, NULL,
+	 "user stacks (default: both; walked by frame pointers, at most\n8 frames)", 0},
+	{OPT_FOLDED, "folded", NULL,
+	 "folded lines for flame graphs: comm;user frames;kernel frames US\n"
+	 "(kernel frames _[k])",
+	 0},
+	TOOL_JSON_KEYS,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"offcputime 5             # 5 seconds, kernel and user stacks",
+	"offcputime -s -m 1000 5  # kernel stacks, off the CPU 1 ms or more",
+	"offcputime -p 181 -d 10  # PID 181's threads for 10 seconds",
+	"offcputime -u --folded 10 | flamegraph > off.svg   # user threads, a flame graph",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	switch (o->key) {
+	case 'k': env.kernel_only = true; break;
+	case 'm': env.min_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
+	case 's': env.kstack = true; break;
+	case 'u': env.user_only = true; break;
+	case 'U': env.ustack = true; break;
+	case OPT_FOLDED: env.folded = true; break;
+	}
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	tool_operand_duration(t, argc, argv);
+	if (env.user_only && env.kernel_only)
+		opt_fail("-u and -k exclude each other");
+	if (env.folded && t->o.json)
+		opt_fail("--folded prints folded lines: not with -j");
+	if (!env.kstack && !env.ustack)
+		env.kstack = env.ustack = true;
+}
+
+/* --- per switch ----------------------------------------------------------------------------- */
+
+/* Is tid a kernel thread (PF_KTHREAD in /proc/TID/stat's flags; a task gone by then: a
+ * child of kthreadd)? Looked up once per thread. */
+static bool kernel_thread(int tid)
+{
+	unsigned char *v = pair_get(&env.kthreads, (uint64_t)tid, 0);
+	if (v)
+		return *v == 1;
+	bool kthread = false, known = false;
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = 0;
+		/* after "(comm) ": state ppid pgrp session tty_nr tpgid flags */
+		const char *p = strrchr(buf, ')');
+		unsigned long flags;
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1) {
+			kthread = flags & 0x00200000; /* PF_KTHREAD */
+			known = true;
+		}
+	}
+	struct comm_task info;
+	if (!known && env.t->names && comm_task(env.t->names, tid, &info) == 0)
+		kthread = tid == 2 || info.ppid == 2;
+	v = pair_put(&env.kthreads, (uint64_t)tid, 0);
+	*v = kthread ? 1 : 2;
+	return kthread;
+}
+
+/* The task's time off the CPU ended: counted under its stacks. */
+static void on_back(const struct tep_record *end, const struct span_start *st, uint64_t ns,
+		    void *data, void *ctx)
+{
+	(void)end;
+	(void)st;
+	(void)ctx;
+	const struct out *o = data;
+	if (ns < env.min_ns) {
+		env.short_ones++;
+		return;
+	}
+	int tid = (int)reader_num(end, env.se.next_pid);
+	struct comm_task info;
+	int tgid = env.t->names && comm_task(env.t->names, tid, &info) == 0 ? info.tgid : tid;
+	if (env.t->o.pid && tgid != env.t->o.pid)
+		return;
+	env.counted++;
+	env.ns_total += ns;
+	if (folded_add_n(env.fold, o->comm, tgid, o->k, o->nk, o->u, o->nu, ns)) {
+		fprintf(stderr, "offcputime: out of memory for the stacks: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+	}
+}
+
+/* The frames above __schedule are the tracing's own (the tracepoint's and the event's
+ * functions): the stack starts at __schedule. Its return addresses are learnt by name once
+ * each (one call site of the tracepoint in practice), then compared as numbers. */
+static void from_schedule(struct out *o)
+{
+	if (!env.ksyms)
+		return;
+	int top = -1;
+	for (int i = 0; i < o->nk && i < 8 && top < 0; i++)
+		for (int j = 0; j < 4 && env.sched_ret[j]; j++)
+			if (o->k[i] == env.sched_ret[j])
+				top = i;
+	for (int i = 0; i < o->nk && i < 8 && top < 0; i++) {
+		unsigned long long off;
+		const char *name = ksym_find(env.ksyms, o->k[i], &off);
+		if (name && !strcmp(name, "__schedule")) {
+			top = i;
+			for (int j = 0; j < 4; j++)
+				if (!env.sched_ret[j]) {
+					env.sched_ret[j] = o->k[i];
+					break;
+				}
+		}
+	}
+	if (top > 0) {
+		memmove(o->k, o->k + top, (size_t)(o->nk - top) * sizeof(*o->k));
+		o->nk = (int16_t)(o->nk - top);
+	}
+}
+
+static void on_switch(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	long long prev = reader_num(rec, env.se.prev_pid), next = reader_num(rec, env.se.next_pid);
+	/* A switch not recorded: the task that left unseen has no start (its switch in is
+	 * not counted); the one that came unseen starts again below. */
+	sched_chain_step(&env.se.chain, rec->cpu, prev, next);
+	if (next > 0)
+		span_end(&env.s, rec, (uint64_t)next, 0, rec->ts);
+	if (prev <= 0 || (env.t->o.tid && prev != env.t->o.tid))
+		return;
+	if ((env.user_only || env.kernel_only) && kernel_thread((int)prev) != env.kernel_only)
+		return;
+	struct out *o = span_begin(&env.s, (uint64_t)prev, 0, rec->ts, rec->cpu, 0);
+	reader_strcpy(o->comm, sizeof(o->comm), rec, env.se.prev_comm);
+	const struct reader_trailers *tr = reader_record_trailers(rec);
+	for (int i = 0; tr && i < tr->n; i++) {
+		if (env.kstack_ev && tr->id[i] == env.kstack_ev->id) {
+			o->nk = (int16_t)folded_frames(tr->rec[i], env.kcaller, true, o->k,
+						       FOLDED_KFRAMES);
+			from_schedule(o);
+		} else if (env.ustack_ev && tr->id[i] == env.ustack_ev->id)
+			o->nu = (int16_t)folded_frames(tr->rec[i], env.ucaller, false, o->u,
+						       FOLDED_UFRAMES);
+	}
+}
+
+/* --- the run -------------------------------------------------------------------------------- */
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	if (sched_load(&t->s, &env.se, false))
+		return TOOL_FAIL;
+	/* Names: the process of each thread (user symbols, -p), and who made it (-u, -k). */
+	t->follow_names = true;
+	t->buffer_kb = session_flood_buffer_kb();
+	if (env.kstack)
+		env.ksyms = ksym_load(); /* without kallsyms, addresses */
+	if (!(env.fold = folded_new(env.ksyms)) || pair_init(&env.kthreads, 4096, 1))
+		return TOOL_FAIL;
+	snprintf(t->what, sizeof(t->what), "time off the CPU by %s stack%s",
+		 env.kstack && env.ustack ? "kernel and user" :
+		 env.kstack		  ? "kernel" :
+					    "user",
+		 env.kstack && env.ustack ? "s" : "");
+	return TOOL_OK;
+}
+
+static int setup(struct tool_run *t)
+{
+	int ret = tool_stacks(t, env.kstack, env.ustack, false, &env.kstack_ev, &env.ustack_ev);
+	if (ret)
+		return ret;
+	env.kcaller = env.kstack_ev ? tep_find_field(env.kstack_ev, "caller") : NULL;
+	env.ucaller = env.ustack_ev ? tep_find_field(env.ustack_ev, "caller") : NULL;
+	/* A switch out until its switch in, maybe on another CPU. Not tool_trace: its filter
+	 * leaves this process's switches out, and each is another task's end. */
+	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
+	if (span_init(&env.s, 4096, sizeof(struct out), SPAN_LOSS_ALL, on_back, NULL) ||
+	    reader_on_lost(&t->r, span_lost, &env.s) ||
+	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
+	    session_enable(&t->s, env.se.sw, NULL) || reader_on(&t->r, env.se.sw, on_switch, NULL))
+		return TOOL_FAIL;
+	return TOOL_OK;
+}
+
+/* --- the end -------------------------------------------------------------------------------- */
+
+/* A folded frame back to its bytes (folded_frame wrote ';', '\\' and control bytes as \xHH). */
+static size_t unescape(const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+		    sscanf(s + i + 2, "%2x", &v) == 1) {
+			out[o++] = (char)v;
+			i += 3;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	out[o] = 0;
+	return o;
+}
+
+struct line {
+	char *stack; /* comm;user...;kernel..._[k], root first */
+	uint64_t ns;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+/* The frames of a folded line, innermost first: kernel ones (kernel = true) or user ones. */
+static void frames(const char *stack, bool kernel, void (*fn)(const char *f, size_t n, void *c),
+		   void *ctx)
+{
+	const char *f[FOLDED_KFRAMES + FOLDED_UFRAMES + 1];
+	size_t len[FOLDED_KFRAMES + FOLDED_UFRAMES + 1];
+	int n = 0;
+	const char *p = strchr(stack, ';'); /* after the name */
+	while (p && n < (int)(sizeof(f) / sizeof(*f))) {
+		const char *s = p + 1, *e = strchr(s, ';');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		bool k = l > 4 && !strncmp(s + l - 4, "_[k]", 4);
+		if (k == kernel) {
+			f[n] = s;
+			len[n++] = k ? l - 4 : l;
+		}
+		p = e;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		fn(f[i], len[i], ctx);
+}
+
+static void text_frame(const char *f, size_t n, void *ctx)
+{
+	(void)ctx;
+	printf("    %.*s\n", (int)n, f);
+}
+
+struct json_frames {
+	FILE *out;
+	bool any;
+};
+
+static void json_frame(const char *f, size_t n, void *ctx)
+{
+	struct json_frames *j = ctx;
+	char buf[1024];
+	if (n >= sizeof(buf) / 4)
+		n = sizeof(buf) / 4 - 1;
+	size_t l = unescape(f, n, buf);
+	fputs(j->any ? "," : "", j->out);
+	out_json_bytes(j->out, buf, l);
+	j->any = true;
+}
+
+static void print_line(const struct line *l)
+{
+	const char *semi = strchr(l->stack, ';');
+	size_t clen = semi ? (size_t)(semi - l->stack) : strlen(l->stack);
+	char comm[80]; /* a name of 16 bytes at most, 4 each escaped */
+	size_t cl = unescape(l->stack, clen < 64 ? clen : 64, comm);
+	if (env.t->o.json) {
+		row_begin(&env.row, 0);
+		row_bytes(&env.row, comm, cl);
+		for (int kernel = 1; kernel >= 0; kernel--) {
+			FILE *f = row_json(&env.row);
+			struct json_frames j = {f, false};
+			if (!f)
+				continue;
+			fputc('[', f);
+			frames(l->stack, kernel, json_frame, &j);
+			fputc(']', f);
+		}
+		row_uint(&env.row, l->ns / 1000);
+		row_end(&env.row);
+		return;
+	}
+	if (env.folded) {
+		printf("%s %llu\n", l->stack, (unsigned long long)(l->ns / 1000));
+		return;
+	}
+	frames(l->stack, true, text_frame, NULL);
+	if (env.kstack && env.ustack)
+		printf("    --\n");
+	frames(l->stack, false, text_frame, NULL);
+	printf("    -                ");
+	out_text(stdout, comm, cl, 0);
+	printf("\n        %llu\n\n", (unsigned long long)(l->ns / 1000));
+}
+
+/* The stacks as folded.c prints them ("stack NANOSECONDS", merged), read back and sorted
+ * by time. */
+static void print_stacks(void)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&buf, &size);
+	if (!mem) {
+		fprintf(stderr, "offcputime: out of memory for the output\n");
+		env.t->failed = true;
+		return;
+	}
+	size_t n = folded_print(env.fold, mem);
+	fclose(mem);
+	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
+	size_t got = 0;
+	for (char *p = buf, *nl; lines && p && *p && got < n; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = 0;
+		char *sp = strrchr(p, ' ');
+		if (!sp)
+			continue;
+		*sp = 0;
+		lines[got++] = (struct line){p, strtoull(sp + 1, NULL, 10)};
+	}
+	if (lines) {
+		if (!env.folded)
+			qsort(lines, got, sizeof(*lines), by_time);
+		for (size_t i = 0; i < got; i++)
+			print_line(&lines[i]);
+	}
+	free(lines);
+	free(buf);
+}
+
+static void end(struct tool_run *t)
+{
+	row_init(&env.row, &table, stdout, t->o.json, false, false);
+	print_stacks();
+	span_report(&env.s, "offcputime", "switches in");
+	sched_chain_report(&env.se.chain, "offcputime", env.s.replaced);
+	fprintf(stderr, "offcputime: %llu times off the CPU counted, %.6f s in all%s",
+		(unsigned long long)env.counted, env.ns_total / 1e9, env.short_ones ? "" : "\n");
+	if (env.short_ones)
+		fprintf(stderr, "; %llu shorter than %llu us left out\n",
+			(unsigned long long)env.short_ones,
+			(unsigned long long)(env.min_ns / 1000));
+	if (env.ustack_ev && !reader_trailers_read(&t->r, env.ustack_ev) && env.counted)
+		evprint_say_without_ustack(t->tool->name, "switches", env.counted);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	span_free(&env.s);
+	sched_chain_free(&env.se.chain);
+	folded_free(env.fold);
+	ksym_free(env.ksyms);
+	pair_free(&env.kthreads);
+	usym_addr_free();
+	env.fold = NULL;
+	env.ksyms = NULL;
+}
+
+static const struct tool offcputime = {
+	.name = "offcputime",
+	.no_cgroup = true,
+	.opts = options,
+	.operands = "[duration]",
+	.operand_help = "   duration    trace for this many seconds, then print the stacks\n",
+	.examples = examples,
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.operands_fn = operands,
+	.prepare = prepare,
+	.setup = setup,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&offcputime, argc, argv);
+}
