@@ -15,6 +15,8 @@ C=$BIN/cpudist
 KEYS="time pid tid comm unit count sum hist"
 
 # --- on the CPU: the ways side by side --------------------------------------------------------
+PART=20
+[ -n "${LIVE_GUEST:-}" ] && PART=10
 WAYS=user
 [ -n "$K_PAIRS" ] && WAYS="$WAYS pairs"
 [ -n "$K_HIST" ] && WAYS="$WAYS hist"
@@ -30,8 +32,10 @@ for w in $WAYS; do
 		counted_ok "$got" $((nv + niv)) "$TMP/$w.err" ||
 			{ ok=; echo "# --via $w: PID $pid: $got slices, the kernel counted $nv + $niv switches"; }
 		# on the CPU from switch in to switch out: its CPU time, less than 5 % + 2 ms apart
+		# (10 % in a guest: under qemu's emulation the kernel's work between its clock
+		# reading and the switch event is long enough to show, 6.3 % seen on 4.19)
 		d=$((sum - us)); [ $d -lt 0 ] && d=$((-d))
-		[ -n "$sum" ] && [ $d -le $((us / 20 + 2000)) ] || { cpu=; echo "# --via $w: PID $pid: $sum us on the CPU, wait4 says $us us"; }
+		[ -n "$sum" ] && [ $d -le $((us / PART + 2000)) ] || { cpu=; echo "# --via $w: PID $pid: $sum us on the CPU, wait4 says $us us"; }
 	done < "$TMP/t"
 	check "cpudist --via $w: each busy child's slices are the switches the kernel counted of it" [ -n "$ok" ] ||
 		sed 's/^/# /' "$TMP/$w.err"
