@@ -424,12 +424,13 @@ int comm_attach(struct comm_table *t, struct reader *r)
 	return src < 0 ? -1 : reader_on_lost_of(r, src, comm_on_lost, t);
 }
 
-void comm_free(struct comm_table *t)
+int comm_free(struct comm_table *t)
 {
 	if (!t)
-		return;
-	session_close(&t->ns);
+		return 0;
+	int ret = session_close(&t->ns);
 	free(t->e);
 	free(t->saved);
 	free(t);
+	return ret;
 }

@@ -39,7 +39,7 @@ int comm_attach(struct comm_table *t, struct reader *r);
  * NUL, as the kernel keeps it; "<...>" when it cannot be known. Valid until the next call. */
 const char *comm_get(struct comm_table *t, int pid);
 
-void comm_free(struct comm_table *t);
+int comm_free(struct comm_table *t); /* -1: its instance stayed (said) */
 
 /* What is known of a task: its process (thread group), that process's parent when the task
  * was made (a process whose parent exits is adopted later, which no event says), and when

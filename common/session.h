@@ -130,8 +130,9 @@ int session_stop_recording(struct session *s);
 /* Run fn(arg) when the session closes (see enum session_when); in registration order. */
 int session_on_close(struct session *s, enum session_when when, void (*fn)(void *), void *arg);
 
-/* Remove everything this run created; safe to call more than once and from atexit. */
-void session_close(struct session *s);
+/* Remove everything this run created; safe to call more than once and from atexit. -1 when
+ * the instance could not be removed (said). */
+int session_close(struct session *s);
 
 /* Append one line to a top-level tracefs file (kprobe_events, synthetic_events) in one
  * write(2), as those files take a definition. -1 with errno on failure. */

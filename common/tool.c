@@ -580,8 +580,10 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		ret = TOOL_FAIL;
 	if (child_finish(&t.child, tool->name) && ret == TOOL_OK)
 		ret = TOOL_FAIL;
-	session_close(&t.s);
-	comm_free(t.names);
+	if (session_close(&t.s))
+		ret = TOOL_FAIL;
+	if (comm_free(t.names))
+		ret = TOOL_FAIL;
 	t.names = NULL;
 	for (struct check *c = checks, *next; c; c = next) {
 		next = c->next;
