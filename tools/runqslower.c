@@ -156,7 +156,8 @@ static int prepare(struct tool_run *t)
 	if (env.via == VIA_PAIRS && !span_kernel_can(SPAN_K_PAIRS)) {
 		fprintf(stderr,
 			"runqslower: --via pairs: no hist triggers with synthetic events in "
-			"this kernel (CONFIG_HIST_TRIGGERS, Linux 6.1: before it two runs interfere)\n");
+			"this kernel (CONFIG_HIST_TRIGGERS, Linux 6.1: before it two runs "
+			"interfere)\n");
 		return TOOL_FAIL;
 	}
 	if (env.via != VIA_USER && span_kernel_can(SPAN_K_PAIRS)) {
