@@ -20,8 +20,8 @@ struct submitter {
 	char comm[BLK_COMM_LEN];
 };
 
+/* What an issued request keeps until its completion (its start time is the span's). */
 struct inflight {
-	uint64_t start_ns;
 	uint32_t bytes;
 	int32_t pid;
 	char comm[BLK_COMM_LEN];
@@ -98,11 +98,11 @@ void blk_on_issue(struct tep_record *rec, void *ctx)
 	const struct blk_event *e = &b->issue;
 	uint64_t dev = read_u64(rec, &e->dev), sector = read_u64(rec, &e->sector);
 	/* A requeued request is issued again: keep its first start and submitter. */
-	if (pair_get(&b->inflight, dev, sector))
+	if (span_find(&b->inflight, dev, sector))
 		return;
-	struct inflight *io = pair_put(&b->inflight, dev, sector);
 	struct submitter *sub = pair_get(&b->submitters, dev, sector);
-	io->start_ns = b->queued && sub ? sub->queued_ns : rec->ts;
+	struct inflight *io = span_begin(&b->inflight, dev, sector,
+					 b->queued && sub ? sub->queued_ns : rec->ts, rec->cpu, 0);
 	if (sub) {
 		/* Issued from a kworker (I/O scheduler, plug flush): name the submitter. */
 		io->pid = sub->pid;
@@ -120,39 +120,48 @@ void blk_on_issue(struct tep_record *rec, void *ctx)
 	str(rec, &e->rwbs, io->rwbs, sizeof(io->rwbs));
 }
 
-void blk_on_complete(struct tep_record *rec, void *ctx)
+/* span's done: the completion of a request seen issued. */
+static void completed(const struct tep_record *rec, const struct span_start *st, uint64_t delta,
+		      void *data, void *ctx)
 {
 	struct blk *b = ctx;
-	const struct blk_event *e = &b->complete;
-	uint64_t dev = read_u64(rec, &e->dev), sector = read_u64(rec, &e->sector);
-	struct inflight *in = pair_get(&b->inflight, dev, sector);
-	if (!in) {
-		b->unmatched++;
-		return;
-	}
+	const struct inflight *in = data;
+	(void)delta;
 	struct blk_io io = {
-		.start_ns = in->start_ns,
+		.start_ns = st->ts,
 		.end_ns = rec->ts,
-		.sector = sector,
-		.dev = (uint32_t)dev,
+		.sector = b->sector,
+		.dev = (uint32_t)b->dev,
 		.bytes = in->bytes,
-		.error = e->error.offset >= 0 ? (int32_t)read_u64(rec, &e->error) : 0,
+		.error = b->complete.error.offset >= 0 ?
+				 (int32_t)read_u64(rec, &b->complete.error) :
+				 0,
 		.pid = in->pid,
 	};
 	memcpy(io.comm, in->comm, sizeof(io.comm));
 	memcpy(io.rwbs, in->rwbs, sizeof(io.rwbs));
-	pair_del(&b->inflight, in);
 	b->on_io(&io, b->ctx);
+}
+
+void blk_on_complete(struct tep_record *rec, void *ctx)
+{
+	struct blk *b = ctx;
+	b->dev = read_u64(rec, &b->complete.dev);
+	b->sector = read_u64(rec, &b->complete.sector);
+	span_end(&b->inflight, rec, b->dev, b->sector, rec->ts);
 }
 
 void blk_on_lost(int cpu, long long n, void *ctx)
 {
 	struct blk *b = ctx;
-	(void)cpu;
-	(void)n;
 	/* A start or completion may be among the lost: pairing what is left could lie. */
-	pair_clear(&b->inflight);
+	span_lost(cpu, n, &b->inflight);
 	pair_clear(&b->submitters);
+}
+
+void blk_report(const struct blk *b, const char *tool)
+{
+	span_report(&b->inflight, tool, "completions");
 }
 
 const char *blk_type_invalid(const char *type)
@@ -203,8 +212,9 @@ int blk_prepare(struct blk *b, struct session *s, bool queued, blk_io_fn on_io, 
 	b->queued = queued;
 	if (blk_resolve(b, s))
 		return -1;
+	/* Issue and completion may be on different CPUs: a loss anywhere forgets them all. */
 	if (pair_init(&b->submitters, 8192, sizeof(struct submitter)) ||
-	    pair_init(&b->inflight, 8192, sizeof(struct inflight)))
+	    span_init(&b->inflight, 8192, sizeof(struct inflight), SPAN_LOSS_ALL, completed, b))
 		return -1;
 	return 0;
 }
@@ -274,7 +284,7 @@ bool blk_parse_opt(struct blk_opts *o, int c, const char *arg)
 void blk_free(struct blk *b)
 {
 	pair_free(&b->submitters);
-	pair_free(&b->inflight);
+	span_free(&b->inflight);
 }
 
 /* --- block devices by name ---------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * blk: block requests from the block tracepoints, paired from start to completion, for the
- * block tools (iosnoop, iolatency). Fields are read by name, never from the print format.
+ * blk: block requests from the block tracepoints, paired from start to completion by device
+ * and sector (span.h), for the block tools (iosnoop, iolatency). Fields are read by name,
+ * never from the print format.
  */
 #ifndef FTT_BLK_H
 #define FTT_BLK_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "pair.h"
+#include "span.h"
 
 struct session;
 struct reader;
@@ -58,8 +60,8 @@ struct blk {
 	bool queued;
 	struct blk_event bio_queue, insert, issue, complete;
 	struct pair_table submitters; /* (dev, sector) -> who queued it, and when */
-	struct pair_table inflight;   /* (dev, sector) -> issued request */
-	uint64_t unmatched;	      /* completions with no known start */
+	struct span inflight;	      /* (dev, sector): issue (or queue) to completion */
+	uint64_t dev, sector;	      /* of the completion being paired */
 };
 
 /* A block device: "MAJOR,MINOR", "MAJOR:MINOR", a name under /sys/class/block, or a /dev path.
@@ -99,6 +101,8 @@ bool blk_parse_opt(struct blk_opts *o, int c, const char *arg);
  */
 int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o);
 void blk_free(struct blk *b);
+/* At the end: the completions that found no start (begun before tracing, lost), if any. */
+void blk_report(const struct blk *b, const char *tool);
 
 /* Check an -i TYPE glob before anything is changed in the kernel; NULL when fine. */
 const char *blk_type_invalid(const char *type);

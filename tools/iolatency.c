@@ -190,6 +190,7 @@ static void end(struct tool_run *t)
 		}
 	if (env.heat_file)
 		write_heatmap(t);
+	blk_report(&env.b, "iolatency");
 }
 
 static int prepare(struct tool_run *t)

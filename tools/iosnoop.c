@@ -164,6 +164,12 @@ static void header(struct tool_run *t)
 	row_header(&env.row);
 }
 
+static void end(struct tool_run *t)
+{
+	(void)t;
+	blk_report(&env.b, "iosnoop");
+}
+
 static void cleanup(struct tool_run *t)
 {
 	(void)t;
@@ -185,6 +191,7 @@ static const struct tool iosnoop = {
 	.setup = setup,
 	.banner = banner,
 	.header = header,
+	.end = end,
 	.cleanup = cleanup,
 };
 

@@ -53,7 +53,7 @@ static void run(const char *dir, bool queued, int without, struct got *g)
 	assert_int_equal(reader_open(&r, s.tep, dir, 4096, true), 0);
 	assert_int_equal(blk_register(&b, &r), 0);
 	assert_int_equal(reader_drain(&r), 0);
-	assert_int_equal(b.unmatched, 0);
+	assert_int_equal(b.inflight.unpaired, 0);
 	reader_close(&r);
 	blk_free(&b);
 	tep_free(s.tep);
@@ -169,6 +169,11 @@ static void two_free(struct two *p)
 	tep_free(p->s.tep);
 }
 
+static void report(const void *b)
+{
+	blk_report(b, "test_blk");
+}
+
 /* Lost events between issue and completion: the pair is dropped, not mis-joined. */
 static void test_lost_clears_pairs(void **state)
 {
@@ -179,12 +184,18 @@ static void test_lost_clears_pairs(void **state)
 	blk_on_lost(0, 5, &p.b);
 	blk_on_complete(&p.rc, &p.b);
 	assert_int_equal(p.g.n, 0);
-	assert_int_equal(p.b.unmatched, 1);
+	assert_int_equal(p.b.inflight.unpaired, 1);
 	/* and without the loss it pairs */
 	blk_on_issue(&p.ri, &p.b);
 	blk_on_complete(&p.rc, &p.b);
 	assert_int_equal(p.g.n, 1);
 	assert_int_equal(p.g.io[0].end_ns - p.g.io[0].start_ns, 4000);
+	/* and the completion that found no issue is said at the end, with the loss */
+	char err[512];
+	assert_int_equal(run_child(report, &p.b, err, sizeof(err)), 0);
+	assert_string_equal(err, "test_blk: 1 of 2 completions found no start (begun before "
+				 "tracing, or after lost events (1 starts forgotten then)): not "
+				 "counted\n");
 	two_free(&p);
 }
 
