@@ -122,10 +122,6 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	}
 	if (fp->retval && !(fp->retf = tep_find_field(fp->ret, "ret")))
 		return TOOL_FAIL;
-	/* Per thread: the depth, then DEPTH calls of 1 + nargs words. */
-	if (pair_init(&fp->threads, 4096,
-		      sizeof(uint64_t) * (1 + FUNCPAIR_DEPTH * (1 + (size_t)fp->nargs))))
-		return TOOL_FAIL;
 	return TOOL_OK;
 }
 
@@ -142,76 +138,80 @@ static int kernel_frames(const struct funcpair *fp, const struct tep_record *rec
 	return 0;
 }
 
+/* A call in progress (span data): its arguments, then with kcaller its entry's kernel
+ * stack (the count, then the frames). */
+static unsigned long long *call_stack(const struct funcpair *fp, void *data)
+{
+	return (unsigned long long *)((uint64_t *)data + fp->nargs);
+}
+
 static void on_entry(struct tep_record *rec, void *ctx)
 {
 	struct funcpair *fp = ctx;
 	int tid = tep_data_pid(fp->t->s.tep, rec);
-	uint64_t *th = pair_put(&fp->threads, (uint64_t)tid, 0);
-	if (th[0] < FUNCPAIR_DEPTH) {
-		uint64_t *call = th + 1 + th[0] * (1 + (size_t)fp->nargs);
-		call[0] = rec->ts;
+	uint64_t *depth = pair_put(&fp->depth, (uint64_t)tid, 0);
+	if (*depth < FUNCPAIR_DEPTH) {
+		uint64_t *args =
+			span_begin(&fp->calls, (uint64_t)tid, *depth, rec->ts, rec->cpu, 0);
 		for (int i = 0; i < fp->nargs; i++)
-			call[1 + i] = (uint64_t)reader_num(rec, fp->arg[i]);
+			args[i] = (uint64_t)reader_num(rec, fp->arg[i]);
 		if (fp->kcaller) { /* the entry's stack, until the return */
-			unsigned long long *st = pair_put(&fp->stacks, (uint64_t)tid, th[0]);
+			unsigned long long *st = call_stack(fp, args);
 			st[0] = (unsigned long long)kernel_frames(fp, rec, st + 1);
 		}
 	}
-	th[0]++;
+	(*depth)++;
+}
+
+/* span's done: a return paired with its thread's innermost open call. */
+static void paired(const struct tep_record *rec, const struct span_start *st, uint64_t delta,
+		   void *data, void *ctx)
+{
+	struct funcpair *fp = ctx;
+	struct funcpair_call c = {st->ts, delta, data, NULL, 0};
+	if (fp->kcaller) {
+		const unsigned long long *stack = call_stack(fp, data);
+		c.kstack = stack + 1;
+		c.nkstack = (int)stack[0];
+	}
+	fp->fn((struct tep_record *)rec, &c, fp->ctx);
 }
 
 static void on_return(struct tep_record *rec, void *ctx)
 {
 	struct funcpair *fp = ctx;
-	uint64_t *th = pair_get(&fp->threads, (uint64_t)tep_data_pid(fp->t->s.tep, rec), 0);
-	if (!th || th[0] == 0 || th[0] > FUNCPAIR_DEPTH) {
+	int tid = tep_data_pid(fp->t->s.tep, rec);
+	uint64_t *depth = pair_get(&fp->depth, (uint64_t)tid, 0);
+	if (!depth || *depth == 0) {
 		fp->unpaired++;
-		if (th && th[0] > 0)
-			th[0]--;
 		return;
 	}
-	const uint64_t *call = th + 1 + --th[0] * (1 + (size_t)fp->nargs);
-	struct funcpair_call c = {call[0], rec->ts >= call[0] ? rec->ts - call[0] : 0, call + 1,
-				  NULL, 0};
-	unsigned long long *st = NULL;
-	if (fp->kcaller &&
-	    (st = pair_get(&fp->stacks, (uint64_t)tep_data_pid(fp->t->s.tep, rec), th[0]))) {
-		c.kstack = st + 1;
-		c.nkstack = (int)st[0];
-	} else if (fp->kcaller) {
-		fp->stackless++; /* evicted: more calls in progress than the table holds */
-	}
-	fp->fn(rec, &c, fp->ctx);
-	if (st)
-		pair_del(&fp->stacks, st);
-	if (!th[0])
-		pair_del(&fp->threads, th);
+	/* Deeper than the table: not kept, counted. */
+	if (--*depth >= FUNCPAIR_DEPTH ||
+	    !span_end(&fp->calls, rec, (uint64_t)tid, *depth, rec->ts))
+		fp->unpaired++;
+	if (!*depth)
+		pair_del(&fp->depth, depth);
 }
 
 /* A lost entry or return could pair the wrong two: start again. */
 static void on_lost(int cpu, long long n, void *ctx)
 {
-	(void)cpu;
-	(void)n;
 	struct funcpair *fp = ctx;
-	pair_clear(&fp->threads);
-	if (fp->kcaller)
-		pair_clear(&fp->stacks);
+	span_lost(cpu, n, &fp->calls);
+	pair_clear(&fp->depth);
 }
 
-/* Calls in progress whose entry's stack is kept (about 4 MB). */
+/* Calls in progress kept paired here: with their entry's stack about 4.5 MB. */
+#define CALLS 16384
 #define STACK_CALLS 4096
 
-/* With kstack_ev: its caller field, and paired here a table for the entries' stacks. */
-static int stacks_init(struct funcpair *fp, bool here)
+/* With kstack_ev: its caller field. */
+static int stacks_init(struct funcpair *fp)
 {
 	if (!fp->kstack_ev)
 		return 0;
-	if (!(fp->kcaller = tep_find_field(fp->kstack_ev, "caller")))
-		return -1;
-	return here ? pair_init(&fp->stacks, STACK_CALLS,
-				sizeof(unsigned long long) * (1 + FUNCPAIR_FRAMES)) :
-		      0;
+	return (fp->kcaller = tep_find_field(fp->kstack_ev, "caller")) ? 0 : -1;
 }
 
 int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx)
@@ -219,7 +219,16 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
 	int ret;
 	fp->fn = fn;
 	fp->ctx = ctx;
-	if (stacks_init(fp, true) || reader_on_lost(&t->r, on_lost, fp))
+	if (stacks_init(fp))
+		return TOOL_FAIL;
+	/* Per thread the calls open (the depth), and each call kept under (thread, depth):
+	 * entries and returns of one thread may be on different CPUs (a migration). */
+	size_t data = sizeof(uint64_t) * (size_t)fp->nargs +
+		      (fp->kcaller ? sizeof(unsigned long long) * (1 + FUNCPAIR_FRAMES) : 0);
+	if (pair_init(&fp->depth, 4096, sizeof(uint64_t)) ||
+	    span_init(&fp->calls, fp->kcaller ? STACK_CALLS : CALLS, data, SPAN_LOSS_ALL, paired,
+		      fp) ||
+	    reader_on_lost(&t->r, on_lost, fp))
 		return TOOL_FAIL;
 	if ((ret = tool_trace(t, fp->ret, NULL, on_return, fp)) ||
 	    (ret = tool_trace(t, fp->entry, NULL, on_entry, fp)))
@@ -372,7 +381,7 @@ int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_
 	char clock[32], saved[512] = "", refs[256] = "", path[4096];
 	fp->fn = fn;
 	fp->ctx = ctx;
-	if (!fp->synth_ev || stacks_init(fp, false))
+	if (!fp->synth_ev || stacks_init(fp))
 		return TOOL_FAIL;
 	snprintf(path, sizeof(path), "%s/synthetic_events", tracefs_tracing_dir());
 	char line[128];
@@ -484,11 +493,6 @@ void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long 
 			"recorded (%llu): before Linux 5.14 a fault while reading one counts as a "
 			"miss; no call is known to be left out\n",
 			tool, m.n, ustacks);
-	if (fp->stackless)
-		fprintf(stderr,
-			"%s: %llu calls are shown without their kernel stack: more calls were in "
-			"progress than the table of their entries' stacks holds (%d)\n",
-			tool, (unsigned long long)fp->stackless, STACK_CALLS);
 	/* A call of a thread that one table had no room for is dropped by one or both. */
 	uint64_t dropped = 0;
 	for (int i = 0; i < 2; i++) {
@@ -500,15 +504,20 @@ void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long 
 			"%s: at least %llu calls are left out: the kernel's table of threads (%d) "
 			"was full (--user-space pairs them here)\n",
 			tool, (unsigned long long)dropped, KERNEL_THREADS);
+	char evicted[96] = "";
+	if (fp->calls.starts.evicted)
+		snprintf(evicted, sizeof(evicted),
+			 ", or more calls in progress than the table holds: %llu evicted",
+			 (unsigned long long)fp->calls.starts.evicted);
 	if (fp->unpaired)
 		fprintf(stderr,
 			"%s: %llu returns without their entry (calls that began before the start, "
-			"events lost, or recursion deeper than %d) are left out\n",
-			tool, (unsigned long long)fp->unpaired, FUNCPAIR_DEPTH);
+			"events lost, or recursion deeper than %d%s) are left out\n",
+			tool, (unsigned long long)fp->unpaired, FUNCPAIR_DEPTH, evicted);
 }
 
 void funcpair_free(struct funcpair *fp)
 {
-	pair_free(&fp->threads);
-	pair_free(&fp->stacks);
+	pair_free(&fp->depth);
+	span_free(&fp->calls);
 }

@@ -2,7 +2,7 @@
 /*
  * funcpair: the calls of one function as pairs of events, its entry and its return: a
  * kprobe and a kretprobe for a kernel function (FUNC), a uprobe and a uretprobe for a user
- * one (LIB:FUNC). Paired per thread in user space, with a small stack per thread so that a
+ * one (LIB:FUNC). Paired in user space by common/span under (thread, depth), so that a
  * function that calls itself pairs each return with its own entry. The probes may fetch the
  * first arguments at the entry and the return value. funclatency and funcslower.
  */
@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "pair.h"
+#include "span.h"
 #include "undo.h"
 
 struct tool_run;
@@ -49,17 +50,16 @@ struct funcpair {
 	char func[256]; /* the function's name, for the output */
 	struct tep_event *entry, *ret;
 	struct tep_format_field *arg[FUNCPAIR_MAX_ARGS], *retf;
-	struct pair_table threads; /* tid -> the depth, then DEPTH calls: time, nargs args */
-	uint64_t unpaired;	   /* returns without their entry (lost, or deeper than DEPTH) */
+	struct pair_table depth; /* tid -> its calls in progress (deeper than DEPTH not kept) */
+	struct span calls;	 /* (tid, depth) -> the entry: nargs args, then its stack */
+	uint64_t unpaired;	 /* returns without their entry (lost, or deeper than DEPTH) */
 	/* kprobe_profile names a probe without its group: names of this run's own */
 	char entry_name[32], ret_name[32];
 	/* Set before tracing, for the call's kernel stack (-s; ftrace:kernel_stack, enabled as
-	 * the instance's stacktrace option): paired here, the entry's, kept until its return;
-	 * paired in the kernel, its event's (recorded at the return). */
+	 * the instance's stacktrace option): paired here, the entry's, kept with the call until
+	 * its return; paired in the kernel, its event's (recorded at the return). */
 	struct tep_event *kstack_ev;
 	struct tep_format_field *kcaller;
-	struct pair_table stacks; /* (tid, depth) -> the count, then the frames */
-	uint64_t stackless;	  /* calls paired whose entry's stack the table no longer had */
 	funcpair_fn fn;
 	void *ctx;
 	struct tool_run *t;
