@@ -362,19 +362,6 @@ static void remove_triggers(void *arg)
 		undo_end(&fp->undo);
 }
 
-/* The instance's trace clock, for the triggers' timestamps: a hist trigger sets its own
- * clock (global by default) on the whole instance. */
-static int instance_clock(struct tool_run *t, char *out, size_t len)
-{
-	char *text = tracefs_instance_file_read(t->s.inst, "trace_clock", NULL);
-	const char *b = text ? strchr(text, '[') : NULL, *e = b ? strchr(b, ']') : NULL;
-	int ok = e && (size_t)(e - b) < len;
-	if (ok)
-		snprintf(out, len, "%.*s", (int)(e - b - 1), b + 1);
-	free(text);
-	return ok ? 0 : -1;
-}
-
 int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns, funcpair_fn fn,
 			  void *ctx)
 {
@@ -388,7 +375,7 @@ int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_
 	snprintf(line, sizeof(line), "!%s\n", fp->synth);
 	/* After the instance's removal (it has the event enabled). */
 	if ((fp->synth_emergency = sig_on_emergency_write(path, line)) < 0 ||
-	    instance_clock(t, clock, sizeof(clock)))
+	    session_clock(&t->s, clock, sizeof(clock)))
 		return TOOL_FAIL;
 	/* The entry saves, per thread, its time twice (the older kernels read a variable once:
 	 * one for the duration, one for the event) and its arguments. */

@@ -501,6 +501,17 @@ int session_filter(const struct session *s, char *buf, size_t len, const char *u
 	return n < (int)len ? 0 : -1;
 }
 
+int session_clock(const struct session *s, char *out, size_t len)
+{
+	char *text = tracefs_instance_file_read(s->inst, "trace_clock", NULL);
+	const char *b = text ? strchr(text, '[') : NULL, *e = b ? strchr(b, ']') : NULL;
+	int ok = e && (size_t)(e - b) < len;
+	if (ok)
+		snprintf(out, len, "%.*s", (int)(e - b - 1), b + 1);
+	free(text);
+	return ok ? 0 : -1;
+}
+
 int session_stop_recording(struct session *s)
 {
 	if (s->hold_fd < 0)

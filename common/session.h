@@ -124,6 +124,10 @@ int session_exclude_self(struct session *s);
 int session_filter(const struct session *s, char *buf, size_t len, const char *user,
 		   const char *comm);
 
+/* The instance's trace clock ("local", "mono", ...) into out: a hist trigger's timestamps
+ * are taken on it (the trigger sets it on the whole instance, global by default). */
+int session_clock(const struct session *s, char *out, size_t len);
+
 /* Stop recording (tracing_on 0): what was recorded stays to be read. */
 int session_stop_recording(struct session *s);
 

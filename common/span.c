@@ -446,19 +446,6 @@ static void remove_triggers(void *arg)
 		undo_end(&k->undo);
 }
 
-/* The instance's trace clock, for the triggers' timestamps: a hist trigger sets its own
- * clock (global by default) on the whole instance. */
-static int instance_clock(struct tool_run *t, char *out, size_t len)
-{
-	char *text = tracefs_instance_file_read(t->s.inst, "trace_clock", NULL);
-	const char *b = text ? strchr(text, '[') : NULL, *e = b ? strchr(b, ']') : NULL;
-	int ok = e && (size_t)(e - b) < len;
-	if (ok)
-		snprintf(out, len, "%.*s", (int)(e - b - 1), b + 1);
-	free(text);
-	return ok ? 0 : -1;
-}
-
 struct pair_cb {
 	void (*fn)(struct tep_record *pair, void *ctx);
 	void *ctx;
@@ -510,7 +497,7 @@ int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *fil
 		      void (*fn)(struct tep_record *pair, void *ctx), void *ctx)
 {
 	char clock[32];
-	if (instance_clock(t, clock, sizeof(clock)) || span_kernel_build(k, runid_self(), clock))
+	if (session_clock(&t->s, clock, sizeof(clock)) || span_kernel_build(k, runid_self(), clock))
 		return TOOL_FAIL;
 	/* Kept before they are written: a killed run's are removed by the next run, and on a
 	 * fault before the instance is removed; in the order they are removed. */
