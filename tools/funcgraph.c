@@ -198,18 +198,23 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-/* A top-level file that lists functions: its entries hide calls from the graph. */
-static void say_if_set(const char *file, const char *what)
+/* A top-level file that lists functions: its entries hide calls from the graph. True when
+ * it holds any. */
+static bool say_if_set(const char *file, const char *what)
 {
 	char *text = tracefs_instance_file_read(NULL, file, NULL);
 	char list[256];
+	bool set = true;
 	if (text && toplevel_normalize(file, text, list, sizeof(list))) /* too long to quote */
 		fprintf(stderr, "funcgraph: %s at the top level is set: %s (left as it is)\n", file,
 			what);
 	else if (text && *list)
 		fprintf(stderr, "funcgraph: %s at the top level holds '%s': %s (left as it is)\n",
 			file, list, what);
+	else
+		set = false;
 	free(text);
+	return set;
 }
 
 /* The top level, taken and set before its buffers are opened: its tracer cannot change
@@ -218,10 +223,15 @@ static int instance(struct tool_run *t)
 {
 	struct toplevel *tl = &env.top;
 	char val[64], pids[4096];
-	say_if_set("set_ftrace_filter", "only its functions are graphed");
+	bool filtered = say_if_set("set_ftrace_filter", "only its functions are graphed");
 	say_if_set("set_ftrace_notrace", "its functions are not graphed");
 	say_if_set("set_graph_notrace", "calls below its functions are not graphed");
 	if (toplevel_set(tl, "set_graph_function", env.func))
+		return TOOL_FAIL;
+	/* One level (-m 1) is FUNC's calls alone: only they are traced, so the kernel patches
+	 * their call sites only, not every function's (seconds to start and to stop on a big
+	 * kernel under emulation). */
+	if (env.max_depth == 1 && !filtered && toplevel_set(tl, "set_ftrace_filter", env.func))
 		return TOOL_FAIL;
 	snprintf(val, sizeof(val), "%d", env.max_depth);
 	if (tracefs_file_exists(NULL, "max_graph_depth") &&

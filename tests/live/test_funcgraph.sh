@@ -212,8 +212,9 @@ save_state
 "$BIN/funcgraph" -m 1 -p $$ hrtimer_nanosleep > "$TMP/out" 2> "$TMP/err" &
 P1=$!
 wait_ready $P1 "$TMP/err"
-check "while funcgraph runs: its settings are in place" sh -c "
+check "while funcgraph runs: its settings are in place (-m 1: the function alone traced)" sh -c "
 	grep -qx function_graph '$T/current_tracer' && grep -qx hrtimer_nanosleep '$T/set_graph_function' &&
+	grep -qx hrtimer_nanosleep '$T/set_ftrace_filter' &&
 	grep -qx 1 '$T/max_graph_depth' && grep -qx 1 '$T/tracing_on' && grep -qx $$ '$T/set_ftrace_pid'"
 kill -INT $P1
 wait_exit $P1 10
