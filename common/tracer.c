@@ -20,7 +20,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-static struct tracer *of(struct tool_run *t)
+static struct tracer *tracer_of(struct tool_run *t)
 {
 	return t->tool->state;
 }
@@ -73,7 +73,7 @@ void tracer_check(struct tracer *tr)
 
 int tracer_prepare(struct tool_run *t)
 {
-	struct tracer *tr = of(t);
+	struct tracer *tr = tracer_of(t);
 	tr->t = t;
 	if (tr->format)
 		return print_formats(t, tr);
@@ -212,7 +212,7 @@ static bool process_context_only(struct tool_run *t, struct tracer *tr)
 
 int tracer_setup(struct tool_run *t)
 {
-	struct tracer *tr = of(t);
+	struct tracer *tr = tracer_of(t);
 	struct tep_event *kstack = NULL, *ustack = NULL;
 	int ret;
 	if (process_context_only(t, tr) && session_exclude_self(&t->s))
@@ -274,12 +274,12 @@ int tracer_setup(struct tool_run *t)
 void tracer_banner(struct tool_run *t)
 {
 	fprintf(stderr, "%s %s. Ctrl-C to end.\n",
-		counting(of(t)) || of(t)->folded ? "Counting" : "Tracing", t->what);
+		counting(tracer_of(t)) || tracer_of(t)->folded ? "Counting" : "Tracing", t->what);
 }
 
 void tracer_header(struct tool_run *t)
 {
-	struct tracer *tr = of(t);
+	struct tracer *tr = tracer_of(t);
 	if (tr->header && tr->p)
 		evprint_header(tr->p);
 }
@@ -304,7 +304,7 @@ static void print_counts(struct tracer *tr, const char *when)
 
 int tracer_interval(struct tool_run *t, uint64_t now)
 {
-	struct tracer *tr = of(t);
+	struct tracer *tr = tracer_of(t);
 	char when[16];
 	out_wallclock(now, when);
 	if (tr->k)
@@ -328,7 +328,7 @@ static bool counted(const struct tracer *tr)
  * when -d ended right on a tick. */
 void tracer_end(struct tool_run *t)
 {
-	struct tracer *tr = of(t);
+	struct tracer *tr = tracer_of(t);
 	if (counting(tr) && (!t->intervals || counted(tr)))
 		tracer_interval(t, reader_now());
 	if (tr->fold)
@@ -341,7 +341,7 @@ void tracer_end(struct tool_run *t)
 
 void tracer_cleanup(struct tool_run *t)
 {
-	struct tracer *tr = of(t);
+	struct tracer *tr = tracer_of(t);
 	keys_free(tr->k);
 	evprint_free(tr->p);
 	folded_free(tr->fold);
