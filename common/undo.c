@@ -88,6 +88,11 @@ static int replay(int fd, int *failed, bool dry)
 		if (!tab || !nl)
 			continue;
 		*tab = *nl = 0;
+		/* Gone: the instance went, and its trigger with it (the run removed it, or its
+		 * instance, before it died): nothing is left to undo there. */
+		struct stat st;
+		if (line[0] == '/' && lstat(line, &st) && errno == ENOENT)
+			continue;
 		if (!state_tracefs_file(line, NULL)) {
 			(*failed)++;
 			continue;

@@ -145,7 +145,9 @@ wait_ready() {
 # ended by itself; 1 when the watchdog had to kill it. (kill -0 cannot tell: a zombie
 # answers it until the shell reaps it.)
 wait_exit() {
-	( sleep "$2"; kill -9 "$1" 2>/dev/null && touch "$TMP/watchdog.$1" ) &
+	# (its sleep outlives the kill below: with the suite's output it would hold make check's
+	# pipe open, and make check waited up to a minute after each suite for it)
+	( sleep "$2"; kill -9 "$1" 2>/dev/null && touch "$TMP/watchdog.$1" ) > /dev/null 2>&1 &
 	w=$!
 	wait "$1"
 	RC=$?

@@ -75,8 +75,10 @@ check "offcputime -k: kernel threads' stacks, not the test program's" sh -c "
 	! grep -q '^sched_target' '$TMP/k.out' && ! grep -q '^ftt' '$TMP/k.out' &&
 	grep -Eq '^(ksoftirqd|kworker|rcu_[a-z]*)' '$TMP/k.out'" || cut -d';' -f1 "$TMP/k.out" | sort -u | head
 check "offcputime --folded: a name with ';', an escape and a newline, escaped" \
-	grep -q '^ftt\\x3b\\x1b\\x0ax y[; ]' "$TMP/u.out"
-check "offcputime -j: that name exact" grep -qF '"comm":"ftt;\u001b\nx y"' "$TMP/hj.out"
+	grep -q '^ftt\\x3b\\x1b\\x0ax y[; ]' "$TMP/u.out" ||
+	{ grep -a '^ftt\|^sched_target' "$TMP/u.out" | cut -c1-120 | head -5 | sed 's/^/# /'; sed 's/^/# /' "$TMP/u.err"; }
+check "offcputime -j: that name exact" grep -qF '"comm":"ftt;\u001b\nx y"' "$TMP/hj.out" ||
+	{ grep -ao '"comm":"[^"]*"' "$TMP/hj.out" | sort | uniq -c | head -8 | sed 's/^/# /'; sed 's/^/# /' "$TMP/hj.err"; }
 
 # --- usage errors change nothing --------------------------------------------------------------
 for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0"; do

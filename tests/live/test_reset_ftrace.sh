@@ -58,6 +58,20 @@ else
 fi
 rmdir "$T/instances/$FAKE1" "$T/instances/$FAKE2" 2> /dev/null
 
+# A dead run's undo line for a trigger whose instance is gone: nothing left to undo, the
+# file goes (it was kept before, and every later run of every tool said so, for ever).
+sh -c 'exit 0' & DEAD=$!; wait $DEAD
+RUND=/run/ftrace-tools made=
+[ -d $RUND ] || { mkdir -m 0700 $RUND && made=1; }
+U=$RUND/undo-${DEAD}_1_abcd
+printf '%s\t!hist:keys=pid\n' "$T/instances/ftrace-tools-runqlat-${DEAD}_1_abcd/events/sched/sched_wakeup/trigger" > $U
+chmod 0600 $U
+"$BIN/reset-ftrace" --leftovers > "$TMP/rf" 2> "$TMP/rf.err"
+check "reset-ftrace --leftovers: a dead run's undo line for a trigger gone with its instance: nothing to undo, its file removed, nothing said of it" \
+	sh -c "[ $? -eq 0 ] && [ ! -e $U ] && ! grep -q 'could not be undone' '$TMP/rf' '$TMP/rf.err'" ||
+	cat "$TMP/rf" "$TMP/rf.err"
+rm -f $U; [ -n "$made" ] && rmdir $RUND
+
 # -n: the top level judged, nothing changed.
 "$BIN/reset-ftrace" -n > "$TMP/rf" 2> "$TMP/rf.err"
 rc=$?
