@@ -161,7 +161,10 @@ void blk_on_lost(int cpu, long long n, void *ctx)
 
 void blk_report(const struct blk *b, const char *tool)
 {
-	span_report(&b->inflight, tool, "completions");
+	/* -i filters the issues in the kernel, not the completions (whose flags may differ):
+	 * those of the other types find no start either. */
+	span_report(&b->inflight, tool,
+		    b->typed ? "completions (of any type: -i selects the issues)" : "completions");
 }
 
 const char *blk_type_invalid(const char *type)
@@ -246,6 +249,7 @@ int blk_register(struct blk *b, struct reader *r)
 int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o)
 {
 	char dev_filter[64] = "", full[256] = "";
+	b->typed = o->type != NULL;
 	if (o->has_dev)
 		snprintf(dev_filter, sizeof(dev_filter), "dev == %u", o->dev);
 	if (o->type)

@@ -62,6 +62,7 @@ struct blk {
 	struct pair_table submitters; /* (dev, sector) -> who queued it, and when */
 	struct span inflight;	      /* (dev, sector): issue (or queue) to completion */
 	uint64_t dev, sector;	      /* of the completion being paired */
+	bool typed;		      /* -i: only the issues of a type are traced */
 };
 
 /* A block device: "MAJOR,MINOR", "MAJOR:MINOR", a name under /sys/class/block, or a /dev path.
