@@ -58,7 +58,7 @@ static const struct row_col cols[] = {
 	{"COMM", "comm", -16, ROW_STR, 0, 0, "its name when it submitted the I/O"},
 	{"D", "dir", -1, ROW_WORD, 0, 0, "R read, W write, D discard, F flush, N other"},
 	{"DEV", "dev", -7, ROW_WORD, 0, 0, "the disk, MAJOR,MINOR"},
-	{"DISK", "disk", -8, ROW_STR, 0, 0, "its name in /sys/class/block (\"\" if none)"},
+	{"DISK", "disk", -8, ROW_STR, 0, 0, "its name in /sys/class/block (none: - and null)"},
 	{"I/O", "count", 5, ROW_UINT, 0, 0, "I/O completed in the interval"},
 	{"KBYTES", "kbytes", 9, ROW_FLOAT, 1, ROW_NOJSON, "their size, KiB"},
 	{NULL, "bytes", 0, ROW_UINT, 0, ROW_NOTEXT, "their size in bytes"},
@@ -242,7 +242,10 @@ static int interval(struct tool_run *t, uint64_t now)
 		row_str(&env.row, x->k.comm, sizeof(x->k.comm));
 		row_word(&env.row, dir);
 		row_word(&env.row, dev);
-		row_str(&env.row, disk, sizeof(disk));
+		if (*disk)
+			row_str(&env.row, disk, sizeof(disk));
+		else
+			row_none(&env.row); /* gone since */
 		row_uint(&env.row, x->count);
 		row_float(&env.row, x->s.bytes / 1024.0);
 		row_uint(&env.row, x->s.bytes);
