@@ -145,7 +145,9 @@ wait_ready() {
 # ended by itself; 1 when the watchdog had to kill it. (kill -0 cannot tell: a zombie
 # answers it until the shell reaps it.)
 wait_exit() {
-	( sleep "$2"; kill -9 "$1" 2>/dev/null && touch "$TMP/watchdog.$1" ) &
+	# (its output not the suite's: a sleep left running must not hold the pipe that
+	# make check reads the suite through until it ends)
+	( sleep "$2"; kill -9 "$1" 2>/dev/null && touch "$TMP/watchdog.$1" ) > /dev/null 2>&1 &
 	w=$!
 	wait "$1"
 	RC=$?
