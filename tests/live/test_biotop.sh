@@ -39,7 +39,10 @@ DEV=$(tr : , < "/sys/class/block/$NAME_OF_DISK/dev")
 # A process named with an escape sequence, a newline and a byte that is not UTF-8: dd through
 # a link of that name (the kernel names a task after the file it executes). Busybox's dd
 # (the guests) runs as "busybox<anything> dd".
-REAL=$(readlink -f "$(command -v dd)")
+# (busybox's sh says "dd" for an applet: then /bin/dd, its link)
+DD=$(command -v dd)
+case $DD in /*) ;; *) DD=/bin/dd ;; esac
+REAL=$(readlink -f "$DD")
 case $REAL in */busybox) PREFIX=busybox ARG0=dd ;; *) PREFIX=ftt ARG0= ;; esac
 HOSTILE=$(printf '%s\033[2J\nx\377' "$PREFIX")
 ln -s "$REAL" "$TMP/$HOSTILE"
