@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#define _GNU_SOURCE /* pipe2 */
 #include "session.h"
 #include "format.h"
 #include "sig.h"
@@ -546,7 +545,10 @@ static void run_cleanups(struct session *s, enum session_when when)
  * instances share (nop), not against its own instance: while another run reads its
  * buffers, no instance can be removed (EBUSY). Runs that end together free each other
  * within moments (each has closed its own buffers by now): wait for them, up to 2 s. When
- * the other run goes on, a process of ours waits for it to end (below).
+ * the other run goes on, the instance is left to the next run's sweep, and said. (No
+ * process of ours waits to remove it: its removal would race the sweep of a run starting
+ * meanwhile, and two removals of one instance at once crash RHEL 8.1's 4.18 in
+ * instance_rmdir, seen twice in its guest.)
  */
 static int try_remove(struct session *s, int ms)
 {
@@ -559,60 +561,6 @@ static int try_remove(struct session *s, int ms)
 	}
 }
 
-/* The waiting process: detached (its own session, reparented to init), holding nothing of
- * the run's, it removes the instance once the kernel lets it, then what must go after it
- * (the probes the instance enabled), and ends. 0 when it was started. */
-static int remove_later(struct session *s)
-{
-	fflush(NULL);
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC))
-		return -1;
-	pid_t p = fork();
-	if (p < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return -1;
-	}
-	if (p == 0) {
-		close(pipefd[0]);
-		pid_t q = fork();
-		if (q != 0) {
-			if (q > 0)
-				dprintf(pipefd[1], "%d", (int)q);
-			_exit(q > 0 ? 0 : 1);
-		}
-		setsid();
-		signal(SIGHUP, SIG_IGN);
-		int null = open("/dev/null", O_RDWR);
-		for (int fd = 0; fd < 3 && null >= 0; fd++)
-			dup2(null, fd);
-		for (int fd = 3; fd < 1024; fd++)
-			close(fd);
-		/* Twice a second: each try takes the kernel's tracing locks. */
-		while (tracefs_instance_destroy(s->inst)) {
-			if (errno != EBUSY)
-				_exit(1);
-			nanosleep(&(struct timespec){0, 500 * 1000 * 1000}, NULL);
-		}
-		run_cleanups(s, SESSION_AFTER_REMOVE);
-		_exit(0);
-	}
-	close(pipefd[1]);
-	char buf[16] = "";
-	ssize_t n = read(pipefd[0], buf, sizeof(buf) - 1);
-	close(pipefd[0]);
-	int status;
-	waitpid(p, &status, 0);
-	if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		return -1;
-	fprintf(stderr,
-		"%s: ftrace instance %s is held by another run reading its buffers (before Linux "
-		"5.9 that holds every instance): PID %s removes it when that run ends\n",
-		s->tool, s->name, buf);
-	return 0;
-}
-
 int session_close(struct session *s)
 {
 	int ret = 0;
@@ -621,18 +569,18 @@ int session_close(struct session *s)
 		close(s->hold_fd);
 		s->hold_fd = -1;
 	}
-	bool later = false;
+	if (s->inst && try_remove(s, 2000)) {
+		int e = errno;
+		fprintf(stderr, "%s: cannot remove ftrace instance %s: %s%s\n", s->tool, s->name,
+			strerror(e),
+			e == EBUSY ?
+				" (before Linux 5.9 another run reading its buffers holds every "
+				"instance: the next run of a tool, or reset-ftrace --leftovers, "
+				"removes it)" :
+				"");
+		ret = -1;
+	}
 	if (s->inst) {
-		if (try_remove(s, 2000)) {
-			int e = errno;
-			if (e == EBUSY && remove_later(s) == 0) {
-				later = true;
-			} else {
-				fprintf(stderr, "%s: cannot remove ftrace instance %s: %s\n",
-					s->tool, s->name, strerror(e));
-				ret = -1;
-			}
-		}
 		tracefs_instance_free(s->inst);
 		s->inst = NULL;
 		sig_forget(s->emergency);
@@ -640,12 +588,7 @@ int session_close(struct session *s)
 	}
 	free(s->dir);
 	s->dir = NULL;
-	/* Only now: the kernel refuses to remove a probe that an instance has enabled (the
-	 * waiting process does it after the instance when it had to wait). */
-	if (later)
-		for (int i = 0; i < s->ncleanups; i++)
-			if (s->cleanups[i].when == SESSION_AFTER_REMOVE)
-				s->cleanups[i].fn = NULL;
+	/* Only now: the kernel refuses to remove a probe that an instance has enabled. */
 	run_cleanups(s, SESSION_AFTER_REMOVE);
 	if (s->tep && !s->tep_borrowed)
 		tep_free(s->tep);
