@@ -13,9 +13,9 @@
 #include <event-parse.h>
 
 #include "comm.h"
-#include "out.h"
 #include "pair.h"
 #include "reader.h"
+#include "row.h"
 #include "sig.h"
 #include "sysc.h"
 #include "tool.h"
@@ -42,9 +42,33 @@ static struct env {
 	struct tep_format_field *gen_sig, *gen_pid, *gen_result;
 	struct pair_table tasks;  /* tid -> its ending */
 	struct pair_table groups; /* tgid -> the process's ending */
+	struct row row;
 } env;
 
 enum { OPT_THREADS = OPT_LONG + 1 };
+
+/* One line per exit. The age has two decimals in text, three in JSON; the ending is one
+ * column of text (EXIT), four keys in JSON. */
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"PCOMM", "comm", -16, ROW_STR, 0, 0,
+	 "the process's name when it ended (--threads: the thread's)"},
+	{"PID", "pid", 7, ROW_INT, 0, 0, "the process ID (thread group ID)"},
+	{"PPID", "ppid", 7, ROW_INT, 0, 0, "its parent's process ID (0: not known)"},
+	{"TID", "tid", 7, ROW_INT, 0, 0, "the thread that ended"},
+	{"AGE(s)", NULL, 8, ROW_FLOAT, 2, ROW_NOJSON, NULL},
+	{NULL, "age_s", 0, ROW_FLOAT, 3, ROW_NOTEXT,
+	 "seconds from the process's start to its end (null: not known)"},
+	{NULL, "exit_code", 0, ROW_INT, 0, ROW_NOTEXT,
+	 "the status the parent sees, 0 to 255 (null after a signal, or when not known)"},
+	{NULL, "signal", 0, ROW_INT, 0, ROW_NOTEXT, "the signal that killed it (null: none)"},
+	{NULL, "signal_name", 0, ROW_WORD, 0, ROW_NOTEXT, "its name, SIGTERM (null: none)"},
+	{NULL, "core", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "true for a signal whose default action dumps core"},
+	{"EXIT", NULL, -4, ROW_WORD, 0, ROW_NOJSON, NULL},
+};
+static const struct row_table table = ROW_TABLE("each exit", cols);
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -56,6 +80,7 @@ static const struct opt_spec options[] = {
 	TOOL_WALLCLOCK,
 	{'x', NULL, NULL, "only failures: an exit status other than 0, or a signal", 0},
 	{OPT_THREADS, "threads", NULL, "every thread's exit, not only processes'", 0},
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -173,44 +198,43 @@ static void print(const struct tep_record *rec, int tid, int tgid, const struct 
 	const char *comm = tool_comm(t, env.threads ? tid : tgid);
 	if (env.name && fnmatch(env.name, comm, 0))
 		return;
-	char when[16], sigbuf[16];
+	char sigbuf[16], text[64];
 	const char *sname = how->sig ? sig_name(how->sig, sigbuf) : NULL;
 	bool core = how->sig && sig_default(how->sig) == 'C';
-	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"ts\":%.6f,\"comm\":", out_wallclock(rec->ts, when),
-		       rec->ts / 1e9);
-		out_json_str(stdout, comm, 16);
-		printf(",\"pid\":%d,\"ppid\":%d,\"tid\":%d,", tgid, ppid, tid);
-		printf(age >= 0 ? "\"age_s\":%.3f," : "\"age_s\":null,", age);
-		if (how->sig)
-			printf("\"exit_code\":null,\"signal\":%d,\"signal_name\":\"%s\",\"core\":%"
-			       "s}\n",
-			       how->sig, sname, core ? "true" : "false");
-		else if (how->has_code)
-			printf("\"exit_code\":%d,\"signal\":null,\"signal_name\":null,\"core\":"
-			       "false}\n",
-			       how->code);
+	struct row *r = &env.row;
+	row_begin(r, rec->ts);
+	row_str(r, comm, 16);
+	row_int(r, tgid);
+	row_int(r, ppid);
+	row_int(r, tid);
+	for (int i = 0; i < 2; i++) /* AGE(s), age_s */
+		if (age >= 0)
+			row_float(r, age);
 		else
-			printf("\"exit_code\":null,\"signal\":null,\"signal_name\":null,\"core\":"
-			       "false}\n");
-		return;
+			row_none(r);
+	if (how->has_code && !how->sig)
+		row_int(r, how->code);
+	else
+		row_none(r);
+	if (how->sig) {
+		row_int(r, how->sig);
+		row_word(r, sname);
+	} else {
+		row_none(r);
+		row_none(r);
 	}
-	if (t->o.timestamp)
-		printf("%-14.6f ", rec->ts / 1e9);
-	if (t->o.wallclock)
-		printf("%-8s ", out_wallclock(rec->ts, when));
-	out_text(stdout, comm, 16, 16);
-	printf(" %7d %7d %7d ", tgid, ppid, tid);
-	if (age >= 0)
-		printf("%8.2f ", age);
-	else
-		printf("%8s ", "-");
+	FILE *json = row_json(r);
+	if (json)
+		fputs(core ? "true" : "false", json);
 	if (how->sig)
-		printf("signal %d (%s)%s\n", how->sig, sname, core ? ", core" : "");
+		snprintf(text, sizeof(text), "signal %d (%s)%s", how->sig, sname,
+			 core ? ", core" : "");
 	else if (how->has_code)
-		printf("%d\n", how->code);
+		snprintf(text, sizeof(text), "%d", how->code);
 	else
-		printf("?\n");
+		snprintf(text, sizeof(text), "?");
+	row_word(r, text);
+	row_end(r);
 }
 
 /* Every task's exit, in its own context. A process ends with its last thread (group_dead,
@@ -239,11 +263,8 @@ static void on_exit(struct tep_record *rec, void *ctx)
 
 static void header(struct tool_run *t)
 {
-	if (t->o.timestamp)
-		printf("%-14s ", "TIME(s)");
-	if (t->o.wallclock)
-		printf("%-8s ", "TIME");
-	printf("%-16s %7s %7s %7s %8s %s\n", "PCOMM", "PID", "PPID", "TID", "AGE(s)", "EXIT");
+	(void)t;
+	row_header(&env.row);
 }
 
 /* A loss may hide how something ended: forget what is half known. */
@@ -298,6 +319,7 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	int ret;
+	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	if (reader_on_lost(&t->r, on_lost, NULL))
 		return TOOL_FAIL;
 	/* The endings first: each comes before the exit it explains. */
@@ -322,6 +344,7 @@ static const struct tool exitsnoop = {
 	.opts = options,
 	.examples = examples,
 	.formats = (const char *const[]){"sched:sched_process_exit", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,

@@ -12,8 +12,8 @@
 
 #include <event-parse.h>
 
-#include "out.h"
 #include "reader.h"
+#include "row.h"
 #include "sig.h"
 #include "sysc.h"
 #include "tool.h"
@@ -52,9 +52,65 @@ static struct env {
 	} ev[2 * NCALLS];
 	int nev;
 	struct tep_format_field *g_sig, *g_pid, *g_comm, *g_result;
+	struct row calls, pidfds, signals; /* their lines */
 } env;
 
 enum { OPT_SIGNAL = OPT_LONG + 1 };
+
+/*
+ * The lines: the sender, the target, the signal, the result. The signal is a number or
+ * (-s) a name in text, both in JSON; a call's name ends the text line but comes after pid in
+ * JSON. The two tables of calls have the same header; what a key is is said where it first
+ * appears (--json-keys).
+ */
+static const struct row_col call_cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "the sender, its name when it sent the signal"},
+	{"PID", "pid", 7, ROW_INT, 0, 0, "its thread ID"},
+	{NULL, "call", 0, ROW_WORD, 0, ROW_NOTEXT, "the system call (kill, tgkill...)"},
+	{"TPID", "tpid", 7, ROW_INT, 0, 0,
+	 "the target: a PID, 0 (the sender's process group), -1 (every process it may signal), "
+	 "-PGID (a group); the thread for tgkill and rt_tgsigqueueinfo"},
+	{"SIG", "sig", -4, ROW_INT, 0, ROW_OPTIONAL, "the signal's number (0: kill -0's check)"},
+	{"SIG", "signal_name", -9, ROW_WORD, 0, ROW_OPTIONAL, "its name, SIGTERM (-s in text)"},
+	{"RESULT", "result", -6, ROW_INT, 0, 0,
+	 "what the call returned, a number: 0 or -errno (-3 ESRCH); with -K a string: delivered, "
+	 "ignored, already pending, overflow or info lost"},
+	{"CALL", NULL, -4, ROW_WORD, 0, ROW_NOJSON, NULL},
+};
+static const struct row_table call_table = ROW_TABLE("each call", call_cols);
+
+/* pidfd_send_signal: its target is a file descriptor, shown after the call's name in text. */
+static const struct row_col pidfd_cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, NULL},
+	{"PID", "pid", 7, ROW_INT, 0, 0, NULL},
+	{NULL, "call", 0, ROW_WORD, 0, ROW_NOTEXT, NULL},
+	{"TPID", NULL, 7, ROW_WORD, 0, ROW_NOJSON, NULL},
+	{NULL, "target_pidfd", 0, ROW_INT, 0, ROW_NOTEXT,
+	 "pidfd_send_signal's file descriptor of the target (instead of tpid)"},
+	{"SIG", "sig", -4, ROW_INT, 0, ROW_OPTIONAL, NULL},
+	{"SIG", "signal_name", -9, ROW_WORD, 0, ROW_OPTIONAL, NULL},
+	{"RESULT", "result", -6, ROW_INT, 0, 0, NULL},
+	{"CALL", NULL, -4, ROW_WORD, 0, ROW_NOJSON, NULL},
+};
+static const struct row_table pidfd_table = ROW_TABLE("each pidfd_send_signal call", pidfd_cols);
+
+/* -K: what the kernel says of each signal. */
+static const struct row_col signal_cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, NULL},
+	{"PID", "pid", 7, ROW_INT, 0, 0, NULL},
+	{"TPID", "tpid", 7, ROW_INT, 0, 0, NULL},
+	{"TCOMM", "tcomm", -16, ROW_STR, 0, 0, "-K: the target's name, as the kernel recorded it"},
+	{"SIG", "sig", -4, ROW_INT, 0, ROW_OPTIONAL, NULL},
+	{"SIG", "signal_name", -9, ROW_WORD, 0, ROW_OPTIONAL, NULL},
+	{"RESULT", "result", -6, ROW_WORD, 0, 0, NULL},
+};
+static const struct row_table signal_table = ROW_TABLE("each signal, with -K", signal_cols);
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -71,6 +127,7 @@ static const struct opt_spec options[] = {
 	{'x', NULL, NULL, "only calls that failed (with -K: signals not delivered)", 0},
 	{OPT_SIGNAL, "signal", "LIST",
 	 "only these signals: numbers or names, comma-separated\n(TERM,KILL,9)", 0},
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -136,33 +193,19 @@ static bool wanted(int sig)
 
 /* --- output --------------------------------------------------------------------------------- */
 
-static void print_sig(int sig)
+/* The line's start: when, and who sent the signal. */
+static void line_start(struct row *r, const struct tep_record *rec, int tid)
+{
+	row_begin(r, rec->ts);
+	row_str(r, tool_comm(env.t, tid), 16);
+	row_int(r, tid);
+}
+
+static void signal_columns(struct row *r, int sig)
 {
 	char buf[16];
-	if (env.names)
-		printf("%-9s ", sig_name(sig, buf));
-	else
-		printf("%-4d ", sig);
-}
-
-static void line_start(const struct tep_record *rec, int tid)
-{
-	char when[16];
-	if (env.t->o.timestamp)
-		printf("%-14.6f ", rec->ts / 1e9);
-	if (env.t->o.wallclock)
-		printf("%-8s ", out_wallclock(rec->ts, when));
-	out_text(stdout, tool_comm(env.t, tid), 16, 16);
-	printf(" %7d ", tid);
-}
-
-static void json_start(const struct tep_record *rec, int tid)
-{
-	char when[16];
-	printf("{\"time\":\"%s\",\"ts\":%.6f,\"comm\":", out_wallclock(rec->ts, when),
-	       rec->ts / 1e9);
-	out_json_str(stdout, tool_comm(env.t, tid), 16);
-	printf(",\"pid\":%d,", tid);
+	row_int(r, sig);
+	row_word(r, sig_name(sig, buf));
 }
 
 /* A call ended: the signal, its target, the result. */
@@ -173,27 +216,26 @@ static void print_call(const struct tep_record *rec, int tid, long long ret, voi
 	const struct sent *s = sysc_data(c);
 	const struct call *what = &calls[c->kind];
 	bool pidfd = !strcmp(what->target, "pidfd");
-	char buf[16];
+	struct row *r = pidfd ? &env.pidfds : &env.calls;
 	if ((env.failed && ret >= 0) || !wanted(s->sig))
 		return;
-	if (env.t->o.json) {
-		json_start(rec, tid);
-		printf("\"call\":\"%s\",\"%s\":%d,\"sig\":%d,\"signal_name\":\"%s\",\"result\":%"
-		       "lld}\n",
-		       what->name, pidfd ? "target_pidfd" : "tpid", s->target, s->sig,
-		       sig_name(s->sig, buf), ret);
-		return;
+	line_start(r, rec, tid);
+	row_word(r, what->name);
+	if (pidfd) {
+		char text[64];
+		row_word(r, "pidfd");
+		row_int(r, s->target);
+		signal_columns(r, s->sig);
+		row_int(r, ret);
+		snprintf(text, sizeof(text), "%s fd %d", what->name, s->target);
+		row_word(r, text);
+	} else {
+		row_int(r, s->target);
+		signal_columns(r, s->sig);
+		row_int(r, ret);
+		row_word(r, what->name);
 	}
-	line_start(rec, tid);
-	if (pidfd)
-		printf("%7s ", "pidfd");
-	else
-		printf("%7d ", s->target);
-	print_sig(s->sig);
-	printf("%-6lld %s", ret, what->name);
-	if (pidfd)
-		printf(" fd %d", s->target);
-	putchar('\n');
+	row_end(r);
 }
 
 static void on_syscall(struct tep_record *rec, void *ctx)
@@ -227,37 +269,22 @@ static void on_generate(struct tep_record *rec, void *ctx)
 	int sig = (int)reader_num(rec, env.g_sig);
 	long long result = reader_num(rec, env.g_result);
 	int target = (int)reader_num(rec, env.g_pid);
-	char tcomm[17], buf[16];
+	char tcomm[17];
 	reader_strcpy(tcomm, sizeof(tcomm), rec, env.g_comm);
 	if ((env.failed && result == 0) || !wanted(sig))
 		return;
-	if (env.t->o.json) {
-		json_start(rec, tid);
-		printf("\"tpid\":%d,\"tcomm\":", target);
-		out_json_str(stdout, tcomm, sizeof(tcomm));
-		printf(",\"sig\":%d,\"signal_name\":\"%s\",\"result\":\"%s\"}\n", sig,
-		       sig_name(sig, buf), result_name(result));
-		return;
-	}
-	line_start(rec, tid);
-	printf("%7d ", target);
-	out_text(stdout, tcomm, sizeof(tcomm), 16);
-	putchar(' ');
-	print_sig(sig);
-	printf("%s\n", result_name(result));
+	line_start(&env.signals, rec, tid);
+	row_int(&env.signals, target);
+	row_str(&env.signals, tcomm, sizeof(tcomm));
+	signal_columns(&env.signals, sig);
+	row_word(&env.signals, result_name(result));
+	row_end(&env.signals);
 }
 
 static void header(struct tool_run *t)
 {
-	if (t->o.timestamp)
-		printf("%-14s ", "TIME(s)");
-	if (t->o.wallclock)
-		printf("%-8s ", "TIME");
-	printf("%-16s %7s %7s ", "COMM", "PID", "TPID");
-	if (env.kernel)
-		printf("%-16s ", "TCOMM");
-	printf(env.names ? "%-9s " : "%-4s ", "SIG");
-	printf(env.kernel ? "RESULT\n" : "%-6s CALL\n", "RESULT");
+	(void)t;
+	row_header(env.kernel ? &env.signals : &env.calls);
 }
 
 /* --- setup ---------------------------------------------------------------------------------- */
@@ -279,9 +306,21 @@ static int setup_kernel(struct tool_run *t)
 	return tool_trace(t, g, NULL, on_generate, NULL);
 }
 
+static void rows_init(struct tool_run *t)
+{
+	struct row *rows[] = {&env.calls, &env.pidfds, &env.signals};
+	const struct row_table *tables[] = {&call_table, &pidfd_table, &signal_table};
+	for (int i = 0; i < 3; i++) {
+		row_init(rows[i], tables[i], stdout, t->o.json, t->o.timestamp, t->o.wallclock);
+		row_show(rows[i], "sig", !env.names);
+		row_show(rows[i], "signal_name", env.names);
+	}
+}
+
 static int setup(struct tool_run *t)
 {
 	env.t = t;
+	rows_init(t);
 	if (env.kernel)
 		return setup_kernel(t);
 	int n = 0, ret;
@@ -327,6 +366,7 @@ static const struct tool killsnoop = {
 	.name = "killsnoop",
 	.opts = options,
 	.examples = examples,
+	.rows = (const struct row_table *const[]){&call_table, &pidfd_table, &signal_table, NULL},
 	.option = option,
 	.setup = setup,
 	.header = header,

@@ -24,6 +24,7 @@
 #include "out.h"
 #include "probe.h"
 #include "reader.h"
+#include "row.h"
 #include "sysc.h"
 #include "tool.h"
 #include "ustr.h"
@@ -80,9 +81,37 @@ static struct env {
 	int exit_call; /* of the exit being joined */
 	struct evinfo ev[3 * NCALLS + 24];
 	char lib[PATH_MAX];
+	struct row row;
 } env = {.via = USTR_BEST};
 
 enum { OPT_VIA = OPT_LONG + 1 };
+
+/* One line per open, at its return. FLAGS and MODE are octal in text, numbers in JSON; what
+ * is known of a long path is said after it in text, in three keys in JSON. */
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "the task's name when it opened"},
+	{"PID", "pid", 7, ROW_INT, 0, 0, "its thread ID"},
+	{NULL, "call", 0, ROW_WORD, 0, ROW_NOTEXT,
+	 "the system call made: open, openat, openat2 or creat"},
+	{"FD", "fd", 4, ROW_INT, 0, 0, "the file descriptor returned, -1 on failure"},
+	{"ERR", "err", 3, ROW_INT, 0, 0, "the errno of a failure (ENOENT 2), 0 on success"},
+	{"FLAGS", "flags", -8, ROW_INT, 0, ROW_OPTIONAL,
+	 "the open flags (-e: octal in text); null when not known"},
+	{"MODE", "mode", -4, ROW_INT, 0, ROW_OPTIONAL,
+	 "the creation mode, 0 when the call creates no file (-e: octal in text); null when not "
+	 "known"},
+	/* width 0: the last column of the text line, not padded */
+	{"PATH", "path", 0, ROW_STR, 0, 0,
+	 "the path as the program passed it; null when not known"},
+	{NULL, "path_cut", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "true when the path was longer than what is shown"},
+	{NULL, "path_len", 0, ROW_UINT, 0, ROW_NOTEXT, "its length in bytes; null when not known"},
+	{NULL, "path_late", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "true when it was read from the caller's memory after the call"},
+};
+static const struct row_table table = ROW_TABLE("each open", cols);
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -96,6 +125,7 @@ static const struct opt_spec options[] = {
 	{'x', NULL, NULL, "only failed opens", 0},
 	{OPT_VIA, "via", "MECH",
 	 "how to read paths: kprobe, eprobe or uprobe (default: the best the\nkernel offers)", 0},
+	TOOL_JSON_KEYS,
 	TOOL_EXEC,
 	TOOL_OPT_END,
 };
@@ -185,6 +215,54 @@ static bool path_from_memory(int tid, uint64_t at, char *buf, size_t size, size_
 	return true;
 }
 
+/* A number shown in octal in text (flags, a mode), a number in JSON; -1: not known. */
+static void octal(struct row *r, long long v, int digits)
+{
+	char buf[32];
+	if (v < 0) {
+		row_none(r);
+	} else if (r->json) {
+		row_int(r, v);
+	} else {
+		snprintf(buf, sizeof(buf), "%0*llo", digits, v);
+		row_word(r, buf);
+	}
+}
+
+static void json_bool(struct row *r, bool v)
+{
+	FILE *json = row_json(r);
+	if (json)
+		fputs(v ? "true" : "false", json);
+}
+
+/* PATH: the path (sp->s) when it is known, else what text says instead (unknown); in text
+ * what is known of its length and how it was read follows it. */
+static void path_column(struct row *r, bool known, const char *unknown, const struct shown_path *sp)
+{
+	/* The path escaped (4 bytes at most for one) and the notes after it. */
+	static char text[4 * PATH_MAX + 64];
+	if (!known) {
+		if (r->json)
+			row_none(r);
+		else
+			row_word(r, unknown);
+		return;
+	}
+	if (r->json || (sp->len == sp->held && !sp->late)) {
+		row_str(r, sp->s, PATH_MAX);
+		return;
+	}
+	size_t n = out_text_buf(text, sizeof(text), sp->s, PATH_MAX);
+	if (sp->len == SIZE_MAX)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, " [cut]");
+	else if (sp->len != sp->held)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, " [cut: %zu bytes]", sp->len);
+	if (sp->late)
+		snprintf(text + n, sizeof(text) - n, " [late]");
+	row_word(r, text);
+}
+
 static void print_open(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct tool_run *t = ctx;
@@ -207,65 +285,32 @@ static void print_open(const struct tep_record *rec, int tid, long long ret, voi
 				      "[unknown]";
 	if ((env.failed && ret >= 0) || !path_matches(path))
 		return;
-	const char *comm = tool_comm(t, tid);
 	/* The mode is an argument only when a file may be created. */
 	long long mode = o->flags >= 0 && !(o->flags & (O_CREAT_ | O_TMPFILE_)) ? 0 : o->mode;
+	struct row *r = &env.row;
+	row_begin(r, rec->ts);
+	row_str(r, tool_comm(t, tid), 16);
+	row_int(r, tid);
 	/* The system call made, as its exit says (a C library function may make another). */
-	const char *name = calls[env.exit_call];
-	char when[16];
-	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pid\":%d,\"comm\":",
-		       out_wallclock(rec->ts, when), rec->ts / 1e9, tid);
-		out_json_str(stdout, comm, 16);
-		printf(",\"call\":\"%s\",\"fd\":%d,\"err\":%d,", name, fd, err);
-		printf(o->flags >= 0 ? "\"flags\":%lld," : "\"flags\":null,", o->flags);
-		printf(mode >= 0 ? "\"mode\":%lld,\"path\":" : "\"mode\":null,\"path\":", mode);
-		if (known)
-			out_json_str(stdout, o->path, sizeof(o->path));
-		else
-			fputs("null", stdout);
-		printf(",\"path_cut\":%s,\"path_len\":",
-		       (known && sp.len != sp.held) || too_long ? "true" : "false");
-		printf(known && sp.len != SIZE_MAX ? "%zu" : "null", sp.len);
-		printf(",\"path_late\":%s}\n", sp.late ? "true" : "false");
-		return;
-	}
-	if (t->o.timestamp)
-		printf("%-14.6f ", rec->ts / 1e9);
-	if (t->o.wallclock)
-		printf("%-8s ", out_wallclock(rec->ts, when));
-	out_text(stdout, comm, 16, 16);
-	printf(" %7d %4d %3d ", tid, fd, err);
-	if (env.extended) {
-		if (o->flags >= 0)
-			printf("%08llo ", o->flags);
-		else
-			printf("%8s ", "-");
-		if (mode >= 0)
-			printf("%04llo ", mode);
-		else
-			printf("%4s ", "-");
-	}
-	out_text(stdout, path, sizeof(o->path), 0);
-	if (known && sp.len == SIZE_MAX)
-		fputs(" [cut]", stdout);
-	else if (known && sp.len != sp.held)
-		printf(" [cut: %zu bytes]", sp.len);
-	if (sp.late)
-		fputs(" [late]", stdout);
-	putchar('\n');
+	row_word(r, calls[env.exit_call]);
+	row_int(r, fd);
+	row_int(r, err);
+	octal(r, o->flags, 8);
+	octal(r, mode, 4);
+	path_column(r, known, path, &sp);
+	json_bool(r, (known && sp.len != sp.held) || too_long);
+	if (known && sp.len != SIZE_MAX)
+		row_uint(r, sp.len);
+	else
+		row_none(r);
+	json_bool(r, sp.late);
+	row_end(r);
 }
 
 static void header(struct tool_run *t)
 {
-	if (t->o.timestamp)
-		printf("%-14s ", "TIME(s)");
-	if (t->o.wallclock)
-		printf("%-8s ", "TIME");
-	printf("%-16s %7s %4s %3s ", "COMM", "PID", "FD", "ERR");
-	if (env.extended)
-		printf("%-8s %-4s ", "FLAGS", "MODE");
-	printf("PATH\n");
+	(void)t;
+	row_header(&env.row);
 }
 
 /* --- per event ------------------------------------------------------------------------------ */
@@ -440,6 +485,9 @@ static int setup(struct tool_run *t)
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	int ret, via = env.via;
 	env.t = t;
+	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
+	row_show(&env.row, "flags", env.extended);
+	row_show(&env.row, "mode", env.extended);
 	if (!sysc_event(&t->s, "exit", "openat")) {
 		fprintf(stderr,
 			"opensnoop: tracepoint syscalls:sys_exit_openat not available in this "
@@ -506,6 +554,7 @@ static const struct tool opensnoop = {
 				      "syscalls:sys_enter_openat", "syscalls:sys_exit_openat",
 				      "syscalls:sys_enter_openat2", "syscalls:sys_exit_openat2",
 				      "syscalls:sys_enter_creat", "syscalls:sys_exit_creat", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.operands_fn = operands,
 	.setup = setup,

@@ -96,10 +96,10 @@ wait $ETPID 2> /dev/null
 sleep 0.3
 kill -INT $TPID
 wait_exit $TPID 10
-check "-j -p: exactly one object, the process's, with signal 15 and no exit code" sh -c "
+check "-j -p: exactly one object, the process's, with signal 15, no exit code, every key of --json-keys" sh -c "
 	[ \$(wc -l < '$TMP/out') -eq 1 ] &&
 	grep -q '\"pid\":$ETPID,\"ppid\":$$,\"tid\":$ETPID,.*\"exit_code\":null,\"signal\":15,\"signal_name\":\"SIGTERM\",\"core\":false}' '$TMP/out' &&
-	'$JSONCHECK' '$TMP/out' comm pid ppid tid age_s exit_code signal"
+	'$JSONCHECK' '$TMP/out' $("$BIN/exitsnoop" --json-keys | cut -f1 | tr '\n' ' ')"
 
 for args in "-p 0|invalid PID" "-n ''|(empty)" "-x extra|unexpected argument"; do
 	eval "\"\$BIN/exitsnoop\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
