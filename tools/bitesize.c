@@ -13,13 +13,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "agg.h"
 #include "blk.h"
 #include "hist.h"
+#include "member.h"
 #include "out.h"
-#include "pair.h"
 #include "row.h"
 #include "sig.h"
 #include "tool.h"
@@ -42,9 +41,9 @@ static struct env {
 	const char *name; /* -n */
 	pid_t pid;	  /* -p */
 	struct blk b;
-	struct agg a;		     /* struct key -> struct val */
-	bool oom;		     /* a key could not be added */
-	struct pair_table pid_cache; /* -p: tid -> 1 (of the process) or 2 (not) */
+	struct agg a;	      /* struct key -> struct val */
+	bool oom;	      /* a key could not be added */
+	struct member of_pid; /* -p */
 	struct row row;
 } env;
 
@@ -98,28 +97,14 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	}
 }
 
-/* -p is checked here, not with set_event_pid: a completion runs in whatever task the
- * interrupt lands on, and the submitter is only known from the earlier events (as iosnoop). */
-static bool of_process(int32_t tid)
-{
-	if (tid == env.pid)
-		return true;
-	unsigned char *v = pair_get(&env.pid_cache, (uint64_t)tid, 0);
-	if (!v) {
-		char path[64];
-		struct stat st;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)env.pid, (int)tid);
-		v = pair_put(&env.pid_cache, (uint64_t)tid, 0);
-		*v = stat(path, &st) == 0 ? 1 : 2;
-	}
-	return *v == 1;
-}
-
 /* Per request: a filter or two, a hash lookup and a slot increment. */
 static void on_io(const struct blk_io *io, void *ctx)
 {
 	struct tool_run *t = ctx;
-	if ((env.pid && !of_process(io->pid)) || (env.name && fnmatch(env.name, io->comm, 0)) ||
+	/* -p is checked here, not with set_event_pid: a completion runs in whatever task the
+	 * interrupt lands on, and the submitter is known only from the earlier events. */
+	if ((env.pid && !member_of(&env.of_pid, io->pid)) ||
+	    (env.name && fnmatch(env.name, io->comm, 0)) ||
 	    /* --cgroup is checked here: completions run in interrupts, in any task */
 	    !tool_in_cgroup(t, io->pid))
 		return;
@@ -217,7 +202,8 @@ static int prepare(struct tool_run *t)
 	if (env.pid)
 		tool_watch(t, env.pid, false);
 	if (agg_init(&env.a, sizeof(struct key), sizeof(struct val)) ||
-	    pair_init(&env.pid_cache, 1024, 1) || blk_prepare(&env.b, &t->s, false, on_io, t))
+	    (env.pid && member_init(&env.of_pid, env.pid)) ||
+	    blk_prepare(&env.b, &t->s, false, on_io, t))
 		return TOOL_FAIL;
 	return TOOL_OK;
 }
@@ -242,7 +228,7 @@ static void cleanup(struct tool_run *t)
 	(void)t;
 	blk_free(&env.b);
 	agg_free(&env.a);
-	pair_free(&env.pid_cache);
+	member_free(&env.of_pid);
 }
 
 static const struct tool bitesize = {
