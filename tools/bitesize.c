@@ -43,6 +43,7 @@ static struct env {
 	struct blk b;
 	struct agg a;	      /* struct key -> struct val */
 	bool oom;	      /* a key could not be added */
+	bool under_time;      /* text: the next histogram is the first under a -T line */
 	struct member of_pid; /* -p */
 	struct row row;
 } env;
@@ -123,9 +124,15 @@ static void on_io(const struct blk_io *io, void *ctx)
 	v->bytes += io->bytes;
 }
 
+struct print_ctx {
+	const struct tool_run *t;
+	uint64_t now; /* the interval's end */
+};
+
 static void print_one(const void *key, uint64_t count, const void *val, void *arg)
 {
-	const struct tool_run *t = arg;
+	const struct print_ctx *c = arg;
+	const struct tool_run *t = c->t;
 	const struct key *k = key;
 	const struct val *v = val;
 	char dev[24], name[64] = "";
@@ -135,7 +142,7 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 		blk_dev_name(k->dev, name, sizeof(name));
 	if (t->o.json) {
 		struct row *r = &env.row;
-		row_begin(r, reader_now());
+		row_begin(r, c->now);
 		if (env.per_disk) {
 			row_word(r, dev);
 			row_word(r, name);
@@ -154,7 +161,9 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 		row_end(r);
 		return;
 	}
-	putchar('\n');
+	if (!env.under_time)
+		out_table_gap(stdout);
+	env.under_time = false;
 	if (env.per_disk)
 		printf("disk %s%s%s%s: ", dev, *name ? " (" : "", name, *name ? ")" : "");
 	printf("pid = %d ", (int)k->pid);
@@ -167,13 +176,14 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 static int interval(struct tool_run *t, uint64_t now)
 {
 	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
-	if (!t->o.json) {
+	if (!t->o.json && t->o.wallclock) {
 		char when[16];
 		out_table_gap(stdout);
-		if (t->o.wallclock)
-			printf("%s\n", out_wallclock(now, when));
+		printf("%s\n", out_wallclock(now, when));
+		env.under_time = true;
 	}
-	agg_sorted(&env.a, print_one, t);
+	struct print_ctx c = {t, now};
+	agg_sorted(&env.a, print_one, &c);
 	agg_reset(&env.a);
 	if (env.oom)
 		fprintf(stderr, "bitesize: out of memory for the histograms' keys: the run ended "
