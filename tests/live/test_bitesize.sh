@@ -44,7 +44,11 @@ if [ -n "$DISK" ]; then
 	# last part of the path run); argv[0] stays "dd" where the shell can say so (busybox's
 	# dd needs it; dash cannot, GNU dd does not care).
 	LINK=$TMP/$(printf 'a\nb\033[1m\377z')
-	ln -s "$(command -v dd)" "$LINK"
+	DD=$(command -v dd)
+	case $DD in /*) ;; *) # busybox's sh prefers its applets: "dd"
+		for d in /bin /usr/bin; do [ -x $d/dd ] && DD=$d/dd && break; done ;;
+	esac
+	ln -s "$DD" "$LINK"
 	if (exec -a dd true) 2> /dev/null; then
 		(read x < "$TMP/go"; exec -a dd "$LINK" if=/dev/zero of="$DISK" bs=4096 count=3 seek=5000 oflag=direct conv=notrunc 2> /dev/null) &
 	else
