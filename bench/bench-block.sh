@@ -97,6 +97,7 @@ done
 median() { sort -n | awk '{a[NR] = $1} END {if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 base=$(awk '$1 == "none" {print $2}' "$RESULTS" | median)
 {
+	echo "<!-- SPDX-License-Identifier: GPL-2.0-only -->"
 	echo "# Block I/O: biotop against bpftrace"
 	echo
 	echo "Made by bench/bench-block.sh on $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d):"

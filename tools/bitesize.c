@@ -198,10 +198,11 @@ static void end(struct tool_run *t)
 	if (!t->last_interval)
 		interval(t, reader_now());
 	/* Issued, never seen completing: not counted (bcc and bpftrace count at issue). */
-	size_t inflight = pair_del_if(&env.b.inflight, NULL, NULL);
+	size_t inflight = pair_del_if(&env.b.inflight.starts, NULL, NULL);
 	if (inflight)
 		fprintf(stderr, "bitesize: %zu I/O in flight when tracing ended were not counted\n",
 			inflight);
+	blk_report(&env.b, "bitesize");
 }
 
 /* The submitter's name comes from the block events (the kernel's comm at the time). */
