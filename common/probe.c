@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -141,6 +142,12 @@ void probe_default_alias(const char *sym, char type, char *alias, size_t len)
 		snprintf(alias, len, "probe");
 	if (type == 'r')
 		strcat(alias, "_ret");
+}
+
+bool probe_many_strings_unsafe(void)
+{
+	struct utsname u;
+	return uname(&u) == 0 && !strncmp(u.release, "4.18.0-", 7) && strstr(u.release, ".el8");
 }
 
 bool probe_available(struct session *s, enum probe_kind kind, bool quiet)

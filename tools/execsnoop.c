@@ -797,6 +797,9 @@ static int via_kprobe(void *ctx, const char **why)
 		{{"sys_execve", "sys_execveat"}, {"%si", "%dx"}},
 	};
 	static char args[NCALLS][8192];
+	*why = "a kprobe reading long arguments corrupts this kernel's memory (RHEL 8.1's 4.18)";
+	if (probe_many_strings_unsafe())
+		return -1;
 	*why = "no kprobes (CONFIG_KPROBE_EVENTS) in this kernel";
 	if (!probe_available(&t->s, PROBE_KPROBE, true))
 		return -1;
