@@ -69,9 +69,16 @@ if [ -n "$DISK" ]; then
 	done
 	echo go > "$TMP/go"
 	wait $W4 $W64 $RB $HO
-	# -p: the run ends by itself once its process is gone.
+	# -p: the run ends by itself once its process is gone. Before Linux 5.9 the other
+	# four runs, still reading, hold its instance (session.c): it says so and exits 1.
 	wait_exit $C 10
-	check "bitesize -p: ends by itself with exit 0 when the process exits" [ "$RC" -eq 0 ]
+	kv=$(uname -r | awk -F. '{print $1 * 1000 + $2}')
+	if [ "$kv" -lt 5009 ] && [ "$RC" -eq 1 ] && grep -q 'cannot remove ftrace instance .*before Linux 5.9' "$TMP/pid.err"; then
+		ok "bitesize -p: ends by itself when the process exits; its instance held by the others' reads (before 5.9), said, exit 1"
+	else
+		check "bitesize -p: ends by itself with exit 0 when the process exits" [ "$RC" -eq 0 ] ||
+			sed 's/^/# /' "$TMP/pid.err"
+	fi
 	sleep 0.5
 	kill -INT $A $B $D $E
 	for p in $A $B $D $E; do wait_exit $p 10; done
