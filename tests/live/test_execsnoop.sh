@@ -26,6 +26,18 @@ fi
 # Ctrl-C, and its exit status in $RC.
 start() { start_bg "$BIN/execsnoop" "$@"; }
 stop() { stop_bg; }
+# Where the best way to the arguments is /proc (RHEL 8.1's 4.18 in its static guest: no
+# kprobe rung there, execsnoop(8), and no C library to probe), a short-lived exec has none:
+# the checks of arguments' contents are skipped, with that reason.
+PROC_ONLY=
+"$BIN/execsnoop" -d 0.1 2>&1 > /dev/null | grep -q '^Tracing exec()s, arguments via /proc' && PROC_ONLY=1
+acheck() {
+	if [ -n "$PROC_ONLY" ]; then
+		skip "$1: arguments only from /proc here (no kprobe rung on RHEL 8.1's 4.18, no C library to probe): a short-lived exec has none"
+		return 0
+	fi
+	check "$@"
+}
 # line PID: execsnoop's JSON line of the exec by PID whose program is sys_target (the exec
 # of the test program itself is another line).
 line() { grep "\"pcomm\":\"sys_target\",\"pid\":$1," "$TMP/out"; }
@@ -146,7 +158,7 @@ L0=${#ST}
 long_case() {
 	line "$2" > "$TMP/line"
 	grep -o '"args_cut":.*' "$TMP/line" > "$TMP/tail"
-	check "$1" sh -c "grep -Eq '\"args\":\\[$3\\]' '$TMP/line' && grep -Eq '^$4}\$' '$TMP/tail'" ||
+	acheck "$1" sh -c "grep -Eq '\"args\":\\[$3\\]' '$TMP/line' && grep -Eq '^$4}\$' '$TMP/tail'" ||
 		cut -c1-300 "$TMP/line"
 }
 if start -j; then
@@ -168,7 +180,7 @@ if start -n sys_target; then
 	"$ET" libc "$ST" "$A5000" > /dev/null
 	stop
 	# (A kprobe's record too large is not written: then each argument empty, with its length.)
-	check "text: the cut argument marked, with its length where it is known" \
+	acheck "text: the cut argument marked, with its length where it is known" \
 		grep -Eq "^sys_target .* ($ST|\"\" \\[cut: $L0 bytes\\]) (a*|\"\") \\[cut(: 5000 bytes)?\\]\$" "$TMP/out"
 fi
 # A dynamic program's loader reads its stack: exact lengths even without the C library.
@@ -195,7 +207,7 @@ if start -n sys_target; then
 	"$ET" libc "$ST" "a b" 'q"x' '' 'back\slash' "$(printf 'nl\nx')" ftt-plain > "$TMP/pid.t"
 	stop
 	pid=$(cat "$TMP/pid.t")
-	check "text: each argument one word, quoted and escaped only where needed" \
+	acheck "text: each argument one word, quoted and escaped only where needed" \
 		grep -qF "$ST \"a b\" \"q\\\"x\" \"\" \"back\\\\slash\" \"nl\\x0ax\" ftt-plain" "$TMP/out"
 	check "-n sys_target: only that program's lines (header and its one exec)" sh -c "
 		[ \$(wc -l < '$TMP/out') -eq 2 ] && grep -q '^sys_target  *$pid  *$$  *0 ' '$TMP/out'"
@@ -204,7 +216,7 @@ if start -q -l 'ftt-mark-*'; then
 	"$ET" libc "$ST" ftt-mark-1 > /dev/null
 	"$ET" libc "$ST" other > /dev/null
 	stop
-	check "-q -l 'ftt-mark-*': the two execs with that argument, every argument quoted" sh -c "
+	acheck "-q -l 'ftt-mark-*': the two execs with that argument, every argument quoted" sh -c "
 		[ \$(grep -c . '$TMP/out') -eq 3 ] && grep -qF '\"$ST\" \"ftt-mark-1\"' '$TMP/out' &&
 		grep -qF '\"$ET\" \"libc\" \"$ST\" \"ftt-mark-1\"' '$TMP/out'"
 fi
@@ -212,7 +224,7 @@ if start --max-args 3; then
 	"$ET" libc "$ST" 1 2 3 4 5 > /dev/null
 	"$ET" libc "$ST" 1 > /dev/null
 	stop
-	check "--max-args 3: a longer argv cut and marked, a shorter one whole" sh -c "
+	acheck "--max-args 3: a longer argv cut and marked, a shorter one whole" sh -c "
 		grep -q '$ST 1 2 \\[\\.\\.\\.\\]\$' '$TMP/out' && grep -q '$ST 1\$' '$TMP/out'"
 fi
 if start -j; then
@@ -220,14 +232,14 @@ if start -j; then
 	"$ET" libc "$ST" "$@" > "$TMP/pid.long"
 	stop
 	line "$(cat "$TMP/pid.long")" > "$TMP/line"
-	check "25 arguments: the default 20 shown, marked as cut in JSON" sh -c "
+	acheck "25 arguments: the default 20 shown, marked as cut in JSON" sh -c "
 		cat '$TMP/line' | grep -qF '\"args\":[\"$ST\",\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\",\"10\",\"11\",\"12\",\"13\",\"14\",\"15\",\"16\",\"17\",\"18\",\"19\"],\"args_cut\":true'"
 fi
 
 # --exec: the command's own exec, then what it runs; nothing else.
 "$BIN/execsnoop" --exec "$ET" libc "$ST" ftt-e1 > "$TMP/out" 2> "$TMP/err"
 rc=$?
-check "--exec: exit 0, the command's exec and the one it makes, nothing else" sh -c "
+acheck "--exec: exit 0, the command's exec and the one it makes, nothing else" sh -c "
 	[ $rc -eq 0 ] && [ \$(grep -v '^[0-9]*\$' '$TMP/out' | grep -vc '^PCOMM') -eq 2 ] &&
 	grep -q '^exec_target .* $ET libc $ST ftt-e1\$' '$TMP/out' &&
 	grep -q '^sys_target .* $ST ftt-e1\$' '$TMP/out'"
