@@ -55,9 +55,10 @@ graph() {
 # That last can fail by the kernel's records: an interrupt that lands after a function's
 # return time is taken but before its record is written (the return stack still holds the
 # function) has its tail, outside hardirq context, recorded at the depth of a callee and
-# longer than the call (once in some thousands of graphs on 6.12). Up to 2 such, and one
-# more per 1,000 graphs, are said, not failed (3 in 546,390 lines on 6.12); any line out of
-# place fails.
+# longer than the call (once in some thousands of graphs on 6.12). Up to 2 such, one more
+# per 1,000 graphs and one per 20,000 lines, are said, not failed (3 in 546,390 lines on
+# 6.12 alone; 10 in 532,549 with another guest and make check on the machine); any line
+# out of place fails.
 nested() {
 	graph "$1" | awk '
 		function out(why) { bad++; if (bad == 1) print "#   first out of place (" why "): line " NR ": " $0 }
@@ -69,7 +70,7 @@ nested() {
 			else if ($5 + 0.001 < longest[c, d]) {
 				short++; print "#   shorter than a callee (an interrupt after its return): line " NR ": " $0 }
 			n[c] = d; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
-		END { exit bad != 0 || short > 2 + graphs / 1000 }'
+		END { exit bad != 0 || short > 2 + graphs / 1000 + NR / 20000 }'
 }
 
 # --- the graph -------------------------------------------------------------------------------------
