@@ -330,6 +330,9 @@ bad "no such process: 999999999" iosnoop -p 999999999
 bad "invalid device: 'nosuchdisk'" iosnoop -d nosuchdisk
 bad "invalid device: '/etc/passwd'" iolatency -d /etc/passwd
 bad "invalid TYPE" iosnoop -i 'R" || 1'
+"$BIN/iosnoop" -i "$(head -c 100000 /dev/zero | tr '\0' R)" > "$TMP/out" 2> "$TMP/err"
+check "bad input: iosnoop -i of 100,000 letters -> exit 2, one line, 'longer than 64 characters'" sh -c "
+	[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'longer than 64 characters' '$TMP/err' && [ ! -s '$TMP/out' ]"
 bad "invalid MS" iosnoop -m 0
 bad "invalid MS: 'x'" iosnoop -m x
 bad "invalid duration: 0" iosnoop 0
