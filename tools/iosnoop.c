@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "blk.h"
+#include "member.h"
 #include "out.h"
 #include "pair.h"
 #include "row.h"
@@ -23,7 +24,7 @@ static struct env {
 	bool start_col;	  /* -s */
 	bool end_col;	  /* -t */
 	struct blk b;
-	struct pair_table pid_cache; /* -p: tid -> 1 (of the process) or 2 (not) */
+	struct member of_pid; /* -p */
 	struct row row;
 } env;
 
@@ -86,28 +87,11 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	}
 }
 
-/* -p is checked here, not with set_event_pid: a completion runs in whatever task the
- * interrupt lands on, and the submitter is only known from the earlier events. */
-static bool of_process(int32_t tid)
-{
-	if (tid == env.pid)
-		return true;
-	unsigned char *v = pair_get(&env.pid_cache, (uint64_t)tid, 0);
-	if (!v) {
-		char path[64];
-		struct stat st;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)env.pid, (int)tid);
-		v = pair_put(&env.pid_cache, (uint64_t)tid, 0);
-		*v = stat(path, &st) == 0 ? 1 : 2;
-	}
-	return *v == 1;
-}
-
 static void on_io(const struct blk_io *io, void *ctx)
 {
 	const struct tool_run *t = ctx;
 	uint64_t lat = io->end_ns - io->start_ns;
-	if (lat < env.min_ns || (env.pid && !of_process(io->pid)) ||
+	if (lat < env.min_ns || (env.pid && !member_of(&env.of_pid, io->pid)) ||
 	    (env.name && fnmatch(env.name, io->comm, 0)) ||
 	    /* --cgroup is checked here: completions run in interrupts, in any task */
 	    !tool_in_cgroup((struct tool_run *)t, io->pid))
@@ -136,7 +120,7 @@ static int prepare(struct tool_run *t)
 	t->pids_checked_here = true;
 	if (env.pid)
 		tool_watch(t, env.pid, false);
-	if (pair_init(&env.pid_cache, 1024, 1) ||
+	if ((env.pid && member_init(&env.of_pid, env.pid)) ||
 	    blk_prepare(&env.b, &t->s, env.blk.queued, on_io, t))
 		return TOOL_FAIL;
 	return TOOL_OK;
@@ -174,7 +158,7 @@ static void cleanup(struct tool_run *t)
 {
 	(void)t;
 	blk_free(&env.b);
-	pair_free(&env.pid_cache);
+	member_free(&env.of_pid);
 }
 
 static const struct tool iosnoop = {
