@@ -37,7 +37,10 @@ for t in "$@"; do
 	else
 		fail=1
 		echo "fuzz $t: FAILED (exit $rc); the input: $(ls -t "$F"/crash-$t-* 2>/dev/null | head -1)"
-		grep -E -A25 '^(==[0-9]+==ERROR|.*runtime error|fuzz: |ALARM|==[0-9]+== ERROR)' "$log" | head -12
+		# The report, else (a failure none of these names: a sanitizer's own fatal error,
+		# a flag refused) the log's last lines, so that a CI log says what happened.
+		grep -E -A25 '^(==[0-9]+==ERROR|.*runtime error|fuzz: |ALARM|==[0-9]+== ERROR)' "$log" | head -12 |
+			grep . || grep -v -E '^("|#)' "$log" | tail -12
 	fi
 done
 exit $fail
