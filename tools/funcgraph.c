@@ -548,12 +548,17 @@ static void on_exit_record(struct tep_record *rec, void *ctx)
 	line(t, rec->cpu, pid, rec->ts, EXIT, func, depth, dur);
 }
 
-/* Records of a CPU were lost: what it holds cannot be matched any more. */
+/* Records of a CPU were lost: what it holds cannot be matched any more, and the graph says
+ * where (the lines after it may close calls whose start was lost). */
 static void on_lost(int cpu, long long n, void *ctx)
 {
-	(void)n;
+	struct tool_run *t = ctx;
 	if (cpu >= 0 && cpu < env.ncpus) {
-		flush_held(ctx, cpu, &env.cpus[cpu]);
+		flush_held(t, cpu, &env.cpus[cpu]);
+		if (!t->o.json && n > 0)
+			printf("%3d) ------ %lld events lost ------\n", cpu, n);
+		else if (!t->o.json)
+			printf("%3d) ------ events lost ------\n", cpu);
 		env.cpus[cpu].in_irq = false; /* its return may be among the lost */
 		env.cpus[cpu].irq_tail = false;
 		env.cpus[cpu].expect = -1;
