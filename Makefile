@@ -203,7 +203,8 @@ FUZZ         := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 F            := $(B)/fuzz
 FUZZ_CFLAGS   = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	$(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"'
+	$(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
+	-DFTT_FUZZ
 $(F)/obj/%.o: common/%.c | $(F)/obj
 	clang $(FUZZ_CFLAGS) -c -o $@ $<
 $(F)/obj/sysnr.o: $(B)/obj/sysnr_table.h

@@ -199,6 +199,8 @@ static void on_switch(struct tep_record *rec, void *ctx)
 	long long missed = sched_chain_step(&se->chain, rec->cpu, prev, next);
 	if (missed > 0)
 		span_drop(se->runq, (uint64_t)missed, 0);
+	if (prev == 0)
+		sched_idle_switch(se, reader_num(rec, se->prev_state));
 	if (prev > 0) {
 		if (sched_runnable(se, reader_num(rec, se->prev_state)))
 			span_begin(se->runq, (uint64_t)prev, 0, rec->ts, rec->cpu, 0);

@@ -11,6 +11,14 @@
  * print format: each bit is rendered by libtraceevent as the kernel would print it, and the
  * bits that do not print as "R" are the sleeping ones.
  *
+ * Some kernels record every state one bit too high (running 0x1, S 0x2, ..., I 0x100, the
+ * same as a preemption): RHEL 8.1's 4.18 does, its format the same as a right one (the
+ * upstream fix, "task_state_index() uses fls()", is in 4.14.y and 4.19.y stable). A
+ * spinning task switched out for another then reads as sleeping. The idle task tells: it is
+ * always running when it leaves its CPU, so its prev_state is 0, or 0x1 in such a kernel;
+ * from the first such switch on, the bits are read one higher (an I sleeper then reads as
+ * preempted: its wake-up replaces the start).
+ *
  * The idle tasks are PID 0 on every CPU: they never wait for a CPU and one PID cannot tell
  * them apart, so the tools leave them out (as bcc does).
  */
@@ -51,6 +59,7 @@ struct sched_events {
 	struct tep_format_field *wakeup_pid, *wakeup_new_pid;
 	/* prev_state bits of a task that left the CPU to sleep (not runnable) */
 	uint64_t sleeping;
+	bool shifted; /* the states are recorded one bit too high (above) */
 	struct span *runq; /* sched_runq_trace's */
 	struct sched_chain chain;
 	/* sched_runq_kernel's filters */
@@ -74,6 +83,16 @@ int sched_sleeping_bits(struct tep_handle *tep, struct tep_event *sw, uint64_t *
 static inline bool sched_runnable(const struct sched_events *se, long long prev_state)
 {
 	return !((uint64_t)prev_state & se->sleeping);
+}
+
+/* The idle task left a CPU with this prev_state: 0x1 (not 0) says the states are recorded
+ * one bit too high (above), from now on. */
+static inline void sched_idle_switch(struct sched_events *se, long long prev_state)
+{
+	if (prev_state == 1 && !se->shifted) {
+		se->shifted = true;
+		se->sleeping = se->sleeping << 1 & se->sleeping;
+	}
 }
 
 /* The kernel's filter of sched_switch for a runnable (or, not, sleeping) prev task:

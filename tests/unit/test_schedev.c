@@ -69,6 +69,32 @@ static void test_kernels(void **state)
 	check(FIXTURES "/sched-6.18/events/sched/sched_switch/format", 0xff);
 }
 
+/* A kernel that records the states one bit too high (RHEL 8.1's): told by the idle task's
+ * switch, recorded 0x1 (S) where it is running; then running 0x1 and a preemption or an I
+ * sleeper 0x100 are runnable, S 0x2 ... P 0x80 sleeping. An idle switch recorded 0 (right)
+ * changes nothing, and a second 0x1 does not shift again. */
+static void test_shifted(void **state)
+{
+	(void)state;
+	struct sched_events se = {.sleeping = 0xff};
+	sched_idle_switch(&se, 0);
+	assert_false(se.shifted);
+	assert_false(sched_runnable(&se, 1));
+	sched_idle_switch(&se, 1);
+	assert_true(se.shifted);
+	sched_idle_switch(&se, 1);
+	assert_int_equal(se.sleeping, 0xfe);
+	assert_true(sched_runnable(&se, 1));
+	assert_true(sched_runnable(&se, 0x100));
+	for (int bit = 1; bit < 8; bit++)
+		assert_false(sched_runnable(&se, 1LL << bit));
+	/* 4.9's encoding (no such kernel): the bits above the states stay runnable */
+	struct sched_events old = {.sleeping = 0xfff};
+	sched_idle_switch(&old, 1);
+	assert_true(sched_runnable(&old, 0x1000));
+	assert_false(sched_runnable(&old, 0x800));
+}
+
 /* The filters the kernel is given for the same test. */
 static void test_filter(void **state)
 {
@@ -103,6 +129,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernels),
+		cmocka_unit_test(test_shifted),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_unreadable),
 	};
