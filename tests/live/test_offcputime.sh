@@ -39,20 +39,26 @@ if [ -n "$RHEL81" ]; then
 else
 	# a nap whose switch the kernel did not record (said) is not counted
 	least=$((200000 - 50000 * $(unrecorded "$TMP/f.err")))
+	# (this project's 6.18 machine at times records no switch made by an idle CPU's task for
+	# seconds: every switch back in of the napping thread unrecorded, said by the tool; then
+	# there is no line of the naps to find)
 	check "offcputime -p --folded: exit 0, the naps under ftt_nap and the kernel's nanosleep, 200 ms (less those not recorded) to 2 s" sh -c "
-		[ \"\$(cat '$TMP/f.rc')\" = 0 ] && [ \$(echo '$nap' | grep -c .) -eq 1 ] &&
+		[ \"\$(cat '$TMP/f.rc')\" = 0 ] && { [ \$(echo '$nap' | grep -c .) -eq 1 ] || [ $least -le 0 ]; } &&
 		[ '${us:-0}' -ge $least ] && [ '${us:-0}' -lt 2000000 ]" || { cat "$TMP/f.err"; grep sched_target "$TMP/f.out"; }
 fi
 # -s -m 40 ms: kernel frames only; each nap counts, the short times are left out and said
 mnap=$(grep '^sched_target;.*nanosleep[^;]*_\[k\]' "$TMP/sm.out" | sort -t' ' -k2 -n | tail -1)
+mnap=${mnap:-none 0}
 least=$((200000 - 50000 * $(unrecorded "$TMP/sm.err")))
 check "offcputime -s -m 40000: kernel frames only, the naps there, shorter times left out and said" sh -c "
 	[ '${mnap##* }' -ge $least ] && grep -q 'shorter than 40000 us left out' '$TMP/sm.err' &&
 	awk -F';' '{sub(/ [0-9]+\$/, \"\"); for (i = 2; i <= NF; i++) if (\$i !~ /_\\[k\\]\$/) bad = 1} END {exit bad}' '$TMP/sm.out'" ||
 	{ cat "$TMP/sm.err"; head -3 "$TMP/sm.out"; }
 if [ -z "$RHEL81" ]; then
-	check "offcputime -U --folded: user frames only, ftt_nap among them" sh -c "
-		grep -q '^sched_target;.*;ftt_nap;[^;]*nanosleep[^;]* [0-9]*\$' '$TMP/U.out' && ! grep -q '_\\[k\\]' '$TMP/U.out'" ||
+	naps_unrecorded=$(($(unrecorded "$TMP/U.err") >= 4))
+	check "offcputime -U --folded: user frames only, ftt_nap among them (or its 4 naps said not recorded)" sh -c "
+		{ grep -q '^sched_target;.*;ftt_nap;[^;]*nanosleep[^;]* [0-9]*\$' '$TMP/U.out' || [ $naps_unrecorded = 1 ]; } &&
+		! grep -q '_\\[k\\]' '$TMP/U.out'" ||
 		grep sched_target "$TMP/U.out"
 fi
 check "offcputime -j: valid JSON, the naps' object with its frames and time" sh -c "
@@ -66,10 +72,12 @@ NAME=$(printf 'ftt;\033\nx y')
 run_bg u "$O" -u -U --folded
 run_bg k "$O" -k -U --folded
 run_bg hj "$O" -u -U -j
-FTT_NAME=$NAME work nap 20 2
+# (two children that take turns on one CPU: each is switched back in by the other, not by an
+# idle CPU, whose switches this project's 6.18 machine at times does not record)
+FTT_NAME=$NAME work spin 2 100
 stop_all
 check "offcputime -u: the test program's stacks, no kernel thread's" sh -c "
-	grep -q '^sched_target[; ]' '$TMP/u.out' && ! grep -Eq '^(ksoftirqd|kworker|rcu_[a-z]*|migration)/?[^;]*[; ]' '$TMP/u.out'" ||
+	grep -q '^\\(sched_target\\|ftt\\\\x3b\\)[; ]' '$TMP/u.out' && ! grep -Eq '^(ksoftirqd|kworker|rcu_[a-z]*|migration)/?[^;]*[; ]' '$TMP/u.out'" ||
 	cut -d';' -f1 "$TMP/u.out" | sort -u | head
 check "offcputime -k: kernel threads' stacks, not the test program's" sh -c "
 	! grep -q '^sched_target' '$TMP/k.out' && ! grep -q '^ftt' '$TMP/k.out' &&
