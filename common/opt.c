@@ -19,50 +19,11 @@
 
 const char *opt_tool = "ftrace-tools";
 
-size_t opt_buffer_kb;
-
-/* MemAvailable of /proc/meminfo in KB, 0 when unknown. */
-static unsigned long long mem_available_kb(void)
-{
-	FILE *f = fopen("/proc/meminfo", "re");
-	char line[256];
-	unsigned long long kb = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
-}
-
-long long opt_buffer_limit_kb(void)
-{
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	unsigned long long avail = mem_available_kb();
-	/* A quarter of what is available, over every CPU's buffer: tracing must not push the
-	 * box it looks at into reclaim (8 GB took 15 s to allocate for a 1 s run). */
-	long long limit =
-		avail ? (long long)(avail / 4 / (unsigned long long)(ncpus > 0 ? ncpus : 1)) :
-			1 << 22;
-	return limit < 4 ? 4 : limit;
-}
-
 void opt_init(const char *argv0)
 {
 	const char *slash = strrchr(argv0, '/');
 	opt_tool = slash ? slash + 1 : argv0;
 	out_check_stdio(opt_tool);
-	const char *kb = getenv("FTT_BUFFER_KB");
-	if (kb && *kb) {
-		long long limit = opt_buffer_limit_kb();
-		long long v = opt_int(kb, 1, 1LL << 40, "FTT_BUFFER_KB (KB per CPU)");
-		if (v > limit)
-			opt_fail("invalid FTT_BUFFER_KB: %s (KB per CPU; the buffers of all CPUs "
-				 "may "
-				 "take at most a quarter of the available memory: %lld)",
-				 kb, limit);
-		opt_buffer_kb = (size_t)v;
-	}
 }
 
 void (*opt_fail_hook)(void);

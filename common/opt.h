@@ -11,14 +11,7 @@
 
 /* The tool's name for messages (set from argv[0] by opt_init). */
 extern const char *opt_tool;
-/* Also reads the environment the tools share: FTT_BUFFER_KB (see opt_buffer_kb). */
 void opt_init(const char *argv0);
-/* FTT_BUFFER_KB: the per-CPU buffer size every tool then uses instead of its own choice (to
- * trade memory for lost events; tests use a tiny one to force losses); 0 when unset. */
-extern size_t opt_buffer_kb;
-/* The largest FTT_BUFFER_KB this machine's memory allows (a quarter of MemAvailable, spread
- * over the CPUs). */
-long long opt_buffer_limit_kb(void);
 
 /* "tool: <message>" on stderr, exit 2. */
 void opt_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -59,7 +59,7 @@ struct sched_events {
 	struct tep_format_field *wakeup_pid, *wakeup_new_pid;
 	/* prev_state bits of a task that left the CPU to sleep (not runnable) */
 	uint64_t sleeping;
-	bool shifted; /* the states are recorded one bit too high (above) */
+	bool shifted;	   /* the states are recorded one bit too high (above) */
 	struct span *runq; /* sched_runq_trace's */
 	struct sched_chain chain;
 	/* sched_runq_kernel's filters */

@@ -3,6 +3,7 @@
 #include "format.h"
 #include "sig.h"
 #include "runid.h"
+#include "opt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -268,6 +269,55 @@ static int set_clock(struct session *s)
 	return write_instance_file(s, "trace_clock", want);
 }
 
+static size_t env_buffer_kb; /* FTT_BUFFER_KB, 0 when unset */
+
+/* MemAvailable of /proc/meminfo in KB, 0 when unknown. */
+static unsigned long long mem_available_kb(void)
+{
+	FILE *f = fopen("/proc/meminfo", "re");
+	char line[256];
+	unsigned long long kb = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+long long session_buffer_limit_kb(void)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long long avail = mem_available_kb();
+	/* A quarter of what is available, over every CPU's buffer: tracing must not push the
+	 * box it looks at into reclaim (8 GB took 15 s to allocate for a 1 s run). */
+	long long limit =
+		avail ? (long long)(avail / 4 / (unsigned long long)(ncpus > 0 ? ncpus : 1)) :
+			1 << 22;
+	return limit < 4 ? 4 : limit;
+}
+
+void session_buffer_env(void)
+{
+	const char *kb = getenv("FTT_BUFFER_KB");
+	env_buffer_kb = 0;
+	if (!kb || !*kb)
+		return;
+	long long limit = session_buffer_limit_kb();
+	long long v = opt_int(kb, 1, 1LL << 40, "FTT_BUFFER_KB (KB per CPU)");
+	if (v > limit)
+		opt_fail("invalid FTT_BUFFER_KB: %s (KB per CPU; the buffers of all CPUs may take "
+			 "at "
+			 "most a quarter of the available memory: %lld)",
+			 kb, limit);
+	env_buffer_kb = (size_t)v;
+}
+
+size_t session_buffer_kb(size_t wish)
+{
+	return env_buffer_kb ? env_buffer_kb : wish;
+}
+
 size_t session_flood_buffer_kb(void)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -343,6 +393,7 @@ int session_start(struct session *s, size_t buffer_kb)
 		return -1;
 	if (!s->keep_clock && set_clock(s))
 		return -1;
+	buffer_kb = session_buffer_kb(buffer_kb);
 	if (buffer_kb) {
 		char val[32];
 		snprintf(val, sizeof(val), "%zu", buffer_kb);

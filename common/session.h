@@ -80,10 +80,24 @@ struct tep_format_field *session_field(struct session *s, struct tep_event *ev, 
 
 /*
  * Install the stop signals and create this run's instance with a cross-CPU clock and the
- * given per-CPU buffer size (0: kernel default). (sweep_stale first, before anything of
+ * given per-CPU buffer size (0: kernel default; FTT_BUFFER_KB's when set). (sweep_stale first, before anything of
  * this run is made.)
  */
 int session_start(struct session *s, size_t buffer_kb);
+
+/*
+ * The buffer policy. FTT_BUFFER_KB in the environment is the per-CPU size every run then
+ * uses instead of its tool's choice (memory traded for lost events; the tests use a tiny one
+ * to force losses). session_buffer_env reads it, once, before anything is made: a value that
+ * is not a number of KB from 1 to the limit is a usage error (exit 2).
+ */
+void session_buffer_env(void);
+/* The largest FTT_BUFFER_KB this machine's memory allows (a quarter of MemAvailable, spread
+ * over the CPUs). */
+long long session_buffer_limit_kb(void);
+/* The per-CPU size a run uses: FTT_BUFFER_KB's when set, else the tool's wish (0: the
+ * kernel's default). session_start applies it to the size it is given. */
+size_t session_buffer_kb(size_t wish);
 
 /*
  * A per-CPU buffer size for tools that may see floods (tpoint, kprobe, uprobe): a burst the

@@ -164,7 +164,7 @@ int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, 
 			  (sh->how == SPANHIST_HIST && sh->key == HISTSET_TID);
 	if (sh->how == SPANHIST_USER)
 		t->buffer_kb = session_flood_buffer_kb();
-	snprintf(t->what, sizeof(t->what), "%s (%s)", what,
+	snprintf(t->traced, sizeof(t->traced), "%s (%s)", what,
 		 sh->how == SPANHIST_HIST  ? "binned in the kernel" :
 		 sh->how == SPANHIST_PAIRS ? "paired in the kernel" :
 					     "paired here");

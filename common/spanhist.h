@@ -63,7 +63,7 @@ void spanhist_check(struct spanhist *sh, bool per_process);
 /*
  * In prepare(): where the pairs are made. describe(sh, hist) fills sh->k for the kernel
  * (mode and unit are set after it); what: what the histograms count ("waits"). Returns a
- * TOOL_ status; t->what says how, "<what> (binned in the kernel)".
+ * TOOL_ status; t->traced says how, "<what> (binned in the kernel)".
  */
 int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, const char *counted,
 		     void (*describe)(struct spanhist *sh, bool hist));

@@ -434,7 +434,7 @@ static int run(struct tool_run *t)
 		return TOOL_OK;
 	/* After prepare(): a usage error it finds changes nothing in the kernel. */
 	sweep_stale(tool->name);
-	if (session_start(&t->s, opt_buffer_kb ? opt_buffer_kb : t->buffer_kb))
+	if (session_start(&t->s, t->buffer_kb))
 		return TOOL_FAIL;
 	if (t->o.exec) {
 		if (child_start(&t->child, tool->name))
@@ -471,7 +471,7 @@ static int run(struct tool_run *t)
 	if (tool->banner)
 		tool->banner(t);
 	else
-		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
+		fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
 	if (t->cgroup && t->pids_checked_here)
 		fprintf(stderr, "Only the tasks of cgroup %s and its descendants.\n",
 			t->cgroup->path);
@@ -535,6 +535,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	t.s.hold_fd = -1;
 	opt_init(argv[0]);
 	opt_tool = tool->name; /* the tool's own name in messages, however it was called */
+	session_buffer_env();
 	struct opt_usage u = {tool->name,     tool->opts, driver_opts + (tool->no_cgroup ? 1 : 0),
 			      tool->operands, tool->more, tool->operand_help,
 			      tool->examples};

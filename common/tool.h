@@ -166,12 +166,12 @@ struct tool_run {
 	struct reader r;
 	struct comm_table *names; /* task names, when followed */
 	/* Set by prepare() when they differ from the default. */
-	bool follow_names;	    /* default true: names are printed or filtered */
-	bool ordered;		    /* default true: CPUs merged in time order */
-	size_t buffer_kb;	    /* per CPU, 0: the kernel's (FTT_BUFFER_KB overrides) */
-	char what[PATH_MAX + 1024]; /* what the default banner says is traced */
-	int intervals;		    /* interval() calls so far */
-	bool last_interval;	    /* interval() said it was the last */
+	bool follow_names; /* default true: names are printed or filtered */
+	bool ordered;	   /* default true: CPUs merged in time order */
+	size_t buffer_kb; /* per CPU, 0: the kernel's (session_buffer_kb: FTT_BUFFER_KB overrides) */
+	char traced[PATH_MAX + 1024]; /* what the default banner says is traced */
+	int intervals;		      /* interval() calls so far */
+	bool last_interval;	      /* interval() said it was the last */
 	/* Set by prepare() when the tool traces at the top level (toplevel.h), which it
 	 * owns: its buffers are read instead of the instance's; released after them (a
 	 * setting that cannot be written back makes the run exit 1). */

@@ -274,7 +274,7 @@ int tracer_setup(struct tool_run *t)
 void tracer_banner(struct tool_run *t)
 {
 	fprintf(stderr, "%s %s. Ctrl-C to end.\n",
-		counting(tracer_of(t)) || tracer_of(t)->folded ? "Counting" : "Tracing", t->what);
+		counting(tracer_of(t)) || tracer_of(t)->folded ? "Counting" : "Tracing", t->traced);
 }
 
 void tracer_header(struct tool_run *t)

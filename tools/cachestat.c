@@ -168,7 +168,7 @@ static int prepare(struct tool_run *t)
 	}
 	t->follow_names = false;
 	t->ordered = false;
-	snprintf(t->what, sizeof(t->what), "page-cache hits and misses");
+	snprintf(t->traced, sizeof(t->traced), "page-cache hits and misses");
 	return TOOL_OK;
 }
 

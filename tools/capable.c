@@ -224,7 +224,8 @@ static int prepare(struct tool_run *t)
 		ksym_free(k);
 		if ((ret = funcpair_probes(t, &env.fp, "cap")))
 			return ret;
-		snprintf(t->what, sizeof(t->what), "capability checks (kprobes on cap_capable)");
+		snprintf(t->traced, sizeof(t->traced),
+			 "capability checks (kprobes on cap_capable)");
 	} else {
 		env.tp = session_event(&t->s, "capability", "cap_capable", false);
 		env.tp_cap = env.tp ? tep_find_field(env.tp, "cap") : NULL;
@@ -242,7 +243,7 @@ static int prepare(struct tool_run *t)
 				"check is audited\n");
 			return TOOL_FAIL;
 		}
-		snprintf(t->what, sizeof(t->what),
+		snprintf(t->traced, sizeof(t->traced),
 			 "capability checks (tracepoint capability:cap_capable; no kprobes, "
 			 "AUDIT unknown)");
 	}

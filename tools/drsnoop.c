@@ -172,7 +172,7 @@ static int prepare(struct tool_run *t)
 	 * every start. */
 	if (span_init(&env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, done, NULL))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "%s",
+	snprintf(t->traced, sizeof(t->traced), "%s",
 		 env.no_memcg ? "direct reclaim (no memory cgroups in this kernel: CONFIG_MEMCG)" :
 		 env.direct_only ? "direct reclaim" :
 				   "direct and memory cgroup reclaim");

@@ -1001,13 +1001,13 @@ static int setup(struct tool_run *t)
 	}
 	if ((ret = trace_role(t, exec_ev, EXEC, 0, SRC_NONE)))
 		return ret;
-	snprintf(t->what, sizeof(t->what), "exec()s, arguments via %s", env.what_args);
+	snprintf(t->traced, sizeof(t->traced), "exec()s, arguments via %s", env.what_args);
 	return TOOL_OK;
 }
 
 static void banner(struct tool_run *t)
 {
-	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->what);
+	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
 	if (env.via == VIA_UPROBE)
 		fprintf(stderr,
 			"execsnoop: no kprobes or event probes here: the arguments of programs "

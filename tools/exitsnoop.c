@@ -312,7 +312,7 @@ static int prepare(struct tool_run *t)
 	if (pair_init(&env.tasks, 4096, sizeof(struct ending)) ||
 	    pair_init(&env.groups, 4096, sizeof(struct ending)))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "%s exits", env.threads ? "thread" : "process");
+	snprintf(t->traced, sizeof(t->traced), "%s exits", env.threads ? "thread" : "process");
 	return TOOL_OK;
 }
 

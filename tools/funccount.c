@@ -663,7 +663,7 @@ static int prepare(struct tool_run *t)
 		/* Given back before the instance goes, whatever ends the run. */
 		if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, release_top, t))
 			return TOOL_FAIL;
-		snprintf(t->what, sizeof(t->what), "calls of %d kernel function%s, %s", env.n,
+		snprintf(t->traced, sizeof(t->traced), "calls of %d kernel function%s, %s", env.n,
 			 env.n == 1 ? "" : "s", how);
 		return TOOL_OK;
 	}
@@ -672,7 +672,7 @@ static int prepare(struct tool_run *t)
 			return ret;
 		t->follow_names = t->o.name != NULL;
 		t->ordered = t->follow_names;
-		snprintf(t->what, sizeof(t->what), "calls of %d kernel function%s, %s", env.n,
+		snprintf(t->traced, sizeof(t->traced), "calls of %d kernel function%s, %s", env.n,
 			 env.n == 1 ? "" : "s", how);
 		return TOOL_OK;
 	}
@@ -705,7 +705,7 @@ static int prepare(struct tool_run *t)
 			refused, env.n, first, refused > 1 ? ", ..." : "");
 	t->follow_names = t->o.name != NULL;
 	t->ordered = t->follow_names;
-	snprintf(t->what, sizeof(t->what), "calls of %d %sfunction%s, %s", made,
+	snprintf(t->traced, sizeof(t->traced), "calls of %d %sfunction%s, %s", made,
 		 env.user ? "" : "kernel ", made == 1 ? "" : "s", how);
 	return TOOL_OK;
 }
@@ -894,7 +894,7 @@ static void banner(struct tool_run *t)
 	/* The reader starts its clock for -d just after this. */
 	if (t->o.duration)
 		env.end_ns = reader_now() + t->o.duration;
-	fprintf(stderr, "Counting %s. Ctrl-C to end.\n", t->what);
+	fprintf(stderr, "Counting %s. Ctrl-C to end.\n", t->traced);
 }
 
 /* At the end: the counts (all of them without intervals; the partial last one with them),

@@ -189,7 +189,8 @@ static int prepare(struct tool_run *t)
 	for (int i = 0; i < env.ncpus; i++)
 		env.cpus[i].expect = -1;
 	env.self = getpid();
-	snprintf(t->what, sizeof(t->what), "calls below %s (function_graph, top level)", env.func);
+	snprintf(t->traced, sizeof(t->traced), "calls below %s (function_graph, top level)",
+		 env.func);
 	/* Last, and before this run's instance is made: a run refused here leaves nothing
 	 * (4.9 refuses to remove an instance whose tracer, nop, is read anywhere else). */
 	if (toplevel_acquire(&env.top, "funcgraph"))
@@ -288,8 +289,7 @@ static int instance(struct tool_run *t)
 	int ret = !clock || toplevel_normalize("trace_clock", clock, val, sizeof(val)) ||
 		  toplevel_set(tl, "trace_clock", val);
 	free(clock);
-	snprintf(val, sizeof(val), "%zu",
-		 opt_buffer_kb ? opt_buffer_kb : session_flood_buffer_kb());
+	snprintf(val, sizeof(val), "%zu", session_buffer_kb(session_flood_buffer_kb()));
 	/* "X": per-CPU sizes of the owner's choosing, kept */
 	if (!ret && size && size[0] != 'X' && toplevel_set(tl, "buffer_size_kb", val))
 		ret = 1;

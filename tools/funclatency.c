@@ -99,7 +99,7 @@ static int prepare(struct tool_run *t)
 	if (ret)
 		return ret;
 	t->follow_names = t->o.name != NULL || env.key == KEY_COMM;
-	snprintf(t->what, sizeof(t->what), "%s function %s", env.fp.user ? "user" : "kernel",
+	snprintf(t->traced, sizeof(t->traced), "%s function %s", env.fp.user ? "user" : "kernel",
 		 env.fp.spec);
 	return TOOL_OK;
 }

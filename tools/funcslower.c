@@ -114,7 +114,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (!env.user_space && !env.stack_here)
 		funcpair_kernel(t, &env.fp);
-	snprintf(t->what, sizeof(t->what), "calls of %s function %s slower than %llu us (%s)",
+	snprintf(t->traced, sizeof(t->traced), "calls of %s function %s slower than %llu us (%s)",
 		 env.fp.user ? "user" : "kernel", env.fp.spec,
 		 (unsigned long long)(env.min_ns / 1000),
 		 env.fp.in_kernel ? "filtered in the kernel" :

@@ -139,7 +139,7 @@ static int prepare(struct tool_run *t)
 	env.tr.events = &env.ev;
 	env.tr.nevents = 1;
 	env.tr.by_tracer = true;
-	snprintf(t->what, sizeof(t->what), "calls of %s%s (function tracer)", env.globs[0],
+	snprintf(t->traced, sizeof(t->traced), "calls of %s%s (function tracer)", env.globs[0],
 		 env.nglobs > 1 ? " ..." : "");
 	return tracer_prepare(t);
 }

@@ -77,7 +77,7 @@ static int prepare(struct tool_run *t)
 		fprintf(stderr, "hardirqs: out of memory\n");
 		return TOOL_FAIL;
 	}
-	snprintf(t->what, sizeof(t->what), "hard interrupt handlers%s",
+	snprintf(t->traced, sizeof(t->traced), "hard interrupt handlers%s",
 		 env.o.counts ? " (counts)" : "");
 	return TOOL_OK;
 }

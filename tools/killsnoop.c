@@ -302,7 +302,7 @@ static int setup_kernel(struct tool_run *t)
 			"kernel (CONFIG_EVENT_TRACING)\n");
 		return TOOL_FAIL;
 	}
-	snprintf(t->what, sizeof(t->what), "every signal generated");
+	snprintf(t->traced, sizeof(t->traced), "every signal generated");
 	return tool_trace(t, g, NULL, on_generate, NULL);
 }
 
@@ -352,7 +352,7 @@ static int setup(struct tool_run *t)
 			"kernel (CONFIG_FTRACE_SYSCALLS)\n");
 		return TOOL_FAIL;
 	}
-	snprintf(t->what, sizeof(t->what), "signals sent by %d system calls", n);
+	snprintf(t->traced, sizeof(t->traced), "signals sent by %d system calls", n);
 	return TOOL_OK;
 }
 

@@ -109,7 +109,8 @@ static int prepare(struct tool_run *t)
 	}
 	if (!env.ev)
 		return TOOL_USAGE; /* the kernel said why: a definition it does not accept */
-	snprintf(t->what, sizeof(t->what), "%s:%s (%s)", env.ev->system, env.ev->name, pd.target);
+	snprintf(t->traced, sizeof(t->traced), "%s:%s (%s)", env.ev->system, env.ev->name,
+		 pd.target);
 	env.tr.events = &env.ev;
 	env.tr.nevents = 1;
 	return tracer_prepare(t);

@@ -379,7 +379,7 @@ static int setup(struct tool_run *t)
 	int ret = sysarg_setup(&env.sa, t, on_call, NULL);
 	if (ret)
 		return ret;
-	snprintf(t->what, sizeof(t->what), "mount calls, strings via %s", env.sa.what);
+	snprintf(t->traced, sizeof(t->traced), "mount calls, strings via %s", env.sa.what);
 	return TOOL_OK;
 }
 

@@ -254,7 +254,7 @@ static int prepare(struct tool_run *t)
 		env.ksyms = ksym_load(); /* without kallsyms, addresses */
 	if (!(env.fold = folded_new(env.ksyms)) || pair_init(&env.kthreads, 4096, 1))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "time off the CPU by %s stack%s",
+	snprintf(t->traced, sizeof(t->traced), "time off the CPU by %s stack%s",
 		 env.kstack && env.ustack ? "kernel and user" :
 		 env.kstack		  ? "kernel" :
 					    "user",

@@ -394,7 +394,7 @@ static int via_kprobe(void *ctx, const char **why)
 		if (enter && (ret = trace_role(t, enter, ENTER, c, c == CALL_CREAT)))
 			return ret;
 	}
-	snprintf(t->what, sizeof(t->what), "open()s via kprobes (%s)", funcs[which].func);
+	snprintf(t->traced, sizeof(t->traced), "open()s via kprobes (%s)", funcs[which].func);
 	return trace_role(t, ev, NAME, CALL_UNKNOWN, false);
 }
 
@@ -424,7 +424,8 @@ static int via_eprobe(void *ctx, const char **why)
 			return ret;
 		n++;
 	}
-	snprintf(t->what, sizeof(t->what), "open()s via event probes on syscalls:sys_enter_open*");
+	snprintf(t->traced, sizeof(t->traced),
+		 "open()s via event probes on syscalls:sys_enter_open*");
 	return n ? 0 : -1;
 }
 
@@ -476,7 +477,8 @@ static int via_uprobe(void *ctx, const char **why)
 		return TOOL_FAIL;
 	if (n < 0)
 		return -1;
-	snprintf(t->what, sizeof(t->what), "open()s via uprobes on %d functions of %s", n, env.lib);
+	snprintf(t->traced, sizeof(t->traced), "open()s via uprobes on %d functions of %s", n,
+		 env.lib);
 	return 0;
 }
 

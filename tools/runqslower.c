@@ -183,7 +183,7 @@ static int prepare(struct tool_run *t)
 	t->follow_names = t->o.pid != 0;
 	if (env.how == VIA_USER)
 		t->buffer_kb = session_flood_buffer_kb();
-	snprintf(t->what, sizeof(t->what), "run queue waits of at least %llu us (%s)",
+	snprintf(t->traced, sizeof(t->traced), "run queue waits of at least %llu us (%s)",
 		 (unsigned long long)(env.min_ns / 1000),
 		 env.how == VIA_PAIRS ? "filtered in the kernel" : "paired here");
 	return TOOL_OK;

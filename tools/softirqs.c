@@ -106,7 +106,7 @@ static int prepare(struct tool_run *t)
 		fprintf(stderr, "softirqs: out of memory\n");
 		return TOOL_FAIL;
 	}
-	snprintf(t->what, sizeof(t->what), "softirqs%s",
+	snprintf(t->traced, sizeof(t->traced), "softirqs%s",
 		 env.o.counts ? " (counts)" :
 		 env.o.raise  ? " from raise to run" :
 				"");

@@ -166,7 +166,7 @@ static int setup(struct tool_run *t)
 	int ret = sysarg_setup(&env.sa, t, on_call, NULL);
 	if (ret)
 		return ret;
-	snprintf(t->what, sizeof(t->what), "stat calls, paths via %s", env.sa.what);
+	snprintf(t->traced, sizeof(t->traced), "stat calls, paths via %s", env.sa.what);
 	return TOOL_OK;
 }
 

@@ -426,7 +426,7 @@ static int prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	if (env.latency && sysc_init(&env.join, 4096, 0, count_timed, t))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "system calls%s",
+	snprintf(t->traced, sizeof(t->traced), "system calls%s",
 		 env.hist ? " (counted in the kernel)" : "");
 	return TOOL_OK;
 }
@@ -486,7 +486,7 @@ static void banner(struct tool_run *t)
 	char top[32] = "all rows";
 	if (env.top)
 		snprintf(top, sizeof(top), "the top %lld", env.top);
-	fprintf(stderr, "Tracing %s, printing %s%s. Ctrl-C to end.\n", t->what, top,
+	fprintf(stderr, "Tracing %s, printing %s%s. Ctrl-C to end.\n", t->traced, top,
 		t->o.interval ? " every interval" :
 				(t->o.exec ? " when the command ends" : " at the end"));
 }

@@ -220,7 +220,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (span_init(&env.opens, 4096, sizeof(struct open), SPAN_LOSS_ALL, accepted, NULL))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "TCP accepts (%s)",
+	snprintf(t->traced, sizeof(t->traced), "TCP accepts (%s)",
 		 env.via == VIA_KPROBE ? "the acceptor from a return probe on inet_csk_accept" :
 					 "PID and COMM: the process listening on the port");
 	return TOOL_OK;

@@ -196,7 +196,7 @@ static int prepare(struct tool_run *t)
 	if (span_init(&env.connects, 4096, sizeof(struct attempt), SPAN_LOSS_ALL, done, NULL) ||
 	    (env.count && agg_init(&env.counts, sizeof(struct count_key), 0)))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "TCP connects");
+	snprintf(t->traced, sizeof(t->traced), "TCP connects");
 	return TOOL_OK;
 }
 

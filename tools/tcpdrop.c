@@ -249,7 +249,8 @@ static int prepare(struct tool_run *t)
 	    span_init(&env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, unused, NULL) ||
 	    pair_init(&env.tcp_site, 4096, 1))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "%s drops%s", env.all_ip ? "IP packet" : "TCP packet",
+	snprintf(t->traced, sizeof(t->traced), "%s drops%s",
+		 env.all_ip ? "IP packet" : "TCP packet",
 		 env.reason ? "" : " (no drop reasons before Linux 5.17)");
 	return TOOL_OK;
 }

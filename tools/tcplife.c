@@ -302,7 +302,7 @@ static int prepare(struct tool_run *t)
 				"run are not named\n");
 	if (span_init(&env.lives, 16384, sizeof(struct life), SPAN_LOSS_ALL, closed, NULL))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "TCP sessions");
+	snprintf(t->traced, sizeof(t->traced), "TCP sessions");
 	return TOOL_OK;
 }
 

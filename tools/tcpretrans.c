@@ -232,7 +232,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (env.count && agg_init(&env.counts, sizeof(struct flow), 0))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "TCP retransmits%s",
+	snprintf(t->traced, sizeof(t->traced), "TCP retransmits%s",
 		 env.tlp ? " and tail loss probes" : "");
 	return TOOL_OK;
 }

@@ -151,7 +151,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (span_init(&env.last, 16384, 0, SPAN_LOSS_ALL, unused, NULL))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "TCP state changes");
+	snprintf(t->traced, sizeof(t->traced), "TCP state changes");
 	return TOOL_OK;
 }
 

@@ -151,7 +151,7 @@ static int prepare(struct tool_run *t)
 	}
 	env.tr.events = env.events;
 	env.tr.nevents = env.n;
-	snprintf(t->what, sizeof(t->what), "%s", env.spec);
+	snprintf(t->traced, sizeof(t->traced), "%s", env.spec);
 	return tracer_prepare(t);
 }
 

@@ -121,7 +121,7 @@ static int prepare(struct tool_run *t)
 		close(fd);
 	if (!env.ev)
 		return TOOL_USAGE; /* the kernel said why: a definition it does not accept */
-	snprintf(t->what, sizeof(t->what), "%s:%s (%s)", env.ev->system, env.ev->name, symbol);
+	snprintf(t->traced, sizeof(t->traced), "%s:%s (%s)", env.ev->system, env.ev->name, symbol);
 	env.tr.events = &env.ev;
 	env.tr.nevents = 1;
 	return tracer_prepare(t);

@@ -521,6 +521,32 @@ static void test_lockdown(void **state)
 	assert_string_equal(session_strerror(EPERM), strerror(EPERM));
 }
 
+static void buffer(const void *v)
+{
+	setenv("FTT_BUFFER_KB", v, 1);
+	session_buffer_env();
+	exit(session_buffer_kb(7) == (size_t)atoll(v) ? 0 : 3);
+}
+
+/* FTT_BUFFER_KB: the size every run then uses instead of its own (1024 here, 7 wished);
+ * beyond what memory allows, 0 or not a number: a usage error naming why. Unset: the wish. */
+static void test_buffer_env(void **state)
+{
+	(void)state;
+	char err[512], big[64];
+	assert_int_equal(run_child(buffer, "1024", err, sizeof(err)), 0);
+	/* Twice the limit: the memory available moves between this read and the child's (a
+	 * limit + 1 failed on a busy machine). */
+	snprintf(big, sizeof(big), "%lld", 2 * session_buffer_limit_kb() + 1024);
+	assert_usage_error(buffer, big, "at most a quarter of the available memory");
+	assert_usage_error(buffer, "0", "must be 1 to");
+	assert_usage_error(buffer, "4x", "not a whole number");
+	unsetenv("FTT_BUFFER_KB");
+	session_buffer_env();
+	assert_int_equal(session_buffer_kb(7), 7);
+	assert_int_equal(session_buffer_kb(0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +559,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_feature_messages, make_tree,
 						remove_tree),
 		cmocka_unit_test(test_format_sound),
+		cmocka_unit_test(test_buffer_env),
 		cmocka_unit_test_setup_teardown(test_hostile_tree, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_files_gone_mid_run, make_tree, remove_tree),
 	};

@@ -274,7 +274,7 @@ static int prepare(struct tool_run *t)
 	t->follow_names = false; /* followed for -n only: the driver's choice */
 	if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, empty_instances, NULL))
 		return TOOL_FAIL;
-	snprintf(t->what, sizeof(t->what), "fake events");
+	snprintf(t->traced, sizeof(t->traced), "fake events");
 	return result("prepare");
 }
 

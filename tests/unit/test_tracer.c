@@ -226,7 +226,7 @@ static int prepare(struct tool_run *t)
 	}
 	tr.events = events;
 	tr.nevents = nspecs;
-	snprintf(t->what, sizeof(t->what), "block events");
+	snprintf(t->traced, sizeof(t->traced), "block events");
 	return tracer_prepare(t);
 }
 
