@@ -95,7 +95,8 @@ static void take_args(const struct sysarg_ev *ei, struct call_data *cd,
 
 /* --- per event ------------------------------------------------------------------------------ */
 
-static void done(const struct tep_record *exit, int tid, long long ret, void *call, void *ctx)
+static void on_call_end(const struct tep_record *exit, int tid, long long ret, void *call,
+			void *ctx)
 {
 	struct sysarg *sa = ctx;
 	struct call_data *cd = sysc_data(call);
@@ -213,7 +214,7 @@ struct sysarg_ev *sysarg_ev(struct sysarg *sa, struct tep_event *ev, enum sysarg
  * is shown without the string. A string event is only used for a call whose (filtered)
  * entry or exit is seen, so the filters still decide what is shown.
  */
-static int trace(struct sysarg *sa, struct tep_event *ev, enum sysarg_role role, int call)
+static int enable_role(struct sysarg *sa, struct tep_event *ev, enum sysarg_role role, int call)
 {
 	struct sysarg_ev *ei = sysarg_ev(sa, ev, role, call);
 	if (!ei)
@@ -301,7 +302,7 @@ static int via_kprobe(void *ctx, const char **why)
 						t->tool->name, func, sa->calls[c].name);
 					break;
 				}
-				if ((ret = trace(sa, ev, SYSARG_STRS, c)))
+				if ((ret = enable_role(sa, ev, SYSARG_STRS, c)))
 					return ret;
 				n++;
 			}
@@ -314,7 +315,7 @@ static int via_kprobe(void *ctx, const char **why)
 			 entries[e].regs ? "__x64_sys_" : "sys_");
 		for (int c = 0; c < sa->ncalls; c++) {
 			struct tep_event *en = sysc_event(&t->s, "enter", sa->calls[c].name);
-			if (en && (ret = trace(sa, en, SYSARG_ENTER, c)))
+			if (en && (ret = enable_role(sa, en, SYSARG_ENTER, c)))
 				return ret;
 		}
 		return 0;
@@ -352,7 +353,7 @@ static int via_eprobe(void *ctx, const char **why)
 			return -1;
 		if (!ev)
 			return TOOL_FAIL;
-		if ((ret = trace(sa, ev, SYSARG_EPROBE, c)))
+		if ((ret = enable_role(sa, ev, SYSARG_EPROBE, c)))
 			return ret;
 		n++;
 	}
@@ -365,7 +366,7 @@ static void uprobe_made(struct tep_event *ev, int i, void *ctx)
 {
 	struct sysarg *sa = ctx;
 	(void)i;
-	if (!sa->failed_trace && trace(sa, ev, SYSARG_LIBC, -1))
+	if (!sa->failed_trace && enable_role(sa, ev, SYSARG_LIBC, -1))
 		sa->failed_trace = true; /* said on stderr */
 }
 
@@ -385,7 +386,7 @@ static int via_uprobe(void *ctx, const char **why)
 		return -1;
 	for (int c = 0; c < sa->ncalls; c++) {
 		struct tep_event *en = sysc_event(&t->s, "enter", sa->calls[c].name);
-		if (en && (ret = trace(sa, en, SYSARG_ENTER, c)))
+		if (en && (ret = enable_role(sa, en, SYSARG_ENTER, c)))
 			return ret;
 	}
 	snprintf(sa->what, sizeof(sa->what), "uprobes on %d functions of %s", n, sa->lib);
@@ -417,7 +418,7 @@ int sysarg_init(struct sysarg *sa, const char *tool, struct tep_handle *tep,
 	}
 	sa->evs = calloc(MAX_EVS, sizeof(*sa->evs));
 	size_t data = sizeof(struct call_data) + (size_t)max_strs(sa) * sa->str_size;
-	return !sa->evs || sysc_init(&sa->join, sa->threads, data, done, sa) ? -1 : 0;
+	return !sa->evs || sysc_init(&sa->join, sa->threads, data, on_call_end, sa) ? -1 : 0;
 }
 
 int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
@@ -468,7 +469,7 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 		return ret == -1 ? TOOL_FAIL : ret;
 	for (int c = 0; c < sa->ncalls; c++) {
 		struct tep_event *ex = sysc_event(&t->s, "exit", sa->calls[c].name);
-		if (ex && (ret = trace(sa, ex, SYSARG_EXIT, c)))
+		if (ex && (ret = enable_role(sa, ex, SYSARG_EXIT, c)))
 			return ret;
 	}
 	if (!chosen && sa->via == USTR_UPROBE)

@@ -148,8 +148,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 /* One check: audit and insetid -1 when unknown; the stacks of kstack (held, n frames) or of
  * the record's trailers. */
-static void show(struct tep_record *rec, uint64_t ts, int cap, int audit, int insetid, int ret,
-		 const unsigned long long *kstack, int nk)
+static void print_check(struct tep_record *rec, uint64_t ts, int cap, int audit, int insetid,
+			int ret, const unsigned long long *kstack, int nk)
 {
 	if ((env.failed && ret == 0) || (env.audit_only && audit != 1))
 		return;
@@ -189,15 +189,15 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	unsigned opts = (unsigned)c->args[3];
 	int audit = env.audit_arg ? opts == 1 : !(opts & 2);
 	int insetid = env.audit_arg ? -1 : !!(opts & 4);
-	show(ret, c->entry_ts, (int)c->args[2], audit, insetid, (int)funcpair_retval(&env.fp, ret),
-	     c->kstack, c->nkstack);
+	print_check(ret, c->entry_ts, (int)c->args[2], audit, insetid,
+		    (int)funcpair_retval(&env.fp, ret), c->kstack, c->nkstack);
 }
 
 static void on_tracepoint(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
-	show(rec, rec->ts, (int)reader_num(rec, env.tp_cap), -1, -1,
-	     (int)reader_num(rec, env.tp_ret), NULL, 0);
+	print_check(rec, rec->ts, (int)reader_num(rec, env.tp_cap), -1, -1,
+		    (int)reader_num(rec, env.tp_ret), NULL, 0);
 }
 
 /* --- setup ---------------------------------------------------------------------------------- */

@@ -102,8 +102,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 /* --- per event ------------------------------------------------------------------------------ */
 
-static void done(const struct tep_record *end, const struct span_start *start, uint64_t delta,
-		 void *data, void *ctx)
+static void on_reclaim_end(const struct tep_record *end, const struct span_start *start,
+			   uint64_t delta, void *data, void *ctx)
 {
 	const struct reclaim *r = data;
 	(void)ctx;
@@ -170,7 +170,7 @@ static int prepare(struct tool_run *t)
 	}
 	/* A reclaim sleeps and may end on another CPU than it began: a loss anywhere clears
 	 * every start. */
-	if (span_init(&env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, done, NULL))
+	if (span_init(&env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, on_reclaim_end, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "%s",
 		 env.no_memcg ? "direct reclaim (no memory cgroups in this kernel: CONFIG_MEMCG)" :

@@ -181,7 +181,8 @@ static void num_or_none(const struct tep_record *rec, const struct tep_format_fi
 
 /* A victim: from mark_victim (marked: its fields are there), or before 4.13 from a
  * SIGKILL. */
-static void show(struct tep_record *rec, bool marked, int victim, const char *name, size_t name_len)
+static void print_kill(struct tep_record *rec, bool marked, int victim, const char *name,
+		       size_t name_len)
 {
 	struct tool_run *t = env.t;
 	int tid = tep_data_pid(t->s.tep, rec);
@@ -235,9 +236,9 @@ static void on_victim(struct tep_record *rec, void *ctx)
 	if (env.comm) {
 		size_t len = 0;
 		const char *name = reader_str(rec, env.comm, &len);
-		show(rec, true, victim, name ? name : "", name ? len : 0);
+		print_kill(rec, true, victim, name ? name : "", name ? len : 0);
 	} else {
-		show(rec, true, victim, tool_comm(env.t, victim), 16);
+		print_kill(rec, true, victim, tool_comm(env.t, victim), 16);
 	}
 }
 
@@ -259,7 +260,7 @@ static void on_signal(struct tep_record *rec, void *ctx)
 		return;
 	size_t len = 0;
 	const char *name = reader_str(rec, env.sig_comm, &len);
-	show(rec, false, (int)reader_num(rec, env.sig_pid), name ? name : "", name ? len : 0);
+	print_kill(rec, false, (int)reader_num(rec, env.sig_pid), name ? name : "", name ? len : 0);
 }
 
 /* --- setup ---------------------------------------------------------------------------------- */

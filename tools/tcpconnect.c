@@ -145,8 +145,8 @@ static void print(uint64_t start, const struct attempt *a, const struct sock_tup
 }
 
 /* The connect's outcome: the first change after SYN_SENT, with the port chosen. */
-static void done(const struct tep_record *end, const struct span_start *start, uint64_t delta,
-		 void *data, void *ctx)
+static void on_connect_end(const struct tep_record *end, const struct span_start *start,
+			   uint64_t delta, void *data, void *ctx)
 {
 	(void)ctx;
 	struct attempt *a = data;
@@ -193,7 +193,8 @@ static int prepare(struct tool_run *t)
 	}
 	if (env.pid)
 		tool_watch(t, env.pid, false);
-	if (span_init(&env.connects, 4096, sizeof(struct attempt), SPAN_LOSS_ALL, done, NULL) ||
+	if (span_init(&env.connects, 4096, sizeof(struct attempt), SPAN_LOSS_ALL, on_connect_end,
+		      NULL) ||
 	    (env.count && agg_init(&env.counts, sizeof(struct count_key), 0)))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP connects");
