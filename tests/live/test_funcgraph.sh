@@ -133,22 +133,26 @@ check "after funcgraph: tracefs as before" same_state
 # of a callee of the read now and then); with -I they are there, which shows that this run
 # had some to leave out.
 IRQWORK='(irq_enter|irq_enter_rcu|irq_exit|irq_exit_rcu|rcu_irq_enter|rcu_irq_exit|__do_softirq|handle_softirqs|do_softirq_own_stack|run_timer_softirq|call_timer_fn|rcu_bh_qs|[a-z_]*apic_timer_interrupt|hrtimer_interrupt|__sysvec_apic_timer_interrupt|tick_sched_timer)'
+# reading CMD...: CMD in the background (stdout, stderr in $TMP/out, err), and reads of
+# /dev/urandom from when it traces until it has ended (a zombie answers kill -0); RC its exit.
+reading() {
+	"$@" > "$TMP/out" 2> "$TMP/err" &
+	P=$!
+	wait_ready $P "$TMP/err"
+	i=0
+	while grep -q '^State:[^Z]*$' /proc/$P/status 2> /dev/null && [ $i -lt 400 ]; do
+		head -c 262144 /dev/urandom > /dev/null
+		i=$((i + 1))
+	done
+	wait_exit $P 20
+}
 irq_case() { # irq_case [-I]: funcgraph -d 2 vfs_read during the reads; "lines irq-lines" in $TMP/irq
 	rm -f "$TMP/out" "$TMP/err"
 	# (A buffer of 16 MiB a CPU and reads of 256 KiB: with 2 MiB reads 5.10 under TCG lost
 	# 276,390 events, and graphs cut by a loss do not nest.)
 	# (2 s: some 1,000 interrupts' lines with -I in 6.12 under TCG, and 250,000 lines to check;
 	# 5 s took 80 s there, and as long to check)
-	FTT_BUFFER_KB=16384 "$BIN/funcgraph" $1 -d 2 vfs_read > "$TMP/out" 2> "$TMP/err" &
-	P=$!
-	wait_ready $P "$TMP/err"
-	i=0
-	# (until it has ended: a zombie answers kill -0)
-	while grep -q '^State:[^Z]*$' /proc/$P/status 2> /dev/null && [ $i -lt 400 ]; do
-		head -c 262144 /dev/urandom > /dev/null
-		i=$((i + 1))
-	done
-	wait_exit $P 20
+	reading env FTT_BUFFER_KB=16384 "$BIN/funcgraph" $1 -d 2 vfs_read
 	echo "$(wc -l < "$TMP/out") $(grep -cE "[ |] *$IRQWORK(\(\)|;| \{| \*/)" "$TMP/out")" > "$TMP/irq"
 }
 irq_case
@@ -172,15 +176,7 @@ check "after funcgraph -I: tracefs as before" same_state
 
 # A graph cut by lost events says where, on the CPU that lost them: a 64 KB buffer and the
 # same reads (vfs_read's callees are some thousands of events each).
-FTT_BUFFER_KB=64 "$BIN/funcgraph" -d 1 vfs_read > "$TMP/out" 2> "$TMP/err" &
-P=$!
-wait_ready $P "$TMP/err"
-i=0
-while grep -q '^State:[^Z]*$' /proc/$P/status 2> /dev/null && [ $i -lt 400 ]; do
-	head -c 262144 /dev/urandom > /dev/null
-	i=$((i + 1))
-done
-wait_exit $P 20
+reading env FTT_BUFFER_KB=64 "$BIN/funcgraph" -d 1 vfs_read
 lost=$(sed -n 's/.*: \([0-9]*\) events were lost in all.*/\1/p' "$TMP/err")
 marks=$(awk '/^ *[0-9]+\) ------ [0-9]+ events lost ------$/ { s += $3; n++ } END { print s + 0, n + 0 }' "$TMP/out")
 check "funcgraph with a 64 KB buffer: the losses marked where they happened (${marks% *} events in ${marks#* } marks, ${lost:-none} in all), the rest nests" sh -c "
