@@ -25,6 +25,7 @@
 #include "opt.h"
 #include "out.h"
 #include "probe.h"
+#include "row.h"
 #include "session.h"
 #include "tool.h"
 
@@ -59,6 +60,7 @@ static struct env {
 	} c[ROLES];
 	uint64_t missed; /* calls the kprobes missed, in all */
 	bool verbose;
+	struct row row;
 } env;
 
 static const struct opt_spec options[] = {
@@ -66,6 +68,7 @@ static const struct opt_spec options[] = {
 	TOOL_JSON("one JSON object per interval"),
 	{'T', NULL, NULL, "a TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK},
 	{'v', NULL, NULL, "say what is counted where, then exit", 0},
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -137,6 +140,23 @@ static bool by_tracepoint(struct tool_run *t, enum role r)
 	return false;
 }
 
+/* A line per interval; the hit ratio is a percentage in text, a fraction in JSON (null with
+ * no look-up), and the raw counts are JSON's only. */
+static const struct row_col cols[] = {
+	ROW_COL_WALL,
+	{"HITS", "hits", 10, ROW_UINT, 0, 0, "look-ups that found their page"},
+	{"MISSES", "misses", 10, ROW_UINT, 0, 0, "look-ups that did not (pages read in)"},
+	{"DIRTIES", "dirties", 10, ROW_UINT, 0, 0, "pages dirtied"},
+	{"HITRATIO", NULL, 8, ROW_WORD, 0, ROW_NOJSON, NULL},
+	{NULL, "ratio", 0, ROW_FLOAT, 4, ROW_NOTEXT, "hits / look-ups, null with none"},
+	{"BUFFERS_MB", "buffers_mb", 10, ROW_INT, 0, 0, "Buffers of /proc/meminfo, MB"},
+	{"CACHED_MB", "cached_mb", 10, ROW_INT, 0, 0, "Cached of /proc/meminfo, MB"},
+	{NULL, "accessed", 0, ROW_UINT, 0, ROW_NOTEXT, "page look-ups counted"},
+	{NULL, "added", 0, ROW_UINT, 0, ROW_NOTEXT, "pages added to the cache"},
+	{NULL, "dirtied", 0, ROW_UINT, 0, ROW_NOTEXT, "pages dirtied (the same as dirties)"},
+};
+static const struct row_table table = ROW_TABLE("each interval", cols);
+
 static int prepare(struct tool_run *t)
 {
 	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
@@ -169,6 +189,7 @@ static int prepare(struct tool_run *t)
 	t->follow_names = false;
 	t->ordered = false;
 	snprintf(t->traced, sizeof(t->traced), "page-cache hits and misses");
+	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
 	return TOOL_OK;
 }
 
@@ -224,10 +245,8 @@ static void meminfo(long long *buffers, long long *cached)
 
 static void header(struct tool_run *t)
 {
-	if (t->o.wallclock)
-		printf("%-8s ", "TIME");
-	printf("%10s %10s %10s %8s %10s %10s\n", "HITS", "MISSES", "DIRTIES", "HITRATIO",
-	       "BUFFERS_MB", "CACHED_MB");
+	(void)t;
+	row_header(&env.row);
 }
 
 static int interval(struct tool_run *t, uint64_t now)
@@ -253,31 +272,24 @@ static int interval(struct tool_run *t, uint64_t now)
 	uint64_t hits = total - misses;
 	long long buffers, cached;
 	meminfo(&buffers, &cached);
-	char when[16];
-	out_wallclock(now, when);
-	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"hits\":%llu,\"misses\":%llu,\"dirties\":%llu,", when,
-		       (unsigned long long)hits, (unsigned long long)misses,
-		       (unsigned long long)n[DIRTIED]);
-		if (total)
-			printf("\"ratio\":%.4f,", (double)hits / (double)total);
-		else
-			printf("\"ratio\":null,");
-		printf("\"buffers_mb\":%lld,\"cached_mb\":%lld", buffers, cached);
-		for (enum role r = 0; r < ROLES; r++)
-			printf(",\"%s\":%llu", role_names[r], (unsigned long long)n[r]);
-		printf("}\n");
-		return 0;
-	}
-	if (t->o.wallclock)
-		printf("%-8s ", when);
-	printf("%10llu %10llu %10llu ", (unsigned long long)hits, (unsigned long long)misses,
-	       (unsigned long long)n[DIRTIED]);
+	struct row *w = &env.row;
+	char pct[16] = "-";
 	if (total)
-		printf("%7.2f%%", 100.0 * (double)hits / (double)total);
+		snprintf(pct, sizeof(pct), "%.2f%%", 100.0 * (double)hits / (double)total);
+	row_begin(w, now);
+	row_uint(w, hits);
+	row_uint(w, misses);
+	row_uint(w, n[DIRTIED]);
+	row_word(w, pct);
+	if (total)
+		row_float(w, (double)hits / (double)total);
 	else
-		printf("%8s", "-");
-	printf(" %10lld %10lld\n", buffers, cached);
+		row_none(w);
+	row_int(w, buffers);
+	row_int(w, cached);
+	for (enum role r = 0; r < ROLES; r++)
+		row_uint(w, n[r]);
+	row_end(w);
 	return 0;
 }
 
@@ -300,6 +312,7 @@ static const struct tool cachestat = {
 	.operand_help = "   interval    seconds between lines (default 1)\n"
 			"   count       lines, then exit (default: until Ctrl-C)\n",
 	.examples = examples,
+	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,

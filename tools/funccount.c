@@ -27,6 +27,7 @@
 #include "out.h"
 #include "probe.h"
 #include "reader.h"
+#include "row.h"
 #include "tool.h"
 #include "toplevel.h"
 #include "usym.h"
@@ -105,6 +106,7 @@ static const struct opt_spec options[] = {
 	 "it is free, else hits\n(events for -p, -L, -n, --exec) for up to 50\nfunctions, the "
 	 "function tracer for more or\nwithout kprobes",
 	 0},
+	TOOL_JSON_KEYS,
 	TOOL_EXEC,
 	TOOL_OPT_END,
 };
@@ -840,6 +842,15 @@ static int take_counts(struct tool_run *t)
 	return 0;
 }
 
+/* A row of the table; its time is the table's, above it in text, in each object in JSON. A
+ * user function's name comes from its file: escaped like any text. */
+static const struct row_col cols[] = {
+	{"", "time", 0, ROW_WORD, 0, ROW_NOTEXT, "wall-clock time of the table, HH:MM:SS"},
+	{"FUNC", "func", -40, ROW_STR, 0, 0, "the function (LIB:FUNC for a user one)"},
+	{"COUNT", "count", 12, ROW_UINT, 0, 0, "its calls in the interval"},
+};
+static const struct row_table table = ROW_TABLE("each function", cols);
+
 static void print_table(struct tool_run *t, uint64_t now)
 {
 	char when[16];
@@ -853,22 +864,20 @@ static void print_table(struct tool_run *t, uint64_t now)
 		qsort(rows, (size_t)n, sizeof(*rows), by_count);
 	if (env.top && env.top < n)
 		n = (int)env.top;
+	struct row r;
+	row_init(&r, &table, stdout, t->o.json, false, false);
 	if (!t->o.json) {
 		out_table_gap(stdout);
 		if (t->o.wallclock || t->o.interval)
 			printf("[%s]\n", when);
-		printf("%-40s %12s\n", "FUNC", "COUNT");
+		row_header(&r);
 	}
 	for (int i = 0; i < n; i++) {
-		/* A user function's name comes from its file: escaped like any text. */
-		if (t->o.json) {
-			printf("{\"time\":\"%s\",\"func\":", when);
-			out_json_str(stdout, rows[i]->name, strlen(rows[i]->name));
-			printf(",\"count\":%llu}\n", (unsigned long long)rows[i]->count);
-		} else {
-			out_text(stdout, rows[i]->name, strlen(rows[i]->name), 40);
-			printf(" %12llu\n", (unsigned long long)rows[i]->count);
-		}
+		row_begin(&r, 0);
+		row_word(&r, when);
+		row_bytes(&r, rows[i]->name, strlen(rows[i]->name));
+		row_uint(&r, rows[i]->count);
+		row_end(&r);
 	}
 	free(rows);
 	for (int i = 0; i < env.n; i++)
@@ -947,6 +956,7 @@ static const struct tool funccount = {
 			"               available_filter_functions lists them; or LIB:GLOB,\n"
 			"               functions of a program or library ('libc:str*')\n",
 	.examples = examples,
+	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,

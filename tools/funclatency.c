@@ -22,6 +22,7 @@
 #include "opt.h"
 #include "out.h"
 #include "reader.h"
+#include "row.h"
 #include "sig.h"
 #include "tool.h"
 
@@ -57,6 +58,7 @@ static const struct opt_spec options[] = {
 	TOOL_TID,
 	{'T', NULL, NULL, "the wall-clock time above each histogram", TOOL_OPT_WALLCLOCK},
 	TOOL_EXEC,
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -179,23 +181,60 @@ static const char *unit(void)
 	return env.nanos ? "ns" : env.millis ? "ms" : "us";
 }
 
+/* -j: one object per histogram, by -k's key (none, comm, tid); the text is hist.h's. */
+#define COL_WHEN                                                     \
+	{                                                            \
+		NULL, "time", 0, ROW_WORD, 0, ROW_NOTEXT,            \
+			"wall-clock time of the histogram, HH:MM:SS" \
+	}
+#define COL_FUNC                                                        \
+	{                                                               \
+		NULL, "func", 0, ROW_STR, 0, ROW_NOTEXT, "the function" \
+	}
+#define COLS_TAIL                                                                           \
+	{NULL, "unit", 0, ROW_WORD, 0, ROW_NOTEXT, "ns, us or ms"},                         \
+		{NULL, "count", 0, ROW_UINT, 0, ROW_NOTEXT, "calls counted"},               \
+	{                                                                                   \
+		NULL, "hist", 0, ROW_JSON, 0, 0,                                            \
+			"the non-empty rows of the log2 histogram: [{low, high, count}...]" \
+	}
+static const struct row_col all_cols[] = {COL_WHEN, COL_FUNC, COLS_TAIL};
+static const struct row_col comm_cols[] = {
+	COL_WHEN,
+	COL_FUNC,
+	{NULL, "comm", 0, ROW_STR, 0, ROW_NOTEXT, "the task name (-k comm)"},
+	COLS_TAIL};
+static const struct row_col tid_cols[] = {
+	COL_WHEN,
+	COL_FUNC,
+	{NULL, "tid", 0, ROW_INT, 0, ROW_NOTEXT, "the thread (-k tid)"},
+	COLS_TAIL};
+static const struct row_table tables[] = {
+	ROW_TABLE("each histogram", all_cols),
+	ROW_TABLE("each task name's histogram, with -k comm", comm_cols),
+	ROW_TABLE("each thread's histogram, with -k tid", tid_cols),
+};
+
 /* One histogram; key: "comm = NAME" or "tid = N" above it, or none. */
 static void print_hist(struct tool_run *t, const char *when, const char *key,
 		       const struct hist_log2 *h)
 {
 	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"func\":", when);
-		out_json_str(stdout, env.fp.func, sizeof(env.fp.func));
-		if (env.key == KEY_COMM) {
-			printf(",\"comm\":");
-			out_json_str(stdout, key, strlen(key));
-		} else if (env.key == KEY_TID) {
-			printf(",\"tid\":%s", key);
-		}
-		printf(",\"unit\":\"%s\",\"count\":%llu,\"hist\":", unit(),
-		       (unsigned long long)h->total);
-		hist_log2_json(stdout, h);
-		printf("}\n");
+		struct row r;
+		row_init(&r, &tables[env.key], stdout, true, false, false);
+		row_begin(&r, 0);
+		row_word(&r, when);
+		row_str(&r, env.fp.func, sizeof(env.fp.func));
+		if (env.key == KEY_COMM)
+			row_bytes(&r, key, strlen(key));
+		else if (env.key == KEY_TID)
+			row_int(&r, atoll(key));
+		row_word(&r, unit());
+		row_uint(&r, h->total);
+		FILE *f = row_json(&r);
+		if (f)
+			hist_log2_json(f, h);
+		row_end(&r);
 		return;
 	}
 	if (key) {
@@ -275,6 +314,7 @@ static const struct tool funclatency = {
 	.operand_help = "   FUNC        a kernel function (vfs_read), or LIB:FUNC for a user one\n"
 			"               (libc:getaddrinfo; a path or a program in PATH)\n",
 	.examples = examples,
+	.rows = (const struct row_table *const[]){&tables[0], &tables[1], &tables[2], NULL},
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,

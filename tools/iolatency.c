@@ -13,6 +13,7 @@
 #include "heat.h"
 #include "hist.h"
 #include "out.h"
+#include "row.h"
 #include "tool.h"
 
 #define MAX_DISKS 256
@@ -47,6 +48,7 @@ static const struct opt_spec options[] = {
 	 "also write the histograms as an SVG latency heat map to FILE at the\nend (a column "
 	 "per interval; with -D, all disks in one)",
 	 0},
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -103,7 +105,37 @@ static void on_io(const struct blk_io *io, void *ctx)
 	hist_log2_add(&d->h, (io->end_ns - io->start_ns) / (env.millis ? 1000000 : 1000));
 }
 
-static void print_disk(const struct tool_run *t, const struct disk *d, const char *when)
+/* -j: one object per histogram (per disk with -D); the text is hist.h's. */
+#define COLS_HEAD                                                          \
+	ROW_COL_WALL, {NULL,                                               \
+		       "interval_s",                                       \
+		       0,                                                  \
+		       ROW_FLOAT,                                          \
+		       6,                                                  \
+		       ROW_NOTEXT,                                         \
+		       "seconds between histograms (0: one, at the end)"}, \
+	{                                                                  \
+		NULL, "unit", 0, ROW_WORD, 0, ROW_NOTEXT, "us or ms (-m)"  \
+	}
+#define COLS_TAIL                                                                           \
+	{NULL, "count", 0, ROW_UINT, 0, ROW_NOTEXT, "I/O in the interval"},                 \
+	{                                                                                   \
+		NULL, "hist", 0, ROW_JSON, 0, 0,                                            \
+			"the non-empty rows of the log2 histogram: [{low, high, count}...]" \
+	}
+static const struct row_col all_cols[] = {COLS_HEAD, COLS_TAIL};
+static const struct row_col disk_cols[] = {
+	COLS_HEAD,
+	{NULL, "dev", 0, ROW_WORD, 0, ROW_NOTEXT, "the disk, \"MAJOR,MINOR\" (-D)"},
+	{NULL, "disk", 0, ROW_WORD, 0, ROW_NOTEXT, "its name (-D)"},
+	COLS_TAIL,
+};
+static const struct row_table tables[] = {
+	ROW_TABLE("each histogram", all_cols),
+	ROW_TABLE("each disk's histogram, with -D", disk_cols),
+};
+
+static void print_disk(const struct tool_run *t, const struct disk *d, uint64_t now)
 {
 	char name[64], dev[24];
 	const char *unit = env.millis ? "ms" : "us";
@@ -111,13 +143,20 @@ static void print_disk(const struct tool_run *t, const struct disk *d, const cha
 	if (env.per_disk)
 		blk_dev_name(d->dev, name, sizeof(name));
 	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"interval_s\":%.6g,\"unit\":\"%s\"", when,
-		       t->o.interval / 1e9, unit);
-		if (env.per_disk)
-			printf(",\"dev\":\"%s\",\"disk\":\"%s\"", dev, name);
-		printf(",\"count\":%llu,\"hist\":", (unsigned long long)d->h.total);
-		hist_log2_json(stdout, &d->h);
-		printf("}\n");
+		struct row r;
+		row_init(&r, &tables[env.per_disk], stdout, true, false, false);
+		row_begin(&r, now);
+		row_float(&r, t->o.interval / 1e9);
+		row_word(&r, unit);
+		if (env.per_disk) {
+			row_word(&r, dev);
+			row_word(&r, name);
+		}
+		row_uint(&r, d->h.total);
+		FILE *f = row_json(&r);
+		if (f)
+			hist_log2_json(f, &d->h);
+		row_end(&r);
 		return;
 	}
 	if (env.per_disk)
@@ -135,7 +174,7 @@ static int interval(struct tool_run *t, uint64_t now)
 			printf("%s\n", when);
 	}
 	for (int i = 0; i < (env.per_disk ? env.ndisks : 1); i++) {
-		print_disk(t, &env.disks[i], when);
+		print_disk(t, &env.disks[i], now);
 		for (int k = 0; env.heat && k < HIST_SLOTS; k++) {
 			uint64_t lo, hi;
 			hist_log2_bounds(k, &lo, &hi);
@@ -233,6 +272,7 @@ static const struct tool iolatency = {
 	.operand_help = "   interval    seconds between histograms (default 1)\n"
 			"   count       number of histograms, then exit (default: until Ctrl-C)\n",
 	.examples = examples,
+	.rows = (const struct row_table *const[]){&tables[0], &tables[1], NULL},
 	.formats = (const char *const[]){"block", NULL},
 	.option = option,
 	.operands_fn = operands,

@@ -22,6 +22,7 @@
 #include "ftrace.h"
 #include "out.h"
 #include "reader.h"
+#include "row.h"
 #include "sysc.h"
 #include "sysnr.h"
 #include "tool.h"
@@ -63,6 +64,7 @@ static const struct opt_spec options[] = {
 	{OPT_TOP, "top", "N", "print the N largest rows (default 10; 0: all)", 0},
 	{OPT_USER_SPACE, "user-space", NULL,
 	 "count in user space even where the kernel has hist triggers", 0},
+	TOOL_JSON_KEYS,
 	TOOL_EXEC,
 	TOOL_OPT_END,
 };
@@ -151,23 +153,67 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 /* --- output --------------------------------------------------------------------------------- */
 
-struct row {
+struct tally {
 	const char *name; /* the call's name, or the process's */
 	int pid;	  /* -P */
 	uint64_t count, ns;
 };
 
+/* The rows, by call or by process (-P), with or without the time in them (-L). The time of
+ * a row is its table's, written above it in text ("[HH:MM:SS]"), in each object in JSON. */
+#define COL_WHEN                                                                                 \
+	{                                                                                        \
+		"", "time", 0, ROW_WORD, 0, ROW_NOTEXT, "wall-clock time of the table, HH:MM:SS" \
+	}
+#define COL_COUNT                                                                           \
+	{                                                                                   \
+		"COUNT", "count", 10, ROW_UINT, 0, 0, "calls that returned in the interval" \
+	}
+#define COL_TOTAL                                                                         \
+	{                                                                                 \
+		"TOTAL(us)", "total_us", 14, ROW_FLOAT, 3, 0, "microseconds in them (-L)" \
+	}
+#define COL_AVG                                                                        \
+	{                                                                              \
+		"AVG(us)", "avg_us", 12, ROW_FLOAT, 3, 0, "microseconds per call (-L)" \
+	}
+#define COL_CALL                                                             \
+	{                                                                    \
+		"SYSCALL", "syscall", -22, ROW_WORD, 0, 0, "the system call" \
+	}
+#define COL_PID                                                     \
+	{                                                           \
+		"PID", "pid", -7, ROW_INT, 0, 0, "the process (-P)" \
+	}
+#define COL_COMM                                                           \
+	{                                                                  \
+		"COMM", "comm", -16, ROW_STR, 0, 0, "its name, exact (-P)" \
+	}
+static const struct row_col call_cols[] = {COL_WHEN, COL_CALL, COL_COUNT};
+static const struct row_col call_lat_cols[] = {COL_WHEN, COL_CALL, COL_COUNT, COL_TOTAL, COL_AVG};
+static const struct row_col proc_cols[] = {COL_WHEN, COL_PID, COL_COMM, COL_COUNT};
+static const struct row_col proc_lat_cols[] = {COL_WHEN,  COL_PID,   COL_COMM,
+					       COL_COUNT, COL_TOTAL, COL_AVG};
+static const struct row_table tables[] = {
+	ROW_TABLE("each system call", call_cols),
+	ROW_TABLE("each system call, with -L", call_lat_cols),
+	ROW_TABLE("each process, with -P", proc_cols),
+	ROW_TABLE("each process, with -P -L", proc_lat_cols),
+};
+
 static int by_count(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct tally *x = a, *y = b;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
-static void print_rows(struct row *rows, size_t n, const char *when)
+static void print_rows(struct tally *rows, size_t n, const char *when)
 {
 	struct tool_run *t = env.t;
+	struct row r;
+	row_init(&r, &tables[2 * env.by_process + env.latency], stdout, t->o.json, false, false);
 	qsort(rows, n, sizeof(*rows), by_count);
 	if (env.top && (size_t)env.top < n)
 		n = (size_t)env.top;
@@ -175,42 +221,24 @@ static void print_rows(struct row *rows, size_t n, const char *when)
 		out_table_gap(stdout);
 		if (t->o.wallclock || t->intervals || t->o.interval)
 			printf("[%s]\n", when);
-		if (env.by_process)
-			printf("%-7s %-16s %10s", "PID", "COMM", "COUNT");
-		else
-			printf("%-22s %10s", "SYSCALL", "COUNT");
-		if (env.latency)
-			printf(" %14s %12s", "TOTAL(us)", "AVG(us)");
-		putchar('\n');
+		row_header(&r);
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct row *r = &rows[i];
-		if (t->o.json) {
-			printf("{\"time\":\"%s\",", when);
-			if (env.by_process) {
-				printf("\"pid\":%d,\"comm\":", r->pid);
-				out_json_str(stdout, r->name, 16);
-			} else {
-				printf("\"syscall\":\"%s\"", r->name);
-			}
-			printf(",\"count\":%llu", (unsigned long long)r->count);
-			if (env.latency)
-				printf(",\"total_us\":%.3f,\"avg_us\":%.3f", r->ns / 1e3,
-				       r->count ? r->ns / 1e3 / r->count : 0);
-			printf("}\n");
-			continue;
-		}
+		const struct tally *c = &rows[i];
+		row_begin(&r, 0);
+		row_word(&r, when);
 		if (env.by_process) {
-			printf("%-7d ", r->pid);
-			out_text(stdout, r->name, 16, 16);
-			printf(" %10llu", (unsigned long long)r->count);
+			row_int(&r, c->pid);
+			row_str(&r, c->name, 16);
 		} else {
-			printf("%-22s %10llu", r->name, (unsigned long long)r->count);
+			row_word(&r, c->name);
 		}
-		if (env.latency)
-			printf(" %14.3f %12.3f", r->ns / 1e3,
-			       r->count ? r->ns / 1e3 / r->count : 0);
-		putchar('\n');
+		row_uint(&r, c->count);
+		if (env.latency) {
+			row_float(&r, c->ns / 1e3);
+			row_float(&r, c->count ? c->ns / 1e3 / c->count : 0);
+		}
+		row_end(&r);
 	}
 }
 
@@ -295,7 +323,7 @@ static void add_kernel_call(const char *sys, const char *ev, void *ctx)
 static void print_user(const char *when)
 {
 	struct agg *a = env.by_process ? &env.procs : &env.calls;
-	struct row *rows = calloc(a->used ? a->used : 1, sizeof(*rows));
+	struct tally *rows = calloc(a->used ? a->used : 1, sizeof(*rows));
 	char(*names)[32] = calloc(a->used ? a->used : 1, sizeof(*names));
 	size_t k = 0;
 	for (size_t i = 0; rows && names && i < a->cap; i++) {
@@ -309,10 +337,10 @@ static void print_user(const char *when)
 		memcpy(&ns, slot + a->valoff, 8);
 		if (env.by_process) {
 			const struct proc_val *p = (const void *)(slot + a->valoff);
-			rows[k++] = (struct row){p->comm, (int)key, cnt, ns};
+			rows[k++] = (struct tally){p->comm, (int)key, cnt, ns};
 		} else {
 			const char *name = sysnr_name(&env.nr, key, names[k], sizeof(names[k]));
-			rows[k++] = (struct row){name, 0, cnt, ns};
+			rows[k++] = (struct tally){name, 0, cnt, ns};
 		}
 	}
 	print_rows(rows, k, when);
@@ -332,7 +360,7 @@ static void print_hist(const char *when)
 	struct tool_run *t = env.t;
 	char *text = tracefs_event_file_read(t->s.inst, "raw_syscalls", "sys_exit", "hist", NULL);
 	size_t n = 0, cap = 0;
-	struct row *rows = NULL;
+	struct tally *rows = NULL;
 	char *save = NULL;
 	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
 	     l = strtok_r(NULL, "\n", &save)) {
@@ -353,12 +381,12 @@ static void print_hist(const char *when)
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
-			struct row *more = realloc(rows, cap * sizeof(*rows));
+			struct tally *more = realloc(rows, cap * sizeof(*rows));
 			if (!more)
 				break;
 			rows = more;
 		}
-		rows[n++] = (struct row){key, 0, strtoull(hit + 9, NULL, 10), 0};
+		rows[n++] = (struct tally){key, 0, strtoull(hit + 9, NULL, 10), 0};
 	}
 	print_rows(rows, n, when);
 	free(rows);
@@ -532,6 +560,8 @@ static const struct tool syscount = {
 	.operand_help = "   interval    seconds between tables (default: one table at the end)\n"
 			"   count       number of tables, then exit\n",
 	.examples = examples,
+	.rows = (const struct row_table *const[]){&tables[0], &tables[1], &tables[2], &tables[3],
+						  NULL},
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,
