@@ -43,6 +43,9 @@ static struct env {
 	/* What an interrupt runs after its softirqs, outside hardirq context (4.9:
 	 * rcu_irq_exit in irq_exit). */
 	unsigned long long irq_exit[3];
+	/* idle_cpu, sched_core_idle_cpu: what an interrupt's end calls once the hardirq count
+	 * is lowered (tick_irq_exit, 5.10+), at the depth of a callee of what it interrupted */
+	unsigned long long tick_exit[3];
 	struct tep_handle *tep;
 	bool proc, no_dur, on_cpu, header, irqs;
 	int max_depth; /* 0: no limit */
@@ -67,6 +70,8 @@ static struct env {
 		 * has not come back (irq_tail); whether that context was in a softirq (or, before
 		 * 5.17, had bottom halves off: the kernel's flag says either) */
 		bool irq_tail, ctx_softirq;
+		/* Without -I: interrupts were off at its task's last record shown */
+		bool irqs_off;
 		unsigned long long irq_func;
 		int irq_depth;
 	} * cpus;
@@ -179,6 +184,8 @@ static int prepare(struct tool_run *t)
 	env.irq_exit[0] = ksym_addr(env.ksyms, "rcu_irq_exit");
 	env.irq_exit[1] = ksym_addr(env.ksyms, "irq_exit");
 	env.irq_exit[2] = ksym_addr(env.ksyms, "irq_exit_rcu");
+	env.tick_exit[0] = ksym_addr(env.ksyms, "idle_cpu");
+	env.tick_exit[1] = ksym_addr(env.ksyms, "sched_core_idle_cpu");
 	env.tep = t->s.tep;
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	env.ncpus = ncpus > 0 ? (int)ncpus : 1;
@@ -511,6 +518,17 @@ static void on_entry(struct tep_record *rec, void *ctx)
 		c->irq_depth = depth;
 		return;
 	}
+	bool irqs_off = tep_data_flags(env.tep, rec) & TRACE_FLAG_IRQS_OFF;
+	if (!env.irqs && irqs_off && !c->irqs_off && near(env.tick_exit, func)) {
+		/* idle_cpu with interrupts off where its caller ran with them on: not a call of
+		 * that function (its callers in the scheduler hold interrupts off) but an
+		 * interrupt's end, left out with its callees */
+		c->in_irq = true;
+		c->irq_func = func;
+		c->irq_depth = depth;
+		return;
+	}
+	c->irqs_off = irqs_off;
 	c->expect = depth + 1;
 	if (from >= 0)
 		flush_held(t, from, &env.cpus[from]);
@@ -537,6 +555,7 @@ static void on_exit_record(struct tep_record *rec, void *ctx)
 	int hcpu = from >= 0 ? from : rec->cpu;
 	struct cpu_state *h = &env.cpus[hcpu];
 	c->expect = depth;
+	c->irqs_off = tep_data_flags(env.tep, rec) & TRACE_FLAG_IRQS_OFF;
 	if (h->held && h->func == func && h->depth == depth) {
 		/* shown on the CPU of its entry, with the entry's time */
 		h->held = false;
