@@ -111,8 +111,12 @@ else
 		check "tcplife: $what lived at least the ${HOLD} ms it was held, under 5 s ($dur)" \
 			awk -v d="$dur" -v h=$HOLD 'BEGIN { exit !(d >= h && d < 5000) }'
 		sk=$(grep "\"lport\":$cport,.*\"newstate\":\"ESTABLISHED\"" "$TMP/states.out" | val skaddr)
-		# This connection's (a socket's address is reused by a later one).
-		seq=$(grep "\"skaddr\":\"$sk\"" "$TMP/states.out" | grep -E "\"lport\":($cport|0),\"raddr\":\"$saddr\",\"rport\":$sport," | sed 's/.*"oldstate":"\([A-Z_0-9]*\)","newstate":"\([A-Z_0-9]*\)".*/\1>\2/' | tr '\n' ' ')
+		# This connection's: its own port's changes, after the last change with no port yet
+		# (connect() before a port is picked) that came before them. A socket's address is
+		# reused by other connections, before and after, and so is the way to the server.
+		seq=$(grep "\"skaddr\":\"$sk\"" "$TMP/states.out" | grep -E "\"lport\":($cport|0),\"raddr\":\"$saddr\",\"rport\":$sport," |
+			sed 's/.*"lport":\([0-9]*\),.*"oldstate":"\([A-Z_0-9]*\)","newstate":"\([A-Z_0-9]*\)".*/\1 \2>\3/' |
+			awk -v p=$cport '$1 == 0 { if (on) exit; pend = $2 " "; next } { if (!on) out = pend; on = 1; out = out $2 " " } END { printf "%s", out }')
 		check "tcpstates: $what, the client's socket: every change, in order ($seq)" \
 			[ "$seq" = "CLOSE>SYN_SENT SYN_SENT>ESTABLISHED ESTABLISHED>FIN_WAIT1 FIN_WAIT1>FIN_WAIT2 FIN_WAIT2>CLOSE " ]
 		held=$(grep "\"skaddr\":\"$sk\".*\"newstate\":\"FIN_WAIT1\"" "$TMP/states.out" | val ms)
