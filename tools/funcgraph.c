@@ -455,6 +455,11 @@ static bool in_irq(struct tep_record *rec, unsigned long long func, bool entry, 
 			return true;
 		c->irq_tail = false;
 	}
+	/* Inside an interrupt's work until its first function returns; a record shallower
+	 * than that function is the interrupted context's again, its return not recorded
+	 * (else one lost return would hide the rest of the run on this CPU). */
+	if (c->in_irq && depth < c->irq_depth)
+		c->in_irq = false;
 	if (c->in_irq) {
 		if (!entry && func == c->irq_func && depth == c->irq_depth)
 			c->in_irq = false;
