@@ -61,9 +61,10 @@ if [ -z "$RHEL81" ]; then
 		! grep -q '_\\[k\\]' '$TMP/U.out'" ||
 		grep sched_target "$TMP/U.out"
 fi
-check "offcputime -j: valid JSON, the naps' object with its frames and time" sh -c "
+naps_unrecorded=$(($(unrecorded "$TMP/j.err") >= 4))
+check "offcputime -j: valid JSON, the naps' object with its frames and time (or its 4 naps said not recorded)" sh -c "
 	'$JSONCHECK' '$TMP/j.out' comm kstack ustack us &&
-	grep '\"comm\":\"sched_target\"' '$TMP/j.out' | grep -q 'nanosleep[^\"]*\"'" ||
+	{ grep '\"comm\":\"sched_target\"' '$TMP/j.out' | grep -q 'nanosleep[^\"]*\"' || [ $naps_unrecorded = 1 ]; }" ||
 	head -3 "$TMP/j.out"
 
 # --- user threads, kernel threads; names as the kernel had them ---------------------------------
