@@ -78,7 +78,7 @@ run_bg hj "$O" -u -U -j
 FTT_NAME=$NAME work spin 2 100
 stop_all
 check "offcputime -u: the test program's stacks, no kernel thread's" sh -c "
-	grep -q '^\\(sched_target\\|ftt\\\\x3b\\)[; ]' '$TMP/u.out' && ! grep -Eq '^(ksoftirqd|kworker|rcu_[a-z]*|migration)/?[^;]*[; ]' '$TMP/u.out'" ||
+	grep -q '^\\(sched_target[; ]\\|ftt\\\\x3b\\)' '$TMP/u.out' && ! grep -Eq '^(ksoftirqd|kworker|rcu_[a-z]*|migration)/?[^;]*[; ]' '$TMP/u.out'" ||
 	cut -d';' -f1 "$TMP/u.out" | sort -u | head
 check "offcputime -k: kernel threads' stacks, not the test program's" sh -c "
 	! grep -q '^sched_target' '$TMP/k.out' && ! grep -q '^ftt' '$TMP/k.out' &&
