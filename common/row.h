@@ -60,6 +60,13 @@ struct row_col {
 		"TIME", "time", -8, ROW_WALL, 0, ROW_OPTIONAL, "wall-clock HH:MM:SS (-T)" \
 	}
 
+/* The wall-clock time of a table or histogram a tool prints every interval: in text a line
+ * above it (the tool's), in JSON in each of its objects, given with row_word(). */
+#define ROW_COL_WHEN                                                                               \
+	{                                                                                          \
+		NULL, "time", 0, ROW_WORD, 0, ROW_NOTEXT, "wall-clock time of the table, HH:MM:SS" \
+	}
+
 #define ROW_MAX_COLS 32
 
 struct row_table {

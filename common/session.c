@@ -306,9 +306,8 @@ void session_buffer_env(void)
 	long long limit = session_buffer_limit_kb();
 	long long v = opt_int(kb, 1, 1LL << 40, "FTT_BUFFER_KB (KB per CPU)");
 	if (v > limit)
-		opt_fail("invalid FTT_BUFFER_KB: %s (KB per CPU; the buffers of all CPUs may take "
-			 "at "
-			 "most a quarter of the available memory: %lld)",
+		opt_fail("invalid FTT_BUFFER_KB: %s (KB per CPU; the buffers of all CPUs may "
+			 "take at most a quarter of the available memory: %lld)",
 			 kb, limit);
 	env_buffer_kb = (size_t)v;
 }

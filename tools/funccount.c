@@ -845,7 +845,7 @@ static int take_counts(struct tool_run *t)
 /* A row of the table; its time is the table's, above it in text, in each object in JSON. A
  * user function's name comes from its file: escaped like any text. */
 static const struct row_col cols[] = {
-	{"", "time", 0, ROW_WORD, 0, ROW_NOTEXT, "wall-clock time of the table, HH:MM:SS"},
+	ROW_COL_WHEN,
 	{"FUNC", "func", -40, ROW_STR, 0, 0, "the function (LIB:FUNC for a user one)"},
 	{"COUNT", "count", 12, ROW_UINT, 0, 0, "its calls in the interval"},
 };

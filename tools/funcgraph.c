@@ -433,7 +433,8 @@ static bool near(const unsigned long long f[3], unsigned long long func)
  * irq_enter and irq_enter_rcu, are left out here. True: the record is left out.
  * (16: past an ENDBR64 and the call to fentry.)
  */
-static bool in_irq(struct tep_record *rec, unsigned long long func, bool entry, int depth)
+static bool in_irq(struct tep_record *rec, int flags, unsigned long long func, bool entry,
+		   int depth)
 {
 	if (env.irqs || rec->cpu < 0 || rec->cpu >= env.ncpus)
 		return false;
@@ -445,7 +446,6 @@ static bool in_irq(struct tep_record *rec, unsigned long long func, bool entry, 
 	 * context's next record. 4.9 records those softirqs at the depth of a callee of the
 	 * interrupted call when __do_softirq's own entry is not recorded (one interrupt in a
 	 * few hundred: run_timer_softirq inside vfs_read). */
-	int flags = tep_data_flags(env.tep, rec);
 	if (flags & TRACE_FLAG_HARDIRQ) {
 		c->irq_tail = true;
 		return true;
@@ -479,14 +479,17 @@ static bool in_irq(struct tep_record *rec, unsigned long long func, bool entry, 
 	return false;
 }
 
-/* A record's function, depth and task, and the state of its CPU; NULL when it is left out
- * (this process's, an interrupt's). from: the CPU its task left with an entry held, or -1. */
+/* A record's function, depth, task and context flags (common_flags), and the state of its
+ * CPU; NULL when it is left out (this process's, an interrupt's). from: the CPU its task
+ * left with an entry held, or -1. */
 static struct cpu_state *record_of(struct tool_run *t, struct tep_record *rec, bool entry,
-				   unsigned long long *func, int *depth, int *pid, int *from)
+				   unsigned long long *func, int *depth, int *pid, int *from,
+				   int *flags)
 {
 	*func = (unsigned long long)reader_num(rec, entry ? env.e_func : env.x_func);
 	*depth = (int)reader_num(rec, entry ? env.e_depth : env.x_depth);
-	if (in_irq(rec, *func, entry, *depth))
+	*flags = tep_data_flags(env.tep, rec);
+	if (in_irq(rec, *flags, *func, entry, *depth))
 		return NULL;
 	*pid = tep_data_pid(t->s.tep, rec);
 	struct cpu_state *c = cpu_of(t, rec, *pid);
@@ -499,8 +502,8 @@ static void on_entry(struct tep_record *rec, void *ctx)
 {
 	struct tool_run *t = ctx;
 	unsigned long long func;
-	int depth, pid, from;
-	struct cpu_state *c = record_of(t, rec, true, &func, &depth, &pid, &from);
+	int depth, pid, from, flags;
+	struct cpu_state *c = record_of(t, rec, true, &func, &depth, &pid, &from, &flags);
 	if (!c)
 		return;
 	if (!env.irqs && near(env.softirq, func) &&
@@ -523,7 +526,7 @@ static void on_entry(struct tep_record *rec, void *ctx)
 		c->irq_depth = depth;
 		return;
 	}
-	bool irqs_off = tep_data_flags(env.tep, rec) & TRACE_FLAG_IRQS_OFF;
+	bool irqs_off = flags & TRACE_FLAG_IRQS_OFF;
 	if (!env.irqs && irqs_off && !c->irqs_off && near(env.tick_exit, func)) {
 		/* idle_cpu with interrupts off where its caller ran with them on: not a call of
 		 * that function (its callers in the scheduler hold interrupts off) but an
@@ -550,8 +553,8 @@ static void on_exit_record(struct tep_record *rec, void *ctx)
 {
 	struct tool_run *t = ctx;
 	unsigned long long func;
-	int depth, pid, from;
-	struct cpu_state *c = record_of(t, rec, false, &func, &depth, &pid, &from);
+	int depth, pid, from, flags;
+	struct cpu_state *c = record_of(t, rec, false, &func, &depth, &pid, &from, &flags);
 	if (!c)
 		return;
 	unsigned long long call = (unsigned long long)reader_num(rec, env.x_call);
@@ -560,7 +563,7 @@ static void on_exit_record(struct tep_record *rec, void *ctx)
 	int hcpu = from >= 0 ? from : rec->cpu;
 	struct cpu_state *h = &env.cpus[hcpu];
 	c->expect = depth;
-	c->irqs_off = tep_data_flags(env.tep, rec) & TRACE_FLAG_IRQS_OFF;
+	c->irqs_off = flags & TRACE_FLAG_IRQS_OFF;
 	if (h->held && h->func == func && h->depth == depth) {
 		/* shown on the CPU of its entry, with the entry's time */
 		h->held = false;

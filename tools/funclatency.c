@@ -182,11 +182,6 @@ static const char *unit(void)
 }
 
 /* -j: one object per histogram, by -k's key (none, comm, tid); the text is hist.h's. */
-#define COL_WHEN                                                     \
-	{                                                            \
-		NULL, "time", 0, ROW_WORD, 0, ROW_NOTEXT,            \
-			"wall-clock time of the histogram, HH:MM:SS" \
-	}
 #define COL_FUNC                                                        \
 	{                                                               \
 		NULL, "func", 0, ROW_STR, 0, ROW_NOTEXT, "the function" \
@@ -198,14 +193,14 @@ static const char *unit(void)
 		NULL, "hist", 0, ROW_JSON, 0, 0,                                            \
 			"the non-empty rows of the log2 histogram: [{low, high, count}...]" \
 	}
-static const struct row_col all_cols[] = {COL_WHEN, COL_FUNC, COLS_TAIL};
+static const struct row_col all_cols[] = {ROW_COL_WHEN, COL_FUNC, COLS_TAIL};
 static const struct row_col comm_cols[] = {
-	COL_WHEN,
+	ROW_COL_WHEN,
 	COL_FUNC,
 	{NULL, "comm", 0, ROW_STR, 0, ROW_NOTEXT, "the task name (-k comm)"},
 	COLS_TAIL};
 static const struct row_col tid_cols[] = {
-	COL_WHEN,
+	ROW_COL_WHEN,
 	COL_FUNC,
 	{NULL, "tid", 0, ROW_INT, 0, ROW_NOTEXT, "the thread (-k tid)"},
 	COLS_TAIL};

@@ -161,10 +161,6 @@ struct tally {
 
 /* The rows, by call or by process (-P), with or without the time in them (-L). The time of
  * a row is its table's, written above it in text ("[HH:MM:SS]"), in each object in JSON. */
-#define COL_WHEN                                                                                 \
-	{                                                                                        \
-		"", "time", 0, ROW_WORD, 0, ROW_NOTEXT, "wall-clock time of the table, HH:MM:SS" \
-	}
 #define COL_COUNT                                                                           \
 	{                                                                                   \
 		"COUNT", "count", 10, ROW_UINT, 0, 0, "calls that returned in the interval" \
@@ -189,11 +185,12 @@ struct tally {
 	{                                                                  \
 		"COMM", "comm", -16, ROW_STR, 0, 0, "its name, exact (-P)" \
 	}
-static const struct row_col call_cols[] = {COL_WHEN, COL_CALL, COL_COUNT};
-static const struct row_col call_lat_cols[] = {COL_WHEN, COL_CALL, COL_COUNT, COL_TOTAL, COL_AVG};
-static const struct row_col proc_cols[] = {COL_WHEN, COL_PID, COL_COMM, COL_COUNT};
-static const struct row_col proc_lat_cols[] = {COL_WHEN,  COL_PID,   COL_COMM,
-					       COL_COUNT, COL_TOTAL, COL_AVG};
+static const struct row_col call_cols[] = {ROW_COL_WHEN, COL_CALL, COL_COUNT};
+static const struct row_col call_lat_cols[] = {ROW_COL_WHEN, COL_CALL, COL_COUNT, COL_TOTAL,
+					       COL_AVG};
+static const struct row_col proc_cols[] = {ROW_COL_WHEN, COL_PID, COL_COMM, COL_COUNT};
+static const struct row_col proc_lat_cols[] = {ROW_COL_WHEN, COL_PID,	COL_COMM,
+					       COL_COUNT,    COL_TOTAL, COL_AVG};
 static const struct row_table tables[] = {
 	ROW_TABLE("each system call", call_cols),
 	ROW_TABLE("each system call, with -L", call_lat_cols),
