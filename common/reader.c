@@ -417,10 +417,9 @@ static void dispatch_until(struct reader *r, unsigned long long limit)
 	}
 }
 
-/* One batch: read what is there, dispatch what is safe to dispatch. Returns pages read. */
-static int batch(struct reader *r, bool all)
+/* Read what is there, dispatch what is stamped up to limit. Returns pages read. */
+static int fill_and_dispatch(struct reader *r, unsigned long long limit)
 {
-	uint64_t now = reader_now();
 	int total = 0;
 	for (int i = 0; i < r->ncpus; i++) {
 		int n = cpubuf_fill(&r->cpus[i], BATCH_PAGES);
@@ -432,11 +431,31 @@ static int batch(struct reader *r, bool all)
 		}
 		total += n;
 	}
+	dispatch_until(r, limit);
+	return total;
+}
+
+/* One batch: read what is there, dispatch what is safe to dispatch. Returns pages read. */
+static int batch(struct reader *r, bool all)
+{
+	uint64_t now = reader_now();
 	unsigned long long limit = ~0ULL;
 	if (r->ordered && r->mono && !all)
 		limit = now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0;
-	dispatch_until(r, limit);
-	return total;
+	return fill_and_dispatch(r, limit);
+}
+
+int reader_read_until(struct reader *r, uint64_t limit)
+{
+	bool more;
+	do {
+		if (fill_and_dispatch(r, r->mono ? limit : ~0ULL) < 0)
+			return -1;
+		more = false;
+		for (int i = 0; i < r->ncpus; i++)
+			more |= r->cpus[i].more;
+	} while (more && sig_stop < 2);
+	return 0;
 }
 
 static bool any_left(const struct reader *r)

@@ -134,6 +134,12 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 /* Read everything available now and dispatch all of it (the unit tests). */
 int reader_drain(struct reader *r);
 
+/* Read everything available now and dispatch what is stamped up to limit (reader_now's
+ * clock; everything when the trace clock is not mono); the rest waits for the next read.
+ * For a tick that also reads counts the kernel keeps: its events then fall in the same
+ * interval as those counts. */
+int reader_read_until(struct reader *r, uint64_t limit);
+
 /* Events the kernel lost in source src (overrun, commit overrun, dropped), from the per-CPU
  * stats; -1 when they cannot be read. */
 long long reader_lost_total(const struct reader *r, int src);

@@ -25,6 +25,7 @@
 #include "opt.h"
 #include "out.h"
 #include "probe.h"
+#include "reader.h"
 #include "row.h"
 #include "session.h"
 #include "tool.h"
@@ -161,8 +162,16 @@ static int prepare(struct tool_run *t)
 {
 	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
 	bool known = kprobes && ftrace_functions(NULL, mark_listed, NULL) >= 0;
-	for (enum role r = 0; r < ROLES; r++) {
-		if (by_kprobe(t, r, kprobes, known) || by_tracepoint(t, r))
+	/* Misses are pages added less pages dirtied, so those two come from one source: two
+	 * sources cannot be read at one moment (a count read while the events of the same
+	 * pages were still in the buffer: 73 to 144 misses in a 48 MiB write on 6.12, where
+	 * pages dirtied are events). Pages dirtied are placed first. */
+	static const enum role order[ROLES] = {ACCESSED, DIRTIED, ADDED};
+	for (int i = 0; i < ROLES; i++) {
+		enum role r = order[i];
+		bool events = r == ADDED && !env.c[DIRTIED].by_hits;
+		if ((events && by_tracepoint(t, r)) || by_kprobe(t, r, kprobes, known) ||
+		    (!events && by_tracepoint(t, r)))
 			continue;
 		const struct source *s = &sources[r];
 		if (!kprobes)
@@ -254,6 +263,14 @@ static int interval(struct tool_run *t, uint64_t now)
 	/* The counts would be short: the run ends, and fails. */
 	if (probe_profile(PROBE_KPROBE, hit, NULL) < 0) {
 		fprintf(stderr, "cachestat: cannot read kprobe_profile: the counts are lost\n");
+		t->failed = true;
+		return 1;
+	}
+	/* The events counted here up to the moment the kernel's counts were read, not later
+	 * ones: the look-ups (a count) and the pages added (events, where pages dirtied are)
+	 * of one read fall in the same interval. */
+	if (reader_read_until(&t->r, reader_now()) < 0) {
+		fprintf(stderr, "cachestat: cannot read the trace buffers: the counts are lost\n");
 		t->failed = true;
 		return 1;
 	}

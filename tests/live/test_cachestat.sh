@@ -43,10 +43,12 @@ else
 	}
 		if phase "a 48 MiB write" "dd if=/dev/zero of='$F' bs=1M count=48 2> /dev/null"; then
 		read -r h m d n < "$TMP/sums"
-		# (a write looks up no page; the misses are other tasks' reads meanwhile: 88 seen
-		# on 6.12 with another guest on the machine)
+		# (A write looks up no page. Where pages dirtied are events and pages added a
+		# kprobe's count, 6.12, an interval once took the count with events of it still in
+		# the buffer: 88 to 141 misses, none of them real.)
 		check "cachestat during a 48 MiB write: 12288 pages dirtied, no misses of its own" sh -c \
-			"[ $RC -eq 0 ] && [ $d -ge 12288 ] && [ $d -le 12352 ] && [ $m -le 256 ]"
+			"[ $RC -eq 0 ] && [ $d -ge 12288 ] && [ $d -le 12352 ] && [ $m -le 64 ]" ||
+			{ echo "# exit $RC: $h hits, $m misses, $d dirtied"; sed 's/^/# /' "$TMP/out"; }
 	fi
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
@@ -75,7 +77,7 @@ else
 		# accessed on some kernels: 26778 hits on 5.10's 1 KiB-block ext4.)
 		check "cachestat during a warm read and a write: at least the read's 12288 hits, 12288 dirtied, no misses" sh -c \
 			"[ $RC -eq 0 ] && [ $h -ge 12288 ] && [ $d -ge 12288 ] && [ $d -le 12352 ] && [ $m -le 64 ]" ||
-			echo "# exit $RC: $h hits, $m misses, $d dirtied"
+			{ echo "# exit $RC: $h hits, $m misses, $d dirtied"; sed 's/^/# /' "$TMP/out"; }
 	fi
 	rm -f "$F" "$F.w"
 

@@ -146,6 +146,46 @@ static void test_unordered_is_per_cpu(void **state)
 	assert_true(backwards > 0);
 }
 
+/* reader_read_until: what is stamped up to the limit now, on both CPUs, the rest at the next
+ * read; on a clock that is not mono (no common time base) all of it. */
+static void test_read_until(void **state)
+{
+	(void)state;
+	struct seen all;
+	read_all(XCPU, true, &all);
+	unsigned long long limit = all.ts[13]; /* the 14th in time order */
+	int due = 0;
+	for (int i = 0; i < all.n; i++)
+		due += all.ts[i] <= limit;
+	assert_true(due >= 14 && due < all.n);
+	for (int mono = 0; mono < 2; mono++) {
+		for (int ordered = 0; ordered < 2; ordered++) {
+			struct tep_handle *tep = load(XCPU);
+			struct reader r;
+			struct seen s;
+			memset(&s, 0, sizeof(s));
+			assert_int_equal(reader_open(&r, tep, XCPU, 4096, ordered), 0);
+			r.mono = mono;
+			const char *names[] = {"block_bio_queue", "block_rq_insert",
+					       "block_rq_issue", "block_rq_complete"};
+			for (int i = 0; i < 4; i++)
+				assert_int_equal(
+					reader_on(&r,
+						  tep_find_event_by_name(tep, "block", names[i]),
+						  on_event, &s),
+					0);
+			assert_int_equal(reader_read_until(&r, limit), 0);
+			assert_int_equal(s.n, mono ? due : all.n);
+			for (int i = 0; mono && i < s.n; i++)
+				assert_true(s.ts[i] <= limit);
+			assert_int_equal(reader_drain(&r), 0);
+			assert_int_equal(s.n, all.n);
+			reader_close(&r);
+			tep_free(tep);
+		}
+	}
+}
+
 /* CPU 1's page of the one-CPU fixture, to change. */
 static void fixture_page(char page[4096])
 {
@@ -327,10 +367,15 @@ static void test_no_cpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_decode_first_event),     cmocka_unit_test(test_ordered_merge),
-		cmocka_unit_test(test_unordered_is_per_cpu),   cmocka_unit_test(test_lost_events),
-		cmocka_unit_test(test_unsound_page),	       cmocka_unit_test(test_no_cpus),
-		cmocka_unit_test(test_full_page_after_extend), cmocka_unit_test(test_looping_page),
+		cmocka_unit_test(test_decode_first_event),
+		cmocka_unit_test(test_ordered_merge),
+		cmocka_unit_test(test_unordered_is_per_cpu),
+		cmocka_unit_test(test_lost_events),
+		cmocka_unit_test(test_read_until),
+		cmocka_unit_test(test_unsound_page),
+		cmocka_unit_test(test_no_cpus),
+		cmocka_unit_test(test_full_page_after_extend),
+		cmocka_unit_test(test_looping_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
