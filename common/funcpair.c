@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "funcpair.h"
-#include "runid.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,7 +18,6 @@
 #include "probe.h"
 #include "reader.h"
 #include "session.h"
-#include "sig.h"
 #include "tool.h"
 #include "usym.h"
 
@@ -238,78 +235,39 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
 
 /* --- paired in the kernel ------------------------------------------------------------------ */
 
-/* Threads each hist table keeps (one entry per thread that ever called, for the run): the
- * kernel's default is 2048; a busy box starts more in a few minutes. About 2 MB each. */
-#define KERNEL_THREADS 16384
-
-/* After the instance (it had the event enabled): the synthetic event. */
-static void remove_synth(void *arg)
-{
-	struct funcpair *fp = arg;
-	char line[128];
-	snprintf(line, sizeof(line), "!%s\n", fp->synth);
-	if (session_append("synthetic_events", line)) {
-		fprintf(stderr, "%s: cannot remove synthetic event %s: %s\n", fp->t->tool->name,
-			fp->synth, strerror(errno));
-		fp->t->failed = true;
-		return;
-	}
-	sig_forget(fp->synth_emergency);
-}
-
 bool funcpair_kernel_can(void)
 {
-	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
-	bool can = readme && strstr(readme, "hist:keys") &&
-		   tracefs_file_exists(NULL, "synthetic_events");
-	free(readme);
-	return can;
+	return span_kernel_can(SPAN_K_PAIRS, true);
 }
+
+/* Argument i's name in the entry's probe and in the pair event. */
+static const char *const arg_names[FUNCPAIR_MAX_ARGS] = {"a1", "a2", "a3", "a4", "a5", "a6"};
 
 bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 {
-	if (!funcpair_kernel_can())
-		return false;
-	/* ftt_<run id>_<entry's prefix>: the sweep finds a killed run's by its id. */
-	snprintf(fp->synth, sizeof(fp->synth), RUNID_GROUP_PREFIX "%s_%.*s", runid_self(),
-		 (int)strcspn(fp->entry_name, "_"), fp->entry_name);
-	char def[512];
-	size_t o = (size_t)snprintf(def, sizeof(def), "%s u64 lat; u64 t0%s", fp->synth,
-				    fp->retf ? "; s64 ret" : "");
-	for (int i = 0; i < fp->nargs; i++)
-		o += (size_t)snprintf(def + o, sizeof(def) - o, "; u64 a%d", i + 1);
-	snprintf(def + o, sizeof(def) - o, "\n");
-	if (session_append("synthetic_events", def)) {
-		/* Not this kernel's way after all: pair in user space, as without. */
-		fprintf(stderr,
-			"%s: the kernel refused the synthetic event '%.*s': %s; the calls "
-			"are paired here\n",
-			t->tool->name, (int)strlen(def) - 1, def, strerror(errno));
-		return false;
+	/* The entry starts a call of its thread; the return ends it and fires the run's pair
+	 * event with the call's time, its start, the entry's arguments and the return value.
+	 * The innermost call of a function that calls itself is the one paired. */
+	struct span_kernel *k = &fp->k;
+	*k = (struct span_kernel){.name = "call", .nstarts = 1, .mode = SPAN_K_PAIRS, .own = true};
+	k->start[0] = (struct span_kstart){.ev = fp->entry, .key = "common_pid"};
+	for (int i = 0; i < fp->nargs; i++) {
+		k->start[0].carry[i] = arg_names[i];
+		k->carry[i] = (struct span_kfield){"u64", arg_names[i], NULL};
 	}
+	k->ncarry = fp->nargs;
+	k->end = fp->ret;
+	k->end_key = "common_pid";
+	if (fp->retf)
+		k->fields[k->nfields++] = (struct span_kfield){"s64", "ret", "ret"};
+	if (!span_kernel_make(t, k))
+		return false;
 	fp->in_kernel = true;
-	fp->synth_emergency = -1;
-	/* Removed at the end however the run ends from here (a usage error included). */
-	if (session_on_close(&t->s, SESSION_AFTER_REMOVE, remove_synth, fp)) {
-		remove_synth(fp);
-		fp->in_kernel = false;
-		return false;
-	}
-	fp->trig_emergency[0] = fp->trig_emergency[1] = -1;
-	fp->undo.fd = -1;
-	if (!(fp->synth_ev = session_load_event(&t->s, "synthetic", fp->synth)) ||
-	    !(fp->lat = tep_find_field(fp->synth_ev, "lat")) ||
-	    !(fp->t0 = tep_find_field(fp->synth_ev, "t0")) ||
-	    (fp->retf && !(fp->retf = tep_find_field(fp->synth_ev, "ret")))) {
+	if (fp->retf && !(fp->retf = span_kernel_field(k, "ret")))
 		fprintf(stderr, "%s: cannot read the format of synthetic event %s\n", t->tool->name,
-			fp->synth);
-		fp->synth_ev = NULL;
-	}
-	for (int i = 0; fp->synth_ev && i < fp->nargs; i++) {
-		char name[16];
-		snprintf(name, sizeof(name), "a%d", i + 1);
-		fp->sarg[i] = tep_find_field(fp->synth_ev, name);
-	}
+			k->synth[0]);
+	for (int i = 0; i < fp->nargs; i++)
+		fp->sarg[i] = span_kernel_field(k, arg_names[i]);
 	return true;
 }
 
@@ -321,108 +279,25 @@ static void on_synth(struct tep_record *rec, void *ctx)
 	for (int i = 0; i < fp->nargs; i++)
 		args[i] = fp->sarg[i] ? (uint64_t)reader_num(rec, fp->sarg[i]) : 0;
 	unsigned long long st[FUNCPAIR_FRAMES];
-	struct funcpair_call c = {(uint64_t)reader_num(rec, fp->t0),
-				  (uint64_t)reader_num(rec, fp->lat), args, st,
+	struct funcpair_call c = {(uint64_t)reader_num(rec, fp->k.t0),
+				  (uint64_t)reader_num(rec, fp->k.lat), args, st,
 				  fp->kcaller ? kernel_frames(fp, rec, st) : 0};
 	fp->fn(rec, &c, fp->ctx);
-}
-
-/* "Dropped: N" of a hist: calls of threads its table had no room for. */
-static uint64_t hist_dropped(const struct funcpair *fp, const struct tep_event *ev)
-{
-	char *text = tracefs_event_file_read(fp->t->s.inst, ev->system, ev->name, "hist", NULL);
-	const char *d = text ? strstr(text, "Dropped:") : NULL;
-	uint64_t n = d ? strtoull(d + 8, NULL, 10) : 0;
-	free(text);
-	return n;
-}
-
-/* Before the instance goes (the triggers hold it): the return's trigger, which refers to
- * the entry's variables, first. */
-static void remove_triggers(void *arg)
-{
-	struct funcpair *fp = arg;
-	const struct tep_event *ev[2] = {fp->entry, fp->ret};
-	for (int i = 1; i >= 0; i--) {
-		if (!fp->trig_set[i])
-			continue;
-		char line[1040];
-		snprintf(line, sizeof(line), "!%s", fp->trig[i]);
-		if (tracefs_event_file_append(fp->t->s.inst, ev[i]->system, ev[i]->name, "trigger",
-					      line) < 0) {
-			fprintf(stderr, "%s: cannot remove the hist trigger of %s/%s: %s\n",
-				fp->t->tool->name, ev[i]->system, ev[i]->name, strerror(errno));
-			fp->t->failed = true;
-			continue;
-		}
-		fp->trig_set[i] = false;
-		sig_forget(fp->trig_emergency[i]);
-	}
-	if (!fp->trig_set[0] && !fp->trig_set[1])
-		undo_end(&fp->undo);
 }
 
 int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns, funcpair_fn fn,
 			  void *ctx)
 {
-	char clock[32], saved[512] = "", refs[256] = "", path[4096];
 	fp->fn = fn;
 	fp->ctx = ctx;
-	if (!fp->synth_ev || stacks_init(fp))
+	if (!fp->in_kernel || stacks_init(fp))
 		return TOOL_FAIL;
-	snprintf(path, sizeof(path), "%s/synthetic_events", tracefs_tracing_dir());
-	char line[128];
-	snprintf(line, sizeof(line), "!%s\n", fp->synth);
-	/* After the instance's removal (it has the event enabled). */
-	if ((fp->synth_emergency = sig_on_emergency_write(path, line)) < 0 ||
-	    session_clock(&t->s, clock, sizeof(clock)))
-		return TOOL_FAIL;
-	/* The entry saves, per thread, its time twice (the older kernels read a variable once:
-	 * one for the duration, one for the event) and its arguments. */
-	size_t o = 0, r = 0;
-	for (int i = 0; i < fp->nargs; i++) {
-		o += (size_t)snprintf(saved + o, sizeof(saved) - o, ",v%d=a%d", i + 1, i + 1);
-		r += (size_t)snprintf(refs + r, sizeof(refs) - r, ",$v%d", i + 1);
-	}
-	snprintf(fp->trig[0], sizeof(fp->trig[0]),
-		 "hist:keys=common_pid:ts0=common_timestamp,t0=common_timestamp%s:size=%d:clock=%s",
-		 saved, KERNEL_THREADS, clock);
-	snprintf(fp->trig[1], sizeof(fp->trig[1]),
-		 "hist:keys=common_pid:lat=common_timestamp-$ts0%s:size=%d:clock=%s:"
-		 "onmatch(%s.%s).%s($lat,$t0%s%s)",
-		 fp->retf ? ",rv=ret" : "", KERNEL_THREADS, clock, fp->entry->system,
-		 fp->entry->name, fp->synth, fp->retf ? ",$rv" : "", refs);
-	/* Kept before they are written: a killed run's are removed by the next run, and on
-	 * a fault before the instance is removed. */
-	if (undo_begin(&fp->undo, t->tool->name) ||
-	    session_on_close(&t->s, SESSION_BEFORE_REMOVE, remove_triggers, fp))
-		return TOOL_FAIL;
-	const struct tep_event *ev[2] = {fp->entry, fp->ret};
-	for (int i = 1; i >= 0; i--) {
-		char rm[1040];
-		snprintf(fp->trig_path[i], sizeof(fp->trig_path[i]), "%s/events/%s/%s/trigger",
-			 t->s.dir, ev[i]->system, ev[i]->name);
-		snprintf(rm, sizeof(rm), "!%s", fp->trig[i]);
-		if (undo_add(&fp->undo, fp->trig_path[i], rm) ||
-		    (fp->trig_emergency[i] = sig_on_emergency_write_before(
-			     t->s.emergency, fp->trig_path[i], rm)) < 0)
-			return TOOL_FAIL;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (tracefs_event_file_append(t->s.inst, ev[i]->system, ev[i]->name, "trigger",
-					      fp->trig[i]) < 0) {
-			fprintf(stderr,
-				"%s: the kernel rejected the hist trigger '%s' on %s/%s: %s\n",
-				t->tool->name, fp->trig[i], ev[i]->system, ev[i]->name,
-				strerror(errno));
-			return TOOL_FAIL;
-		}
-		fp->trig_set[i] = true;
-	}
 	char filter[64] = "";
 	if (min_ns)
 		snprintf(filter, sizeof(filter), "lat >= %" PRIu64, min_ns);
-	return tool_trace(t, fp->synth_ev, filter, on_synth, fp);
+	/* The pair event is fired by the return, in the thread's context: -p and -n apply. */
+	int ret = span_kernel_trace(t, &fp->k, NULL, NULL, NULL);
+	return ret ? ret : tool_trace(t, fp->k.pair_ev, filter, on_synth, fp);
 }
 
 long long funcpair_retval(const struct funcpair *fp, const struct tep_record *ret)
@@ -457,7 +332,7 @@ static bool faults_missed(void)
 	return major < 5 || (major == 5 && minor < 14);
 }
 
-void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long long ustacks)
+void funcpair_report(struct funcpair *fp, const char *tool, unsigned long long ustacks)
 {
 	/* A kretprobe can miss returns: more calls in progress than its instances (maxactive).
 	 * Before 5.14, x86 also counts a fault in a probe's handler as a miss of the probe
@@ -480,17 +355,10 @@ void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long 
 			"recorded (%llu): before Linux 5.14 a fault while reading one counts as a "
 			"miss; no call is known to be left out\n",
 			tool, m.n, ustacks);
-	/* A call of a thread that one table had no room for is dropped by one or both. */
-	uint64_t dropped = 0;
-	for (int i = 0; i < 2; i++) {
-		uint64_t d = fp->trig_set[i] ? hist_dropped(fp, i ? fp->ret : fp->entry) : 0;
-		dropped = d > dropped ? d : dropped;
-	}
-	if (dropped)
-		fprintf(stderr,
-			"%s: at least %llu calls are left out: the kernel's table of threads (%d) "
-			"was full (--user-space pairs them here)\n",
-			tool, (unsigned long long)dropped, KERNEL_THREADS);
+	/* Paired in the kernel: the returns of calls begun before tracing, and the calls of
+	 * threads a table of the kernel had no room for. */
+	if (fp->in_kernel && fp->k.ntrig)
+		span_kernel_report(&fp->k, tool, "returns");
 	char evicted[96] = "";
 	if (fp->calls.starts.evicted)
 		snprintf(evicted, sizeof(evicted),
@@ -505,6 +373,8 @@ void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long 
 
 void funcpair_free(struct funcpair *fp)
 {
+	if (fp->in_kernel)
+		span_kernel_free(&fp->k);
 	pair_free(&fp->depth);
 	span_free(&fp->calls);
 }

@@ -14,7 +14,6 @@
 
 #include "pair.h"
 #include "span.h"
-#include "undo.h"
 
 struct tool_run;
 struct tep_event;
@@ -63,17 +62,11 @@ struct funcpair {
 	funcpair_fn fn;
 	void *ctx;
 	struct tool_run *t;
-	/* Paired in the kernel (funcpair_trace_kernel): a synthetic event of this run, fired
-	 * by the return's hist trigger with what the entry's saved for the thread. */
+	/* Paired in the kernel (funcpair_kernel): the span's pair event, fired by the
+	 * return's hist trigger with what the entry's saved for the thread. */
 	bool in_kernel;
-	char synth[96];
-	struct tep_event *synth_ev;
-	struct tep_format_field *lat, *t0, *sarg[FUNCPAIR_MAX_ARGS];
-	char trig[2][1024]; /* the entry's and the return's triggers */
-	char trig_path[2][4096];
-	bool trig_set[2];
-	int trig_emergency[2], synth_emergency;
-	struct undo undo;
+	struct span_kernel k;
+	struct tep_format_field *sarg[FUNCPAIR_MAX_ARGS];
 };
 
 /* A usage error (opt_fail) unless spec is one function: FUNC or LIB:FUNC, no glob. */
@@ -111,7 +104,7 @@ long long funcpair_retval(const struct funcpair *fp, const struct tep_record *re
 /* In end(): on stderr, the returns the kernel missed (a kretprobe's instances all in use),
  * the returns that found no entry and the calls shown without their entry's stack. ustacks: the user stacks the probes recorded (-U),
  * each of which may have added a miss to the kretprobe's count (below). */
-void funcpair_report(const struct funcpair *fp, const char *tool, unsigned long long ustacks);
+void funcpair_report(struct funcpair *fp, const char *tool, unsigned long long ustacks);
 
 void funcpair_free(struct funcpair *fp);
 

@@ -141,7 +141,8 @@ void span_report(const struct span *s, const char *tool, const char *what)
 /* Before 6.1 (tested: 4.18, 4.19 have hist triggers with synthetic events, 6.1 and 6.12 were
  * right), two runs whose triggers sit on the same events in two instances hold each other:
  * the first to end cannot remove its instance or synthetic event (EBUSY), seen on 4.19 with
- * two runqlat at once. There the pairs are made here. */
+ * two runqlat at once. There the pairs are made here, unless the events are the run's own
+ * (its probes): no other run's triggers sit on them. */
 static bool kernel_from_6_1(void)
 {
 	struct utsname u;
@@ -151,9 +152,9 @@ static bool kernel_from_6_1(void)
 	return major > 6 || (major == 6 && minor >= 1);
 }
 
-bool span_kernel_can(enum span_kmode mode)
+bool span_kernel_can(enum span_kmode mode, bool own)
 {
-	if (!kernel_from_6_1())
+	if (!own && !kernel_from_6_1())
 		return false;
 	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
 	/* Numeric literals in hist expressions (5.16) are listed as such in the README. */
@@ -384,7 +385,7 @@ bool span_kernel_make(struct tool_run *t, struct span_kernel *k)
 	}
 	k->undo.fd = -1;
 	k->ntrig = 0;
-	if (!span_kernel_can(k->mode) || span_kernel_build(k, runid_self(), "mono"))
+	if (!span_kernel_can(k->mode, k->own) || span_kernel_build(k, runid_self(), "mono"))
 		return false;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/synthetic_events", tracefs_tracing_dir());
@@ -526,7 +527,7 @@ int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *fil
 		}
 		tr->set = true;
 	}
-	if (k->mode == SPAN_K_PAIRS) {
+	if (k->mode == SPAN_K_PAIRS && fn) {
 		static struct pair_cb cb;
 		cb = (struct pair_cb){fn, ctx};
 		if (session_enable(&t->s, k->pair_ev, filter) ||

@@ -170,6 +170,7 @@ struct span_kernel {
 	/* The end event's records that forget their key's start (NULL: none). */
 	const char *drop_key, *drop_filter;
 	enum span_kmode mode;
+	bool own; /* the start and end events are the run's own (span_kernel_can) */
 	/* SPAN_K_HIST: the unit of the time binned (1000: us), and the pair event's fields
 	 * keyed before the bucket ("pid"; NULL: none). */
 	uint64_t unit_ns;
@@ -200,8 +201,9 @@ struct span_kernel {
 	struct undo undo;
 };
 
-/* Whether the kernel can pair in the kernel in this mode (nothing is made). */
-bool span_kernel_can(enum span_kmode mode);
+/* Whether the kernel can pair in the kernel in this mode (nothing is made); own: the start
+ * and end events are the run's own (its probes), which older kernels can pair too. */
+bool span_kernel_can(enum span_kmode mode, bool own);
 
 /* The synthetic events' names and definitions (run id id) and the triggers' text (trace
  * clock clock), from the tool's description; nothing is written to the kernel. -1 (with
@@ -216,7 +218,9 @@ int span_kernel_build(struct span_kernel *k, const char *id, const char *clock);
 bool span_kernel_make(struct tool_run *t, struct span_kernel *k);
 
 /* In setup(): the triggers written, the kernel pairs from now on; SPAN_K_PAIRS: each pair
- * event that passes filter (NULL: all) is handed to fn. Returns a TOOL_ status. */
+ * event that passes filter (NULL: all) is handed to fn. fn NULL: the tool traces the pair
+ * event (k->pair_ev) itself, after (tool_trace: where the pair event is fired in the task's
+ * own context, the run's filters of the task apply). Returns a TOOL_ status. */
 int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *filter,
 		      void (*fn)(struct tep_record *pair, void *ctx), void *ctx);
 

@@ -114,7 +114,7 @@ static int choose(struct spanhist *sh, struct tool_run *t,
 {
 	if (sh->via == SPANHIST_USER)
 		return SPANHIST_USER;
-	if (sh->via == SPANHIST_HIST && !span_kernel_can(SPAN_K_HIST)) {
+	if (sh->via == SPANHIST_HIST && !span_kernel_can(SPAN_K_HIST, false)) {
 		fprintf(stderr,
 			"%s: --via hist: this kernel's hist triggers cannot bin in the kernel "
 			"(CONFIG_HIST_TRIGGERS with synthetic events and numeric literals: Linux "
@@ -122,7 +122,7 @@ static int choose(struct spanhist *sh, struct tool_run *t,
 			t->tool->name);
 		return -1;
 	}
-	if (sh->via == SPANHIST_PAIRS && !span_kernel_can(SPAN_K_PAIRS)) {
+	if (sh->via == SPANHIST_PAIRS && !span_kernel_can(SPAN_K_PAIRS, false)) {
 		fprintf(stderr,
 			"%s: --via pairs: no hist triggers with synthetic events in this kernel "
 			"(CONFIG_HIST_TRIGGERS, Linux 6.1: before it two runs interfere)\n",
@@ -131,8 +131,8 @@ static int choose(struct spanhist *sh, struct tool_run *t,
 	}
 	bool hist =
 		sh->via == SPANHIST_HIST || (sh->via == SPANHIST_BEST && sh->key != HISTSET_COMM &&
-					     span_kernel_can(SPAN_K_HIST));
-	if (!hist && sh->via == SPANHIST_BEST && !span_kernel_can(SPAN_K_PAIRS))
+					     span_kernel_can(SPAN_K_HIST, false));
+	if (!hist && sh->via == SPANHIST_BEST && !span_kernel_can(SPAN_K_PAIRS, false))
 		return SPANHIST_USER;
 	describe(sh, hist);
 	sh->k.mode = hist ? SPAN_K_HIST : SPAN_K_PAIRS;

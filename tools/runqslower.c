@@ -153,14 +153,14 @@ static int prepare(struct tool_run *t)
 	if (sched_load(&t->s, &env.se, true))
 		return TOOL_FAIL;
 	env.how = VIA_USER;
-	if (env.via == VIA_PAIRS && !span_kernel_can(SPAN_K_PAIRS)) {
+	if (env.via == VIA_PAIRS && !span_kernel_can(SPAN_K_PAIRS, false)) {
 		fprintf(stderr,
 			"runqslower: --via pairs: no hist triggers with synthetic events in "
 			"this kernel (CONFIG_HIST_TRIGGERS, Linux 6.1: before it two runs "
 			"interfere)\n");
 		return TOOL_FAIL;
 	}
-	if (env.via != VIA_USER && span_kernel_can(SPAN_K_PAIRS)) {
+	if (env.via != VIA_USER && span_kernel_can(SPAN_K_PAIRS, false)) {
 		struct span_kernel *k = &env.k;
 		sched_runq_kernel(&env.se, k, t->o.tid);
 		k->fields[0] = (struct span_kfield){"pid_t", "pid", "next_pid"};
