@@ -210,6 +210,13 @@ FILE *row_json(struct row *r)
 	return c && json ? r->f : NULL;
 }
 
+FILE *row_text(struct row *r)
+{
+	bool text, json;
+	const struct row_col *c = next(r, &text, &json);
+	return c && text ? r->f : NULL;
+}
+
 void row_none(struct row *r)
 {
 	bool text, json;

@@ -111,6 +111,9 @@ void row_word(struct row *r, const char *w);
 /* A ROW_JSON column: the stream to write its value to, as one JSON value (hist_log2_json);
  * NULL in text, where the column has nothing to show. */
 FILE *row_json(struct row *r);
+/* A ROW_TEXT column the tool writes itself in text (a line of its own making): the stream
+ * to write it to; NULL in JSON, where the column has nothing to show. */
+FILE *row_text(struct row *r);
 /* No value for this column on this line: "-" in text, null in JSON. */
 void row_none(struct row *r);
 void row_end(struct row *r);

@@ -44,6 +44,7 @@
 #include "pair.h"
 #include "probe.h"
 #include "reader.h"
+#include "row.h"
 #include "sysc.h"
 #include "tool.h"
 #include "usym.h"
@@ -125,6 +126,7 @@ static struct env {
 	bool loader;		/* the loader's entry is probed */
 	bool loader_image;	/* and the pointers on the new program's stack there */
 	struct tool_run *t;
+	struct row row;
 	struct sysc join;
 	struct pair_table stash;  /* tid -> struct args from the C library, before the call */
 	struct pair_table counts; /* tid -> struct args, how many it passed, when only that came */
@@ -154,6 +156,7 @@ static const struct opt_spec options[] = {
 	 "offers)",
 	 0},
 	TOOL_EXEC,
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -423,101 +426,120 @@ static bool arg_matches(const struct args *a)
 	return false;
 }
 
-static void print_exec(uint64_t ts, int pid, int call, long long ret, const char *pcomm,
-		       const struct exec_data *d)
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"PCOMM", "pcomm", -16, ROW_STR, 0, 0,
+	 "the program's name after the exec (a failed one: the caller's), exact"},
+	{"PID", "pid", 7, ROW_INT, 0, 0, "the process"},
+	{"PPID", "ppid", 7, ROW_INT, 0, 0, "its parent when it was created; null when not known"},
+	{NULL, "call", 0, ROW_WORD, 0, ROW_NOTEXT, "the system call: execve or execveat"},
+	{"RET", "ret", 4, ROW_INT, 0, 0, "0, or (-x) the negative error of a failed exec"},
+	{NULL, "filename", 0, ROW_STR, 0, ROW_NOTEXT,
+	 "the file the kernel ran; null for a failure"},
+	{"ARGS", NULL, 0, ROW_TEXT, 0, ROW_NOJSON, NULL},
+	{NULL, "args", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "the arguments, an array of exact strings (what was read of each); null when none "
+	 "were read"},
+	{NULL, "args_cut", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "true when argv was longer than --max-args or an argument was cut"},
+	{NULL, "args_from", 0, ROW_WORD, 0, ROW_NOTEXT,
+	 "where they were read: kprobe, eprobe, uprobe, loader, proc or none"},
+	{NULL, "arg_lengths", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "each argument's length in bytes as passed (null: cut at a length not known); null "
+	 "when none were read"},
+};
+static const struct row_table table = ROW_TABLE("each exec", cols);
+
+/* The ARGS column of text: each argument one word, then what was cut or read late. */
+static void args_text(FILE *f, const struct args *a, const struct exec_data *d)
 {
-	struct tool_run *t = env.t;
-	const struct args *a = &d->a;
-	struct comm_task ti;
-	int ppid = comm_task(t->names, pid, &ti) ? -1 : ti.ppid;
-	size_t o, held;
-	if ((env.name && fnmatch(env.name, pcomm, 0)) || !arg_matches(a))
-		return;
-	bool whole = args_whole(a);
-	env.shown++;
-	env.late += a->from == SRC_PROC;
-	env.unknown += a->from == SRC_NONE;
-	env.cut += a->from != SRC_NONE && !whole;
-	char when[16];
-	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pcomm\":", out_wallclock(ts, when),
-		       ts / 1e9);
-		out_json_str(stdout, pcomm, 16);
-		printf(",\"pid\":%d,\"ppid\":", pid);
-		printf(ppid >= 0 ? "%d" : "null", ppid);
-		printf(",\"call\":\"%s\",\"ret\":%lld,\"filename\":", calls[call], ret);
-		if (d->filename[0])
-			out_json_str(stdout, d->filename, sizeof(d->filename));
-		else
-			fputs("null", stdout);
-		fputs(",\"args\":", stdout);
-		if (a->from == SRC_NONE) {
-			fputs("null,\"args_cut\":false,\"args_from\":\"none\",\"arg_lengths\":null}"
-			      "\n",
-			      stdout);
-			return;
-		}
-		putchar('[');
-		o = 0;
-		for (int i = 0; i < a->n; i++) {
-			const char *s = args_next(a, &o, &held);
-			if (i)
-				putchar(',');
-			out_json_str(stdout, s, held);
-		}
-		printf("],\"args_cut\":%s,\"args_from\":\"%s\",\"arg_lengths\":[",
-		       a->cut || !whole ? "true" : "false", src_names[a->from]);
-		for (int i = 0; i < a->n; i++)
-			printf(a->size[i] == SIZE_UNKNOWN ? "%snull" : "%s%u", i ? "," : "",
-			       a->size[i]);
-		fputs("]}\n", stdout);
-		return;
-	}
-	if (t->o.timestamp)
-		printf("%-14.6f ", ts / 1e9);
-	if (t->o.wallclock)
-		printf("%-8s ", out_wallclock(ts, when));
-	out_text(stdout, pcomm, 16, 16);
-	printf(" %7d ", pid);
-	if (ppid >= 0)
-		printf("%7d", ppid);
-	else
-		printf("%7s", "?");
-	printf(" %4lld ", ret);
+	size_t o = 0, held;
 	if (a->from == SRC_NONE) {
 		/* Not read: the file the kernel ran, when it ran one. */
 		if (d->filename[0]) {
-			out_text_arg(stdout, d->filename, strlen(d->filename), env.quote);
-			putchar(' ');
+			out_text_arg(f, d->filename, strlen(d->filename), env.quote);
+			putc(' ', f);
 		}
-		fputs("[arguments not read]\n", stdout);
+		fputs("[arguments not read]", f);
 		return;
 	}
-	o = 0;
 	for (int i = 0; i < a->n; i++) {
 		const char *s = args_next(a, &o, &held);
 		if (i)
-			putchar(' ');
-		out_text_arg(stdout, s, held, env.quote);
+			putc(' ', f);
+		out_text_arg(f, s, held, env.quote);
 		if (a->size[i] == SIZE_UNKNOWN)
-			fputs(" [cut]", stdout);
+			fputs(" [cut]", f);
 		else if (arg_cut(a, i, held))
-			printf(" [cut: %u byte%s]", a->size[i], a->size[i] == 1 ? "" : "s");
+			fprintf(f, " [cut: %u byte%s]", a->size[i], a->size[i] == 1 ? "" : "s");
 	}
 	if (a->cut)
-		fputs(" [...]", stdout);
+		fputs(" [...]", f);
 	if (a->from == SRC_PROC)
-		fputs(" [late]", stdout);
-	putchar('\n');
+		fputs(" [late]", f);
+}
+
+static void print_exec(uint64_t ts, int pid, int call, long long ret, const char *pcomm,
+		       const struct exec_data *d)
+{
+	const struct args *a = &d->a;
+	struct comm_task ti;
+	int ppid = comm_task(env.t->names, pid, &ti) ? -1 : ti.ppid;
+	if ((env.name && fnmatch(env.name, pcomm, 0)) || !arg_matches(a))
+		return;
+	bool whole = args_whole(a), read = a->from != SRC_NONE;
+	env.shown++;
+	env.late += a->from == SRC_PROC;
+	env.unknown += !read;
+	env.cut += read && !whole;
+	struct row *w = &env.row;
+	FILE *f;
+	row_begin(w, ts);
+	row_str(w, pcomm, 16);
+	row_int(w, pid);
+	if (ppid >= 0)
+		row_int(w, ppid);
+	else
+		row_none(w);
+	row_word(w, calls[call]);
+	row_int(w, ret);
+	if (d->filename[0])
+		row_str(w, d->filename, sizeof(d->filename));
+	else
+		row_none(w);
+	if ((f = row_text(w)))
+		args_text(f, a, d);
+	if ((f = row_json(w))) {
+		size_t o = 0, held;
+		fputs(read ? "[" : "null", f);
+		for (int i = 0; read && i < a->n; i++) {
+			const char *s = args_next(a, &o, &held);
+			if (i)
+				putc(',', f);
+			out_json_str(f, s, held);
+		}
+		if (read)
+			putc(']', f);
+	}
+	if ((f = row_json(w)))
+		fputs(read && (a->cut || !whole) ? "true" : "false", f);
+	row_word(w, src_names[a->from]);
+	if ((f = row_json(w))) {
+		fputs(read ? "[" : "null", f);
+		for (int i = 0; read && i < a->n; i++)
+			fprintf(f, a->size[i] == SIZE_UNKNOWN ? "%snull" : "%s%u", i ? "," : "",
+				a->size[i]);
+		if (read)
+			putc(']', f);
+	}
+	row_end(w);
 }
 
 static void header(struct tool_run *t)
 {
-	if (t->o.timestamp)
-		printf("%-14s ", "TIME(s)");
-	if (t->o.wallclock)
-		printf("%-8s ", "TIME");
-	printf("%-16s %7s %7s %4s %s\n", "PCOMM", "PID", "PPID", "RET", "ARGS");
+	(void)t;
+	row_header(&env.row);
 }
 
 /* --- the join ------------------------------------------------------------------------------- */
@@ -972,6 +994,7 @@ static int setup(struct tool_run *t)
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
 	int ret;
 	env.t = t;
+	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	struct tep_event *exec_ev = session_load_event(&t->s, "sched", "sched_process_exec");
 	if (!sysc_event(&t->s, "enter", "execve") || !sysc_event(&t->s, "exit", "execve") ||
 	    !exec_ev) {
@@ -1053,6 +1076,7 @@ static const struct tool execsnoop = {
 		(const char *const[]){"syscalls:sys_enter_execve", "syscalls:sys_exit_execve",
 				      "syscalls:sys_enter_execveat", "syscalls:sys_exit_execveat",
 				      "sched:sched_process_exec", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.setup = setup,
 	.banner = banner,

@@ -137,12 +137,45 @@ static void test_json_value(void **state)
 	}
 }
 
+/* A text column the tool writes itself, with its JSON counterpart: each only in its form. */
+static void test_own_text(void **state)
+{
+	(void)state;
+	static const struct row_col tcols[] = {
+		{"PID", "pid", 3, ROW_INT, 0, 0, "pid"},
+		{"ARGS", NULL, 0, ROW_TEXT, 0, ROW_NOJSON, NULL},
+		{NULL, "args", 0, ROW_JSON, 0, ROW_NOTEXT, "the arguments"},
+	};
+	static const struct row_table ttable = ROW_TABLE("own text", tcols);
+	for (int json = 0; json < 2; json++) {
+		char buf[512] = "";
+		FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+		struct row r;
+		row_init(&r, &ttable, f, json, false, false);
+		row_header(&r);
+		row_begin(&r, 0);
+		row_int(&r, 7);
+		FILE *t = row_text(&r);
+		if (t)
+			fputs("a \"b c\" [cut]", t);
+		FILE *v = row_json(&r);
+		if (v)
+			fputs("[\"a\",\"b c\"]", v);
+		row_end(&r);
+		fclose(f);
+		assert_int_equal(!!t, !json);
+		assert_int_equal(!!v, json);
+		assert_string_equal(buf, json ? "{\"pid\":7,\"args\":[\"a\",\"b c\"]}\n" :
+						"PID ARGS\n  7 a \"b c\" [cut]\n");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),	   cmocka_unit_test(test_long_last),
 		cmocka_unit_test(test_json),	   cmocka_unit_test(test_short_line),
-		cmocka_unit_test(test_json_value),
+		cmocka_unit_test(test_json_value), cmocka_unit_test(test_own_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
