@@ -5,6 +5,7 @@
 #include "ksym.h"
 #include "out.h"
 #include "reader.h"
+#include "row.h"
 #include "usym.h"
 
 #include <limits.h>
@@ -20,11 +21,40 @@ struct evfields {
 	int n;
 	struct tep_format_field **f;
 	struct field_desc *d;
-	int need; /* bytes a record needs for its fixed fields */
+	int need;	/* bytes a record needs for its fixed fields */
+	char name[160]; /* SYSTEM:NAME */
 };
+
+/* JSON: one object per event (its fields under "fields", as the format names them), then
+ * its stacks as members. */
+static const struct row_col event_cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{NULL, "cpu", 0, ROW_INT, 0, 0, "the CPU the event was recorded on"},
+	{NULL, "pid", 0, ROW_INT, 0, 0, "the thread it happened in"},
+	{NULL, "comm", 0, ROW_STR, 0, 0, "its name then, exact"},
+	{NULL, "event", 0, ROW_STR, 0, 0, "the event, SYSTEM:NAME"},
+	{NULL, "fields", 0, ROW_JSON, 0, 0,
+	 "an object: every field of the event's format by its name, numbers as numbers, strings "
+	 "exact, arrays as arrays"},
+};
+const struct row_table evprint_event_keys = ROW_TABLE("each event", event_cols);
+static const struct row_col kstack_cols[] = {
+	{NULL, "stack", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "-s: the kernel stack, innermost first, each frame \"function+0xOFFSET\" (an address "
+	 "where no symbol is known); absent without -s"},
+};
+const struct row_table evprint_kstack_keys = ROW_TABLE("kernel stacks", kstack_cols);
+static const struct row_col ustack_cols[] = {
+	{NULL, "ustack", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "-U: the user stack, innermost first, each frame named from the process's maps; "
+	 "absent without -U or when none was recorded"},
+};
+const struct row_table evprint_ustack_keys = ROW_TABLE("user stacks", ustack_cols);
 
 struct evprint {
 	struct tep_handle *tep;
+	struct row row; /* JSON's objects */
 	bool json, wallclock;
 	struct trace_seq seq;
 	struct tep_event *kstack, *ustack;
@@ -49,6 +79,8 @@ struct evprint *evprint_new(struct tep_handle *tep, bool json, bool wallclock)
 	p->tep = tep;
 	p->json = json;
 	p->wallclock = wallclock;
+	if (json)
+		row_init(&p->row, &evprint_event_keys, stdout, true, true, true);
 	trace_seq_init(&p->seq);
 	return p;
 }
@@ -91,6 +123,7 @@ static struct evfields *fields_of(struct evprint *p, struct tep_event *ev)
 	}
 	int i = 0;
 	e->need = 0;
+	snprintf(e->name, sizeof(e->name), "%s:%s", ev->system, ev->name);
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next, i++) {
 		e->f[i] = f;
 		e->d[i] = field_describe(ev, f);
@@ -294,19 +327,24 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		return;
 	if (p->json) {
 		struct evfields *e = fields_of(p, ev);
-		printf("{\"time\":\"%s\",\"ts\":%.6f,\"cpu\":%d,\"pid\":%d,\"comm\":",
-		       out_wallclock(rec->ts, when), rec->ts / 1e9, rec->cpu, pid);
-		out_json_str(stdout, comm, 16);
-		printf(",\"event\":\"%s:%s\",\"fields\":{", ev->system, ev->name);
+		struct row *w = &p->row;
+		row_begin(w, rec->ts);
+		row_int(w, rec->cpu);
+		row_int(w, pid);
+		row_str(w, comm, 16);
+		row_str(w, e ? e->name : ev->name, e ? sizeof(e->name) : strlen(ev->name));
+		FILE *f = row_json(w);
+		putc('{', f);
 		for (int i = 0; e && i < e->n; i++) {
 			size_t len;
 			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
-			printf("%s\"%s\":", i ? "," : "", e->f[i]->name);
-			field_json(stdout, &e->d[i], data, len);
+			fprintf(f, "%s\"%s\":", i ? "," : "", e->f[i]->name);
+			field_json(f, &e->d[i], data, len);
 		}
-		putchar('}');
+		putc('}', f);
+		row_end_open(w);
 		stacks(p, rec);
-		fputs("}\n", stdout);
+		row_close(w);
 		return;
 	}
 	if (p->wallclock)

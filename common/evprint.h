@@ -17,6 +17,7 @@ struct tep_record;
 struct tep_format_field;
 struct ksyms;
 struct evprint;
+struct row_table;
 
 /* json: objects instead of lines; wallclock: a TIME column (HH:MM:SS) first. */
 struct evprint *evprint_new(struct tep_handle *tep, bool json, bool wallclock);
@@ -65,5 +66,9 @@ unsigned long long evprint_without_ustack(const struct evprint *p);
  * records no user stack for an instance's events, and -U must not look like empty stacks. */
 void evprint_say_without_ustack(const char *tool, const char *what, unsigned long long n);
 void evprint_free(struct evprint *p);
+
+/* The keys of the JSON objects, as row tables (for a tool's --json-keys and its page, struct
+ * tool .rows): an event's, and the members evprint_trailers writes for its stacks. */
+extern const struct row_table evprint_event_keys, evprint_kstack_keys, evprint_ustack_keys;
 
 #endif

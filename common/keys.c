@@ -4,6 +4,7 @@
 #include "field.h"
 #include "hist.h"
 #include "out.h"
+#include "row.h"
 #include "reader.h"
 
 #include <stdint.h>
@@ -330,6 +331,31 @@ static bool key_is_text(const struct keys *k, int j)
 	       (kk->kind == KEY_NUM && kk->d[0].kind == FIELD_POINTER);
 }
 
+/* JSON: each key's count (and histogram with --hist) an object; --hist alone, one. */
+#define KEYS_COL_KEYS                                                                         \
+	{                                                                                     \
+		NULL, "keys", 0, ROW_JSON, 0, 0,                                              \
+			"-k: an object, each key by its name with the value counted under it" \
+	}
+#define KEYS_COL_FIELD                                                                       \
+	{                                                                                    \
+		NULL, "field", 0, ROW_STR, 0, 0, "--hist: the field whose values are binned" \
+	}
+#define KEYS_COL_HIST                                                                            \
+	{                                                                                        \
+		NULL, "hist", 0, ROW_JSON, 0, 0,                                                 \
+			"--hist: its log2 histogram, an array of {low, high, count} (low null: " \
+			"the negative values)"                                                   \
+	}
+static const struct row_col count_cols[] = {ROW_COL_WHEN, KEYS_COL_EVENT, KEYS_COL_KEYS,
+					    KEYS_COL_COUNT};
+static const struct row_col hist_cols[] = {ROW_COL_WHEN,   KEYS_COL_EVENT, KEYS_COL_KEYS,
+					   KEYS_COL_COUNT, KEYS_COL_FIELD, KEYS_COL_HIST};
+static const struct row_col total_cols[] = {ROW_COL_WHEN, KEYS_COL_FIELD, KEYS_COL_HIST};
+const struct row_table keys_count_keys = ROW_TABLE("each key's count (-k)", count_cols);
+const struct row_table keys_hist_keys = ROW_TABLE("each key's histogram (-k, --hist)", hist_cols);
+const struct row_table keys_total_keys = ROW_TABLE("the histogram (--hist)", total_cols);
+
 static void print_row(const void *keyp, uint64_t count, const void *val, void *ctx)
 {
 	struct keys *k = ctx;
@@ -338,20 +364,30 @@ static void print_row(const void *keyp, uint64_t count, const void *val, void *c
 	memcpy(&idx, key, sizeof(idx));
 	struct tep_event *ev = k->events[idx];
 	if (k->json) {
-		printf("{\"time\":\"%s\",\"event\":\"%s:%s\",\"keys\":{", k->when, ev->system,
-		       ev->name);
+		struct row w;
+		char name[160];
+		snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+		row_init(&w, k->hist ? &keys_hist_keys : &keys_count_keys, stdout, true, false,
+			 false);
+		row_begin(&w, 0);
+		row_word(&w, k->when);
+		row_str(&w, name, sizeof(name));
+		FILE *f = row_json(&w);
+		putc('{', f);
 		for (int j = 0; j < k->nkeys; j++) {
-			printf("%s", j ? "," : "");
-			out_json_str(stdout, k->k[j].name, strlen(k->k[j].name));
-			putchar(':');
+			if (j)
+				putc(',', f);
+			out_json_str(f, k->k[j].name, strlen(k->k[j].name));
+			putc(':', f);
 			print_value(k, key, j, idx, 0);
 		}
-		printf("},\"count\":%llu", (unsigned long long)count);
+		putc('}', f);
+		row_uint(&w, count);
 		if (k->hist) {
-			printf(",\"field\":\"%s\",\"hist\":", k->hist);
-			hist_log2_json(stdout, val);
+			row_str(&w, k->hist, strlen(k->hist));
+			hist_log2_json(row_json(&w), val);
 		}
-		printf("}\n");
+		row_end(&w);
 		return;
 	}
 	if (k->hist) { /* "[event ]key=value key=value:", then the histogram */
@@ -380,9 +416,13 @@ void keys_print(struct keys *k, const char *when, bool json)
 	k->when = when;
 	if (!k->nkeys) {
 		if (json) {
-			printf("{\"time\":\"%s\",\"field\":\"%s\",\"hist\":", when, k->hist);
-			hist_log2_json(stdout, &k->h);
-			printf("}\n");
+			struct row w;
+			row_init(&w, &keys_total_keys, stdout, true, false, false);
+			row_begin(&w, 0);
+			row_word(&w, when);
+			row_str(&w, k->hist, strlen(k->hist));
+			hist_log2_json(row_json(&w), &k->h);
+			row_end(&w);
 		} else {
 			out_table_gap(stdout);
 			printf("%s\n", when);

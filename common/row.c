@@ -227,13 +227,26 @@ void row_none(struct row *r)
 		fputs("null", r->f);
 }
 
-void row_end(struct row *r)
+void row_end_open(struct row *r)
 {
 	/* Columns the tool did not write: none in text, null in JSON (a bug of the tool, but
 	 * the object stays valid). */
 	while (r->at < r->table->ncols)
 		row_none(r);
-	fputs(r->json ? "}\n" : "\n", r->f);
+	if (!r->json)
+		fputc('\n', r->f);
+}
+
+void row_close(struct row *r)
+{
+	if (r->json)
+		fputs("}\n", r->f);
+}
+
+void row_end(struct row *r)
+{
+	row_end_open(r);
+	row_close(r);
 }
 
 void row_keys(FILE *f, const struct row_table *t)

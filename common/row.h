@@ -117,6 +117,11 @@ FILE *row_text(struct row *r);
 /* No value for this column on this line: "-" in text, null in JSON. */
 void row_none(struct row *r);
 void row_end(struct row *r);
+/* row_end in two steps, for a line followed by what the tool writes itself (its stacks):
+ * row_end_open ends the text line, or leaves the JSON object open for more members (each
+ * written with its leading comma); row_close then closes the object (nothing in text). */
+void row_end_open(struct row *r);
+void row_close(struct row *r);
 
 /* The keys of a table as `--json-keys` prints them: "KEY<TAB>what it is", one per line. */
 void row_keys(FILE *f, const struct row_table *t);

@@ -48,6 +48,7 @@ static void json_keys(const struct tool *tool)
 			for (int j = 0; !seen && j <= i; j++)
 				for (int k = 0; k < (j < i ? tool->rows[j]->ncols : c); k++)
 					seen |= tool->rows[j]->cols[k].key &&
+						!(tool->rows[j]->cols[k].flags & ROW_NOJSON) &&
 						!strcmp(tool->rows[j]->cols[k].key, col->key);
 			if (!seen)
 				printf("%s\t%s\n", col->key, col->doc ? col->doc : "");

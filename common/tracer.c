@@ -2,6 +2,7 @@
 #include "tracer.h"
 #include "comm.h"
 #include "evprint.h"
+#include "row.h"
 #include "folded.h"
 #include "keys.h"
 #include "ksym.h"
@@ -284,8 +285,14 @@ void tracer_header(struct tool_run *t)
 		evprint_header(tr->p);
 }
 
+/* -c in JSON: an object per event each interval. */
+static const struct row_col count_cols[] = {ROW_COL_WHEN, KEYS_COL_EVENT, KEYS_COL_COUNT};
+const struct row_table tracer_count_keys = ROW_TABLE("each event's count (-c)", count_cols);
+
 static void print_counts(struct tracer *tr, const char *when)
 {
+	struct row w;
+	row_init(&w, &tracer_count_keys, stdout, true, false, false);
 	if (!tr->t->o.json) {
 		out_table_gap(stdout);
 		printf("%s\n%-40s %12s\n", when, "EVENT", "COUNT");
@@ -293,10 +300,13 @@ static void print_counts(struct tracer *tr, const char *when)
 	for (int i = 0; i < tr->nevents; i++) {
 		char name[160];
 		snprintf(name, sizeof(name), "%s:%s", tr->events[i]->system, tr->events[i]->name);
-		if (tr->t->o.json)
-			printf("{\"time\":\"%s\",\"event\":\"%s\",\"count\":%llu}\n", when, name,
-			       (unsigned long long)tr->counts[i]);
-		else
+		if (tr->t->o.json) {
+			row_begin(&w, 0);
+			row_word(&w, when);
+			row_str(&w, name, sizeof(name));
+			row_uint(&w, tr->counts[i]);
+			row_end(&w);
+		} else
 			printf("%-40s %12llu\n", name, (unsigned long long)tr->counts[i]);
 		tr->counts[i] = 0;
 	}

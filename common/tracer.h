@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "evprint.h"
+#include "keys.h"
 #include "tool.h"
 
 struct tep_event;
@@ -25,6 +27,19 @@ struct ksyms;
 
 #define TRACER_OPT_HIST (OPT_LONG + 1)
 #define TRACER_OPT_FOLDED (OPT_LONG + 2)
+
+/* The keys of every JSON object a tracer tool writes (struct tool .rows): each event and its
+ * stacks, the counts of -c and -k, the histograms of --hist; functrace's lack -U's. */
+struct row_table;
+extern const struct row_table tracer_count_keys;
+#define TRACER_ROWS_KERNEL                                                               \
+	&evprint_event_keys, &evprint_kstack_keys, &tracer_count_keys, &keys_count_keys, \
+		&keys_hist_keys, &keys_total_keys
+#define TRACER_ROWS                                            \
+	(const struct row_table *const[])                      \
+	{                                                      \
+		TRACER_ROWS_KERNEL, &evprint_ustack_keys, NULL \
+	}
 
 /* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U. */
 #define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TOOL_EXEC
@@ -56,9 +71,7 @@ struct ksyms;
 		 "count the stacks of -s and -U instead, printed at the end as folded\n"          \
 		 "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames _[k])",         \
 		 0},                                                                              \
-	{                                                                                         \
-		'v', NULL, NULL, "print the format of the event(s) and exit", 0                   \
-	}
+		{'v', NULL, NULL, "print the format of the event(s) and exit", 0}, TOOL_JSON_KEYS
 
 struct tracer {
 	/* options */

@@ -173,14 +173,12 @@ static void print_check(struct tep_record *rec, uint64_t ts, int cap, int audit,
 	row_int(&env.row, ret);
 	row_word(&env.row, ret == 0 ? "allow" : "deny");
 	/* Text: the stacks' lines after the line; JSON: their members inside the object. */
-	if (!env.row.json)
-		row_end(&env.row);
+	row_end_open(&env.row);
 	if (env.stack && kstack)
 		evprint_kstack(env.stacks, kstack, nk);
 	if (env.stacks)
 		evprint_trailers(env.stacks, rec);
-	if (env.row.json)
-		row_end(&env.row);
+	row_close(&env.row);
 }
 
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
@@ -303,7 +301,8 @@ static const struct tool capable = {
 	.operand_help = "   duration    trace for this many seconds, then exit\n",
 	.examples = examples,
 	.formats = (const char *const[]){"capability:cap_capable", NULL},
-	.rows = (const struct row_table *const[]){&table, NULL},
+	.rows = (const struct row_table *const[]){&table, &evprint_kstack_keys,
+						  &evprint_ustack_keys, NULL},
 	.option = option,
 	.operands_fn = tool_operand_duration,
 	.prepare = prepare,

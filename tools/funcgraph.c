@@ -27,6 +27,7 @@
 #include "ksym.h"
 #include "opt.h"
 #include "out.h"
+#include "row.h"
 #include "toplevel.h"
 #include "tool.h"
 
@@ -77,6 +78,7 @@ static struct env {
 	} * cpus;
 	unsigned int wakes;
 	int ncpus;
+	struct row json; /* -j's objects (the graph's text is drawn by line()) */
 } env;
 
 static const struct opt_spec options[] = {
@@ -94,6 +96,7 @@ static const struct opt_spec options[] = {
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
 	TOOL_EXEC,
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -324,6 +327,23 @@ static const char *fname(unsigned long long addr, char buf[32])
 
 enum kind { ENTRY, EXIT, LEAF };
 
+/* -j: one object per line of the graph. */
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{NULL, "cpu", 0, ROW_INT, 0, 0, "the CPU"},
+	{NULL, "pid", 0, ROW_INT, 0, 0, "the thread"},
+	{NULL, "comm", 0, ROW_STR, 0, 0, "its name then, exact"},
+	{NULL, "func", 0, ROW_STR, 0, 0, "the function (an address where no symbol is known)"},
+	{NULL, "depth", 0, ROW_INT, 0, 0, "its depth in the graph, 0 for FUNC"},
+	{NULL, "call", 0, ROW_WORD, 0, 0,
+	 "entry (a call that goes deeper), exit (its return) or leaf (a call with no traced "
+	 "callee)"},
+	{NULL, "dur_ns", 0, ROW_UINT, 0, 0,
+	 "exit and leaf: the call's duration in ns (-C: on CPU only); null on an entry"},
+};
+static const struct row_table table = ROW_TABLE("each line of the graph", cols);
+
 /* One line of the graph. dur_ns: the call's duration (EXIT and LEAF). */
 static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
 		 unsigned long long func, int depth, uint64_t dur_ns)
@@ -332,13 +352,19 @@ static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
 	const char *name = fname(func, buf);
 	if (t->o.json) {
 		static const char *const kinds[] = {"entry", "exit", "leaf"};
-		printf("{\"time\":\"%s\",\"ts\":%.6f,\"cpu\":%d,\"pid\":%d,\"comm\":",
-		       out_wallclock(ts, when), ts / 1e9, cpu, pid);
-		out_json_str(stdout, tool_comm(t, pid), 16);
-		printf(",\"func\":\"%s\",\"depth\":%d,\"call\":\"%s\"", name, depth, kinds[k]);
+		struct row *w = &env.json;
+		row_begin(w, ts);
+		row_int(w, cpu);
+		row_int(w, pid);
+		row_str(w, tool_comm(t, pid), 16);
+		row_str(w, name, strlen(name));
+		row_int(w, depth);
+		row_word(w, kinds[k]);
 		if (k != ENTRY)
-			printf(",\"dur_ns\":%" PRIu64, dur_ns);
-		fputs("}\n", stdout);
+			row_uint(w, dur_ns);
+		else
+			row_none(w);
+		row_end(w);
 		return;
 	}
 	if (t->o.timestamp)
@@ -609,6 +635,8 @@ static void wake(struct tool_run *t, uint64_t now)
 
 static int setup(struct tool_run *t)
 {
+	if (t->o.json)
+		row_init(&env.json, &table, stdout, true, true, true);
 	if (reader_on(&t->r, env.entry, on_entry, t) ||
 	    reader_on(&t->r, env.exit, on_exit_record, t) || reader_on_lost(&t->r, on_lost, t))
 		return TOOL_FAIL;
@@ -656,6 +684,7 @@ static const struct tool funcgraph = {
 		"               lists them: the graph of every call below it\n",
 	.examples = examples,
 	.formats = (const char *const[]){"ftrace:funcgraph_entry", "ftrace:funcgraph_exit", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,

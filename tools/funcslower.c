@@ -20,6 +20,7 @@
 #include "ksym.h"
 #include "opt.h"
 #include "out.h"
+#include "row.h"
 #include "tool.h"
 #include "usym.h"
 
@@ -32,6 +33,7 @@ static struct env {
 	struct evprint *stacks; /* -s, -U: they follow the call's line */
 	struct ksyms *ksyms;
 	struct tep_event *ustack_ev;
+	struct row row;
 } env;
 
 enum { OPT_USER_SPACE = OPT_LONG + 1 };
@@ -52,6 +54,7 @@ static const struct opt_spec options[] = {
 	{OPT_USER_SPACE, "user-space", NULL,
 	 "pair entries and returns here, even where the kernel\ncan (hist triggers)", 0},
 	TOOL_EXEC,
+	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
 
@@ -96,6 +99,21 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	env.fp.retval = true;
 }
 
+static const struct row_col cols[] = {
+	ROW_COL_TS,
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "the thread's name when the call returned"},
+	{"PID", "pid", 7, ROW_INT, 0, 0, "its thread ID"},
+	{"LAT(us)", NULL, 12, ROW_FLOAT, 3, ROW_NOJSON, NULL},
+	{NULL, "lat_ns", 0, ROW_UINT, 0, ROW_NOTEXT, "the call's time, entry to return, in ns"},
+	{"RET", "ret", 12, ROW_INT, 0, 0, "the value it returned (a register: as a signed number)"},
+	{"FUNC", "func", 0, ROW_STR, 0, 0, "the function"},
+	{"ARGS", "args", 0, ROW_TEXT, 0, ROW_OPTIONAL | ROW_NOJSON, NULL},
+	{NULL, "args", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "-a: its first arguments as the registers held them, hex strings; null without -a"},
+};
+static const struct row_table table = ROW_TABLE("each call", cols);
+
 static int prepare(struct tool_run *t)
 {
 	int ret = funcpair_probes(t, &env.fp, "fs");
@@ -120,19 +138,12 @@ static int prepare(struct tool_run *t)
 		 env.fp.in_kernel ? "filtered in the kernel" :
 		 env.stack_here	  ? "paired here for -s" :
 				    "paired here");
+	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
+	row_show(&env.row, "args", env.fp.nargs > 0);
 	return TOOL_OK;
 }
 
 /* --- per call ------------------------------------------------------------------------------ */
-
-/* -s, -U: after the call's line or in its object. */
-static void stacks(const struct funcpair_call *c, struct tep_record *ret)
-{
-	if (env.stack)
-		evprint_kstack(env.stacks, c->kstack, c->nkstack);
-	if (env.ustack)
-		evprint_trailers(env.stacks, ret);
-}
 
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
@@ -142,37 +153,32 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 		return;
 	struct tool_run *t = env.fp.t;
 	int tid = tep_data_pid(t->s.tep, ret);
-	const char *comm = tool_comm(t, tid);
-	long long rv = funcpair_retval(&env.fp, ret);
-	char when[16];
-	if (t->o.json) {
-		printf("{\"time\":\"%s\",\"ts\":%.6f,\"pid\":%d,\"comm\":",
-		       out_wallclock(c->entry_ts, when), c->entry_ts / 1e9, tid);
-		out_json_str(stdout, comm, 16);
-		printf(",\"func\":");
-		out_json_str(stdout, env.fp.func, sizeof(env.fp.func));
-		printf(",\"lat_ns\":%" PRIu64 ",\"ret\":%lld", ns, rv);
-		if (env.fp.nargs) {
-			printf(",\"args\":[");
-			for (int i = 0; i < env.fp.nargs; i++)
-				printf("%s\"0x%" PRIx64 "\"", i ? "," : "", c->args[i]);
-			putchar(']');
-		}
-		stacks(c, ret);
-		fputs("}\n", stdout);
-		return;
+	struct row *w = &env.row;
+	FILE *f;
+	row_begin(w, c->entry_ts);
+	row_str(w, tool_comm(t, tid), 16);
+	row_int(w, tid);
+	row_float(w, ns / 1e3);
+	row_uint(w, ns);
+	row_int(w, funcpair_retval(&env.fp, ret));
+	row_str(w, env.fp.func, sizeof(env.fp.func));
+	if ((f = row_text(w)))
+		for (int i = 0; i < env.fp.nargs; i++)
+			fprintf(f, "%s0x%" PRIx64, i ? " " : "", c->args[i]);
+	if ((f = row_json(w))) {
+		fputs(env.fp.nargs ? "[" : "null", f);
+		for (int i = 0; i < env.fp.nargs; i++)
+			fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", c->args[i]);
+		if (env.fp.nargs)
+			putc(']', f);
 	}
-	if (t->o.timestamp)
-		printf("%-14.6f ", c->entry_ts / 1e9);
-	if (t->o.wallclock)
-		printf("%-8s ", out_wallclock(c->entry_ts, when));
-	out_text(stdout, comm, 16, 16);
-	printf(" %7d %12.3f %12lld ", tid, ns / 1e3, rv);
-	out_text(stdout, env.fp.func, sizeof(env.fp.func), 0);
-	for (int i = 0; i < env.fp.nargs; i++)
-		printf(" 0x%" PRIx64, c->args[i]);
-	putchar('\n');
-	stacks(c, ret);
+	/* -s, -U: after the call's line, or as members of its object. */
+	row_end_open(w);
+	if (env.stack)
+		evprint_kstack(env.stacks, c->kstack, c->nkstack);
+	if (env.ustack)
+		evprint_trailers(env.stacks, ret);
+	row_close(w);
 }
 
 static int setup(struct tool_run *t)
@@ -204,12 +210,8 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	if (t->o.timestamp)
-		printf("%-14s ", "TIME(s)");
-	if (t->o.wallclock)
-		printf("%-8s ", "TIME");
-	printf("%-16s %7s %12s %12s FUNC%s\n", "COMM", "PID", "LAT(us)", "RET",
-	       env.fp.nargs ? " ARGS" : "");
+	(void)t;
+	row_header(&env.row);
 }
 
 static void end(struct tool_run *t)
@@ -238,6 +240,8 @@ static const struct tool funcslower = {
 		"               (libc:getaddrinfo; a path or a program in PATH)\n"
 		"   USECS       show calls that took at least this many microseconds (0: all)\n",
 	.examples = examples,
+	.rows = (const struct row_table *const[]){&table, &evprint_kstack_keys,
+						  &evprint_ustack_keys, NULL},
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,

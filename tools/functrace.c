@@ -166,6 +166,7 @@ static void cleanup(struct tool_run *t)
 static const struct tool functrace = {
 	.name = "functrace",
 	.opts = options,
+	.rows = (const struct row_table *const[]){TRACER_ROWS_KERNEL, NULL},
 	.operands = "PATTERN...",
 	.operand_help = "   PATTERN     kernel functions: names or globs ('vfs_*'), as\n"
 			"               available_filter_functions lists them\n",

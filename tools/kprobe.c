@@ -119,6 +119,7 @@ static int prepare(struct tool_run *t)
 static const struct tool kprobe = {
 	.name = "kprobe",
 	.opts = options,
+	.rows = TRACER_ROWS,
 	.operands = "'p:[alias] FUNC[+off] [args]' | 'r:[alias] FUNC [args]' [filter]",
 	.operand_help =
 		"   filter      an ftrace filter on the probe's fields ('ret < 0')\n"

@@ -203,16 +203,11 @@ static void on_kfree(struct tep_record *rec, void *ctx)
 	else
 		snprintf(where, sizeof(where), "0x%llx", loc);
 	row_word(r, where);
-	if (env.stacks && t->o.json) {
-		while (r->at < r->table->ncols)
-			row_none(r);
-		evprint_trailers(env.stacks, rec);
-		fputs("}\n", stdout);
-		return;
-	}
-	row_end(r);
+	/* Text: the stack's lines after the line; JSON: its member inside the object. */
+	row_end_open(r);
 	if (env.stacks)
 		evprint_trailers(env.stacks, rec);
+	row_close(r);
 }
 
 static int prepare(struct tool_run *t)
@@ -314,7 +309,7 @@ static const struct tool tcpdrop = {
 	.opts = options,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},
-	.rows = (const struct row_table *const[]){&table, NULL},
+	.rows = (const struct row_table *const[]){&table, &evprint_kstack_keys, NULL},
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,

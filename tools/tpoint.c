@@ -168,6 +168,7 @@ static void cleanup(struct tool_run *t)
 static const struct tool tpoint = {
 	.name = "tpoint",
 	.opts = options,
+	.rows = TRACER_ROWS,
 	.operands = "SYSTEM:EVENT [filter]",
 	.more = (const char *const[]){"-l [PATTERN]", NULL},
 	.operand_help = "   filter      an ftrace filter on the event's fields ('count > 100')\n",

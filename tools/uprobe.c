@@ -130,6 +130,7 @@ static int prepare(struct tool_run *t)
 static const struct tool uprobe = {
 	.name = "uprobe",
 	.opts = options,
+	.rows = TRACER_ROWS,
 	.operands = "'p:[alias ]TARGET:SYMBOL[+off] [args]' | 'r:...' [filter]",
 	.operand_help =
 		"   filter      an ftrace filter on the probe's fields ('ret == 0')\n"

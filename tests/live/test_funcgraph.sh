@@ -121,10 +121,11 @@ check "funcgraph -m 2 -D -H: a header, no durations, nothing below depth 2, 4 na
 
 "$BIN/funcgraph" -j -t "$F" --exec "$ST" 40 0 > "$TMP/out" 2> "$TMP/err"
 check "funcgraph -j: valid JSON lines, 40 calls of $F begun and 40 ended, durations on ends" sh -c "
-	'$JSONCHECK' '$TMP/out' time ts cpu pid comm func depth call &&
+	'$JSONCHECK' '$TMP/out' time ts cpu pid comm func depth call dur_ns &&
 	[ \$(grep -cE '\"func\":\"$F\",\"depth\":0,\"call\":\"(entry|leaf)\"' '$TMP/out') -eq 40 ] &&
 	[ \$(grep -cE '\"func\":\"$F\",\"depth\":0,\"call\":\"(exit|leaf)\",\"dur_ns\":[0-9]+}' '$TMP/out') -eq 40 ] &&
-	! grep -q '\"call\":\"entry\",\"dur_ns\"' '$TMP/out'" || { head -3 "$TMP/out"; cat "$TMP/err"; }
+	! grep -q '\"call\":\"entry\",\"dur_ns\":[^n]' '$TMP/out' &&
+	! grep -q '\"call\":\"\(exit\|leaf\)\",\"dur_ns\":null' '$TMP/out'" || { head -3 "$TMP/out"; cat "$TMP/err"; }
 check "after funcgraph: tracefs as before" same_state
 
 # Interrupts during graphed calls: long reads of /dev/urandom (a CPU busy in vfs_read) while

@@ -47,7 +47,7 @@ if [ -e "$T/uprobe_events" ]; then
 	json_naps() {
 		[ $rc -eq 0 ] && [ $(wc -l < "$TMP/out") -eq 4 ] &&
 			"$JSONCHECK" "$TMP/out" time ts pid comm func lat_ns ret args || return 1
-		sed 's/.*"lat_ns":\([0-9]*\),"ret":\([0-9-]*\),"args":\["\(0x[0-9a-f]*\)",.*/\1 \2 \3/' \
+		sed 's/.*"lat_ns":\([0-9]*\),"ret":\([0-9-]*\),.*"args":\["\(0x[0-9a-f]*\)",.*/\1 \2 \3/' \
 			"$TMP/out" > "$TMP/naps"
 		n=0
 		while read -r lat ret arg; do

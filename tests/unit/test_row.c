@@ -137,7 +137,8 @@ static void test_json_value(void **state)
 	}
 }
 
-/* A text column the tool writes itself, with its JSON counterpart: each only in its form. */
+/* A text column the tool writes itself, with its JSON counterpart: each only in its form;
+ * then the tool's own lines after the text line, or members inside the JSON object. */
 static void test_own_text(void **state)
 {
 	(void)state;
@@ -161,12 +162,16 @@ static void test_own_text(void **state)
 		FILE *v = row_json(&r);
 		if (v)
 			fputs("[\"a\",\"b c\"]", v);
-		row_end(&r);
+		/* then what the tool writes after the line, or inside the object (a stack) */
+		row_end_open(&r);
+		fputs(json ? ",\"stack\":[\"f\"]" : " => f\n", f);
+		row_close(&r);
 		fclose(f);
 		assert_int_equal(!!t, !json);
 		assert_int_equal(!!v, json);
-		assert_string_equal(buf, json ? "{\"pid\":7,\"args\":[\"a\",\"b c\"]}\n" :
-						"PID ARGS\n  7 a \"b c\" [cut]\n");
+		assert_string_equal(
+			buf, json ? "{\"pid\":7,\"args\":[\"a\",\"b c\"],\"stack\":[\"f\"]}\n" :
+				    "PID ARGS\n  7 a \"b c\" [cut]\n => f\n");
 	}
 }
 

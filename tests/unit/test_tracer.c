@@ -382,7 +382,7 @@ static void test_every_event(void **state)
 	assert_string_equal(err, "Tracing block events. Ctrl-C to end.\n");
 	assert_int_equal(lines_with("\"event\":\"block:block_rq_issue\""), issued);
 	assert_int_equal(lines_with("\"event\":\"block:block_rq_complete\""), completed);
-	assert_int_equal(lines_with("{\"time\":"), issued + completed);
+	assert_int_equal(lines_with("{\"ts\":"), issued + completed);
 	/* in time order, as the kernel's rendering shows them */
 	double last = 0;
 	for (const char *p = strstr(out, "\"ts\":"); p; p = strstr(p + 1, "\"ts\":")) {
