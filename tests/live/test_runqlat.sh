@@ -42,8 +42,12 @@ done
 [ -n "$K_HIST" ] || skip "runqlat --via hist: no numeric literals in hist expressions (Linux 5.16)"
 # The ways agree on the sum too: each instance reads the clock itself (each event is written
 # to each instance's buffer in turn), so a wait may be a little longer or shorter in one: a
-# microsecond here, ten under qemu's TCG; 2 % of the sum is allowed. When switches were not
-# recorded, the waits they hide are missing from the way that reads the events.
+# microsecond here, ten under qemu's TCG; 2 % of the sum is allowed, 10 % in the guests,
+# whose vCPUs the host may stop between two instances' writes of one event (under load: 24
+# waits the same in both, sums 6 % apart, 10.8 ms). When switches were not recorded, the
+# waits they hide are missing from the way that reads the events.
+PART=50
+[ -n "${LIVE_GUEST:-}" ] && PART=10
 agree=1
 for w in $WAYS; do
 	[ "$(unrecorded "$TMP/user.err")" = 0 ] && [ "$(unrecorded "$TMP/$w.err")" = 0 ] || continue
@@ -51,11 +55,11 @@ for w in $WAYS; do
 		a=$(obj "$TMP/user.out" pid $pid | num sum); b=$(obj "$TMP/$w.out" pid $pid | num sum)
 		n=$(obj "$TMP/user.out" pid $pid | num count)
 		d=$((a - b)); [ $d -lt 0 ] && d=$((-d))
-		[ -n "$a" ] && [ -n "$b" ] && { [ $d -le $((n + 1)) ] || [ $d -le $((a / 50)) ]; } ||
-			{ agree=; echo "# --via $w: PID $pid: sum $b us, here $a us, $n waits"; }
+		[ -n "$a" ] && [ -n "$b" ] && { [ $d -le $((n + 1)) ] || [ $d -le $((a / PART)) ]; } ||
+			{ agree=; echo "# --via $w: PID $pid: sum $b us of $(obj "$TMP/$w.out" pid $pid | num count) waits, here $a us of $n"; }
 	done < "$TMP/t"
 done
-check "runqlat: the ways' sums of each child's waits agree (to a microsecond a wait, or 2 %)" [ -n "$agree" ]
+check "runqlat: the ways' sums of each child's waits agree (to a microsecond a wait, or $((100 / PART)) %)" [ -n "$agree" ]
 # Known contention: each waited while the other ran (its CPU time, wait4's), at least half.
 cont=1
 set -- $(awk '{print $2, $5}' "$TMP/t")
