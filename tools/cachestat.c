@@ -60,6 +60,7 @@ static struct env {
 		uint64_t hits, missed; /* kprobe_profile's, last read */
 	} c[ROLES];
 	uint64_t missed; /* calls the kprobes missed, in all */
+	uint64_t misses_due; /* pages read in last interval beyond its look-ups */
 	bool verbose;
 	struct row row;
 } env;
@@ -281,11 +282,14 @@ static int interval(struct tool_run *t, uint64_t now)
 	}
 	/* Pages added that no write dirtied were read in: misses; the rest of the look-ups
 	 * found their page. Read-ahead may add more pages than were looked up in an
-	 * interval: then all were misses. */
-	uint64_t total = n[ACCESSED];
-	uint64_t misses = n[ADDED] > n[DIRTIED] ? n[ADDED] - n[DIRTIED] : 0;
-	if (misses > total)
-		misses = total;
+	 * interval (and a count and events read at the interval are microseconds apart):
+	 * then all its look-ups were misses, and the pages left over are the next
+	 * interval's misses (its look-ups find them), not lost; no further. */
+	uint64_t total = n[ACCESSED], due = env.misses_due;
+	uint64_t read_in = n[ADDED] > n[DIRTIED] ? n[ADDED] - n[DIRTIED] : 0;
+	uint64_t misses = due + read_in < total ? due + read_in : total;
+	/* the last interval's first, then this one's: what is left of this one's is due */
+	env.misses_due = read_in - (misses > due ? misses - due : 0);
 	uint64_t hits = total - misses;
 	long long buffers, cached;
 	meminfo(&buffers, &cached);
