@@ -59,7 +59,7 @@ static struct env {
 		uint64_t count;	       /* this interval */
 		uint64_t hits, missed; /* kprobe_profile's, last read */
 	} c[ROLES];
-	uint64_t missed; /* calls the kprobes missed, in all */
+	uint64_t missed;     /* calls the kprobes missed, in all */
 	uint64_t misses_due; /* pages read in last interval beyond its look-ups */
 	bool verbose;
 	struct row row;
