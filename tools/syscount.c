@@ -45,6 +45,7 @@ static struct env {
 	/* in the kernel */
 	bool hist;
 	char trigger[512];
+	struct agg read; /* call number -> its count at the last read (the table only grows) */
 	/* -e where filters take no negative number: ret < 0 there, the error checked here */
 	bool ret_here;
 } env = {.top = 10};
@@ -350,8 +351,10 @@ static void print_user(const char *when)
 
 /* --- counting in the kernel (hist triggers) ------------------------------------------------- */
 
-/* Read the hist of raw_syscalls:sys_exit, lines such as "{ id: sys_read [  0] } hitcount: 12",
- * then clear it. */
+/* Read the hist of raw_syscalls:sys_exit, lines such as "{ id: sys_read [  0] } hitcount: 12":
+ * what each call counted since the last read. Not ':clear', which loses the calls between a
+ * read and the clear (and the trigger itself when written with O_TRUNC, as it was: every
+ * interval after the first was empty). */
 static void print_hist(const char *when)
 {
 	struct tool_run *t = env.t;
@@ -383,16 +386,19 @@ static void print_hist(const char *when)
 				break;
 			rows = more;
 		}
-		rows[n++] = (struct tally){key, 0, strtoull(hit + 9, NULL, 10), 0};
+		int64_t id = strtoll(open + 1, NULL, 10);
+		uint64_t now = strtoull(hit + 9, NULL, 10);
+		uint64_t *before = agg_add(&env.read, &id, 1);
+		if (!before)
+			break;
+		uint64_t count = now > *before ? now - *before : 0;
+		*before = now;
+		if (count)
+			rows[n++] = (struct tally){key, 0, count, 0};
 	}
 	print_rows(rows, n, when);
 	free(rows);
 	free(text);
-	/* ':clear' on the same trigger starts it again from zero. */
-	char clear[600];
-	snprintf(clear, sizeof(clear), "%s:clear", env.trigger);
-	if (tracefs_event_file_write(t->s.inst, "raw_syscalls", "sys_exit", "trigger", clear) < 0)
-		fprintf(stderr, "syscount: cannot clear the counts: %s\n", strerror(errno));
 }
 
 /* --- the run -------------------------------------------------------------------------------- */
@@ -447,6 +453,8 @@ static int prepare(struct tool_run *t)
 		if (agg_init(&env.calls, sizeof(int64_t), sizeof(uint64_t)))
 			return TOOL_FAIL;
 	}
+	if (env.hist && agg_init(&env.read, sizeof(int64_t), sizeof(uint64_t)))
+		return TOOL_FAIL;
 	if (env.by_process && agg_init(&env.procs, sizeof(int64_t), sizeof(struct proc_val)))
 		return TOOL_FAIL;
 	if (env.latency && sysc_init(&env.join, 4096, 0, count_timed, t))
@@ -544,6 +552,7 @@ static void cleanup(struct tool_run *t)
 	free(kcalls.name);
 	sysnr_free(&env.nr);
 	agg_free(&env.calls);
+	agg_free(&env.read);
 	if (env.latency)
 		sysc_free(&env.join);
 	if (env.by_process)

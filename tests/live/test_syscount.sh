@@ -42,6 +42,13 @@ for mode in "" --user-space; do
 		[ \$(awk '\$1 ~ /^[0-9]+\$/' '$TMP/out' | wc -l) -eq 1 ] && ! grep -q ' syscount ' '$TMP/out'"
 	check "syscount ($where): every call of this kernel named (the table checked at start)" \
 		sh -c "! grep -q 'not in the table' '$TMP/err'"
+	# Intervals: two bursts of 300 calls 1.5 s apart, each in its interval's table (in the
+	# kernel every table after the first was empty: its trigger was gone).
+	"$BIN/syscount" $mode 1 --exec /bin/sh -c "'$ST' 300 0; sleep 1.5; '$ST' 300 0" \
+		> "$TMP/out" 2> "$TMP/err"
+	check "syscount 1 ($where): two bursts of 300 getppid in two tables (the shell's own in the first), nothing on stderr but the banner" sh -c "
+		awk '\$1 == \"getppid\" {n++; c[n] = \$2} END {exit !(n == 2 && c[1] >= 300 && c[1] <= 303 && c[2] == 300)}' '$TMP/out' &&
+		[ \$(wc -l < '$TMP/err') -eq 1 ]"
 done
 
 # Start-up as fast as one event's (raw_syscalls), whatever the kernel: a Ctrl-C half a second
