@@ -60,6 +60,8 @@ for k in $KERNELS; do
 			cmd["functracer"] = "`functrace -c vfs_read --exec dd ...` (function tracer, an event per call)"
 			cmd["funclatency"] = "`funclatency vfs_read --exec dd ...` (kprobe + kretprobe, paired)"
 			cmd["profiler"] = "function profiler (perf-tools funccount'"'"'s method)"
+			cmd["tpoint-hist"] = "`tpoint --hist count syscalls:sys_enter_read --exec dd ...` (binned by two hist triggers, none sent)"
+			cmd["tpoint-hist-user"] = "`tpoint --user-space --hist count ...` (an event per read, binned here)"
 			hb = (secs["hitcounts"] - base) * 1e9 / N
 			for (j = 1; j <= n; j++) {
 				p = name[j]

@@ -95,6 +95,15 @@ slower() {
 }
 slower_kernel() { slower ""; }
 slower_user() { slower --user-space; }
+# tpoint --hist on read(2)'s size: binned by the kernel's hist triggers (two per event, each
+# with its filter; no event written), or here (--user-space: an event per read, read and
+# binned by the tool).
+tphist() {
+	$B/tpoint $1 --hist count syscalls:sys_enter_read --exec $W 2> /dev/null |
+		awk '/ -> / {s += $5} END {print s + 0}'
+}
+tphist_kernel() { tphist ""; }
+tphist_user() { tphist --user-space; }
 # perf-tools' method: the function profiler on set_ftrace_filter's functions.
 profiler() {
 	echo vfs_read > $T/set_ftrace_filter
@@ -117,6 +126,12 @@ else
 	echo "BENCHSKIP funcslower no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, 4.17)"
 fi
 measure funcslower-user slower_user
+if [ -d $T/events/syscalls/sys_enter_read ] && grep -q 'hist:keys' $T/README; then
+	measure tpoint-hist tphist_kernel
+else
+	echo "BENCHSKIP tpoint-hist no hist triggers (CONFIG_HIST_TRIGGERS, 4.7) or syscall tracepoints"
+fi
+[ -d $T/events/syscalls/sys_enter_read ] && measure tpoint-hist-user tphist_user
 if [ -e $T/function_profile_enabled ]; then
 	measure funcprofile funcprofile
 	measure profiler profiler

@@ -287,6 +287,11 @@ int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *
 	return 0;
 }
 
+struct hist_log2 *keys_total(struct keys *k)
+{
+	return k->nkeys ? NULL : &k->h;
+}
+
 bool keys_empty(const struct keys *k)
 {
 	return k->nkeys ? k->agg.used == 0 : k->h.total == 0;

@@ -32,6 +32,9 @@ struct keys *keys_new(struct tep_event **events, int nevents, const char *spec, 
 bool keys_need_comm(const struct keys *k);
 /* Count rec, a record of events[idx]; comm: the name of its task. -1: out of memory. */
 int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *comm);
+/* --hist without keys: the histogram itself, for counts made elsewhere (kernhist.h) to be
+ * added to; NULL with keys. */
+struct hist_log2 *keys_total(struct keys *k);
 /* Nothing counted since the last print. */
 bool keys_empty(const struct keys *k);
 /* Print what was counted, highest count first, and start again; when: "HH:MM:SS". Text:

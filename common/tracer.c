@@ -5,6 +5,7 @@
 #include "row.h"
 #include "folded.h"
 #include "keys.h"
+#include "kernhist.h"
 #include "ksym.h"
 #include "out.h"
 #include "probe.h"
@@ -37,6 +38,7 @@ void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg)
 	case 'U': tr->ustack = true; break;
 	case 'v': tr->format = true; break;
 	case TRACER_OPT_FOLDED: tr->folded = true; break;
+	case TRACER_OPT_USER_SPACE: tr->user_space = true; break;
 	}
 }
 
@@ -70,6 +72,24 @@ void tracer_check(struct tracer *tr)
 			 tr->stack ? 's' : 'U');
 	if (tr->folded && !tr->stack && !tr->ustack)
 		opt_fail("--folded counts the stacks of -s or -U: give one or both");
+	if (tr->user_space && !tr->hist)
+		opt_fail("--user-space is where --hist counts: give --hist");
+}
+
+/* --hist alone on up to 16 events (two triggers each) is counted in the kernel where it has
+ * hist triggers and reads the field as this tool does; not -n, a name the triggers' filter
+ * cannot match on every kernel (4.9's filters know no comm). */
+static bool hist_in_kernel(const struct tool_run *t, const struct tracer *tr)
+{
+	if (!tr->hist || tr->keys || tr->user_space || tr->by_tracer || t->o.name ||
+	    tr->nevents > 16 || !kernhist_can())
+		return false;
+	for (int i = 0; i < tr->nevents; i++) {
+		const struct tep_format_field *f = tep_find_field(tr->events[i], tr->hist);
+		if (!f || !kernhist_fits(tr->events[i], f))
+			return false;
+	}
+	return true;
 }
 
 int tracer_prepare(struct tool_run *t)
@@ -105,6 +125,8 @@ int tracer_prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	if (tr->count)
 		t->o.interval = 1000000000ULL;
+	if (hist_in_kernel(t, tr) && !(tr->kh = calloc(1, sizeof(*tr->kh))))
+		return TOOL_FAIL;
 	return TOOL_OK;
 }
 
@@ -218,6 +240,20 @@ int tracer_setup(struct tool_run *t)
 	int ret;
 	if (process_context_only(t, tr) && session_exclude_self(&t->s))
 		return TOOL_FAIL;
+	if (tr->kh) {
+		/* Refused (a filter the kernel will say what is wrong with, when it is
+		 * written on the events below): counted here instead, alike. */
+		char why[300];
+		if (!kernhist_start(tr->kh, &t->s, tr->events, tr->nevents, tr->hist, tr->filter,
+				    why, sizeof(why))) {
+			size_t n = strlen(t->traced);
+			snprintf(t->traced + n, sizeof(t->traced) - n, " (counted in the kernel)");
+			return TOOL_OK;
+		}
+		kernhist_free(tr->kh);
+		free(tr->kh);
+		tr->kh = NULL;
+	}
 	/* Before the events: an event enabled while stacktrace was off has no stack. */
 	if ((ret = tool_stacks(t, tr->stack, tr->ustack, tr->by_tracer, &kstack, &ustack)))
 		return ret;
@@ -312,10 +348,22 @@ static void print_counts(struct tracer *tr, const char *when)
 	}
 }
 
+/* --hist in the kernel: what its tables counted since the last read, into the histogram. */
+static void pull(struct tool_run *t, struct tracer *tr)
+{
+	char why[300];
+	if (tr->kh && kernhist_read(tr->kh, keys_total(tr->k), why, sizeof(why))) {
+		fprintf(stderr, "%s: %s\n", t->tool->name, why);
+		t->failed = true;
+		sig_request_stop();
+	}
+}
+
 int tracer_interval(struct tool_run *t, uint64_t now)
 {
 	struct tracer *tr = tracer_of(t);
 	char when[16];
+	pull(t, tr);
 	out_wallclock(now, when);
 	if (tr->k)
 		keys_print(tr->k, when, t->o.json);
@@ -339,8 +387,14 @@ static bool counted(const struct tracer *tr)
 void tracer_end(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
+	pull(t, tr);
 	if (counting(tr) && (!t->intervals || counted(tr)))
 		tracer_interval(t, reader_now());
+	if (tr->kh && tr->kh->dropped)
+		fprintf(stderr,
+			"%s: %llu events not counted: the kernel's table of values was full "
+			"(--user-space counts every one)\n",
+			t->tool->name, (unsigned long long)tr->kh->dropped);
 	if (tr->fold)
 		folded_print(tr->fold, stdout);
 	evprint_say_without_ustack(
@@ -353,6 +407,10 @@ void tracer_cleanup(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
 	keys_free(tr->k);
+	if (tr->kh)
+		kernhist_free(tr->kh);
+	free(tr->kh);
+	tr->kh = NULL;
 	evprint_free(tr->p);
 	folded_free(tr->fold);
 	ksym_free(tr->ksyms);

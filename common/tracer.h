@@ -22,11 +22,13 @@
 
 struct tep_event;
 struct keys;
+struct kernhist;
 struct evprint;
 struct ksyms;
 
 #define TRACER_OPT_HIST (OPT_LONG + 1)
 #define TRACER_OPT_FOLDED (OPT_LONG + 2)
+#define TRACER_OPT_USER_SPACE (OPT_LONG + 3)
 
 /* The keys of every JSON object a tracer tool writes (struct tool .rows): each event and its
  * stacks, the counts of -c and -k, the histograms of --hist; functrace's lack -U's. */
@@ -41,8 +43,16 @@ extern const struct row_table tracer_count_keys;
 		TRACER_ROWS_KERNEL, &evprint_ustack_keys, NULL \
 	}
 
-/* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U. */
-#define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TOOL_EXEC
+/* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U and
+ * --user-space (its events are the function tracer's: no triggers). */
+#define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TRACER_OPT_USER, TOOL_EXEC
+#define TRACER_OPT_USER                                                            \
+	{                                                                          \
+		TRACER_OPT_USER_SPACE, "user-space", NULL,                         \
+			"--hist counted in user space, not by the kernel's hist\n" \
+			"triggers",                                                \
+			0                                                          \
+	}
 #define TRACER_OPT_USTACK                                                         \
 	{                                                                         \
 		'U', NULL, NULL,                                                  \
@@ -75,7 +85,7 @@ extern const struct row_table tracer_count_keys;
 
 struct tracer {
 	/* options */
-	bool count, header, stack, ustack, format, folded;
+	bool count, header, stack, ustack, format, folded, user_space;
 	const char *keys, *hist;
 	/* set by the tool before tracer_prepare() */
 	struct tep_event **events;
@@ -91,6 +101,7 @@ struct tracer {
 	/* while tracing */
 	struct tool_run *t;
 	struct keys *k;
+	struct kernhist *kh; /* --hist counted in the kernel */
 	struct evprint *p;
 	struct ksyms *ksyms;
 	struct folded *fold; /* --folded */

@@ -100,6 +100,88 @@ if [ -d "$T/events/syscalls/sys_enter_kill" ]; then
 		grep -Eq '^ +-1 +2$' "$TMP/out"
 fi
 
+# --- --hist counted in the kernel (two hist triggers) and here, on hostile values ----------
+# 0, -1, -2, -4096, and every power of two with its two neighbours, as 64-bit numbers: the
+# kernel's log2 bins the powers of two with the numbers below them and overflows from 2^63.
+ST=${SYS_TARGET:-$BIN/tests/sys_target}
+V="0 -1 -2 -4096"
+k=0
+while [ $k -le 63 ]; do
+	p=$((1 << k))
+	V="$V $p $((p - 1)) $((p + 1))"
+	k=$((k + 1))
+done
+wide=no
+grep -q 'hist:keys' "$T/README" && wide=yes
+# Fields of less than 8 bytes: from the rework of .log2 (Linux 4.17, with synthetic events).
+narrow=$wide
+[ -e "$T/synthetic_events" ] || narrow=no
+inkernel=$wide
+# TOOL ARGS...: the histogram counted where the tool chooses (TMP/k) and in user space (TMP/u).
+hist_both() {
+	tool=$1
+	shift
+	"$BIN/$tool" "$@" --exec "$ST" values $V > "$TMP/k" 2> "$TMP/ke"
+	krc=$?
+	"$BIN/$tool" --user-space "$@" --exec "$ST" values $V > "$TMP/u" 2> "$TMP/ue"
+	urc=$?
+	grep -v '^[0-9][0-9]:[0-9][0-9]:' "$TMP/k" > "$TMP/k.h"
+	grep -v '^[0-9][0-9]:[0-9][0-9]:' "$TMP/u" > "$TMP/u.h"
+}
+# WHAT LOW HIGH COUNT: the histogram in TMP/u has COUNT in [LOW, HIGH), 196 in all, and
+# TMP/k is the same, counted in the kernel where it has hist triggers.
+hist_check() {
+	if [ $inkernel = yes ] && ! grep -q '(counted in the kernel)' "$TMP/ke"; then
+		notok "$1: counted in the kernel (it has hist triggers)" "$TMP/ke"
+		return
+	fi
+	check "$1 (in the kernel: $inkernel): exit 0, 196 values, $4 in [$2, $3), the same counted here" sh -c "
+		[ $krc -eq 0 ] && [ $urc -eq 0 ] &&
+		[ \"\$(awk '/ -> / {s += \$5} END {print s}' '$TMP/u.h')\" = 196 ] &&
+		awk -v lo='$2' -v hi='$3' -v n='$4' '\$1 == lo && \$3 == hi && \$5 == n {ok = 1} END {exit !ok}' '$TMP/u.h' &&
+		cmp -s '$TMP/k.h' '$TMP/u.h'" || diff "$TMP/k.h" "$TMP/u.h" | head -20
+}
+if [ -d "$T/events/syscalls/sys_enter_write" ]; then
+	hist_both tpoint --hist count syscalls:sys_enter_write
+	hist_check "tpoint --hist count (size_t) of write(2)" 9223372036854775808 18446744073709551615 5
+	# -c: each second's table holds that second's values, read from the kernel's tables as
+	# they grow: 3 fives, then 2.
+	"$BIN/tpoint" -c --hist count syscalls:sys_enter_write --exec /bin/sh -c \
+		"'$ST' values 5 5 5; sleep 1.3; '$ST' values 5 5" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "tpoint -c --hist (in the kernel: $inkernel): 3 values in the first second's table, 2 in a later one" sh -c "
+		[ $rc -eq 0 ] && [ \"\$(awk '/^ +4 -> 8 / {printf \"%s \", \$5}' '$TMP/out')\" = '3 2 ' ]"
+	# A full table of values (2048 entries: 2100 values from 2^63 on) is said, not silent.
+	W=""
+	i=1
+	while [ $i -le 2100 ]; do
+		W="$W -$i"
+		i=$((i + 1))
+	done
+	"$BIN/tpoint" --hist count syscalls:sys_enter_write --exec "$ST" values $W > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ $inkernel = yes ]; then
+		check "tpoint --hist in the kernel, 2100 values for a table of 2048: the rest said as not counted, exit 0" sh -c "
+			[ $rc -eq 0 ] && n=\$(sed -n 's/^tpoint: \([0-9]*\) events not counted: the kernel.s table of values was full.*/\1/p' '$TMP/err') &&
+			[ \"\$n\" -gt 0 ] && [ \$(awk '/ -> / {s += \$5} END {print s}' '$TMP/out') -eq \$((2100 - n)) ]"
+	else
+		check "tpoint --hist here, 2100 values: all counted, exit 0" sh -c "
+			[ $rc -eq 0 ] && [ \$(awk '/ -> / {s += \$5} END {print s}' '$TMP/out') -eq 2100 ]"
+	fi
+fi
+if [ -e "$T/uprobe_events" ]; then
+	hist_both uprobe --hist v "p:$ST:ftt_value v=%di:s64"
+	hist_check "uprobe --hist v (s64)" 4611686018427387904 9223372036854775808 3
+	check "uprobe --hist v (s64): the 5 negative values in their own row" \
+		grep -Eq '^ +-inf -> 0 +: 5 ' "$TMP/u.h"
+	inkernel=$narrow
+	hist_both uprobe --hist v "p:$ST:ftt_value v=%di:s32"
+	hist_check "uprobe --hist v (s32)" 1073741824 2147483648 3
+	hist_both uprobe --hist v "p:$ST:ftt_value v=%di:u8"
+	hist_check "uprobe --hist v (u8)" 128 256 60
+	inkernel=$wide
+fi
+
 # -c with -d 1: one table, not a second, empty one for the instant after the last tick.
 "$BIN/tpoint" -c -d 1 block:block_rq_issue 'bytes == 12345' > "$TMP/out" 2> "$TMP/err"
 check "tpoint -c -d 1: exactly one table" [ "$(grep -c '^EVENT' "$TMP/out")" -eq 1 ]

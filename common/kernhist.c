@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "kernhist.h"
+#include "field.h"
+#include "session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+/* A trigger's whole text goes in one write, which the kernel takes below a page; appended
+ * (O_TRUNC on a trigger file removes the triggers it has). */
+#define TRIGGER_MAX 4000
+
+bool kernhist_can(void)
+{
+	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+	bool yes = readme && strstr(readme, "hist:keys");
+	free(readme);
+	return yes;
+}
+
+bool kernhist_fits(struct tep_event *ev, const struct tep_format_field *f)
+{
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING))
+		return false;
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return false;
+	struct field_desc d = field_describe(ev, (struct tep_format_field *)f);
+	if (d.kind != FIELD_SIGNED && d.kind != FIELD_UNSIGNED && d.kind != FIELD_POINTER)
+		return false;
+	if ((d.width && d.width != f->size) || d.is_signed != !!(f->flags & TEP_FIELD_IS_SIGNED))
+		return false;
+	/* Before Linux 4.17 .log2 read 8 bytes at any field's place (the bytes after a 4-byte
+	 * field, left by earlier events, made its values huge: 4.9 in the guests); its
+	 * rework came with synthetic events, whose file says it is there. */
+	static int reworked = -1;
+	if (reworked < 0) {
+		const char *dir = tracefs_tracing_dir();
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%s/synthetic_events", dir ? dir : "");
+		reworked = dir && !access(path, F_OK);
+	}
+	return f->size == 8 || reworked;
+}
+
+struct text {
+	char *p;
+	size_t len, used;
+	bool full;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = t->full ? 0 : vsnprintf(t->p + t->used, t->len - t->used, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= t->len - t->used)
+		t->full = true;
+	else
+		t->used += (size_t)n;
+}
+
+/* True when f is one of v[0..n) (sorted), or (none) when it is none of them: split in two
+ * at the middle until 8 are left, so a value is compared about 2 log2(n/8) + 8 times. */
+static void tree(struct text *t, const char *f, const uint64_t *v, int n, bool none)
+{
+	if (n <= 8) {
+		put(t, "(");
+		for (int i = 0; i < n; i++)
+			put(t, "%s%s %s 0x%llx", i ? (none ? " && " : " || ") : "", f,
+			    none ? "!=" : "==", (unsigned long long)v[i]);
+		put(t, ")");
+		return;
+	}
+	int m = n / 2;
+	unsigned long long mid = v[m];
+	if (none) {
+		put(t, "((%s >= 0x%llx || ", f, mid);
+		tree(t, f, v, m, true);
+		put(t, ") && (%s < 0x%llx || ", f, mid);
+		tree(t, f, v + m, n - m, true);
+		put(t, "))");
+	} else {
+		put(t, "((%s < 0x%llx && ", f, mid);
+		tree(t, f, v, m, false);
+		put(t, ") || (%s >= 0x%llx && ", f, mid);
+		tree(t, f, v + m, n - m, false);
+		put(t, "))");
+	}
+}
+
+int kernhist_filter(char *buf, size_t len, const char *field, int size, bool is_signed, bool exact)
+{
+	struct text t = {buf, len, 0, false};
+	/* 0 and the powers of two of the positive range; beyond it, below 0 or from 2^63 on */
+	uint64_t v[65];
+	int n = 0, top = size * 8 - (is_signed || size == 8 ? 2 : 1);
+	v[n++] = 0;
+	for (int k = 0; k <= top; k++)
+		v[n++] = 1ULL << k;
+	const char *beyond = is_signed ? "< 0" :
+			     size == 8 ? ">= 0x8000000000000000" :
+					 NULL,
+		   *within = is_signed ? ">= 0" :
+			     size == 8 ? "< 0x8000000000000000" :
+					 NULL;
+	if (exact) {
+		if (beyond)
+			put(&t, "(%s %s || ", field, beyond);
+		tree(&t, field, v, n, false);
+		if (beyond)
+			put(&t, ")");
+	} else {
+		if (within)
+			put(&t, "%s %s && ", field, within);
+		tree(&t, field, v, n, true);
+	}
+	if (t.full)
+		return -1;
+	buf[t.used] = 0;
+	return 0;
+}
+
+/* A value as the kernel keyed it (widened to 64 bits by its sign) into the slots. */
+static void add_value(struct hist_log2 *h, uint64_t v, uint64_t n, int size, bool is_signed)
+{
+	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8); /* a kernel that did not widen it */
+	if (is_signed && (int64_t)v < 0) {
+		h->neg += n;
+	} else {
+		int k = v ? 64 - __builtin_clzll(v) : 0;
+		h->slot[k] += n;
+	}
+	h->total += n;
+}
+
+void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
+		  const struct khist *log2_before, const struct khist *exact_now,
+		  const struct khist *exact_before, int size, bool is_signed, uint64_t *dropped)
+{
+	for (size_t i = 0; i < log2_now->n; i++) {
+		const struct khist_entry *e = &log2_now->e[i], *b = khist_find(log2_before, e->key);
+		uint64_t before = b ? b->hits : 0, n = e->hits > before ? e->hits - before : 0;
+		/* 2^k holds (2^(k-1), 2^k) here, powers of two being the other table's */
+		if (n && e->key[0] < HIST_SLOTS) {
+			h->slot[e->key[0]] += n;
+			h->total += n;
+		}
+	}
+	for (size_t i = 0; i < exact_now->n; i++) {
+		const struct khist_entry *e = &exact_now->e[i],
+					 *b = khist_find(exact_before, e->key);
+		uint64_t before = b ? b->hits : 0, n = e->hits > before ? e->hits - before : 0;
+		if (n)
+			add_value(h, e->key[0], n, size, is_signed);
+	}
+	if (exact_now->dropped > exact_before->dropped)
+		*dropped += exact_now->dropped - exact_before->dropped;
+}
+
+static int trigger_text(char *buf, size_t len, const struct kernhist *kh, int i, const char *base,
+			bool exact)
+{
+	char filter[TRIGGER_MAX];
+	if (kernhist_filter(filter, sizeof(filter), kh->field, kh->ev[i].size, kh->ev[i].is_signed,
+			    exact))
+		return -1;
+	int n = snprintf(buf, len, "hist:keys=%s%s:vals=hitcount if %s%s%s%s", kh->field,
+			 exact ? "" : ".log2", *base ? "(" : "", base, *base ? ") && " : "",
+			 filter);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* Remove the triggers written on events before upto (and, both, upto's log2 one). */
+static void remove_triggers(struct kernhist *kh, const char *base, int upto, bool both)
+{
+	char text[TRIGGER_MAX + 1];
+	text[0] = '!';
+	for (int i = 0; i <= upto && i < kh->nevents; i++)
+		for (int exact = 0; exact < 2; exact++) {
+			if (i == upto && (exact || !both))
+				continue;
+			if (trigger_text(text + 1, sizeof(text) - 1, kh, i, base, exact))
+				continue;
+			tracefs_event_file_append(kh->s->inst, kh->events[i]->system,
+						  kh->events[i]->name, "trigger", text);
+		}
+}
+
+int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **events, int nevents,
+		   const char *field, const char *filter, char *why, size_t whylen)
+{
+	memset(kh, 0, sizeof(*kh));
+	kh->s = s;
+	kh->events = events;
+	kh->nevents = nevents;
+	kh->field = field;
+	snprintf(kh->which_log2, sizeof(kh->which_log2), "hist:keys=%s.log2:", field);
+	snprintf(kh->which_exact, sizeof(kh->which_exact), "hist:keys=%s:", field);
+	if (!(kh->ev = calloc((size_t)nevents, sizeof(*kh->ev)))) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	char base[TRIGGER_MAX], text[TRIGGER_MAX];
+	if (session_filter(s, base, sizeof(base), filter, NULL)) {
+		snprintf(why, whylen, "the filter is too long for a trigger");
+		return -1;
+	}
+	for (int i = 0; i < nevents; i++) {
+		const struct tep_format_field *f = tep_find_field(events[i], field);
+		if (!f) {
+			snprintf(why, whylen, "%s:%s has no field %s", events[i]->system,
+				 events[i]->name, field);
+			remove_triggers(kh, base, i, false);
+			return -1;
+		}
+		kh->ev[i].size = f->size;
+		kh->ev[i].is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+		for (int exact = 0; exact < 2; exact++) {
+			if (trigger_text(text, sizeof(text), kh, i, base, exact)) {
+				snprintf(why, whylen, "the filter is too long for a trigger");
+				remove_triggers(kh, base, i, exact);
+				return -1;
+			}
+			if (tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
+						      "trigger", text) < 0) {
+				snprintf(why, whylen, "the kernel refused the trigger on %s:%s: %s",
+					 events[i]->system, events[i]->name, strerror(errno));
+				remove_triggers(kh, base, i, exact);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t whylen)
+{
+	for (int i = 0; i < kh->nevents; i++) {
+		struct khist log2 = {0}, exact = {0};
+		struct kernhist_event *e = &kh->ev[i];
+		/* An event counted between the two reads is in one table: this interval's
+		 * or the next, in its own slot either way. */
+		if (khist_read(kh->s->inst, kh->events[i], kh->which_exact, 1, &exact, why,
+			       whylen) ||
+		    khist_read(kh->s->inst, kh->events[i], kh->which_log2, 1, &log2, why, whylen)) {
+			khist_free(&log2);
+			khist_free(&exact);
+			return -1;
+		}
+		kernhist_add(h, &log2, &e->log2, &exact, &e->exact, e->size, e->is_signed,
+			     &kh->dropped);
+		khist_free(&e->log2);
+		khist_free(&e->exact);
+		e->log2 = log2;
+		e->exact = exact;
+	}
+	return 0;
+}
+
+void kernhist_free(struct kernhist *kh)
+{
+	for (int i = 0; kh->ev && i < kh->nevents; i++) {
+		khist_free(&kh->ev[i].log2);
+		khist_free(&kh->ev[i].exact);
+	}
+	free(kh->ev);
+	kh->ev = NULL;
+}

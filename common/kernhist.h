@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kernhist: the log2 histogram of a numeric field of events (tpoint --hist FIELD), counted by
+ * the kernel's hist triggers (CONFIG_HIST_TRIGGERS, Linux 4.7; not Debian's 5.10) into the
+ * slots of hist.h, so that a tool prints the same histogram whichever counted it. The events
+ * are never written to the ring buffer: the cost per event is the triggers' alone.
+ *
+ * The kernel's .log2 bins v as 2^k for v in (2^(k-1), 2^k]; hist.h's slot k holds
+ * [2^(k-1), 2^k). They differ at the powers of two, 0 and 1 share the kernel's 2^0, and its
+ * rounding up overflows from 2^63 on. So each event goes to one of two triggers, by their
+ * filters: the values that are 0 or a power of two, or beyond the field's positive range
+ * (below 0, or 2^63 and up), to a trigger keyed by the value itself (at most 65 entries
+ * besides those beyond the range); every other value to one keyed by its .log2, whose 2^k
+ * is then exactly slot k. No event is counted by both, so reading one table after the
+ * other can move an event to the next interval, never to another slot.
+ *
+ * The filters are search trees over the powers of two (a value is compared about 14
+ * times, not 65), after the run's own filter (session_filter) and the user's. The field is
+ * read as the kernel's filter and hist read it (the format's size and sign): where the tool
+ * reads it otherwise (field.h: a syscall's int argument in an 8-byte slot), or the kernel's
+ * .log2 cannot read it (a field of less than 8 bytes before Linux 4.17), kernhist_fits()
+ * says no and the tool counts in user space.
+ */
+#ifndef FTT_KERNHIST_H
+#define FTT_KERNHIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "khist.h"
+
+struct tep_event;
+struct tep_format_field;
+struct session;
+
+/* Does this kernel have hist triggers (its README lists them)? */
+bool kernhist_can(void);
+
+/* Does the kernel read field f of ev as the tools do (same size and sign)? */
+bool kernhist_fits(struct tep_event *ev, const struct tep_format_field *f);
+
+/* The filter on a field of size bytes (1, 2, 4 or 8) of this sign that the value trigger
+ * (exact true) or the log2 trigger (exact false) takes, into buf. -1 when it does not fit. */
+int kernhist_filter(char *buf, size_t len, const char *field, int size, bool is_signed, bool exact);
+
+/* What the two tables of one event counted between before and now, added to h: log2: the
+ * .log2 trigger's, exact: the value trigger's. Its dropped events added to *dropped. */
+void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
+		  const struct khist *log2_before, const struct khist *exact_now,
+		  const struct khist *exact_before, int size, bool is_signed, uint64_t *dropped);
+
+struct kernhist {
+	struct session *s;
+	int nevents;
+	struct tep_event **events;
+	const char *field;
+	struct kernhist_event {
+		int size;
+		bool is_signed;
+		struct khist log2, exact; /* the tables as last read */
+	} * ev;
+	char which_log2[128], which_exact[128]; /* in each trigger's info line */
+	uint64_t dropped;			/* by the value tables, all told */
+};
+
+/* The triggers written on every event (each must have field and kernhist_fits it), filtered
+ * by the user's filter (NULL: none). -1 with why set: the kernel refused one (the triggers
+ * written before it are removed) or out of memory. */
+int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **events, int nevents,
+		   const char *field, const char *filter, char *why, size_t whylen);
+
+/* What was counted since the last read added to h. -1 with why set. */
+int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t whylen);
+
+void kernhist_free(struct kernhist *kh);
+
+#endif
