@@ -26,6 +26,17 @@ bool kernhist_can(void)
 	return yes;
 }
 
+bool kernhist_tasks_ok(void)
+{
+	static int ok = -1;
+	if (ok < 0) {
+		char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+		ok = readme && strstr(readme, "numeric_literal");
+		free(readme);
+	}
+	return ok;
+}
+
 bool kernhist_fits(struct tep_event *ev, const struct tep_format_field *f)
 {
 	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING))
@@ -275,4 +286,141 @@ void kernhist_free(struct kernhist *kh)
 	}
 	free(kh->ev);
 	kh->ev = NULL;
+}
+
+#define COUNT_TRIGGER "hist:keys=common_type:vals=hitcount"
+
+int kerncount_start(struct kerncount *kc, struct session *s, struct tep_event **events, int nevents,
+		    const char *filter, char *why, size_t whylen)
+{
+	memset(kc, 0, sizeof(*kc));
+	kc->s = s;
+	kc->events = events;
+	kc->nevents = nevents;
+	char base[TRIGGER_MAX], text[TRIGGER_MAX + 64];
+	if (!(kc->seen = calloc((size_t)nevents, sizeof(*kc->seen)))) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (session_filter(s, base, sizeof(base), filter, NULL)) {
+		snprintf(why, whylen, "the filter is too long for a trigger");
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%s%s%s", COUNT_TRIGGER, *base ? " if " : "", base);
+	for (int i = 0; i < nevents; i++)
+		if (tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
+					      "trigger", text) < 0) {
+			snprintf(why, whylen, "the kernel refused the trigger on %s:%s: %s",
+				 events[i]->system, events[i]->name, strerror(errno));
+			char rm[sizeof(text) + 1];
+			snprintf(rm, sizeof(rm), "!%s", text);
+			for (int j = 0; j < i; j++)
+				tracefs_event_file_append(s->inst, events[j]->system,
+							  events[j]->name, "trigger", rm);
+			return -1;
+		}
+	return 0;
+}
+
+int kerncount_read(struct kerncount *kc, uint64_t *counts, char *why, size_t whylen)
+{
+	for (int i = 0; i < kc->nevents; i++) {
+		struct khist h = {0};
+		if (khist_read(kc->s->inst, kc->events[i], COUNT_TRIGGER, 1, &h, why, whylen)) {
+			khist_free(&h);
+			return -1;
+		}
+		/* Hits are the events counted in an entry, Dropped those with none free. */
+		uint64_t now = h.hits + h.dropped;
+		counts[i] += now > kc->seen[i] ? now - kc->seen[i] : 0;
+		kc->seen[i] = now;
+		khist_free(&h);
+	}
+	return 0;
+}
+
+void kerncount_free(struct kerncount *kc)
+{
+	free(kc->seen);
+	kc->seen = NULL;
+}
+
+int kernkeys_start(struct kernkeys *kk, struct session *s, struct tep_event **events, int nevents,
+		   const char *const *fields, int nkeys, const char *filter, char *why,
+		   size_t whylen)
+{
+	memset(kk, 0, sizeof(*kk));
+	kk->s = s;
+	kk->events = events;
+	kk->nevents = nevents;
+	kk->nkeys = nkeys;
+	if (nkeys < 1 || nkeys > KHIST_KEYS) {
+		snprintf(why, whylen, "%d keys: the kernel's table is read for 1 to %d", nkeys,
+			 KHIST_KEYS);
+		return -1;
+	}
+	int n = snprintf(kk->which, sizeof(kk->which), "hist:keys=");
+	for (int j = 0; j < nkeys && n < (int)sizeof(kk->which); j++)
+		n += snprintf(kk->which + n, sizeof(kk->which) - (size_t)n, "%s%s", j ? "," : "",
+			      fields[j]);
+	if (n < (int)sizeof(kk->which))
+		n += snprintf(kk->which + n, sizeof(kk->which) - (size_t)n, ":vals=hitcount");
+	char base[TRIGGER_MAX], text[TRIGGER_MAX + 300];
+	if (n >= (int)sizeof(kk->which) || session_filter(s, base, sizeof(base), filter, NULL)) {
+		snprintf(why, whylen, "the keys or the filter are too long for a trigger");
+		return -1;
+	}
+	if (!(kk->seen = calloc((size_t)nevents, sizeof(*kk->seen)))) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%s%s%s", kk->which, *base ? " if " : "", base);
+	for (int i = 0; i < nevents; i++) {
+		kk->seen[i].nkeys = nkeys;
+		if (tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
+					      "trigger", text) < 0) {
+			snprintf(why, whylen, "the kernel refused the trigger on %s:%s: %s",
+				 events[i]->system, events[i]->name, strerror(errno));
+			char rm[sizeof(text) + 1];
+			snprintf(rm, sizeof(rm), "!%s", text);
+			for (int j = 0; j < i; j++)
+				tracefs_event_file_append(s->inst, events[j]->system,
+							  events[j]->name, "trigger", rm);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int kernkeys_read(struct kernkeys *kk,
+		  void (*fn)(int idx, const uint64_t *key, uint64_t n, void *ctx), void *ctx,
+		  char *why, size_t whylen)
+{
+	for (int i = 0; i < kk->nevents; i++) {
+		struct khist now = {0};
+		if (khist_read(kk->s->inst, kk->events[i], kk->which, kk->nkeys, &now, why,
+			       whylen)) {
+			khist_free(&now);
+			return -1;
+		}
+		for (size_t e = 0; e < now.n; e++) {
+			const struct khist_entry *b = khist_find(&kk->seen[i], now.e[e].key);
+			uint64_t before = b ? b->hits : 0;
+			if (now.e[e].hits > before)
+				fn(i, now.e[e].key, now.e[e].hits - before, ctx);
+		}
+		if (now.dropped > kk->seen[i].dropped)
+			kk->dropped += now.dropped - kk->seen[i].dropped;
+		khist_free(&kk->seen[i]);
+		kk->seen[i] = now;
+	}
+	return 0;
+}
+
+void kernkeys_free(struct kernkeys *kk)
+{
+	for (int i = 0; kk->seen && i < kk->nevents; i++)
+		khist_free(&kk->seen[i]);
+	free(kk->seen);
+	kk->seen = NULL;
 }

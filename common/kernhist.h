@@ -38,6 +38,13 @@ struct session;
 /* Does this kernel have hist triggers (its README lists them)? */
 bool kernhist_can(void);
 
+/* Do this kernel's triggers count only the tasks the instance traces (set_event_pid: -p,
+ * -L, --exec, --cgroup)? From Linux 5.15 syscall events and probes reserve their record
+ * where that is checked; before, a trigger that reads the record saw every task's (4.9 and
+ * 4.19 in the guests counted other processes' calls). The README's numeric literals (5.16)
+ * are the mark taken. */
+bool kernhist_tasks_ok(void);
+
 /* Does the kernel read field f of ev as the tools do (same size and sign)? */
 bool kernhist_fits(struct tep_event *ev, const struct tep_format_field *f);
 
@@ -75,5 +82,44 @@ int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **ev
 int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t whylen);
 
 void kernhist_free(struct kernhist *kh);
+
+/*
+ * Counts of events (tpoint -c), by one trigger per event keyed by common_type (one entry):
+ * its hits and the hits it had no room for, read as they grow. Same filters as above.
+ */
+struct kerncount {
+	struct session *s;
+	int nevents;
+	struct tep_event **events;
+	uint64_t *seen; /* each event's count at the last read */
+};
+int kerncount_start(struct kerncount *kc, struct session *s, struct tep_event **events, int nevents,
+		    const char *filter, char *why, size_t whylen);
+/* Each event's count since the last read added to counts[i]. -1 with why set. */
+int kerncount_read(struct kerncount *kc, uint64_t *counts, char *why, size_t whylen);
+void kerncount_free(struct kerncount *kc);
+
+/*
+ * Counts by numeric keys (tpoint -k pid,FIELD: up to KHIST_KEYS), by one trigger per event
+ * keyed by them (common_pid for pid). Its table holds 2048 keys: the events beyond are
+ * counted in dropped, and said.
+ */
+struct kernkeys {
+	struct session *s;
+	int nevents;
+	struct tep_event **events;
+	int nkeys;
+	char which[256];    /* the trigger's text up to its filter */
+	struct khist *seen; /* each event's table at the last read */
+	uint64_t dropped;
+};
+int kernkeys_start(struct kernkeys *kk, struct session *s, struct tep_event **events, int nevents,
+		   const char *const *fields, int nkeys, const char *filter, char *why,
+		   size_t whylen);
+/* Each key's count since the last read, to fn (idx: the event's index). -1 with why set. */
+int kernkeys_read(struct kernkeys *kk,
+		  void (*fn)(int idx, const uint64_t *key, uint64_t n, void *ctx), void *ctx,
+		  char *why, size_t whylen);
+void kernkeys_free(struct kernkeys *kk);
 
 #endif

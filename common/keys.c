@@ -287,6 +287,28 @@ int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *
 	return 0;
 }
 
+int keys_fields(const struct keys *k, int idx, const struct tep_format_field **f, int max)
+{
+	if (k->nkeys > max || k->hist)
+		return -1;
+	for (int j = 0; j < k->nkeys; j++) {
+		if (k->k[j].kind != KEY_PID && k->k[j].kind != KEY_NUM)
+			return -1;
+		f[j] = k->k[j].kind == KEY_PID ? NULL : k->k[j].f[idx];
+	}
+	return k->nkeys;
+}
+
+int keys_add_values(struct keys *k, int idx, const uint64_t *vals, uint64_t n)
+{
+	unsigned char *key = k->key;
+	memset(key, 0, k->keysize);
+	memcpy(key, &idx, sizeof(idx));
+	for (int j = 0; j < k->nkeys; j++)
+		memcpy(key + k->k[j].off, &vals[j], 8);
+	return agg_add(&k->agg, key, n) ? 0 : -1;
+}
+
 struct hist_log2 *keys_total(struct keys *k)
 {
 	return k->nkeys ? NULL : &k->h;

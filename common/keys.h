@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "row.h"
 
@@ -35,6 +36,13 @@ int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *
 /* --hist without keys: the histogram itself, for counts made elsewhere (kernhist.h) to be
  * added to; NULL with keys. */
 struct hist_log2 *keys_total(struct keys *k);
+/* For counting elsewhere (kernhist.h): the keys' fields in events[idx] (NULL for pid, the
+ * task), their number; -1 when a key is a name or bytes, or there are more than max. */
+struct tep_format_field;
+int keys_fields(const struct keys *k, int idx, const struct tep_format_field **f, int max);
+/* n events of events[idx] counted elsewhere under these values of the keys (in -k's order,
+ * each widened to 64 bits by its sign). -1: out of memory. */
+int keys_add_values(struct keys *k, int idx, const uint64_t *vals, uint64_t n);
 /* Nothing counted since the last print. */
 bool keys_empty(const struct keys *k);
 /* Print what was counted, highest count first, and start again; when: "HH:MM:SS". Text:

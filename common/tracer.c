@@ -72,17 +72,47 @@ void tracer_check(struct tracer *tr)
 			 tr->stack ? 's' : 'U');
 	if (tr->folded && !tr->stack && !tr->ustack)
 		opt_fail("--folded counts the stacks of -s or -U: give one or both");
-	if (tr->user_space && !tr->hist)
-		opt_fail("--user-space is where --hist counts: give --hist");
+	if (tr->user_space && !tr->hist && !tr->count && !tr->keys)
+		opt_fail("--user-space is where -c, -k and --hist count: give one");
 }
 
-/* --hist alone on up to 16 events (two triggers each) is counted in the kernel where it has
- * hist triggers and reads the field as this tool does; not -n, a name the triggers' filter
- * cannot match on every kernel (4.9's filters know no comm). */
+/* -c, -k or --hist on up to 16 events is counted in the kernel where it has hist triggers
+ * (and reads the fields as this tool does), and with -p, -L, --exec or --cgroup where its
+ * triggers see those tasks alone; not -n, a name the triggers' filter cannot match on every
+ * kernel (4.9's filters know no comm), nor --record, which keeps the events. */
+static bool in_kernel(const struct tool_run *t, const struct tracer *tr)
+{
+	bool tasks = t->o.pid || t->o.tid || t->o.exec || t->cgroup;
+	return tr->nevents <= 16 && !tr->user_space && !tr->by_tracer && !t->o.name &&
+	       !t->record_path && kernhist_can() && (!tasks || kernhist_tasks_ok());
+}
+
+/* -k alone by up to 3 numeric keys (pid, fields the kernel reads as this tool does): their
+ * names in the kernel's trigger, in fields; how many (0: not in the kernel). */
+static int keys_in_kernel(const struct tool_run *t, const struct tracer *tr, const char **fields)
+{
+	int n = 0;
+	if (!tr->keys || tr->hist || !in_kernel(t, tr))
+		return 0;
+	for (int i = 0; i < tr->nevents; i++) {
+		const struct tep_format_field *f[KHIST_KEYS];
+		if ((n = keys_fields(tr->k, i, f, KHIST_KEYS)) < 1)
+			return 0;
+		for (int j = 0; j < n; j++) {
+			if (f[j] && !kernhist_fits(tr->events[i], f[j]))
+				return 0;
+			/* one name for every event: the trigger's text is read back by it */
+			if (i && strcmp(fields[j], f[j] ? f[j]->name : "common_pid"))
+				return 0;
+			fields[j] = f[j] ? f[j]->name : "common_pid";
+		}
+	}
+	return n;
+}
+
 static bool hist_in_kernel(const struct tool_run *t, const struct tracer *tr)
 {
-	if (!tr->hist || tr->keys || tr->user_space || tr->by_tracer || t->o.name ||
-	    tr->nevents > 16 || !kernhist_can())
+	if (!tr->hist || tr->keys || !in_kernel(t, tr))
 		return false;
 	for (int i = 0; i < tr->nevents; i++) {
 		const struct tep_format_field *f = tep_find_field(tr->events[i], tr->hist);
@@ -126,6 +156,12 @@ int tracer_prepare(struct tool_run *t)
 	if (tr->count)
 		t->o.interval = 1000000000ULL;
 	if (hist_in_kernel(t, tr) && !(tr->kh = calloc(1, sizeof(*tr->kh))))
+		return TOOL_FAIL;
+	if (tr->count && !tr->hist && !tr->keys && in_kernel(t, tr) &&
+	    !(tr->kc = calloc(1, sizeof(*tr->kc))))
+		return TOOL_FAIL;
+	if ((tr->nkfields = keys_in_kernel(t, tr, tr->kfields)) &&
+	    !(tr->kk = calloc(1, sizeof(*tr->kk))))
 		return TOOL_FAIL;
 	return TOOL_OK;
 }
@@ -233,6 +269,43 @@ static bool process_context_only(struct tool_run *t, struct tracer *tr)
 	return true;
 }
 
+/* -c or --hist counted in the kernel no more (or never). */
+static void drop_in_kernel(struct tracer *tr)
+{
+	if (tr->kh)
+		kernhist_free(tr->kh);
+	if (tr->kc)
+		kerncount_free(tr->kc);
+	if (tr->kk)
+		kernkeys_free(tr->kk);
+	free(tr->kh);
+	free(tr->kc);
+	free(tr->kk);
+	tr->kh = NULL;
+	tr->kc = NULL;
+	tr->kk = NULL;
+}
+
+/* -c or --hist in the kernel: its triggers written (true), or refused (a filter the kernel
+ * says what is wrong with when it is written on the events after this): counted here. */
+static bool start_in_kernel(struct tool_run *t, struct tracer *tr)
+{
+	char why[300];
+	int ret = tr->kh ? kernhist_start(tr->kh, &t->s, tr->events, tr->nevents, tr->hist,
+					  tr->filter, why, sizeof(why)) :
+		  tr->kc ? kerncount_start(tr->kc, &t->s, tr->events, tr->nevents, tr->filter, why,
+					   sizeof(why)) :
+			   kernkeys_start(tr->kk, &t->s, tr->events, tr->nevents, tr->kfields,
+					  tr->nkfields, tr->filter, why, sizeof(why));
+	if (ret) {
+		drop_in_kernel(tr);
+		return false;
+	}
+	size_t n = strlen(t->traced);
+	snprintf(t->traced + n, sizeof(t->traced) - n, " (counted in the kernel)");
+	return true;
+}
+
 int tracer_setup(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
@@ -240,20 +313,8 @@ int tracer_setup(struct tool_run *t)
 	int ret;
 	if (process_context_only(t, tr) && session_exclude_self(&t->s))
 		return TOOL_FAIL;
-	if (tr->kh) {
-		/* Refused (a filter the kernel will say what is wrong with, when it is
-		 * written on the events below): counted here instead, alike. */
-		char why[300];
-		if (!kernhist_start(tr->kh, &t->s, tr->events, tr->nevents, tr->hist, tr->filter,
-				    why, sizeof(why))) {
-			size_t n = strlen(t->traced);
-			snprintf(t->traced + n, sizeof(t->traced) - n, " (counted in the kernel)");
-			return TOOL_OK;
-		}
-		kernhist_free(tr->kh);
-		free(tr->kh);
-		tr->kh = NULL;
-	}
+	if ((tr->kh || tr->kc || tr->kk) && start_in_kernel(t, tr))
+		return TOOL_OK;
 	/* Before the events: an event enabled while stacktrace was off has no stack. */
 	if ((ret = tool_stacks(t, tr->stack, tr->ustack, tr->by_tracer, &kstack, &ustack)))
 		return ret;
@@ -348,11 +409,22 @@ static void print_counts(struct tracer *tr, const char *when)
 	}
 }
 
-/* --hist in the kernel: what its tables counted since the last read, into the histogram. */
+/* A key's count read from the kernel's table. */
+static void add_keys(int idx, const uint64_t *key, uint64_t n, void *ctx)
+{
+	struct tracer *tr = ctx;
+	if (keys_add_values(tr->k, idx, key, n))
+		sig_request_stop(); /* out of memory: end with what was counted */
+}
+
+/* -c, -k or --hist in the kernel: what its tables counted since the last read, into the
+ * counts, the keys or the histogram. */
 static void pull(struct tool_run *t, struct tracer *tr)
 {
 	char why[300];
-	if (tr->kh && kernhist_read(tr->kh, keys_total(tr->k), why, sizeof(why))) {
+	if ((tr->kh && kernhist_read(tr->kh, keys_total(tr->k), why, sizeof(why))) ||
+	    (tr->kc && kerncount_read(tr->kc, tr->counts, why, sizeof(why))) ||
+	    (tr->kk && kernkeys_read(tr->kk, add_keys, tr, why, sizeof(why)))) {
 		fprintf(stderr, "%s: %s\n", t->tool->name, why);
 		t->failed = true;
 		sig_request_stop();
@@ -390,11 +462,12 @@ void tracer_end(struct tool_run *t)
 	pull(t, tr);
 	if (counting(tr) && (!t->intervals || counted(tr)))
 		tracer_interval(t, reader_now());
-	if (tr->kh && tr->kh->dropped)
+	uint64_t dropped = tr->kh ? tr->kh->dropped : tr->kk ? tr->kk->dropped : 0;
+	if (dropped)
 		fprintf(stderr,
-			"%s: %llu events not counted: the kernel's table of values was full "
+			"%s: %llu events not counted: the kernel's table of %s was full "
 			"(--user-space counts every one)\n",
-			t->tool->name, (unsigned long long)tr->kh->dropped);
+			t->tool->name, (unsigned long long)dropped, tr->kh ? "values" : "keys");
 	if (tr->fold)
 		folded_print(tr->fold, stdout);
 	evprint_say_without_ustack(
@@ -407,10 +480,7 @@ void tracer_cleanup(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
 	keys_free(tr->k);
-	if (tr->kh)
-		kernhist_free(tr->kh);
-	free(tr->kh);
-	tr->kh = NULL;
+	drop_in_kernel(tr);
 	evprint_free(tr->p);
 	folded_free(tr->fold);
 	ksym_free(tr->ksyms);

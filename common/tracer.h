@@ -23,6 +23,8 @@
 struct tep_event;
 struct keys;
 struct kernhist;
+struct kerncount;
+struct kernkeys;
 struct evprint;
 struct ksyms;
 
@@ -46,12 +48,12 @@ extern const struct row_table tracer_count_keys;
 /* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U and
  * --user-space (its events are the function tracer's: no triggers). */
 #define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TRACER_OPT_USER, TOOL_EXEC
-#define TRACER_OPT_USER                                                            \
-	{                                                                          \
-		TRACER_OPT_USER_SPACE, "user-space", NULL,                         \
-			"--hist counted in user space, not by the kernel's hist\n" \
-			"triggers",                                                \
-			0                                                          \
+#define TRACER_OPT_USER                                                         \
+	{                                                                       \
+		TRACER_OPT_USER_SPACE, "user-space", NULL,                      \
+			"-c, -k and --hist counted in user space, not by the\n" \
+			"kernel's hist triggers",                               \
+			0                                                       \
 	}
 #define TRACER_OPT_USTACK                                                         \
 	{                                                                         \
@@ -101,7 +103,11 @@ struct tracer {
 	/* while tracing */
 	struct tool_run *t;
 	struct keys *k;
-	struct kernhist *kh; /* --hist counted in the kernel */
+	struct kernhist *kh;  /* --hist counted in the kernel */
+	struct kerncount *kc; /* -c counted in the kernel */
+	struct kernkeys *kk;  /* -k counted in the kernel, by these fields */
+	const char *kfields[3];
+	int nkfields;
 	struct evprint *p;
 	struct ksyms *ksyms;
 	struct folded *fold; /* --folded */

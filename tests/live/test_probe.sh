@@ -116,17 +116,31 @@ grep -q 'hist:keys' "$T/README" && wide=yes
 # Fields of less than 8 bytes: from the rework of .log2 (Linux 4.17, with synthetic events).
 narrow=$wide
 [ -e "$T/synthetic_events" ] || narrow=no
-inkernel=$wide
-# TOOL ARGS...: the histogram counted where the tool chooses (TMP/k) and in user space (TMP/u).
+# With --exec (-p, -L): where the triggers count those tasks alone (Linux 5.15: before, the
+# syscall events' and probes' triggers saw every task's; numeric literals, 5.16, mark it).
+tasks=$wide
+grep -q numeric_literal "$T/README" || tasks=no
+inkernel=$tasks
+# TOOL ARGS...: the histogram counted where the tool chooses (TMP/k) and in user space
+# (TMP/u): of the program's values by --exec, or (a uprobe on it: every task's calls are the
+# program's) while the tool traces every task.
 hist_both() {
 	tool=$1
 	shift
-	"$BIN/$tool" "$@" --exec "$ST" values $V > "$TMP/k" 2> "$TMP/ke"
-	krc=$?
-	"$BIN/$tool" --user-space "$@" --exec "$ST" values $V > "$TMP/u" 2> "$TMP/ue"
-	urc=$?
+	for mode in "" --user-space; do
+		if [ $tool = uprobe ]; then
+			start_bg "$BIN/$tool" $mode "$@" && "$ST" values $V && stop_bg
+			cp "$TMP/out" "$TMP/k$mode"
+			cp "$TMP/err" "$TMP/ke$mode"
+			rc=$RC
+		else
+			"$BIN/$tool" $mode "$@" --exec "$ST" values $V > "$TMP/k$mode" 2> "$TMP/ke$mode"
+			rc=$?
+		fi
+		[ -z "$mode" ] && krc=$rc || urc=$rc
+	done
 	grep -v '^[0-9][0-9]:[0-9][0-9]:' "$TMP/k" > "$TMP/k.h"
-	grep -v '^[0-9][0-9]:[0-9][0-9]:' "$TMP/u" > "$TMP/u.h"
+	grep -v '^[0-9][0-9]:[0-9][0-9]:' "$TMP/k--user-space" > "$TMP/u.h"
 }
 # WHAT LOW HIGH COUNT: the histogram in TMP/u has COUNT in [LOW, HIGH), 196 in all, and
 # TMP/k is the same, counted in the kernel where it has hist triggers.
@@ -151,6 +165,36 @@ if [ -d "$T/events/syscalls/sys_enter_write" ]; then
 	rc=$?
 	check "tpoint -c --hist (in the kernel: $inkernel): 3 values in the first second's table, 2 in a later one" sh -c "
 		[ $rc -eq 0 ] && [ \"\$(awk '/^ +4 -> 8 / {printf \"%s \", \$5}' '$TMP/out')\" = '3 2 ' ]"
+	# -c alone: one trigger per event (in the kernel), the same count here.
+	for mode in "" --user-space; do
+		"$BIN/tpoint" $mode -c syscalls:sys_enter_write --exec "$ST" values $V > "$TMP/out" 2> "$TMP/err"
+		rc=$?
+		where="in the kernel: $inkernel"
+		[ -n "$mode" ] && where="user space"
+		check "tpoint -c ($where): exit 0, the 196 writes counted" sh -c "
+			[ $rc -eq 0 ] && [ \$(awk '\$1 == \"syscalls:sys_enter_write\" {s += \$2} END {print s + 0}' '$TMP/out') -eq 196 ]"
+		if [ -z "$mode" ] && [ $inkernel = yes ]; then
+			check "tpoint -c: the banner says counted in the kernel" grep -q '(counted in the kernel)' "$TMP/err"
+		fi
+	done
+	# -k by a numeric field, and by pid: one trigger per event (in the kernel), the same
+	# rows here (compared sorted: rows of equal counts come in no set order).
+	"$BIN/tpoint" -k count syscalls:sys_enter_write --exec "$ST" values $V > "$TMP/k" 2> "$TMP/ke"
+	krc=$?
+	"$BIN/tpoint" --user-space -k count syscalls:sys_enter_write --exec "$ST" values $V > "$TMP/u" 2> "$TMP/ue"
+	urc=$?
+	grep -v '^[0-9][0-9]:[0-9][0-9]:' "$TMP/k" | sort > "$TMP/k.h"
+	grep -v '^[0-9][0-9]:[0-9][0-9]:' "$TMP/u" | sort > "$TMP/u.h"
+	check "tpoint -k count (in the kernel: $inkernel): exit 0, 196 writes, 0 twice, the same rows here" sh -c "
+		[ $krc -eq 0 ] && [ $urc -eq 0 ] && cmp -s '$TMP/k.h' '$TMP/u.h' &&
+		[ \$(awk '\$2 ~ /^[0-9]+\$/ {s += \$2} END {print s}' '$TMP/u.h') -eq 196 ] &&
+		grep -Eq '^ +0 +2\$' '$TMP/u.h'" || diff "$TMP/k.h" "$TMP/u.h" | head
+	if [ $inkernel = yes ]; then
+		check "tpoint -k count: the banner says counted in the kernel" grep -q '(counted in the kernel)' "$TMP/ke"
+	fi
+	"$BIN/tpoint" -k pid syscalls:sys_enter_write --exec "$ST" values $V > "$TMP/out" 2> "$TMP/err"
+	check "tpoint -k pid: one row, the program's 196 writes" sh -c "
+		[ \$(grep -Ec '^ +[0-9]+ +196\$' '$TMP/out') -eq 1 ] && [ \$(grep -Ec '^ +[0-9]+ +[0-9]+\$' '$TMP/out') -eq 1 ]"
 	# A full table of values (2048 entries: 2100 values from 2^63 on) is said, not silent.
 	W=""
 	i=1
@@ -170,6 +214,16 @@ if [ -d "$T/events/syscalls/sys_enter_write" ]; then
 	fi
 fi
 if [ -e "$T/uprobe_events" ]; then
+	# -k on a signed 4-byte argument: -1 as -1 both ways (the kernel widens it by its sign).
+	for mode in "" --user-space; do
+		start_bg "$BIN/uprobe" $mode -k v "p:$ST:ftt_value v=%di:s32" && "$ST" values $V && stop_bg
+		cp "$TMP/out" "$TMP/keys$mode"
+	done
+	check "uprobe -k v (s32): the same rows both ways, -1 counted under -1" sh -c "
+		grep -v '^[0-9][0-9]:[0-9][0-9]:' '$TMP/keys' | sort > '$TMP/k.h' &&
+		grep -v '^[0-9][0-9]:[0-9][0-9]:' '$TMP/keys--user-space' | sort > '$TMP/u.h' &&
+		cmp -s '$TMP/k.h' '$TMP/u.h' && grep -Eq '^ +-1 +[0-9]+\$' '$TMP/u.h'" || diff "$TMP/k.h" "$TMP/u.h" | head
+	inkernel=$wide
 	hist_both uprobe --hist v "p:$ST:ftt_value v=%di:s64"
 	hist_check "uprobe --hist v (s64)" 4611686018427387904 9223372036854775808 3
 	check "uprobe --hist v (s64): the 5 negative values in their own row" \
@@ -177,9 +231,7 @@ if [ -e "$T/uprobe_events" ]; then
 	inkernel=$narrow
 	hist_both uprobe --hist v "p:$ST:ftt_value v=%di:s32"
 	hist_check "uprobe --hist v (s32)" 1073741824 2147483648 3
-	hist_both uprobe --hist v "p:$ST:ftt_value v=%di:u8"
-	hist_check "uprobe --hist v (u8)" 128 256 60
-	inkernel=$wide
+	inkernel=$tasks
 fi
 
 # -c with -d 1: one table, not a second, empty one for the instant after the last tick.
