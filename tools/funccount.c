@@ -23,6 +23,7 @@
 #include <tracefs.h>
 
 #include "ftrace.h"
+#include "kernhist.h"
 #include "opt.h"
 #include "out.h"
 #include "probe.h"
@@ -46,8 +47,9 @@
 /* The function profiler's table shows a name in at most this many characters. */
 #define PROFILE_NAME 30
 
-enum via { VIA_BEST, VIA_HITS, VIA_EVENTS, VIA_PROFILE, VIA_FTRACE };
-static const char *const via_names[] = {"best", "hits", "events", "profile", "ftrace", NULL};
+enum via { VIA_BEST, VIA_HITS, VIA_EVENTS, VIA_PROFILE, VIA_FTRACE, VIA_HIST };
+static const char *const via_names[] = {"best",	  "hits", "events", "profile",
+					"ftrace", "hist", NULL};
 
 static struct env {
 	char **globs;
@@ -81,6 +83,12 @@ static struct env {
 		int idx; /* -1: a name left out as not unique (its calls are not counted) */
 	} * addrs;	 /* the functions by address, for the tracer's ip */
 	int naddrs, capaddrs;
+	/* Each probe's calls counted by a hist trigger on it (those of the traced tasks). */
+	bool hist;
+	struct kerncount kc;
+	struct tep_event **kc_ev; /* the probes made */
+	int *kc_func;		  /* the function of each */
+	uint64_t *kc_counts;
 	uint64_t end_ns; /* -d: when the run ends (reader_now's clock) */
 	bool deferred;	 /* its tick came: its table is printed by end() */
 	struct tool_run *t;
@@ -101,10 +109,11 @@ static const struct opt_spec options[] = {
 	{OPT_VIA, "via", "HOW",
 	 "profile: counted by the kernel's function profiler\n(kernel functions, every task; "
 	 "one run at a time);\nhits: counted in the kernel (probe hit counts);\nevents: each "
-	 "call an event, counted here (the way\nfor -p, -L, -n, --exec); ftrace: each call an "
-	 "event\nof the function tracer (kernel functions); best\n(default): the profiler where "
-	 "it is free, else hits\n(events for -p, -L, -n, --exec) for up to 50\nfunctions, the "
-	 "function tracer for more or\nwithout kprobes",
+	 "call an event, counted here (the way\nfor -n); hist: each call counted in the kernel "
+	 "by a\nhist trigger on its probe (-p, -L, --exec); ftrace:\neach call an event of the "
+	 "function tracer (kernel\nfunctions); best (default): the profiler where it is\nfree, "
+	 "else hits (hist for -p, -L, --exec where\nthe kernel has hist triggers, else events) "
+	 "for up\nto 50 functions, the function tracer for more or\nwithout kprobes",
 	 0},
 	TOOL_JSON_KEYS,
 	TOOL_EXEC,
@@ -127,7 +136,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
 	case 'v': env.verbose = true; break;
 	case OPT_TOP: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
-	case OPT_VIA: env.via = (enum via)opt_choice(arg, via_names, 5, "--via"); break;
+	case OPT_VIA: env.via = (enum via)opt_choice(arg, via_names, 6, "--via"); break;
 	}
 }
 
@@ -345,7 +354,8 @@ static bool filtered(const struct tool_run *t)
 
 static bool by_events(const struct tool_run *t)
 {
-	return !env.profile && (env.ftrace || env.via == VIA_EVENTS || filtered(t));
+	return !env.profile &&
+	       (env.ftrace || env.via == VIA_EVENTS || env.via == VIA_HIST || filtered(t));
 }
 
 /* The function profiler's table cuts names: two of ours alike in their first characters
@@ -649,7 +659,31 @@ static int prepare(struct tool_run *t)
 				   ": narrow the pattern, or --via ftrace");
 		return TOOL_USAGE;
 	}
+	/* -p, -L, --exec: a hist trigger per probe where the kernel has them and they count
+	 * the traced tasks alone (kernhist_tasks_ok), not -n (4.9's filters know no comm), nor
+	 * --record (which keeps the events). */
+	if (env.via == VIA_HIST && (t->o.name || t->record_path)) {
+		fprintf(stderr, "funccount: --via hist: not with %s\n",
+			t->o.name ?
+				"-n (a name the kernel's filters cannot match on every kernel)" :
+				"--record (no event is written to keep)");
+		return TOOL_USAGE;
+	}
+	bool tasks_ok = !filtered(t) || kernhist_tasks_ok();
+	env.hist = !env.profile && !env.ftrace && by_events(t) && !t->o.name && !t->record_path &&
+		   (env.via == VIA_HIST || (env.via == VIA_BEST && env.n <= PROBES_BEST)) &&
+		   kernhist_can() && tasks_ok;
+	if (env.via == VIA_HIST && !env.hist) {
+		fprintf(stderr, "funccount: --via hist: %s\n",
+			!kernhist_can() ?
+				"no hist triggers in this kernel (CONFIG_HIST_TRIGGERS, "
+				"Linux 4.7)" :
+				"this kernel's triggers count every task's probe hits, not "
+				"those of -p, -L or --exec alone (before Linux 5.15)");
+		return TOOL_FAIL;
+	}
 	const char *how = env.profile  ? "counted in the kernel: the function profiler" :
+			  env.hist     ? "counted in the kernel: a hist trigger on each probe" :
 			  env.ftrace   ? "each call an event of the function tracer, counted here" :
 			  by_events(t) ? "each call an event, counted here" :
 					 "counted in the kernel: probe hit counts";
@@ -720,6 +754,29 @@ static void on_call(struct tep_record *rec, void *ctx)
 
 static int read_hits(void);
 
+/* The hist triggers written on the probes; -1 when the kernel refused one (each call is
+ * then an event, counted here: a refusal is its own to say, as a filter's). */
+static int start_hist(struct tool_run *t)
+{
+	char why[300];
+	int m = 0;
+	env.kc_ev = calloc((size_t)env.n, sizeof(*env.kc_ev));
+	env.kc_func = calloc((size_t)env.n, sizeof(*env.kc_func));
+	env.kc_counts = calloc((size_t)env.n, sizeof(*env.kc_counts));
+	if (!env.kc_ev || !env.kc_func || !env.kc_counts)
+		return -1;
+	for (int i = 0; i < env.n; i++)
+		if (env.f[i].ev) {
+			env.kc_func[m] = i;
+			env.kc_ev[m++] = env.f[i].ev;
+		}
+	if (!kerncount_start(&env.kc, &t->s, env.kc_ev, m, NULL, why, sizeof(why)))
+		return 0;
+	kerncount_free(&env.kc);
+	env.hist = false;
+	return -1;
+}
+
 static int setup(struct tool_run *t)
 {
 	/* Hit counts: the filter drops every event, after the profile has counted the hit. */
@@ -729,6 +786,8 @@ static int setup(struct tool_run *t)
 		return start_profiler(); /* its counts start at 0 when it is enabled */
 	if (env.ftrace)
 		return reader_on(&t->r, env.fev, on_traced, t) ? TOOL_FAIL : TOOL_OK;
+	if (env.hist && !start_hist(t))
+		return TOOL_OK;
 	for (int i = 0; i < env.n; i++)
 		if (env.f[i].ev &&
 		    (ret = tool_trace(t, env.f[i].ev, filter, on_call, (void *)(intptr_t)i)))
@@ -830,6 +889,19 @@ static int by_count(const void *a, const void *b)
  * cannot be (said; the run fails). */
 static int take_counts(struct tool_run *t)
 {
+	if (env.hist) {
+		char why[300];
+		if (kerncount_read(&env.kc, env.kc_counts, why, sizeof(why))) {
+			fprintf(stderr, "funccount: %s: the counts are lost\n", why);
+			t->failed = true;
+			return -1;
+		}
+		for (int j = 0; j < env.kc.nevents; j++) {
+			env.f[env.kc_func[j]].count += env.kc_counts[j];
+			env.kc_counts[j] = 0;
+		}
+		return 0;
+	}
 	/* The counts would be short: the run ends, and fails. */
 	if (!by_events(t) && read_hits()) {
 		fprintf(stderr, "funccount: cannot read the %s: the counts are lost\n",
@@ -945,6 +1017,10 @@ static void cleanup(struct tool_run *t)
 	free(env.dups);
 	free(env.matched);
 	free(env.addrs);
+	kerncount_free(&env.kc);
+	free(env.kc_ev);
+	free(env.kc_func);
+	free(env.kc_counts);
 }
 
 static const struct tool funccount = {

@@ -23,7 +23,7 @@ if [ -e "$T/uprobe_events" ]; then
 		"[ \"\$(awk '\$1 ~ /:ftt_add\$/ {print \$2}' '$TMP/out')\" = 3 ] &&
 		 grep -q 'counted in the kernel: probe hit counts' '$TMP/err'" || target_state
 	trace_target -p "$BIN/funccount" -j "$UT:ftt_*"
-	check "funccount -p -j on ftt_* (events): ftt_add 3, ftt_greet 1" sh -c \
+	check "funccount -p -j on ftt_* (the tasks followed): ftt_add 3, ftt_greet 1" sh -c \
 		"grep -q ':ftt_add\",\"count\":3}' '$TMP/out' && grep -q ':ftt_greet\",\"count\":1}' '$TMP/out' &&
 		 '$JSONCHECK' '$TMP/out' time func count" || target_state
 	"$BIN/funccount" "$UT:no_such_*" > "$TMP/out" 2> "$TMP/err"
@@ -68,8 +68,18 @@ if [ -e "$T/function_profile_enabled" ]; then
 else
 	PROF= BEST="counted in the kernel: probe hit counts"
 fi
+# The tasks of -p, -L, --exec: a hist trigger on each probe where the kernel has them and
+# they count those tasks alone (Linux 5.15; numeric literals, 5.16, mark it).
+HIST= HISTTASKS=
+TASKS="each call an event, counted here"
+if grep -q 'hist:keys' "$T/README"; then
+	HIST=yes
+	if grep -q numeric_literal "$T/README"; then
+		HISTTASKS=yes TASKS="counted in the kernel: a hist trigger on each probe"
+	fi
+fi
 # Every task: nothing else in the guest calls getppid while the program runs.
-for via in "" hits events ftrace ${PROF:+profile}; do
+for via in "" hits events ftrace ${PROF:+profile} ${HIST:+hist}; do
 	start_bg "$BIN/funccount" ${via:+--via $via} "$F" || continue
 	"$ST" 1234 0
 	stop_bg
@@ -79,6 +89,7 @@ for via in "" hits events ftrace ${PROF:+profile}; do
 	events) how="each call an event, counted here" ;;
 	ftrace) how="each call an event of the function tracer, counted here" ;;
 	profile) how="counted in the kernel: the function profiler" ;;
+	hist) how="counted in the kernel: a hist trigger on each probe" ;;
 	esac
 	check "funccount (${via:-best}): $F counted 1234 times" sh -c \
 		"[ $RC -eq 0 ] && [ \"\$(awk -v f=$F '\$1 == f {print \$2}' '$TMP/out')\" = 1234 ]" ||
@@ -124,6 +135,20 @@ rc=$?
 check "funccount --via ftrace --exec: exit 0, the command's 777 calls" sh -c \
 	"[ $rc -eq 0 ] && [ \"\$(awk -v f=$F '\$1 == f {print \$2}' '$TMP/out')\" = 777 ]" ||
 	cat "$TMP/out" "$TMP/err"
+for via in events ${HISTTASKS:+hist}; do
+	"$BIN/funccount" --via $via "$F" --exec "$ST" 777 0 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "funccount --via $via --exec: exit 0, the command's 777 calls" sh -c \
+		"[ $rc -eq 0 ] && [ \"\$(awk -v f=$F '\$1 == f {print \$2}' '$TMP/out')\" = 777 ]" ||
+		cat "$TMP/out" "$TMP/err"
+done
+if [ -z "$HISTTASKS" ]; then
+	"$BIN/funccount" --via hist -p 1 "$F" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	[ -n "$HIST" ] && why="before Linux 5.15" || why=CONFIG_HIST_TRIGGERS
+	check "funccount --via hist -p where the triggers cannot count one process's calls: exit 1, one line naming $why" sh -c \
+		"[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '$why' '$TMP/err'"
+fi
 "$BIN/funccount" -j "$F" --exec "$ST" 77 0 > "$TMP/out" 2> "$TMP/err"
 check "funccount -j: the row as JSON" sh -c \
 	"grep -q '\"func\":\"$F\",\"count\":77}' '$TMP/out' && '$JSONCHECK' '$TMP/out' time func count"
@@ -133,7 +158,10 @@ rc=$?
 check "funccount -v: the function listed, $BEST, exit 0" sh -c \
 	"[ $rc -eq 0 ] && [ \"\$(cat '$TMP/out')\" = '$F' ] && grep -q '$BEST' '$TMP/err'"
 "$BIN/funccount" -v -p 1 "$F" > "$TMP/out" 2> "$TMP/err"
-check "funccount -v -p: each call an event" grep -q 'each call an event' "$TMP/err"
+check "funccount -v -p: $TASKS" grep -q "$TASKS" "$TMP/err"
+"$BIN/funccount" -v -p 1 -n init "$F" > "$TMP/out" 2> "$TMP/err"
+check "funccount -v -p -n: each call an event (a name no trigger filter matches everywhere)" \
+	grep -q 'each call an event, counted here' "$TMP/err"
 check "funccount -v changed nothing in tracefs" same_state
 
 # -d a multiple of -i: one table per interval, the last printed once its calls are read (a
@@ -182,7 +210,7 @@ check "funccount -i 0.3 -d 1: exit 0, a table per interval (3 or 4), each timed"
 	 [ \$(grep -c '^\[[0-9:]*\]\$' '$TMP/out') -eq \$n ]"
 
 for args in "|no PATTERN" "'a b'|invalid PATTERN" "--via x $F|invalid --via" \
-	"--via hits -p 1 $F|not with -p" "--top -1 $F|invalid N" \
+	"--via hits -p 1 $F|not with -p" "--top -1 $F|invalid N" "--via hist -n x $F|not with -n" \
 	"--via ftrace 'libc:str*'|not with LIB:GLOB" \
 	"ftt_no_such_function_*|no traceable kernel function matches"; do
 	eval "\"\$BIN/funccount\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
