@@ -61,7 +61,12 @@ for w in $WAYS; do
 	n1=$(lat $1 $2 "$TMP/$w.1k.out" | wc -l)
 	short=$(lat $1 $2 "$TMP/$w.1k.out" | awk '$1 < 1000' | wc -l)
 	d=$((n0 - n1)); [ $d -lt 0 ] && d=$((-d))
-	check "runqslower --via $w 1000: the children's waits of 1 ms or more ($n1; with 0: $n0), none shorter" \
+	# In the guests one event's two stamps (one per run's instance) can be a host stall
+	# apart, far from 1 ms as well: there 5 % of the waits may differ besides (4.18 under
+	# TCG: 37 against 38, none of them within 100 us of 1 ms), as runqlat's and cpudist's
+	# ways may.
+	[ -n "${LIVE_GUEST:-}" ] && edge=$((edge + (n0 + 19) / 20))
+	check "runqslower --via $w 1000: the children's waits of 1 ms or more ($n1; with 0: $n0; $edge may differ), none shorter" \
 		sh -c "[ $n0 -gt 0 ] && [ $d -le $edge ] && [ $short -eq 0 ]"
 done
 [ -n "$K_PAIRS" ] || skip "runqslower --via pairs: no hist triggers with synthetic events (CONFIG_HIST_TRIGGERS, Linux 6.1)"
