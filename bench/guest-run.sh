@@ -31,6 +31,9 @@ trap 'rm -rf "$WORK"' EXIT
 	echo "perf-tools' funccount counts with the function profiler; perf-tools itself needs bash and"
 	echo "GNU awk, which the guest lacks, so its method (vfs_read in set_ftrace_filter,"
 	echo "function_profile_enabled, trace_stat) is run by hand as its script does."
+	echo "tpoint's rows: -c and --hist on every read(2) counted by the kernel's hist triggers"
+	echo "against the same counted here from the events (--user-space)."
+	echo "Without hist triggers the kernel rows are missing (said under the table)."
 } > "$WORK/report.md"
 
 for k in $KERNELS; do
@@ -62,6 +65,8 @@ for k in $KERNELS; do
 			cmd["profiler"] = "function profiler (perf-tools funccount'"'"'s method)"
 			cmd["tpoint-hist"] = "`tpoint --hist count syscalls:sys_enter_read --exec dd ...` (binned by two hist triggers, none sent)"
 			cmd["tpoint-hist-user"] = "`tpoint --user-space --hist count ...` (an event per read, binned here)"
+			cmd["tpoint-count"] = "`tpoint -c syscalls:sys_enter_read --exec dd ...` (one hist trigger, none sent)"
+			cmd["tpoint-count-user"] = "`tpoint --user-space -c ...` (an event per read, counted here)"
 			hb = (secs["hitcounts"] - base) * 1e9 / N
 			for (j = 1; j <= n; j++) {
 				p = name[j]

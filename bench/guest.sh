@@ -104,6 +104,13 @@ tphist() {
 }
 tphist_kernel() { tphist ""; }
 tphist_user() { tphist --user-space; }
+# tpoint -c on read(2): one hist trigger per event (none written), or here (an event each).
+tpcount() {
+	$B/tpoint $1 -c syscalls:sys_enter_read --exec $W 2> /dev/null |
+		awk '$1 == "syscalls:sys_enter_read" {s += $2} END {print s + 0}'
+}
+tpcount_kernel() { tpcount ""; }
+tpcount_user() { tpcount --user-space; }
 # perf-tools' method: the function profiler on set_ftrace_filter's functions.
 profiler() {
 	echo vfs_read > $T/set_ftrace_filter
@@ -128,10 +135,14 @@ fi
 measure funcslower-user slower_user
 if [ -d $T/events/syscalls/sys_enter_read ] && grep -q 'hist:keys' $T/README; then
 	measure tpoint-hist tphist_kernel
+	measure tpoint-count tpcount_kernel
 else
-	echo "BENCHSKIP tpoint-hist no hist triggers (CONFIG_HIST_TRIGGERS, 4.7) or syscall tracepoints"
+	echo "BENCHSKIP tpoint-hist,tpoint-count no hist triggers (CONFIG_HIST_TRIGGERS, 4.7) or syscall tracepoints"
 fi
-[ -d $T/events/syscalls/sys_enter_read ] && measure tpoint-hist-user tphist_user
+if [ -d $T/events/syscalls/sys_enter_read ]; then
+	measure tpoint-hist-user tphist_user
+	measure tpoint-count-user tpcount_user
+fi
 if [ -e $T/function_profile_enabled ]; then
 	measure funcprofile funcprofile
 	measure profiler profiler
