@@ -288,6 +288,30 @@ void kernhist_free(struct kernhist *kh)
 	kh->ev = NULL;
 }
 
+/* The trigger text on every event; when one refuses it, removed from those before (why
+ * says which and the kernel's reason), -1. */
+static int write_each(struct session *s, struct tep_event **events, int nevents, const char *text,
+		      char *why, size_t whylen)
+{
+	for (int i = 0; i < nevents; i++) {
+		if (tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
+					      "trigger", text) >= 0)
+			continue;
+		snprintf(why, whylen, "the kernel refused the trigger on %s:%s: %s",
+			 events[i]->system, events[i]->name, strerror(errno));
+		size_t len = strlen(text) + 2;
+		char *rm = malloc(len);
+		for (int j = 0; rm && j < i; j++) {
+			snprintf(rm, len, "!%s", text);
+			tracefs_event_file_append(s->inst, events[j]->system, events[j]->name,
+						  "trigger", rm);
+		}
+		free(rm);
+		return -1;
+	}
+	return 0;
+}
+
 #define COUNT_TRIGGER "hist:keys=common_type:vals=hitcount"
 
 int kerncount_start(struct kerncount *kc, struct session *s, struct tep_event **events, int nevents,
@@ -307,19 +331,7 @@ int kerncount_start(struct kerncount *kc, struct session *s, struct tep_event **
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%s%s%s", COUNT_TRIGGER, *base ? " if " : "", base);
-	for (int i = 0; i < nevents; i++)
-		if (tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
-					      "trigger", text) < 0) {
-			snprintf(why, whylen, "the kernel refused the trigger on %s:%s: %s",
-				 events[i]->system, events[i]->name, strerror(errno));
-			char rm[sizeof(text) + 1];
-			snprintf(rm, sizeof(rm), "!%s", text);
-			for (int j = 0; j < i; j++)
-				tracefs_event_file_append(s->inst, events[j]->system,
-							  events[j]->name, "trigger", rm);
-			return -1;
-		}
-	return 0;
+	return write_each(s, events, nevents, text, why, whylen);
 }
 
 int kerncount_read(struct kerncount *kc, uint64_t *counts, char *why, size_t whylen)
@@ -375,21 +387,9 @@ int kernkeys_start(struct kernkeys *kk, struct session *s, struct tep_event **ev
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%s%s%s", kk->which, *base ? " if " : "", base);
-	for (int i = 0; i < nevents; i++) {
+	for (int i = 0; i < nevents; i++)
 		kk->seen[i].nkeys = nkeys;
-		if (tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
-					      "trigger", text) < 0) {
-			snprintf(why, whylen, "the kernel refused the trigger on %s:%s: %s",
-				 events[i]->system, events[i]->name, strerror(errno));
-			char rm[sizeof(text) + 1];
-			snprintf(rm, sizeof(rm), "!%s", text);
-			for (int j = 0; j < i; j++)
-				tracefs_event_file_append(s->inst, events[j]->system,
-							  events[j]->name, "trigger", rm);
-			return -1;
-		}
-	}
-	return 0;
+	return write_each(s, events, nevents, text, why, whylen);
 }
 
 int kernkeys_read(struct kernkeys *kk,
