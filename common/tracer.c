@@ -431,16 +431,22 @@ static void pull(struct tool_run *t, struct tracer *tr)
 	}
 }
 
-int tracer_interval(struct tool_run *t, uint64_t now)
+/* What was counted, as the table of the interval ending now. */
+static void print_interval(struct tool_run *t, struct tracer *tr, uint64_t now)
 {
-	struct tracer *tr = tracer_of(t);
 	char when[16];
-	pull(t, tr);
 	out_wallclock(now, when);
 	if (tr->k)
 		keys_print(tr->k, when, t->o.json);
 	else
 		print_counts(tr, when);
+}
+
+int tracer_interval(struct tool_run *t, uint64_t now)
+{
+	struct tracer *tr = tracer_of(t);
+	pull(t, tr);
+	print_interval(t, tr, now);
 	return 0;
 }
 
@@ -459,9 +465,9 @@ static bool counted(const struct tracer *tr)
 void tracer_end(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
-	pull(t, tr);
+	pull(t, tr); /* once: whether anything was counted, then its table */
 	if (counting(tr) && (!t->intervals || counted(tr)))
-		tracer_interval(t, reader_now());
+		print_interval(t, tr, reader_now());
 	uint64_t dropped = tr->kh ? tr->kh->dropped : tr->kk ? tr->kk->dropped : 0;
 	if (dropped)
 		fprintf(stderr,

@@ -20,6 +20,7 @@
 #include "agg.h"
 #include "comm.h"
 #include "ftrace.h"
+#include "kernhist.h"
 #include "out.h"
 #include "reader.h"
 #include "row.h"
@@ -403,14 +404,6 @@ static void print_hist(const char *when)
 
 /* --- the run -------------------------------------------------------------------------------- */
 
-static bool have_hist(void)
-{
-	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
-	bool yes = readme && strstr(readme, "hist:keys");
-	free(readme);
-	return yes;
-}
-
 static int prepare(struct tool_run *t)
 {
 	char why[256];
@@ -418,7 +411,7 @@ static int prepare(struct tool_run *t)
 	/* In the kernel: counts by call, a filter on the result. Not -L (each call's two
 	 * ends), -n (a name glob the trigger cannot take) nor -P: the kernel's histograms key
 	 * by thread, not process, and name it as it was at its first call (before an exec). */
-	env.hist = !env.user && !env.latency && !t->o.name && !env.by_process && have_hist() &&
+	env.hist = !env.user && !env.latency && !t->o.name && !env.by_process && kernhist_can() &&
 		   session_load_event(&t->s, "raw_syscalls", "sys_exit");
 	t->follow_names = env.by_process || t->o.name;
 	t->ordered = t->follow_names;
