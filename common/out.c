@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -58,6 +59,8 @@ void out_check_stdio(const char *tool)
 void out_init(void)
 {
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	/* One thread writes: no lock taken on each of a flood's writes. */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 }
 
 int out_flush(void)
@@ -213,6 +216,32 @@ void out_text_line(FILE *f, const char *s, size_t len)
 	text(f, (const unsigned char *)s, len, true);
 }
 
+size_t out_text_line_buf(char *dst, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		if ((s[i] >= ' ' && s[i] < 0x7f && s[i] != '\\')) {
+			dst[o++] = (char)s[i++];
+			continue;
+		}
+		size_t len = utf8_len(s + i, n - i);
+		if (len > 1) {
+			memcpy(dst + o, s + i, len);
+			o += len;
+			i += len;
+			continue;
+		}
+		dst[o++] = '\\';
+		dst[o++] = 'x';
+		dst[o++] = hex[s[i] >> 4];
+		dst[o++] = hex[s[i] & 15];
+		i++;
+	}
+	return o;
+}
+
 /* Characters a shell takes as part of a word, quoted or not. */
 static bool plain(unsigned char c)
 {
@@ -256,6 +285,16 @@ void out_json_bytes(FILE *f, const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	putc('"', f);
 	for (size_t i = 0; i < n;) {
+		/* A run of plain ASCII in one write (names and paths, on the per-event path). */
+		size_t run = i;
+		while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
+		       s[run] != '\\')
+			run++;
+		if (run > i) {
+			fwrite(s + i, 1, run - i, f);
+			i = run;
+			continue;
+		}
 		size_t len = utf8_len(s + i, n - i);
 		if (len > 1) {
 			fwrite(s + i, 1, len, f);
@@ -294,11 +333,61 @@ void out_clock_init(void)
 
 const char *out_wallclock(uint64_t mono_ns, char buf[16])
 {
+	/* The same second as the event before (a flood): its text again, not localtime's. */
+	static time_t last = -1;
+	static char text[16];
 	time_t t = (time_t)(((int64_t)mono_ns + mono_to_real) / 1000000000LL);
-	struct tm tm;
-	localtime_r(&t, &tm);
-	strftime(buf, 16, "%H:%M:%S", &tm);
+	if (t != last) {
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(text, sizeof(text), "%H:%M:%S", &tm);
+		last = t;
+	}
+	memcpy(buf, text, sizeof(text));
 	return buf;
+}
+
+char *out_udec(char *end, unsigned long long v)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+char *out_dec(char *end, long long v)
+{
+	char *d = out_udec(end, v < 0 ? -(unsigned long long)v : (unsigned long long)v);
+	if (v < 0)
+		*--d = '-';
+	return d;
+}
+
+char *out_hex(char *end, unsigned long long v)
+{
+	do
+		*--end = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	return end;
+}
+
+void out_seconds(FILE *f, uint64_t ns)
+{
+	/* printf("%.6f", ns / 1e9) rounds the double, which is within ns / 2^52 ns of the
+	 * exact value (the conversion and the division): the integers give the same digits
+	 * but that near a half microsecond, where printf itself decides. */
+	unsigned int sub = (unsigned int)(ns % 1000), near = (unsigned int)(ns >> 52) + 2;
+	if (sub + near >= 500 && sub <= 500 + near) {
+		fprintf(f, "%.6f", (double)ns / 1e9);
+		return;
+	}
+	uint64_t us = ns / 1000 + (sub > 500);
+	char buf[48], *end = buf + sizeof(buf), *d = out_udec(end, us % 1000000);
+	while (end - d < 6)
+		*--d = '0';
+	*--d = '.';
+	d = out_udec(d, us / 1000000);
+	fwrite(d, 1, (size_t)(end - d), f);
 }
 
 void out_table_gap(FILE *f)

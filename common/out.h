@@ -41,6 +41,9 @@ size_t out_text_buf(char *buf, size_t size, const char *s, size_t max);
 /* Free text (an event's fields as the kernel's print format renders them): as out_text,
  * but spaces stay. One event stays one line whatever its strings hold. */
 void out_text_line(FILE *f, const char *s, size_t len);
+/* The same into dst, which holds at least 4 * len bytes (each byte at most \xNN); returns
+ * the bytes written, not terminated. */
+size_t out_text_line_buf(char *dst, const char *s, size_t len);
 /*
  * One argument of a command line (n bytes) as one word that cannot be mistaken for two or
  * for another: as it is when it holds only letters, digits, bytes of UTF-8 beyond ASCII and
@@ -67,6 +70,15 @@ void out_xml(FILE *f, const char *s, size_t n);
 /* Trace-clock (CLOCK_MONOTONIC) nanoseconds as wall-clock "HH:MM:SS". */
 void out_clock_init(void);
 const char *out_wallclock(uint64_t mono_ns, char buf[16]);
+
+/* v's digits (decimal, signed decimal, lower-case hex) written backwards from end, which
+ * has room for 24 bytes before it; returns where they start. Not terminated. printf's cost
+ * on a flood's every number. */
+char *out_udec(char *end, unsigned long long v);
+char *out_dec(char *end, long long v);
+char *out_hex(char *end, unsigned long long v);
+/* Nanoseconds as seconds with six decimals, exactly as printf("%.6f", ns / 1e9). */
+void out_seconds(FILE *f, uint64_t ns);
 
 /* Tables printed one after another (intervals): an empty line between two, none before the
  * first (| head -1 shows a table's first line). */

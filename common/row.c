@@ -73,8 +73,13 @@ static const struct row_col *next(struct row *r, bool *text, bool *json)
 	const struct row_col *c = &r->table->cols[i];
 	if (*text && r->any)
 		fputc(' ', r->f);
-	if (*json)
-		fprintf(r->f, "%s\"%s\":", r->any ? "," : "", c->key);
+	if (*json) {
+		if (r->any)
+			putc(',', r->f);
+		putc('"', r->f);
+		fputs(c->key, r->f);
+		fputs("\":", r->f);
+	}
 	if (*text || *json)
 		r->any = true;
 	return c;
@@ -101,7 +106,7 @@ void row_begin(struct row *r, uint64_t ts_ns)
 			if (text)
 				fprintf(r->f, "%*.*f", width_of(r, c), c->prec, ts_ns / 1e9);
 			if (json)
-				fprintf(r->f, "%.6f", ts_ns / 1e9);
+				out_seconds(r->f, ts_ns);
 		} else if (c->kind == ROW_WALL) {
 			char buf[16];
 			next(r, &text, &json);
@@ -122,8 +127,10 @@ void row_int(struct row *r, long long v)
 	const struct row_col *c = next(r, &text, &json);
 	if (c && text)
 		fprintf(r->f, "%*lld", width_of(r, c), v);
-	if (c && json)
-		fprintf(r->f, "%lld", v);
+	if (c && json) {
+		char buf[24], *end = buf + sizeof(buf), *d = out_dec(end, v);
+		fwrite(d, 1, (size_t)(end - d), r->f);
+	}
 }
 
 void row_uint(struct row *r, unsigned long long v)
@@ -132,8 +139,10 @@ void row_uint(struct row *r, unsigned long long v)
 	const struct row_col *c = next(r, &text, &json);
 	if (c && text)
 		fprintf(r->f, "%*llu", width_of(r, c), v);
-	if (c && json)
-		fprintf(r->f, "%llu", v);
+	if (c && json) {
+		char buf[24], *end = buf + sizeof(buf), *d = out_udec(end, v);
+		fwrite(d, 1, (size_t)(end - d), r->f);
+	}
 }
 
 void row_hex(struct row *r, unsigned long long v)

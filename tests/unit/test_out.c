@@ -26,6 +26,7 @@ static char *json(const char *s, size_t max)
 static char *line(const char *s, size_t len)
 {
 	static char buf[512];
+	buf[0] = 0; /* fmemopen writes no NUL when nothing is written */
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 	out_text_line(f, s, len);
 	fclose(f);
@@ -155,12 +156,77 @@ static void test_wallclock(void **state)
 	assert_string_equal(buf, want);
 }
 
+/* The buffer variant of out_text_line writes the same bytes. */
+static void test_text_line_buf(void **state)
+{
+	(void)state;
+	const char *in[] = {"pid=5 file=a b",	"file=x\ny", "\x1b[2J", "a\\b",
+			    "caf\xc3\xa9 \xff", "\xe2\x82",  "",	"\x7f\x01 ~"};
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		size_t n = strlen(in[i]);
+		char buf[128];
+		size_t len = out_text_line_buf(buf, in[i], n);
+		assert_true(len <= 4 * n);
+		buf[len] = 0;
+		assert_string_equal(buf, line(in[i], n));
+	}
+}
+
+static char *seconds(uint64_t ns)
+{
+	static char out[64];
+	FILE *f = fmemopen(out, sizeof(out), "w");
+	assert_non_null(f);
+	out_seconds(f, ns);
+	fclose(f);
+	return out;
+}
+
+/* Seconds exactly as printf("%.6f") of the double, near a half microsecond too, and at
+ * uptimes of years (where the double is coarser than a nanosecond). */
+static void test_seconds(void **state)
+{
+	(void)state;
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t ns = x >> (i % 40);
+		if (i % 4 == 0) /* at a half microsecond, give or take a few ns */
+			ns = ns / 1000 * 1000 + 495 + x % 11;
+		char want[64];
+		snprintf(want, sizeof(want), "%.6f", (double)ns / 1e9);
+		if (strcmp(seconds(ns), want)) {
+			print_error("%llu ns: %s, printf %s\n", (unsigned long long)ns, seconds(ns),
+				    want);
+			fail();
+		}
+	}
+	assert_string_equal(seconds(0), "0.000000");
+	assert_string_equal(seconds(999999500), "1.000000");
+	assert_string_equal(seconds(173092338600), "173.092339");
+}
+
+static void test_digits(void **state)
+{
+	(void)state;
+	char buf[32], *end = buf + sizeof(buf) - 1;
+	*end = 0;
+	assert_string_equal(out_dec(end, -9223372036854775807LL - 1), "-9223372036854775808");
+	assert_string_equal(out_dec(end, 0), "0");
+	assert_string_equal(out_dec(end, -1), "-1");
+	assert_string_equal(out_udec(end, 18446744073709551615ULL), "18446744073709551615");
+	assert_string_equal(out_hex(end, 0), "0");
+	assert_string_equal(out_hex(end, 0xdeadbeefcafe0123ULL), "deadbeefcafe0123");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text_plain),   cmocka_unit_test(test_text_escapes),
-		cmocka_unit_test(test_json_escapes), cmocka_unit_test(test_text_line),
-		cmocka_unit_test(test_wallclock),    cmocka_unit_test(test_text_arg),
+		cmocka_unit_test(test_text_plain),    cmocka_unit_test(test_text_escapes),
+		cmocka_unit_test(test_json_escapes),  cmocka_unit_test(test_text_line),
+		cmocka_unit_test(test_wallclock),     cmocka_unit_test(test_text_arg),
+		cmocka_unit_test(test_text_line_buf), cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_digits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
