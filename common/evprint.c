@@ -4,6 +4,7 @@
 #include "field.h"
 #include "ksym.h"
 #include "out.h"
+#include "printfmt.h"
 #include "reader.h"
 #include "row.h"
 #include "usym.h"
@@ -21,8 +22,10 @@ struct evfields {
 	int n;
 	struct tep_format_field **f;
 	struct field_desc *d;
-	int need;	/* bytes a record needs for its fixed fields */
-	char name[160]; /* SYSTEM:NAME */
+	int need;	       /* bytes a record needs for its fixed fields */
+	char name[160];	       /* SYSTEM:NAME */
+	struct printfmt *plan; /* its text without libtraceevent's printer, or NULL */
+	size_t namelen;	       /* of the event's own name */
 };
 
 /* JSON: one object per event (its fields under "fields", as the format names them), then
@@ -130,6 +133,9 @@ static struct evfields *fields_of(struct evprint *p, struct tep_event *ev)
 		if (f->offset + f->size > e->need)
 			e->need = f->offset + f->size;
 	}
+	e->namelen = strlen(ev->name);
+	if (!p->json)
+		e->plan = printfmt_compile(p->tep, ev);
 	return e;
 }
 
@@ -318,6 +324,65 @@ void evprint_header(struct evprint *p)
 	       "TIMESTAMP", "EVENT: FIELDS");
 }
 
+/* Digits of v, right to left, ending at end; returns where they start. */
+static char *digits(char *end, unsigned long long v)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+/* "%16s-%-7d [%03d] %6llu.%06llu: %s: " of the name (escaped), the thread, the CPU, the
+ * time and the event's name, as the kernel's own text starts a line, into line (at least
+ * EVPRINT_PREFIX_MAX + eventlen bytes): printf took a fifth of a line's cost in a flood. */
+#define EVPRINT_PREFIX_MAX 160
+static size_t prefix(char *line, const char *comm, int pid, const struct tep_record *rec,
+		     const char *event, size_t eventlen)
+{
+	char name[80], num[24], *end = num + sizeof(num), *d;
+	size_t o = 0, len = out_text_buf(name, sizeof(name), comm, 16), n;
+	for (; o + len < 16; o++) /* right-aligned in 16 columns */
+		line[o] = ' ';
+	memcpy(line + o, name, len);
+	o += len;
+	line[o++] = '-';
+	d = digits(end, pid < 0 ? -(unsigned long long)pid : (unsigned long long)pid);
+	if (pid < 0)
+		*--d = '-';
+	memcpy(line + o, d, n = (size_t)(end - d));
+	o += n;
+	for (; n < 7; n++)
+		line[o++] = ' ';
+	line[o++] = ' ';
+	line[o++] = '[';
+	d = digits(end, (unsigned int)rec->cpu);
+	for (n = (size_t)(end - d); n < 3; n++)
+		line[o++] = '0';
+	memcpy(line + o, d, (size_t)(end - d));
+	o += (size_t)(end - d);
+	line[o++] = ']';
+	line[o++] = ' ';
+	d = digits(end, rec->ts / 1000000000ULL);
+	for (n = (size_t)(end - d); n < 6; n++)
+		line[o++] = ' ';
+	memcpy(line + o, d, (size_t)(end - d));
+	o += (size_t)(end - d);
+	line[o++] = '.';
+	d = digits(end, (rec->ts / 1000) % 1000000ULL);
+	for (n = (size_t)(end - d); n < 6; n++)
+		line[o++] = '0';
+	memcpy(line + o, d, (size_t)(end - d));
+	o += (size_t)(end - d);
+	line[o++] = ':';
+	line[o++] = ' ';
+	memcpy(line + o, event, eventlen);
+	o += eventlen;
+	line[o++] = ':';
+	line[o++] = ' ';
+	return o;
+}
+
 void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 {
 	struct tep_event *ev = tep_find_event_by_record(p->tep, rec);
@@ -338,7 +403,11 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		for (int i = 0; e && i < e->n; i++) {
 			size_t len;
 			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
-			fprintf(f, "%s\"%s\":", i ? "," : "", e->f[i]->name);
+			if (i)
+				putc(',', f);
+			putc('"', f);
+			fputs(e->f[i]->name, f);
+			fputs("\":", f);
 			field_json(f, &e->d[i], data, len);
 		}
 		putc('}', f);
@@ -349,13 +418,11 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 	}
 	if (p->wallclock)
 		printf("%-8s ", out_wallclock(rec->ts, when));
-	/* The name escaped, right-aligned in 16 columns as the kernel prints it. */
-	char name[80];
-	out_text_buf(name, sizeof(name), comm, 16);
-	printf("%16s-%-7d [%03d] %6llu.%06llu: %s: ", name, pid, rec->cpu, rec->ts / 1000000000ULL,
-	       (rec->ts / 1000) % 1000000ULL, ev->name);
 	struct evfields *e = fields_of(p, ev);
 	if (e && !fits(e, rec)) {
+		char line[EVPRINT_PREFIX_MAX + 256];
+		size_t namelen = strnlen(ev->name, 255);
+		fwrite(line, 1, prefix(line, comm, pid, rec, ev->name, namelen), stdout);
 		for (int i = 0; i < e->n; i++) {
 			size_t len;
 			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
@@ -367,11 +434,26 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		stacks(p, rec);
 		return;
 	}
-	trace_seq_reset(&p->seq);
-	tep_print_event(p->tep, &p->seq, rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&p->seq);
-	out_text_line(stdout, p->seq.buffer, p->seq.len);
-	putchar('\n');
+	/* The whole line in one buffer and one write: the prefix, the text escaped (at most
+	 * 4 bytes a byte), the newline. */
+	char info[2048], line[EVPRINT_PREFIX_MAX + 256 + 4 * sizeof(info) + 1];
+	size_t namelen = e ? e->namelen : strlen(ev->name);
+	int n = e && e->plan && namelen < 256 ? printfmt_render(e->plan, rec, info, sizeof(info)) :
+						-1;
+	if (n >= 0) {
+		size_t o = prefix(line, comm, pid, rec, ev->name, namelen);
+		o += out_text_line_buf(line + o, info, (size_t)n);
+		line[o++] = '\n';
+		fwrite(line, 1, o, stdout);
+	} else {
+		trace_seq_reset(&p->seq);
+		tep_print_event(p->tep, &p->seq, rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&p->seq);
+		namelen = strnlen(ev->name, 255);
+		fwrite(line, 1, prefix(line, comm, pid, rec, ev->name, namelen), stdout);
+		out_text_line(stdout, p->seq.buffer, p->seq.len);
+		putchar('\n');
+	}
 	stacks(p, rec);
 }
 
@@ -382,6 +464,7 @@ void evprint_free(struct evprint *p)
 	for (int i = 0; i < p->nids; i++) {
 		free(p->by_id[i].f);
 		free(p->by_id[i].d);
+		printfmt_free(p->by_id[i].plan);
 	}
 	free(p->by_id);
 	free(p->kfrom);
