@@ -98,6 +98,7 @@ for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0"; do
 done
 check "after the usage errors: tracefs as before" same_state
 
-stop_cases offcputime "$O" -U 0.5
+# (2 s: the run must outlive the half second in which an ignored SIGHUP is checked)
+stop_cases offcputime "$O" -U 2
 check "at the end: tracefs as before" same_state
 summary
