@@ -377,6 +377,12 @@ static void snapshot(struct comm_table *t, pid_t pid)
 
 struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 {
+	/* At once: the parser's trial (format.c, a child process) runs once for the three. */
+	static const char *const sys[] = {"sched", "task", "task"}, *const names[] = {
+									    "sched_process_fork",
+									    "task_rename",
+									    "task_newtask"};
+	session_load_events(s, 3, sys, names);
 	struct tep_event *fork = session_load_event(s, "sched", "sched_process_fork");
 	struct tep_event *rename = session_load_event(s, "task", "task_rename");
 	struct tep_event *newtask = session_load_event(s, "task", "task_newtask");
