@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,88 +393,17 @@ int session_start(struct session *s, size_t buffer_kb)
 	if (!s->keep_clock && set_clock(s))
 		return -1;
 	buffer_kb = session_buffer_kb(buffer_kb);
-	long long now_kb = 0;
-	if (buffer_kb && env_buffer_kb) { /* the user's size, for the first event too */
+	if (buffer_kb) {
 		char val[32];
 		snprintf(val, sizeof(val), "%zu", buffer_kb);
 		if (write_instance_file(s, "buffer_size_kb", val))
 			return -1;
-	} else if (buffer_kb &&
-		   (tracefs_instance_file_read_number(s->inst, "buffer_size_kb", &now_kb) ||
-		    now_kb != (long long)buffer_kb)) {
-		s->resize_kb = buffer_kb;
 	}
 	/* Wake poll() on the first event; the reader raises this during floods (reader.c). */
 	if (tracefs_file_exists(s->inst, "buffer_percent") &&
 	    write_instance_file(s, "buffer_percent", "0"))
 		return -1;
 	return 0;
-}
-
-/* The sizes to write (session_resize_all), each opened before the thread starts. */
-static struct resize {
-	int fd;
-	size_t kb;
-	const char *tool, *name;
-} resizes[4];
-static int nresizes;
-static pthread_t resizer;
-static bool resizing;
-
-static void *resize_thread(void *arg)
-{
-	(void)arg;
-	for (int i = 0; i < nresizes; i++) {
-		char val[32];
-		int n = snprintf(val, sizeof(val), "%zu", resizes[i].kb);
-		if (write(resizes[i].fd, val, (size_t)n) != n)
-			fprintf(stderr,
-				"%s: WARNING: cannot size the ring buffers of %s to %zu KB per CPU "
-				"(%s): the kernel's default stays, more events may be lost\n",
-				resizes[i].tool, resizes[i].name, resizes[i].kb, strerror(errno));
-		close(resizes[i].fd);
-	}
-	return NULL;
-}
-
-void session_resize_all(void)
-{
-	if (resizing)
-		return;
-	for (int i = 0; i < 4; i++) {
-		struct session *s = active[i];
-		if (!s || !s->inst || !s->resize_kb || nresizes == 4)
-			continue;
-		char *path = tracefs_instance_get_file(s->inst, "buffer_size_kb");
-		int fd = path ? open(path, O_WRONLY | O_TRUNC | O_CLOEXEC) : -1;
-		tracefs_put_tracing_file(path);
-		if (fd < 0)
-			continue; /* the default stays; the size is no promise */
-		resizes[nresizes++] = (struct resize){fd, s->resize_kb, s->tool, s->name};
-		s->resize_kb = 0;
-	}
-	if (!nresizes)
-		return;
-	/* Signals stay the main thread's (the stop flag, poll's EINTR). */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	resizing = pthread_create(&resizer, NULL, resize_thread, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!resizing) /* no thread: written here, as before */
-		resize_thread(NULL);
-	if (!resizing)
-		nresizes = 0;
-}
-
-/* The sizes written: before an instance is removed (its open file would keep it). */
-static void resize_wait(void)
-{
-	if (!resizing)
-		return;
-	pthread_join(resizer, NULL);
-	resizing = false;
-	nresizes = 0;
 }
 
 int session_enable(struct session *s, struct tep_event *ev, const char *filter)
@@ -686,7 +614,6 @@ static int try_remove(struct session *s, int ms)
 int session_close(struct session *s)
 {
 	int ret = 0;
-	resize_wait();
 	run_cleanups(s, SESSION_BEFORE_REMOVE);
 	if (s->hold_fd >= 0) {
 		close(s->hold_fd);

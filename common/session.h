@@ -40,9 +40,6 @@ struct session {
 	/* Set before session_start by tools that need no time order across CPUs (counting):
 	 * switching the trace clock resets the buffers, ~30 ms of start-up. */
 	bool keep_clock;
-	/* The per-CPU size session_start was asked for, when it differs from the instance's:
-	 * written by session_resize_all, after the events are on. */
-	size_t resize_kb;
 	/* The last format refused as not whole (session_format_sound): said when its event
 	 * is required, not when a system's unused events are loaded. */
 	char refused[128], refused_why[128]; /* FORMAT_REFUSED_LEN (format.h) */
@@ -108,16 +105,6 @@ size_t session_buffer_kb(size_t wish);
  * spread over the CPUs, between 1.4 MB (the kernel's default) and 8 MB per CPU.
  */
 size_t session_flood_buffer_kb(void);
-
-/*
- * Size the buffers of every session started (session_start) as each asked, in a thread of
- * the run's, once its events are on: the kernel takes 8-30 ms a write (an RCU grace period,
- * even for the size it has), which the first events need not wait for, and recording goes
- * on meanwhile. A size the kernel refuses is said on stderr (the run goes on with the
- * default). session_close waits for it. FTT_BUFFER_KB's size is written by session_start,
- * before any event.
- */
-void session_resize_all(void);
 
 /* Enable an event in this run's instance, with an optional in-kernel filter. */
 int session_enable(struct session *s, struct tep_event *ev, const char *filter);

@@ -467,8 +467,6 @@ static int run(struct tool_run *t)
 		return TOOL_FAIL;
 	if (tool->setup && (ret = tool->setup(t)))
 		return ret;
-	/* The events are on: the buffers grow while the first are read. */
-	session_resize_all();
 	out_init();
 	out_clock_init();
 	if (tool->banner)

@@ -185,9 +185,7 @@ static void test_start_enable_close(void **state)
 	assert_string_equal(s.name, name);
 	assert_true(s.mono);
 	assert_string_equal(inst_file(name, "trace_clock", buf, sizeof(buf)), "mono");
-	/* The size waits for the events (session_resize_all), and comes in a thread. */
-	assert_string_equal(inst_file(name, "buffer_size_kb", buf, sizeof(buf)), "1408");
-	assert_int_equal(s.resize_kb, 2048);
+	assert_string_equal(inst_file(name, "buffer_size_kb", buf, sizeof(buf)), "2048");
 	assert_string_equal(inst_file(name, "buffer_percent", buf, sizeof(buf)), "0");
 	assert_int_equal(session_enable(&s, ev, "dev == 265289728"), 0);
 	assert_string_equal(inst_file(name, "events/block/block_rq_issue/filter", buf, sizeof(buf)),
@@ -195,12 +193,6 @@ static void test_start_enable_close(void **state)
 	assert_string_equal(inst_file(name, "events/block/block_rq_issue/enable", buf, sizeof(buf)),
 			    "1");
 	assert_true(s.hold_fd >= 0);
-	session_resize_all();
-	assert_int_equal(s.resize_kb, 0);
-	for (int i = 0;
-	     i < 200 && strcmp(inst_file(name, "buffer_size_kb", buf, sizeof(buf)), "2048"); i++)
-		usleep(10000);
-	assert_string_equal(inst_file(name, "buffer_size_kb", buf, sizeof(buf)), "2048");
 	assert_int_equal(session_stop_recording(&s), 0);
 	assert_string_equal(inst_file(name, "tracing_on", buf, sizeof(buf)), "0");
 	/* tracefs removes a populated instance with rmdir; a plain directory must be emptied */
@@ -555,35 +547,6 @@ static void test_buffer_env(void **state)
 	assert_int_equal(session_buffer_kb(0), 0);
 }
 
-/* FTT_BUFFER_KB's size is written before any event (the loss tests rely on it); a size the
- * instance has already is not written at all (each write costs an RCU grace period). */
-static void test_buffer_when(void **state)
-{
-	(void)state;
-	char name[96], buf[256];
-	snprintf(name, sizeof(name), "ftrace-tools-test_session-%s", runid_self());
-	session_after_mkdir = fill_instance;
-	struct session s;
-	assert_int_equal(session_init(&s, "test_session", NULL), 0);
-	assert_int_equal(session_start(&s, 1408), 0);
-	assert_int_equal(s.resize_kb, 0);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "cd %s/instances/%s && rm -rf ./*", tree, name);
-	assert_int_equal(system(cmd), 0);
-	session_close(&s);
-	setenv("FTT_BUFFER_KB", "64", 1);
-	session_buffer_env();
-	assert_int_equal(session_init(&s, "test_session", NULL), 0);
-	assert_int_equal(session_start(&s, 8192), 0);
-	assert_string_equal(inst_file(name, "buffer_size_kb", buf, sizeof(buf)), "64");
-	assert_int_equal(s.resize_kb, 0);
-	assert_int_equal(system(cmd), 0);
-	session_close(&s);
-	unsetenv("FTT_BUFFER_KB");
-	session_buffer_env();
-	session_after_mkdir = NULL;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,7 +560,6 @@ int main(void)
 						remove_tree),
 		cmocka_unit_test(test_format_sound),
 		cmocka_unit_test(test_buffer_env),
-		cmocka_unit_test_setup_teardown(test_buffer_when, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_hostile_tree, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_files_gone_mid_run, make_tree, remove_tree),
 	};
