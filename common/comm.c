@@ -372,9 +372,6 @@ static void snapshot(struct comm_table *t, pid_t pid)
 		closedir(procs);
 }
 
-/* Per CPU: forks and renames are rare, and the reader takes them every wake-up. */
-#define NAMES_BUFFER_KB 512
-
 struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 {
 	/* At once: the parser's trial (format.c, a child process) runs once for the three. */
@@ -401,7 +398,7 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 	 * time order by the reader (same trace clock). */
 	session_init_shared(&t->ns, s->tool, "names", s->tep);
 	t->ns.keep_clock = s->keep_clock;
-	if (session_start(&t->ns, NAMES_BUFFER_KB) ||
+	if (session_start(&t->ns, COMM_BUFFER_KB) ||
 	    session_filter(&t->ns, filter, sizeof(filter), NULL, NULL) ||
 	    (t->newtask && session_enable(&t->ns, t->newtask, filter)) ||
 	    session_enable(&t->ns, t->fork, filter) || session_enable(&t->ns, t->rename, filter)) {

@@ -31,6 +31,9 @@ struct comm_table;
  * message when the kernel lacks the events.
  */
 struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid);
+/* The naming instance's buffer per CPU: forks and renames are rare, and the reader takes
+ * them every wake-up. */
+#define COMM_BUFFER_KB 512
 /* Read the naming events with the tool's (reader_add_session) and register the handlers:
  * before the tool's, so a name changes before later events. */
 int comm_attach(struct comm_table *t, struct reader *r);

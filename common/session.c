@@ -406,6 +406,22 @@ int session_start(struct session *s, size_t buffer_kb)
 	return 0;
 }
 
+void session_say_memory(FILE *f, const char *tool, size_t events_kb, size_t names_kb)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t def = 1408; /* a new instance's (the kernel's trace_buf_size) */
+	size_t ev = session_buffer_kb(events_kb ? events_kb : def);
+	size_t nm = names_kb ? session_buffer_kb(names_kb) : 0;
+	char names[96] = "";
+	if (nm)
+		snprintf(names, sizeof(names), " and %zu KB per CPU for the task-naming events",
+			 nm);
+	fprintf(f,
+		"%s: a run takes %zu KB per CPU of ring buffer for its events%s, on %ld CPUs: "
+		"%.1f MB of kernel memory (FTT_BUFFER_KB sets the size per CPU)\n",
+		tool, ev, names, ncpus, (double)(ev + nm) * (double)ncpus / 1024);
+}
+
 int session_enable(struct session *s, struct tep_event *ev, const char *filter)
 {
 	if (filter && *filter &&

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct tep_handle;
@@ -105,6 +106,13 @@ size_t session_buffer_kb(size_t wish);
  * spread over the CPUs, between 1.4 MB (the kernel's default) and 8 MB per CPU.
  */
 size_t session_flood_buffer_kb(void);
+
+/*
+ * What a run's ring buffers take of the kernel's memory, on f: events_kb per CPU for the
+ * tool's events and names_kb per CPU for the naming events (0: none), as session_start
+ * sizes them (FTT_BUFFER_KB replaces both), on every online CPU. For -v.
+ */
+void session_say_memory(FILE *f, const char *tool, size_t events_kb, size_t names_kb);
 
 /* Enable an event in this run's instance, with an optional in-kernel filter. */
 int session_enable(struct session *s, struct tep_event *ev, const char *filter);

@@ -126,8 +126,6 @@ int tracer_prepare(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
 	tr->t = t;
-	if (tr->format)
-		return print_formats(t, tr);
 	if (tr->folded && t->o.json) {
 		fprintf(stderr, "%s: --folded prints folded lines: not with -j\n", t->tool->name);
 		return TOOL_USAGE;
@@ -149,6 +147,11 @@ int tracer_prepare(struct tool_run *t)
 	t->ordered = names;
 	t->s.keep_clock = !names;
 	t->buffer_kb = session_flood_buffer_kb();
+	if (tr->format) {
+		int ret = print_formats(t, tr);
+		session_say_memory(stderr, t->tool->name, t->buffer_kb, names ? COMM_BUFFER_KB : 0);
+		return ret;
+	}
 	tr->counts = calloc((size_t)tr->nevents, sizeof(*tr->counts));
 	tr->ctx = calloc((size_t)tr->nevents, sizeof(*tr->ctx));
 	if (!tr->counts || !tr->ctx)

@@ -83,7 +83,9 @@ extern const struct row_table tracer_count_keys;
 		 "count the stacks of -s and -U instead, printed at the end as folded\n"          \
 		 "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames _[k])",         \
 		 0},                                                                              \
-		{'v', NULL, NULL, "print the format of the event(s) and exit", 0}, TOOL_JSON_KEYS
+		{'v', NULL, NULL,                                                                 \
+		 "print the format of the event(s), and the memory a run takes, and exit", 0},    \
+		TOOL_JSON_KEYS
 
 struct tracer {
 	/* options */

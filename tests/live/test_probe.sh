@@ -22,6 +22,18 @@ printf '%s\n' '{"a":[1,-2.5e3,{"b":null}],"c":"\u00e9\n\"","d":true,"e":false,"f
 check "jsoncheck rejects 13 malformed lines and accepts valid JSON with its top-level keys" [ $bad -eq 0 ]
 
 # --- tpoint ---------------------------------------------------------------------------------
+# -v says what a run takes of the kernel's memory; the run's instances have that (the
+# kernel rounds a size up to whole pages of data: 8192 KB is 8195).
+"$BIN/tpoint" -v sched:sched_switch > /dev/null 2> "$TMP/v"
+vkb=$(sed -n 's/.* takes \([0-9]*\) KB per CPU of ring buffer for its events and \([0-9]*\) KB per CPU.*/\1 \2/p' "$TMP/v")
+if start_bg "$BIN/tpoint" -d 5 sched:sched_switch; then
+	got="$(cat "$T/instances/ftrace-tools-tpoint-${BGPID}_"*/buffer_size_kb) $(cat "$T/instances/ftrace-tools-tpoint.names-${BGPID}_"*/buffer_size_kb)"
+	check "tpoint -v: the buffers it names ($vkb KB per CPU) are the run's ($got)" \
+		awk -v w="$vkb" -v g="$got" 'BEGIN { n = split(w, a, " "); split(g, b, " ")
+			for (i = 1; i <= 2; i++) if (n != 2 || b[i] < a[i] || b[i] > a[i] * 1.01 + 4) exit 1 }'
+	stop_bg
+	check "tpoint -v's run: exit 0" [ "$RC" -eq 0 ]
+fi
 if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	trace_target -p "$BIN/tpoint" syscalls:sys_enter_openat
 	check "tpoint -p: exactly the 2 openat() calls of the test program" \
