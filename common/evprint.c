@@ -434,15 +434,17 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		stacks(p, rec);
 		return;
 	}
-	/* The whole line in one buffer and one write: the prefix, the text escaped (at most
-	 * 4 bytes a byte), the newline. */
-	char info[2048], line[EVPRINT_PREFIX_MAX + 256 + 4 * sizeof(info) + 1];
-	size_t namelen = e ? e->namelen : strlen(ev->name);
-	int n = e && e->plan && namelen < 256 ? printfmt_render(e->plan, rec, info, sizeof(info)) :
-						-1;
+	/* The whole line in one buffer and one write: the prefix, the text (escaped by the
+	 * plan), the newline. */
+	char line[EVPRINT_PREFIX_MAX + 256 + 8192 + 1];
+	size_t namelen = e ? e->namelen : strlen(ev->name), o = 0;
+	int n = -1;
+	if (e && e->plan && namelen < 256) {
+		o = prefix(line, comm, pid, rec, ev->name, namelen);
+		n = printfmt_render(e->plan, rec, line + o, 8192);
+	}
 	if (n >= 0) {
-		size_t o = prefix(line, comm, pid, rec, ev->name, namelen);
-		o += out_text_line_buf(line + o, info, (size_t)n);
+		o += (size_t)n;
 		line[o++] = '\n';
 		fwrite(line, 1, o, stdout);
 	} else {

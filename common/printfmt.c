@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "printfmt.h"
+#include "out.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@ struct step {
 	char conv; /* d u x X s */
 	int width;
 	bool left, zero, alt, plus, space;
+	bool plain; /* STEP_TEXT: nothing in it to escape */
 };
 
 struct printfmt {
@@ -224,6 +226,10 @@ static struct printfmt *parse(struct tep_event *ev)
 				}
 			}
 			s->len = (size_t)(t - s->text);
+			s->plain = true;
+			for (size_t i = 0; i < s->len; i++)
+				if (s->text[i] < ' ' || s->text[i] > '~' || s->text[i] == '\\')
+					s->plain = false;
 			continue;
 		}
 		c++;
@@ -337,8 +343,9 @@ static bool string(const struct step *s, const char *data, int rec_size, char *b
 	int fill = s->width - (int)n;
 	if (!s->left && !pad(buf, size, o, fill, ' '))
 		return false;
-	if (!put(buf, size, o, str, n))
+	if (*o + 4 * n > size) /* escaped, each byte at most \xNN */
 		return false;
+	*o += out_text_line_buf(buf + *o, str, n);
 	return !s->left || pad(buf, size, o, fill, ' ');
 }
 
@@ -349,8 +356,12 @@ int printfmt_render(const struct printfmt *p, const struct tep_record *rec, char
 	for (int i = 0; i < p->n; i++) {
 		const struct step *s = &p->steps[i];
 		bool ok;
-		if (s->kind == STEP_TEXT) {
+		if (s->kind == STEP_TEXT && s->plain) {
 			ok = put(buf, size, &o, s->text, s->len);
+		} else if (s->kind == STEP_TEXT) {
+			ok = o + 4 * s->len <= size;
+			if (ok)
+				o += out_text_line_buf(buf + o, s->text, s->len);
 		} else if (s->kind == STEP_STR) {
 			ok = string(s, data, rec->size, buf, size, &o);
 		} else {
@@ -440,7 +451,7 @@ struct printfmt *printfmt_compile(struct tep_handle *tep, struct tep_event *ev)
 	struct printfmt *p = parse(ev);
 	if (!p)
 		return NULL;
-	char data[4096], mine[4096];
+	char data[4096], mine[4 * 4096], theirs[4 * 4096];
 	struct trace_seq seq;
 	trace_seq_init(&seq);
 	bool same = true;
@@ -455,7 +466,10 @@ struct printfmt *printfmt_compile(struct tep_handle *tep, struct tep_event *ev)
 		tep_print_event(tep, &seq, &rec, "%s", TEP_PRINT_INFO);
 		trace_seq_terminate(&seq);
 		int n = printfmt_render(p, &rec, mine, sizeof(mine));
-		same = n >= 0 && (unsigned int)n == seq.len && !memcmp(mine, seq.buffer, seq.len);
+		size_t len =
+			seq.len < sizeof(data) ? out_text_line_buf(theirs, seq.buffer, seq.len) : 0;
+		same = n >= 0 && seq.len < sizeof(data) && (size_t)n == len &&
+		       !memcmp(mine, theirs, len);
 	}
 	trace_seq_destroy(&seq);
 	if (!same) {

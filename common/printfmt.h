@@ -22,9 +22,9 @@ struct printfmt;
 /* The plan of ev's print format, or NULL when libtraceevent must print it. */
 struct printfmt *printfmt_compile(struct tep_handle *tep, struct tep_event *ev);
 /*
- * The event's text (what tep_print_event renders as TEP_PRINT_INFO) into buf, not
- * terminated; its length, or -1 when it does not fit in size. The record must hold every
- * field of its format (evprint's fits()).
+ * The event's text (what tep_print_event renders as TEP_PRINT_INFO), escaped as
+ * out_text_line escapes it, into buf, not terminated; its length, or -1 when it does not
+ * fit in size. The record must hold every field of its format (evprint's fits()).
  */
 int printfmt_render(const struct printfmt *p, const struct tep_record *rec, char *buf, size_t size);
 void printfmt_free(struct printfmt *p);
