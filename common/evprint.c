@@ -25,6 +25,7 @@ struct evfields {
 	int need;	       /* bytes a record needs for its fixed fields */
 	char name[160];	       /* SYSTEM:NAME */
 	struct printfmt *plan; /* its text without libtraceevent's printer, or NULL */
+	char **jkey;	       /* -j: each field's ',"NAME":' (no comma for the first) */
 	size_t namelen;	       /* of the event's own name */
 };
 
@@ -136,6 +137,12 @@ static struct evfields *fields_of(struct evprint *p, struct tep_event *ev)
 	e->namelen = strlen(ev->name);
 	if (!p->json)
 		e->plan = printfmt_compile(p->tep, ev);
+	else if ((e->jkey = calloc((size_t)e->n + 1, sizeof(*e->jkey))))
+		for (i = 0; i < e->n; i++) {
+			size_t len = strlen(e->f[i]->name) + 5;
+			if ((e->jkey[i] = malloc(len)))
+				snprintf(e->jkey[i], len, "%s\"%s\":", i ? "," : "", e->f[i]->name);
+		}
 	return e;
 }
 
@@ -403,11 +410,10 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		for (int i = 0; e && i < e->n; i++) {
 			size_t len;
 			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
-			if (i)
-				putc(',', f);
-			putc('"', f);
-			fputs(e->f[i]->name, f);
-			fputs("\":", f);
+			if (e->jkey && e->jkey[i])
+				fputs(e->jkey[i], f);
+			else
+				fprintf(f, "%s\"%s\":", i ? "," : "", e->f[i]->name);
 			field_json(f, &e->d[i], data, len);
 		}
 		putc('}', f);
@@ -467,6 +473,9 @@ void evprint_free(struct evprint *p)
 		free(p->by_id[i].f);
 		free(p->by_id[i].d);
 		printfmt_free(p->by_id[i].plan);
+		for (int k = 0; p->by_id[i].jkey && k < p->by_id[i].n; k++)
+			free(p->by_id[i].jkey[k]);
+		free(p->by_id[i].jkey);
 	}
 	free(p->by_id);
 	free(p->kfrom);

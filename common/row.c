@@ -113,8 +113,11 @@ void row_begin(struct row *r, uint64_t ts_ns)
 			out_wallclock(ts_ns, buf);
 			if (text)
 				fprintf(r->f, "%*s", width_of(r, c), buf);
-			if (json)
-				fprintf(r->f, "\"%s\"", buf);
+			if (json) { /* "HH:MM:SS": nothing to escape */
+				putc('"', r->f);
+				fputs(buf, r->f);
+				putc('"', r->f);
+			}
 		} else {
 			break;
 		}
