@@ -13,32 +13,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "sweepsay.h"
+
 /* Returns how many things were removed or written back. */
 int sweep_stale(const char *tool);
-
-/*
- * How a sweep says what it does, and whether it does it. Every tool's (sweep_stale): each
- * thing done on stderr after "tool: ". reset-ftrace's: on its output (or nowhere, -q); with
- * dry, only what it would do (nothing is changed); with left, also what it leaves and why
- * (a live run's, one the kernel says is busy).
- */
-struct sweep_how {
-	FILE *out;   /* NULL: stderr */
-	bool quiet;  /* nothing said */
-	bool prefix; /* "tool: " before each line */
-	bool dry;
-	bool left;
-};
-/* sweep_stale's: on stderr, prefixed, acting. */
-extern const struct sweep_how sweep_default;
 
 /* sweep_stale as how says (NULL: sweep_default). Returns how many things were (with dry:
  * would be) removed or written back. */
 int sweep_with(const char *tool, const struct sweep_how *how);
-
-/* One line of a sweep as how says (NULL: sweep_default), for undo.c and toplevel.c. */
-void sweep_say(const struct sweep_how *how, const char *tool, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* Is name an instance of the tools' own form, "ftrace-tools-<tool>[.<role>]-<run id>" (tool
  * [a-z0-9_]+, role [a-z]+)? Its run id in *id. */

@@ -2,7 +2,7 @@
 #include "toplevel.h"
 #include "sig.h"
 #include "state.h"
-#include "sweep.h"
+#include "sweepsay.h"
 
 #include <errno.h>
 #include <stdarg.h>

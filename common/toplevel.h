@@ -60,7 +60,7 @@ void toplevel_release(struct toplevel *tl);
 /* The sweep of every run (sweep.h): a dead owner's settings written back, said
  * on stderr. 1 when there were some, 0 when not. */
 int toplevel_recover(const char *tool);
-/* The same as a sweep's how says (sweep.h; NULL: as toplevel_recover): with how->dry, the
+/* The same as a sweep's how says (sweepsay.h; NULL: as toplevel_recover): with how->dry, the
  * settings it would write back are said, nothing written; with how->left, a live owner is
  * said. */
 struct sweep_how;

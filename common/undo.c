@@ -13,7 +13,7 @@
 
 #include "runid.h"
 #include "state.h"
-#include "sweep.h"
+#include "sweepsay.h"
 
 #define PREFIX "undo-"
 

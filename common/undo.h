@@ -36,7 +36,7 @@ void undo_end(struct undo *u);
  * file inside tracefs), then the file removed; said on stderr. A file that is not to be
  * trusted (state.h) is said and left. Returns the number of files undone. */
 int undo_recover(const char *tool);
-/* The same as a sweep's how says (sweep.h; NULL: as undo_recover): with how->dry, what it
+/* The same as a sweep's how says (sweepsay.h; NULL: as undo_recover): with how->dry, what it
  * would write is counted and said, nothing written or removed. */
 struct sweep_how;
 int undo_recover_how(const char *tool, const struct sweep_how *how);
