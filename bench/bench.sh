@@ -184,6 +184,7 @@ scenario "hist|log2 histogram of read's size|ftt-hist|$T --hist count syscalls:s
 scenario "kstack|kernel stack|lines|$T -s syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @[kstack] = count(); }|-"
 scenario "ustack|user stack|lines|$T -U syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @[ustack] = count(); }|-"
 scenario "print|per-event output to a file|lines|$T syscalls:sys_enter_read|lines|tracepoint:syscalls:sys_enter_read { printf(\"%d %s %d\\n\", pid, comm, args->count); }|lines"
+scenario "print_json|per-event JSON to a file|lines|$T -j syscalls:sys_enter_read|lines|tracepoint:syscalls:sys_enter_read { printf(\"{\\\"pid\\\":%d,\\\"comm\\\":\\\"%s\\\",\\\"count\\\":%d}\\n\", pid, comm, args->count); }|-"
 
 # --- runs ------------------------------------------------------------------------------------
 echo "bench: N=$N, $REPS runs each, dd on CPU $WCPU, tracers on CPU $TCPU" >&2
@@ -234,6 +235,14 @@ first_event() {
 		[ $i -gt 5000 ] && { echo "bench: $tracer saw no event in 10 s" >&2; stop_tracer $tp; return 1; }
 	done
 	echo "$tracer $(( ($(now_ns) - t0) / 1000000 ))" >> "$FIRST"
+	# The kernel memory of a run: the ring buffers of its instances, every CPU's.
+	if [ "$tracer" = ftrace-tools ]; then
+		local kb=0 f
+		for f in /sys/kernel/tracing/instances/ftrace-tools-*-"${tp}"_*/buffer_total_size_kb; do
+			[ -r "$f" ] && kb=$((kb + $(cat "$f")))
+		done
+		echo "kmem $kb $(nproc)" >> "$FIRST"
+	fi
 	stop_tracer $tp
 }
 for rep in $(seq $REPS); do

@@ -5,9 +5,13 @@
 # against each other and against the function profiler perf-tools' funccount uses, where
 # the kernel has one. Ratios within one kernel's table are what to compare.
 #
+# Before the counting paths, each tool's time from start to its banner (tpoint's against the
+# others), and the kernel memory its run's instances take; then that memory again with more
+# vCPUs (BENCH_SMP, default "8 32": the first kernel only, the banners alone).
+#
 # Environment: BENCH_KERNELS (vmcheck names; default "4.19.222 bookworm": a kernel with the
-# function profiler, and Debian's 6.1 without), BENCH_GUEST_REPORT (bench/GUEST.md), and
-# BENCH_N / BENCH_REPS, passed to the guest.
+# function profiler, and Debian's 6.1 without), BENCH_GUEST_REPORT (bench/GUEST.md),
+# BENCH_SMP, and BENCH_N / BENCH_REPS, passed to the guest.
 set -eu
 cd "$(dirname "$0")/.."
 KERNELS=${BENCH_KERNELS:-"4.19.222 bookworm"}
@@ -16,6 +20,29 @@ WORK=$(mktemp -d /tmp/ftt-bench-guest.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 # The guest gets the script with the settings in front.
 { echo "BENCH_N=${BENCH_N:-200000} BENCH_REPS=${BENCH_REPS:-3}"; cat bench/guest.sh; } > "$WORK/guest.sh"
+{ echo "BENCH_N=${BENCH_N:-200000} BENCH_REPS=1 BENCH_BANNER_ONLY=1"; cat bench/guest.sh; } > "$WORK/banner.sh"
+# BANNER lines of a log as a table: tool, seconds to the banner, x tpoint's, kernel memory.
+banners() {
+	awk '
+		/^BENCHCPUS / { cpus = $2 }
+		/^BANNER / { name[++n] = $2; secs[$2] = $3; kb[$2] = $4 }
+		/^BANNERFAIL / { fail = fail "\n" $2 ": did not start: " substr($0, index($0, $3)) }
+		END {
+			printf "\nTime from start to the banner (as a user runs each, every task traced) on %d vCPUs,\n", cpus
+			printf "the median of the runs, and the kernel memory of the run (ring buffers of its instances).\n\n"
+			print "| tool | s to banner | x tpoint | kernel memory MB |"
+			print "| --- | ---: | ---: | ---: |"
+			t = secs["tpoint"]
+			for (j = 1; j <= n; j++)
+				printf "| %s | %.2f | %s | %.1f |\n", name[j], secs[name[j]],
+					t > 0 ? sprintf("%.1f", secs[name[j]] / t) : "-", kb[name[j]] / 1024
+			if (fail != "") printf "%s\n", fail
+			over = ""
+			for (j = 1; j <= n; j++)
+				if (t > 0 && secs[name[j]] > 2 * t) over = over " " name[j]
+			printf "\n- %s: no tool slower to its banner than 2x tpoint%s\n", over == "" ? "met" : "MISSED", over == "" ? "" : " (over:" over ")"
+		}' "$1"
+}
 
 {
 	echo "# Function tools in a guest: the counting paths against each other"
@@ -76,6 +103,20 @@ for k in $KERNELS; do
 			}
 			if (skip != "") printf "%s\n", skip
 		}' "$WORK/$k.log" >> "$WORK/report.md"
+	banners "$WORK/$k.log" >> "$WORK/report.md"
+done
+# The kernel memory with more vCPUs: the first kernel, the banners alone.
+first=${KERNELS%% *}
+for n in ${BENCH_SMP-8 32}; do
+	echo "bench-guest: $first with $n vCPUs" >&2
+	VM_KERNELS=$first VM_SMP=$n VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_DEBUG_SCRIPT="$WORK/banner.sh" BIN=build/static \
+		tests/vm/vmcheck.sh > "$WORK/smp$n.log" 2>&1 || true
+	if grep -q '^BANNER ' "$WORK/smp$n.log"; then
+		{ printf '\n### Linux %s with %d vCPUs\n' "$first" "$n"; banners "$WORK/smp$n.log"; } >> "$WORK/report.md"
+	else
+		echo "bench-guest: $first with $n vCPUs: no results" >&2
+		tail -5 "$WORK/smp$n.log" >&2
+	fi
 done
 cp "$WORK/report.md" "$REPORT"
 echo "bench-guest: wrote $REPORT" >&2

@@ -121,7 +121,60 @@ profiler() {
 	cat $T/trace_stat/function* | awk '$1 == "vfs_read" {s += $2} END {print s + 0}'
 }
 
+# Time from starting a tool to its banner (Tracing/Counting ... Ctrl-C to end.), each traced
+# as a user would (every task), against tpoint on one event: #28 wants none over 2x.
+# banner NAME CMD...: the median seconds, and the kernel memory of its run's instances.
+banner() {
+	name=$1; shift
+	: > /tmp/banner-secs
+	kb=0
+	i=0
+	while [ $i -lt $REPS ]; do
+		rm -f /tmp/banner-err
+		a=$(eval "$CLOCK")
+		"$@" > /dev/null 2> /tmp/banner-err &
+		p=$!
+		j=0
+		while ! grep -Eq '^(Tracing|Counting)' /tmp/banner-err 2> /dev/null; do
+			kill -0 $p 2> /dev/null && [ $j -lt 3000 ] || break
+			sleep 0.02; j=$((j + 1))
+		done
+		b=$(eval "$CLOCK")
+		kb=0
+		for f in $T/instances/ftrace-tools-*-${p}_*/buffer_total_size_kb; do
+			[ -r "$f" ] && kb=$((kb + $(cat "$f")))
+		done
+		kill -INT $p 2> /dev/null; wait $p
+		grep -Eq '^(Tracing|Counting)' /tmp/banner-err || { echo "BANNERFAIL $name $(head -1 /tmp/banner-err)"; return; }
+		echo "$a $b" | awk '{printf "%.4f\n", $2 - $1}' >> /tmp/banner-secs
+		i=$((i + 1))
+	done
+	echo "BANNER $name $(median < /tmp/banner-secs) $kb"
+}
+
 echo "BENCHINFO kernel $(uname -r) N $N reps $REPS"
+echo "BENCHCPUS $(grep -c '^processor' /proc/cpuinfo)"
+banner tpoint $B/tpoint syscalls:sys_enter_read
+banner tpoint-c $B/tpoint -c syscalls:sys_enter_read
+banner opensnoop $B/opensnoop
+banner execsnoop $B/execsnoop
+banner syscount $B/syscount
+banner iosnoop $B/iosnoop
+banner runqlat $B/runqlat
+banner offcputime $B/offcputime
+banner tcpconnect $B/tcpconnect
+if [ -e $T/kprobe_events ]; then
+	banner kprobe $B/kprobe p:vfs_read
+	banner funccount $B/funccount vfs_read
+	banner funclatency $B/funclatency vfs_read
+	banner funcslower $B/funcslower vfs_read 10000
+fi
+if grep -qw function $T/available_tracers 2> /dev/null; then
+	banner functrace $B/functrace vfs_read
+	banner cachestat $B/cachestat
+fi
+grep -qw function_graph $T/available_tracers 2> /dev/null && banner funcgraph $B/funcgraph vfs_read
+[ -n "${BENCH_BANNER_ONLY:-}" ] && exit 0
 measure untraced untraced
 measure hitcounts hitcounts
 measure events events

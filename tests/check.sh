@@ -40,6 +40,17 @@ if out=$(make -s format-check 2>&1); then
 else
 	fail=$((fail + 1)); echo "format: FAILED (make format applies .clang-format)"; echo "$out" | head -20
 fi
+# The modules of common/ form a tree: no circle of #include between them (tsort finds one).
+pairs=$(for c in common/*.c; do
+	m=$(basename "$c" .c)
+	grep -ho '^#include "[a-z0-9_]*\.h"' "$c" "common/$m.h" 2> /dev/null | sed 's/#include "\(.*\)\.h"/\1/' |
+		while read -r d; do [ "$d" != "$m" ] && [ -f "common/$d.c" ] && echo "$m $d"; done
+done)
+if loop=$(tsort <<< "$pairs" 2>&1 > /dev/null) && [ -z "$loop" ]; then
+	pass=$((pass + 1)); echo "includes: ok"
+else
+	fail=$((fail + 1)); echo "includes: FAILED, a circle between modules of common/:"; echo "$loop"
+fi
 # Links between the project's pages: each relative link in README.md, CONTRIBUTING.md and
 # docs/*.md names a file that exists, and each #anchor a heading of the page it points to,
 # spelled as GitHub makes anchors (lower case, punctuation dropped, a hyphen per space, -1,

@@ -19,7 +19,7 @@
 # Environment: VM_KERNELS (suites and image names), VM_SUITES (live suites to run, by name:
 # "test_trust test_block"; default all), VM_JOBS (guests at once, default 2), VM_IMAGES,
 # VM_CACHE, VM_TIMEOUT (s per kernel), VM_ONE_GUEST and VM_HOLD (below), VM_KEEP=1 (keep the
-# work folder), VM_PROBE_TESTS=0 (block suites only), VM_DEBUG_SCRIPT (a script run in the
+# work folder), VM_SMP (vCPUs, 2), VM_PROBE_TESTS=0 (block suites only), VM_DEBUG_SCRIPT (a script run in the
 # guest instead of the suites), VM_APPEND (kernel arguments), VM_MONITOR=1 (a qemu monitor
 # socket), VM_ACCEL and VM_CPU (qemu's accelerator and CPU model), BIN (static tools,
 # default build/static).
@@ -168,7 +168,7 @@ boot() {
 	# "Oops: int3" in __schedule (a tracepoint's static key being patched with int3 while the
 	# other vCPU ran it) three times in a row on 2026-11-21; thread=single passed all three
 	# kernels at about the same speed.
-	timeout "$TIMEOUT" qemu-system-x86_64 -accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-max,-tsc-deadline}" -m 1024 -smp 2 \
+	timeout "$TIMEOUT" qemu-system-x86_64 -accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-max,-tsc-deadline}" -m 1024 -smp "${VM_SMP:-2}" \
 		-kernel "$root/boot/vmlinuz-$krel" -initrd "$WORK/$suite.initrd" \
 		-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init ${VM_APPEND:-} $([ "${VM_PROBE_TESTS:-}" = 0 ] && echo ftt.probe=0)" \
 		-display none -no-reboot -nic none \
