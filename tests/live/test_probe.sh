@@ -24,7 +24,7 @@ check "jsoncheck rejects 13 malformed lines and accepts valid JSON with its top-
 # --- tpoint ---------------------------------------------------------------------------------
 # -v says what a run takes of the kernel's memory; the run's instances have that (the
 # kernel rounds a size up to whole pages of data: 8192 KB is 8195).
-"$BIN/tpoint" -v sched:sched_switch > /dev/null 2> "$TMP/v"
+"$BIN/tpoint" -v sched:sched_switch > "$TMP/v" 2> /dev/null
 vkb=$(sed -n 's/.* takes \([0-9]*\) KB per CPU of ring buffer for its events and \([0-9]*\) KB per CPU.*/\1 \2/p' "$TMP/v")
 if start_bg "$BIN/tpoint" -d 5 sched:sched_switch; then
 	got="$(cat "$T/instances/ftrace-tools-tpoint-${BGPID}_"*/buffer_size_kb) $(cat "$T/instances/ftrace-tools-tpoint.names-${BGPID}_"*/buffer_size_kb)"
