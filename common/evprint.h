@@ -56,6 +56,8 @@ void evprint_kstack(struct evprint *p, const unsigned long long *a, int n);
 void evprint_header(struct evprint *p);
 /* One event; comm: the name of its task when it happened. */
 void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm);
+/* For the unit tests: -j's objects always through the row, not the one-buffer path. */
+extern bool evprint_json_by_row;
 /* Only the stacks of rec (its trailers), as evprint_event prints them after its line: " => "
  * lines, or in JSON "stack" and "ustack" members for the object still open. */
 void evprint_trailers(struct evprint *p, struct tep_record *rec);

@@ -364,29 +364,46 @@ static bool number(char *buf, size_t size, const struct field_desc *d, const uns
 	}
 }
 
+int field_json_buf(char *dst, size_t size, const struct field_desc *d, const void *data, size_t len)
+{
+	if (d->kind == FIELD_STRING) {
+		if (6 * len + 2 > size)
+			return -1;
+		return (int)out_json_bytes_buf(dst, data, len);
+	}
+	if (d->kind != FIELD_SIGNED && d->kind != FIELD_UNSIGNED && d->kind != FIELD_POINTER)
+		return -1;
+	/* Numbers, the most of a flood's fields, without snprintf. */
+	char buf[32], *end = buf + sizeof(buf), *p;
+	long long v = number_at(data, len, d->kind == FIELD_POINTER ? 0 : d->width,
+				d->kind == FIELD_SIGNED);
+	if (d->kind == FIELD_SIGNED) {
+		p = out_dec(end, v);
+	} else if (d->kind == FIELD_UNSIGNED) {
+		p = out_udec(end, (unsigned long long)v);
+	} else {
+		*--end = '"';
+		p = out_hex(end, (unsigned long long)v);
+		*--p = 'x';
+		*--p = '0';
+		*--p = '"';
+		end++;
+	}
+	size_t n = (size_t)(end - p);
+	if (n > size)
+		return -1;
+	memcpy(dst, p, n);
+	return (int)n;
+}
+
 void field_json(FILE *out, const struct field_desc *d, const void *data, size_t len)
 {
 	char buf[4096];
-	if (d->kind == FIELD_SIGNED || d->kind == FIELD_UNSIGNED || d->kind == FIELD_POINTER) {
-		/* Numbers, the most of a flood's fields, without snprintf. */
-		char *end = buf + 32, *p;
-		long long v = number_at(data, len, d->kind == FIELD_POINTER ? 0 : d->width,
-					d->kind == FIELD_SIGNED);
-		if (d->kind == FIELD_SIGNED) {
-			p = out_dec(end, v);
-		} else if (d->kind == FIELD_UNSIGNED) {
-			p = out_udec(end, (unsigned long long)v);
-		} else {
-			*--end = '"';
-			p = out_hex(end, (unsigned long long)v);
-			*--p = 'x';
-			*--p = '0';
-			*--p = '"';
-			end++;
-		}
-		fwrite(p, 1, (size_t)(end - p), out);
-	} else if (d->kind == FIELD_STRING) {
-		out_json_bytes(out, data, len);
+	int n;
+	if (d->kind == FIELD_STRING) {
+		out_json_bytes(out, data, len); /* of any length */
+	} else if ((n = field_json_buf(buf, sizeof(buf), d, data, len)) >= 0) {
+		fwrite(buf, 1, (size_t)n, out);
 	} else if (d->kind >= FIELD_IPV4 && address(buf, sizeof(buf), d, data, len)) {
 		fprintf(out, "\"%s\"", buf);
 	} else {

@@ -65,6 +65,10 @@ const void *field_data(const struct tep_record *rec, const struct tep_format_fie
 
 /* A value (len bytes at data) as a JSON value: a number, a string, or an array of numbers. */
 void field_json(FILE *out, const struct field_desc *d, const void *data, size_t len);
+/* The same into dst for the kinds a flood is made of (numbers, pointers, strings): its
+ * length, or -1 for another kind or when it does not fit in size (then field_json). */
+int field_json_buf(char *dst, size_t size, const struct field_desc *d, const void *data,
+		   size_t len);
 /* The same as one text token (strings escaped as out_text does), padded to width. */
 void field_text(FILE *out, const struct field_desc *d, const void *data, size_t len, int width);
 

@@ -280,42 +280,73 @@ void out_text_arg(FILE *f, const char *str, size_t n, bool quote)
 	putc('"', f);
 }
 
-void out_json_bytes(FILE *f, const char *str, size_t n)
+size_t out_json_bytes_buf(char *dst, const char *str, size_t n)
 {
+	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	putc('"', f);
+	size_t o = 0;
+	dst[o++] = '"';
 	for (size_t i = 0; i < n;) {
-		/* A run of plain ASCII in one write (names and paths, on the per-event path). */
+		/* A run of plain ASCII at once (names and paths, on the per-event path). */
 		size_t run = i;
 		while (run < n && s[run] >= 0x20 && s[run] < 0x7f && s[run] != '"' &&
 		       s[run] != '\\')
 			run++;
 		if (run > i) {
-			fwrite(s + i, 1, run - i, f);
+			memcpy(dst + o, s + i, run - i);
+			o += run - i;
 			i = run;
 			continue;
 		}
 		size_t len = utf8_len(s + i, n - i);
 		if (len > 1) {
-			fwrite(s + i, 1, len, f);
+			memcpy(dst + o, s + i, len);
+			o += len;
 			i += len;
 			continue;
 		}
 		unsigned char c = s[i++];
-		if (len == 0)
-			fprintf(f, "\\udc%02x", c); /* not UTF-8: the byte, surrogate-escaped */
-		else if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			putc(c, f);
+		dst[o++] = '\\';
+		if (len == 0) { /* not UTF-8: the byte, surrogate-escaped */
+			memcpy(dst + o, "udc", 3);
+			o += 3;
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		} else if (c == '"' || c == '\\') {
+			dst[o++] = (char)c;
+		} else if (c == '\n') {
+			dst[o++] = 'n';
+		} else if (c == '\t') {
+			dst[o++] = 't';
+		} else { /* control characters and DEL */
+			memcpy(dst + o, "u00", 3);
+			o += 3;
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		}
 	}
-	putc('"', f);
+	dst[o++] = '"';
+	return o;
+}
+
+void out_json_bytes(FILE *f, const char *str, size_t n)
+{
+	/* Through out_json_bytes_buf, a slice at a time: a slice ends before a byte that
+	 * starts a character (never inside a UTF-8 sequence, which would read as invalid). */
+	char buf[6 * 1024 + 2];
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	do {
+		size_t k = n - i > 1024 ? i + 1024 : n, c = k;
+		while (c < n && c > i && (s[c] & 0xc0) == 0x80)
+			c--;
+		if (c > i) /* else 1024 continuation bytes: none of them starts a character */
+			k = c;
+		size_t len = out_json_bytes_buf(buf, str + i, k - i);
+		/* Its quotes only around the whole string. */
+		fwrite(buf + (i ? 1 : 0), 1, len - (i ? 1 : 0) - (k < n ? 1 : 0), f);
+		i = k;
+	} while (i < n);
 }
 
 void out_json_str(FILE *f, const char *str, size_t max)
@@ -371,23 +402,28 @@ char *out_hex(char *end, unsigned long long v)
 	return end;
 }
 
-void out_seconds(FILE *f, uint64_t ns)
+size_t out_seconds_buf(char *dst, uint64_t ns)
 {
 	/* printf("%.6f", ns / 1e9) rounds the double, which is within ns / 2^52 ns of the
 	 * exact value (the conversion and the division): the integers give the same digits
 	 * but that near a half microsecond, where printf itself decides. */
 	unsigned int sub = (unsigned int)(ns % 1000), near = (unsigned int)(ns >> 52) + 2;
-	if (sub + near >= 500 && sub <= 500 + near) {
-		fprintf(f, "%.6f", (double)ns / 1e9);
-		return;
-	}
+	if (sub + near >= 500 && sub <= 500 + near)
+		return (size_t)snprintf(dst, 48, "%.6f", (double)ns / 1e9);
 	uint64_t us = ns / 1000 + (sub > 500);
 	char buf[48], *end = buf + sizeof(buf), *d = out_udec(end, us % 1000000);
 	while (end - d < 6)
 		*--d = '0';
 	*--d = '.';
 	d = out_udec(d, us / 1000000);
-	fwrite(d, 1, (size_t)(end - d), f);
+	memcpy(dst, d, (size_t)(end - d));
+	return (size_t)(end - d);
+}
+
+void out_seconds(FILE *f, uint64_t ns)
+{
+	char buf[48];
+	fwrite(buf, 1, out_seconds_buf(buf, ns), f);
 }
 
 void out_table_gap(FILE *f)

@@ -61,6 +61,9 @@ void out_text_arg(FILE *f, const char *s, size_t n, bool quote);
 void out_json_str(FILE *f, const char *s, size_t max);
 /* The same for a buffer that may hold NUL bytes: exactly len bytes. */
 void out_json_bytes(FILE *f, const char *s, size_t len);
+/* The same into dst, which holds at least 6 * len + 2 bytes; returns the bytes written,
+ * not terminated. */
+size_t out_json_bytes_buf(char *dst, const char *s, size_t len);
 
 /* n bytes as XML text or an attribute's value (pictures): as out_text_line (spaces stay;
  * control characters, backslashes and bytes that are not UTF-8 are \xNN), and & < > " '
@@ -79,6 +82,8 @@ char *out_dec(char *end, long long v);
 char *out_hex(char *end, unsigned long long v);
 /* Nanoseconds as seconds with six decimals, exactly as printf("%.6f", ns / 1e9). */
 void out_seconds(FILE *f, uint64_t ns);
+/* The same into dst (48 bytes), not terminated; its length. */
+size_t out_seconds_buf(char *dst, uint64_t ns);
 
 /* Tables printed one after another (intervals): an empty line between two, none before the
  * first (| head -1 shows a table's first line). */

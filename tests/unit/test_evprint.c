@@ -95,6 +95,87 @@ static void test_too_short(void **state)
 	assert_non_null(strstr(out, " sector= nr_sector= error= "));
 }
 
+/* What evprint prints for rec as JSON, through the row or the one-buffer path. */
+static char *json_of(struct tep_handle *t, struct tep_record *rec, const char *comm, bool row)
+{
+	static char out[65536];
+	fflush(stdout);
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	int saved = dup(1);
+	dup2(fileno(f), 1);
+	evprint_json_by_row = row;
+	struct evprint *p = evprint_new(t, true, false);
+	evprint_event(p, rec, comm);
+	fflush(stdout);
+	evprint_free(p);
+	evprint_json_by_row = false;
+	dup2(saved, 1);
+	close(saved);
+	rewind(f);
+	size_t n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	fclose(f);
+	return out;
+}
+
+/* -j's one-buffer path writes the row's bytes: every recorded format of the sched, task and
+ * syscalls fixtures (numbers, pointers, fixed and __data_loc strings), with hostile names (quotes,
+ * newlines, bytes that are not UTF-8, 15 bytes of a 16-byte comm) and random values, and
+ * times near a half microsecond and of a year's uptime. */
+static void test_json_paths(void **state)
+{
+	(void)state;
+	static const char *systems[] = {"sched", "task", "syscalls", NULL};
+	struct tep_handle *t = fixture_tep(FIXTURES "/proc-6.18", systems);
+	assert_non_null(t);
+	static const char *const names[] = {
+		"dd", "a\"b\\c", "x\ny\tz", "\xff\xfe caf\xc3\xa9", "0123456789abcde", ""};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	int compared = 0;
+	for (int i = 0; i < tep_get_events_count(t); i++) {
+		struct tep_event *e = tep_get_event(t, i);
+		for (int k = 0; k < 12; k++) {
+			unsigned char data[512] = {0};
+			uint16_t type = (uint16_t)e->id;
+			memcpy(data, &type, 2);
+			int end = 0;
+			for (struct tep_format_field *f = e->format.fields; f; f = f->next)
+				if (f->offset + f->size > end)
+					end = f->offset + f->size;
+			for (struct tep_format_field *f = e->format.fields; f; f = f->next) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				const char *str = names[(x >> 8) % 6];
+				size_t sl = strlen(str);
+				if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+					uint32_t loc = (uint32_t)(sl + 1) << 16 | (uint32_t)end;
+					memcpy(data + f->offset, &loc, 4);
+					memcpy(data + end, str, sl + 1);
+					end += (int)sl + 1;
+				} else if (f->flags & TEP_FIELD_IS_ARRAY) {
+					memcpy(data + f->offset, str,
+					       sl < (size_t)f->size ? sl : (size_t)f->size - 1);
+				} else if (f->size <= 8) {
+					memcpy(data + f->offset, &x, (size_t)f->size);
+				}
+			}
+			uint64_t ts = k % 3 ? x >> (k * 5) : (x >> 20) / 1000 * 1000 + 500;
+			struct tep_record rec = {.data = data, .size = end, .ts = ts, .cpu = k};
+			char row[65536];
+			snprintf(row, sizeof(row), "%s", json_of(t, &rec, names[k % 6], true));
+			const char *fast = json_of(t, &rec, names[k % 6], false);
+			if (strcmp(row, fast)) {
+				print_error("%s:%s\nrow:  %sfast: %s", e->system, e->name, row,
+					    fast);
+				fail();
+			}
+			compared++;
+		}
+	}
+	assert_true(compared >= 12 * 4);
+	tep_free(t);
+}
+
 int main(void)
 {
 	static const char *systems[] = {"block", NULL};
@@ -109,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_data_loc_past_record),
 		cmocka_unit_test(test_string_without_nul),
 		cmocka_unit_test(test_too_short),
+		cmocka_unit_test(test_json_paths),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tep_free(tep);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
+#include <stdint.h>
 #include <time.h>
 
 #include "out.h"
@@ -206,6 +207,92 @@ static void test_seconds(void **state)
 	assert_string_equal(seconds(173092338600), "173.092339");
 }
 
+/* The buffer variant of out_json_bytes, and the FILE one through it a slice at a time, on
+ * random bytes of every length up to 5,000 (UTF-8 sequences, invalid bytes, quotes, control
+ * characters), against the escaping done here byte by byte from the rules. */
+static size_t json_ref(char *dst, const unsigned char *s, size_t n)
+{
+	size_t o = 0;
+	dst[o++] = '"';
+	for (size_t i = 0; i < n;) {
+		unsigned char c = s[i];
+		size_t len = 0;
+		uint32_t cp = 0;
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4, cp = c & 0x07;
+		for (size_t j = 1; len && j < len; j++) {
+			if (i + j >= n || (s[i + j] & 0xc0) != 0x80) {
+				len = 0;
+				break;
+			}
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			len = 0;
+		if (len) {
+			memcpy(dst + o, s + i, len);
+			o += len, i += len;
+		} else if (c >= 0x80) {
+			o += (size_t)sprintf(dst + o, "\\udc%02x", c), i++;
+		} else if (c == '"' || c == '\\') {
+			dst[o++] = '\\', dst[o++] = (char)c, i++;
+		} else if (c == '\n') {
+			dst[o++] = '\\', dst[o++] = 'n', i++;
+		} else if (c == '\t') {
+			dst[o++] = '\\', dst[o++] = 't', i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)sprintf(dst + o, "\\u%04x", c), i++;
+		} else {
+			dst[o++] = (char)c, i++;
+		}
+	}
+	dst[o++] = '"';
+	return o;
+}
+
+static void test_json_slices(void **state)
+{
+	(void)state;
+	static unsigned char in[5000];
+	static char want[6 * 5000 + 2], got[6 * 5000 + 2], file[6 * 5000 + 64];
+	static const unsigned char pieces[][4] = {{'a'},
+						  {0xc3, 0xa9},
+						  {0xe2, 0x82, 0xac},
+						  {0xf0, 0x9f, 0x98, 0x80},
+						  {0x80},
+						  {0xff},
+						  {'"'},
+						  {'\\'},
+						  {'\n'},
+						  {1},
+						  {0x7f},
+						  {0xe2, 0x82}};
+	static const size_t plen[] = {1, 2, 3, 4, 1, 1, 1, 1, 1, 1, 1, 2};
+	uint64_t x = 0x243f6a8885a308d3ULL;
+	for (size_t n = 0; n < sizeof(in); n += n < 40 ? 1 : 97) {
+		for (size_t i = 0; i < n;) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			size_t k = x % 12;
+			for (size_t j = 0; j < plen[k] && i < n; j++)
+				in[i++] = pieces[k][j];
+		}
+		size_t w = json_ref(want, in, n);
+		assert_int_equal(out_json_bytes_buf(got, (const char *)in, n), w);
+		assert_memory_equal(got, want, w);
+		FILE *f = fmemopen(file, sizeof(file), "w");
+		out_json_bytes(f, (const char *)in, n);
+		long len = ftell(f);
+		fclose(f);
+		assert_int_equal(len, (long)w);
+		assert_memory_equal(file, want, w);
+	}
+}
+
 static void test_digits(void **state)
 {
 	(void)state;
@@ -226,7 +313,7 @@ int main(void)
 		cmocka_unit_test(test_json_escapes),  cmocka_unit_test(test_text_line),
 		cmocka_unit_test(test_wallclock),     cmocka_unit_test(test_text_arg),
 		cmocka_unit_test(test_text_line_buf), cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_digits),
+		cmocka_unit_test(test_digits),	      cmocka_unit_test(test_json_slices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
