@@ -438,7 +438,18 @@ static void test_formats(void **state)
 	assert_non_null(
 		read_file(BLOCK, "events/block/block_rq_complete/format", one, sizeof(one)));
 	strcat(want, one);
-	assert_string_equal(out, want);
+	/* Then what a run takes of the kernel's memory (the flood buffer and the names'). */
+	size_t len = strlen(want);
+	assert_memory_equal(out, want, len);
+	char memory[256];
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t kb = session_flood_buffer_kb();
+	snprintf(memory, sizeof(memory),
+		 "tt: a run takes %zu KB per CPU of ring buffer for its events and 512 KB "
+		 "per CPU for the task-naming events, on %ld CPUs: %.1f MB of kernel memory "
+		 "(FTT_BUFFER_KB sets the size per CPU)\n",
+		 kb, ncpus, (double)(kb + 512) * (double)ncpus / 1024);
+	assert_string_equal(out + len, memory);
 	assert_string_equal(err, "");
 	assert_string_equal(stages_run(), "cleanup\n");
 	assert_int_equal(instances_in_tree(), 0);
