@@ -487,8 +487,15 @@ int reader_drain(struct reader *r)
 /* Should the wake-up mode change (see FLOOD_WAKES)? Counts this wake-up. */
 static bool flood_check(struct reader *r, int pages, uint64_t now)
 {
-	if (r->flood)
-		return pages == 0;
+	if (r->flood) {
+		if (pages)
+			return false;
+		/* Back to a wake-up per event, counted afresh: the flood's own count of
+		 * wake-ups would switch it back at the next one (a write a wake-up). */
+		r->wakes = 0;
+		r->window_start = now;
+		return true;
+	}
 	if (now - r->window_start >= 100000000ULL) {
 		r->window_start = now;
 		r->wakes = 0;
