@@ -35,12 +35,14 @@ banners() {
 			t = secs["tpoint"]
 			for (j = 1; j <= n; j++)
 				printf "| %s | %.2f | %s | %.1f |\n", name[j], secs[name[j]],
-					t > 0 ? sprintf("%.1f", secs[name[j]] / t) : "-", kb[name[j]] / 1024
+					(t > 0 ? sprintf("%.1f", secs[name[j]] / t) : "-"), kb[name[j]] / 1024
 			if (fail != "") printf "%s\n", fail
 			over = ""
 			for (j = 1; j <= n; j++)
 				if (t > 0 && secs[name[j]] > 2 * t) over = over " " name[j]
-			printf "\n- %s: no tool slower to its banner than 2x tpoint%s\n", over == "" ? "met" : "MISSED", over == "" ? "" : " (over:" over ")"
+			verdict = "met"; detail = ""
+			if (over != "") { verdict = "MISSED"; detail = " (over:" over ")" }
+			printf "\n- %s: no tool slower to its banner than 2x tpoint%s\n", verdict, detail
 		}' "$1"
 }
 
