@@ -350,12 +350,11 @@ static char *digits(char *end, unsigned long long v)
 	return end;
 }
 
-/* "%16s-%-7d [%03d] %6llu.%06llu: %s: " of the name (escaped), the thread, the CPU, the
- * time and the event's name, as the kernel's own text starts a line, into line (at least
- * EVPRINT_PREFIX_MAX + eventlen bytes): printf took a fifth of a line's cost in a flood. */
+/* "%16s-%-7d [%03d] %6llu.%06llu: " of the name (escaped), the thread, the CPU and the time,
+ * as the kernel's own text starts a line (the event's name follows), into line (at least
+ * EVPRINT_PREFIX_MAX bytes): printf took a fifth of a line's cost in a flood. */
 #define EVPRINT_PREFIX_MAX 160
-static size_t prefix(char *line, const char *comm, int pid, const struct tep_record *rec,
-		     const char *event, size_t eventlen)
+static size_t prefix(char *line, const char *comm, int pid, const struct tep_record *rec)
 {
 	char name[80], num[24], *end = num + sizeof(num), *d;
 	size_t o = 0, len = out_text_buf(name, sizeof(name), comm, 16), n;
@@ -393,11 +392,17 @@ static size_t prefix(char *line, const char *comm, int pid, const struct tep_rec
 	o += (size_t)(end - d);
 	line[o++] = ':';
 	line[o++] = ' ';
-	memcpy(line + o, event, eventlen);
-	o += eventlen;
-	line[o++] = ':';
-	line[o++] = ' ';
 	return o;
+}
+
+/* The prefix and the event's name, of any length, written out (the paths that do not make
+ * the line in one buffer). */
+static void print_prefix(const char *comm, int pid, const struct tep_record *rec, const char *event)
+{
+	char line[EVPRINT_PREFIX_MAX];
+	fwrite(line, 1, prefix(line, comm, pid, rec), stdout);
+	fputs(event, stdout);
+	fputs(": ", stdout);
 }
 
 /*
@@ -497,9 +502,7 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		printf("%-8s ", out_wallclock(rec->ts, when));
 	struct evfields *e = fields_of(p, ev);
 	if (e && !fits(e, rec)) {
-		char line[EVPRINT_PREFIX_MAX + 256];
-		size_t namelen = strnlen(ev->name, 255);
-		fwrite(line, 1, prefix(line, comm, pid, rec, ev->name, namelen), stdout);
+		print_prefix(comm, pid, rec, ev->name);
 		for (int i = 0; i < e->n; i++) {
 			size_t len;
 			const void *data = field_data(rec, e->f[i], &e->d[i], &len);
@@ -517,7 +520,11 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 	size_t namelen = e ? e->namelen : strlen(ev->name), o = 0;
 	int n = -1;
 	if (e && e->plan && namelen < 256) {
-		o = prefix(line, comm, pid, rec, ev->name, namelen);
+		o = prefix(line, comm, pid, rec);
+		memcpy(line + o, ev->name, namelen);
+		o += namelen;
+		line[o++] = ':';
+		line[o++] = ' ';
 		n = printfmt_render(e->plan, rec, line + o, 8192);
 	}
 	if (n >= 0) {
@@ -528,8 +535,7 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		trace_seq_reset(&p->seq);
 		tep_print_event(p->tep, &p->seq, rec, "%s", TEP_PRINT_INFO);
 		trace_seq_terminate(&p->seq);
-		namelen = strnlen(ev->name, 255);
-		fwrite(line, 1, prefix(line, comm, pid, rec, ev->name, namelen), stdout);
+		print_prefix(comm, pid, rec, ev->name);
 		out_text_line(stdout, p->seq.buffer, p->seq.len);
 		putchar('\n');
 	}

@@ -365,10 +365,12 @@ void out_clock_init(void)
 const char *out_wallclock(uint64_t mono_ns, char buf[16])
 {
 	/* The same second as the event before (a flood): its text again, not localtime's. */
-	static time_t last = -1;
+	static bool have;
+	static time_t last;
 	static char text[16];
 	time_t t = (time_t)(((int64_t)mono_ns + mono_to_real) / 1000000000LL);
-	if (t != last) {
+	if (!have || t != last) {
+		have = true;
 		struct tm tm;
 		localtime_r(&t, &tm);
 		strftime(text, sizeof(text), "%H:%M:%S", &tm);

@@ -33,6 +33,9 @@ struct printfmt {
 	int n;
 	struct step *steps;
 	char *text; /* the format's literal text, unescaped; steps point into it */
+	/* A string meets other text that may carry on a UTF-8 sequence it began (two %s in a
+	 * row): rendered as it is, then escaped whole, as the line always was. */
+	bool whole;
 };
 
 void printfmt_free(struct printfmt *p)
@@ -89,6 +92,20 @@ static const struct tep_format_field *field_named(struct tep_event *ev, const ch
 	return name ? tep_find_any_field(ev, name) : NULL;
 }
 
+/* "__data_loc char[]" (or __rel_loc, const char): a string as the kernel's __string(). */
+static bool char_string(const char *type)
+{
+	if (!strncmp(type, "__data_loc ", 11))
+		type += 11;
+	else if (!strncmp(type, "__rel_loc ", 10))
+		type += 10;
+	else
+		return false;
+	if (!strncmp(type, "const ", 6))
+		type += 6;
+	return !strncmp(type, "char[", 5);
+}
+
 static bool numeric(const struct tep_format_field *f)
 {
 	return f &&
@@ -104,7 +121,10 @@ static bool take_arg(struct tep_event *ev, const struct tep_print_arg *a, struct
 	if (s->conv == 's') {
 		if (a->type == TEP_PRINT_STRING) {
 			f = a->string.field ? a->string.field : field_named(ev, a->string.string);
-			if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4)
+			/* char strings only: libtraceevent reads others (u8[]) to a NUL past
+			 * their length */
+			if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4 ||
+			    !char_string(f->type))
 				return false;
 			s->dynamic = true;
 			s->relative = f->flags & TEP_FIELD_IS_RELATIVE;
@@ -187,6 +207,22 @@ static bool conversion(const char **fmt, struct step *s)
 	return true;
 }
 
+/* Can step s's text end inside a UTF-8 sequence (a string, or literal text whose last byte
+ * is not ASCII)? Numbers and padding are ASCII. */
+static bool may_end_inside(const struct step *s)
+{
+	return s->kind == STEP_STR ||
+	       (s->kind == STEP_TEXT && s->len && (unsigned char)s->text[s->len - 1] >= 0x80);
+}
+
+/* Can step s's text begin with a byte that carries one on (a string, or literal text whose
+ * first byte is not ASCII)? */
+static bool may_go_on(const struct step *s)
+{
+	return s->kind == STEP_STR ||
+	       (s->kind == STEP_TEXT && s->len && (unsigned char)s->text[0] >= 0x80);
+}
+
 static struct printfmt *parse(struct tep_event *ev)
 {
 	const char *fmt = ev->print_fmt.format;
@@ -241,6 +277,9 @@ static struct printfmt *parse(struct tep_event *ev)
 	}
 	if (arg) /* more arguments than conversions */
 		goto no;
+	for (int i = 0; i + 1 < p->n; i++)
+		if (may_end_inside(&p->steps[i]) && may_go_on(&p->steps[i + 1]))
+			p->whole = true;
 	return p;
 no:
 	printfmt_free(p);
@@ -324,7 +363,7 @@ static bool number(const struct step *s, uint64_t v, char *buf, size_t size, siz
 }
 
 static bool string(const struct step *s, const char *data, int rec_size, char *buf, size_t size,
-		   size_t *o)
+		   size_t *o, bool escape)
 {
 	const char *str = data + s->offset;
 	size_t max = (size_t)s->size;
@@ -343,27 +382,34 @@ static bool string(const struct step *s, const char *data, int rec_size, char *b
 	int fill = s->width - (int)n;
 	if (!s->left && !pad(buf, size, o, fill, ' '))
 		return false;
-	if (*o + 4 * n > size) /* escaped, each byte at most \xNN */
+	if (!escape) {
+		if (!put(buf, size, o, str, n))
+			return false;
+	} else if (*o + 4 * n > size) { /* escaped, each byte at most \xNN */
 		return false;
-	*o += out_text_line_buf(buf + *o, str, n);
+	} else {
+		*o += out_text_line_buf(buf + *o, str, n);
+	}
 	return !s->left || pad(buf, size, o, fill, ' ');
 }
 
-int printfmt_render(const struct printfmt *p, const struct tep_record *rec, char *buf, size_t size)
+/* The steps into buf; strings and literal text escaped, or (escape false) as they are. */
+static int render(const struct printfmt *p, const struct tep_record *rec, char *buf, size_t size,
+		  bool escape)
 {
 	const char *data = rec->data;
 	size_t o = 0;
 	for (int i = 0; i < p->n; i++) {
 		const struct step *s = &p->steps[i];
 		bool ok;
-		if (s->kind == STEP_TEXT && s->plain) {
+		if (s->kind == STEP_TEXT && (s->plain || !escape)) {
 			ok = put(buf, size, &o, s->text, s->len);
 		} else if (s->kind == STEP_TEXT) {
 			ok = o + 4 * s->len <= size;
 			if (ok)
 				o += out_text_line_buf(buf + o, s->text, s->len);
 		} else if (s->kind == STEP_STR) {
-			ok = string(s, data, rec->size, buf, size, &o);
+			ok = string(s, data, rec->size, buf, size, &o, escape);
 		} else {
 			uint64_t v = 0;
 			memcpy(&v, data + s->offset,
@@ -374,6 +420,16 @@ int printfmt_render(const struct printfmt *p, const struct tep_record *rec, char
 			return -1;
 	}
 	return (int)o;
+}
+
+int printfmt_render(const struct printfmt *p, const struct tep_record *rec, char *buf, size_t size)
+{
+	if (!p->whole)
+		return render(p, rec, buf, size, true);
+	/* As it is, then escaped whole: room for 4 bytes a byte. */
+	char raw[8192];
+	int n = render(p, rec, raw, size / 4 < sizeof(raw) ? size / 4 : sizeof(raw), false);
+	return n < 0 ? -1 : (int)out_text_line_buf(buf, raw, (size_t)n);
 }
 
 /* --- the plan's trial against libtraceevent ------------------------------------------------ */
@@ -400,7 +456,15 @@ static const uint64_t probes[] = {
 #define NPROBES (sizeof(probes) / sizeof(probes[0]))
 /* Strings the string fields take in turn: empty, plain, a space, a newline, bytes that are
  * not UTF-8. */
-static const char *const strs[] = {"", "a", "ab c", "x\ny", "\xff\xfe\x80", "0123456789abcdef"};
+static const char *const strs[] = {"",
+				   "a",
+				   "ab c",
+				   "x\ny",
+				   "\xff\xfe\x80",
+				   "0123456789abcdef",
+				   "caf\xe2\x82",
+				   "\xac!",
+				   "\xc3\xa9\xe2\x82\xac"};
 #define NSTRS (sizeof(strs) / sizeof(strs[0]))
 
 /* A record of ev with probe k in every field; its strings after the fixed fields. */
@@ -419,11 +483,20 @@ static int probe_record(struct tep_event *ev, size_t k, char *data, int cap)
 	struct tep_format_field *type = tep_find_common_field(ev, "common_type");
 	if (!type || type->size != 2)
 		return -1;
+	/* The common fields take the probe's value too (a format may cast one). */
+	for (struct tep_format_field *f = ev->format.common_fields; f; f = f->next)
+		if (f != type && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+		    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+			uint64_t v = probes[k % NPROBES];
+			memcpy(data + f->offset, &v, (size_t)f->size);
+		}
 	uint16_t id = (uint16_t)ev->id;
 	memcpy(data + type->offset, &id, 2);
-	const char *str = strs[k % NSTRS];
-	size_t slen = strlen(str);
-	for (struct tep_format_field *f = ev->format.fields; f; f = f->next) {
+	/* Each field the next string: neighbours may split a character between them. */
+	size_t j = k;
+	for (struct tep_format_field *f = ev->format.fields; f; f = f->next, j++) {
+		const char *str = strs[j % NSTRS];
+		size_t slen = strlen(str);
 		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
 			if (f->size != 4 || end + (int)slen + 1 > cap)
 				return -1;

@@ -176,6 +176,49 @@ static void test_json_paths(void **state)
 	tep_free(t);
 }
 
+/* An event's name is printed whole, however long (a made format of 300 characters). */
+static void test_long_name(void **state)
+{
+	(void)state;
+	char name[301], text[1024];
+	memset(name, 'n', 300);
+	name[300] = 0;
+	snprintf(text, sizeof(text),
+		 "name: %s\nID: 88\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+		 "print fmt: \"x=%%d\", REC->x\n",
+		 name);
+	struct tep_handle *t = tep_alloc();
+	tep_set_long_size(t, 8);
+	assert_int_equal(tep_parse_event(t, text, strlen(text), "test"), 0);
+	unsigned char data[12] = {88, 0, 0, 0, 7, 0, 0, 0, 5, 0, 0, 0};
+	struct tep_record rec = {.data = data, .size = 12, .ts = 1000000000};
+	fflush(stdout);
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	int saved = dup(1);
+	dup2(fileno(f), 1);
+	struct evprint *p = evprint_new(t, false, false);
+	evprint_event(p, &rec, "dd");
+	fflush(stdout);
+	evprint_free(p);
+	dup2(saved, 1);
+	close(saved);
+	rewind(f);
+	char out[2048];
+	size_t n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	fclose(f);
+	char want[400];
+	snprintf(want, sizeof(want), " %s: x=5\n", name);
+	assert_non_null(strstr(out, want));
+	tep_free(t);
+}
+
 int main(void)
 {
 	static const char *systems[] = {"block", NULL};
@@ -191,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_string_without_nul),
 		cmocka_unit_test(test_too_short),
 		cmocka_unit_test(test_json_paths),
+		cmocka_unit_test(test_long_name),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tep_free(tep);

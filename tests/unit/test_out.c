@@ -134,6 +134,21 @@ static void test_text_line(void **state)
 	assert_string_equal(line("caf\xc3\xa9 \xff", 7), "caf\xc3\xa9 \\xff");
 }
 
+/* The first time asked for is the second before the epoch (-1): its time, not the empty
+ * text of a cache taken for filled (run first, before any other time is asked for). */
+static void test_wallclock_first(void **state)
+{
+	(void)state;
+	char buf[16], want[16];
+	time_t t = -1;
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(want, sizeof(want), "%H:%M:%S", &tm);
+	/* mono_to_real is 0 before out_clock_init: -1e9 ns is second -1. */
+	out_wallclock((uint64_t)-1000000000LL, buf);
+	assert_string_equal(buf, want);
+}
+
 static void test_wallclock(void **state)
 {
 	(void)state;
@@ -309,11 +324,12 @@ static void test_digits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text_plain),    cmocka_unit_test(test_text_escapes),
-		cmocka_unit_test(test_json_escapes),  cmocka_unit_test(test_text_line),
-		cmocka_unit_test(test_wallclock),     cmocka_unit_test(test_text_arg),
-		cmocka_unit_test(test_text_line_buf), cmocka_unit_test(test_seconds),
-		cmocka_unit_test(test_digits),	      cmocka_unit_test(test_json_slices),
+		cmocka_unit_test(test_wallclock_first), cmocka_unit_test(test_text_plain),
+		cmocka_unit_test(test_text_escapes),	cmocka_unit_test(test_json_escapes),
+		cmocka_unit_test(test_text_line),	cmocka_unit_test(test_wallclock),
+		cmocka_unit_test(test_text_arg),	cmocka_unit_test(test_text_line_buf),
+		cmocka_unit_test(test_seconds),		cmocka_unit_test(test_digits),
+		cmocka_unit_test(test_json_slices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
