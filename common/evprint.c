@@ -341,15 +341,6 @@ void evprint_header(struct evprint *p)
 	       "TIMESTAMP", "EVENT: FIELDS");
 }
 
-/* Digits of v, right to left, ending at end; returns where they start. */
-static char *digits(char *end, unsigned long long v)
-{
-	do
-		*--end = (char)('0' + v % 10);
-	while (v /= 10);
-	return end;
-}
-
 /* "%16s-%-7d [%03d] %6llu.%06llu: " of the name (escaped), the thread, the CPU and the time,
  * as the kernel's own text starts a line (the event's name follows), into line (at least
  * EVPRINT_PREFIX_MAX bytes): printf took a fifth of a line's cost in a flood. */
@@ -363,29 +354,27 @@ static size_t prefix(char *line, const char *comm, int pid, const struct tep_rec
 	memcpy(line + o, name, len);
 	o += len;
 	line[o++] = '-';
-	d = digits(end, pid < 0 ? -(unsigned long long)pid : (unsigned long long)pid);
-	if (pid < 0)
-		*--d = '-';
+	d = out_dec(end, pid);
 	memcpy(line + o, d, n = (size_t)(end - d));
 	o += n;
 	for (; n < 7; n++)
 		line[o++] = ' ';
 	line[o++] = ' ';
 	line[o++] = '[';
-	d = digits(end, (unsigned int)rec->cpu);
+	d = out_udec(end, (unsigned int)rec->cpu);
 	for (n = (size_t)(end - d); n < 3; n++)
 		line[o++] = '0';
 	memcpy(line + o, d, (size_t)(end - d));
 	o += (size_t)(end - d);
 	line[o++] = ']';
 	line[o++] = ' ';
-	d = digits(end, rec->ts / 1000000000ULL);
+	d = out_udec(end, rec->ts / 1000000000ULL);
 	for (n = (size_t)(end - d); n < 6; n++)
 		line[o++] = ' ';
 	memcpy(line + o, d, (size_t)(end - d));
 	o += (size_t)(end - d);
 	line[o++] = '.';
-	d = digits(end, (rec->ts / 1000) % 1000000ULL);
+	d = out_udec(end, (rec->ts / 1000) % 1000000ULL);
 	for (n = (size_t)(end - d); n < 6; n++)
 		line[o++] = '0';
 	memcpy(line + o, d, (size_t)(end - d));
