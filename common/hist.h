@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* hist: log2 histograms, printed alike by every tool. */
+/* hist: log2 histograms, printed alike by every tool; and the same slots binned otherwise
+ * (tpoint --hist with --power or --linear, struct hist_bins). */
 #ifndef FTT_HIST_H
 #define FTT_HIST_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -32,6 +35,41 @@ static inline void hist_log2_add_signed(struct hist_log2 *h, int64_t v)
 	}
 }
 
+/*
+ * How values go to the slots of a struct hist_log2. LOG2: as above. POWER of n (2 to 2^32):
+ * slot 0 holds 0, slot k [n^(k-1), n^k), the last slot used up to 2^64 - 1 (n 2 is log2).
+ * LINEAR of width n (1 to 2^57): slot k holds [k*n, (k+1)*n) for k below 64, slot 64 every
+ * value from 64*n on. Below 0 (signed fields), .neg, whatever the bins.
+ */
+enum hist_kind { HIST_LOG2, HIST_POWER, HIST_LINEAR };
+struct hist_bins {
+	enum hist_kind kind;
+	uint64_t n;
+	int shift; /* POWER of 2^shift: log2(n); 0 otherwise */
+};
+#define HIST_POWER_MAX (1ULL << 32)
+#define HIST_LINEAR_MAX (1ULL << 57)
+#define HIST_LINEAR_SLOTS 64 /* slots of width n; the 65th holds the rest */
+
+/* The bins of kind for n (ignored for LOG2). -1 when n is out of range. */
+int hist_bins_set(struct hist_bins *b, enum hist_kind kind, uint64_t n);
+/* The slot of v (not negative) in b. */
+int hist_bins_slot(const struct hist_bins *b, uint64_t v);
+/* Low and high bound of a slot of b: [lo, hi). */
+void hist_bins_bounds(const struct hist_bins *b, int k, uint64_t *lo, uint64_t *hi);
+/* Add to h what log2 (counted in log2 slots) holds, in the bins of b: a POWER of 2^m only
+ * (each of its slots is m log2 slots), or LOG2. */
+void hist_bins_from_log2(struct hist_log2 *h, const struct hist_bins *b,
+			 const struct hist_log2 *log2);
+/* Its name for a banner: "log2", "power-of-10", "linear, width 100". */
+void hist_bins_name(const struct hist_bins *b, char *buf, size_t len);
+
+static inline void hist_bins_add(struct hist_log2 *h, const struct hist_bins *b, uint64_t v)
+{
+	h->slot[b->kind == HIST_LOG2 ? (v ? 64 - __builtin_clzll(v) : 0) : hist_bins_slot(b, v)]++;
+	h->total++;
+}
+
 void hist_log2_reset(struct hist_log2 *h);
 /* Low and high bound of a slot: [lo, hi). */
 void hist_log2_bounds(int k, uint64_t *lo, uint64_t *hi);
@@ -42,8 +80,12 @@ void hist_log2_bounds(int k, uint64_t *lo, uint64_t *hi);
  * Negative values, if any, come first as a row "-inf -> 0".
  */
 void hist_log2_print(FILE *f, const struct hist_log2 *h, const char *unit, const char *what);
+/* The same with the slots of b (NULL: log2). */
+void hist_bins_print(FILE *f, const struct hist_log2 *h, const struct hist_bins *b,
+		     const char *unit, const char *what);
 /* The non-empty slots as a JSON array: [{"low":1,"high":2,"count":5},...]; negative values,
  * if any, first as {"low":null,"high":0,...}. */
 void hist_log2_json(FILE *f, const struct hist_log2 *h);
+void hist_bins_json(FILE *f, const struct hist_log2 *h, const struct hist_bins *b);
 
 #endif

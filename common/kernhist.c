@@ -178,50 +178,140 @@ void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
 		*dropped += exact_now->dropped - exact_before->dropped;
 }
 
-static int trigger_text(char *buf, size_t len, const struct kernhist *kh, int i, const char *base,
-			bool exact)
+bool kernhist_bins_ok(const struct hist_bins *b)
 {
-	char filter[TRIGGER_MAX];
-	if (kernhist_filter(filter, sizeof(filter), kh->field, kh->ev[i].size, kh->ev[i].is_signed,
-			    exact))
-		return -1;
-	int n = snprintf(buf, len, "hist:keys=%s%s:vals=hitcount if %s%s%s%s", kh->field,
-			 exact ? "" : ".log2", *base ? "(" : "", base, *base ? ") && " : "",
-			 filter);
-	return n > 0 && (size_t)n < len ? 0 : -1;
+	static int buckets = -1;
+	if (b->kind == HIST_LOG2 || (b->kind == HIST_POWER && b->shift))
+		return true;
+	if (b->kind != HIST_LINEAR)
+		return false; /* a power that is not of 2: no kernel bins it */
+	if (buckets < 0) {
+		char *readme = tracefs_instance_file_read(NULL, "README", NULL);
+		buckets = readme && strstr(readme, ".buckets");
+		free(readme);
+	}
+	return buckets;
 }
 
-/* Remove the triggers written on events before upto (and, both, upto's log2 one). */
-static void remove_triggers(struct kernhist *kh, const char *base, int upto, bool both)
+int kernhist_linear_filter(char *buf, size_t len, const char *field, int size, bool is_signed,
+			   uint64_t width, enum kernhist_part part)
+{
+	uint64_t top = width * HIST_LINEAR_SLOTS, max = is_signed ? (1ULL << (size * 8 - 1)) - 1 :
+							size == 8 ? UINT64_MAX :
+								    (1ULL << (size * 8)) - 1;
+	bool over = top <= max; /* can a value be beyond the slots of width? */
+	int n = 0;
+	if (part == KERNHIST_BELOW) {
+		if (!is_signed)
+			return 0;
+		n = snprintf(buf, len, "%s < 0", field);
+	} else if (part == KERNHIST_BEYOND) {
+		if (!over)
+			return 0;
+		n = snprintf(buf, len, "%s >= %llu", field, (unsigned long long)top);
+	} else if (is_signed && over) {
+		n = snprintf(buf, len, "%s >= 0 && %s < %llu", field, field,
+			     (unsigned long long)top);
+	} else if (is_signed || over) {
+		n = snprintf(buf, len, "%s %s %llu", field, is_signed ? ">=" : "<",
+			     (unsigned long long)(is_signed ? 0 : top));
+	} else if (len) {
+		*buf = 0; /* every value is in a slot */
+	}
+	return n < 0 || (size_t)n >= len ? -1 : 1;
+}
+
+void kernhist_add_linear(struct hist_log2 *h, uint64_t width, const struct khist *slots_now,
+			 const struct khist *slots_before, const struct khist *beyond_now,
+			 const struct khist *beyond_before, const struct khist *below_now,
+			 const struct khist *below_before)
+{
+	const struct khist *now[3] = {slots_now, beyond_now, below_now},
+			   *before[3] = {slots_before, beyond_before, below_before};
+	for (int p = 0; p < 3; p++)
+		for (size_t i = 0; now[p] && i < now[p]->n; i++) {
+			const struct khist_entry *e = &now[p]->e[i],
+						 *b = khist_find(before[p], e->key);
+			uint64_t was = b ? b->hits : 0, n = e->hits > was ? e->hits - was : 0;
+			if (!n)
+				continue;
+			if (p == KERNHIST_BELOW)
+				h->neg += n;
+			else if (p == KERNHIST_BEYOND || e->key[0] / width >= HIST_LINEAR_SLOTS)
+				h->slot[HIST_LINEAR_SLOTS] += n;
+			else
+				h->slot[e->key[0] / width] += n;
+			h->total += n;
+		}
+}
+
+/* The trigger of part p on event i (base: the run's and the user's filter), into buf: 1, or
+ * 0 when the event needs none of that part, -1 when it does not fit. */
+static int trigger_text(char *buf, size_t len, const struct kernhist *kh, int i, const char *base,
+			int p)
+{
+	char filter[TRIGGER_MAX];
+	int have = 1;
+	if (kh->bins.kind != HIST_LINEAR)
+		have = kernhist_filter(filter, sizeof(filter), kh->field, kh->ev[i].size,
+				       kh->ev[i].is_signed, p == KERNHIST_EXACT) ?
+			       -1 :
+			       1;
+	else
+		have = kernhist_linear_filter(filter, sizeof(filter), kh->field, kh->ev[i].size,
+					      kh->ev[i].is_signed, kh->bins.n, p);
+	if (have <= 0)
+		return have;
+	if (p == KERNHIST_SLOTS && kh->bins.kind == HIST_LINEAR && !*filter && !*base)
+		return snprintf(buf, len, "%svals=hitcount", kh->which[p]) < (int)len ? 1 : -1;
+	int n = snprintf(buf, len, "%svals=hitcount if %s%s%s%s%s", kh->which[p], *base ? "(" : "",
+			 base, *base ? ")" : "", *base && *filter ? " && " : "", filter);
+	return n > 0 && (size_t)n < len ? 1 : -1;
+}
+
+/* Remove the triggers written on events before upto, and upto's before part upto_p. */
+static void remove_triggers(struct kernhist *kh, const char *base, int upto, int upto_p)
 {
 	char text[TRIGGER_MAX + 1];
 	text[0] = '!';
 	for (int i = 0; i <= upto && i < kh->nevents; i++)
-		for (int exact = 0; exact < 2; exact++) {
-			if (i == upto && (exact || !both))
-				continue;
-			if (trigger_text(text + 1, sizeof(text) - 1, kh, i, base, exact))
-				continue;
-			tracefs_event_file_append(kh->s->inst, kh->events[i]->system,
-						  kh->events[i]->name, "trigger", text);
+		for (int p = 0; p < kh->nparts; p++) {
+			if (i == upto && p >= upto_p)
+				break;
+			if (trigger_text(text + 1, sizeof(text) - 1, kh, i, base, p) == 1)
+				tracefs_event_file_append(kh->s->inst, kh->events[i]->system,
+							  kh->events[i]->name, "trigger", text);
 		}
 }
 
 int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **events, int nevents,
-		   const char *field, const char *filter, char *why, size_t whylen)
+		   const char *field, const struct hist_bins *bins, const char *filter, char *why,
+		   size_t whylen)
 {
 	memset(kh, 0, sizeof(*kh));
 	kh->s = s;
 	kh->events = events;
 	kh->nevents = nevents;
 	kh->field = field;
-	snprintf(kh->which_log2, sizeof(kh->which_log2), "hist:keys=%s.log2:", field);
-	snprintf(kh->which_exact, sizeof(kh->which_exact), "hist:keys=%s:", field);
+	kh->bins = *bins;
+	if (bins->kind == HIST_LINEAR) {
+		kh->nparts = 3;
+		snprintf(kh->which[KERNHIST_SLOTS], sizeof(kh->which[0]),
+			 "hist:keys=%s.buckets=%llu:", field, (unsigned long long)bins->n);
+		snprintf(kh->which[KERNHIST_BEYOND], sizeof(kh->which[0]),
+			 "hist:keys=%s.log2:", field);
+		snprintf(kh->which[KERNHIST_BELOW], sizeof(kh->which[0]), "hist:keys=common_type:");
+	} else {
+		kh->nparts = 2;
+		snprintf(kh->which[KERNHIST_LOG2], sizeof(kh->which[0]),
+			 "hist:keys=%s.log2:", field);
+		snprintf(kh->which[KERNHIST_EXACT], sizeof(kh->which[0]), "hist:keys=%s:", field);
+	}
 	if (!(kh->ev = calloc((size_t)nevents, sizeof(*kh->ev)))) {
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	char base[TRIGGER_MAX], text[TRIGGER_MAX];
+	char base[TRIGGER_MAX], text[TRIGGER_MAX + 300];
 	if (session_filter(s, base, sizeof(base), filter, NULL)) {
 		snprintf(why, whylen, "the filter is too long for a trigger");
 		return -1;
@@ -231,22 +321,25 @@ int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **ev
 		if (!f) {
 			snprintf(why, whylen, "%s:%s has no field %s", events[i]->system,
 				 events[i]->name, field);
-			remove_triggers(kh, base, i, false);
+			remove_triggers(kh, base, i, 0);
 			return -1;
 		}
 		kh->ev[i].size = f->size;
 		kh->ev[i].is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-		for (int exact = 0; exact < 2; exact++) {
-			if (trigger_text(text, sizeof(text), kh, i, base, exact)) {
+		for (int p = 0; p < kh->nparts; p++) {
+			int have = trigger_text(text, sizeof(text), kh, i, base, p);
+			if (have < 0) {
 				snprintf(why, whylen, "the filter is too long for a trigger");
-				remove_triggers(kh, base, i, exact);
+				remove_triggers(kh, base, i, p);
 				return -1;
 			}
-			if (tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
+			kh->ev[i].has[p] = have;
+			if (have &&
+			    tracefs_event_file_append(s->inst, events[i]->system, events[i]->name,
 						      "trigger", text) < 0) {
 				snprintf(why, whylen, "the kernel refused the trigger on %s:%s: %s",
 					 events[i]->system, events[i]->name, strerror(errno));
-				remove_triggers(kh, base, i, exact);
+				remove_triggers(kh, base, i, p);
 				return -1;
 			}
 		}
@@ -257,33 +350,42 @@ int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **ev
 int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t whylen)
 {
 	for (int i = 0; i < kh->nevents; i++) {
-		struct khist log2 = {0}, exact = {0};
+		struct khist now[KERNHIST_PARTS] = {{0}};
 		struct kernhist_event *e = &kh->ev[i];
-		/* An event counted between the two reads is in one table: this interval's
-		 * or the next, in its own slot either way. */
-		if (khist_read(kh->s->inst, kh->events[i], kh->which_exact, 1, &exact, why,
-			       whylen) ||
-		    khist_read(kh->s->inst, kh->events[i], kh->which_log2, 1, &log2, why, whylen)) {
-			khist_free(&log2);
-			khist_free(&exact);
-			return -1;
+		/* An event counted between two reads is in one table: this interval's or the
+		 * next, in its own slot either way. */
+		for (int p = kh->nparts - 1; p >= 0; p--) {
+			if (e->has[p] && khist_read(kh->s->inst, kh->events[i], kh->which[p], 1,
+						    &now[p], why, whylen)) {
+				for (int q = 0; q < kh->nparts; q++)
+					khist_free(&now[q]);
+				return -1;
+			}
 		}
-		kernhist_add(h, &log2, &e->log2, &exact, &e->exact, e->size, e->is_signed,
-			     &kh->dropped);
-		khist_free(&e->log2);
-		khist_free(&e->exact);
-		e->log2 = log2;
-		e->exact = exact;
+		if (kh->bins.kind == HIST_LINEAR) {
+			kernhist_add_linear(h, kh->bins.n, &now[0], &e->tab[0], &now[1], &e->tab[1],
+					    &now[2], &e->tab[2]);
+		} else {
+			struct hist_log2 log2;
+			hist_log2_reset(&log2);
+			kernhist_add(&log2, &now[KERNHIST_LOG2], &e->tab[KERNHIST_LOG2],
+				     &now[KERNHIST_EXACT], &e->tab[KERNHIST_EXACT], e->size,
+				     e->is_signed, &kh->dropped);
+			hist_bins_from_log2(h, &kh->bins, &log2);
+		}
+		for (int p = 0; p < kh->nparts; p++) {
+			khist_free(&e->tab[p]);
+			e->tab[p] = now[p];
+		}
 	}
 	return 0;
 }
 
 void kernhist_free(struct kernhist *kh)
 {
-	for (int i = 0; kh->ev && i < kh->nevents; i++) {
-		khist_free(&kh->ev[i].log2);
-		khist_free(&kh->ev[i].exact);
-	}
+	for (int i = 0; kh->ev && i < kh->nevents; i++)
+		for (int p = 0; p < KERNHIST_PARTS; p++)
+			khist_free(&kh->ev[i].tab[p]);
 	free(kh->ev);
 	kh->ev = NULL;
 }

@@ -58,27 +58,59 @@ void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
 		  const struct khist *log2_before, const struct khist *exact_now,
 		  const struct khist *exact_before, int size, bool is_signed, uint64_t *dropped);
 
+/*
+ * --power and --linear (hist.h's bins). A power of 2^m is the log2 histogram's slots taken m
+ * at a time. A width (Linux 5.15, .buckets=N) is three triggers, by their filters: the values
+ * of the 64 slots keyed by .buckets=width (at most 64 entries), the values beyond them keyed
+ * by .log2 (only their number is read: at most 65 entries), those below 0 keyed by
+ * common_type. No table can fill, and no event is counted twice.
+ */
+bool kernhist_bins_ok(const struct hist_bins *b);
+enum kernhist_part {
+	KERNHIST_LOG2 = 0,
+	KERNHIST_EXACT = 1,
+	KERNHIST_SLOTS = 0,
+	KERNHIST_BEYOND = 1,
+	KERNHIST_BELOW = 2,
+	KERNHIST_PARTS = 3
+};
+/* The filter of a part of a linear histogram into buf: 1, 0 when that part is not needed
+ * (below 0 for an unsigned field; beyond for a field that cannot hold 64*width; an empty
+ * filter for the slots when every value is in them), -1 when it does not fit. */
+int kernhist_linear_filter(char *buf, size_t len, const char *field, int size, bool is_signed,
+			   uint64_t width, enum kernhist_part part);
+/* What the three tables counted between before and now (NULL: a part not written), into h's
+ * linear slots of width. */
+void kernhist_add_linear(struct hist_log2 *h, uint64_t width, const struct khist *slots_now,
+			 const struct khist *slots_before, const struct khist *beyond_now,
+			 const struct khist *beyond_before, const struct khist *below_now,
+			 const struct khist *below_before);
+
 struct kernhist {
 	struct session *s;
 	int nevents;
 	struct tep_event **events;
 	const char *field;
+	struct hist_bins bins;
+	int nparts; /* 2 (log2 and power: by log2, by value) or 3 (linear) */
 	struct kernhist_event {
 		int size;
 		bool is_signed;
-		struct khist log2, exact; /* the tables as last read */
+		bool has[KERNHIST_PARTS];	  /* the parts written on the event */
+		struct khist tab[KERNHIST_PARTS]; /* the tables as last read */
 	} * ev;
-	char which_log2[128], which_exact[128]; /* in each trigger's info line */
-	uint64_t dropped;			/* by the value tables, all told */
+	char which[KERNHIST_PARTS][128]; /* in each trigger's info line */
+	uint64_t dropped;		 /* by the value tables, all told */
 };
 
-/* The triggers written on every event (each must have field and kernhist_fits it), filtered
- * by the user's filter (NULL: none). -1 with why set: the kernel refused one (the triggers
- * written before it are removed) or out of memory. */
+/* The triggers written on every event (each must have field and kernhist_fits it; bins
+ * kernhist_bins_ok), filtered by the user's filter (NULL: none). -1 with why set: the kernel
+ * refused one (the triggers written before it are removed) or out of memory. */
 int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **events, int nevents,
-		   const char *field, const char *filter, char *why, size_t whylen);
+		   const char *field, const struct hist_bins *bins, const char *filter, char *why,
+		   size_t whylen);
 
-/* What was counted since the last read added to h. -1 with why set. */
+/* What was counted since the last read added to h (in its bins). -1 with why set. */
 int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t whylen);
 
 void kernhist_free(struct kernhist *kh);

@@ -48,6 +48,7 @@ struct keys {
 	struct field_desc *hd;	      /* and how its number reads */
 	const char *hist;
 	struct hist_log2 h; /* --hist without keys */
+	struct hist_bins bins;
 	struct agg agg;
 	unsigned char *key; /* scratch */
 	struct intern in;
@@ -244,10 +245,12 @@ bool keys_need_comm(const struct keys *k)
 static void hist_add(struct keys *k, struct hist_log2 *h, const struct tep_record *rec, int idx)
 {
 	long long v = field_num(rec, k->hf[idx], &k->hd[idx]);
-	if (k->hd[idx].is_signed)
-		hist_log2_add_signed(h, v);
-	else
-		hist_log2_add(h, (uint64_t)v);
+	if (k->hd[idx].is_signed && v < 0) {
+		h->neg++;
+		h->total++;
+	} else {
+		hist_bins_add(h, &k->bins, (uint64_t)v);
+	}
 }
 
 int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *comm)
@@ -309,6 +312,11 @@ int keys_add_values(struct keys *k, int idx, const uint64_t *vals, uint64_t n)
 	return agg_add(&k->agg, key, n) ? 0 : -1;
 }
 
+void keys_set_bins(struct keys *k, const struct hist_bins *b)
+{
+	k->bins = *b;
+}
+
 struct hist_log2 *keys_total(struct keys *k)
 {
 	return k->nkeys ? NULL : &k->h;
@@ -368,11 +376,11 @@ static bool key_is_text(const struct keys *k, int j)
 	{                                                                                    \
 		NULL, "field", 0, ROW_STR, 0, 0, "--hist: the field whose values are binned" \
 	}
-#define KEYS_COL_HIST                                                                            \
-	{                                                                                        \
-		NULL, "hist", 0, ROW_JSON, 0, 0,                                                 \
-			"--hist: its log2 histogram, an array of {low, high, count} (low null: " \
-			"the negative values)"                                                   \
+#define KEYS_COL_HIST                                                                           \
+	{                                                                                       \
+		NULL, "hist", 0, ROW_JSON, 0, 0,                                                \
+			"--hist: its histogram (log2, or the bins of --power or --linear), an " \
+			"array of {low, high, count} (low null: the negative values)"           \
 	}
 static const struct row_col count_cols[] = {ROW_COL_WHEN, KEYS_COL_EVENT, KEYS_COL_KEYS,
 					    KEYS_COL_COUNT};
@@ -412,7 +420,7 @@ static void print_row(const void *keyp, uint64_t count, const void *val, void *c
 		row_uint(&w, count);
 		if (k->hist) {
 			row_str(&w, k->hist, strlen(k->hist));
-			hist_log2_json(row_json(&w), val);
+			hist_bins_json(row_json(&w), val, &k->bins);
 		}
 		row_end(&w);
 		return;
@@ -425,7 +433,7 @@ static void print_row(const void *keyp, uint64_t count, const void *val, void *c
 			print_value(k, key, j, idx, 0);
 		}
 		printf(":\n");
-		hist_log2_print(stdout, val, k->hist, "count");
+		hist_bins_print(stdout, val, &k->bins, k->hist, "count");
 		return;
 	}
 	if (k->nevents > 1)
@@ -448,12 +456,12 @@ void keys_print(struct keys *k, const char *when, bool json)
 			row_begin(&w, 0);
 			row_word(&w, when);
 			row_str(&w, k->hist, strlen(k->hist));
-			hist_log2_json(row_json(&w), &k->h);
+			hist_bins_json(row_json(&w), &k->h, &k->bins);
 			row_end(&w);
 		} else {
 			out_table_gap(stdout);
 			printf("%s\n", when);
-			hist_log2_print(stdout, &k->h, k->hist, "count");
+			hist_bins_print(stdout, &k->h, &k->bins, k->hist, "count");
 		}
 		hist_log2_reset(&k->h);
 		return;

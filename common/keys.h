@@ -33,6 +33,9 @@ struct keys *keys_new(struct tep_event **events, int nevents, const char *spec, 
 bool keys_need_comm(const struct keys *k);
 /* Count rec, a record of events[idx]; comm: the name of its task. -1: out of memory. */
 int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *comm);
+/* --hist: the bins of its histograms (log2 unless set). */
+struct hist_bins;
+void keys_set_bins(struct keys *k, const struct hist_bins *b);
 /* --hist without keys: the histogram itself, for counts made elsewhere (kernhist.h) to be
  * added to; NULL with keys. */
 struct hist_log2 *keys_total(struct keys *k);

@@ -30,7 +30,8 @@ static int number(const char **p, uint64_t *v)
 	return 0;
 }
 
-/* "{ name: value, name: ~ 2^k } hitcount: N ..." -> keys and hits; -1 when not so. */
+/* "{ name: value, name: ~ 2^k, name: ~ LOW-HIGH } hitcount: N ..." -> keys and hits; -1
+ * when not so. */
 static int entry(const char *line, int nkeys, struct khist_entry *e)
 {
 	const char *p = line;
@@ -52,6 +53,12 @@ static int entry(const char *line, int nkeys, struct khist_entry *e)
 		if (!strncmp(p, "~ 2^", 4)) {
 			p += 4;
 			if (number(&p, &e->key[i]) || e->key[i] > 64)
+				return -1;
+		} else if (!strncmp(p, "~ ", 2)) { /* .buckets=N: "~ LOW-HIGH", read as LOW */
+			uint64_t high;
+			p += 2;
+			if (number(&p, &e->key[i]) || *p++ != '-' || number(&p, &high) ||
+			    high < e->key[i])
 				return -1;
 		} else if (number(&p, &e->key[i])) {
 			return -1;

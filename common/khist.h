@@ -4,7 +4,7 @@
  * entries, each the values of its numeric keys, its hitcount and the sums of its values
  * (vals=hitcount,lat: "lat: 1234"), and its totals (Hits,
  * Entries, Dropped: the events its table had no room for). A .log2 key ("lat: ~ 2^12") is
- * read as its exponent.
+ * read as its exponent, a .buckets=N key ("bytes: ~ 4096-8191", Linux 5.15) as its low end.
  *
  * The kernel's log2 of v is the exponent of v rounded up to a power of two: 2^k holds
  * (2^(k-1), 2^k], and 0 and 1 both show as 2^0. The log2 slots of hist.h are [2^(k-1), 2^k)

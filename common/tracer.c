@@ -39,6 +39,8 @@ void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg)
 	case 'v': tr->format = true; break;
 	case TRACER_OPT_FOLDED: tr->folded = true; break;
 	case TRACER_OPT_USER_SPACE: tr->user_space = true; break;
+	case TRACER_OPT_POWER: tr->power = arg; break;
+	case TRACER_OPT_LINEAR: tr->linear = arg; break;
 	}
 }
 
@@ -74,6 +76,18 @@ void tracer_check(struct tracer *tr)
 		opt_fail("--folded counts the stacks of -s or -U: give one or both");
 	if (tr->user_space && !tr->hist && !tr->count && !tr->keys)
 		opt_fail("--user-space is where -c, -k and --hist count: give one");
+	if ((tr->power || tr->linear) && !tr->hist)
+		opt_fail("--%s bins the histogram of --hist: give it",
+			 tr->power ? "power" : "linear");
+	if (tr->power && tr->linear)
+		opt_fail("--power and --linear exclude each other");
+	if (tr->power)
+		hist_bins_set(&tr->bins, HIST_POWER,
+			      (uint64_t)opt_int(tr->power, 2, (long long)HIST_POWER_MAX, "base"));
+	else if (tr->linear)
+		hist_bins_set(
+			&tr->bins, HIST_LINEAR,
+			(uint64_t)opt_int(tr->linear, 1, (long long)HIST_LINEAR_MAX, "width"));
 }
 
 /* -c, -k or --hist on up to 16 events is counted in the kernel where it has hist triggers
@@ -112,7 +126,7 @@ static int keys_in_kernel(const struct tool_run *t, const struct tracer *tr, con
 
 static bool hist_in_kernel(const struct tool_run *t, const struct tracer *tr)
 {
-	if (!tr->hist || tr->keys || !in_kernel(t, tr))
+	if (!tr->hist || tr->keys || !in_kernel(t, tr) || !kernhist_bins_ok(&tr->bins))
 		return false;
 	for (int i = 0; i < tr->nevents; i++) {
 		const struct tep_format_field *f = tep_find_field(tr->events[i], tr->hist);
@@ -138,6 +152,7 @@ int tracer_prepare(struct tool_run *t)
 				tr->hist && !tr->keys ? "--hist" : "-k", why);
 			return TOOL_USAGE;
 		}
+		keys_set_bins(tr->k, &tr->bins);
 	}
 	/* Names are needed when events are printed or counted by name; they are followed in
 	 * time order then. Counts need no order across CPUs, nor the trace clock switch
@@ -295,7 +310,7 @@ static bool start_in_kernel(struct tool_run *t, struct tracer *tr)
 {
 	char why[300];
 	int ret = tr->kh ? kernhist_start(tr->kh, &t->s, tr->events, tr->nevents, tr->hist,
-					  tr->filter, why, sizeof(why)) :
+					  &tr->bins, tr->filter, why, sizeof(why)) :
 		  tr->kc ? kerncount_start(tr->kc, &t->s, tr->events, tr->nevents, tr->filter, why,
 					   sizeof(why)) :
 			   kernkeys_start(tr->kk, &t->s, tr->events, tr->nevents, tr->kfields,

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "evprint.h"
+#include "hist.h"
 #include "keys.h"
 #include "tool.h"
 
@@ -31,6 +32,8 @@ struct ksyms;
 #define TRACER_OPT_HIST (OPT_LONG + 1)
 #define TRACER_OPT_FOLDED (OPT_LONG + 2)
 #define TRACER_OPT_USER_SPACE (OPT_LONG + 3)
+#define TRACER_OPT_POWER (OPT_LONG + 4)
+#define TRACER_OPT_LINEAR (OPT_LONG + 5)
 
 /* The keys of every JSON object a tracer tool writes (struct tool .rows): each event and its
  * stacks, the counts of -c and -k, the histograms of --hist; functrace's lack -U's. */
@@ -77,6 +80,10 @@ extern const struct row_table tracer_count_keys;
 		{TRACER_OPT_HIST, "hist", "FIELD",                                                \
 		 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)", \
 		 0},                                                                              \
+		{TRACER_OPT_POWER, "power", "BASE",                                               \
+		 "--hist in power-of-BASE slots: [BASE^(k-1), BASE^k)", 0},                       \
+		{TRACER_OPT_LINEAR, "linear", "WIDTH",                                            \
+		 "--hist in 64 slots WIDTH wide from 0, then one for the rest", 0},               \
 		TOOL_TID, TOOL_NAME, TOOL_PID,                                                    \
 		{'s', NULL, NULL, "kernel stack trace of each event", 0}, TOOL_WALLCLOCK,         \
 		{TRACER_OPT_FOLDED, "folded", NULL,                                               \
@@ -91,6 +98,8 @@ struct tracer {
 	/* options */
 	bool count, header, stack, ustack, format, folded, user_space;
 	const char *keys, *hist;
+	const char *power, *linear; /* --hist's bins: parsed into bins by tracer_check */
+	struct hist_bins bins;
 	/* set by the tool before tracer_prepare() */
 	struct tep_event **events;
 	int nevents;

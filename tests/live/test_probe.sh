@@ -133,6 +133,9 @@ narrow=$wide
 tasks=$wide
 grep -q numeric_literal "$T/README" || tasks=no
 inkernel=$tasks
+# --linear's .buckets=N: Linux 5.15.
+buckets=$tasks
+grep -q '\.buckets' "$T/README" || buckets=no
 # TOOL ARGS...: the histogram counted where the tool chooses (TMP/k) and in user space
 # (TMP/u): of the program's values by --exec, or (a uprobe on it: every task's calls are the
 # program's) while the tool traces every task.
@@ -170,6 +173,20 @@ hist_check() {
 if [ -d "$T/events/syscalls/sys_enter_write" ]; then
 	hist_both tpoint --hist count syscalls:sys_enter_write
 	hist_check "tpoint --hist count (size_t) of write(2)" 9223372036854775808 18446744073709551615 5
+	# perf-stat-hist's bins: a power of 4 is the kernel's log2 slots two at a time; a power
+	# of 10 is counted here on every kernel; a width (.buckets=N, Linux 5.15) in the kernel
+	# as three triggers (the 64 slots, beyond them, below 0).
+	hist_both tpoint --hist count --power 4 syscalls:sys_enter_write
+	hist_check "tpoint --hist count --power 4" 4611686018427387904 18446744073709551615 8
+	inkernel=no
+	hist_both tpoint --hist count --power 10 syscalls:sys_enter_write
+	hist_check "tpoint --hist count --power 10 (counted here)" 10000000000000000000 18446744073709551615 3
+	inkernel=$buckets
+	hist_both tpoint --hist count --linear 1000 syscalls:sys_enter_write
+	hist_check "tpoint --hist count --linear 1000" 0 1000 31
+	check "tpoint --hist count --linear 1000: 3 in [1000, 2000), 147 from 64000 on" sh -c "
+		grep -Eq '^ +1000 -> 2000 +: 3 ' '$TMP/u.h' && grep -Eq '^ +64000 -> 18446744073709551615 : 147 ' '$TMP/u.h'"
+	inkernel=$tasks
 	# -c: each second's table holds that second's values, read from the kernel's tables as
 	# they grow: 3 fives, then 2.
 	"$BIN/tpoint" -c --hist count syscalls:sys_enter_write --exec /bin/sh -c \
@@ -243,6 +260,11 @@ if [ -e "$T/uprobe_events" ]; then
 	inkernel=$narrow
 	hist_both uprobe --hist v "p:$ST:ftt_value v=%di:s32"
 	hist_check "uprobe --hist v (s32)" 1073741824 2147483648 3
+	[ $narrow = yes ] && grep -q '\.buckets' "$T/README" || inkernel=no
+	hist_both uprobe --hist v --linear 1000 "p:$ST:ftt_value v=%di:s32"
+	hist_check "uprobe --hist v --linear 1000 (s32)" 64000 18446744073709551615 46
+	check "uprobe --hist v --linear 1000 (s32): the 37 negative values in their own row" \
+		grep -Eq '^ +-inf -> 0 +: 37 ' "$TMP/u.h"
 	inkernel=$tasks
 fi
 
@@ -285,7 +307,11 @@ for args in "'sched:'|must be names or globs" "':'|must be names or globs" \
 	"nosuch:event|no tracepoint matches" "-k pid --hist prev_comm sched:sched_switch|no numeric field" \
 	"-s -c sched:sched_switch|not with -c" "-U -k pid sched:sched_switch|U prints every event" \
 	"--folded sched:sched_switch|give one or both" "-s -c --folded sched:sched_switch|counts stacks" \
-	"-j -s --folded sched:sched_switch|not with -j"; do
+	"-j -s --folded sched:sched_switch|not with -j" \
+	"--power 4 sched:sched_switch|give it" "--hist prev_pid --power 1 sched:sched_switch|invalid base" \
+	"--hist prev_pid --linear 0 sched:sched_switch|invalid width" \
+	"--hist prev_pid --linear 144115188075855873 sched:sched_switch|invalid width" \
+	"--hist prev_pid --linear 10 --power 10 sched:sched_switch|exclude each other"; do
 	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "tpoint ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \

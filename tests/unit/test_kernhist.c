@@ -257,11 +257,83 @@ static void test_add(void **state)
 	khist_free(&xs);
 }
 
+/* --linear in the kernel: the three filters by the field's size and sign; the slots, the
+ * values beyond and those below 0 read back into the slots of hist.h's linear bins. */
+static void test_linear(void **state)
+{
+	(void)state;
+	char buf[256];
+	struct {
+		int size;
+		bool is_signed;
+		uint64_t width;
+		enum kernhist_part part;
+		int ret;
+		const char *want;
+	} cases[] = {
+		{8, false, 1000, KERNHIST_SLOTS, 1, "v < 64000"},
+		{8, false, 1000, KERNHIST_BEYOND, 1, "v >= 64000"},
+		{8, false, 1000, KERNHIST_BELOW, 0, ""},
+		{4, true, 1000, KERNHIST_SLOTS, 1, "v >= 0 && v < 64000"},
+		{4, true, 1000, KERNHIST_BELOW, 1, "v < 0"},
+		/* 64 slots of 4 cover every value a byte holds: nothing beyond */
+		{1, false, 4, KERNHIST_SLOTS, 1, ""},
+		{1, false, 4, KERNHIST_BEYOND, 0, ""},
+		{1, false, 3, KERNHIST_BEYOND, 1, "v >= 192"},
+		{1, true, 2, KERNHIST_SLOTS, 1, "v >= 0"},
+		{1, true, 2, KERNHIST_BEYOND, 0, ""},
+		/* 2^63 and more: past a signed 8-byte field's range, within an unsigned one's */
+		{8, true, 1ULL << 57, KERNHIST_SLOTS, 1, "v >= 0"},
+		{8, false, 1ULL << 57, KERNHIST_BEYOND, 1, "v >= 9223372036854775808"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		strcpy(buf, "");
+		assert_int_equal(kernhist_linear_filter(buf, sizeof(buf), "v", cases[i].size,
+							cases[i].is_signed, cases[i].width,
+							cases[i].part),
+				 cases[i].ret);
+		if (cases[i].ret)
+			assert_string_equal(buf, cases[i].want);
+	}
+	assert_int_equal(kernhist_linear_filter(buf, 8, "v", 8, false, 1000, KERNHIST_BEYOND), -1);
+
+	const char *slots = "# trigger info: hist:keys=v.buckets=1000:vals=hitcount\n"
+			    "{ v: ~ 0-999 } hitcount:          3\n"
+			    "{ v: ~ 63000-63999 } hitcount:          1\n"
+			    "\nTotals:\n    Hits: 4\n    Entries: 2\n    Dropped: 0\n";
+	const char *beyond = "# trigger info: hist:keys=v.log2:vals=hitcount\n"
+			     "{ v: ~ 2^16 } hitcount:          1\n"
+			     "{ v: ~ 2^0  } hitcount:          2\n"
+			     "\nTotals:\n    Hits: 3\n    Entries: 2\n    Dropped: 0\n";
+	const char *below = "# trigger info: hist:keys=common_type:vals=hitcount\n"
+			    "{ common_type:        300 } hitcount:          5\n"
+			    "\nTotals:\n    Hits: 5\n    Entries: 1\n    Dropped: 0\n";
+	struct khist s1 = {0}, b1 = {0}, n1 = {0}, none = {.nkeys = 1};
+	parse(slots, &s1);
+	parse(beyond, &b1);
+	parse(below, &n1);
+	struct hist_log2 h = {0};
+	kernhist_add_linear(&h, 1000, &s1, &none, &b1, &none, &n1, &none);
+	assert_int_equal(h.slot[0], 3);
+	assert_int_equal(h.slot[63], 1);
+	assert_int_equal(h.slot[64], 3);
+	assert_int_equal(h.neg, 5);
+	assert_int_equal(h.total, 12);
+	/* read again, nothing new: nothing added */
+	memset(&h, 0, sizeof(h));
+	kernhist_add_linear(&h, 1000, &s1, &s1, &b1, &b1, &n1, &n1);
+	assert_int_equal(h.total, 0);
+	khist_free(&s1);
+	khist_free(&b1);
+	khist_free(&n1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filters),
 		cmocka_unit_test(test_add),
+		cmocka_unit_test(test_linear),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -143,6 +143,33 @@ static void test_sub(void **state)
 	khist_free(&b);
 }
 
+/* A .buckets=N key (Linux 5.15) is read as its low end, beside a .log2 key and a number. */
+static void test_buckets(void **state)
+{
+	(void)state;
+	const char *text =
+		"# trigger info: hist:keys=bytes.buckets=4096,lat.log2,pid:vals=hitcount [active]\n"
+		"{ bytes: ~ 4096-8191, lat: ~ 2^3 , pid:        12 } hitcount:          7\n"
+		"{ bytes: ~ 0-4095, lat: ~ 2^0 , pid:         1 } hitcount:          2\n"
+		"{ bytes: ~ 18446744073709547520-18446744073709551615, lat: ~ 2^64, pid: 3 } "
+		"hitcount: 1\n"
+		"\nTotals:\n    Hits: 10\n    Entries: 3\n    Dropped: 0\n";
+	struct khist h = {0};
+	char why[256] = "";
+	if (khist_parse(text, "bytes.buckets=4096", 3, &h, why, sizeof(why)))
+		fail_msg("%s", why);
+	assert_int_equal(h.n, 3);
+	assert_int_equal(h.e[0].key[0], 0);
+	assert_int_equal(h.e[0].key[1], 0);
+	assert_int_equal(h.e[0].hits, 2);
+	assert_int_equal(h.e[1].key[0], 4096);
+	assert_int_equal(h.e[1].key[1], 3);
+	assert_int_equal(h.e[1].key[2], 12);
+	assert_int_equal(h.e[2].key[0], 18446744073709547520ULL);
+	assert_int_equal(h.e[2].key[1], 64);
+	khist_free(&h);
+}
+
 /* What is not a table of numeric keys is refused with the reason, never half read. */
 static void test_refused(void **state)
 {
@@ -170,9 +197,17 @@ static void test_refused(void **state)
 		"# trigger info: hist:keys=lat.log2:vals=hitcount [active]\n"
 		"{ lat: ~ 2^65 } hitcount:          1\n"
 		"Totals:\n    Hits: 1\n    Entries: 1\n    Dropped: 0\n",
+		/* a bucket with no high end, and one whose high end is below its low */
+		"# trigger info: hist:keys=lat.buckets=10:vals=hitcount [active]\n"
+		"{ lat: ~ 10- } hitcount:          1\n"
+		"Totals:\n    Hits: 1\n    Entries: 1\n    Dropped: 0\n",
+		"# trigger info: hist:keys=lat.buckets=10:vals=hitcount [active]\n"
+		"{ lat: ~ 20-19 } hitcount:          1\n"
+		"Totals:\n    Hits: 1\n    Entries: 1\n    Dropped: 0\n",
 	};
-	static const char *const which[] = {"keys=lat", "comm", "lat", "lat", "lat", "lat"};
-	static const int nkeys[] = {1, 1, 2, 1, 1, 1};
+	static const char *const which[] = {"keys=lat", "comm", "lat", "lat",
+					    "lat",	"lat",	"lat", "lat"};
+	static const int nkeys[] = {1, 1, 2, 1, 1, 1, 1, 1};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		struct khist h = {0};
 		char why[256] = "";
@@ -201,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_sub),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_buckets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
