@@ -84,7 +84,7 @@ void hist_bins_name(const struct hist_bins *b, char *buf, size_t len)
 	if (b->kind == HIST_POWER)
 		snprintf(buf, len, "power-of-%llu", (unsigned long long)b->n);
 	else if (b->kind == HIST_LINEAR)
-		snprintf(buf, len, "linear, width %llu", (unsigned long long)b->n);
+		snprintf(buf, len, "linear %llu-wide", (unsigned long long)b->n);
 	else
 		snprintf(buf, len, "log2");
 }

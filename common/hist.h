@@ -61,7 +61,7 @@ void hist_bins_bounds(const struct hist_bins *b, int k, uint64_t *lo, uint64_t *
  * (each of its slots is m log2 slots), or LOG2. */
 void hist_bins_from_log2(struct hist_log2 *h, const struct hist_bins *b,
 			 const struct hist_log2 *log2);
-/* Its name for a banner: "log2", "power-of-10", "linear, width 100". */
+/* Its name for a banner: "log2", "power-of-10", "linear 100-wide". */
 void hist_bins_name(const struct hist_bins *b, char *buf, size_t len);
 
 static inline void hist_bins_add(struct hist_log2 *h, const struct hist_bins *b, uint64_t v)

@@ -311,7 +311,8 @@ int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **ev
 		snprintf(why, whylen, "out of memory");
 		return -1;
 	}
-	char base[TRIGGER_MAX], text[TRIGGER_MAX + 300];
+	/* the text as remove_triggers writes it, '!' first, fits a write */
+	char base[TRIGGER_MAX], text[TRIGGER_MAX];
 	if (session_filter(s, base, sizeof(base), filter, NULL)) {
 		snprintf(why, whylen, "the filter is too long for a trigger");
 		return -1;

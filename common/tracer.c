@@ -39,8 +39,15 @@ void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg)
 	case 'v': tr->format = true; break;
 	case TRACER_OPT_FOLDED: tr->folded = true; break;
 	case TRACER_OPT_USER_SPACE: tr->user_space = true; break;
-	case TRACER_OPT_POWER: tr->power = arg; break;
-	case TRACER_OPT_LINEAR: tr->linear = arg; break;
+	/* checked here: a bad value is an error even when a later one replaces it */
+	case TRACER_OPT_POWER:
+		tr->power = arg;
+		opt_int(arg, 2, (long long)HIST_POWER_MAX, "base");
+		break;
+	case TRACER_OPT_LINEAR:
+		tr->linear = arg;
+		opt_int(arg, 1, (long long)HIST_LINEAR_MAX, "width");
+		break;
 	}
 }
 
@@ -153,6 +160,13 @@ int tracer_prepare(struct tool_run *t)
 			return TOOL_USAGE;
 		}
 		keys_set_bins(tr->k, &tr->bins);
+		if (tr->bins.kind != HIST_LOG2) { /* the banner says the slots, as perf-stat-hist */
+			char name[64];
+			size_t n = strlen(t->traced);
+			hist_bins_name(&tr->bins, name, sizeof(name));
+			snprintf(t->traced + n, sizeof(t->traced) - n, ", %s in %s slots", tr->hist,
+				 name);
+		}
 	}
 	/* Names are needed when events are printed or counted by name; they are followed in
 	 * time order then. Counts need no order across CPUs, nor the trace clock switch

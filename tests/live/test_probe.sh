@@ -178,6 +178,8 @@ if [ -d "$T/events/syscalls/sys_enter_write" ]; then
 	# as three triggers (the 64 slots, beyond them, below 0).
 	hist_both tpoint --hist count --power 4 syscalls:sys_enter_write
 	hist_check "tpoint --hist count --power 4" 4611686018427387904 18446744073709551615 8
+	check "tpoint --hist count --power 4: the banner says the slots" \
+		grep -q '^Counting syscalls:sys_enter_write, count in power-of-4 slots' "$TMP/ke"
 	inkernel=no
 	hist_both tpoint --hist count --power 10 syscalls:sys_enter_write
 	hist_check "tpoint --hist count --power 10 (counted here)" 10000000000000000000 18446744073709551615 3
@@ -311,7 +313,8 @@ for args in "'sched:'|must be names or globs" "':'|must be names or globs" \
 	"--power 4 sched:sched_switch|give it" "--hist prev_pid --power 1 sched:sched_switch|invalid base" \
 	"--hist prev_pid --linear 0 sched:sched_switch|invalid width" \
 	"--hist prev_pid --linear 144115188075855873 sched:sched_switch|invalid width" \
-	"--hist prev_pid --linear 10 --power 10 sched:sched_switch|exclude each other"; do
+	"--hist prev_pid --linear 10 --power 10 sched:sched_switch|exclude each other" \
+	"--hist prev_pid --power x --power 4 sched:sched_switch|invalid base"; do
 	eval "\"\$BIN/tpoint\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "tpoint ${args%|*}: exit 2, one line, '${args#*|}'" sh -c \

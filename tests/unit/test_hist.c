@@ -204,7 +204,7 @@ static void test_bins_print(void **state)
 				 "{\"low\":320,\"high\":18446744073709551615,\"count\":1}]");
 	char name[64];
 	hist_bins_name(&b, name, sizeof(name));
-	assert_string_equal(name, "linear, width 5");
+	assert_string_equal(name, "linear 5-wide");
 }
 
 int main(void)
