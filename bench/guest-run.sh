@@ -94,6 +94,8 @@ for k in $KERNELS; do
 			cmd["profiler"] = "function profiler (perf-tools funccount'"'"'s method)"
 			cmd["tpoint-hist"] = "`tpoint --hist count syscalls:sys_enter_read --exec dd ...` (binned by two hist triggers, none sent)"
 			cmd["tpoint-hist-user"] = "`tpoint --user-space --hist count ...` (an event per read, binned here)"
+			cmd["tpoint-linear"] = "`tpoint --hist count --linear 1000 syscalls:sys_enter_read --exec dd ...` (two .buckets/log2 hist triggers, none sent)"
+			cmd["tpoint-linear-user"] = "`tpoint --user-space --hist count --linear 1000 ...` (an event per read, binned here)"
 			cmd["tpoint-count"] = "`tpoint -c syscalls:sys_enter_read --exec dd ...` (one hist trigger, none sent)"
 			cmd["tpoint-count-user"] = "`tpoint --user-space -c ...` (an event per read, counted here)"
 			hb = (secs["hitcounts"] - base) * 1e9 / N

@@ -99,11 +99,15 @@ slower_user() { slower --user-space; }
 # with its filter; no event written), or here (--user-space: an event per read, read and
 # binned by the tool).
 tphist() {
-	$B/tpoint $1 --hist count syscalls:sys_enter_read --exec $W 2> /dev/null |
+	$B/tpoint $1 --hist count $2 syscalls:sys_enter_read --exec $W 2> /dev/null |
 		awk '/ -> / {s += $5} END {print s + 0}'
 }
-tphist_kernel() { tphist ""; }
-tphist_user() { tphist --user-space; }
+tphist_kernel() { tphist "" ""; }
+tphist_user() { tphist --user-space ""; }
+# --linear 1000: in the kernel (.buckets=N, Linux 5.15) two triggers on this unsigned field,
+# the 64 slots and the values beyond them, each with its filter; or here.
+tplinear_kernel() { tphist "" "--linear 1000"; }
+tplinear_user() { tphist --user-space "--linear 1000"; }
 # tpoint -c on read(2): one hist trigger per event (none written), or here (an event each).
 tpcount() {
 	$B/tpoint $1 -c syscalls:sys_enter_read --exec $W 2> /dev/null |
@@ -192,7 +196,13 @@ if [ -d $T/events/syscalls/sys_enter_read ] && grep -q 'hist:keys' $T/README; th
 else
 	echo "BENCHSKIP tpoint-hist,tpoint-count no hist triggers (CONFIG_HIST_TRIGGERS, 4.7) or syscall tracepoints"
 fi
+if [ -d $T/events/syscalls/sys_enter_read ] && grep -q '\.buckets' $T/README; then
+	measure tpoint-linear tplinear_kernel
+else
+	echo "BENCHSKIP tpoint-linear no .buckets in hist triggers (Linux 5.15) or syscall tracepoints"
+fi
 if [ -d $T/events/syscalls/sys_enter_read ]; then
+	measure tpoint-linear-user tplinear_user
 	measure tpoint-hist-user tphist_user
 	measure tpoint-count-user tpcount_user
 fi
