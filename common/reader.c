@@ -572,12 +572,26 @@ static void report_end(struct reader *r, bool cut_short)
 			r->tool, left);
 	}
 	long long lost = reader_lost_total(r, 0);
-	if (lost > 0)
+	if (lost > 0) {
 		fprintf(stderr,
 			"%s: %lld events were lost in all: the kernel's buffer was full "
 			"(FTT_BUFFER_KB sets a larger one)\n",
 			r->tool, lost);
-	else if (lost < 0 && r->lost_seen)
+		/* A writer that laps the buffer while an interrupted one holds its commit page
+		 * drops its events there and then, and no page says where: they cut what they
+		 * belonged to (a call's end) without a mark. */
+		long long unplaced = 0;
+		char buf[1024];
+		for (int i = 0; i < r->ncpus; i++)
+			if (r->cpus[i].src == 0 && !read_stats(r, &r->cpus[i], buf, sizeof(buf)))
+				unplaced += stat_value(buf, "commit overrun") +
+					    stat_value(buf, "dropped events");
+		if (unplaced > 0)
+			fprintf(stderr,
+				"%s: %lld of them were dropped where no page of the buffer marks "
+				"(commit overruns): what they cut is not marked\n",
+				r->tool, unplaced);
+	} else if (lost < 0 && r->lost_seen)
 		fprintf(stderr, "%s: at least %lld events were lost in all\n", r->tool,
 			r->lost_seen);
 	for (int s = 1; s < r->nsrc; s++)

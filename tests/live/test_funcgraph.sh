@@ -75,7 +75,7 @@ nested() {
 			else if ($5 + 0.001 < longest[c, d]) {
 				short++; print "#   shorter than a callee (an interrupt after its return): line " NR ": " $0 }
 			n[c] = d; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
-		END { exit bad != 0 || short > 2 + graphs / 1000 + NR / 20000 }'
+		END { exit bad > allow || short > 2 + graphs / 1000 + NR / 20000 }' allow="${2:-0}"
 }
 
 # --- the graph -------------------------------------------------------------------------------------
@@ -179,11 +179,16 @@ check "after funcgraph -I: tracefs as before" same_state
 # same reads (vfs_read's callees are some thousands of events each).
 reading env FTT_BUFFER_KB=64 "$BIN/funcgraph" -d 1 vfs_read
 lost=$(sed -n 's/.*: \([0-9]*\) events were lost in all.*/\1/p' "$TMP/err")
+# Events the kernel dropped where no page marks (commit overruns: an interrupt's events
+# lapping a 64 KB buffer over an uncommitted one), as the tool says: each may cut one graph
+# without a mark (seen once in a 6.1 guest: one depth-0 call opened inside another).
+unplaced=$(sed -n 's/.*: \([0-9]*\) of them were dropped where no page.*/\1/p' "$TMP/err")
 # (4.9 says a page lost events without how many: a mark with no number)
 marks=$(awk '/^ *[0-9]+\) ------ [0-9]+ events lost ------$/ { s += $3 } / ------ ([0-9]+ )?events lost ------$/ { n++ } END { print s + 0, n + 0 }' "$TMP/out")
 check "funcgraph with a 64 KB buffer: the losses marked where they happened (${marks#* } marks, of ${marks% *} events counted, ${lost:-none} in all), the rest nests" sh -c "
 	[ $RC -eq 0 ] && [ '${lost:-0}' -gt 0 ] && [ '${marks#* }' -gt 0 ] && [ '${marks% *}' -le '$lost' ]" &&
-	check "... and what is left nests" nested "$TMP/out" || { sed 's/^/# /' "$TMP/err"; grep -c . "$TMP/out"; }
+	check "... and what is left nests${unplaced:+ (but for the $unplaced events dropped where no page marks)}" \
+		nested "$TMP/out" "${unplaced:-0}" || { sed 's/^/# /' "$TMP/err"; grep -c . "$TMP/out"; }
 check "after funcgraph with losses: tracefs as before" same_state
 
 # --- the top level: one owner, others refused ------------------------------------------------------

@@ -635,6 +635,26 @@ static void test_losses_said(void **state)
 	assert_int_equal(tool(err, sizeof(err), "-d", "0.01", NULL), 0);
 	session_after_mkdir = fill_instance;
 	assert_string_equal(err, "faketool: 15 events were lost in all: the kernel's buffer was "
+				 "full (FTT_BUFFER_KB sets a larger one)\n"
+				 "faketool: 3 of them were dropped where no page of the buffer "
+				 "marks (commit overruns): what they cut is not marked\n");
+}
+
+/* Overruns alone are marked where they happened (the next page says so): nothing more. */
+static void overruns(const char *dir)
+{
+	fill_instance(dir);
+	write_file(dir, "per_cpu/cpu1/stats", "entries: 0\noverrun: 12\ncommit overrun: 0\n");
+}
+
+static void test_overruns_said(void **state)
+{
+	(void)state;
+	char err[2048];
+	session_after_mkdir = overruns;
+	assert_int_equal(tool(err, sizeof(err), "-d", "0.01", NULL), 0);
+	session_after_mkdir = fill_instance;
+	assert_string_equal(err, "faketool: 12 events were lost in all: the kernel's buffer was "
 				 "full (FTT_BUFFER_KB sets a larger one)\n");
 }
 
@@ -684,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prepare_done, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_duration_ends_run, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_losses_said, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_overruns_said, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_exec, make_tree, remove_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
