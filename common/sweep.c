@@ -12,9 +12,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
+
+/* An instance whose run looks dead, made less than this long ago, may be a run in another
+ * PID namespace (its PID here is another process, or none) between its mkdir and its first
+ * open file, which makes rmdir fail with EBUSY: a few microseconds, but a run in a second
+ * namespace removed a first one's in that gap (4.9 guest, test_trust). So it is tried only
+ * once it is this old (the kernel stamps a tracefs folder with its coarse clock). */
+#define SWEEP_SETTLE_NS 250000000LL
+
+static void let_settle(const char *inst)
+{
+	struct stat st;
+	struct timespec now;
+	if (stat(inst, &st) || clock_gettime(CLOCK_REALTIME, &now))
+		return;
+	long long age = (long long)(now.tv_sec - st.st_ctim.tv_sec) * 1000000000LL +
+			(now.tv_nsec - st.st_ctim.tv_nsec);
+	if (age >= 0 && age < SWEEP_SETTLE_NS) {
+		struct timespec d = {0, (long)(SWEEP_SETTLE_NS - age)};
+		nanosleep(&d, NULL);
+	}
+}
 
 bool sweep_instance_name(const char *name, struct runid *id)
 {
@@ -69,6 +92,8 @@ static int sweep_instances(const char *tool, const struct sweep_how *how)
 		char inst[PATH_MAX + 256];
 		snprintf(inst, sizeof(inst), "%s/%s", path, de->d_name);
 		/* EBUSY: a file of it is open, so its owner lives (in another PID namespace). */
+		if (!how->dry)
+			let_settle(inst);
 		if (how->dry || rmdir(inst) == 0) {
 			sweep_say(
 				how, tool,
