@@ -66,8 +66,23 @@ void hist_bins_name(const struct hist_bins *b, char *buf, size_t len);
 
 static inline void hist_bins_add(struct hist_log2 *h, const struct hist_bins *b, uint64_t v)
 {
-	h->slot[b->kind == HIST_LOG2 ? (v ? 64 - __builtin_clzll(v) : 0) : hist_bins_slot(b, v)]++;
-	h->total++;
+	if (b->kind == HIST_LOG2)
+		hist_log2_add(h, v);
+	else {
+		h->slot[hist_bins_slot(b, v)]++;
+		h->total++;
+	}
+}
+
+/* A value of a signed field in b's slots, below 0 in its own first row. */
+static inline void hist_bins_add_signed(struct hist_log2 *h, const struct hist_bins *b, int64_t v)
+{
+	if (v < 0) {
+		h->neg++;
+		h->total++;
+	} else {
+		hist_bins_add(h, b, (uint64_t)v);
+	}
 }
 
 void hist_log2_reset(struct hist_log2 *h);

@@ -154,13 +154,21 @@ static void add_value(struct hist_log2 *h, uint64_t v, uint64_t n, int size, boo
 	h->total += n;
 }
 
+/* What an entry of a table that only grows counted since before. */
+static uint64_t grown(const struct khist_entry *e, const struct khist *before)
+{
+	const struct khist_entry *b = khist_find(before, e->key);
+	uint64_t was = b ? b->hits : 0;
+	return e->hits > was ? e->hits - was : 0;
+}
+
 void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
 		  const struct khist *log2_before, const struct khist *exact_now,
 		  const struct khist *exact_before, int size, bool is_signed, uint64_t *dropped)
 {
 	for (size_t i = 0; i < log2_now->n; i++) {
-		const struct khist_entry *e = &log2_now->e[i], *b = khist_find(log2_before, e->key);
-		uint64_t before = b ? b->hits : 0, n = e->hits > before ? e->hits - before : 0;
+		const struct khist_entry *e = &log2_now->e[i];
+		uint64_t n = grown(e, log2_before);
 		/* 2^k holds (2^(k-1), 2^k) here, powers of two being the other table's */
 		if (n && e->key[0] < HIST_SLOTS) {
 			h->slot[e->key[0]] += n;
@@ -168,9 +176,8 @@ void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
 		}
 	}
 	for (size_t i = 0; i < exact_now->n; i++) {
-		const struct khist_entry *e = &exact_now->e[i],
-					 *b = khist_find(exact_before, e->key);
-		uint64_t before = b ? b->hits : 0, n = e->hits > before ? e->hits - before : 0;
+		const struct khist_entry *e = &exact_now->e[i];
+		uint64_t n = grown(e, exact_before);
 		if (n)
 			add_value(h, e->key[0], n, size, is_signed);
 	}
@@ -230,9 +237,8 @@ void kernhist_add_linear(struct hist_log2 *h, uint64_t width, const struct khist
 			   *before[3] = {slots_before, beyond_before, below_before};
 	for (int p = 0; p < 3; p++)
 		for (size_t i = 0; now[p] && i < now[p]->n; i++) {
-			const struct khist_entry *e = &now[p]->e[i],
-						 *b = khist_find(before[p], e->key);
-			uint64_t was = b ? b->hits : 0, n = e->hits > was ? e->hits - was : 0;
+			const struct khist_entry *e = &now[p]->e[i];
+			uint64_t n = grown(e, before[p]);
 			if (!n)
 				continue;
 			if (p == KERNHIST_BELOW)
@@ -366,6 +372,10 @@ int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t wh
 		if (kh->bins.kind == HIST_LINEAR) {
 			kernhist_add_linear(h, kh->bins.n, &now[0], &e->tab[0], &now[1], &e->tab[1],
 					    &now[2], &e->tab[2]);
+			/* (none can fill by their filters; were one to, it is said all the same) */
+			for (int p = 0; p < kh->nparts; p++)
+				if (now[p].dropped > e->tab[p].dropped)
+					kh->dropped += now[p].dropped - e->tab[p].dropped;
 		} else {
 			struct hist_log2 log2;
 			hist_log2_reset(&log2);

@@ -245,12 +245,10 @@ bool keys_need_comm(const struct keys *k)
 static void hist_add(struct keys *k, struct hist_log2 *h, const struct tep_record *rec, int idx)
 {
 	long long v = field_num(rec, k->hf[idx], &k->hd[idx]);
-	if (k->hd[idx].is_signed && v < 0) {
-		h->neg++;
-		h->total++;
-	} else {
+	if (k->hd[idx].is_signed)
+		hist_bins_add_signed(h, &k->bins, v);
+	else
 		hist_bins_add(h, &k->bins, (uint64_t)v);
-	}
 }
 
 int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *comm)

@@ -528,19 +528,31 @@ static int read_stats(const struct reader *r, const struct cpubuf *c, char *buf,
 	return 0;
 }
 
-long long reader_lost_total(const struct reader *r, int src)
+/* The events src's CPUs lost (-1: unreadable), and of them (unplaced, may be NULL) those
+ * dropped where no page marks: a writer that laps the buffer while an interrupted one holds
+ * its commit page drops its events there and then, and they cut what they belonged to (a
+ * call's end) without a mark; overruns are marked on the next page read. */
+static long long lost_counts(const struct reader *r, int src, long long *unplaced)
 {
-	long long total = 0;
+	long long total = 0, dropped = 0;
 	char buf[1024];
 	for (int i = 0; i < r->ncpus; i++) {
 		if (r->cpus[i].src != src)
 			continue;
 		if (read_stats(r, &r->cpus[i], buf, sizeof(buf)))
 			return -1;
-		total += stat_value(buf, "overrun") + stat_value(buf, "commit overrun") +
-			 stat_value(buf, "dropped events");
+		long long d = stat_value(buf, "commit overrun") + stat_value(buf, "dropped events");
+		total += stat_value(buf, "overrun") + d;
+		dropped += d;
 	}
+	if (unplaced)
+		*unplaced = dropped;
 	return total;
+}
+
+long long reader_lost_total(const struct reader *r, int src)
+{
+	return lost_counts(r, src, NULL);
 }
 
 /* Records read but not dispatched (a second stop cut the drain short); ends the pages. */
@@ -571,21 +583,12 @@ static void report_end(struct reader *r, bool cut_short)
 		fprintf(stderr, "%s: stopped at once: %lld recorded events were not shown\n",
 			r->tool, left);
 	}
-	long long lost = reader_lost_total(r, 0);
+	long long unplaced = 0, lost = lost_counts(r, 0, &unplaced);
 	if (lost > 0) {
 		fprintf(stderr,
 			"%s: %lld events were lost in all: the kernel's buffer was full "
 			"(FTT_BUFFER_KB sets a larger one)\n",
 			r->tool, lost);
-		/* A writer that laps the buffer while an interrupted one holds its commit page
-		 * drops its events there and then, and no page says where: they cut what they
-		 * belonged to (a call's end) without a mark. */
-		long long unplaced = 0;
-		char buf[1024];
-		for (int i = 0; i < r->ncpus; i++)
-			if (r->cpus[i].src == 0 && !read_stats(r, &r->cpus[i], buf, sizeof(buf)))
-				unplaced += stat_value(buf, "commit overrun") +
-					    stat_value(buf, "dropped events");
 		if (unplaced > 0)
 			fprintf(stderr,
 				"%s: %lld of them were dropped where no page of the buffer marks "

@@ -41,12 +41,14 @@ void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg)
 	case TRACER_OPT_USER_SPACE: tr->user_space = true; break;
 	/* checked here: a bad value is an error even when a later one replaces it */
 	case TRACER_OPT_POWER:
-		tr->power = arg;
-		opt_int(arg, 2, (long long)HIST_POWER_MAX, "base");
+		tr->power = true;
+		hist_bins_set(&tr->bins, HIST_POWER,
+			      (uint64_t)opt_int(arg, 2, (long long)HIST_POWER_MAX, "base"));
 		break;
 	case TRACER_OPT_LINEAR:
-		tr->linear = arg;
-		opt_int(arg, 1, (long long)HIST_LINEAR_MAX, "width");
+		tr->linear = true;
+		hist_bins_set(&tr->bins, HIST_LINEAR,
+			      (uint64_t)opt_int(arg, 1, (long long)HIST_LINEAR_MAX, "width"));
 		break;
 	}
 }
@@ -88,13 +90,6 @@ void tracer_check(struct tracer *tr)
 			 tr->power ? "power" : "linear");
 	if (tr->power && tr->linear)
 		opt_fail("--power and --linear exclude each other");
-	if (tr->power)
-		hist_bins_set(&tr->bins, HIST_POWER,
-			      (uint64_t)opt_int(tr->power, 2, (long long)HIST_POWER_MAX, "base"));
-	else if (tr->linear)
-		hist_bins_set(
-			&tr->bins, HIST_LINEAR,
-			(uint64_t)opt_int(tr->linear, 1, (long long)HIST_LINEAR_MAX, "width"));
 }
 
 /* -c, -k or --hist on up to 16 events is counted in the kernel where it has hist triggers

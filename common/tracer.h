@@ -98,8 +98,8 @@ struct tracer {
 	/* options */
 	bool count, header, stack, ustack, format, folded, user_space;
 	const char *keys, *hist;
-	const char *power, *linear; /* --hist's bins: parsed into bins by tracer_check */
-	struct hist_bins bins;
+	bool power, linear;    /* given: --hist's bins are those of the last */
+	struct hist_bins bins; /* log2 unless --power or --linear */
 	/* set by the tool before tracer_prepare() */
 	struct tep_event **events;
 	int nevents;

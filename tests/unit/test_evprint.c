@@ -38,8 +38,8 @@ static unsigned char *record(size_t size, uint32_t cmd_loc, bool rwbs_nul)
 	return d;
 }
 
-/* What evprint prints for the record, text mode. */
-static char *print(unsigned char *data, size_t size)
+/* What evprint prints for rec of t, text mode. */
+static char *capture(struct tep_handle *t, struct tep_record *rec)
 {
 	static char out[4096];
 	fflush(stdout);
@@ -47,9 +47,8 @@ static char *print(unsigned char *data, size_t size)
 	assert_non_null(f);
 	int saved = dup(1);
 	dup2(fileno(f), 1);
-	struct evprint *p = evprint_new(tep, false, false);
-	struct tep_record rec = {.data = data, .size = (int)size, .ts = 1000000000, .cpu = 0};
-	evprint_event(p, &rec, "dd");
+	struct evprint *p = evprint_new(t, false, false);
+	evprint_event(p, rec, "dd");
 	fflush(stdout);
 	evprint_free(p);
 	dup2(saved, 1);
@@ -58,6 +57,14 @@ static char *print(unsigned char *data, size_t size)
 	size_t n = fread(out, 1, sizeof(out) - 1, f);
 	out[n] = 0;
 	fclose(f);
+	return out;
+}
+
+/* What evprint prints for the record (freed), text mode. */
+static char *print(unsigned char *data, size_t size)
+{
+	struct tep_record rec = {.data = data, .size = (int)size, .ts = 1000000000, .cpu = 0};
+	char *out = capture(tep, &rec);
 	free(data);
 	return out;
 }
@@ -197,22 +204,7 @@ static void test_long_name(void **state)
 	assert_int_equal(tep_parse_event(t, text, strlen(text), "test"), 0);
 	unsigned char data[12] = {88, 0, 0, 0, 7, 0, 0, 0, 5, 0, 0, 0};
 	struct tep_record rec = {.data = data, .size = 12, .ts = 1000000000};
-	fflush(stdout);
-	FILE *f = tmpfile();
-	assert_non_null(f);
-	int saved = dup(1);
-	dup2(fileno(f), 1);
-	struct evprint *p = evprint_new(t, false, false);
-	evprint_event(p, &rec, "dd");
-	fflush(stdout);
-	evprint_free(p);
-	dup2(saved, 1);
-	close(saved);
-	rewind(f);
-	char out[2048];
-	size_t n = fread(out, 1, sizeof(out) - 1, f);
-	out[n] = 0;
-	fclose(f);
+	char *out = capture(t, &rec);
 	char want[400];
 	snprintf(want, sizeof(want), " %s: x=5\n", name);
 	assert_non_null(strstr(out, want));

@@ -249,6 +249,19 @@ static void test_conversions(void **state)
 	}
 }
 
+/* A record of ev in data (zeroed): path's and path2's __data_loc words (len << 16 | offset),
+ * and bytes at offset at, the record's end. */
+static struct tep_record string_record(struct tep_event *ev, char *data, uint32_t loc,
+				       uint32_t loc2, int at, const char *bytes, size_t n)
+{
+	uint16_t id = (uint16_t)ev->id;
+	memcpy(data, &id, 2);
+	memcpy(data + 52, &loc, 4);
+	memcpy(data + 56, &loc2, 4);
+	memcpy(data + at, bytes, n);
+	return (struct tep_record){.data = data, .size = at + (int)n};
+}
+
 /* A record whose rendering does not fit the buffer: -1, nothing written past it. */
 static void test_too_long(void **state)
 {
@@ -259,12 +272,8 @@ static void test_too_long(void **state)
 	struct printfmt *p = printfmt_compile(tep, ev);
 	assert_non_null(p);
 	char data[256] = {0}, out[8];
-	uint16_t id = (uint16_t)ev->id;
-	memcpy(data, &id, 2);
-	uint32_t loc = 21u << 16 | 60;
-	memcpy(data + 52, &loc, 4);
-	memcpy(data + 60, "abcdefghijklmnopqrst", 21);
-	struct tep_record rec = {.data = data, .size = 81};
+	struct tep_record rec =
+		string_record(ev, data, 21u << 16 | 60, 0, 60, "abcdefghijklmnopqrst", 21);
 	memset(out, '#', sizeof(out));
 	assert_int_equal(printfmt_render(p, &rec, out, 7), -1);
 	assert_int_equal(out[7], '#');
@@ -286,13 +295,8 @@ static void test_split_character(void **state)
 	struct printfmt *p = printfmt_compile(tep, ev);
 	assert_non_null(p);
 	char data[256] = {0}, out[256];
-	uint16_t id = (uint16_t)ev->id;
-	memcpy(data, &id, 2);
-	uint32_t loc = 3u << 16 | 64, loc2 = 2u << 16 | 67;
-	memcpy(data + 52, &loc, 4);
-	memcpy(data + 56, &loc2, 4);
-	memcpy(data + 64, "\xe2\x82\0\xac\0", 5);
-	struct tep_record rec = {.data = data, .size = 69};
+	struct tep_record rec =
+		string_record(ev, data, 3u << 16 | 64, 2u << 16 | 67, 64, "\xe2\x82\0\xac\0", 5);
 	int n = printfmt_render(p, &rec, out, sizeof(out));
 	assert_int_equal(n, 4);
 	assert_memory_equal(out, "\xe2\x82\xac|", 4);

@@ -620,42 +620,43 @@ static void test_duration_ends_run(void **state)
 	assert_non_null(strstr(got, want));
 }
 
-/* Losses the kernel counted are said at the end, with their number. */
+/* Losses the kernel counted are said at the end, with their number: a run whose CPU 1
+ * stats read stats says want on stderr. */
+static const char *loss_stats;
+
 static void losses(const char *dir)
 {
 	fill_instance(dir);
-	write_file(dir, "per_cpu/cpu1/stats", "entries: 0\noverrun: 12\ncommit overrun: 3\n");
+	write_file(dir, "per_cpu/cpu1/stats", loss_stats);
+}
+
+static void losses_said(const char *stats, const char *want)
+{
+	char err[2048];
+	loss_stats = stats;
+	session_after_mkdir = losses;
+	assert_int_equal(tool(err, sizeof(err), "-d", "0.01", NULL), 0);
+	session_after_mkdir = fill_instance;
+	assert_string_equal(err, want);
 }
 
 static void test_losses_said(void **state)
 {
 	(void)state;
-	char err[2048];
-	session_after_mkdir = losses;
-	assert_int_equal(tool(err, sizeof(err), "-d", "0.01", NULL), 0);
-	session_after_mkdir = fill_instance;
-	assert_string_equal(err, "faketool: 15 events were lost in all: the kernel's buffer was "
-				 "full (FTT_BUFFER_KB sets a larger one)\n"
-				 "faketool: 3 of them were dropped where no page of the buffer "
-				 "marks (commit overruns): what they cut is not marked\n");
+	losses_said("entries: 0\noverrun: 12\ncommit overrun: 3\n",
+		    "faketool: 15 events were lost in all: the kernel's buffer was "
+		    "full (FTT_BUFFER_KB sets a larger one)\n"
+		    "faketool: 3 of them were dropped where no page of the buffer "
+		    "marks (commit overruns): what they cut is not marked\n");
 }
 
 /* Overruns alone are marked where they happened (the next page says so): nothing more. */
-static void overruns(const char *dir)
-{
-	fill_instance(dir);
-	write_file(dir, "per_cpu/cpu1/stats", "entries: 0\noverrun: 12\ncommit overrun: 0\n");
-}
-
 static void test_overruns_said(void **state)
 {
 	(void)state;
-	char err[2048];
-	session_after_mkdir = overruns;
-	assert_int_equal(tool(err, sizeof(err), "-d", "0.01", NULL), 0);
-	session_after_mkdir = fill_instance;
-	assert_string_equal(err, "faketool: 12 events were lost in all: the kernel's buffer was "
-				 "full (FTT_BUFFER_KB sets a larger one)\n");
+	losses_said("entries: 0\noverrun: 12\ncommit overrun: 0\n",
+		    "faketool: 12 events were lost in all: the kernel's buffer was "
+		    "full (FTT_BUFFER_KB sets a larger one)\n");
 }
 
 /*
