@@ -79,6 +79,7 @@ fi
 # still add up. Before: 310,000-438,000 of 500,000 shown and nothing said.
 if [ -d "$T/events/syscalls/sys_enter_read" ]; then
 	N=20000
+	tiny_lost=0
 	for kb in "" 4; do
 		for opt in "" -j -c; do
 			rm -f "$TMP/out" "$TMP/err"
@@ -97,9 +98,12 @@ if [ -d "$T/events/syscalls/sys_enter_read" ]; then
 			lost=$(lost_in "$TMP/err")
 			check "Ctrl-C after $N reads (tpoint $opt${kb:+, FTT_BUFFER_KB=$kb}): shown $shown + reported lost $lost = $N" \
 				[ $((shown + lost)) -eq $N ]
+			[ -n "$kb" ] && tiny_lost=$((tiny_lost + lost))
 		done
 	done
-	[ "$lost" -gt 0 ] && ok "the tiny buffer did lose events (so the lost count was tested)" ||
+	# Any of the three tiny-buffer runs losing is enough: -c alone keeps up when dd is slowed
+	# by a busy machine (seen in CI with the guests on the other core).
+	[ "$tiny_lost" -gt 0 ] && ok "the tiny buffer did lose events (so the lost count was tested)" ||
 		notok "FTT_BUFFER_KB=4 lost nothing: the lost count was not exercised"
 	# Losses on every page for seconds: at most about a line a second on stderr, each with
 	# the running total (before: 444 lines in 10 s).
