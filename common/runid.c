@@ -99,3 +99,10 @@ bool runid_alive(const struct runid *id)
 		return false;
 	return runid_start_time(id->pid) == id->start;
 }
+
+const char *runid_why_gone(const struct runid *id, char *buf, size_t n)
+{
+	bool there = !kill(id->pid, 0) || errno != ESRCH;
+	snprintf(buf, n, there ? "PID %d is another process now" : "PID %d is gone", (int)id->pid);
+	return buf;
+}

@@ -38,6 +38,10 @@ int runid_parse(const char *s, struct runid *id, const char **rest);
  * (its things are then held by open files: rmdir and the probe removal say EBUSY). */
 bool runid_alive(const struct runid *id);
 
+/* Why a run that is not alive is taken as ended, for the sweep's messages: "PID N is gone", or
+ * "PID N is another process now" when a process has that PID with another start time. */
+const char *runid_why_gone(const struct runid *id, char *buf, size_t n);
+
 /* Field 22 of /proc/PID/stat, the start time in clock ticks since boot; 0 when unreadable. */
 unsigned long long runid_start_time(pid_t pid);
 

@@ -95,11 +95,11 @@ static int sweep_instances(const char *tool, const struct sweep_how *how)
 		if (!how->dry)
 			let_settle(inst);
 		if (how->dry || rmdir(inst) == 0) {
-			sweep_say(
-				how, tool,
-				"%s instance %s left by a run that ended without removing it (PID "
-				"%d is gone)",
-				how->dry ? "would remove" : "removed", de->d_name, (int)id.pid);
+			char why[64];
+			sweep_say(how, tool,
+				  "%s instance %s left by a run that ended without removing it (%s)",
+				  how->dry ? "would remove" : "removed", de->d_name,
+				  runid_why_gone(&id, why, sizeof(why)));
 			removed++;
 		} else if (how->left) {
 			sweep_say(how, tool, "left instance %s: %s (%s)", de->d_name,
@@ -141,12 +141,12 @@ static int sweep_probes(const char *tool, const struct sweep_how *how)
 			 * PID namespace owns it. */
 			snprintf(cmd, sizeof(cmd), "-:%s/%s\n", group, event);
 			if (how->dry || session_append(files[i], cmd) == 0) {
+				char why[64];
 				sweep_say(how, tool,
 					  "%s probe %s/%s left by a run that ended without "
-					  "removing it "
-					  "(PID %d is gone)",
+					  "removing it (%s)",
 					  how->dry ? "would remove" : "removed", group, event,
-					  (int)id.pid);
+					  runid_why_gone(&id, why, sizeof(why)));
 				removed++;
 			} else if (how->left) {
 				sweep_say(how, tool, "left probe %s/%s: %s", group, event,
@@ -182,11 +182,12 @@ static int sweep_synthetic(const char *tool, const struct sweep_how *how)
 		/* Refused (EBUSY) while in use: a live run in another PID namespace owns it. */
 		snprintf(cmd, sizeof(cmd), "!%s\n", name);
 		if (how->dry || session_append("synthetic_events", cmd) == 0) {
+			char why[64];
 			sweep_say(how, tool,
 				  "%s synthetic event %s left by a run that ended without removing "
-				  "it "
-				  "(PID %d is gone)",
-				  how->dry ? "would remove" : "removed", name, (int)id.pid);
+				  "it (%s)",
+				  how->dry ? "would remove" : "removed", name,
+				  runid_why_gone(&id, why, sizeof(why)));
 			removed++;
 		} else if (how->left) {
 			sweep_say(how, tool, "left synthetic event %s: %s", name,

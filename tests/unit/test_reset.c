@@ -309,10 +309,14 @@ static void test_sweep_dry_and_left(void **state)
 	if (dead == 0)
 		_exit(0);
 	waitpid(dead, NULL, 0);
-	char stale[96], live[96], rel[256];
+	char stale[96], reused[96], live[96], rel[256];
 	snprintf(stale, sizeof(stale), "ftrace-tools-iosnoop-%d_123_abcd", (int)dead);
+	/* This PID with another start time: a run that had the PID before this process. */
+	snprintf(reused, sizeof(reused), "ftrace-tools-opensnoop-%d_123_abcd", (int)getpid());
 	snprintf(live, sizeof(live), "ftrace-tools-iolatency-%s", runid_self());
 	snprintf(rel, sizeof(rel), "%s/instances/%s", tree, stale);
+	assert_int_equal(mkdir(rel, 0755), 0);
+	snprintf(rel, sizeof(rel), "%s/instances/%s", tree, reused);
 	assert_int_equal(mkdir(rel, 0755), 0);
 	snprintf(rel, sizeof(rel), "%s/instances/%s", tree, live);
 	assert_int_equal(mkdir(rel, 0755), 0);
@@ -320,12 +324,18 @@ static void test_sweep_dry_and_left(void **state)
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 	struct sweep_how how = {.out = f, .dry = true, .left = true};
-	assert_int_equal(sweep_with("reset-ftrace", &how), 1);
+	assert_int_equal(sweep_with("reset-ftrace", &how), 2);
 	fflush(f);
 	snprintf(want, sizeof(want),
 		 "would remove instance %s left by a run that ended without removing it (PID %d "
 		 "is gone)\n",
 		 stale, (int)dead);
+	if (!strstr(buf, want))
+		fail_msg("'%s' not in '%s'", want, buf);
+	snprintf(want, sizeof(want),
+		 "would remove instance %s left by a run that ended without removing it (PID %d "
+		 "is another process now)\n",
+		 reused, (int)getpid());
 	if (!strstr(buf, want))
 		fail_msg("'%s' not in '%s'", want, buf);
 	snprintf(want, sizeof(want), "left instance %s: its run (PID %d) is alive\n", live,
@@ -335,9 +345,11 @@ static void test_sweep_dry_and_left(void **state)
 	snprintf(rel, sizeof(rel), "%s/instances/%s", tree, stale);
 	assert_int_equal(access(rel, F_OK), 0); /* dry: still there */
 	how.dry = false;
-	assert_int_equal(sweep_with("reset-ftrace", &how), 1);
+	assert_int_equal(sweep_with("reset-ftrace", &how), 2);
 	fclose(f);
 	free(buf);
+	assert_int_equal(access(rel, F_OK), -1);
+	snprintf(rel, sizeof(rel), "%s/instances/%s", tree, reused);
 	assert_int_equal(access(rel, F_OK), -1);
 }
 
