@@ -5,10 +5,14 @@
 
 struct ksyms;
 
-/* The text symbols of the running kernel; NULL when /proc/kallsyms cannot be read. Sorted
+/* The text symbols of the running kernel; NULL when /proc/kallsyms cannot be opened. Sorted
  * addresses and one blob of names: 12 bytes per symbol plus its name (tpoint -s stayed
- * under 9 MB of memory, bench/). */
+ * under 9 MB of memory, bench/). Read by a thread of its own, with every signal blocked, while
+ * the caller goes on (setting the kernel up): the first lookup, or ksym_free, waits for it.
+ * One thread at a time uses a table. */
 struct ksyms *ksym_load(void);
+/* The same from a file in kallsyms' form (the tests'). */
+struct ksyms *ksym_load_file(const char *path);
 /* The symbol at or before addr and addr's offset from it; NULL when there is none. */
 const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned long long *off);
 /* The address of a function by name (a linear search: once per run); 0 when not found. */

@@ -96,10 +96,11 @@ static int sweep_instances(const char *tool, const struct sweep_how *how)
 			let_settle(inst);
 		if (how->dry || rmdir(inst) == 0) {
 			char why[64];
-			sweep_say(how, tool,
-				  "%s instance %s left by a run that ended without removing it (%s)",
-				  how->dry ? "would remove" : "removed", de->d_name,
-				  runid_why_gone(&id, why, sizeof(why)));
+			sweep_say(
+				how, tool,
+				"%s instance %s left by a run that ended without removing it (%s)",
+				how->dry ? "would remove" : "removed", de->d_name,
+				runid_why_gone(&id, why, sizeof(why)));
 			removed++;
 		} else if (how->left) {
 			sweep_say(how, tool, "left instance %s: %s (%s)", de->d_name,

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "helpers.h"
+
+#include "ksym.h"
+
+static char path[] = "/tmp/ftt-test-ksym.XXXXXX";
+
+static struct ksyms *load(const char *text)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct ksyms *k = ksym_load_file(path);
+	unlink(path);
+	strcpy(path + strlen(path) - 6, "XXXXXX");
+	return k;
+}
+
+static void assert_sym(const struct ksyms *k, unsigned long long addr, const char *name,
+		       unsigned long long off)
+{
+	unsigned long long o = ~0ULL;
+	const char *n = ksym_find(k, addr, &o);
+	if (!name) {
+		assert_null(n);
+		return;
+	}
+	assert_non_null(n);
+	assert_string_equal(n, name);
+	assert_int_equal(o, off);
+}
+
+/* kallsyms' lines as the kernel writes them: text and weak symbols kept, data dropped,
+ * modules' names without their [module], upper- and lower-case hex, out of order. */
+static void test_kallsyms_lines(void **state)
+{
+	(void)state;
+	struct ksyms *k = load("ffffffff81000000 T _stext\n"
+			       "ffffffff81000100 D some_data\n"
+			       "ffffffffc0a01000 t nf_hook\t[nf_tables]\n"
+			       "FFFFFFFF81000200 t helper\n"
+			       "ffffffff81000050 W weak_one\n"
+			       "ffffffff81000080 w weak_two\n"
+			       "ffffffff81000300 b bss_thing\n");
+	assert_sym(k, 0xffffffff81000000ULL, "_stext", 0);
+	assert_sym(k, 0xffffffff81000060ULL, "weak_one", 0x10);
+	assert_sym(k, 0xffffffff81000150ULL, "weak_two", 0xd0); /* data is no symbol here */
+	assert_sym(k, 0xffffffff81000400ULL, "helper", 0x200);
+	assert_sym(k, 0xffffffffc0a01004ULL, "nf_hook", 4);
+	assert_sym(k, 0xffffffff80000000ULL, NULL, 0);
+	assert_int_equal(ksym_addr(k, "nf_hook"), 0xffffffffc0a01000ULL);
+	assert_int_equal(ksym_addr(k, "some_data"), 0);
+	ksym_free(k);
+}
+
+/* With kptr_restrict every address reads 0: no symbols, not a table of zeros. Broken lines,
+ * a 17-digit address, and a line longer than the reader's buffer are skipped whole (its
+ * remainder is no symbol either); a 511-byte name (KSYM_NAME_LEN, Rust) is kept whole. */
+static void test_hostile_lines(void **state)
+{
+	(void)state;
+	char name[512], text[8192];
+	memset(name, 'r', 511);
+	name[511] = 0;
+	char longname[1500];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	snprintf(text, sizeof(text),
+		 "0000000000000000 T hidden\n"
+		 "ffffffff81000000 T\n"
+		 "ffffffff81000000  T two_spaces\n"
+		 "zzzz T not_hex\n"
+		 "1ffffffff81000000 T seventeen_digits\n"
+		 "ffffffff81001000 T %s\n"
+		 "ffffffff81002000 T %s\n"
+		 "ffffffff81003000 T last",
+		 name, longname);
+	struct ksyms *k = load(text);
+	assert_sym(k, 0xffffffff81001010ULL, name, 0x10);
+	assert_sym(k, 0xffffffff81002010ULL, name, 0x1010); /* the long line was skipped */
+	assert_int_equal(ksym_addr(k, "hidden"), 0);
+	assert_int_equal(ksym_addr(k, "two_spaces"), 0);
+	assert_int_equal(ksym_addr(k, "seventeen_digits"), 0);
+	assert_int_equal(ksym_addr(k, "last"), 0xffffffff81003000ULL);
+	ksym_free(k);
+	k = load("0000000000000000 T a\n0000000000000000 t b\n");
+	assert_sym(k, 0x1000, NULL, 0);
+	ksym_free(k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kallsyms_lines),
+		cmocka_unit_test(test_hostile_lines),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
