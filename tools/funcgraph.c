@@ -169,26 +169,6 @@ static int prepare(struct tool_run *t)
 		fprintf(stderr, "funcgraph: cannot read the kernel's symbols (/proc/kallsyms)\n");
 		return TOOL_FAIL;
 	}
-	/* Its name, not another at the same address (6.12: __x64_sys_getppid is
-	 * __do_sys_getppid), as kallsyms would give. */
-	if (!strpbrk(env.func, "*?["))
-		env.func_addr = ksym_addr(env.ksyms, env.func);
-	env.irq_lo = ksym_addr(env.ksyms, "__irqentry_text_start");
-	env.irq_hi = ksym_addr(env.ksyms, "__irqentry_text_end");
-	env.irq_enter[0] = ksym_addr(env.ksyms, "irq_enter");
-	env.irq_enter[1] = ksym_addr(env.ksyms, "irq_enter_rcu");
-	env.irq_enter[2] =
-		ksym_addr(env.ksyms, "rcu_irq_enter"); /* irq_enter's, before the count */
-	env.softirq[0] = env.bh_parent[1] = ksym_addr(env.ksyms, "do_softirq_own_stack");
-	env.softirq[1] = ksym_addr(env.ksyms, "__do_softirq");
-	env.softirq[2] = ksym_addr(env.ksyms, "handle_softirqs"); /* 6.8: __do_softirq's work */
-	env.bh_parent[0] = ksym_addr(env.ksyms, "do_softirq");
-	env.bh_parent[2] = env.softirq[1];
-	env.irq_exit[0] = ksym_addr(env.ksyms, "rcu_irq_exit");
-	env.irq_exit[1] = ksym_addr(env.ksyms, "irq_exit");
-	env.irq_exit[2] = ksym_addr(env.ksyms, "irq_exit_rcu");
-	env.tick_exit[0] = ksym_addr(env.ksyms, "idle_cpu");
-	env.tick_exit[1] = ksym_addr(env.ksyms, "sched_core_idle_cpu");
 	env.tep = t->s.tep;
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	env.ncpus = ncpus > 0 ? (int)ncpus : 1;
@@ -633,8 +613,35 @@ static void wake(struct tool_run *t, uint64_t now)
 	env.wakes++;
 }
 
+/* The addresses the records are read against, once the kernel is set up: kallsyms is read
+ * meanwhile (ksym.h), and this waits for it. */
+static void find_addresses(void)
+{
+	/* Its name, not another at the same address (6.12: __x64_sys_getppid is
+	 * __do_sys_getppid), as kallsyms would give. */
+	if (!strpbrk(env.func, "*?["))
+		env.func_addr = ksym_addr(env.ksyms, env.func);
+	env.irq_lo = ksym_addr(env.ksyms, "__irqentry_text_start");
+	env.irq_hi = ksym_addr(env.ksyms, "__irqentry_text_end");
+	env.irq_enter[0] = ksym_addr(env.ksyms, "irq_enter");
+	env.irq_enter[1] = ksym_addr(env.ksyms, "irq_enter_rcu");
+	env.irq_enter[2] =
+		ksym_addr(env.ksyms, "rcu_irq_enter"); /* irq_enter's, before the count */
+	env.softirq[0] = env.bh_parent[1] = ksym_addr(env.ksyms, "do_softirq_own_stack");
+	env.softirq[1] = ksym_addr(env.ksyms, "__do_softirq");
+	env.softirq[2] = ksym_addr(env.ksyms, "handle_softirqs"); /* 6.8: __do_softirq's work */
+	env.bh_parent[0] = ksym_addr(env.ksyms, "do_softirq");
+	env.bh_parent[2] = env.softirq[1];
+	env.irq_exit[0] = ksym_addr(env.ksyms, "rcu_irq_exit");
+	env.irq_exit[1] = ksym_addr(env.ksyms, "irq_exit");
+	env.irq_exit[2] = ksym_addr(env.ksyms, "irq_exit_rcu");
+	env.tick_exit[0] = ksym_addr(env.ksyms, "idle_cpu");
+	env.tick_exit[1] = ksym_addr(env.ksyms, "sched_core_idle_cpu");
+}
+
 static int setup(struct tool_run *t)
 {
+	find_addresses();
 	if (t->o.json)
 		row_init(&env.json, &table, stdout, true, true, true);
 	if (reader_on(&t->r, env.entry, on_entry, t) ||
