@@ -92,6 +92,9 @@ static void read_table(struct ksyms *k)
 		qsort(k->sym, k->n, sizeof(*k->sym), cmp_ksym);
 }
 
+/* The tables still loading, for ksym_wait_all(). */
+static struct ksyms *pending[8];
+
 static void *loader(void *arg)
 {
 	read_table(arg);
@@ -120,8 +123,15 @@ struct ksyms *ksym_load_file(const char *path)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	k->loading = pthread_create(&k->loader, NULL, loader, k) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!k->loading)
+	if (k->loading) {
+		size_t i = 0;
+		while (i < sizeof(pending) / sizeof(*pending) && pending[i])
+			i++;
+		if (i < sizeof(pending) / sizeof(*pending))
+			pending[i] = k;
+	} else {
 		read_table(k);
+	}
 	return k;
 }
 
@@ -132,8 +142,17 @@ static const struct ksyms *loaded(const struct ksyms *k)
 		struct ksyms *w = (struct ksyms *)k; /* joined once: the table itself is const */
 		pthread_join(w->loader, NULL);
 		w->loading = false;
+		for (size_t i = 0; i < sizeof(pending) / sizeof(*pending); i++)
+			if (pending[i] == w)
+				pending[i] = NULL;
 	}
 	return k;
+}
+
+void ksym_wait_all(void)
+{
+	for (size_t i = 0; i < sizeof(pending) / sizeof(*pending); i++)
+		loaded(pending[i]);
 }
 
 const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned long long *off)

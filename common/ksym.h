@@ -8,8 +8,8 @@ struct ksyms;
 /* The text symbols of the running kernel; NULL when /proc/kallsyms cannot be opened. Sorted
  * addresses and one blob of names: 12 bytes per symbol plus its name (tpoint -s stayed
  * under 9 MB of memory, bench/). Read by a thread of its own, with every signal blocked, while
- * the caller goes on (setting the kernel up): the first lookup, or ksym_free, waits for it.
- * One thread at a time uses a table. */
+ * the caller goes on (setting the kernel up): the first lookup, ksym_free or ksym_wait_all
+ * waits for it. One thread at a time uses a table. */
 struct ksyms *ksym_load(void);
 /* The same from a file in kallsyms' form (the tests'). */
 struct ksyms *ksym_load_file(const char *path);
@@ -18,5 +18,8 @@ const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned l
 /* The address of a function by name (a linear search: once per run); 0 when not found. */
 unsigned long long ksym_addr(const struct ksyms *k, const char *name);
 void ksym_free(struct ksyms *k);
+/* Every table still loading, loaded: before a run's banner (tool.c), so that no event after it
+ * waits for kallsyms (a process gone by then has no user stack to name: -U). */
+void ksym_wait_all(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include "cpubuf.h"
 #include "comm.h"
 #include "ftrace.h"
+#include "ksym.h"
 #include "pair.h"
 #include "out.h"
 #include "record.h"
@@ -470,6 +471,7 @@ static int run(struct tool_run *t)
 		return TOOL_FAIL;
 	if (tool->setup && (ret = tool->setup(t)))
 		return ret;
+	ksym_wait_all(); /* read while the kernel was set up (ksym.h) */
 	out_init();
 	out_clock_init();
 	if (tool->banner)
