@@ -117,21 +117,22 @@ struct ksyms *ksym_load_file(const char *path)
 	}
 	k->f = f;
 	/* Read while the run sets the kernel up (RCU grace periods it sleeps through): the
-	 * first lookup waits for the end. No signal of the run's is taken by the loader. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	k->loading = pthread_create(&k->loader, NULL, loader, k) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (k->loading) {
-		size_t i = 0;
-		while (i < sizeof(pending) / sizeof(*pending) && pending[i])
-			i++;
-		if (i < sizeof(pending) / sizeof(*pending))
-			pending[i] = k;
-	} else {
-		read_table(k);
+	 * first lookup waits for the end. No signal of the run's is taken by the loader.
+	 * A table ksym_wait_all() could not find (no free slot) is read here and now. */
+	size_t i = 0;
+	while (i < sizeof(pending) / sizeof(*pending) && pending[i])
+		i++;
+	if (i < sizeof(pending) / sizeof(*pending)) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		k->loading = pthread_create(&k->loader, NULL, loader, k) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
+	if (k->loading)
+		pending[i] = k;
+	else
+		read_table(k);
 	return k;
 }
 
