@@ -285,6 +285,31 @@ static int retrans(int argc, char **argv)
 	return 0;
 }
 
+/* A connect from a bound port whose SYNs go nowhere (the test drops them on output): waited
+ * for wait_ms, then given up. */
+static int syndrop(int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	int port = num(argv[0]), sport = num(argv[1]), wait_ms = num(argv[2]);
+	struct sockaddr_storage me, them;
+	socklen_t ml = addr(&me, AF_INET, "127.0.0.1", sport);
+	socklen_t tl = addr(&them, AF_INET, "127.0.0.1", port);
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&me, ml))
+		die("bind");
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	if (connect(fd, (struct sockaddr *)&them, tl) == 0 || errno != EINPROGRESS)
+		die("a connect that waits");
+	struct pollfd p = {fd, POLLOUT, 0};
+	int r = poll(&p, 1, wait_ms);
+	printf("syndrop %d %d %d\n", (int)getpid(), sport, r);
+	fflush(stdout);
+	close(fd);
+	return 0;
+}
+
 static int storm(int argc, char **argv)
 {
 	if (argc != 2)
@@ -353,7 +378,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} modes[] = {{"conn", conn},	   {"refused", refused}, {"backlog", backlog},
-		     {"retrans", retrans}, {"storm", storm},	 {"refusals", refusals}};
+		     {"retrans", retrans}, {"storm", storm},	 {"refusals", refusals},
+		     {"syndrop", syndrop}};
 	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
 		if (!strcmp(argv[2], modes[i].name)) {
 			int r = modes[i].fn(argc - 3, argv + 3);

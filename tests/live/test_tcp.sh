@@ -8,7 +8,9 @@
 # their ends from the resets); a listener whose full queue refuses a SYN (retransmitted:
 # the kernel's ListenDrops counter says so, and it is no drop); data dropped by nftables
 # where nft is installed (retransmits counted exactly as /proc/net/snmp, and as bpftrace
-# where it is installed); hostile names; usage errors; every way of stopping.
+# where it is installed); a connect whose SYNs nftables drops on output (tcpdrop: each drop
+# with its ends and SYN_SENT, as bpftrace reads them from the packet's socket where it is
+# installed); hostile names; usage errors; every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -31,10 +33,15 @@ grep -q 'field:.* reason;' "$T/events/skb/kfree_skb/format" 2>/dev/null && HAVE_
 # tcp_send_reset with the packet's sockaddrs (6.2): the ends of a drop for a closed port.
 HAVE_RESET_SKB=
 grep -q 'field:__u8 saddr\[28\]' "$T/events/tcp/tcp_send_reset/format" 2>/dev/null && HAVE_RESET_SKB=1
+# tcp_retransmit_skb of failed retransmits too, with err (6.17): the ends of a retransmitted
+# packet dropped on output.
+HAVE_RETRANS_ERR=
+grep -q 'field:int err;' "$T/events/tcp/tcp_retransmit_skb/format" 2>/dev/null && HAVE_RETRANS_ERR=1
 
 # Ports of this run (another run of the suite may be on the machine).
 P4=$((20000 + ($$ % 2000) * 8))
 P6=$((P4 + 1)) PREF=$((P4 + 2)) PSRC=$((P4 + 3)) PBL=$((P4 + 4)) PRT=$((P4 + 5))
+PSYN=$((P4 + 6)) PSS=$((P4 + 7))
 TX=1000 RX=300000 HOLD=150
 
 # bg NAME CMD...: a tool in the background, ready; its PID in $BG_NAME.
@@ -257,6 +264,70 @@ else
 			notok "nft could not make the test's table"
 		fi
 		nft delete table inet $tbl 2> /dev/null
+	fi
+
+	# --- a connect's SYNs dropped on output by nftables: their ends and SYN_SENT ----------
+	if ! command -v nft > /dev/null 2>&1; then
+		skip "SYNs dropped on output: nft (nftables) not installed"
+	else
+		otbl=ftt_test_out_$$
+		trap 'nft delete table inet $otbl 2> /dev/null' EXIT
+		trap 'exit 1' INT TERM
+		if nft add table inet $otbl && nft add chain inet $otbl out '{ type filter hook output priority 0; }' &&
+			nft add rule inet $otbl out tcp dport $PSYN drop; then
+			bt=
+			if command -v bpftrace > /dev/null 2>&1 && [ -e /sys/kernel/btf/vmlinux ]; then
+				# bpftrace reads the dropped packet's socket (skb->sk) through BTF.
+				bpftrace -e "tracepoint:skb:kfree_skb { \$sk = ((struct sk_buff *)args->skbaddr)->sk;
+					if (\$sk != 0 && \$sk->__sk_common.skc_num == $PSS && bswap(\$sk->__sk_common.skc_dport) == $PSYN) {
+					printf(\"D %d\\n\", \$sk->__sk_common.skc_state); } }" > "$TMP/bt.out" 2> "$TMP/bt.err" &
+				bt=$!
+				if ! wait_line "$TMP/bt.out" Attaching 15; then
+					kill $bt; wait_exit $bt 5; bt=
+					skip "tcpdrop beside bpftrace: bpftrace did not attach in 15 s ($(tail -1 "$TMP/bt.err"))"
+				fi
+			fi
+			rm -f "$TMP/go"
+			"$TT" "$TMP/go" syndrop $PSYN $PSS 1500 > "$TMP/sd" &
+			TTPID=$!
+			bg drop "$BIN/tcpdrop" -j
+			bg all "$BIN/tcpdrop" -j --all-ip
+			touch "$TMP/go"
+			wait $TTPID
+			stop drop all
+			nft delete table inet $otbl
+			SPID=$(awk '{print $2}' "$TMP/sd")
+			ends="\"ip\":4,\"laddr\":\"127.0.0.1\",\"lport\":$PSS,\"raddr\":\"127.0.0.1\",\"rport\":$PSYN,\"state\":\"SYN_SENT\""
+			why=
+			[ -n "$HAVE_REASON" ] && why=',"reason":"NETFILTER_DROP"'
+			check "tcpdrop: the connect's SYN dropped on output in its task, with its ends, SYN_SENT$why" \
+				[ "$(grep -c "\"pid\":$SPID,.*\"context\":\"task\",$ends$why" "$TMP/drop.out")" -eq 1 ]
+			n=$(grep -c "$ends$why" "$TMP/drop.out")
+			if [ -n "$HAVE_RETRANS_ERR" ]; then
+				check "tcpdrop: its retransmits dropped too, with their ends (softirq: $((n - 1)))" sh -c \
+					"[ $n -ge 2 ] && [ \$(grep -c '\"context\":\"softirq\",$ends' '$TMP/drop.out') -eq $((n - 1)) ]"
+			else
+				skip "tcpdrop: the ends of retransmitted SYNs dropped on output (tcp:tcp_retransmit_skb of failed retransmits, Linux 6.17)"
+			fi
+			check "tcpdrop --all-ip: the same drops with the same ends ($n)" \
+				[ "$(grep -c "$ends$why" "$TMP/all.out")" -eq "$n" ]
+			if [ -n "$bt" ]; then
+				sleep 0.3; kill -INT $bt; wait_exit $bt 5
+				nb=$(grep -c '^D 2$' "$TMP/bt.out")
+				if [ -n "$HAVE_RETRANS_ERR" ]; then
+					check "tcpdrop: as many as bpftrace saw of the socket's packets dropped, in SYN_SENT ($nb)" [ "$n" -eq "$nb" ]
+				else
+					check "tcpdrop: bpftrace saw the retransmits too ($nb), tcpdrop the first SYN" [ "$nb" -ge 2 ]
+				fi
+			elif ! command -v bpftrace > /dev/null 2>&1; then
+				skip "tcpdrop beside bpftrace: bpftrace not installed"
+			fi
+			check "tcpdrop: valid JSON" jcheck "$TMP/drop.out" pid comm ip reason location
+		else
+			notok "nft could not make the test's output table"
+		fi
+		nft delete table inet $otbl 2> /dev/null
+		trap - EXIT INT TERM
 	fi
 fi
 
