@@ -255,7 +255,7 @@ static void on_reset(struct tep_record *rec, void *ctx)
 }
 
 /*
- * A retransmit that failed (tcp_retransmit_skb with err, Linux 6.17+, filtered on err != 0):
+ * A retransmit that failed (tcp_retransmit_skb with err, Linux 6.17+, filtered in setup()):
  * the packet it sent was dropped on the way out (netfilter's OUTPUT, a qdisc, no route) just
  * before, on this CPU in the same context, and that drop's record is the CPU's last. Its skb
  * is a clone of the one this event names, so the addresses cannot be compared.
@@ -428,7 +428,12 @@ static int setup(struct tool_run *t)
 		return ret;
 	if (env.reset && (ret = tool_trace(t, env.reset, NULL, on_reset, NULL)))
 		return ret;
-	if (env.retrans && (ret = tool_trace(t, env.retrans, "err != 0", on_retrans, NULL)))
+	/* Failed, and not before anything was sent (6.18's __tcp_retransmit_skb: -EBUSY still
+	 * queued in the host, -EAGAIN no window, -EINVAL already acknowledged): those drop
+	 * nothing. */
+	if (env.retrans &&
+	    (ret = tool_trace(t, env.retrans, "err != 0 && err != -16 && err != -11 && err != -22",
+			      on_retrans, NULL)))
 		return ret;
 	return tool_trace(t, env.kfree, filter, on_kfree, NULL);
 }
