@@ -285,8 +285,9 @@ static int retrans(int argc, char **argv)
 	return 0;
 }
 
-/* A connect from a bound port whose SYNs go nowhere (the test drops them on output): waited
- * for wait_ms, then given up. */
+/* A connect whose SYNs go nowhere (the test drops them on output), from port sport (0: the
+ * kernel picks it in connect(), after the socket is in SYN_SENT): waited for wait_ms, then
+ * given up. */
 static int syndrop(int argc, char **argv)
 {
 	if (argc != 3)
@@ -297,14 +298,14 @@ static int syndrop(int argc, char **argv)
 	socklen_t tl = addr(&them, AF_INET, "127.0.0.1", port);
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&me, ml))
+	    (sport && bind(fd, (struct sockaddr *)&me, ml)))
 		die("bind");
 	fcntl(fd, F_SETFL, O_NONBLOCK);
 	if (connect(fd, (struct sockaddr *)&them, tl) == 0 || errno != EINPROGRESS)
 		die("a connect that waits");
 	struct pollfd p = {fd, POLLOUT, 0};
 	int r = poll(&p, 1, wait_ms);
-	printf("syndrop %d %d %d\n", (int)getpid(), sport, r);
+	printf("syndrop %d %d %d\n", (int)getpid(), local_port(fd), r);
 	fflush(stdout);
 	close(fd);
 	return 0;

@@ -290,10 +290,13 @@ else
 			rm -f "$TMP/go"
 			"$TT" "$TMP/go" syndrop $PSYN $PSS 1500 > "$TMP/sd" &
 			TTPID=$!
+			# and one from a port the kernel picks in connect(), after SYN_SENT
+			"$TT" "$TMP/go" syndrop $PSYN 0 1500 > "$TMP/sd0" &
+			TTPID0=$!
 			bg drop "$BIN/tcpdrop" -j
 			bg all "$BIN/tcpdrop" -j --all-ip
 			touch "$TMP/go"
-			wait $TTPID
+			wait $TTPID $TTPID0
 			stop drop all
 			nft delete table inet $otbl
 			SPID=$(awk '{print $2}' "$TMP/sd")
@@ -308,6 +311,13 @@ else
 					"[ $n -ge 2 ] && [ \$(grep -c '\"context\":\"softirq\",$ends' '$TMP/drop.out') -eq $((n - 1)) ]"
 			else
 				skip "tcpdrop: the ends of retransmitted SYNs dropped on output (tcp:tcp_retransmit_skb of failed retransmits, Linux 6.17)"
+			fi
+			read -r _ SPID0 S0 _ < "$TMP/sd0"
+			check "tcpdrop: an unbound connect's SYN: its ends, the local port null (not chosen at SYN_SENT)" \
+				[ "$(grep -c "\"pid\":$SPID0,.*\"context\":\"task\",\"ip\":4,\"laddr\":\"127.0.0.1\",\"lport\":null,\"raddr\":\"127.0.0.1\",\"rport\":$PSYN,\"state\":\"SYN_SENT\"" "$TMP/drop.out")" -eq 1 ]
+			if [ -n "$HAVE_RETRANS_ERR" ]; then
+				check "tcpdrop: its retransmits with the port the kernel picked ($S0)" \
+					grep -q "\"context\":\"softirq\",\"ip\":4,\"laddr\":\"127.0.0.1\",\"lport\":$S0,\"raddr\":\"127.0.0.1\",\"rport\":$PSYN,\"state\":\"SYN_SENT\"" "$TMP/drop.out"
 			fi
 			check "tcpdrop --all-ip: the same drops with the same ends ($n)" \
 				[ "$(grep -c "$ends$why" "$TMP/all.out")" -eq "$n" ]
