@@ -6,7 +6,6 @@
  * probe on the syscall's entry, or uprobes on the C library's open functions. Entry, path and
  * exit are joined per thread (sysc.h).
  */
-#define _GNU_SOURCE /* process_vm_readv */
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -15,8 +14,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -170,51 +167,6 @@ static bool path_matches(const char *path)
 	return env.glob ? fnmatch(env.pattern, path, 0) == 0 : strstr(path, env.pattern) != NULL;
 }
 
-/*
- * A path no probe read: longer than the kernel copies (PATH_MAX, 4096 bytes with its NUL:
- * ENAMETOOLONG before any kprobe sees it, too long for one uprobe string). Read from the
- * caller's memory now, after the call (a prefix held, the length to its NUL); false when
- * the caller is gone or the memory unreadable.
- */
-/* len bytes of task tid's memory at `at` into buf: process_vm_readv, or /proc/TID/mem where
- * the kernel has no CONFIG_CROSS_MEMORY_ATTACH (the 4.x guests). */
-static ssize_t caller_memory(int tid, uint64_t at, char *buf, size_t len)
-{
-	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)at, len};
-	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-	if (n >= 0 || errno != ENOSYS)
-		return n;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = pread(fd, buf, len, (off_t)at);
-	close(fd);
-	return n;
-}
-
-static bool path_from_memory(int tid, uint64_t at, char *buf, size_t size, size_t *len)
-{
-	char more[4096];
-	ssize_t n = caller_memory(tid, at, buf, size - 1);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	*len = strnlen(buf, (size_t)n);
-	/* Its length: on to the NUL, at most the 128 KB of the kernel's MAX_ARG_STRLEN. */
-	for (size_t off = (size_t)n; *len == off && off < 131072; off += (size_t)n) {
-		if ((n = caller_memory(tid, at + off, more, sizeof(more))) <= 0) {
-			*len = SIZE_MAX;
-			break;
-		}
-		*len += strnlen(more, (size_t)n);
-	}
-	if (*len == 131072)
-		*len = SIZE_MAX;
-	return true;
-}
-
 /* A number shown in octal in text (flags, a mode), a number in JSON; -1: not known. */
 static void octal(struct row *r, long long v, int digits)
 {
@@ -274,7 +226,7 @@ static void print_open(const struct tep_record *rec, int tid, long long ret, voi
 	struct shown_path sp = {.s = o->path, .held = strlen(o->path)};
 	sp.len = o->cut ? SIZE_MAX : sp.held;
 	if ((!known || o->cut) && err == ENAMETOOLONG && o->ptr &&
-	    path_from_memory(tid, o->ptr, o->path, sizeof(o->path), &sp.len)) {
+	    ustr_read_late(tid, o->ptr, o->path, sizeof(o->path), &sp.len)) {
 		known = sp.late = true;
 		sp.held = strlen(o->path);
 	}
