@@ -19,6 +19,8 @@ struct sysarg_ev {
 	enum sysarg_role role;
 	int call; /* -1 for a C library function: the entry says which call it made */
 	struct tep_format_field *arg[SYSARG_MAX_ARGS], *str[SYSARG_MAX_STRS], *ret;
+	struct tep_format_field *ptr[SYSARG_MAX_STRS]; /* a companion probe's addresses */
+	bool bare;				       /* a companion probe */
 };
 
 /* A call in progress: the tool's view, then what is known of its strings, then their bytes
@@ -27,8 +29,13 @@ struct call_data {
 	struct sysarg_done d;
 	bool libc;    /* begun by a C library function: its entry not yet seen */
 	bool entered; /* its entry seen */
+	/* A C library function's two probes: the strings' (when its record was not too long
+	 * for an event) and the companion's, with their addresses. */
+	bool str_seen, ptr_seen;
+	uint64_t ptr[SYSARG_MAX_STRS];
 	bool known[SYSARG_MAX_STRS];
 	unsigned len[SYSARG_MAX_STRS];
+	struct sysarg_strinfo info[SYSARG_MAX_STRS];
 	char bytes[];
 };
 
@@ -54,6 +61,19 @@ const char *sysarg_str(const struct sysarg *sa, const struct sysarg_done *d, int
 		return NULL;
 	*len = cd->len[i];
 	return slot(sa, cd, i);
+}
+
+void sysarg_str_info(const struct sysarg *sa, const struct sysarg_done *d, int i,
+		     struct sysarg_strinfo *info)
+{
+	const struct call_data *cd = (const struct call_data *)d;
+	(void)sa;
+	*info = (struct sysarg_strinfo){.len = SIZE_MAX};
+	if (i < 0 || i >= SYSARG_MAX_STRS)
+		return;
+	*info = cd->info[i];
+	if (cd->known[i] && !info->cut)
+		info->len = cd->len[i];
 }
 
 /* The strings of a probe's record into the call's slots. A fetch that failed leaves an empty
@@ -105,12 +125,49 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 	for (int i = 0; ret == -EFAULT && i < sa->nstrs[sa->exit_call]; i++)
 		if (cd->known[i] && cd->len[i] == 0)
 			cd->known[i] = false;
+	/* A string no record held (too long for an event, or the kernel said ENAMETOOLONG:
+	 * PATH_MAX or more, and a probe's string is then at most a prefix): read from the
+	 * caller's memory now, while it is still there. */
+	bool unread = false, faulted = false, toolong = false;
+	int nstrs = sa->nstrs[sa->exit_call];
+	for (int i = 0; i < nstrs; i++) {
+		bool too_long = ret == -ENAMETOOLONG && nstrs == 1;
+		if (cd->known[i] && !too_long)
+			continue;
+		/* Where it was: the companion's address (uprobes); on the other rungs, the
+		 * entry's argument when the probe's record is missing (a fault leaves an
+		 * empty one) or the kernel found it too long. */
+		uint64_t at = 0;
+		if (cd->ptr_seen)
+			at = cd->ptr[i];
+		else if (sa->via != USTR_UPROBE && cd->d.have_args && (!cd->str_seen || too_long))
+			at = (uint64_t)cd->d.args[sa->str_arg[sa->exit_call][i]];
+		if (!at)
+			continue;
+		if (ret == -EFAULT) {
+			faulted |= cd->ptr_seen;
+			continue;
+		}
+		size_t len;
+		struct sysarg_strinfo *in = &cd->info[i];
+		in->cut = true;
+		in->len = SIZE_MAX;
+		if (ustr_read_late(tid, at, slot(sa, cd, i), sa->str_size, &len)) {
+			cd->known[i] = in->late = true;
+			cd->len[i] = (unsigned)strlen(slot(sa, cd, i));
+			in->len = len;
+			in->cut = len != cd->len[i];
+		} else {
+			toolong |= !cd->known[i];
+		}
+	}
 	/* A string no rung read, whose pointer was not NULL: counted. */
-	bool unread = false;
-	for (int i = 0; i < sa->nstrs[sa->exit_call]; i++)
-		unread |= !cd->known[i] &&
+	for (int i = 0; i < nstrs; i++)
+		unread |= !cd->known[i] && !cd->info[i].cut &&
 			  (!cd->d.have_args || cd->d.args[sa->str_arg[sa->exit_call][i]] != 0);
-	sa->stringless += unread;
+	sa->stringless += unread && !faulted;
+	sa->faulted += faulted;
+	sa->toolong += toolong;
 	cd->d.call = sa->exit_call;
 	cd->d.ret = ret;
 	sa->fn(exit, tid, &cd->d, sa->ctx);
@@ -153,22 +210,38 @@ void sysarg_on_event(struct tep_record *rec, void *ctx)
 	case SYSARG_STRS:
 		/* The probe on the syscall's own function, right after its entry. */
 		c = sysc_current(&sa->join, tid);
-		if (c && c->kind == ei->call)
+		if (c && c->kind == ei->call) {
 			take_strings(sa, ei, sysc_data(c), rec);
+			((struct call_data *)sysc_data(c))->str_seen = true;
+		}
 		break;
 	case SYSARG_EPROBE:
 		cd = begin(sa, tid, rec->ts, ei->call);
-		cd->entered = true;
+		cd->entered = cd->str_seen = true;
 		take_args(ei, cd, rec);
 		take_strings(sa, ei, cd, rec);
 		break;
 	case SYSARG_LIBC:
 		/* A new call begins (one begun before that made no system call is forgotten;
 		 * a function that calls another of the list, stat() fstatat(), begins again
-		 * with the same strings). */
-		cd = begin(sa, tid, rec->ts, -1);
-		cd->libc = true;
-		take_strings(sa, ei, cd, rec);
+		 * with the same strings), unless this is the other of its function's two
+		 * probes: the call begun has the one's part and not this one's (the kernel
+		 * calls them in either order; the strings' is missing when too long). */
+		c = sysc_current(&sa->join, tid);
+		cd = c ? sysc_data(c) : NULL;
+		if (!cd || !cd->libc || cd->entered ||
+		    (ei->bare ? cd->ptr_seen || !cd->str_seen : cd->str_seen || !cd->ptr_seen)) {
+			cd = begin(sa, tid, rec->ts, -1);
+			cd->libc = true;
+		}
+		if (ei->bare) {
+			cd->ptr_seen = true;
+			for (int i = 0; i < SYSARG_MAX_STRS; i++)
+				cd->ptr[i] = ei->ptr[i] ? (uint64_t)reader_num(rec, ei->ptr[i]) : 0;
+		} else {
+			cd->str_seen = true;
+			take_strings(sa, ei, cd, rec);
+		}
 		break;
 	}
 }
@@ -187,6 +260,9 @@ struct sysarg_ev *sysarg_ev(struct sysarg *sa, struct tep_event *ev, enum sysarg
 		char name[8];
 		snprintf(name, sizeof(name), "s%d", i);
 		ei->str[i] = tep_find_field(ev, name);
+		snprintf(name, sizeof(name), "p%d", i);
+		ei->ptr[i] = tep_find_field(ev, name);
+		ei->bare |= ei->ptr[i] != NULL;
 	}
 	if (role == SYSARG_EPROBE)
 		for (int a = 0; a < SYSARG_MAX_ARGS; a++) {
@@ -384,6 +460,20 @@ static int via_uprobe(void *ctx, const char **why)
 		return TOOL_FAIL;
 	if (n < 0)
 		return -1;
+	/* The companions, on the same functions: one more record a call (its 16 bytes and
+	 * the addresses; the trap, 22 us on the 6.18 VM, is shared). */
+	int nb = sa->nfuncs < SYSARG_MAX_FUNCS ? sa->nfuncs : SYSARG_MAX_FUNCS;
+	for (int i = 0; i < nb; i++) {
+		snprintf(sa->bare_names[i], sizeof(sa->bare_names[i]), "%s_p",
+			 sa->funcs[i].name ? sa->funcs[i].name : sa->funcs[i].sym);
+		if (ustr_bare_args(sa->funcs[i].args, sa->bare_args[i], sizeof(sa->bare_args[i])))
+			return -1;
+		sa->bare[i] =
+			(struct ustr_func){sa->funcs[i].sym, sa->bare_args[i], sa->bare_names[i]};
+	}
+	if (ustr_uprobes(&t->s, sa->bare, nb, uprobe_made, sa, sa->lib, sizeof(sa->lib), why) < 0 ||
+	    sa->failed_trace)
+		return TOOL_FAIL;
 	for (int c = 0; c < sa->ncalls; c++) {
 		struct tep_event *en = sysc_event(&t->s, "enter", sa->calls[c].name);
 		if (en && (ret = enable_role(sa, en, SYSARG_ENTER, c)))
@@ -483,12 +573,23 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 
 void sysarg_report(const struct sysarg *sa)
 {
+	const char *what = sa->strings ? sa->strings : "strings";
 	if (sa->stringless)
 		fprintf(stderr,
 			"%s: %llu calls were shown with a string not read ([unknown]): %s\n",
 			sa->t->tool->name, (unsigned long long)sa->stringless,
 			sa->via == USTR_UPROBE ? "not made through the C library's functions" :
 						 "a bad address, or a fault");
+	if (sa->faulted)
+		fprintf(stderr,
+			"%s: %llu calls were shown with a string not read ([unknown]): a bad "
+			"address\n",
+			sa->t->tool->name, (unsigned long long)sa->faulted);
+	if (sa->toolong)
+		fprintf(stderr,
+			"%s: %llu calls had %s longer than a trace event holds, gone from the "
+			"caller's memory before they could be read ([unknown: ...])\n",
+			sa->t->tool->name, (unsigned long long)sa->toolong, what);
 }
 
 void sysarg_free(struct sysarg *sa)

@@ -36,8 +36,9 @@ struct tep_record;
 struct tep_format_field;
 
 #define SYSARG_MAX_CALLS 16
-#define SYSARG_MAX_STRS 4 /* string arguments of one call */
-#define SYSARG_MAX_ARGS 6 /* a system call's arguments */
+#define SYSARG_MAX_STRS 4   /* string arguments of one call */
+#define SYSARG_MAX_ARGS 6   /* a system call's arguments */
+#define SYSARG_MAX_FUNCS 24 /* C library functions */
 
 /* A system call: its name as the tracepoints have it ("newfstatat"), and its string
  * arguments, the entry tracepoint's field names, comma-separated ("dev_name,dir_name"). */
@@ -78,7 +79,14 @@ struct sysarg {
 	int str_arg[SYSARG_MAX_CALLS][SYSARG_MAX_STRS]; /* their argument index, 0-based */
 	struct sysarg_ev *evs;
 	int nevs;
+	/* Rung 3: each function's companion probe, the strings' addresses alone
+	 * (ustr_bare_args): the call is known made through the C library when its string
+	 * was too long for a trace event. */
+	struct ustr_func bare[SYSARG_MAX_FUNCS];
+	char bare_args[SYSARG_MAX_FUNCS][96], bare_names[SYSARG_MAX_FUNCS][64];
 	uint64_t stringless; /* calls shown with a string not read (its pointer not NULL) */
+	uint64_t faulted;    /* of those, made through the C library: a bad address */
+	uint64_t toolong;    /* strings too long for an event, not read after the call either */
 	int exit_call;	     /* of the exit being joined */
 	bool failed_trace;
 	struct tool_run *t;
@@ -98,6 +106,15 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 /* String slot i of the call being done: NULL when no rung read it (not made through the C
  * library, the read faulted); else its bytes, *len of them (cut at str_size - 1). */
 const char *sysarg_str(const struct sysarg *sa, const struct sysarg_done *d, int i, size_t *len);
+
+/* What is known of string slot i beyond its bytes. */
+struct sysarg_strinfo {
+	bool cut;   /* longer than what is held (nothing held: too long for a trace event) */
+	size_t len; /* its length in bytes, SIZE_MAX when not known */
+	bool late;  /* read from the caller's memory after the call */
+};
+void sysarg_str_info(const struct sysarg *sa, const struct sysarg_done *d, int i,
+		     struct sysarg_strinfo *info);
 
 /* At the end: the calls shown with a string not read, and why (nothing when none). */
 void sysarg_report(const struct sysarg *sa);

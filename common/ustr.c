@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* process_vm_readv */
 #include "ustr.h"
 #include "probe.h"
 #include "session.h"
 #include "usym.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 const char *const ustr_via_names[USTR_BEST] = {"kprobe", "eprobe", "uprobe"};
 
@@ -113,4 +119,64 @@ int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 	}
 	*why = "the C library has none of the functions";
 	return done ? done : -1;
+}
+
+int ustr_bare_args(const char *tmpl, char *out, size_t len)
+{
+	size_t o = 0;
+	out[0] = 0;
+	for (const char *p = tmpl; *p;) {
+		size_t n = strcspn(p, " ");
+		unsigned slot;
+		char arg[16];
+		int used = 0;
+		/* sN=+0(ARG):string, ARG a $N or a register */
+		if (sscanf(p, "s%u=+0(%15[^)]):string%n", &slot, arg, &used) == 2 &&
+		    (size_t)used == n) {
+			int w = snprintf(out + o, len - o, "%sp%u=%s:u64", o ? " " : "", slot, arg);
+			if (w < 0 || (size_t)w >= len - o)
+				return -1;
+			o += (size_t)w;
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+ssize_t ustr_caller_memory(int tid, uint64_t at, char *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)at, len};
+	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n >= 0 || errno != ENOSYS)
+		return n;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len, (off_t)at);
+	close(fd);
+	return n;
+}
+
+bool ustr_read_late(int tid, uint64_t at, char *buf, size_t size, size_t *len)
+{
+	char more[4096];
+	ssize_t n = ustr_caller_memory(tid, at, buf, size - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	*len = strnlen(buf, (size_t)n);
+	/* Its length: on to the NUL, at most the 128 KB of the kernel's MAX_ARG_STRLEN. */
+	for (size_t off = (size_t)n; *len == off && off < 131072; off += (size_t)n) {
+		if ((n = ustr_caller_memory(tid, at + off, more, sizeof(more))) <= 0) {
+			*len = SIZE_MAX;
+			break;
+		}
+		*len += strnlen(more, (size_t)n);
+	}
+	if (*len >= 131072)
+		*len = SIZE_MAX;
+	return true;
 }

@@ -16,6 +16,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 struct session;
 struct tep_event;
@@ -63,5 +65,26 @@ struct ustr_func {
 int ustr_uprobes(struct session *s, const struct ustr_func *fs, int n,
 		 void (*made)(struct tep_event *ev, int i, void *ctx), void *ctx, char *lib,
 		 size_t liblen, const char **why);
+
+/*
+ * The companion of a uprobe's fetches: "s0=+0($2):string s1=+0($4):string" gives
+ * "p0=$2:u64 p1=$4:u64", the strings' addresses alone. A record longer than a trace event
+ * holds is not written at all (6.18: a uprobe's record over 4072 bytes, so a path of about
+ * 4,050 bytes or more): a second probe on the same function, whose record is always small,
+ * says the call was made and where its strings were. -1 when out is too small.
+ */
+int ustr_bare_args(const char *tmpl, char *out, size_t len);
+
+/* len bytes of task tid's memory at `at` into buf: process_vm_readv, or /proc/TID/mem where
+ * the kernel has no CONFIG_CROSS_MEMORY_ATTACH (the 4.x guests); -1 when it cannot be read. */
+ssize_t ustr_caller_memory(int tid, uint64_t at, char *buf, size_t len);
+/*
+ * A string no probe could read (longer than a trace event holds, or than the kernel copies),
+ * read from the caller's memory after the call, while it is still there: its first size - 1
+ * bytes into buf (NUL-terminated), *len its length to its NUL (SIZE_MAX: 128 KB or more, the
+ * kernel's MAX_ARG_STRLEN, or unreadable past the prefix). false when the caller is gone or
+ * the memory unreadable.
+ */
+bool ustr_read_late(int tid, uint64_t at, char *buf, size_t size, size_t *len);
 
 #endif

@@ -6,6 +6,7 @@
  * the syscall's function, an event probe on its entry, or uprobes on the C library's stat
  * functions).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include <event-parse.h>
 
+#include "out.h"
 #include "row.h"
 #include "sysarg.h"
 #include "tool.h"
@@ -73,6 +75,11 @@ static const struct row_col cols[] = {
 	{"ERR", "errno", 3, ROW_INT, 0, 0, "the error number when it failed (ENOENT 2...), else 0"},
 	{"PATH", "path", -4, ROW_STR, 0, 0,
 	 "the path as the process passed it (\"\" an empty one; null when it could not be read)"},
+	{NULL, "path_cut", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "true when the path was longer than what is shown (or than a trace event holds)"},
+	{NULL, "path_len", 0, ROW_UINT, 0, ROW_NOTEXT, "its length in bytes; null when not known"},
+	{NULL, "path_late", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "true when it was read from the caller's memory after the call"},
 };
 static const struct row_table table = ROW_TABLE("each stat call", cols);
 
@@ -122,6 +129,55 @@ static int flags_arg(int call)
 	return strcmp(n, "statx") ? -1 : 2;
 }
 
+static void json_bool(struct row *r, bool v)
+{
+	FILE *json = row_json(r);
+	if (json)
+		fputs(v ? "true" : "false", json);
+}
+
+/* PATH, then in text what is known of a path longer than shown ([cut: N bytes], [late]), in
+ * JSON its keys. A path too long for a trace event and gone before it could be read: its
+ * length at least PATH_MAX when the kernel said ENAMETOOLONG. */
+static void path_column(const char *path, size_t len, const struct sysarg_strinfo *in,
+			long long ret)
+{
+	static char text[4 * PATH_MAX + 64];
+	struct row *r = &env.row;
+	size_t n = 0;
+	if (!path && r->json)
+		row_none(r);
+	else if (!path && !in->cut)
+		row_word(r, "[unknown]");
+	else if (!path)
+		row_word(r, ret == -ENAMETOOLONG ? "[unknown: 4096 bytes or more]" :
+						   "[unknown: longer than a trace event holds]");
+	else if (!len && !r->json)
+		row_word(r, "\"\"");
+	else if (r->json || (!in->cut && !in->late))
+		row_bytes(r, path, len);
+	else {
+		n = out_text_buf(text, sizeof(text), path, len);
+		if (in->cut && in->len == SIZE_MAX && ret == -ENAMETOOLONG)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+					      " [cut: %d bytes or more]", PATH_MAX);
+		else if (in->cut && in->len == SIZE_MAX)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, " [cut]");
+		else if (in->cut)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, " [cut: %zu bytes]",
+					      in->len);
+		if (in->late)
+			snprintf(text + n, sizeof(text) - n, " [late]");
+		row_word(r, text);
+	}
+	json_bool(r, in->cut);
+	if (in->len != SIZE_MAX && (path || in->cut))
+		row_uint(r, in->len);
+	else
+		row_none(r);
+	json_bool(r, in->late);
+}
+
 static void on_call(const struct tep_record *exit, int tid, const struct sysarg_done *d, void *ctx)
 {
 	(void)ctx;
@@ -129,6 +185,8 @@ static void on_call(const struct tep_record *exit, int tid, const struct sysarg_
 		return;
 	size_t len = 0;
 	const char *path = sysarg_str(&env.sa, d, 0, &len);
+	struct sysarg_strinfo info;
+	sysarg_str_info(&env.sa, d, 0, &info);
 	int fl = flags_arg(d->call);
 	bool at = fl >= 0; /* the *at calls take a directory first */
 	row_begin(&env.row, exit->ts);
@@ -145,14 +203,7 @@ static void on_call(const struct tep_record *exit, int tid, const struct sysarg_
 		row_none(&env.row);
 	row_int(&env.row, d->ret < 0 ? -1 : d->ret);
 	row_int(&env.row, d->ret < 0 ? -d->ret : 0);
-	if (!path && env.row.json)
-		row_none(&env.row);
-	else if (!path)
-		row_word(&env.row, "[unknown]");
-	else if (!len && !env.row.json)
-		row_word(&env.row, "\"\"");
-	else
-		row_bytes(&env.row, path, len);
+	path_column(path, len, &info, d->ret);
 	row_end(&env.row);
 }
 

@@ -18,6 +18,11 @@
  *                              address 1 (EFAULT), of "DIR/" and "0000000/" 375 times
  *                              (ENOENT), of the same over 100 KB (ENAMETOOLONG): prints each
  *                              result (0 or -errno) on a line
+ *   snoop_target long DIR SECS LEN...  for each LEN a path of LEN bytes (DIR/ then 0000000/
+ *                              over and over, cut there): stat() it, then open() it,
+ *                              printing each result; then SECS seconds asleep (so that
+ *                              what the tracer reads of its memory late is still there;
+ *                              0: each path unmapped right after its calls, gone)
  *   snoop_target newmount DIR  the new mount API: fsopen("tmpfs"), fsconfig(FSCONFIG_SET_
  *                              STRING, "size", "1m"), fsconfig(FSCONFIG_CMD_CREATE),
  *                              fsmount(), move_mount(fd, "", AT_FDCWD, DIR,
@@ -112,6 +117,32 @@ static int stats(const char *dir)
 	return 0;
 }
 
+static int longs(const char *dir, unsigned secs, int n, char **lens)
+{
+	struct stat st;
+	for (int i = 0; i < n; i++) {
+		/* Each its own buffer, kept: read late, it still holds the path. */
+		size_t len = strtoul(lens[i], NULL, 10), o = strlen(dir) + 1;
+		char *big = mmap(NULL, len + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				 -1, 0);
+		if (big == MAP_FAILED || len < o)
+			return 2;
+		snprintf(big, len + 1, "%s/", dir);
+		for (; o < len; o++)
+			big[o] = "0000000/"[(o - strlen(dir) - 1) % 8];
+		big[len] = 0;
+		printf("%d\n", result(stat(big, &st)));
+		int fd = open(big, O_RDONLY);
+		printf("%d\n", result(fd));
+		if (fd >= 0)
+			close(fd);
+		if (!secs)
+			munmap(big, len + 1);
+	}
+	sleep(secs);
+	return 0;
+}
+
 /* A string paged in before the call that passes it: a kprobe reads user memory without
  * faulting a page in, so a literal on a page the program has not touched yet reads as
  * [unknown] (seen on 5.10 under TCG for fsconfig's "size"). */
@@ -172,11 +203,15 @@ int main(int argc, char **argv)
 		return raw((uid_t)atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "stat"))
 		return stats(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "long"))
+		return longs(argv[2], (unsigned)atol(argv[3]), argc - 4, argv + 4);
 	if (argc == 3 && !strcmp(argv[1], "newmount"))
 		return newmount(argv[2]);
 	if (argc == 4 && strchr("srm", argv[1][0]) && strcmp(argv[1], "stat"))
 		return loop(argv[1], atol(argv[2]), argv[3]);
-	fprintf(stderr, "usage: snoop_target oom NAME MB | raw UID | stat DIR | newmount DIR | "
-			"stats N PATH | raws N - | mounts N DIR\n");
+	fprintf(stderr,
+		"usage: snoop_target oom NAME MB | raw UID | stat DIR | long DIR SECS LEN... | "
+		"newmount DIR | "
+		"stats N PATH | raws N - | mounts N DIR\n");
 	return 2;
 }

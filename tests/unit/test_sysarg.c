@@ -11,6 +11,8 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -59,6 +61,11 @@ static const char mstrs_fmt[] = "name: mount\nID: 2327\nformat:\n" COMMON
 				"\tfield:__data_loc char[] s2;\toffset:24;\tsize:4;\tsigned:1;\n"
 				"\tfield:__data_loc char[] s3;\toffset:28;\tsize:4;\tsigned:1;\n\n"
 				"print fmt: \"(%lx)\", REC->__probe_ip\n";
+/* The companion of a uprobe on fstatat64: the string's address alone (ustr_bare_args). */
+static const char bare_fmt[] = "name: fstatat64_p\nID: 2329\nformat:\n" COMMON
+			       "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			       "\tfield:u64 p0;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+			       "print fmt: \"(%lx) p0=%Lu\", REC->__probe_ip, REC->p0\n";
 /* An event probe on sys_enter_newfstatat: the arguments and the string. */
 static const char eprobe_fmt[] = "name: enewfstatat\nID: 2328\nformat:\n" COMMON
 				 "\tfield:unsigned long a0;\toffset:8;\tsize:8;\tsigned:0;\n"
@@ -73,16 +80,17 @@ struct got {
 	bool have_args;
 	long long args[SYSARG_MAX_ARGS], ret;
 	bool known[SYSARG_MAX_STRS];
-	char str[SYSARG_MAX_STRS][64];
+	char str[SYSARG_MAX_STRS][4096];
 	size_t len[SYSARG_MAX_STRS];
+	struct sysarg_strinfo info[SYSARG_MAX_STRS];
 };
 
 struct fix {
 	struct tep_handle *tep;
-	struct tep_event *enter, *exit, *strs, *mount, *mstrs, *eprobe;
+	struct tep_event *enter, *exit, *strs, *mount, *mstrs, *eprobe, *bare;
 	struct sysarg sa;
 	struct sysarg_ev *ev_enter, *ev_exit, *ev_strs, *ev_libc, *ev_eprobe, *ev_mount, *ev_mstrs,
-		*ev_mexit;
+		*ev_mexit, *ev_bare;
 	int n;
 	struct got got[16];
 	unsigned char data[1024];
@@ -109,6 +117,7 @@ static void on_call(const struct tep_record *exit, int tid, const struct sysarg_
 		size_t len = 0;
 		const char *s = sysarg_str(&f->sa, d, i, &len);
 		g->known[i] = s != NULL;
+		sysarg_str_info(&f->sa, d, i, &g->info[i]);
 		if (s) {
 			assert_true(len < sizeof(g->str[i]));
 			memcpy(g->str[i], s, len);
@@ -140,6 +149,7 @@ static int setup(void **state, size_t str_size)
 	f->strs = parse(f->tep, strs_fmt, "ftt");
 	f->mstrs = parse(f->tep, mstrs_fmt, "ftt");
 	f->eprobe = parse(f->tep, eprobe_fmt, "ftt");
+	f->bare = parse(f->tep, bare_fmt, "ftt");
 	f->sa = (struct sysarg){.calls = calls, .ncalls = 2, .str_size = str_size, .threads = 64};
 	struct tep_event *enters[] = {f->enter, f->mount};
 	assert_int_equal(sysarg_init(&f->sa, "test", f->tep, enters, on_call, f), 0);
@@ -148,6 +158,7 @@ static int setup(void **state, size_t str_size)
 	f->ev_strs = sysarg_ev(&f->sa, f->strs, SYSARG_STRS, 0);
 	f->ev_libc = sysarg_ev(&f->sa, f->strs, SYSARG_LIBC, -1);
 	f->ev_eprobe = sysarg_ev(&f->sa, f->eprobe, SYSARG_EPROBE, 0);
+	f->ev_bare = sysarg_ev(&f->sa, f->bare, SYSARG_LIBC, -1);
 	f->ev_mount = sysarg_ev(&f->sa, f->mount, SYSARG_ENTER, 1);
 	f->ev_mstrs = sysarg_ev(&f->sa, f->mstrs, SYSARG_STRS, 1);
 	f->ev_mexit = sysarg_ev(&f->sa, f->exit, SYSARG_EXIT, 1);
@@ -334,6 +345,7 @@ static void test_strings_of_another_call(void **state)
 static void test_libc_rung(void **state)
 {
 	struct fix *f = *state;
+	f->sa.via = USTR_UPROBE;
 	strs1(f, f->ev_libc, 3, "/lib", 5);
 	enter(f, 3, -100, 0);
 	leave(f, 3, 0);
@@ -352,6 +364,59 @@ static void test_libc_rung(void **state)
 	assert_int_equal(f->got[1].ret, -2);
 	assert_string_equal(f->got[2].str[0], "/stat");
 	assert_int_equal(f->sa.stringless, 1);
+}
+
+/* Rung 3 with the companions: a C library function's two records (in either order) are one
+ * call; one whose string record is missing (too long for an event) still was made through
+ * the C library, its string read from the caller's memory after the call (here: this
+ * process's), or, the caller gone, marked cut, never counted as not through the C library. */
+static void test_libc_companion(void **state)
+{
+	struct fix *f = *state;
+	static char longer[5000];
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[0] = '/';
+	f->sa.via = USTR_UPROBE;
+	int me = (int)getpid();
+	/* string, then companion; companion, then string */
+	strs1(f, f->ev_libc, me, "/one", 5);
+	event(f, f->ev_bare, f->bare, me, NULL, NULL, NUMS("p0", 0x1000LL));
+	enter(f, me, -100, 0);
+	leave(f, me, -2);
+	event(f, f->ev_bare, f->bare, me, NULL, NULL, NUMS("p0", 0x1000LL));
+	strs1(f, f->ev_libc, me, "/two", 5);
+	enter(f, me, -100, 0);
+	leave(f, me, 0);
+	/* the string's record missing: read late, whole (4999 bytes, 4095 kept) */
+	event(f, f->ev_bare, f->bare, me, NULL, NULL, NUMS("p0", (long long)(uintptr_t)longer));
+	enter(f, me, -100, 0);
+	leave(f, me, -ENAMETOOLONG);
+	/* the same from a thread that is gone */
+	event(f, f->ev_bare, f->bare, 999999999, NULL, NULL, NUMS("p0", 0x1000LL));
+	enter(f, 999999999, -100, 0);
+	leave(f, 999999999, -2);
+	/* a bad address */
+	event(f, f->ev_bare, f->bare, me, NULL, NULL, NUMS("p0", 1LL));
+	strs1(f, f->ev_libc, me, "", 0);
+	enter(f, me, -100, 0);
+	leave(f, me, -EFAULT);
+	assert_int_equal(f->n, 5);
+	assert_string_equal(f->got[0].str[0], "/one");
+	assert_false(f->got[0].info[0].cut);
+	assert_int_equal(f->got[0].info[0].len, 4);
+	assert_string_equal(f->got[1].str[0], "/two");
+	assert_true(f->got[2].known[0]);
+	assert_true(f->got[2].info[0].cut);
+	assert_true(f->got[2].info[0].late);
+	assert_int_equal(f->got[2].info[0].len, 4999);
+	assert_false(f->got[3].known[0]);
+	assert_true(f->got[3].info[0].cut);
+	assert_int_equal(f->got[3].info[0].len, SIZE_MAX);
+	assert_false(f->got[4].known[0]);
+	assert_false(f->got[4].info[0].cut);
+	assert_int_equal(f->sa.stringless, 0);
+	assert_int_equal(f->sa.toolong, 1);
+	assert_int_equal(f->sa.faulted, 1);
 }
 
 /* Rung 2: the event probe holds the arguments and the string. */
@@ -461,6 +526,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_strings_of_another_call, setup_paths,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_libc_rung, setup_paths, teardown),
+		cmocka_unit_test_setup_teardown(test_libc_companion, setup_paths, teardown),
 		cmocka_unit_test_setup_teardown(test_eprobe_rung, setup_paths, teardown),
 		cmocka_unit_test_setup_teardown(test_loss, setup_paths, teardown),
 		cmocka_unit_test_setup_teardown(test_cut, setup_short, teardown),

@@ -12,6 +12,9 @@
 #define _GNU_SOURCE /* pipe2 */
 #include "helpers.h"
 
+#include <stdint.h>
+#include <unistd.h>
+
 #include <event-parse.h>
 #include <tracefs.h>
 
@@ -152,6 +155,44 @@ static void on_made(struct tep_event *ev, int i, void *ctx)
 /* One uprobe per address of the C library's functions: an alias (open, the same function as
  * open64) and a function it lacks are left out, made() told the index of each made; the
  * template as registers; removed when the session closes. */
+/* The companion's fetches: each string's address, by its slot; nothing else kept. */
+static void test_bare_args(void **state)
+{
+	(void)state;
+	char out[96];
+	assert_int_equal(ustr_bare_args("s0=+0($2):string", out, sizeof(out)), 0);
+	assert_string_equal(out, "p0=$2:u64");
+	assert_int_equal(ustr_bare_args("s0=+0($1):string s1=+0($2):string s3=+0($5):string", out,
+					sizeof(out)),
+			 0);
+	assert_string_equal(out, "p0=$1:u64 p1=$2:u64 p3=$5:u64");
+	assert_int_equal(ustr_bare_args("x=$1 s0=+0(%si):string end=$comm", out, sizeof(out)), 0);
+	assert_string_equal(out, "p0=%si:u64");
+	assert_int_equal(ustr_bare_args("s0=+0($1):string s1=+0($2):string", out, 12), -1);
+}
+
+/* A string read late from a task's memory (this process's): its first bytes, its length to
+ * the NUL past what is kept; a task that is not there: false. */
+static void test_read_late(void **state)
+{
+	(void)state;
+	static char big[200000];
+	char buf[4096];
+	size_t len = 0;
+	memset(big, 'b', sizeof(big) - 1);
+	big[6000] = 0;
+	assert_true(ustr_read_late((int)getpid(), (uintptr_t)big, buf, sizeof(buf), &len));
+	assert_int_equal(strlen(buf), 4095);
+	assert_int_equal(len, 6000);
+	big[6000] = 'b'; /* over 128 KB: its length not known */
+	assert_true(ustr_read_late((int)getpid(), (uintptr_t)big, buf, sizeof(buf), &len));
+	assert_int_equal(len, SIZE_MAX);
+	assert_true(ustr_read_late((int)getpid(), (uintptr_t) "short", buf, sizeof(buf), &len));
+	assert_string_equal(buf, "short");
+	assert_int_equal(len, 5);
+	assert_false(ustr_read_late(999999999, (uintptr_t)big, buf, sizeof(buf), &len));
+}
+
 static void test_uprobes(void **state)
 {
 	(void)state;
@@ -261,6 +302,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_bare_args),
+		cmocka_unit_test(test_read_late),
 		cmocka_unit_test_setup_teardown(test_uprobes, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_eprobe, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_kprobe, make_tree, remove_tree),
