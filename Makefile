@@ -33,7 +33,9 @@ PKGS     := libtracefs libtraceevent libelf
 # come in with -isystem: libtraceevent's header trips -Wpedantic.
 PKG_INC   = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS  = $(shell pkg-config --libs $(PKGS))
-# CFLAGS is the user's (make CFLAGS=-O0); what the build needs is added to it.
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's or the distribution's (make CFLAGS=-O0,
+# dpkg-buildflags' -D_FORTIFY_SOURCE=2 and -Wl,-z,relro): what the build needs is added to
+# them, on every compile and link line.
 CFLAGS   ?= -O2 -g
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -43,8 +45,14 @@ export ASAN_OPTIONS := abort_on_error=0:exitcode=99:detect_leaks=1:strict_string
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1:exitcode=99
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 endif
-WARN     := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
-BUILD_CFLAGS = $(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
+# Warnings are errors in the project's own checks, not on every user's compiler (another
+# compiler or -O0 warns where ours does not: a false positive must not stop a build):
+# make check, vmcheck-bin and fuzz build with WERROR=1, and CI sets it for every build.
+WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
+WERROR   ?=
+check vmcheck-bin: WERROR = 1
+BUILD_CFLAGS = $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -Icommon $(PKG_INC) \
+	-DFTT_VERSION='"$(VERSION)"' -MMD -MP $(CPPFLAGS) $(CFLAGS)
 LDLIBS    = $(PKG_LIBS) -lm
 
 # A target whose command fails is removed: no half-written object survives a failed build.
@@ -75,13 +83,13 @@ $(B)/obj/%.o: tools/%.c | $(B)/obj
 $(LIB): $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 $(B)/%: $(B)/obj/%.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/obj $(B)/static $(B)/tests:
 	mkdir -p $@
 # The system calls of this architecture by number, as the compiler's headers define them
 # (sysnr.c: the raw_syscalls events carry only the number).
 $(B)/obj/sysnr_table.h: | $(B)/obj
-	printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
+	printf '#include <sys/syscall.h>\n' | $(CC) $(CPPFLAGS) -dM -E - | \
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/\t{__NR_\1, "\1"},/p' | \
 		grep -v -e '"syscalls"' -e '"arch_specific_syscall"' > $@
 $(B)/obj/sysnr.o: $(B)/obj/sysnr_table.h
@@ -92,7 +100,7 @@ $(B)/obj/sysnr.o: BUILD_CFLAGS += -I$(B)/obj
 # plugins are not used by these tools.
 static: $(TOOLS:%=$(B)/static/%)
 $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
-	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
+	$(CC) -static $(CFLAGS) $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
 		rc=$$?; grep -v -e dlopen -e load_plugin $@.log >&2; rm -f $@.log; exit $$rc
 
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -104,7 +112,7 @@ install: all
 
 # Unit tests: cmocka, no root, no kernel.
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
-	$(CC) $(BUILD_CFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	$(CC) $(BUILD_CFLAGS) $(LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
 # Programs the live tests trace (here and in the qemu guests: static).
 $(B)/tests/uprobe_target: tests/live/uprobe_target.c | $(B)/tests
@@ -203,7 +211,7 @@ FUZZ         := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 F            := $(B)/fuzz
 FUZZ_CFLAGS   = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	$(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
+	$(WARN) -Werror -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
 	-DFTT_FUZZ
 $(F)/obj/%.o: common/%.c | $(F)/obj
 	clang $(FUZZ_CFLAGS) -c -o $@ $<

@@ -100,6 +100,12 @@ if [ -z "$pinned" ]; then
 else
 	fail=$((fail + 1)); echo "paths: FAILED, a machine's own folder named in:"; echo "$pinned"
 fi
+# The build as users and distributions make it: their flags on every line, -Werror only here.
+if out=$(tests/build-check.sh 2>&1); then
+	pass=$((pass + 1)); echo "$out"
+else
+	fail=$((fail + 1)); echo "$out"
+fi
 # Man pages: render without warnings; options of -h and of the page agree.
 for tool in ${TOOLS:-}; do
 	out=$(tests/man-check.sh "$B/$tool" "man/man8/$tool.8" 2>&1)
