@@ -4,7 +4,7 @@
 # user or of dpkg-buildflags (CFLAGS, CPPFLAGS, LDFLAGS) reach every compile and link line;
 # warnings are errors only in the project's own checks (WERROR=1: make check, vmcheck-bin,
 # CI), not in a plain build; and the code builds at -O0, where gcc's analysis is weaker
-# (common/span.c once failed there with -Werror=restrict).
+# (common/span.c once failed there with -Werror=restrict). And make deps is the build's.
 set -u
 cd "$(dirname "$0")/.."
 rc=0
@@ -35,6 +35,16 @@ dry all | grep -E -- ' -c -o ' | grep -q -- -Werror && fail "make all compiles w
 dry check | grep -E -- ' -c -o ' | grep -q -- -Werror || fail "make check compiles without -Werror"
 dry vmcheck-bin | grep -E -- ' -c -o ' | grep -q -- -Werror ||
 	fail "make vmcheck-bin compiles without -Werror"
+
+# make deps (the quick start's first command) installs what building and running need, not
+# the tests' packages; each test target installs its own before it needs them.
+dry deps | grep -owE 'libcmocka-dev|chromium|qemu-system-x86|clang|trace-cmd|mandoc' | sort -u |
+	tr '\n' ' ' | grep . && fail "make deps installs packages of the tests (above)"
+for t in "check libcmocka-dev" "check chromium" "check SANITIZE=1 trace-cmd" "vmcheck-bin qemu-system-x86" \
+	"vmcheck busybox-static" "fuzz libclang-rt-14-dev" "check libtracefs-dev"; do
+	set -- $t
+	dry "${@:1:$#-1}" | grep -q -- "DEPS=.*[\" ]${!#}[\" ]" || fail "make ${*:1:$#-1} does not install ${!#}"
+done
 
 # -O0 with warnings as errors: the library's objects (the tools' own files are small and
 # use the same constructs; the whole build takes a minute more).
