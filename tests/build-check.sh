@@ -7,6 +7,9 @@
 # (common/span.c once failed there with -Werror=restrict). And make deps is the build's.
 set -u
 cd "$(dirname "$0")/.."
+# The makes below are asked as a user would ask them: not with what the make that runs this
+# passes down (make check's variables, CI's WERROR=1 in the environment).
+unset MAKEFLAGS MFLAGS MAKELEVEL WERROR SANITIZE
 rc=0
 fail() { echo "build: $*"; rc=1; }
 tmp=$(mktemp -d /tmp/ftt-build.XXXXXX)
