@@ -87,7 +87,8 @@ _ftt_complete() {
 	# the word (after "sched:" in "sched:sched_sw"), not of the whole word: the replies
 	# lose what comes before it (bash-completion's __ltrim_colon_completions, for every
 	# character of COMP_WORDBREAKS).
-	local keep=${cur%"${cur##*["$COMP_WORDBREAKS"]}"}
+	local keep=
+	[ -z "${COMP_WORDBREAKS:-}" ] || keep=${cur%"${cur##*["$COMP_WORDBREAKS"]}"}
 	if [ -n "$keep" ]; then
 		for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$keep"}; done
 	fi
