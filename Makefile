@@ -33,7 +33,9 @@ PKGS     := libtracefs libtraceevent libelf
 # come in with -isystem: libtraceevent's header trips -Wpedantic.
 PKG_INC   = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS  = $(shell pkg-config --libs $(PKGS))
-# CFLAGS is the user's (make CFLAGS=-O0); what the build needs is added to it.
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's or the distribution's (make CFLAGS=-O0,
+# dpkg-buildflags' -D_FORTIFY_SOURCE=2 and -Wl,-z,relro): what the build needs is added to
+# them, on every compile and link line.
 CFLAGS   ?= -O2 -g
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -43,8 +45,14 @@ export ASAN_OPTIONS := abort_on_error=0:exitcode=99:detect_leaks=1:strict_string
 export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1:exitcode=99
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 endif
-WARN     := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
-BUILD_CFLAGS = $(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"$(VERSION)"' -MMD -MP $(CFLAGS)
+# Warnings are errors in the project's own checks, not on every user's compiler (another
+# compiler or -O0 warns where ours does not: a false positive must not stop a build):
+# make check, vmcheck-bin and fuzz build with WERROR=1, and CI sets it for every build.
+WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
+WERROR   ?=
+check vmcheck-bin: WERROR = 1
+BUILD_CFLAGS = $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -Icommon $(PKG_INC) \
+	-DFTT_VERSION='"$(VERSION)"' -MMD -MP $(CPPFLAGS) $(CFLAGS)
 LDLIBS    = $(PKG_LIBS) -lm
 
 # A target whose command fails is removed: no half-written object survives a failed build.
@@ -75,13 +83,13 @@ $(B)/obj/%.o: tools/%.c | $(B)/obj
 $(LIB): $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 $(B)/%: $(B)/obj/%.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/obj $(B)/static $(B)/tests:
 	mkdir -p $@
 # The system calls of this architecture by number, as the compiler's headers define them
 # (sysnr.c: the raw_syscalls events carry only the number).
 $(B)/obj/sysnr_table.h: | $(B)/obj
-	printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
+	printf '#include <sys/syscall.h>\n' | $(CC) $(CPPFLAGS) -dM -E - | \
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/\t{__NR_\1, "\1"},/p' | \
 		grep -v -e '"syscalls"' -e '"arch_specific_syscall"' > $@
 $(B)/obj/sysnr.o: $(B)/obj/sysnr_table.h
@@ -92,7 +100,7 @@ $(B)/obj/sysnr.o: BUILD_CFLAGS += -I$(B)/obj
 # plugins are not used by these tools.
 static: $(TOOLS:%=$(B)/static/%)
 $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
-	$(CC) -static $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
+	$(CC) -static $(CFLAGS) $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
 		rc=$$?; grep -v -e dlopen -e load_plugin $@.log >&2; rm -f $@.log; exit $$rc
 
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -103,8 +111,8 @@ install: all
 	install -m 0644 $(TOOLS:%=$(B)/completion/%) $(DESTDIR)$(COMPLETIONDIR)/
 
 # Unit tests: cmocka, no root, no kernel.
-$(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests
-	$(CC) $(BUILD_CFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+$(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests check-deps
+	$(CC) $(BUILD_CFLAGS) $(LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
 # Programs the live tests trace (here and in the qemu guests: static).
 $(B)/tests/uprobe_target: tests/live/uprobe_target.c | $(B)/tests
@@ -149,27 +157,48 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
 # kernels are cached in $(VM_CACHE), outside the clone.
 VM_CACHE ?= /var/cache/ftrace-tools-vm
-vmcheck-bin: static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target
+# vmcheck-bin installs what the guests need too: CI runs it first, then make vmcheck beside
+# make check.
+vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
-# Debian packages the build and the tests need; installed only when missing.
-DEPS := gcc make pkg-config clang-format clang libclang-rt-14-dev libtracefs-dev libtraceevent-dev libcmocka-dev libc6-dev libelf-dev libzstd-dev zlib1g-dev groff-base mandoc \
-        util-linux coreutils procps python3 libxml2-utils chromium trace-cmd \
-        qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd nftables
+# Debian packages, installed only when missing (apt-get update first only then). make deps:
+# what building (make all, static, install) and running the tools need, the quick start's
+# first command. The tests install their own: check-deps (make check, also SANITIZE=1),
+# vmcheck-deps (make vmcheck-bin and vmcheck: the guests), fuzz-deps (make fuzz).
+DEPS       := gcc make pkg-config libc6-dev libtracefs-dev libtraceevent-dev libelf-dev \
+	libzstd-dev zlib1g-dev
+CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps python3 \
+	libxml2-utils chromium trace-cmd nftables tmux bash-completion
+ifeq ($(SANITIZE),1)
+CHECK_DEPS += clang libclang-rt-14-dev
+endif
+VM_DEPS    := qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
+FUZZ_DEPS  := clang libclang-rt-14-dev
+# Two makes may ask at once (CI runs make vmcheck beside make check): apt waits for the
+# other's lock instead of failing.
+APT_WAIT   := -o DPkg::Lock::Timeout=600
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 		grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "deps: all present"; fi
+		apt-get update -qq $(APT_WAIT) && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_WAIT) $$missing; \
+	fi
+check-deps:
+	@$(MAKE) -s deps DEPS="$(DEPS) $(CHECK_DEPS)"
+vmcheck-deps:
+	@$(MAKE) -s deps DEPS="$(DEPS) $(VM_DEPS)"
+fuzz-deps:
+	@$(MAKE) -s deps DEPS="$(DEPS) $(FUZZ_DEPS)"
 
 # The Debian package (debian/, debhelper): built from a copy of the tracked files as they are
 # now, with debian/changelog written for VERSION; lintian must report no error.
@@ -203,13 +232,13 @@ FUZZ         := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 30
 F            := $(B)/fuzz
 FUZZ_CFLAGS   = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	$(WARN) -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
+	$(WARN) -Werror -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
 	-DFTT_FUZZ
-$(F)/obj/%.o: common/%.c | $(F)/obj
+$(F)/obj/%.o: common/%.c | $(F)/obj fuzz-deps
 	clang $(FUZZ_CFLAGS) -c -o $@ $<
 $(F)/obj/sysnr.o: $(B)/obj/sysnr_table.h
 $(F)/obj/sysnr.o: FUZZ_CFLAGS += -I$(B)/obj
-$(F)/%: tests/fuzz/%.c $(COMMON:%=$(F)/obj/%.o) | $(F)/obj
+$(F)/%: tests/fuzz/%.c $(COMMON:%=$(F)/obj/%.o) | $(F)/obj fuzz-deps
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 $(F)/obj:
 	mkdir -p $@
@@ -226,5 +255,5 @@ format-check:
 clean:
 	rm -rf $(B)
 
-.PHONY: FORCE all completion deb static install check vmcheck vmcheck-bin fuzz deps bench bench-guest bench-deps format format-check clean
+.PHONY: FORCE all completion deb static install check vmcheck vmcheck-bin fuzz deps check-deps vmcheck-deps fuzz-deps bench bench-guest bench-deps format format-check clean
 .SECONDARY:

@@ -118,6 +118,10 @@ static bool put(FILE *f, const void *p, size_t n)
 {
 	return fwrite(p, 1, n, f) == n;
 }
+static bool put_u16(FILE *f, uint16_t v)
+{
+	return put(f, &v, 2);
+}
 static bool put_u32(FILE *f, uint32_t v)
 {
 	return put(f, &v, 4);
@@ -236,8 +240,24 @@ static bool put_sized(FILE *f, const char *path, bool tracing, int width)
 	return ok;
 }
 
-int record_finish(struct record *r, struct tep_handle *tep)
+/* The options section: the trace clock's (its id in trace-cmd's list of options, 4). The
+ * option holds what tracefs's trace_clock file shows, the clock in brackets; the clock is
+ * said again after the CPUs' offsets (record_finish). */
+#define RECORD_OPTION_DONE 0
+#define RECORD_OPTION_TRACECLOCK 4
+static bool put_options(FILE *f, const char *bracketed)
 {
+	return put(f, "options  ", 10) && put_u16(f, RECORD_OPTION_TRACECLOCK) &&
+	       put_u32(f, (uint32_t)strlen(bracketed) + 1) &&
+	       put(f, bracketed, strlen(bracketed) + 1) && put_u16(f, RECORD_OPTION_DONE);
+}
+
+int record_finish(struct record *r, struct tep_handle *tep, const char *clock)
+{
+	/* "[mono]": as trace_clock shows the clock in use, as trace-cmd reads it back. */
+	char bracketed[64] = "";
+	if (clock && *clock && strlen(clock) + 3 <= sizeof(bracketed))
+		snprintf(bracketed, sizeof(bracketed), "[%s]", clock);
 	if (r->failed) {
 		record_abort(r);
 		return -1;
@@ -263,15 +283,21 @@ int record_finish(struct record *r, struct tep_handle *tep)
 		  put_formats(f, tep) && put_sized(f, "/proc/kallsyms", false, 4) &&
 		  put_sized(f, "printk_formats", true, 4) &&
 		  put_sized(f, "saved_cmdlines", true, 8) && put_u32(f, (uint32_t)r->ncpus) &&
-		  put(f, "flyrecord", 10);
-	/* Each CPU's offset and size, then the data, page-aligned. */
+		  (!*bracketed || put_options(f, bracketed)) && put(f, "flyrecord", 10);
+	/* Each CPU's offset and size, the clock again (its size, then the text, with no
+	 * '\0': trace-cmd reads it there when the option is present), then the data,
+	 * page-aligned. */
+	size_t clen = strlen(bracketed);
 	long table = ftell(f);
-	uint64_t at = ((uint64_t)table + 16 * (uint64_t)r->ncpus + r->page - 1) / r->page * r->page;
+	uint64_t at = (uint64_t)table + 16 * (uint64_t)r->ncpus + (clen ? 8 + clen : 0);
+	at = (at + r->page - 1) / r->page * r->page;
 	for (int i = 0; ok && i < r->ncpus; i++) {
 		off_t size = lseek(r->fd[i], 0, SEEK_END);
 		ok &= size >= 0 && put_u64(f, at) && put_u64(f, (uint64_t)size);
 		at += (uint64_t)size;
 	}
+	if (ok && clen)
+		ok &= put_u64(f, clen) && put(f, bracketed, clen);
 	static char buf[1 << 16];
 	for (long pos = ftell(f); ok && pos >= 0 && (uint64_t)pos % r->page; pos++)
 		ok &= put(f, "", 1);

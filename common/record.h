@@ -5,7 +5,8 @@
  * reader takes from a CPU's ring buffer is appended, as it is, to a file of that CPU beside
  * FILE; at the end FILE is written in trace-cmd's version 6 format (trace-cmd.dat.v6(5)):
  * the ring buffer's headers, the format of every event the run loaded, the kernel's symbols
- * and printk formats, its saved task names, then each CPU's pages. Written here, not with
+ * and printk formats, its saved task names, the trace clock the run used (so the file can be
+ * lined up with another recording of the same clock), then each CPU's pages. Written here, not with
  * libtracecmd: its public API (3.1) reads trace.dat files but does not write them.
  */
 #ifndef FTT_RECORD_H
@@ -36,9 +37,9 @@ int record_open(struct record *r, const char *path, int ncpus, size_t page, cons
 /* Keep one page of CPU cpu (what trace_pipe_raw gave, len bytes, zero-padded to a page). */
 void record_page(struct record *r, int cpu, const char *page, size_t len);
 /* Write FILE with the formats of every event tep holds (read from tracefs now: call while
- * the run's probes still exist), then remove the CPU files. -1 when it could not be written
- * (said). */
-int record_finish(struct record *r, struct tep_handle *tep);
+ * the run's probes still exist) and clock, the trace clock of the run's instance ("mono";
+ * NULL: none saved), then remove the CPU files. -1 when it could not be written (said). */
+int record_finish(struct record *r, struct tep_handle *tep, const char *clock);
 /* Remove what record_open made (a run that failed before the end). */
 void record_abort(struct record *r);
 

@@ -507,9 +507,12 @@ int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *fil
 		return TOOL_FAIL;
 	for (int i = k->ntrig - 1; i >= 0; i--) {
 		struct span_ktrig *tr = &k->trig[i];
-		char rm[sizeof(tr->text) + 1];
-		snprintf(tr->path, sizeof(tr->path), "%s/events/%s/%s/trigger", t->s.dir, tr->sys,
+		char rm[sizeof(tr->text) + 1], path[sizeof(tr->path)];
+		/* Written here, then copied: gcc 12 at -O0 cannot tell tr->path from tr->sys
+		 * and tr->event (all in *k) and warns that they overlap (-Wrestrict). */
+		snprintf(path, sizeof(path), "%s/events/%s/%s/trigger", t->s.dir, tr->sys,
 			 tr->event);
+		memcpy(tr->path, path, sizeof(path));
 		snprintf(rm, sizeof(rm), "!%s", tr->text);
 		if (undo_add(&k->undo, tr->path, rm) ||
 		    (tr->emergency = sig_on_emergency_write_before(t->s.emergency, tr->path, rm)) <

@@ -502,7 +502,9 @@ static int run(struct tool_run *t)
 	/* While the run's probes still exist: their formats go into the file. */
 	if (t->record) {
 		uint64_t pages = t->record->pages;
-		if (record_finish(t->record, t->s.tep))
+		char clock[32];
+		if (record_finish(t->record, t->s.tep,
+				  session_clock(&t->s, clock, sizeof(clock)) ? NULL : clock))
 			ret = TOOL_FAIL;
 		else
 			fprintf(stderr, "%s: kept %llu pages of events in %s\n", tool->name,

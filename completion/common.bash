@@ -12,7 +12,12 @@ _ftt_values() {
 	DEV)
 		w=$(cd /sys/class/block 2> /dev/null && echo *) ;;
 	LIST | SIGNAL)
-		w=$(kill -l | tr -s '\t )' '\n\n\n' | sed -n 's/^SIG//p') ;;
+		# Comma-separated (KILL,TERM): the names before the last comma are kept.
+		local pre=
+		[[ $cur == *,* ]] && pre=${cur%,*},
+		w=$(kill -l | tr -s '\t )' '\n\n\n' | sed -n 's/^SIG//p')
+		COMPREPLY=($(compgen -P "$pre" -W "$w" -- "${cur##*,}"))
+		return ;;
 	ERRNO)
 		w="EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG ENOEXEC EBADF ECHILD EAGAIN ENOMEM EACCES EFAULT EBUSY EEXIST EXDEV ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ETXTBSY EFBIG ENOSPC ESPIPE EROFS EMLINK EPIPE ERANGE ENAMETOOLONG ENOSYS ENOTEMPTY ELOOP ETIMEDOUT ECONNREFUSED ECONNRESET EADDRINUSE EINPROGRESS EOPNOTSUPP" ;;
 	EVENT | EVENTS | TRACEPOINT | SYSTEM:EVENT*)
@@ -28,7 +33,14 @@ _ftt_values() {
 			break
 		done ;;
 	FILE | TARGET | DIR)
+		compopt -o filenames 2> /dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
+	PATH)
+		# --cgroup PATH: a cgroup's folder, from the cgroup root when nothing is typed.
+		compopt -o filenames 2> /dev/null
+		[ -n "$cur" ] || cur=/sys/fs/cgroup/
+		COMPREPLY=($(compgen -d -- "$cur"))
 		return ;;
 	CMD)
 		COMPREPLY=($(compgen -c -- "$cur"))
@@ -40,18 +52,57 @@ _ftt_values() {
 	COMPREPLY=($(compgen -W "$w" -- "$cur"))
 }
 
+# _ftt_words: the command line's words as the user sees them, into _ftt_w (the word being
+# completed is _ftt_w[_ftt_cw]). Bash splits COMP_WORDS at COMP_WORDBREAKS too, so
+# "sched:sched_sw" comes as three words, "sched", ":" and "sched_sw", and "--signal=TE" as
+# "--signal", "=" and "TE": the pieces not separated by blanks in COMP_LINE are joined again
+# (what bash-completion's _get_comp_words_by_ref -n does; ours, as it may not be installed).
+_ftt_words() {
+	local line=${COMP_LINE:0:COMP_POINT} i w j=-1 blank
+	_ftt_w=() _ftt_cw=0
+	for ((i = 0; i <= COMP_CWORD && i < ${#COMP_WORDS[@]}; i++)); do
+		w=${COMP_WORDS[i]}
+		blank=0
+		while [[ $line == [[:blank:]]* ]]; do line=${line:1} blank=1; done
+		[ $i = "$COMP_CWORD" ] && w=${w:0:${#line}} # up to the cursor
+		if ((i > 0 && !blank)); then _ftt_w[j]+=$w; else _ftt_w[++j]=$w; fi
+		line=${line#"$w"}
+	done
+	_ftt_cw=$j
+}
+
 # _ftt_complete OPTIONS ARGS OPERANDS: OPTIONS the tool's option words, ARGS "opt=KIND" for
 # those that take a value, OPERANDS the synopsis's operand names.
 _ftt_complete() {
 	local opts=$1 args=$2 operands=$3 cur prev a i
-	cur=${COMP_WORDS[COMP_CWORD]}
-	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	_ftt_words
+	cur=${_ftt_w[_ftt_cw]} prev=
+	((_ftt_cw > 0)) && prev=${_ftt_w[_ftt_cw - 1]}
+	# --opt=VALUE: the value of --opt.
+	if [[ $cur == --*=* ]]; then
+		prev=${cur%%=*} cur=${cur#*=}
+	fi
+	_ftt_complete_word "$cur" "$prev" "$opts" "$args" "$operands"
+	# Bash puts a reply in place of the text after the last COMP_WORDBREAKS character of
+	# the word (after "sched:" in "sched:sched_sw"), not of the whole word: the replies
+	# lose what comes before it (bash-completion's __ltrim_colon_completions, for every
+	# character of COMP_WORDBREAKS).
+	local keep=
+	[ -z "${COMP_WORDBREAKS:-}" ] || keep=${cur%"${cur##*["$COMP_WORDBREAKS"]}"}
+	if [ -n "$keep" ]; then
+		for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]=${COMPREPLY[i]#"$keep"}; done
+	fi
+}
+
+_ftt_complete_word() {
+	local cur=$1 prev=$2 opts=$3 args=$4 operands=$5 a i
 	# After --exec CMD: the command's own words are the command's.
-	for ((i = 1; i < COMP_CWORD; i++)); do
-		if [ "${COMP_WORDS[i]}" = --exec ]; then
-			if [ $((i + 1)) -eq "$COMP_CWORD" ]; then
+	for ((i = 1; i < _ftt_cw; i++)); do
+		if [ "${_ftt_w[i]}" = --exec ]; then
+			if [ $((i + 1)) -eq "$_ftt_cw" ]; then
 				_ftt_values CMD "$cur"
 			else
+				compopt -o filenames 2> /dev/null
 				COMPREPLY=($(compgen -f -- "$cur"))
 			fi
 			return

@@ -90,6 +90,22 @@ if [ -z "$broken" ]; then
 else
 	fail=$((fail + 1)); echo "links: FAILED"; echo "$broken"
 fi
+# The scripts that build and test run on any machine: they name folders relative to the
+# checkout or take them from a variable (VM_IMAGES, VM_CACHE), never one machine's home or
+# work folder (.ci/run once looked for the kernel images in the development machine's).
+pinned=$(git ls-files .ci Makefile 'tests/*.sh' 'bench/*.sh' debian/rules 2>/dev/null |
+	xargs grep -nE '(^|[^A-Za-z0-9_.~-])/(work|home|root|Users)/' 2>/dev/null)
+if [ -z "$pinned" ]; then
+	pass=$((pass + 1)); echo "paths: ok"
+else
+	fail=$((fail + 1)); echo "paths: FAILED, a machine's own folder named in:"; echo "$pinned"
+fi
+# The build as users and distributions make it: their flags on every line, -Werror only here.
+if out=$(tests/build-check.sh 2>&1); then
+	pass=$((pass + 1)); echo "$out"
+else
+	fail=$((fail + 1)); echo "$out"
+fi
 # Man pages: render without warnings; options of -h and of the page agree.
 for tool in ${TOOLS:-}; do
 	out=$(tests/man-check.sh "$B/$tool" "man/man8/$tool.8" 2>&1)

@@ -33,13 +33,26 @@ if [ -d "$T/events/syscalls/sys_enter_getppid" ]; then
 		sed -n 's/^ *[^ ]*-\([0-9]*\) *\[[0-9]*\] *\([0-9.]*\): sys_enter_getppid.*/\1 \2/p' "$TMP/report" | head -50 > "$TMP/b"
 		check "trace-cmd report: each event's task and time as the tool showed them" cmp -s "$TMP/a" "$TMP/b" ||
 			{ diff "$TMP/a" "$TMP/b" | head -5 | sed 's/^/#   /'; }
+		# The trace clock the run used is in the file (a recording is lined up with another
+		# by it): the runs' instances use mono where the kernel has it, else global.
+		clock=global
+		grep -qw mono "$T/trace_clock" && clock=mono
+		trace-cmd dump --summary "$F" > "$TMP/dump" 2>&1
+		check "trace-cmd dump --summary: the run's trace clock [$clock] saved in the file" \
+			sh -c "sed -n '/Tracing clock/{n;p;}' '$TMP/dump' | grep -qx '[[:space:]]*\[$clock\]'" ||
+			sed -n '/Tracing clock/,+1p' "$TMP/dump" | sed 's/^/#   /'
+		trace-cmd dump --options "$F" > "$TMP/dump" 2>&1
+		check "trace-cmd dump --options: a TRACECLOCK option holding [$clock]" \
+			sh -c "grep -q 'Option TRACECLOCK' '$TMP/dump' && grep -qx '\[$clock\]' '$TMP/dump'"
+		check "trace-cmd report: no warning reading the file" \
+			sh -c "trace-cmd report '$F' 2>&1 > /dev/null | grep . && exit 1 || exit 0"
 		# Kernel stacks go with their events.
 		"$BIN/tpoint" -s --record "$F" -d 0.5 sched:sched_switch > "$TMP/out" 2> /dev/null
 		trace-cmd report "$F" > "$TMP/report" 2> /dev/null
 		a=$(grep -c '^ => ' "$TMP/out") b=$(grep -c '^=> ' "$TMP/report")
 		check "-s --record: the same $a stack frames in the file" sh -c "[ $a -gt 0 ] && [ $a -eq $b ]"
 	else
-		skip "reading the file back: trace-cmd not installed (make deps installs it)"
+		skip "reading the file back: trace-cmd not installed (make check-deps installs it)"
 	fi
 else
 	skip "tpoint --record: no syscalls:sys_enter_getppid (CONFIG_FTRACE_SYSCALLS)"
