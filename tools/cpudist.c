@@ -95,6 +95,14 @@ static void on_switch(struct tep_record *rec, void *ctx)
 	long long missed = sched_chain_step(&env.se.chain, rec->cpu, prev, next, comm, len);
 	if (missed > 0 && !env.off_cpu)
 		span_drop(&env.sh.s, (uint64_t)missed, 0);
+	/* prev was switched in unseen: its slice's start is not known (said with the break,
+	 * not as a slice that found no start), and its time off the CPU before that ended
+	 * unseen (not a start replaced) */
+	if (missed >= 0 && prev > 0) {
+		span_drop(&env.sh.s, (uint64_t)prev, 0);
+		if (!env.off_cpu)
+			end = -1;
+	}
 	/* the end first: a slice ends as the next begins, never with its own start; under -p
 	 * the other tasks of the switches recorded are not the run's */
 	if (end > 0 && sched_traced(&env.se, end))

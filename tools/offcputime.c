@@ -221,7 +221,9 @@ static void on_switch(struct tep_record *rec, void *ctx)
 	 * not counted); the one that came unseen starts again below. */
 	size_t len = 0;
 	const char *comm = reader_str(rec, env.se.next_comm, &len);
-	sched_chain_step(&env.se.chain, rec->cpu, prev, next, comm, len);
+	/* prev was switched in unseen: its time off the CPU before ended unseen */
+	if (sched_chain_step(&env.se.chain, rec->cpu, prev, next, comm, len) >= 0 && prev > 0)
+		span_drop(&env.s, (uint64_t)prev, 0);
 	/* under -p the other tasks of the switches recorded are not the run's */
 	if (next > 0 && sched_traced(&env.se, next))
 		span_end(&env.s, rec, (uint64_t)next, 0, rec->ts);
