@@ -301,6 +301,28 @@ void sched_runq_switch(struct sched_events *se, const struct tep_record *rec, in
 		span_end(se->runq, rec, (uint64_t)next, 0, ts);
 }
 
+void sched_slice_switch(struct sched_events *se, struct span *s, bool off_cpu,
+			const struct tep_record *rec, int cpu, uint64_t ts, long long prev,
+			long long next, const char *next_comm, size_t len)
+{
+	long long start = off_cpu ? prev : next, end = off_cpu ? next : prev;
+	/* On the CPU, a switch out not recorded leaves its task's slice open: forgotten. */
+	long long missed = sched_chain_step(&se->chain, cpu, prev, next, next_comm, len);
+	if (missed > 0 && !off_cpu)
+		span_drop(s, (uint64_t)missed, 0);
+	if (missed >= 0 && prev > 0) {
+		span_drop(s, (uint64_t)prev, 0);
+		if (!off_cpu)
+			end = -1;
+	}
+	/* the end first: a slice ends as the next begins, never with its own start; under -p
+	 * the other tasks of the switches recorded are not the run's */
+	if (end > 0 && sched_traced(se, end))
+		span_end(s, rec, (uint64_t)end, 0, ts);
+	if (start > 0 && sched_traced(se, start))
+		span_begin(s, (uint64_t)start, 0, ts, cpu, 0);
+}
+
 static void on_switch(struct tep_record *rec, void *ctx)
 {
 	struct sched_events *se = ctx;

@@ -171,6 +171,14 @@ int sched_runq_trace(struct tool_run *t, struct sched_events *se, struct span *s
 /* Paired in the kernel: k described as such (its mode, unit, hist keys and the end's fields
  * are the tool's to set after); tid: only that thread's waits (0: all). */
 void sched_runq_kernel(struct sched_events *se, struct span_kernel *k, int tid);
+/* cpudist's pairing, one switch at a time, into s: on the CPU, a slice from the switch in to
+ * the switch out on the same CPU; off_cpu, from the switch out to the next switch in
+ * anywhere. At a break, the slice of the task switched out unseen is forgotten; the task
+ * switched in unseen (prev) has no known start of its slice, and its time off the CPU before
+ * ended unseen: neither is counted as an end without a start or a start replaced. */
+void sched_slice_switch(struct sched_events *se, struct span *s, bool off_cpu,
+			const struct tep_record *rec, int cpu, uint64_t ts, long long prev,
+			long long next, const char *next_comm, size_t len);
 /* The pairing of sched_runq_trace, one event at a time (the unit tests drive it): a wake-up
  * of tid recorded on cpu by task pid; a switch on cpu from prev (left in prev_state) to next,
  * rec the record handed to the span's done(). */

@@ -87,28 +87,11 @@ static const char *end_side(void)
 static void on_switch(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
-	long long prev = reader_num(rec, env.se.prev_pid), next = reader_num(rec, env.se.next_pid);
-	long long start = env.off_cpu ? prev : next, end = env.off_cpu ? next : prev;
 	size_t len = 0;
 	const char *comm = reader_str(rec, env.se.next_comm, &len);
-	/* On the CPU, a switch out not recorded leaves its task's slice open: forgotten. */
-	long long missed = sched_chain_step(&env.se.chain, rec->cpu, prev, next, comm, len);
-	if (missed > 0 && !env.off_cpu)
-		span_drop(&env.sh.s, (uint64_t)missed, 0);
-	/* prev was switched in unseen: its slice's start is not known (said with the break,
-	 * not as a slice that found no start), and its time off the CPU before that ended
-	 * unseen (not a start replaced) */
-	if (missed >= 0 && prev > 0) {
-		span_drop(&env.sh.s, (uint64_t)prev, 0);
-		if (!env.off_cpu)
-			end = -1;
-	}
-	/* the end first: a slice ends as the next begins, never with its own start; under -p
-	 * the other tasks of the switches recorded are not the run's */
-	if (end > 0 && sched_traced(&env.se, end))
-		span_end(&env.sh.s, rec, (uint64_t)end, 0, rec->ts);
-	if (start > 0 && sched_traced(&env.se, start))
-		span_begin(&env.sh.s, (uint64_t)start, 0, rec->ts, rec->cpu, 0);
+	sched_slice_switch(&env.se, &env.sh.s, env.off_cpu, rec, rec->cpu, rec->ts,
+			   reader_num(rec, env.se.prev_pid), reader_num(rec, env.se.next_pid), comm,
+			   len);
 }
 
 /* In the kernel: sched_switch is both the start and the end, by its two tasks. */

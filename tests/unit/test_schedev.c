@@ -258,6 +258,40 @@ static void test_traced_only(void **state)
 	span_free(&s);
 }
 
+/* cpudist's slices around a switch out of B not recorded (B -> C, C never switched in):
+ * A's and D's slices counted; B's (its end) and C's (its start) unknown, said once with the
+ * break, not as a slice without a start (it was, before: 1 unpaired) nor a start replaced. */
+static void test_slices(void **state)
+{
+	(void)state;
+	for (int off = 0; off <= 1; off++) {
+		struct sched_events se;
+		struct span s;
+		runq(&se, &s);
+		sched_slice_switch(&se, &s, off, &rec0, 0, 50, P, A, "a", 1);
+		sched_slice_switch(&se, &s, off, &rec0, 0, 100, A, B, "b", 1);
+		sched_slice_switch(&se, &s, off, &rec0, 1, 150, Q, C, "c", 1);
+		sched_slice_switch(&se, &s, off, &rec0, 1, 160, C, Q, "q", 1);
+		/* B -> C on CPU 0 at 200, not recorded */
+		sched_slice_switch(&se, &s, off, &rec0, 0, 300, C, D, "d", 1);
+		sched_slice_switch(&se, &s, off, &rec0, 0, 400, D, A, "a", 1);
+		assert_int_equal(se.chain.breaks, 1);
+		assert_int_equal(s.replaced, 0);
+		if (!off) {
+			/* A 50..100, C 150..160, D 300..400; P, Q began before */
+			assert_int_equal(waits.n, 3);
+			assert_int_equal(waits.ns[2], 100);
+			assert_int_equal(s.unpaired, 2);
+		} else {
+			/* Q 150..160, A 100..400; P, C (160..unseen), D before */
+			assert_int_equal(waits.n, 2);
+			assert_int_equal(waits.ns[1], 300);
+		}
+		span_free(&s);
+		sched_chain_free(&se.chain);
+	}
+}
+
 static void report(const void *arg)
 {
 	sched_chain_report(arg, "runqlat", 0, "the wait of the task switched in unseen");
@@ -293,7 +327,8 @@ int main(void)
 		cmocka_unit_test(test_kernels),	      cmocka_unit_test(test_shifted),
 		cmocka_unit_test(test_filter),	      cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_unseen_switch), cmocka_unit_test(test_woken_after_unseen_out),
-		cmocka_unit_test(test_traced_only),   cmocka_unit_test(test_report),
+		cmocka_unit_test(test_traced_only),   cmocka_unit_test(test_slices),
+		cmocka_unit_test(test_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
