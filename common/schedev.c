@@ -7,6 +7,8 @@
 
 #include <event-parse.h>
 
+#include "comm.h"
+#include "out.h"
 #include "reader.h"
 #include "session.h"
 #include "span.h"
@@ -109,7 +111,9 @@ int sched_load(struct session *s, struct sched_events *se, bool wakeups)
 	     !session_event(s, "sched", "sched_wakeup_new", true)))
 		return -1;
 	if (!(se->wakeup_pid = field(s, se->wakeup, "pid")) ||
-	    !(se->wakeup_new_pid = field(s, se->wakeup_new, "pid")))
+	    !(se->wakeup_new_pid = field(s, se->wakeup_new, "pid")) ||
+	    !(se->wakeup_by = tep_find_common_field(se->wakeup, "common_pid")) ||
+	    !(se->wakeup_new_by = tep_find_common_field(se->wakeup_new, "common_pid")))
 		return -1;
 	return 0;
 }
@@ -120,26 +124,66 @@ void sched_state_filter(const struct sched_events *se, bool runnable, char *buf,
 		 (unsigned long long)se->sleeping, runnable ? ")" : "");
 }
 
-long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next)
+/* A break on c: the task last switched in on cpu left it unseen (counted under its name). */
+static long long chain_break(struct sched_chain *c, int cpu)
+{
+	struct sched_cpu *at = &c->cpu[cpu];
+	long long last = at->to;
+	c->breaks++;
+	int i = 0;
+	while (i < SCHED_UNSEEN && c->unseen[i].n &&
+	       (c->unseen[i].pid != last || strncmp(c->unseen[i].comm, at->comm, 16)))
+		i++;
+	if (i == SCHED_UNSEEN)
+		c->unseen_other++;
+	else if (c->unseen[i].n++ == 0) {
+		c->unseen[i].pid = last;
+		memcpy(c->unseen[i].comm, at->comm, sizeof(at->comm));
+	}
+	return last;
+}
+
+/* The CPU's place in c, grown as CPUs appear; NULL when it cannot be. */
+static struct sched_cpu *chain_cpu(struct sched_chain *c, int cpu)
 {
 	if (c->off || cpu < 0 || cpu >= 1 << 16)
-		return -1;
+		return NULL;
 	if (cpu >= c->ncpus) {
 		int n = cpu + 1 > 2 * c->ncpus ? cpu + 1 : 2 * c->ncpus;
-		long long *to = realloc(c->to, (size_t)n * sizeof(*to));
+		struct sched_cpu *to = realloc(c->cpu, (size_t)n * sizeof(*to));
 		if (!to)
-			return -1; /* this switch unchecked; the next grows it */
+			return NULL; /* this switch unchecked; the next grows it */
 		for (int i = c->ncpus; i < n; i++)
-			to[i] = -1;
-		c->to = to;
+			to[i].to = SCHED_UNKNOWN;
+		c->cpu = to;
 		c->ncpus = n;
 	}
-	long long last = c->to[cpu];
-	c->to[cpu] = next;
-	if (last < 0 || last == prev)
+	return &c->cpu[cpu];
+}
+
+long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next,
+			   const char *next_comm, size_t len)
+{
+	struct sched_cpu *at = chain_cpu(c, cpu);
+	if (!at)
 		return -1;
-	c->breaks++;
-	return last;
+	long long missed = at->to >= 0 && at->to != prev ? chain_break(c, cpu) : -1;
+	at->to = next;
+	/* 16 bytes copied per switch: the name of a task whose switch out goes unseen is the
+	 * one its switch in gave */
+	memset(at->comm, 0, sizeof(at->comm));
+	memcpy(at->comm, next_comm ? next_comm : "",
+	       next_comm ? (len < sizeof(at->comm) - 1 ? len : sizeof(at->comm) - 1) : 0);
+	return missed;
+}
+
+long long sched_chain_seen(struct sched_chain *c, int cpu, long long tid, long long pid)
+{
+	if (c->off || cpu < 0 || cpu >= c->ncpus || c->cpu[cpu].to != tid || pid == tid)
+		return -1;
+	long long missed = chain_break(c, cpu);
+	c->cpu[cpu].to = SCHED_BROKEN;
+	return missed;
 }
 
 void sched_chain_lost(int cpu, long long n, void *ctx)
@@ -148,72 +192,151 @@ void sched_chain_lost(int cpu, long long n, void *ctx)
 	(void)n;
 	for (int i = 0; i < c->ncpus; i++)
 		if (cpu < 0 || i == cpu)
-			c->to[i] = -1;
+			c->cpu[i].to = SCHED_UNKNOWN;
 }
 
-void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task)
+static int by_count(const void *a, const void *b)
 {
-	unsigned long long n = c->breaks > per_task ? c->breaks : per_task;
-	if (n)
+	const struct sched_unseen *x = a, *y = b;
+	return x->n != y->n ? (x->n < y->n ? 1 : -1) : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task,
+			const char *unknown)
+{
+	if (!c->breaks && !per_task)
+		return;
+	if (c->breaks < per_task) {
 		fprintf(stderr,
-			"%s: the kernel recorded no event for at least %llu switches (%s): the "
-			"times "
-			"around them are not counted\n",
-			tool, n,
-			c->breaks >= per_task ?
-				"a CPU's next switch came from another task than it "
-				"had switched to" :
-				"a task was switched twice the same way in a row");
+			"%s: the kernel recorded no event for at least %llu switches (a task was "
+			"switched twice the same way in a row): the times around them are not "
+			"counted\n",
+			tool, per_task);
+		return;
+	}
+	struct sched_unseen u[SCHED_UNSEEN];
+	int n = 0;
+	unsigned long long rest = c->unseen_other;
+	while (n < SCHED_UNSEEN && c->unseen[n].n)
+		n++;
+	memcpy(u, c->unseen, (size_t)n * sizeof(*u));
+	qsort(u, (size_t)n, sizeof(*u), by_count);
+	fprintf(stderr, "%s: the kernel recorded no event for at least %llu switches, out of ",
+		tool, c->breaks);
+	int shown = n < 3 ? n : 3, more = n - shown;
+	for (int i = 0; i < shown; i++) {
+		fputs(i ? (i == shown - 1 && !more && !rest ? " and " : ", ") : "", stderr);
+		out_text(stderr, u[i].comm, strnlen(u[i].comm, sizeof(u[i].comm)), 0);
+		fprintf(stderr, " (PID %lld, %llu)", u[i].pid, u[i].n);
+	}
+	for (int i = shown; i < n; i++)
+		rest += u[i].n;
+	if (rest)
+		fprintf(stderr, " and %s (%llu)", more ? "other tasks" : "others", rest);
+	fprintf(stderr, ": %s is not counted\n", unknown);
 }
 
 void sched_chain_free(struct sched_chain *c)
 {
-	free(c->to);
+	free(c->cpu);
 	memset(c, 0, sizeof(*c));
 }
 
-static void woken(struct sched_events *se, struct tep_record *rec, struct tep_format_field *pid)
+bool sched_traced(const struct sched_events *se, long long tid)
 {
-	long long tid = reader_num(rec, pid);
-	if (tid > 0)
-		span_begin(se->runq, (uint64_t)tid, 0, rec->ts, rec->cpu, 0);
+	const struct tool_run *t = se->t;
+	if (!t || (!t->o.pid && !t->o.tid))
+		return true;
+	if (t->o.tid)
+		return tid == t->o.tid;
+	struct comm_task info;
+	int tgid = t->names && comm_task(t->names, (int)tid, &info) == 0 ? info.tgid : (int)tid;
+	return tgid == t->o.pid;
+}
+
+void sched_runq_woken(struct sched_events *se, int cpu, uint64_t ts, long long pid, long long tid)
+{
+	if (tid <= 0 || !sched_traced(se, tid))
+		return;
+	/* Woken on the CPU it was last switched in on, by another task there: it left that
+	 * CPU unseen, and any start it had may be from before (a wake-up while it ran). */
+	if (sched_chain_seen(&se->chain, cpu, tid, pid) > 0)
+		span_drop(se->runq, (uint64_t)tid, 0);
+	span_begin(se->runq, (uint64_t)tid, 0, ts, cpu, 0);
 }
 
 static void on_wakeup(struct tep_record *rec, void *ctx)
 {
 	struct sched_events *se = ctx;
-	woken(se, rec, se->wakeup_pid);
+	sched_runq_woken(se, rec->cpu, rec->ts, reader_num(rec, se->wakeup_by),
+			 reader_num(rec, se->wakeup_pid));
 }
 
 static void on_wakeup_new(struct tep_record *rec, void *ctx)
 {
 	struct sched_events *se = ctx;
-	woken(se, rec, se->wakeup_new_pid);
+	sched_runq_woken(se, rec->cpu, rec->ts, reader_num(rec, se->wakeup_new_by),
+			 reader_num(rec, se->wakeup_new_pid));
+}
+
+void sched_runq_switch(struct sched_events *se, const struct tep_record *rec, int cpu, uint64_t ts,
+		       long long prev, long long prev_state, long long next, const char *next_comm,
+		       size_t len)
+{
+	/* A switch out not recorded: whether that task was left runnable is not known, and a
+	 * start it has may be from a wake-up while it ran. The task switched in unseen (prev)
+	 * has its start replaced or dropped below: its wait's end is not known. */
+	long long missed = sched_chain_step(&se->chain, cpu, prev, next, next_comm, len);
+	if (missed > 0)
+		span_drop(se->runq, (uint64_t)missed, 0);
+	if (prev == 0)
+		sched_idle_switch(se, prev_state);
+	if (prev > 0 && sched_traced(se, prev)) {
+		if (sched_runnable(se, prev_state))
+			span_begin(se->runq, (uint64_t)prev, 0, ts, cpu, 0);
+		else
+			span_drop(se->runq, (uint64_t)prev, 0);
+	}
+	if (next > 0 && sched_traced(se, next))
+		span_end(se->runq, rec, (uint64_t)next, 0, ts);
+}
+
+void sched_slice_switch(struct sched_events *se, struct span *s, bool off_cpu,
+			const struct tep_record *rec, int cpu, uint64_t ts, long long prev,
+			long long next, const char *next_comm, size_t len)
+{
+	long long start = off_cpu ? prev : next, end = off_cpu ? next : prev;
+	/* On the CPU, a switch out not recorded leaves its task's slice open: forgotten. */
+	long long missed = sched_chain_step(&se->chain, cpu, prev, next, next_comm, len);
+	if (missed > 0 && !off_cpu)
+		span_drop(s, (uint64_t)missed, 0);
+	if (missed >= 0 && prev > 0) {
+		span_drop(s, (uint64_t)prev, 0);
+		if (!off_cpu)
+			end = -1;
+	}
+	/* the end first: a slice ends as the next begins, never with its own start; under -p
+	 * the other tasks of the switches recorded are not the run's */
+	if (end > 0 && sched_traced(se, end))
+		span_end(s, rec, (uint64_t)end, 0, ts);
+	if (start > 0 && sched_traced(se, start))
+		span_begin(s, (uint64_t)start, 0, ts, cpu, 0);
 }
 
 static void on_switch(struct tep_record *rec, void *ctx)
 {
 	struct sched_events *se = ctx;
-	long long prev = reader_num(rec, se->prev_pid), next = reader_num(rec, se->next_pid);
-	/* A switch out not recorded: whether that task was left runnable is not known. */
-	long long missed = sched_chain_step(&se->chain, rec->cpu, prev, next);
-	if (missed > 0)
-		span_drop(se->runq, (uint64_t)missed, 0);
-	if (prev == 0)
-		sched_idle_switch(se, reader_num(rec, se->prev_state));
-	if (prev > 0) {
-		if (sched_runnable(se, reader_num(rec, se->prev_state)))
-			span_begin(se->runq, (uint64_t)prev, 0, rec->ts, rec->cpu, 0);
-		else
-			span_drop(se->runq, (uint64_t)prev, 0);
-	}
-	if (next > 0)
-		span_end(se->runq, rec, (uint64_t)next, 0, rec->ts);
+	size_t len = 0;
+	const char *comm = reader_str(rec, se->next_comm, &len);
+	sched_runq_switch(se, rec, rec->cpu, rec->ts, reader_num(rec, se->prev_pid),
+			  reader_num(rec, se->prev_state), reader_num(rec, se->next_pid), comm,
+			  len);
 }
 
 int sched_runq_trace(struct tool_run *t, struct sched_events *se, struct span *s)
 {
 	se->runq = s;
+	se->t = t;
 	se->chain.off = t->o.pid || t->o.tid;
 	if (reader_on_lost(&t->r, span_lost, s) ||
 	    reader_on_lost(&t->r, sched_chain_lost, &se->chain) ||

@@ -36,32 +36,62 @@ struct tool_run;
 struct tep_handle;
 struct tep_event;
 struct tep_format_field;
+struct tep_record;
 
 /*
  * Each CPU's chain of sched_switch events: a switch there comes from the task the last one
- * switched to. On this project's 6.18 development machine the kernel now and then records
- * no event for a switch (about 1 in 1,500 switches under load, seen in its own text
- * rendering of an instance's buffer, with no loss counted anywhere): the next switch on that
- * CPU then comes from another task. Such a break is counted and said, and the tools forget
- * what it makes unknown (the task whose switch out was not seen). Not where the run records
- * only the switches of some tasks (-p, -L): there the chain has gaps by design.
+ * switched to. This project's 6.18 development machine records no sched_switch out of some
+ * tasks (the threads of its PID 1, "tokio-rt-worker", for bpftrace too; and at times, for
+ * ftrace only, the idle task of one CPU, "swapper/1", every time), with no loss counted
+ * anywhere: the next switch on that CPU then comes from another task. Each such break hides
+ * one switch, and the times it ends or begins: the task switched out unseen (the CPU's last
+ * one in) has its switch out, the task switched in unseen (the next switch's prev) its switch
+ * in, at a time not known. Nothing else is unknown: each break is counted once, by the task
+ * whose switch out went unseen, and said with the names of the first few, so that a user
+ * can tell a kernel that never records some tasks' switches from lost data.
+ *
+ * A break is seen at the CPU's next recorded switch, or earlier by an event recorded on that
+ * CPU by another task than its last one in (sched_chain_seen: a wake-up there of that task,
+ * which then starts a wait whose both ends are known).
+ *
+ * Not where the run records only the switches of some tasks (-p, -L): there the chain has
+ * gaps by design, and the tools keep only the traced tasks' times (sched_traced).
  */
+struct sched_cpu {
+	long long to; /* the task switched to last; SCHED_UNKNOWN, SCHED_BROKEN */
+	char comm[16];
+};
+#define SCHED_UNKNOWN (-1)
+#define SCHED_BROKEN (-2) /* left unseen, counted (sched_chain_seen) */
+
+/* A task whose switch out was not recorded, and how many times. */
+struct sched_unseen {
+	long long pid;
+	unsigned long long n;
+	char comm[16];
+};
+#define SCHED_UNSEEN 8 /* tasks kept by name; the breaks of others are counted together */
+
 struct sched_chain {
 	bool off; /* the run records only some tasks' switches (-p, -L: set_event_pid) */
 	int ncpus;
-	long long *to; /* per CPU: the task switched to last, -1 unknown */
+	struct sched_cpu *cpu;
 	unsigned long long breaks;
+	struct sched_unseen unseen[SCHED_UNSEEN];
+	unsigned long long unseen_other; /* breaks of tasks past those kept */
 };
 
 struct sched_events {
 	struct tep_event *sw, *wakeup, *wakeup_new;
 	struct tep_format_field *prev_pid, *prev_state, *prev_comm, *next_pid, *next_comm;
 	struct tep_format_field *wakeup_pid, *wakeup_new_pid;
+	struct tep_format_field *wakeup_by, *wakeup_new_by; /* their common_pid */
 	/* prev_state bits of a task that left the CPU to sleep (not runnable) */
 	uint64_t sleeping;
 	bool shifted;	   /* the states are recorded one bit too high (above) */
 	struct span *runq; /* sched_runq_trace's */
 	struct sched_chain chain;
+	struct tool_run *t; /* -p, -L: the traced tasks (sched_traced) */
 	/* sched_runq_kernel's filters */
 	char runnable_filter[128], sleeping_filter[128], end_filter[96];
 };
@@ -99,18 +129,33 @@ static inline void sched_idle_switch(struct sched_events *se, long long prev_sta
  * "!(prev_state & 0xff)" (Linux 4.17+'s filters). */
 void sched_state_filter(const struct sched_events *se, bool runnable, char *buf, size_t len);
 
-/* A switch on cpu from prev to next: the task whose switch out the kernel did not record
- * (the CPU's last one in, when it is not prev; counted), or -1. */
-long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next);
+/* A switch on cpu from prev to next (named next_comm, len bytes at most): the task whose
+ * switch out the kernel did not record (the CPU's last one in, when it is not prev; counted
+ * under its name), or -1. */
+long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next,
+			   const char *next_comm, size_t len);
+/* An event recorded on cpu by task pid (its common_pid) concerning task tid (a wake-up of
+ * it): when tid is the CPU's last one in and pid another task, tid left that CPU unseen
+ * (counted as a break, once): tid, whose start the tool forgets before the event's own; else
+ * -1. Only tid is compared first: the cost is a load and a compare per wake-up. */
+long long sched_chain_seen(struct sched_chain *c, int cpu, long long tid, long long pid);
 /* The reader's lost-event listener (reader_on_lost(r, sched_chain_lost, c)): a loss breaks
  * the chain of that CPU (of every CPU when the count is not known) without a break said. */
 void sched_chain_lost(int cpu, long long n, void *ctx);
-/* One line on stderr when switches were not recorded: the chain's breaks, or more
- * (per_task: a task switched out, or in, twice in a row, which a tool that keeps each task's
- * switches by thread counts as its span's replaced starts; seen also where the run records
- * only some tasks' switches, -p). */
-void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task);
+/* One line on stderr when switches were not recorded: the chain's breaks with the names of
+ * the tasks switched out unseen (the first three by count, then how many more), and what the
+ * tool could not count (unknown: "the wait of the task switched in unseen"); or, per_task, a
+ * task switched out, or in, twice in a row, which a tool that keeps each task's switches by
+ * thread counts as its span's replaced starts. */
+void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task,
+			const char *unknown);
 void sched_chain_free(struct sched_chain *c);
+
+/* Is tid one of the tasks the run traces (all without -p and -L; -p: a thread of that process
+ * as se->t's names know it)? Under -p the kernel also records the switches and wake-ups
+ * between a traced task and others: the others' times are not the run's to count, nor to
+ * say were missing. A hash lookup under -p, a compare else. */
+bool sched_traced(const struct sched_events *se, long long tid);
 
 /*
  * Run-queue waits (runqlat, runqslower): from a task made runnable (woken, new, or switched
@@ -126,5 +171,20 @@ int sched_runq_trace(struct tool_run *t, struct sched_events *se, struct span *s
 /* Paired in the kernel: k described as such (its mode, unit, hist keys and the end's fields
  * are the tool's to set after); tid: only that thread's waits (0: all). */
 void sched_runq_kernel(struct sched_events *se, struct span_kernel *k, int tid);
+/* cpudist's pairing, one switch at a time, into s: on the CPU, a slice from the switch in to
+ * the switch out on the same CPU; off_cpu, from the switch out to the next switch in
+ * anywhere. At a break, the slice of the task switched out unseen is forgotten; the task
+ * switched in unseen (prev) has no known start of its slice, and its time off the CPU before
+ * ended unseen: neither is counted as an end without a start or a start replaced. */
+void sched_slice_switch(struct sched_events *se, struct span *s, bool off_cpu,
+			const struct tep_record *rec, int cpu, uint64_t ts, long long prev,
+			long long next, const char *next_comm, size_t len);
+/* The pairing of sched_runq_trace, one event at a time (the unit tests drive it): a wake-up
+ * of tid recorded on cpu by task pid; a switch on cpu from prev (left in prev_state) to next,
+ * rec the record handed to the span's done(). */
+void sched_runq_woken(struct sched_events *se, int cpu, uint64_t ts, long long pid, long long tid);
+void sched_runq_switch(struct sched_events *se, const struct tep_record *rec, int cpu, uint64_t ts,
+		       long long prev, long long prev_state, long long next, const char *next_comm,
+		       size_t len);
 
 #endif

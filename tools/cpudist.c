@@ -87,17 +87,11 @@ static const char *end_side(void)
 static void on_switch(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
-	long long prev = reader_num(rec, env.se.prev_pid), next = reader_num(rec, env.se.next_pid);
-	long long start = env.off_cpu ? prev : next, end = env.off_cpu ? next : prev;
-	/* On the CPU, a switch out not recorded leaves its task's slice open: forgotten. */
-	long long missed = sched_chain_step(&env.se.chain, rec->cpu, prev, next);
-	if (missed > 0 && !env.off_cpu)
-		span_drop(&env.sh.s, (uint64_t)missed, 0);
-	/* the end first: a slice ends as the next begins, never with its own start */
-	if (end > 0)
-		span_end(&env.sh.s, rec, (uint64_t)end, 0, rec->ts);
-	if (start > 0)
-		span_begin(&env.sh.s, (uint64_t)start, 0, rec->ts, rec->cpu, 0);
+	size_t len = 0;
+	const char *comm = reader_str(rec, env.se.next_comm, &len);
+	sched_slice_switch(&env.se, &env.sh.s, env.off_cpu, rec, rec->cpu, rec->ts,
+			   reader_num(rec, env.se.prev_pid), reader_num(rec, env.se.next_pid), comm,
+			   len);
 }
 
 /* In the kernel: sched_switch is both the start and the end, by its two tasks. */
@@ -146,6 +140,7 @@ static int setup(struct tool_run *t)
 	 * off it, a task may come back on another. Not tool_trace: its filter leaves this
 	 * process's switches out, and each is another task's start or end. */
 	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
+	env.se.t = t;
 	if (span_init(&env.sh.s, 16384, 0, env.off_cpu ? SPAN_LOSS_ALL : SPAN_LOSS_CPU,
 		      spanhist_done, &env.sh) ||
 	    reader_on_lost(&t->r, span_lost, &env.sh.s) ||
@@ -165,8 +160,10 @@ static void end(struct tool_run *t)
 {
 	(void)t;
 	spanhist_end(&env.sh, env.off_cpu ? "switches in" : "switches out");
-	sched_chain_report(&env.se.chain, "cpudist",
-			   env.sh.how == SPANHIST_USER ? env.sh.s.replaced : 0);
+	sched_chain_report(
+		&env.se.chain, "cpudist", env.sh.how == SPANHIST_USER ? env.sh.s.replaced : 0,
+		env.off_cpu ? "the time off the CPU of the tasks switched out or in unseen" :
+			      "the slice of the tasks switched out or in unseen");
 }
 
 static void cleanup(struct tool_run *t)

@@ -128,10 +128,23 @@ static int interval(struct tool_run *t, uint64_t now)
 	return 0;
 }
 
+/* What a run's time includes, under the last table: the kernel reads the clock for an event
+ * when it reserves its place, so the entry event's write after that (its name copied, the
+ * commit) and the exit event's before it (the tracepoint's call, the reservation) are inside
+ * each run, and so are the probes of any other tracer on the same two tracepoints. No part
+ * of it is subtracted: nothing here measures it per run (hardirqs(8): OVERHEAD). */
+static void footnote(struct tool_run *t)
+{
+	if (!t->o.json && !env.o.counts)
+		printf("(the times include the writing of the entry and exit events, and other "
+		       "tracers' probes on them: see hardirqs(8))\n");
+}
+
 static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
 		irq_print(&env.st, t, reader_now());
+	footnote(t);
 	irq_report(&env.st, "hardirqs", "handler exits");
 }
 

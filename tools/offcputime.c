@@ -219,10 +219,15 @@ static void on_switch(struct tep_record *rec, void *ctx)
 	long long prev = reader_num(rec, env.se.prev_pid), next = reader_num(rec, env.se.next_pid);
 	/* A switch not recorded: the task that left unseen has no start (its switch in is
 	 * not counted); the one that came unseen starts again below. */
-	sched_chain_step(&env.se.chain, rec->cpu, prev, next);
-	if (next > 0)
+	size_t len = 0;
+	const char *comm = reader_str(rec, env.se.next_comm, &len);
+	/* prev was switched in unseen: its time off the CPU before ended unseen */
+	if (sched_chain_step(&env.se.chain, rec->cpu, prev, next, comm, len) >= 0 && prev > 0)
+		span_drop(&env.s, (uint64_t)prev, 0);
+	/* under -p the other tasks of the switches recorded are not the run's */
+	if (next > 0 && sched_traced(&env.se, next))
 		span_end(&env.s, rec, (uint64_t)next, 0, rec->ts);
-	if (prev <= 0 || (env.t->o.tid && prev != env.t->o.tid))
+	if (prev <= 0 || !sched_traced(&env.se, prev))
 		return;
 	if ((env.user_only || env.kernel_only) && kernel_thread((int)prev) != env.kernel_only)
 		return;
@@ -272,6 +277,7 @@ static int setup(struct tool_run *t)
 	/* A switch out until its switch in, maybe on another CPU. Not tool_trace: its filter
 	 * leaves this process's switches out, and each is another task's end. */
 	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
+	env.se.t = t;
 	if (span_init(&env.s, 4096, sizeof(struct out), SPAN_LOSS_ALL, on_back, NULL) ||
 	    reader_on_lost(&t->r, span_lost, &env.s) ||
 	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
@@ -435,7 +441,8 @@ static void end(struct tool_run *t)
 	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	print_stacks();
 	span_report(&env.s, "offcputime", "switches in");
-	sched_chain_report(&env.se.chain, "offcputime", env.s.replaced);
+	sched_chain_report(&env.se.chain, "offcputime", env.s.replaced,
+			   "the time off the CPU of the tasks switched out or in unseen");
 	fprintf(stderr, "offcputime: %llu times off the CPU counted, %.6f s in all%s",
 		(unsigned long long)env.counted, env.ns_total / 1e9, env.short_ones ? "" : "\n");
 	if (env.short_ones)

@@ -105,7 +105,7 @@ static void end(struct tool_run *t)
 {
 	(void)t;
 	spanhist_end(&env.sh, "switches");
-	sched_chain_report(&env.se.chain, "runqlat", 0);
+	sched_chain_report(&env.se.chain, "runqlat", 0, "the wait of the task switched in unseen");
 }
 
 static void cleanup(struct tool_run *t)

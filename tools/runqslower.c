@@ -214,7 +214,8 @@ static void end(struct tool_run *t)
 	(void)t;
 	if (env.how == VIA_USER) {
 		span_report(&env.s, "runqslower", "switches");
-		sched_chain_report(&env.se.chain, "runqslower", 0);
+		sched_chain_report(&env.se.chain, "runqslower", 0,
+				   "the wait of the task switched in unseen");
 	} else
 		span_kernel_report(&env.k, "runqslower", "switches");
 }

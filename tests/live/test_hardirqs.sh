@@ -66,10 +66,12 @@ compare() {
 	     }' "$TMP/p0" "$TMP/p1" "$TMP/p2" "$TMP/p3" "$1"
 }
 
-# The tool's rows as "IRQ CPU COUNT" (text: NAME IRQ CPU COUNT ...).
-rows() { awk 'NR > 1 && $1 != "TOTAL" {print $2, $3, $4}' "$TMP/out"; }
+# The tool's rows as "IRQ CPU COUNT" (text: NAME IRQ CPU COUNT ...; not the line under the
+# table that says what the times include).
+rows() { awk 'NR > 1 && $1 != "TOTAL" && !/^\(/ {print $2, $3, $4}' "$TMP/out"; }
 
 run_counted -C --per-cpu
+cp "$TMP/out" "$TMP/out.C"
 rows > "$TMP/rows"
 compare "$TMP/rows" > "$TMP/cmp"
 read -r cells exact bad shared < "$TMP/cmp" 2> /dev/null || cells=0
@@ -94,8 +96,14 @@ compare "$TMP/rows" > "$TMP/cmp"
 check "hardirqs --per-cpu: runs timed, within the kernel's counts (less ${under:-0} under way at the stop)" \
 	sh -c "[ $RC -eq 0 ] && awk -v u=${under:-0} 'END {exit !(\$3 <= u && \$1 > 0)}' '$TMP/cmp'" ||
 	sed 's/^/# /' "$TMP/cmp" | head -5
+# The times include the events' writing (nothing is subtracted): the line under the table
+# says so, once, last; not where nothing is timed (-C).
+check "hardirqs --per-cpu: one line under the last table says what the times include" sh -c "
+	tail -1 '$TMP/out' | grep -q '^(the times include the writing of the entry and exit events' &&
+	[ \$(grep -c '^(the times include' '$TMP/out') -eq 1 ]" || tail -3 "$TMP/out"
+check "hardirqs -C: no such line" sh -c "! grep -q 'times include' '$TMP/out.C'"
 check "hardirqs: every row's time above 0 and its average its total over its count" sh -c "
-	awk 'NR > 1 && \$4 > 0 {d = \$6 - \$5 / \$4; if (\$5 <= 0 || d > 0.0011 || d < -0.0011) bad = 1} END {exit bad}' '$TMP/out'"
+	awk 'NR > 1 && !/^\(/ && \$4 > 0 {d = \$6 - \$5 / \$4; if (\$5 <= 0 || d > 0.0011 || d < -0.0011) bad = 1} END {exit bad}' '$TMP/out'"
 
 # --hist -N -j during disk reads: one object per handler, its buckets adding up to its count.
 start_bg "$BIN/hardirqs" --hist -N -j && { work; stop_bg; }

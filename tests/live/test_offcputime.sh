@@ -46,6 +46,12 @@ else
 		[ \"\$(cat '$TMP/f.rc')\" = 0 ] && { [ \$(echo '$nap' | grep -c .) -eq 1 ] || [ $least -le 0 ]; } &&
 		[ '${us:-0}' -ge $least ] && [ '${us:-0}' -lt 2000000 ]" || { cat "$TMP/f.err"; grep sched_target "$TMP/f.out"; }
 fi
+# Under -p the kernel also records the switches between the process and others: the others'
+# times are neither counted nor said missing (each switch in the line counts is one counted).
+set -- $(sed -n 's/.*: \([0-9]*\) of \([0-9]*\) switches in found no start.*/\1 \2/p' "$TMP/f.err") 0 0
+k=$(sed -n 's/.*: \([0-9]*\) times off the CPU counted.*/\1/p' "$TMP/f.err")
+check "offcputime -p: the switches in said without a start are the process's own ($1 of $2, ${k:-?} counted)" \
+	[ "$2" -eq 0 -o $(($2 - $1)) -eq "${k:--1}" ] || cat "$TMP/f.err"
 # -s -m 40 ms: kernel frames only; each nap counts, the short times are left out and said
 mnap=$(grep '^sched_target;.*nanosleep[^;]*_\[k\]' "$TMP/sm.out" | sort -t' ' -k2 -n | tail -1)
 mnap=${mnap:-none 0}
