@@ -692,6 +692,15 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 	return buf;
 }
 
+void usym_addr_forget(int pid)
+{
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].pid == pid) {
+			free(procs[i].m);
+			memset(&procs[i], 0, sizeof(procs[i]));
+		}
+}
+
 void usym_addr_free(void)
 {
 	for (int i = 0; i < MAX_PROCS; i++)

@@ -53,5 +53,7 @@ int usym_list(const char *path, FILE *out);
  */
 const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len);
 void usym_addr_free(void);
+/* Forget the maps kept for pid (it called exec: its next address reads them again). */
+void usym_addr_forget(int pid);
 
 #endif

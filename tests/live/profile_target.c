@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * profile's test program. "ratio SECS": one thread burns CPU in burn_one, burn_two and
+ * burn_three in turns, 0.3, 0.6 and 0.9 ms of its CPU time each (shorter than a sample period at
+ * 99 Hz: each period sees all three), until it has had SECS seconds of CPU
+ * (not of wall time: a loaded machine gives as many samples): their shares of the samples
+ * must be 1/6, 2/6 and 3/6. "getppid SECS": getppid() in a loop for SECS seconds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+static long long cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Spin for ns of this thread's CPU time. */
+static __attribute__((noinline)) void spin(long long ns)
+{
+	long long end = cpu_ns() + ns;
+	while (cpu_ns() < end)
+		for (int i = 0; i < 20000; i++)
+			sink += (unsigned long)i;
+}
+
+__attribute__((noinline)) void burn_one(void)
+{
+	spin(300000);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void burn_two(void)
+{
+	spin(600000);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void burn_three(void)
+{
+	spin(900000);
+	__asm__ volatile("" ::: "memory");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: profile_target ratio|getppid SECS\n");
+		return 2;
+	}
+	long long end = now_ns() + atoll(argv[2]) * 1000000000LL;
+	if (!strcmp(argv[1], "ratio")) {
+		long long cpu_end = atoll(argv[2]) * 1000000000LL;
+		while (cpu_ns() < cpu_end) {
+			burn_one();
+			burn_two();
+			burn_three();
+		}
+	} else if (!strcmp(argv[1], "getppid")) {
+		while (now_ns() < end)
+			for (int i = 0; i < 1000; i++)
+				sink += (unsigned long)getppid();
+	} else {
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of profile (perf events, no tracefs events): the test program burns CPU in three
+# functions in the shares 1:2:3 (4 s of its CPU time), sampled at 99 Hz: each function's
+# share of the samples within 3 points of 1/6, 2/6, 3/6; a getppid() loop shows the kernel's
+# getppid frames; the idle tasks left out without -I; -p, -j, -U, -K, -v and usage errors.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+P=$BIN/profile
+PT=${PROFILE_TARGET:-$BIN/tests/profile_target}
+[ -x "$PT" ] || PT=$BIN/profile_target
+[ -x "$PT" ] || { notok "test program profile_target missing (make check builds it)"; summary; exit 1; }
+
+# Perf events at all: the tool names what is missing (a kernel without them is a skip).
+"$P" -d 0.1 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+if [ $rc != 0 ] && grep -q 'CONFIG_PERF_EVENTS' "$TMP/err"; then
+	skip "all profile tests: no perf events (CONFIG_PERF_EVENTS)"
+	summary; exit 0
+fi
+check "profile -d 0.1: exit 0, the samples counted said" sh -c "
+	[ $rc = 0 ] && grep -q '^profile: [0-9]* samples counted' '$TMP/err'"
+
+# The shares of the three functions (their stacks' samples), in percent of the samples in
+# any of them.
+shares() {
+	awk '{n = $NF; if ($0 ~ /;burn_one;/) a += n; if ($0 ~ /;burn_two;/) b += n;
+		if ($0 ~ /;burn_three;/) c += n}
+		END {s = a + b + c; if (s == 0) s = 1; printf "%.1f %.1f %.1f %d\n", 100 * a / s, 100 * b / s, 100 * c / s, a + b + c}' "$1"
+}
+"$P" -F 99 -f --exec "$PT" ratio 4 > "$TMP/r.out" 2> "$TMP/r.err"
+rc=$?
+set -- $(shares "$TMP/r.out")
+echo "# shares burn_one $1% burn_two $2% burn_three $3% of $4 samples (want 16.7 33.3 50.0)"
+check "profile -F 99 -f --exec: exit 0, shares 1:2:3 within 3 points, 200 samples or more" awk "
+	BEGIN {exit !($rc == 0 && $4 >= 200 && ($1 - 16.67) ^ 2 < 9 && ($2 - 33.33) ^ 2 < 9 &&
+		($3 - 50) ^ 2 < 9)}" ||
+	{ cat "$TMP/r.err"; sort -t' ' -k2 -n "$TMP/r.out" | tail -5; }
+check "profile -f: user frames root first, main;burn_three;spin" grep -q '^profile_target;.*main;burn_three;spin' "$TMP/r.out" ||
+	head -5 "$TMP/r.out"
+
+# The kernel path of getppid(): a frame that names it (__x64_sys_getppid, sys_getppid).
+"$P" -F 99 -K --exec "$PT" getppid 2 > "$TMP/g.out" 2> "$TMP/g.err"
+rc=$?
+check "profile -K: exit 0, a kernel frame of getppid, no -- separator" sh -c "
+	[ $rc = 0 ] && grep -q '^    [a-z_0-9]*getppid' '$TMP/g.out' && ! grep -q '^    --\$' '$TMP/g.out'" ||
+	{ cat "$TMP/g.err"; head -20 "$TMP/g.out"; }
+
+# -p and -j (the run ends with the process), -U (no kernel frames).
+"$PT" ratio 1 &
+TP=$!
+"$P" -F 99 -j -p $TP > "$TMP/j.out" 2> "$TMP/j.err" &
+J=$!
+"$P" -F 99 -U -f -p $TP > "$TMP/u.out" 2> "$TMP/u.err" &
+U=$!
+wait $TP
+wait $J
+jrc=$?
+wait $U
+urc=$?
+check "profile -j -p: exit 0 when the process ends, valid JSON, its pid, burn_two in a ustack" sh -c "
+	[ $jrc = 0 ] && '$JSONCHECK' '$TMP/j.out' comm pid kstack ustack samples > /dev/null &&
+	grep -q '\"pid\":$TP,.*\"burn_two\"' '$TMP/j.out'" ||
+	{ cat "$TMP/j.err"; head -3 "$TMP/j.out"; }
+check "profile -U -f -p: exit 0, no kernel frames, only its process" sh -c "
+	[ $urc = 0 ] && [ -s '$TMP/u.out' ] && ! grep -q '_\[k\]' '$TMP/u.out' &&
+	! grep -qv '^profile_target;' '$TMP/u.out'" || { cat "$TMP/u.err"; head -3 "$TMP/u.out"; }
+
+# The idle tasks: left out (and counted on stderr) without -I.
+"$P" -f -d 1 > "$TMP/i.out" 2> "$TMP/i.err"
+check "profile -f -d 1: no idle task (swapper) lines" sh -c "! grep -q '^swapper' '$TMP/i.out'" ||
+	grep '^swapper' "$TMP/i.out" | head -3
+"$P" -I -f -d 1 > "$TMP/I.out" 2> "$TMP/I.err"
+check "profile -I: exit 0, the idle samples counted, none left out" sh -c "
+	! grep -q 'idle CPUs left out' '$TMP/I.err' && grep -q 'samples counted' '$TMP/I.err'"
+
+# -v: the mechanism, then exit 0 (no sampling).
+check "profile -v: says perf_event_open, cpu-clock, 49 Hz, per-CPU" sh -c "
+	'$P' -v | grep -q '^perf_event_open, cpu-clock, 49 Hz, per-CPU'"
+
+# Usage errors: exit 2, one line.
+for args in "-U -K" "-F 0" "-f -j" "-c 5" "--record $TMP/x.dat" "--top 0"; do
+	"$P" $args > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	show_output
+	check "profile $args: usage error, exit 2, one line" sh -c "
+		[ $rc = 2 ] && [ \$(wc -l < '$TMP/err') = 1 ] && grep -q '^profile: ' '$TMP/err'"
+done
+
+check "tracefs as before" same_state
+summary
