@@ -316,6 +316,29 @@ int perfev_sample(const void *body, size_t len, uint64_t type, struct perfev_sam
 	return b > e ? -1 : 0;
 }
 
+uint64_t perfev_time(const struct perf_event_header *h, const void *body, size_t len, uint64_t type)
+{
+	if (!(type & PERF_SAMPLE_TIME))
+		return 0;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		struct perfev_sample s;
+		return perfev_sample(body, len, type, &s) ? 0 : s.time;
+	}
+	/* sample_id: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, each 8 bytes when asked */
+	static const uint64_t id_bits[] = {PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+					   PERF_SAMPLE_ID,  PERF_SAMPLE_STREAM_ID,
+					   PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(id_bits) / sizeof(*id_bits); i++)
+		n += type & id_bits[i] ? 8 : 0;
+	size_t at = len - n + (type & PERF_SAMPLE_TID ? 8 : 0);
+	uint64_t t;
+	if (len < n)
+		return 0;
+	memcpy(&t, (const char *)body + at, 8);
+	return t;
+}
+
 int perfev_chain_split(const uint64_t *chain, uint64_t nr, uint64_t *k, int *nk, int kmax,
 		       uint64_t *u, int *nu, int umax)
 {

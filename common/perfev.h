@@ -82,6 +82,11 @@ struct perfev_sample {
  * the kernel's order): 0, or -1 when it is shorter than that. */
 int perfev_sample(const void *body, size_t len, uint64_t sample_type, struct perfev_sample *s);
 
+/* The time of a record: a sample's, or with attr.sample_id_all (3.0+) the one at the end of
+ * any other record; 0 when it has none. */
+uint64_t perfev_time(const struct perf_event_header *h, const void *body, size_t len,
+		     uint64_t sample_type);
+
 /*
  * A call chain split at its context markers (PERF_CONTEXT_KERNEL, _USER, ...): kernel
  * frames into k (at most kmax), user frames into u (at most umax), each leaf first;

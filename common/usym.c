@@ -630,6 +630,40 @@ static struct procmaps *procmaps_get(int pid)
 	return lru;
 }
 
+int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
+		  const char *path)
+{
+	struct procmaps *p = procmaps_get(pid);
+	if (!p) { /* gone already: its maps are the ones told */
+		p = &procs[0];
+		for (int i = 0; i < MAX_PROCS; i++)
+			if (procs[i].use < p->use)
+				p = &procs[i];
+		free(p->m);
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		p->use = ++use_clock;
+	}
+	unsigned long long end = start + len;
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n; i++) /* what the new mapping covers is gone */
+		if (p->m[i].end <= start || p->m[i].start >= end)
+			p->m[kept++] = p->m[i];
+	p->n = kept;
+	void *m = realloc(p->m, (p->n + 1) * sizeof(*p->m));
+	if (!m)
+		return -1;
+	p->m = m;
+	struct umap *u = &p->m[p->n++];
+	*u = (struct umap){start, end, off, -1, ""};
+	if (path[0] == '/')
+		u->file = symfile_get(path);
+	if (u->file < 0)
+		snprintf(u->special, sizeof(u->special), "%s",
+			 path[0] == '/' ? "[unread file]" : path);
+	return 0;
+}
+
 static const struct umap *find_map(const struct procmaps *p, unsigned long long addr)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -667,8 +701,15 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 {
 	struct procmaps *p = procmaps_get(pid);
 	const struct umap *m = p ? find_map(p, addr) : NULL;
-	if (p && !m && !procmaps_load(p, pid)) /* mapped since (dlopen): read the maps again */
-		m = find_map(p, addr);
+	if (p && !m) { /* mapped since (dlopen): read the maps again, if it is still there */
+		struct procmaps now = {0};
+		if (!procmaps_load(&now, pid)) {
+			free(p->m);
+			now.use = p->use;
+			*p = now;
+			m = find_map(p, addr);
+		}
+	}
 	if (!m) {
 		snprintf(buf, len, "0x%llx", addr);
 		return buf;

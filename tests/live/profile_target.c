@@ -4,12 +4,15 @@
  * burn_three in turns, 0.3, 0.6 and 0.9 ms of its CPU time each (shorter than a sample period at
  * 99 Hz: each period sees all three), until it has had SECS seconds of CPU
  * (not of wall time: a loaded machine gives as many samples): their shares of the samples
- * must be 1/6, 2/6 and 3/6. "getppid SECS": getppid() in a loop for SECS seconds.
+ * must be 1/6, 2/6 and 3/6. "getppid SECS": getppid() in a loop for SECS seconds. "children N":
+ * N short-lived processes one after the other, each this program run again ("burn MS": burn_two
+ * for MS ms of CPU, then exit), gone before most of their samples are read.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile unsigned long sink;
@@ -55,6 +58,24 @@ __attribute__((noinline)) void burn_three(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* N children, one after the other, each this program again burning 40 ms in burn_two. */
+static int children(const char *self, int n)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			execl(self, self, "burn", "40", (char *)NULL);
+			_exit(127);
+		}
+		int status;
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -69,6 +90,17 @@ int main(int argc, char **argv)
 			burn_two();
 			burn_three();
 		}
+	} else if (!strcmp(argv[1], "children")) {
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n <= 0)
+			return 1;
+		self[n] = 0;
+		return children(self, atoi(argv[2]));
+	} else if (!strcmp(argv[1], "burn")) {
+		long long cpu_end = atoll(argv[2]) * 1000000LL;
+		while (cpu_ns() < cpu_end)
+			burn_two();
 	} else if (!strcmp(argv[1], "getppid")) {
 		while (now_ns() < end)
 			for (int i = 0; i < 1000; i++)

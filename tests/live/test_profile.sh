@@ -42,6 +42,17 @@ check "profile -F 99 -f --exec: exit 0, shares 1:2:3 within 3 points, 200 sample
 check "profile -f: user frames root first, main;burn_three;spin" grep -q '^profile_target;.*main;burn_three;spin' "$TMP/r.out" ||
 	head -5 "$TMP/r.out"
 
+# Short-lived processes (20 run one after the other, 40 ms of CPU each in burn_two), most
+# gone before their samples are read: named from the kernel's MMAP2 records, not [unknown].
+"$P" -F 99 -f --exec "$PT" children 20 > "$TMP/c.out" 2> "$TMP/c.err"
+rc=$?
+set -- $(awk '{n = $NF; if ($0 ~ /;burn_two;/) b += n; else if ($0 ~ /^[^;]*;\[unknown\]/) u += n}
+	END {printf "%d %d\n", b, u}' "$TMP/c.out")
+echo "# short-lived: $1 samples in burn_two, $2 with unknown user frames"
+check "profile --exec of short-lived processes: exit 0, their frames named (burn_two 4 times the [unknown] or more)" sh -c "
+	[ $rc = 0 ] && [ $1 -ge 10 ] && [ $1 -ge \$((4 * $2)) ]" ||
+	{ cat "$TMP/c.err"; sort -t' ' -k2 -n "$TMP/c.out" | tail -5; }
+
 # The kernel path of getppid(): a frame that names it (__x64_sys_getppid, sys_getppid).
 "$P" -F 99 -K --exec "$PT" getppid 2 > "$TMP/g.out" 2> "$TMP/g.err"
 rc=$?

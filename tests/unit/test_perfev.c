@@ -141,6 +141,28 @@ static void test_ring_bad(void **state)
 	free(p.scratch);
 }
 
+/* The time of a sample, and of another record from its trailing sample_id (sample_id_all):
+ * TID, TIME, CPU at its end. */
+static void test_time(void **state)
+{
+	(void)state;
+	char rec[256];
+	uint64_t chain[2] = {PERF_CONTEXT_USER, 1};
+	size_t n = make_sample(rec, 1, 1, chain, 2);
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof(h));
+	assert_int_equal(perfev_time(&h, rec + sizeof(h), n - sizeof(h), TYPE), 123456789);
+	/* a COMM record: pid, tid, "sh\0" padded to 8, then pid/tid, time, cpu/res */
+	char comm[16 + 24] = {0};
+	uint64_t t = 987654321;
+	memcpy(comm + 8, "sh", 3);
+	memcpy(comm + 16 + 8, &t, 8);
+	struct perf_event_header c = {PERF_RECORD_COMM, 0, sizeof(c) + sizeof(comm)};
+	assert_int_equal(perfev_time(&c, comm, sizeof(comm), TYPE), 987654321);
+	assert_int_equal(perfev_time(&c, comm, 8, TYPE), 0); /* too short for a sample_id */
+	assert_int_equal(perfev_time(&c, comm, sizeof(comm), PERF_SAMPLE_TID), 0);
+}
+
 /* A sample shorter than its chain says: refused. */
 static void test_sample_short(void **state)
 {
@@ -229,7 +251,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_wraps),   cmocka_unit_test(test_ring_bad),
 		cmocka_unit_test(test_sample_short), cmocka_unit_test(test_chain_split),
-		cmocka_unit_test(test_fold_deep),
+		cmocka_unit_test(test_time),	     cmocka_unit_test(test_fold_deep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
