@@ -173,6 +173,11 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
 		snprintf(why, len, "no CPU to sample");
 		return -1;
 	}
+	return 0;
+}
+
+int perfev_enable(struct perfev *p, char *why, size_t len)
+{
 	for (int i = 0; i < p->n; i++)
 		if (ioctl(p->ring[i].fd, PERF_EVENT_IOC_ENABLE, 0)) {
 			snprintf(why, len, "cannot enable the event of CPU %d: %s", p->ring[i].cpu,
@@ -180,6 +185,12 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
 			return -1;
 		}
 	return 0;
+}
+
+void perfev_disable(struct perfev *p)
+{
+	for (int i = 0; p->ring && i < p->n; i++)
+		ioctl(p->ring[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void perfev_close(struct perfev *p)

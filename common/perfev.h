@@ -46,12 +46,16 @@ void perfev_cpu_clock(struct perf_event_attr *a, unsigned hz, uint64_t period, b
 
 /*
  * Open attr on each CPU (cpu < 0: every online one) for pid (-1: every task; with
- * cgroup_fd >= 0: that cgroup's tasks) with a ring of pages data pages each, enabled.
+ * cgroup_fd >= 0: that cgroup's tasks) with a ring of pages data pages each, disabled
+ * (perfev_enable starts them).
  * A kernel that does not know sample_max_stack (before 4.8: E2BIG) is asked again without
  * it. Returns 0, or -1 with the reason in why.
  */
 int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int cpu, int cgroup_fd,
 		size_t pages, char *why, size_t len);
+int perfev_enable(struct perfev *p, char *why, size_t len);
+/* Stop sampling (what is in the rings stays to be read). */
+void perfev_disable(struct perfev *p);
 void perfev_close(struct perfev *p);
 
 /* A record: its header and its body (len bytes after the header). */

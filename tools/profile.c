@@ -120,6 +120,13 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	if (t->record_path)
 		opt_fail("--record keeps ftrace events; profile's samples are perf events: not "
 			 "with --record");
+	/* Before the driver opens tracefs: a user without perf events is told that, not that
+	 * tracefs is root's. */
+	char why[512];
+	if (!env.verbose && perfev_check(why, sizeof(why))) {
+		fprintf(stderr, "profile: %s\n", why);
+		exit(TOOL_FAIL);
+	}
 }
 
 /* --- per sample ----------------------------------------------------------------------------- */
@@ -365,11 +372,7 @@ static int prepare(struct tool_run *t)
 		       env.kernel_only ? "" : "user");
 		return TOOL_DONE;
 	}
-	char why[512];
-	if (perfev_check(why, sizeof(why))) {
-		fprintf(stderr, "profile: %s\n", why);
-		return TOOL_FAIL;
-	}
+	char why[PATH_MAX + 64];
 	if (!env.user_only)
 		env.ksyms = ksym_load(); /* without kallsyms, addresses */
 	if (!(env.fold = folded_new_depth(env.ksyms, MAXF, MAXF)) ||
@@ -421,6 +424,18 @@ static int setup(struct tool_run *t)
 		return TOOL_FAIL;
 	}
 	return TOOL_OK;
+}
+
+/* The samples start here, after the run is set up (kallsyms read), as -d counts. */
+static void banner(struct tool_run *t)
+{
+	char why[512];
+	fprintf(stderr, "Sampling %s. Ctrl-C to end.\n", t->traced);
+	if (perfev_enable(&env.pe, why, sizeof(why))) {
+		fprintf(stderr, "profile: %s\n", why);
+		t->failed = true;
+		sig_request_stop();
+	}
 }
 
 /* --- the end -------------------------------------------------------------------------------- */
@@ -587,6 +602,7 @@ static void print_stacks(void)
 
 static void end(struct tool_run *t)
 {
+	perfev_disable(&env.pe); /* the run is over: what is in the rings, then the stacks */
 	drain();
 	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	print_stacks();
@@ -629,6 +645,7 @@ static const struct tool profile = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
+	.banner = banner,
 	.wake = wake,
 	.end = end,
 	.cleanup = cleanup,
