@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -24,6 +25,7 @@
 #include "out.h"
 #include "pair.h"
 #include "perfev.h"
+#include "pprof.h"
 #include "row.h"
 #include "sig.h"
 #include "tool.h"
@@ -31,6 +33,7 @@
 
 #define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_TOP (OPT_LONG + 2)
+#define OPT_PPROF (OPT_LONG + 3)
 #define MAXF PERFEV_MAX_STACK
 
 static struct env {
@@ -46,6 +49,8 @@ static struct env {
 	struct pair_table comms; /* tid -> char[16] */
 	uint64_t samples, idle_samples, bad;
 	int cgroup_fd;
+	const char *pprof;		 /* --pprof FILE */
+	uint64_t start_wall, start_mono; /* when sampling began */
 	struct row row;
 	struct tool_run *t;
 } env = {.hz = 49, .cpu = -1, .cgroup_fd = -1};
@@ -76,6 +81,8 @@ static const struct opt_spec options[] = {
 	TOOL_PID,
 	{'U', NULL, NULL, "user stacks only", 0},
 	{'v', NULL, NULL, "say how the samples are taken, then exit", 0},
+	{OPT_PPROF, "pprof", "FILE",
+	 "also write the stacks to FILE as a gzip'd pprof profile\n(go tool pprof)", 0},
 	{OPT_TOP, "top", "N", "only the N stacks with the most samples", 0},
 	TOOL_EXEC,
 	TOOL_JSON_KEYS,
@@ -86,6 +93,7 @@ static const char *const examples[] = {
 	"profile 5                  # every CPU at 49 Hz for 5 seconds",
 	"profile -F 99 -p 181 10    # PID 181's threads at 99 Hz",
 	"profile -f 10 | flamegraph > cpu.svg   # a CPU flame graph",
+	"profile -d 10 --pprof cpu.pb.gz; go tool pprof -top cpu.pb.gz",
 	"profile -U --exec ./a.out  # user stacks of a command",
 	NULL,
 };
@@ -104,6 +112,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'K': env.kernel_only = true; break;
 	case 'U': env.user_only = true; break;
 	case 'v': env.verbose = true; break;
+	case OPT_PPROF: env.pprof = arg; break;
 	case OPT_TOP: env.top = opt_int(arg, 1, 1LL << 30, "N (stacks)"); break;
 	}
 	if (o->id == OPT_FOLDED)
@@ -430,6 +439,11 @@ static int setup(struct tool_run *t)
 static void banner(struct tool_run *t)
 {
 	char why[512];
+	struct timespec w, m;
+	clock_gettime(CLOCK_REALTIME, &w);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
+	env.start_mono = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
 	fprintf(stderr, "Sampling %s. Ctrl-C to end.\n", t->traced);
 	if (perfev_enable(&env.pe, why, sizeof(why))) {
 		fprintf(stderr, "profile: %s\n", why);
@@ -562,6 +576,31 @@ static void print_line(const struct line *l)
 	printf(" (%lld)\n        %llu\n\n", pid, (unsigned long long)l->n);
 }
 
+/* --pprof: the folded lines as a pprof profile, same frames and totals. */
+static void write_pprof(const char *folded, size_t size)
+{
+	struct pprof *p = pprof_new();
+	for (const char *l = folded, *e; p && l < folded + size; l = e + 1) {
+		if (!(e = memchr(l, '\n', (size_t)(folded + size - l))))
+			break;
+		if (pprof_add_folded(p, l, (size_t)(e - l))) {
+			pprof_free(p);
+			p = NULL;
+		}
+	}
+	struct timespec m;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	uint64_t now = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
+	uint64_t period = env.hz ? 1000000000ULL / env.hz : env.period;
+	if (!p || pprof_write(p, env.pprof, period, env.start_wall,
+			      env.start_mono ? now - env.start_mono : 0)) {
+		fprintf(stderr, "profile: cannot write %s: %s\n", env.pprof,
+			p ? strerror(errno) : "out of memory");
+		env.t->failed = true;
+	}
+	pprof_free(p);
+}
+
 /* The stacks as folded.c prints them (merged by name), read back and sorted by count. */
 static void print_stacks(void)
 {
@@ -575,6 +614,8 @@ static void print_stacks(void)
 	}
 	size_t n = folded_print(env.fold, mem);
 	fclose(mem);
+	if (env.pprof)
+		write_pprof(buf, size);
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
 	size_t got = 0;
 	for (char *p = buf, *nl; lines && p && *p && got < n; p = nl + 1) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Live tests of profile (perf events, no tracefs events): the test program burns CPU in three
-# functions in the shares 1:2:3 (4 s of its CPU time), sampled at 99 Hz: each function's
+# functions in the shares 1:2:3 (5 s of its CPU time), sampled at 99 Hz: each function's
 # share of the samples within 3 points of 1/6, 2/6, 3/6; a getppid() loop shows the kernel's
 # getppid frames; the idle tasks left out without -I; -p, -j, -U, -K, -v and usage errors.
 cd "$(dirname "$0")/../.." || exit 1
@@ -31,7 +31,7 @@ shares() {
 		if ($0 ~ /;burn_three;/) c += n}
 		END {s = a + b + c; if (s == 0) s = 1; printf "%.1f %.1f %.1f %d\n", 100 * a / s, 100 * b / s, 100 * c / s, a + b + c}' "$1"
 }
-"$P" -F 99 -f --exec "$PT" ratio 4 > "$TMP/r.out" 2> "$TMP/r.err"
+"$P" -F 99 -f --pprof "$TMP/r.pb.gz" --exec "$PT" ratio 5 > "$TMP/r.out" 2> "$TMP/r.err"
 rc=$?
 set -- $(shares "$TMP/r.out")
 echo "# shares burn_one $1% burn_two $2% burn_three $3% of $4 samples (want 16.7 33.3 50.0)"
@@ -41,6 +41,18 @@ check "profile -F 99 -f --exec: exit 0, shares 1:2:3 within 3 points, 200 sample
 	{ cat "$TMP/r.err"; sort -t' ' -k2 -n "$TMP/r.out" | tail -5; }
 check "profile -f: user frames root first, main;burn_three;spin" grep -q '^profile_target;.*main;burn_three;spin' "$TMP/r.out" ||
 	head -5 "$TMP/r.out"
+
+# --pprof: the same samples as the folded lines, read by go tool pprof where it is.
+total=$(awk '{t += $NF} END {print t + 0}' "$TMP/r.out")
+if command -v go > /dev/null && HOME=$TMP GOCACHE=$TMP/go GOFLAGS=-mod=mod \
+	go tool pprof -sample_index=samples -top "$TMP/r.pb.gz" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
+	check "profile --pprof: go tool pprof reads it, $total samples as the folded lines, burn_three there" sh -c "
+		grep -q 'of $total total' '$TMP/pp.out' && grep -q 'burn_three\$' '$TMP/pp.out'" ||
+		head -12 "$TMP/pp.out" "$TMP/pp.err"
+else
+	check "profile --pprof: a gzip'd file written (go tool pprof missing: not read)" sh -c "
+		[ \"\$(head -c 2 '$TMP/r.pb.gz' | od -An -tx1 | tr -d ' ')\" = 1f8b ]"
+fi
 
 # Short-lived processes (20 run one after the other, 40 ms of CPU each in burn_two), most
 # gone before their samples are read: named from the kernel's MMAP2 records, not [unknown].
