@@ -444,7 +444,7 @@ static void banner(struct tool_run *t)
 	clock_gettime(CLOCK_MONOTONIC, &m);
 	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
 	env.start_mono = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
-	fprintf(stderr, "Sampling %s. Ctrl-C to end.\n", t->traced);
+	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
 	if (perfev_enable(&env.pe, why, sizeof(why))) {
 		fprintf(stderr, "profile: %s\n", why);
 		t->failed = true;

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * profile's test program. "ratio SECS": one thread burns CPU in burn_one, burn_two and
- * burn_three in turns, 0.3, 0.6 and 0.9 ms of its CPU time each (shorter than a sample period at
- * 99 Hz: each period sees all three), until it has had SECS seconds of CPU
- * (not of wall time: a loaded machine gives as many samples): their shares of the samples
- * must be 1/6, 2/6 and 3/6. "getppid SECS": getppid() in a loop for SECS seconds. "children N":
- * N short-lived processes one after the other, each this program run again ("burn MS": burn_two
- * for MS ms of CPU, then exit), gone before most of their samples are read.
+ * burn_three in turns, 3, 6 and 9 ms of its CPU time each, until it has had SECS seconds of
+ * CPU (not of wall time: a loaded machine gives as many samples): their shares of the
+ * samples must be 1/6, 2/6 and 3/6. The 18 ms turn is longer than a sample period at 99 Hz
+ * and than the timer's lateness on a loaded machine, and not a multiple of the period: the
+ * samples fall on every part of it in turn (a 1.8 ms turn, shorter than the lateness, gave
+ * shares off by up to 3 points, as perf record's; this one within 0.6).
+ * "ratio SECS GOFILE": the same once GOFILE exists (the tracers are ready).
+ * "getppid SECS": getppid() in a loop for SECS seconds. "children N": N short-lived
+ * processes one after the other, each this program run again ("burn MS": burn_two for MS
+ * ms of CPU, then exit), gone before most of their samples are read.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,19 +46,19 @@ static __attribute__((noinline)) void spin(long long ns)
 
 __attribute__((noinline)) void burn_one(void)
 {
-	spin(300000);
+	spin(3000000);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void burn_two(void)
 {
-	spin(600000);
+	spin(6000000);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void burn_three(void)
 {
-	spin(900000);
+	spin(9000000);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -78,13 +82,15 @@ static int children(const char *self, int n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: profile_target ratio|getppid SECS\n");
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "ratio"))) {
+		fprintf(stderr, "usage: profile_target ratio|getppid|children|burn N [GOFILE]\n");
 		return 2;
 	}
 	long long end = now_ns() + atoll(argv[2]) * 1000000000LL;
 	if (!strcmp(argv[1], "ratio")) {
-		long long cpu_end = atoll(argv[2]) * 1000000000LL;
+		while (argc == 4 && access(argv[3], F_OK))
+			usleep(10000);
+		long long cpu_end = cpu_ns() + atoll(argv[2]) * 1000000000LL;
 		while (cpu_ns() < cpu_end) {
 			burn_one();
 			burn_two();

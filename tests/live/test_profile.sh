@@ -73,12 +73,18 @@ check "profile -K: exit 0, a kernel frame of getppid, no -- separator" sh -c "
 	{ cat "$TMP/g.err"; head -20 "$TMP/g.out"; }
 
 # -p and -j (the run ends with the process), -U (no kernel frames).
-"$PT" ratio 1 &
+# (the program starts burning once both are ready: a slow start under emulation must not
+# miss it)
+rm -f "$TMP/go"
+"$PT" ratio 1 "$TMP/go" &
 TP=$!
 "$P" -F 99 -j -p $TP > "$TMP/j.out" 2> "$TMP/j.err" &
 J=$!
 "$P" -F 99 -U -f -p $TP > "$TMP/u.out" 2> "$TMP/u.err" &
 U=$!
+wait_ready $J "$TMP/j.err"
+wait_ready $U "$TMP/u.err"
+touch "$TMP/go"
 wait $TP
 wait $J
 jrc=$?
