@@ -733,6 +733,34 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 	return buf;
 }
 
+int usym_addr_fork(int parent, int child)
+{
+	struct procmaps *p = procmaps_get(parent);
+	if (!p || parent == child)
+		return -1;
+	struct umap *m = malloc((p->n ? p->n : 1) * sizeof(*m));
+	if (!m)
+		return -1;
+	memcpy(m, p->m, p->n * sizeof(*m));
+	size_t n = p->n;
+	struct procmaps *c = &procs[0];
+	for (int i = 0; i < MAX_PROCS; i++) {
+		if (procs[i].pid == child) {
+			c = &procs[i];
+			break;
+		}
+		if (procs[i].use < c->use && &procs[i] != p)
+			c = &procs[i];
+	}
+	if (c == p) { /* one slot in all: cannot happen with MAX_PROCS > 1 */
+		free(m);
+		return -1;
+	}
+	free(c->m);
+	*c = (struct procmaps){child, ++use_clock, m, n};
+	return 0;
+}
+
 void usym_addr_forget(int pid)
 {
 	for (int i = 0; i < MAX_PROCS; i++)

@@ -231,13 +231,18 @@ static void on_comm(const struct perf_event_header *h, const void *body, size_t 
 }
 
 /* A new task (attr.task): its name is its maker's until it changes it (a task that is gone
- * when its first samples are read has no /proc to ask). */
+ * when its first samples are read has no /proc to ask), a new process's maps its parent's. */
 static void on_fork(const void *body, size_t len)
 {
 	uint32_t ids[4]; /* pid, ppid, tid, ptid */
 	if (len < 16)
 		return;
 	memcpy(ids, body, 16);
+	/* A new process runs its parent's program until it execs: its maps are the parent's
+	 * (the kernel tells none for a fork; by the time it is read, /proc has its new
+	 * program's, or nothing). */
+	if (ids[0] != ids[1])
+		usym_addr_fork((int)ids[1], (int)ids[0]);
 	char *parent = pair_get(&env.comms, ids[3], 0);
 	if (!parent || pair_get(&env.comms, ids[2], 0))
 		return;

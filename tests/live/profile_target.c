@@ -35,30 +35,38 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Spin for ns of this thread's CPU time. */
-static __attribute__((noinline)) void spin(long long ns)
+/*
+ * Spin for ns of this thread's CPU time, less what the last spin of the same caller went past
+ * its end (*over): each function gets its share over the run however coarse the checks are
+ * (a check every 2000 additions; under emulation a check costs tens of microseconds).
+ */
+static __attribute__((noinline)) void spin(long long ns, long long *over)
 {
-	long long end = cpu_ns() + ns;
-	while (cpu_ns() < end)
-		for (int i = 0; i < 20000; i++)
+	long long end = cpu_ns() + ns - *over, now;
+	while ((now = cpu_ns()) < end)
+		for (int i = 0; i < 2000; i++)
 			sink += (unsigned long)i;
+	*over = now - end;
 }
 
 __attribute__((noinline)) void burn_one(void)
 {
-	spin(3000000);
+	static long long over;
+	spin(3000000, &over);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void burn_two(void)
 {
-	spin(6000000);
+	static long long over;
+	spin(6000000, &over);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) void burn_three(void)
 {
-	spin(9000000);
+	static long long over;
+	spin(9000000, &over);
 	__asm__ volatile("" ::: "memory");
 }
 

@@ -39,7 +39,8 @@ static void test_own_function(void **state)
 
 /* A process that is gone, named from the mappings the kernel told (profile's MMAP2 records):
  * this program's own mapping of usym_probe_me, told for a PID that does not exist, names it
- * as it is named here; an address beside it in no told mapping is not named. After an exec
+ * as it is named here, and in a child it forks; an address beside it in no told mapping is
+ * not named. After an exec
  * (usym_addr_forget) the old mapping is no longer used. */
 static void test_told_mappings(void **state)
 {
@@ -64,6 +65,10 @@ static void test_told_mappings(void **state)
 	assert_ptr_equal(strchr(buf, '('), NULL); /* only the address */
 	/* that miss (the maps asked again of /proc, which has none) kept what was told */
 	usym_addr(gone, a + 2, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	/* a child forked then (gone too): its parent's maps */
+	assert_int_equal(usym_addr_fork(gone, gone - 1), 0);
+	usym_addr(gone - 1, a + 2, buf, sizeof(buf));
 	assert_string_equal(buf, want);
 	usym_addr_forget(gone);
 	usym_addr(gone, a + 2, buf, sizeof(buf));
