@@ -145,9 +145,9 @@ $(B)/static/sched_target: tests/live/sched_target.c | $(B)/static
 	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -pthread -o $@ $<
 # profile's functions burning CPU in known shares (frame pointers for the user stacks).
 $(B)/tests/profile_target: tests/live/profile_target.c | $(B)/tests
-	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 $(B)/static/profile_target: tests/live/profile_target.c | $(B)/static
-	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -pthread -o $@ $<
 # A strict JSON-lines checker for the live tests where python3 is missing (the guests).
 $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "perfev.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -176,8 +177,56 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
 	return 0;
 }
 
+int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
+		       size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d) {
+		snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int added = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int tid = atoi(e->d_name);
+		if (tid <= 0 || tid == pid)
+			continue;
+		bool any = false;
+		for (int i = 0; i < p->n; i++) {
+			int *m = realloc(p->more, (size_t)(p->nmore + 1) * sizeof(*m));
+			if (!m) {
+				closedir(d);
+				snprintf(why, len, "out of memory");
+				return -1;
+			}
+			p->more = m;
+			int fd = sys_perf_event_open(attr, tid, p->ring[i].cpu, -1,
+						     PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0 && errno == ESRCH)
+				break; /* the thread is gone */
+			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->ring[i].fd)) {
+				int err = errno;
+				if (fd >= 0)
+					close(fd);
+				closedir(d);
+				snprintf(why, len, "thread %d: %s", tid, strerror(err));
+				return -1;
+			}
+			p->more[p->nmore++] = fd;
+			any = true;
+		}
+		added += any;
+	}
+	closedir(d);
+	return added;
+}
+
 int perfev_enable(struct perfev *p, char *why, size_t len)
 {
+	for (int i = 0; i < p->nmore; i++)
+		ioctl(p->more[i], PERF_EVENT_IOC_ENABLE, 0);
 	for (int i = 0; i < p->n; i++)
 		if (ioctl(p->ring[i].fd, PERF_EVENT_IOC_ENABLE, 0)) {
 			snprintf(why, len, "cannot enable the event of CPU %d: %s", p->ring[i].cpu,
@@ -189,12 +238,19 @@ int perfev_enable(struct perfev *p, char *why, size_t len)
 
 void perfev_disable(struct perfev *p)
 {
+	for (int i = 0; i < p->nmore; i++)
+		ioctl(p->more[i], PERF_EVENT_IOC_DISABLE, 0);
 	for (int i = 0; p->ring && i < p->n; i++)
 		ioctl(p->ring[i].fd, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void perfev_close(struct perfev *p)
 {
+	for (int i = 0; i < p->nmore; i++)
+		close(p->more[i]); /* before the rings they write into */
+	free(p->more);
+	p->more = NULL;
+	p->nmore = 0;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	for (int i = 0; p->ring && i < p->n; i++) {
 		ioctl(p->ring[i].fd, PERF_EVENT_IOC_DISABLE, 0);

@@ -27,6 +27,8 @@ struct perfev_ring {
 struct perfev {
 	struct perfev_ring *ring;
 	int n;
+	int *more; /* events writing into the ring of their CPU (other threads: SET_OUTPUT) */
+	int nmore;
 	size_t pages; /* data pages per ring */
 	uint64_t sample_type;
 	uint64_t records, lost, lost_records, throttled, unthrottled, bad;
@@ -53,6 +55,14 @@ void perfev_cpu_clock(struct perf_event_attr *a, unsigned hz, uint64_t period, b
  */
 int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int cpu, int cgroup_fd,
 		size_t pages, char *why, size_t len);
+/*
+ * After perfev_open of a process's PID: its other threads now, each with an event per CPU
+ * writing into that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT): inherit follows only the threads
+ * made after the open. A thread gone meanwhile is left out. Returns how many threads were
+ * added, or -1 with the reason in why.
+ */
+int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
+		       size_t len);
 int perfev_enable(struct perfev *p, char *why, size_t len);
 /* Stop sampling (what is in the rings stays to be read). */
 void perfev_disable(struct perfev *p);

@@ -433,6 +433,10 @@ static int setup(struct tool_run *t)
 		ret = perfev_open(&env.pe, &a, pid, env.cpu, env.cgroup_fd, pages, why,
 				  sizeof(why));
 	}
+	/* -p: the process's other threads now (inherit follows the ones made later) */
+	if (!ret && pid > 0 && a.inherit &&
+	    perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
+		ret = -1;
 	if (ret) {
 		fprintf(stderr, "profile: %s\n", why);
 		return TOOL_FAIL;

@@ -7,11 +7,13 @@
  * and than the timer's lateness on a loaded machine, and not a multiple of the period: the
  * samples fall on every part of it in turn (a 1.8 ms turn, shorter than the lateness, gave
  * shares off by up to 3 points, as perf record's; this one within 0.6).
- * "ratio SECS GOFILE": the same once GOFILE exists (the tracers are ready).
+ * "ratio SECS GOFILE": the same in a second thread, made at once, once GOFILE exists (the
+ * tracers are ready).
  * "getppid SECS": getppid() in a loop for SECS seconds. "children N": N short-lived
  * processes one after the other, each this program run again ("burn MS": burn_two for MS
  * ms of CPU, then exit), gone before most of their samples are read.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,28 @@ __attribute__((noinline)) void burn_three(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+static void ratio(long long secs)
+{
+	long long cpu_end = cpu_ns() + secs * 1000000000LL;
+	while (cpu_ns() < cpu_end) {
+		burn_one();
+		burn_two();
+		burn_three();
+	}
+}
+
+static const char *go_file;
+static long long secs;
+
+static void *ratio_thread(void *arg)
+{
+	(void)arg;
+	while (access(go_file, F_OK))
+		usleep(10000);
+	ratio(secs);
+	return NULL;
+}
+
 /* N children, one after the other, each this program again burning 40 ms in burn_two. */
 static int children(const char *self, int n)
 {
@@ -96,14 +120,15 @@ int main(int argc, char **argv)
 	}
 	long long end = now_ns() + atoll(argv[2]) * 1000000000LL;
 	if (!strcmp(argv[1], "ratio")) {
-		while (argc == 4 && access(argv[3], F_OK))
-			usleep(10000);
-		long long cpu_end = cpu_ns() + atoll(argv[2]) * 1000000000LL;
-		while (cpu_ns() < cpu_end) {
-			burn_one();
-			burn_two();
-			burn_three();
+		if (argc == 4) {
+			pthread_t t;
+			go_file = argv[3];
+			secs = atoll(argv[2]);
+			if (pthread_create(&t, NULL, ratio_thread, NULL) || pthread_join(t, NULL))
+				return 1;
+			return 0;
 		}
+		ratio(atoll(argv[2]));
 	} else if (!strcmp(argv[1], "children")) {
 		char self[4096];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -35,11 +35,17 @@ shares() {
 rc=$?
 set -- $(shares "$TMP/r.out")
 echo "# shares burn_one $1% burn_two $2% burn_three $3% of $4 samples (want 16.7 33.3 50.0)"
-check "profile -F 99 -f --exec: exit 0, shares 1:2:3 within 3 points, 200 samples or more" awk "
-	BEGIN {exit !($rc == 0 && $4 >= 200 && ($1 - 16.67) ^ 2 < 9 && ($2 - 33.33) ^ 2 < 9 &&
-		($3 - 50) ^ 2 < 9)}" ||
+# Under emulation (the qemu guests, TCG) a vCPU the host does not run for a while takes one
+# late sample for the periods it missed, and the function then running gets all that CPU
+# time: the shares there were off by up to 12 points on a loaded host (4.9: 23.1/38.8/38.1).
+# There they are checked to 15 points, and 100 samples; here to 3, and 200.
+tol=3 least=200
+[ -n "${LIVE_GUEST:-}" ] && tol=15 least=100
+check "profile -F 99 -f --exec: exit 0, shares 1:2:3 within $tol points, $least samples or more" awk "
+	BEGIN {a = $1 - 16.67; b = $2 - 33.33; c = $3 - 50; t = $tol * $tol
+		exit !($rc == 0 && $4 >= $least && a * a < t && b * b < t && c * c < t)}" ||
 	{ cat "$TMP/r.err"; sort -t' ' -k2 -n "$TMP/r.out" | tail -5; }
-check "profile -f: user frames root first, main;burn_three;spin" grep -q '^profile_target;.*main;burn_three;spin' "$TMP/r.out" ||
+check "profile -f: user frames root first, main;ratio;burn_three;spin" grep -q '^profile_target;.*;main;ratio;burn_three;spin' "$TMP/r.out" ||
 	head -5 "$TMP/r.out"
 
 # --pprof: the same samples as the folded lines, read by go tool pprof where it is.
@@ -72,7 +78,9 @@ check "profile -K: exit 0, a kernel frame of getppid, no -- separator" sh -c "
 	[ $rc = 0 ] && grep -q '^    [a-z_0-9]*getppid' '$TMP/g.out' && ! grep -q '^    --\$' '$TMP/g.out'" ||
 	{ cat "$TMP/g.err"; head -20 "$TMP/g.out"; }
 
-# -p and -j (the run ends with the process), -U (no kernel frames).
+# -p and -j (the run ends with the process), -U (no kernel frames). The program burns in a
+# thread it made before the tools started: -p samples the threads there were, not only the
+# ones made later (inherit).
 # (the program starts burning once both are ready: a slow start under emulation must not
 # miss it)
 rm -f "$TMP/go"
