@@ -141,11 +141,15 @@ static char *name_stack(const struct folded *f, const struct key *k)
 	put(&s, folded_frame(k->comm, esc, sizeof(esc)));
 	for (int i = k->nu - 1; i >= 0; i--) {
 		put(&s, ";");
-		user_frame(&s, k->tgid, k->addr[i]);
+		/* Frames above the innermost are return addresses: the call is before them (a
+		 * call to a function that does not return can end its caller, whose return
+		 * address is then the next function's first byte). */
+		user_frame(&s, k->tgid, i && k->addr[i] ? k->addr[i] - 1 : k->addr[i]);
 	}
 	for (int i = k->nk - 1; i >= 0; i--) {
 		unsigned long long addr = k->addr[f->umax + i], off;
-		const char *sym = f->ksyms ? ksym_find(f->ksyms, addr, &off) : NULL;
+		const char *sym =
+			!f->ksyms ? NULL : ksym_find(f->ksyms, i && addr ? addr - 1 : addr, &off);
 		if (!sym)
 			snprintf(buf, sizeof(buf), "0x%llx", addr);
 		put(&s, ";");
