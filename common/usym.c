@@ -9,6 +9,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -656,9 +657,10 @@ int usym_addr_map(int pid, unsigned long long start, unsigned long long len, uns
 	p->m = m;
 	struct umap *u = &p->m[p->n++];
 	*u = (struct umap){start, end, off, -1, ""};
-	if (path[0] == '/')
+	bool anon = !strcmp(path, "//anon"); /* the kernel's name of anonymous memory */
+	if (path[0] == '/' && !anon)
 		u->file = symfile_get(path);
-	if (u->file < 0)
+	if (u->file < 0 && !anon)
 		snprintf(u->special, sizeof(u->special), "%s",
 			 path[0] == '/' ? "[unread file]" : path);
 	return 0;
@@ -697,6 +699,93 @@ static const char *file_sym(const struct symfile *f, unsigned long long vaddr,
 	return NULL;
 }
 
+/*
+ * /tmp/perf-PID.map, the symbols a JIT (a JVM with perf-map-agent, node --perf-basic-prof,
+ * LuaJIT...) writes of the code it makes: "START SIZE name" lines, hex. Read only when it is
+ * a regular file (not followed through a link) owned by root or by the process's owner: a
+ * file in /tmp anyone could have made for another's PID. One process's map is kept, read
+ * again when it has grown.
+ */
+static struct {
+	int pid;
+	off_t size;
+	struct jsym {
+		unsigned long long start, end;
+		char *name;
+	} * e;
+	size_t n;
+} jit;
+
+static void perfmap_free(void)
+{
+	for (size_t i = 0; i < jit.n; i++)
+		free(jit.e[i].name);
+	free(jit.e);
+	memset(&jit, 0, sizeof(jit));
+}
+
+static void perfmap_load(int pid)
+{
+	char path[64];
+	struct stat proc, st;
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	bool alive = stat(path, &proc) == 0;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && (!alive || st.st_uid != proc.st_uid)) ||
+	    (jit.pid == pid && st.st_size == jit.size)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	perfmap_free();
+	jit.pid = pid;
+	jit.size = st.st_size;
+	char line[1024];
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, size;
+		int at = 0;
+		if (sscanf(line, "%llx %llx %n", &start, &size, &at) != 2 || !at)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (jit.n == cap) {
+			cap = cap ? cap * 2 : 256;
+			void *m = realloc(jit.e, cap * sizeof(*jit.e));
+			if (!m)
+				break;
+			jit.e = m;
+		}
+		char *name = strdup(line + at);
+		if (!name)
+			break;
+		jit.e[jit.n++] = (struct jsym){start, start + size, name};
+	}
+	fclose(f);
+}
+
+static const char *perfmap_find(int pid, unsigned long long addr, unsigned long long *off)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (jit.pid == pid)
+			/* the latest line first: a JIT writes code again over freed code */
+			for (size_t i = jit.n; i-- > 0;)
+				if (addr >= jit.e[i].start && addr < jit.e[i].end) {
+					*off = addr - jit.e[i].start;
+					return jit.e[i].name;
+				}
+		if (!pass)
+			perfmap_load(pid);
+	}
+	return NULL;
+}
+
 const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 {
 	struct procmaps *p = procmaps_get(pid);
@@ -708,6 +797,15 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 			now.use = p->use;
 			*p = now;
 			m = find_map(p, addr);
+		}
+	}
+	/* Code a JIT made in anonymous memory: named from its /tmp/perf-PID.map, if any. */
+	if (!m || (m->file < 0 && !m->special[0])) {
+		unsigned long long off;
+		const char *jname = perfmap_find(pid, addr, &off);
+		if (jname) {
+			snprintf(buf, len, "%s+0x%llx ([perf-%d.map])", jname, off, pid);
+			return buf;
 		}
 	}
 	if (!m) {
@@ -772,6 +870,7 @@ void usym_addr_forget(int pid)
 
 void usym_addr_free(void)
 {
+	perfmap_free();
 	for (int i = 0; i < MAX_PROCS; i++)
 		free(procs[i].m);
 	for (int i = 0; i < nfiles; i++) {

@@ -76,6 +76,34 @@ static void test_told_mappings(void **state)
 	usym_addr_free();
 }
 
+/* JIT code: an address in no file of the process is named from /tmp/perf-PID.map; the map is
+ * not read through a symbolic link (anyone can make one in /tmp). */
+static void test_perf_map(void **state)
+{
+	(void)state;
+	char path[64], other[80], buf[4200], want[128];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("10000 100 LazyCompile:*hot_loop app.js:12\n20000 10 stub\n", f);
+	fclose(f);
+	usym_addr(getpid(), 0x10050, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "LazyCompile:*hot_loop app.js:12+0x50 ([perf-%d.map])",
+		 (int)getpid());
+	assert_string_equal(buf, want);
+	usym_addr(getpid(), 0x20010, buf, sizeof(buf)); /* past its size */
+	assert_string_equal(buf, "0x20010");
+	usym_addr_free();
+	snprintf(other, sizeof(other), "%s.real", path);
+	assert_int_equal(rename(path, other), 0);
+	assert_int_equal(symlink(other, path), 0);
+	usym_addr(getpid(), 0x10050, buf, sizeof(buf));
+	assert_string_equal(buf, "0x10050");
+	unlink(path);
+	unlink(other);
+	usym_addr_free();
+}
+
 /* An address in the C library: a symbol of libc.so.6 (getpid: the sanitizers intercept
  * fopen, whose address is then theirs). */
 static void test_library_function(void **state)
@@ -299,7 +327,7 @@ int main(void)
 		cmocka_unit_test(test_library_function),   cmocka_unit_test(test_unmapped_and_gone),
 		cmocka_unit_test(test_mapped_later),	   cmocka_unit_test(test_no_program_run),
 		cmocka_unit_test(test_untrusted_path_dir), cmocka_unit_test(test_ld_cache),
-		cmocka_unit_test(test_told_mappings),
+		cmocka_unit_test(test_told_mappings),	   cmocka_unit_test(test_perf_map),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
