@@ -572,6 +572,23 @@ static int symfile_get(const char *path)
 	return nfiles++;
 }
 
+/*
+ * The file a process maps, as this process can open it: a process in another mount namespace
+ * (a container) maps its own /usr/bin/x, seen here through /proc/PID/root when that is another
+ * file than our /usr/bin/x (or ours has none). Two stat() per mapped file, when the maps are
+ * read.
+ */
+static int map_file(int pid, const char *path)
+{
+	char rooted[PATH_MAX + 64];
+	struct stat theirs, ours;
+	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", pid, path);
+	if (stat(rooted, &theirs) == 0 &&
+	    (stat(path, &ours) || theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino))
+		return symfile_get(rooted);
+	return symfile_get(path);
+}
+
 /* Read the executable mappings of PID into p; -1 when the process is gone. */
 static int procmaps_load(struct procmaps *p, int pid)
 {
@@ -603,7 +620,7 @@ static int procmaps_load(struct procmaps *p, int pid)
 		name[strcspn(name, "\n")] = 0;
 		*m = (struct umap){start, end, off, -1, ""};
 		if (name[0] == '/')
-			m->file = symfile_get(name);
+			m->file = map_file(pid, name);
 		/* [vdso], anonymous (JIT code), or a file past the MAX_FILES we keep */
 		if (m->file < 0)
 			snprintf(m->special, sizeof(m->special), "%s",
@@ -659,7 +676,7 @@ int usym_addr_map(int pid, unsigned long long start, unsigned long long len, uns
 	*u = (struct umap){start, end, off, -1, ""};
 	bool anon = !strcmp(path, "//anon"); /* the kernel's name of anonymous memory */
 	if (path[0] == '/' && !anon)
-		u->file = symfile_get(path);
+		u->file = map_file(pid, path);
 	if (u->file < 0 && !anon)
 		snprintf(u->special, sizeof(u->special), "%s",
 			 path[0] == '/' ? "[unread file]" : path);

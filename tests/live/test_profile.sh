@@ -71,6 +71,20 @@ check "profile --exec of short-lived processes: exit 0, their frames named (burn
 	[ $rc = 0 ] && [ $1 -ge 10 ] && [ $1 -ge \$((4 * $2)) ]" ||
 	{ cat "$TMP/c.err"; sort -t' ' -k2 -n "$TMP/c.out" | tail -5; }
 
+# A process in another mount namespace: its program is in a tmpfs only it sees, named through
+# /proc/PID/root (from here the path is an empty folder).
+if command -v unshare > /dev/null && unshare -m true 2> /dev/null; then
+	mkdir -p "$TMP/ns"
+	"$P" -F 99 -f --exec unshare -m sh -c "mount -t tmpfs ftt-ns '$TMP/ns' && cp '$PT' '$TMP/ns/pt' && exec '$TMP/ns/pt' ratio 1" \
+		> "$TMP/ns.out" 2> "$TMP/ns.err"
+	rc=$?
+	check "profile --exec in another mount namespace: exit 0, its functions named (burn_two)" sh -c "
+		[ $rc = 0 ] && grep -q '^pt;.*;burn_two;' '$TMP/ns.out'" ||
+		{ cat "$TMP/ns.err"; sort -t' ' -k2 -n "$TMP/ns.out" | tail -3; }
+else
+	skip "profile in another mount namespace: no unshare -m here (util-linux, CONFIG_NAMESPACES)"
+fi
+
 # The kernel path of getppid(): a frame that names it (__x64_sys_getppid, sys_getppid).
 "$P" -F 99 -K --exec "$PT" getppid 2 > "$TMP/g.out" 2> "$TMP/g.err"
 rc=$?
