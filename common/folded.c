@@ -11,10 +11,10 @@
 #include <string.h>
 
 struct key {
-	char comm[16];
+	char comm[32];
 	int32_t tgid;
 	int16_t nk, nu;
-	uint64_t addr[FOLDED_UFRAMES + FOLDED_KFRAMES]; /* user frames, then kernel frames */
+	uint64_t addr[]; /* umax user frames, then kmax kernel frames */
 };
 
 struct folded {
@@ -22,17 +22,31 @@ struct folded {
 	const struct ksyms *ksyms;
 	unsigned long long total;
 	bool oom;
+	int kmax, umax;
+	struct key *key; /* the one being counted (its size is the table's) */
+	size_t keysize;
 };
 
-struct folded *folded_new(const struct ksyms *ksyms)
+struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int uframes)
 {
 	struct folded *f = calloc(1, sizeof(*f));
-	if (!f || agg_init(&f->a, sizeof(struct key), sizeof(char *))) {
+	if (!f)
+		return NULL;
+	f->kmax = kframes;
+	f->umax = uframes;
+	f->keysize = sizeof(struct key) + (size_t)(kframes + uframes) * 8;
+	if (!(f->key = malloc(f->keysize)) || agg_init(&f->a, f->keysize, sizeof(char *))) {
+		free(f->key);
 		free(f);
 		return NULL;
 	}
 	f->ksyms = ksyms;
 	return f;
+}
+
+struct folded *folded_new(const struct ksyms *ksyms)
+{
+	return folded_new_depth(ksyms, FOLDED_KFRAMES, FOLDED_UFRAMES);
 }
 
 int folded_frames(const struct tep_record *rec, const struct tep_format_field *caller, bool rest,
@@ -109,7 +123,11 @@ static void user_frame(struct str *s, int tgid, unsigned long long addr)
 		if (end)
 			*end = 0;
 		const char *base = strrchr(file, '/');
-		snprintf(name, sizeof(name), "[%s]", base ? base + 1 : file);
+		/* "[vdso]", "[heap]" are bracketed already */
+		if (*file == '[')
+			snprintf(name, sizeof(name), "%s", file);
+		else
+			snprintf(name, sizeof(name), "[%s]", base ? base + 1 : file);
 	} else {
 		snprintf(name, sizeof(name), "[unknown]");
 	}
@@ -123,11 +141,15 @@ static char *name_stack(const struct folded *f, const struct key *k)
 	put(&s, folded_frame(k->comm, esc, sizeof(esc)));
 	for (int i = k->nu - 1; i >= 0; i--) {
 		put(&s, ";");
-		user_frame(&s, k->tgid, k->addr[i]);
+		/* Frames above the innermost are return addresses: the call is before them (a
+		 * call to a function that does not return can end its caller, whose return
+		 * address is then the next function's first byte). */
+		user_frame(&s, k->tgid, i && k->addr[i] ? k->addr[i] - 1 : k->addr[i]);
 	}
 	for (int i = k->nk - 1; i >= 0; i--) {
-		unsigned long long addr = k->addr[FOLDED_UFRAMES + i], off;
-		const char *sym = f->ksyms ? ksym_find(f->ksyms, addr, &off) : NULL;
+		unsigned long long addr = k->addr[f->umax + i], off;
+		const char *sym =
+			!f->ksyms ? NULL : ksym_find(f->ksyms, i && addr ? addr - 1 : addr, &off);
 		if (!sym)
 			snprintf(buf, sizeof(buf), "0x%llx", addr);
 		put(&s, ";");
@@ -152,22 +174,22 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 {
 	if (!n)
 		return 0;
-	struct key key;
-	memset(&key, 0, sizeof(key));
-	snprintf(key.comm, sizeof(key.comm), "%s", comm);
-	key.tgid = tgid;
+	struct key *key = f->key;
+	memset(key, 0, f->keysize);
+	snprintf(key->comm, sizeof(key->comm), "%s", comm);
+	key->tgid = tgid;
 	/* The frames nearest the event are kept: the root side of a deeper stack is cut. */
-	key.nk = (int16_t)(nk < FOLDED_KFRAMES ? nk : FOLDED_KFRAMES);
-	key.nu = (int16_t)(nu < FOLDED_UFRAMES ? nu : FOLDED_UFRAMES);
-	if (key.nu)
-		memcpy(key.addr, u, (size_t)key.nu * 8);
-	if (key.nk)
-		memcpy(key.addr + FOLDED_UFRAMES, k, (size_t)key.nk * 8);
-	char **line = agg_add(&f->a, &key, n);
+	key->nk = (int16_t)(nk < f->kmax ? nk : f->kmax);
+	key->nu = (int16_t)(nu < f->umax ? nu : f->umax);
+	if (key->nu)
+		memcpy(key->addr, u, (size_t)key->nu * 8);
+	if (key->nk)
+		memcpy(key->addr + f->umax, k, (size_t)key->nk * 8);
+	char **line = agg_add(&f->a, key, n);
 	if (!line)
 		return -1;
 	f->total++;
-	if (!*line && !(*line = name_stack(f, &key)))
+	if (!*line && !(*line = name_stack(f, key)))
 		return -1;
 	return 0;
 }
@@ -237,5 +259,6 @@ void folded_free(struct folded *f)
 		return;
 	agg_sorted(&f->a, free_line, NULL);
 	agg_free(&f->a);
+	free(f->key);
 	free(f);
 }

@@ -26,6 +26,9 @@ struct tep_format_field;
 #define FOLDED_UFRAMES 8  /* the kernel records at most 8 user frames */
 
 struct folded *folded_new(const struct ksyms *ksyms);
+/* With room for kframes kernel and uframes user frames (profile's 127 each); comm up to 31
+ * bytes (a name with its pid: "sh (123)"). The key is 40 bytes plus 8 per frame. */
+struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int uframes);
 /*
  * Count one stack of task comm in process tgid: kernel frames k[0..nk) and user frames
  * u[0..nu), each leaf first as the kernel records them. Returns -1 when out of memory.

@@ -9,6 +9,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -571,6 +572,23 @@ static int symfile_get(const char *path)
 	return nfiles++;
 }
 
+/*
+ * The file a process maps, as this process can open it: a process in another mount namespace
+ * (a container) maps its own /usr/bin/x, seen here through /proc/PID/root when that is another
+ * file than our /usr/bin/x (or ours has none). Two stat() per mapped file, when the maps are
+ * read.
+ */
+static int map_file(int pid, const char *path)
+{
+	char rooted[PATH_MAX + 64];
+	struct stat theirs, ours;
+	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", pid, path);
+	if (stat(rooted, &theirs) == 0 &&
+	    (stat(path, &ours) || theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino))
+		return symfile_get(rooted);
+	return symfile_get(path);
+}
+
 /* Read the executable mappings of PID into p; -1 when the process is gone. */
 static int procmaps_load(struct procmaps *p, int pid)
 {
@@ -602,7 +620,7 @@ static int procmaps_load(struct procmaps *p, int pid)
 		name[strcspn(name, "\n")] = 0;
 		*m = (struct umap){start, end, off, -1, ""};
 		if (name[0] == '/')
-			m->file = symfile_get(name);
+			m->file = map_file(pid, name);
 		/* [vdso], anonymous (JIT code), or a file past the MAX_FILES we keep */
 		if (m->file < 0)
 			snprintf(m->special, sizeof(m->special), "%s",
@@ -628,6 +646,41 @@ static struct procmaps *procmaps_get(int pid)
 		return NULL;
 	lru->use = ++use_clock;
 	return lru;
+}
+
+int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
+		  const char *path)
+{
+	struct procmaps *p = procmaps_get(pid);
+	if (!p) { /* gone already: its maps are the ones told */
+		p = &procs[0];
+		for (int i = 0; i < MAX_PROCS; i++)
+			if (procs[i].use < p->use)
+				p = &procs[i];
+		free(p->m);
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		p->use = ++use_clock;
+	}
+	unsigned long long end = start + len;
+	size_t kept = 0;
+	for (size_t i = 0; i < p->n; i++) /* what the new mapping covers is gone */
+		if (p->m[i].end <= start || p->m[i].start >= end)
+			p->m[kept++] = p->m[i];
+	p->n = kept;
+	void *m = realloc(p->m, (p->n + 1) * sizeof(*p->m));
+	if (!m)
+		return -1;
+	p->m = m;
+	struct umap *u = &p->m[p->n++];
+	*u = (struct umap){start, end, off, -1, ""};
+	bool anon = !strcmp(path, "//anon"); /* the kernel's name of anonymous memory */
+	if (path[0] == '/' && !anon)
+		u->file = map_file(pid, path);
+	if (u->file < 0 && !anon)
+		snprintf(u->special, sizeof(u->special), "%s",
+			 path[0] == '/' ? "[unread file]" : path);
+	return 0;
 }
 
 static const struct umap *find_map(const struct procmaps *p, unsigned long long addr)
@@ -663,12 +716,115 @@ static const char *file_sym(const struct symfile *f, unsigned long long vaddr,
 	return NULL;
 }
 
+/*
+ * /tmp/perf-PID.map, the symbols a JIT (a JVM with perf-map-agent, node --perf-basic-prof,
+ * LuaJIT...) writes of the code it makes: "START SIZE name" lines, hex. Read only when it is
+ * a regular file (not followed through a link) owned by root or by the process's owner: a
+ * file in /tmp anyone could have made for another's PID. One process's map is kept, read
+ * again when it has grown.
+ */
+static struct {
+	int pid;
+	off_t size;
+	struct jsym {
+		unsigned long long start, end;
+		char *name;
+	} * e;
+	size_t n;
+} jit;
+
+static void perfmap_free(void)
+{
+	for (size_t i = 0; i < jit.n; i++)
+		free(jit.e[i].name);
+	free(jit.e);
+	memset(&jit, 0, sizeof(jit));
+}
+
+static void perfmap_load(int pid)
+{
+	char path[64];
+	struct stat proc, st;
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	bool alive = stat(path, &proc) == 0;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && (!alive || st.st_uid != proc.st_uid)) ||
+	    (jit.pid == pid && st.st_size == jit.size)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	perfmap_free();
+	jit.pid = pid;
+	jit.size = st.st_size;
+	char line[1024];
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, size;
+		int at = 0;
+		if (sscanf(line, "%llx %llx %n", &start, &size, &at) != 2 || !at)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (jit.n == cap) {
+			cap = cap ? cap * 2 : 256;
+			void *m = realloc(jit.e, cap * sizeof(*jit.e));
+			if (!m)
+				break;
+			jit.e = m;
+		}
+		char *name = strdup(line + at);
+		if (!name)
+			break;
+		jit.e[jit.n++] = (struct jsym){start, start + size, name};
+	}
+	fclose(f);
+}
+
+static const char *perfmap_find(int pid, unsigned long long addr, unsigned long long *off)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		if (jit.pid == pid)
+			/* the latest line first: a JIT writes code again over freed code */
+			for (size_t i = jit.n; i-- > 0;)
+				if (addr >= jit.e[i].start && addr < jit.e[i].end) {
+					*off = addr - jit.e[i].start;
+					return jit.e[i].name;
+				}
+		if (!pass)
+			perfmap_load(pid);
+	}
+	return NULL;
+}
+
 const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 {
 	struct procmaps *p = procmaps_get(pid);
 	const struct umap *m = p ? find_map(p, addr) : NULL;
-	if (p && !m && !procmaps_load(p, pid)) /* mapped since (dlopen): read the maps again */
-		m = find_map(p, addr);
+	if (p && !m) { /* mapped since (dlopen): read the maps again, if it is still there */
+		struct procmaps now = {0};
+		if (!procmaps_load(&now, pid)) {
+			free(p->m);
+			now.use = p->use;
+			*p = now;
+			m = find_map(p, addr);
+		}
+	}
+	/* Code a JIT made in anonymous memory: named from its /tmp/perf-PID.map, if any. */
+	if (!m || (m->file < 0 && !m->special[0])) {
+		unsigned long long off;
+		const char *jname = perfmap_find(pid, addr, &off);
+		if (jname) {
+			snprintf(buf, len, "%s+0x%llx ([perf-%d.map])", jname, off, pid);
+			return buf;
+		}
+	}
 	if (!m) {
 		snprintf(buf, len, "0x%llx", addr);
 		return buf;
@@ -692,8 +848,46 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 	return buf;
 }
 
+int usym_addr_fork(int parent, int child)
+{
+	struct procmaps *p = procmaps_get(parent);
+	if (!p || parent == child)
+		return -1;
+	struct umap *m = malloc((p->n ? p->n : 1) * sizeof(*m));
+	if (!m)
+		return -1;
+	memcpy(m, p->m, p->n * sizeof(*m));
+	size_t n = p->n;
+	struct procmaps *c = &procs[0];
+	for (int i = 0; i < MAX_PROCS; i++) {
+		if (procs[i].pid == child) {
+			c = &procs[i];
+			break;
+		}
+		if (procs[i].use < c->use && &procs[i] != p)
+			c = &procs[i];
+	}
+	if (c == p) { /* one slot in all: cannot happen with MAX_PROCS > 1 */
+		free(m);
+		return -1;
+	}
+	free(c->m);
+	*c = (struct procmaps){child, ++use_clock, m, n};
+	return 0;
+}
+
+void usym_addr_forget(int pid)
+{
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].pid == pid) {
+			free(procs[i].m);
+			memset(&procs[i], 0, sizeof(procs[i]));
+		}
+}
+
 void usym_addr_free(void)
 {
+	perfmap_free();
 	for (int i = 0; i < MAX_PROCS; i++)
 		free(procs[i].m);
 	for (int i = 0; i < nfiles; i++) {

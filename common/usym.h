@@ -53,5 +53,15 @@ int usym_list(const char *path, FILE *out);
  */
 const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len);
 void usym_addr_free(void);
+/* A mapping of pid told by the kernel (a perf MMAP2 record): added to its maps (read from
+ * /proc first while it lives), over what it covers. A process that has exited is named from
+ * the mappings told. 0, or -1 when out of memory. */
+int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
+		  const char *path);
+/* A new process (a fork, a perf FORK record): child's maps are parent's until it execs or
+ * maps more (the kernel tells no mapping for a fork). 0, or -1 when parent's are not known. */
+int usym_addr_fork(int parent, int child);
+/* Forget the maps kept for pid (it called exec: its next address reads them again). */
+void usym_addr_forget(int pid);
 
 #endif

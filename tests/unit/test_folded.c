@@ -3,6 +3,7 @@
 #include "helpers.h"
 
 #include "folded.h"
+#include "ksym.h"
 #include "usym.h"
 
 /* Print f into a string. */
@@ -92,6 +93,34 @@ static void test_deep_stack(void **state)
 	folded_free(f);
 }
 
+/* A return address is looked up one byte before it: a call that does not return can be its
+ * caller's last instruction, and its return address the next function's first byte (seen:
+ * x86_64_start_kernel;__pfx_clear_bss;start_kernel). The innermost frame is exact. */
+static void test_return_addresses(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/ftt-test-folded.XXXXXX";
+	const char *text = "ffffffff81000000 T caller\n"
+			   "ffffffff81000100 T next_function\n"
+			   "ffffffff81000200 T leaf\n";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct ksyms *k = ksym_load_file(path);
+	unlink(path);
+	assert_non_null(k);
+	struct folded *f = folded_new(k);
+	assert_non_null(f);
+	/* leaf at leaf's first byte; caller's return address = next_function's first byte */
+	unsigned long long stack[2] = {0xffffffff81000200ULL, 0xffffffff81000100ULL};
+	assert_int_equal(folded_add(f, "t", 0x7ffffffe, stack, 2, NULL, 0), 0);
+	size_t lines;
+	assert_string_equal(printed(f, &lines), "t;caller_[k];leaf_[k] 1\n");
+	folded_free(f);
+	ksym_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -99,6 +128,7 @@ int main(void)
 		cmocka_unit_test(test_root_first_and_merged),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_deep_stack),
+		cmocka_unit_test(test_return_addresses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

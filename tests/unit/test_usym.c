@@ -37,6 +37,73 @@ static void test_own_function(void **state)
 	usym_addr_free();
 }
 
+/* A process that is gone, named from the mappings the kernel told (profile's MMAP2 records):
+ * this program's own mapping of usym_probe_me, told for a PID that does not exist, names it
+ * as it is named here, and in a child it forks; an address beside it in no told mapping is
+ * not named. After an exec
+ * (usym_addr_forget) the old mapping is no longer used. */
+static void test_told_mappings(void **state)
+{
+	(void)state;
+	FILE *f = fopen("/proc/self/maps", "r");
+	assert_non_null(f);
+	char line[4200];
+	unsigned long long start = 0, end = 0, off = 0, a = (uintptr_t)&usym_probe_me;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) == 3 && a >= start &&
+		    a < end)
+			break;
+	fclose(f);
+	assert_true(a >= start && a < end);
+	int gone = 0x7ffffffe;
+	assert_int_equal(usym_addr_map(gone, start, end - start, off, self), 0);
+	char buf[4200], want[4200];
+	usym_addr(gone, a + 2, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s)", self);
+	assert_string_equal(buf, want);
+	usym_addr(gone, end + 0x100000, buf, sizeof(buf));
+	assert_ptr_equal(strchr(buf, '('), NULL); /* only the address */
+	/* that miss (the maps asked again of /proc, which has none) kept what was told */
+	usym_addr(gone, a + 2, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	/* a child forked then (gone too): its parent's maps */
+	assert_int_equal(usym_addr_fork(gone, gone - 1), 0);
+	usym_addr(gone - 1, a + 2, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	usym_addr_forget(gone);
+	usym_addr(gone, a + 2, buf, sizeof(buf));
+	assert_ptr_equal(strstr(buf, "usym_probe_me"), NULL);
+	usym_addr_free();
+}
+
+/* JIT code: an address in no file of the process is named from /tmp/perf-PID.map; the map is
+ * not read through a symbolic link (anyone can make one in /tmp). */
+static void test_perf_map(void **state)
+{
+	(void)state;
+	char path[64], other[80], buf[4200], want[128];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("10000 100 LazyCompile:*hot_loop app.js:12\n20000 10 stub\n", f);
+	fclose(f);
+	usym_addr(getpid(), 0x10050, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "LazyCompile:*hot_loop app.js:12+0x50 ([perf-%d.map])",
+		 (int)getpid());
+	assert_string_equal(buf, want);
+	usym_addr(getpid(), 0x20010, buf, sizeof(buf)); /* past its size */
+	assert_string_equal(buf, "0x20010");
+	usym_addr_free();
+	snprintf(other, sizeof(other), "%s.real", path);
+	assert_int_equal(rename(path, other), 0);
+	assert_int_equal(symlink(other, path), 0);
+	usym_addr(getpid(), 0x10050, buf, sizeof(buf));
+	assert_string_equal(buf, "0x10050");
+	unlink(path);
+	unlink(other);
+	usym_addr_free();
+}
+
 /* An address in the C library: a symbol of libc.so.6 (getpid: the sanitizers intercept
  * fopen, whose address is then theirs). */
 static void test_library_function(void **state)
@@ -260,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_library_function),   cmocka_unit_test(test_unmapped_and_gone),
 		cmocka_unit_test(test_mapped_later),	   cmocka_unit_test(test_no_program_run),
 		cmocka_unit_test(test_untrusted_path_dir), cmocka_unit_test(test_ld_cache),
+		cmocka_unit_test(test_told_mappings),	   cmocka_unit_test(test_perf_map),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

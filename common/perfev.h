@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * perfev: sampling through the kernel's perf_event_open(2) interface, without the perf tool
+ * or BPF: one event per CPU (for every task, a task and what it starts, or a cgroup's), each
+ * with its mmap'd ring buffer read here (data_head with acquire, data_tail with release),
+ * the records handed one by one to the caller; PERF_RECORD_LOST and THROTTLE/UNTHROTTLE
+ * counted for the report at the end. The parsing of samples and of their call chains is
+ * pure (no kernel) and unit-tested.
+ */
+#ifndef FTT_PERFEV_H
+#define FTT_PERFEV_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PERFEV_MAX_STACK 127 /* the kernel's default perf_event_max_stack */
+
+struct perfev_ring {
+	int fd, cpu;
+	void *base;	  /* the metadata page, then the data */
+	size_t data_size; /* a power of two */
+};
+
+struct perfev {
+	struct perfev_ring *ring;
+	int n;
+	int *more; /* events writing into the ring of their CPU (other threads: SET_OUTPUT) */
+	int nmore;
+	size_t pages; /* data pages per ring */
+	uint64_t sample_type;
+	uint64_t records, lost, lost_records, throttled, unthrottled, bad;
+	char *scratch; /* a record that wraps the buffer's end, made whole */
+};
+
+/*
+ * Can perf events be opened here? 0, or -1 with what is missing in why (CONFIG_PERF_EVENTS,
+ * perf_event_paranoid or CAP_PERFMON): a cpu-clock event of this task is opened and closed.
+ */
+int perfev_check(char *why, size_t len);
+
+/* The cpu-clock sampling attributes: freq HZ (hz > 0) or every period ns; kernel/user: which
+ * parts of the call chain; max_stack: frames (0: the kernel's default). */
+void perfev_cpu_clock(struct perf_event_attr *a, unsigned hz, uint64_t period, bool kernel,
+		      bool user, unsigned max_stack);
+
+/*
+ * Open attr on each CPU (cpu < 0: every online one) for pid (-1: every task; with
+ * cgroup_fd >= 0: that cgroup's tasks) with a ring of pages data pages each, disabled
+ * (perfev_enable starts them).
+ * A kernel that does not know sample_max_stack (before 4.8: E2BIG) is asked again without
+ * it. Returns 0, or -1 with the reason in why.
+ */
+int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int cpu, int cgroup_fd,
+		size_t pages, char *why, size_t len);
+/*
+ * After perfev_open of a process's PID: its other threads now, each with an event per CPU
+ * writing into that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT): inherit follows only the threads
+ * made after the open. A thread gone meanwhile is left out. Returns how many threads were
+ * added, or -1 with the reason in why.
+ */
+int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
+		       size_t len);
+int perfev_enable(struct perfev *p, char *why, size_t len);
+/* Stop sampling (what is in the rings stays to be read). */
+void perfev_disable(struct perfev *p);
+void perfev_close(struct perfev *p);
+
+/* A record: its header and its body (len bytes after the header). */
+typedef void (*perfev_fn)(const struct perf_event_header *h, const void *body, size_t len,
+			  void *ctx);
+
+/*
+ * Every record of a ring's data (size a power of two) from *tail up to head, to fn; a record
+ * across the data's end is copied whole into scratch (64 KiB) first. LOST, THROTTLE and
+ * UNTHROTTLE are counted in p and handed to fn too. Advances *tail; returns the records
+ * read. A header of size 0 or past head ends the read (counted in p->bad).
+ */
+size_t perfev_ring_read(struct perfev *p, const char *data, size_t size, uint64_t head,
+			uint64_t *tail, perfev_fn fn, void *ctx);
+
+/* Every ring's new records; returns how many. */
+size_t perfev_drain(struct perfev *p, perfev_fn fn, void *ctx);
+
+struct perfev_sample {
+	uint64_t ip;
+	uint32_t pid, tid, cpu;
+	uint64_t time, period;
+	uint64_t nr; /* call chain entries, markers included */
+	const uint64_t *chain;
+};
+
+/* A PERF_RECORD_SAMPLE's body as sample_type says (IP, TID, TIME, CPU, PERIOD, CALLCHAIN in
+ * the kernel's order): 0, or -1 when it is shorter than that. */
+int perfev_sample(const void *body, size_t len, uint64_t sample_type, struct perfev_sample *s);
+
+/* The time of a record: a sample's, or with attr.sample_id_all (3.0+) the one at the end of
+ * any other record; 0 when it has none. */
+uint64_t perfev_time(const struct perf_event_header *h, const void *body, size_t len,
+		     uint64_t sample_type);
+
+/*
+ * A call chain split at its context markers (PERF_CONTEXT_KERNEL, _USER, ...): kernel
+ * frames into k (at most kmax), user frames into u (at most umax), each leaf first;
+ * frames of other contexts (hypervisor, guest) left out. Returns *nk + *nu.
+ */
+int perfev_chain_split(const uint64_t *chain, uint64_t nr, uint64_t *k, int *nk, int kmax,
+		       uint64_t *u, int *nu, int umax);
+
+/* "N records lost, M throttles" at the end, on stderr under the tool's name (nothing when
+ * there was neither). */
+void perfev_report(const struct perfev *p, const char *tool);
+
+/* /proc/sys/kernel/perf_event_max_stack, or 127 when it cannot be read (before 4.8). */
+unsigned perfev_max_stack(void);
+
+#endif

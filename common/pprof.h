@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pprof: stacks written as pprof's profile.proto (github.com/google/pprof, proto/profile.proto),
+ * gzip'd, for `go tool pprof` and the tools that read it. Our own small protobuf encoder
+ * (varints and length-delimited fields: all the format needs). Stacks come as folded lines
+ * ("comm;root;...;leaf COUNT", folded.h), so the profile has the same frames and totals as
+ * the folded output: one function and one location per frame name (kernel frames keep their
+ * _[k]), the task's name as the root frame, two values per sample: the samples and the CPU
+ * time they stand for (samples x period).
+ */
+#ifndef FTT_PPROF_H
+#define FTT_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pprof;
+
+struct pprof *pprof_new(void);
+/* One folded line (without its newline): its frames, root first, and its count. -1 when it
+ * is not one, or out of memory. */
+int pprof_add_folded(struct pprof *p, const char *line, size_t len);
+/* The encoded profile (not compressed), in *out (malloc'd, *len bytes): period_ns the CPU
+ * time of a sample, time_ns when it started (wall clock), duration_ns how long. 0 or -1. */
+int pprof_encode(const struct pprof *p, uint64_t period_ns, uint64_t time_ns, uint64_t duration_ns,
+		 unsigned char **out, size_t *len);
+/* The same, gzip'd into path (made with mode 0644, replaced): 0, or -1 with errno. */
+int pprof_write(const struct pprof *p, const char *path, uint64_t period_ns, uint64_t time_ns,
+		uint64_t duration_ns);
+void pprof_free(struct pprof *p);
+
+#endif

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* perfev: ring records parsed (one across the buffer's end), samples decoded, call chains
+ * split at their context markers, and deep stacks folded (profile's aggregation). */
+#include "helpers.h"
+
+#include "folded.h"
+#include "perfev.h"
+#include "usym.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TYPE                                                                     \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* A sample record as the kernel writes it for TYPE: header, ip, pid/tid, time, cpu/res,
+ * period, nr, chain. Returns its size. */
+static size_t make_sample(char *out, uint32_t pid, uint32_t tid, const uint64_t *chain, uint64_t nr)
+{
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 0};
+	char *p = out + sizeof(h);
+	uint64_t ip = nr ? chain[1] : 0, time = 123456789, period = 10101010;
+	uint32_t ids[2] = {pid, tid}, cpu[2] = {3, 0};
+	memcpy(p, &ip, 8), p += 8;
+	memcpy(p, ids, 8), p += 8;
+	memcpy(p, &time, 8), p += 8;
+	memcpy(p, cpu, 8), p += 8;
+	memcpy(p, &period, 8), p += 8;
+	memcpy(p, &nr, 8), p += 8;
+	memcpy(p, chain, nr * 8), p += nr * 8;
+	h.size = (uint16_t)(p - out);
+	memcpy(out, &h, sizeof(h));
+	return h.size;
+}
+
+static size_t make_lost(char *out, uint64_t lost)
+{
+	struct perf_event_header h = {PERF_RECORD_LOST, 0, sizeof(h) + 16};
+	uint64_t id = 7;
+	memcpy(out, &h, sizeof(h));
+	memcpy(out + sizeof(h), &id, 8);
+	memcpy(out + sizeof(h) + 8, &lost, 8);
+	return h.size;
+}
+
+struct seen {
+	int n, samples;
+	uint32_t tid[8];
+	uint64_t nr[8], last[8];
+	uint32_t types[8];
+};
+
+static void on_record(const struct perf_event_header *h, const void *body, size_t len, void *ctx)
+{
+	struct seen *s = ctx;
+	s->types[s->n] = h->type;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		struct perfev_sample ps;
+		assert_int_equal(perfev_sample(body, len, TYPE, &ps), 0);
+		assert_int_equal(ps.cpu, 3);
+		assert_int_equal(ps.time, 123456789);
+		assert_int_equal(ps.period, 10101010);
+		s->tid[s->n] = ps.tid;
+		s->nr[s->n] = ps.nr;
+		s->last[s->n] = ps.nr ? ps.chain[ps.nr - 1] : 0;
+		s->samples++;
+	}
+	s->n++;
+}
+
+/* Write rec at ring position pos (mod size), as the kernel does, wrapping. */
+static void ring_put(char *ring, size_t size, uint64_t pos, const char *rec, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		ring[(pos + i) % size] = rec[i];
+}
+
+/*
+ * A 512-byte ring whose tail is far along (positions only grow): a sample, a lost record, a
+ * sample that crosses the end of the data and one after it. Every record read whole, in
+ * order; the lost samples counted; tail moved to head.
+ */
+static void test_ring_wraps(void **state)
+{
+	(void)state;
+	enum { SIZE = 512 };
+	char *ring = calloc(1, SIZE), rec[1024];
+	struct perfev p = {.scratch = malloc(65536)};
+	uint64_t chain[20];
+	chain[0] = PERF_CONTEXT_KERNEL;
+	for (int i = 1; i < 20; i++)
+		chain[i] = 0xffffffff81000000ULL + (uint64_t)i;
+	uint64_t start = 10 * SIZE + 200, pos = start;
+	size_t n = make_sample(rec, 100, 101, chain, 3);
+	ring_put(ring, SIZE, pos, rec, n), pos += n;
+	n = make_lost(rec, 42);
+	ring_put(ring, SIZE, pos, rec, n), pos += n;
+	n = make_sample(rec, 100, 102, chain, 20); /* 216 bytes: crosses the end */
+	assert_true(pos % SIZE + n > SIZE);
+	ring_put(ring, SIZE, pos, rec, n), pos += n;
+	n = make_sample(rec, 100, 103, chain, 2);
+	ring_put(ring, SIZE, pos, rec, n), pos += n;
+	struct seen s = {0};
+	uint64_t tail = start;
+	assert_int_equal(perfev_ring_read(&p, ring, SIZE, pos, &tail, on_record, &s), 4);
+	assert_int_equal(tail, pos);
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.samples, 3);
+	assert_int_equal(s.types[1], PERF_RECORD_LOST);
+	assert_int_equal(p.lost, 42);
+	assert_int_equal(s.tid[0], 101);
+	assert_int_equal(s.tid[2], 102);
+	assert_int_equal(s.nr[2], 20);
+	assert_int_equal(s.last[2], chain[19]); /* its last bytes came from the ring's start */
+	assert_int_equal(s.tid[3], 103);
+	/* Nothing new: nothing read. */
+	assert_int_equal(perfev_ring_read(&p, ring, SIZE, pos, &tail, on_record, &s), 0);
+	free(ring);
+	free(p.scratch);
+}
+
+/* A record whose size says it goes past head, or is smaller than a header: the read stops
+ * there (counted), never reading past what the kernel wrote. */
+static void test_ring_bad(void **state)
+{
+	(void)state;
+	char ring[256] = {0};
+	struct perfev p = {.scratch = malloc(65536)};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 200};
+	memcpy(ring, &h, sizeof(h));
+	struct seen s = {0};
+	uint64_t tail = 0;
+	assert_int_equal(perfev_ring_read(&p, ring, sizeof(ring), 64, &tail, on_record, &s), 0);
+	assert_int_equal(p.bad, 1);
+	assert_int_equal(tail, 64);
+	h.size = 0;
+	memcpy(ring + 64, &h, sizeof(h));
+	assert_int_equal(perfev_ring_read(&p, ring, sizeof(ring), 128, &tail, on_record, &s), 0);
+	assert_int_equal(p.bad, 2);
+	free(p.scratch);
+}
+
+/* The time of a sample, and of another record from its trailing sample_id (sample_id_all):
+ * TID, TIME, CPU at its end. */
+static void test_time(void **state)
+{
+	(void)state;
+	char rec[256];
+	uint64_t chain[2] = {PERF_CONTEXT_USER, 1};
+	size_t n = make_sample(rec, 1, 1, chain, 2);
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof(h));
+	assert_int_equal(perfev_time(&h, rec + sizeof(h), n - sizeof(h), TYPE), 123456789);
+	/* a COMM record: pid, tid, "sh\0" padded to 8, then pid/tid, time, cpu/res */
+	char comm[16 + 24] = {0};
+	uint64_t t = 987654321;
+	memcpy(comm + 8, "sh", 3);
+	memcpy(comm + 16 + 8, &t, 8);
+	struct perf_event_header c = {PERF_RECORD_COMM, 0, sizeof(c) + sizeof(comm)};
+	assert_int_equal(perfev_time(&c, comm, sizeof(comm), TYPE), 987654321);
+	assert_int_equal(perfev_time(&c, comm, 8, TYPE), 0); /* too short for a sample_id */
+	assert_int_equal(perfev_time(&c, comm, sizeof(comm), PERF_SAMPLE_TID), 0);
+}
+
+/* A sample shorter than its chain says: refused. */
+static void test_sample_short(void **state)
+{
+	(void)state;
+	char rec[256];
+	uint64_t chain[4] = {PERF_CONTEXT_USER, 1, 2, 3};
+	size_t n = make_sample(rec, 1, 1, chain, 4);
+	struct perfev_sample s;
+	const char *body = rec + sizeof(struct perf_event_header);
+	size_t len = n - sizeof(struct perf_event_header);
+	assert_int_equal(perfev_sample(body, len, TYPE, &s), 0);
+	assert_int_equal(s.nr, 4);
+	assert_int_equal(perfev_sample(body, len - 8, TYPE, &s), -1);
+	assert_int_equal(perfev_sample(body, 20, TYPE, &s), -1);
+}
+
+/* Kernel frames after PERF_CONTEXT_KERNEL, user frames after PERF_CONTEXT_USER, each leaf
+ * first; a guest's or hypervisor's frames left out; the limits kept. */
+static void test_chain_split(void **state)
+{
+	(void)state;
+	uint64_t chain[] = {PERF_CONTEXT_KERNEL,
+			    0xffffffff81000001ULL,
+			    0xffffffff81000002ULL,
+			    PERF_CONTEXT_USER,
+			    0x401000,
+			    0x402000,
+			    0x403000,
+			    PERF_CONTEXT_HV,
+			    0x1234};
+	uint64_t k[8], u[8];
+	int nk, nu;
+	assert_int_equal(perfev_chain_split(chain, 9, k, &nk, 8, u, &nu, 8), 5);
+	assert_int_equal(nk, 2);
+	assert_int_equal(nu, 3);
+	assert_int_equal(k[0], 0xffffffff81000001ULL);
+	assert_int_equal(k[1], 0xffffffff81000002ULL);
+	assert_int_equal(u[0], 0x401000);
+	assert_int_equal(u[2], 0x403000);
+	/* -U: no kernel frames; the user ones cut at 2 */
+	assert_int_equal(perfev_chain_split(chain, 9, k, &nk, 0, u, &nu, 2), 2);
+	assert_int_equal(nk, 0);
+	assert_int_equal(u[1], 0x402000);
+	/* A user-only chain (a sample in user space) */
+	uint64_t user[] = {PERF_CONTEXT_USER, 0x401000};
+	assert_int_equal(perfev_chain_split(user, 2, k, &nk, 8, u, &nu, 8), 1);
+	assert_int_equal(nk, 0);
+	/* No marker: nothing known */
+	assert_int_equal(perfev_chain_split(user + 1, 1, k, &nk, 8, u, &nu, 8), 0);
+}
+
+/* Stacks deeper than offcputime's (127 user frames): counted by all their frames, folded
+ * root first, the same stack twice one line of 2. */
+static void test_fold_deep(void **state)
+{
+	(void)state;
+	struct folded *f = folded_new_depth(NULL, PERFEV_MAX_STACK, PERFEV_MAX_STACK);
+	assert_non_null(f);
+	unsigned long long k[PERFEV_MAX_STACK], u[1] = {0x401000};
+	for (int i = 0; i < PERFEV_MAX_STACK; i++)
+		k[i] = 0xffffffff81000000ULL + (unsigned long long)i;
+	assert_int_equal(folded_add(f, "deep (12)", 0x7ffffffe, k, PERFEV_MAX_STACK, u, 1), 0);
+	assert_int_equal(folded_add(f, "deep (12)", 0x7ffffffe, k, PERFEV_MAX_STACK, u, 1), 0);
+	k[0]++; /* another leaf: another line */
+	assert_int_equal(folded_add(f, "deep (12)", 0x7ffffffe, k, PERFEV_MAX_STACK, u, 1), 0);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&buf, &size);
+	assert_int_equal(folded_print(f, m), 2);
+	fclose(m);
+	/* the root frame (the last recorded) first after the user frame, the leaf last */
+	assert_non_null(strstr(buf, "deep (12);[unknown];0xffffffff8100007e_[k];"));
+	assert_non_null(strstr(buf, ";0xffffffff81000001_[k];0xffffffff81000000_[k] 2\n"));
+	assert_non_null(strstr(buf, ";0xffffffff81000001_[k];0xffffffff81000001_[k] 1\n"));
+	size_t frames = 0;
+	for (char *p = buf; (p = strstr(p, "_[k]")); p++)
+		frames++;
+	assert_int_equal(frames, 2 * PERFEV_MAX_STACK);
+	free(buf);
+	folded_free(f);
+	usym_addr_free();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_wraps),   cmocka_unit_test(test_ring_bad),
+		cmocka_unit_test(test_sample_short), cmocka_unit_test(test_chain_split),
+		cmocka_unit_test(test_time),	     cmocka_unit_test(test_fold_deep),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

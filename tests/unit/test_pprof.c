@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* pprof: folded lines encoded as profile.proto, read back here by a small decoder: the
+ * strings, the samples' frames leaf first and their values, the types and the period; the
+ * gzip'd file is the same bytes. */
+#include "helpers.h"
+
+#include "pprof.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static uint64_t varint(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+	for (int shift = 0; *p < end && shift < 64; shift += 7) {
+		unsigned char c = *(*p)++;
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+	}
+	fail_msg("bad varint");
+	return 0;
+}
+
+/* Each field of a message: fn(field, wire type, varint value or bytes). */
+typedef void (*field_fn)(unsigned f, int wt, uint64_t v, const unsigned char *d, size_t n,
+			 void *ctx);
+static void fields(const unsigned char *p, size_t len, field_fn fn, void *ctx)
+{
+	const unsigned char *end = p + len;
+	while (p < end) {
+		uint64_t key = varint(&p, end);
+		int wt = (int)(key & 7);
+		if (wt == 0) {
+			fn((unsigned)(key >> 3), 0, varint(&p, end), NULL, 0, ctx);
+		} else if (wt == 2) {
+			uint64_t n = varint(&p, end);
+			assert_true(n <= (uint64_t)(end - p));
+			fn((unsigned)(key >> 3), 2, 0, p, (size_t)n, ctx);
+			p += n;
+		} else {
+			fail_msg("wire type %d not written by us", wt);
+		}
+	}
+}
+
+struct prof {
+	char *str[64];
+	int nstr;
+	uint64_t loc[8][8]; /* per sample, location ids */
+	int nloc[8];
+	uint64_t val[8][2];
+	int nsamples, types, locations, functions;
+	uint64_t period, duration, time;
+};
+
+static void packed(const unsigned char *d, size_t n, uint64_t *out, int *count)
+{
+	const unsigned char *end = d + n;
+	while (d < end)
+		out[(*count)++] = varint(&d, end);
+}
+
+static void sample_field(unsigned f, int wt, uint64_t v, const unsigned char *d, size_t n,
+			 void *ctx)
+{
+	(void)v;
+	struct prof *p = ctx;
+	int i = p->nsamples;
+	assert_int_equal(wt, 2);
+	if (f == 1) {
+		packed(d, n, p->loc[i], &p->nloc[i]);
+	} else if (f == 2) {
+		int c = 0;
+		packed(d, n, p->val[i], &c);
+		assert_int_equal(c, 2);
+	}
+}
+
+static void top_field(unsigned f, int wt, uint64_t v, const unsigned char *d, size_t n, void *ctx)
+{
+	struct prof *p = ctx;
+	switch (f) {
+	case 1: p->types++; break;
+	case 2:
+		fields(d, n, sample_field, p);
+		p->nsamples++;
+		break;
+	case 4: p->locations++; break;
+	case 5: p->functions++; break;
+	case 6:
+		assert_int_equal(wt, 2);
+		p->str[p->nstr++] = strndup((const char *)d, n);
+		break;
+	case 9: p->time = v; break;
+	case 10: p->duration = v; break;
+	case 12: p->period = v; break;
+	}
+}
+
+static void test_encode(void **state)
+{
+	(void)state;
+	struct pprof *pp = pprof_new();
+	assert_non_null(pp);
+	const char *a = "app;main;work;sys_read_[k] 3", *b = "app;main;a\\x3bb 2";
+	assert_int_equal(pprof_add_folded(pp, a, strlen(a)), 0);
+	assert_int_equal(pprof_add_folded(pp, b, strlen(b)), 0);
+	assert_int_equal(pprof_add_folded(pp, "no count", 8), -1);
+	assert_int_equal(pprof_add_folded(pp, "x 12y", 5), -1);
+	unsigned char *d;
+	size_t n;
+	assert_int_equal(pprof_encode(pp, 10101010, 1700000000000000000ULL, 5000000000ULL, &d, &n),
+			 0);
+	struct prof p = {0};
+	fields(d, n, top_field, &p);
+	assert_int_equal(p.types, 2);
+	assert_int_equal(p.nsamples, 2);
+	assert_int_equal(p.period, 10101010);
+	assert_int_equal(p.duration, 5000000000ULL);
+	assert_int_equal(p.time, 1700000000000000000ULL);
+	assert_string_equal(p.str[0], "");
+	/* one location and one function per string but "" */
+	assert_int_equal(p.locations, p.nstr - 1);
+	assert_int_equal(p.functions, p.nstr - 1);
+	/* leaf first; the escape undone */
+	assert_int_equal(p.nloc[0], 4);
+	assert_string_equal(p.str[p.loc[0][0]], "sys_read_[k]");
+	assert_string_equal(p.str[p.loc[0][3]], "app");
+	assert_int_equal(p.nloc[1], 3);
+	assert_string_equal(p.str[p.loc[1][0]], "a;b");
+	assert_int_equal(p.loc[1][1], p.loc[0][2]); /* main: one location */
+	assert_int_equal(p.val[0][0], 3);
+	assert_int_equal(p.val[0][1], 3 * 10101010ULL);
+	assert_int_equal(p.val[1][0], 2);
+	/* the file: the same bytes gzip'd */
+	char path[] = "/tmp/ftt-pprof-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pprof_write(pp, path, 10101010, 1700000000000000000ULL, 5000000000ULL), 0);
+	gzFile gz = gzopen(path, "rb");
+	assert_non_null(gz);
+	unsigned char *back = malloc(n + 16);
+	assert_int_equal(gzread(gz, back, (unsigned)n + 16), (int)n);
+	gzclose(gz);
+	assert_memory_equal(back, d, n);
+	unlink(path);
+	free(back);
+	free(d);
+	for (int i = 0; i < p.nstr; i++)
+		free(p.str[i]);
+	pprof_free(pp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_encode),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

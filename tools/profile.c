@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * profile: where the CPUs spend their time, by stack: a sample of every CPU (or -C CPU) at
+ * -F HZ (49 by default) or every -c N nanoseconds of CPU time, through the kernel's
+ * perf_event_open(2) cpu-clock event (perfev.h: no perf tool, no BPF), each with its kernel
+ * and user call chain; at the end, each stack with its number of samples, largest first, or
+ * (--folded) folded lines for flame graphs: comm;user frames;kernel frames COUNT.
+ *
+ * The samples are read from the events' rings at each wake-up of the driver's reader (every
+ * 100 ms at most; the rings hold more than that at the rates allowed) and counted by stack
+ * here; each new stack is named when first seen, while its process still has its maps.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "folded.h"
+#include "ksym.h"
+#include "opt.h"
+#include "out.h"
+#include "pair.h"
+#include "perfev.h"
+#include "pprof.h"
+#include "row.h"
+#include "sig.h"
+#include "tool.h"
+#include "usym.h"
+
+#define OPT_FOLDED (OPT_LONG + 1)
+#define OPT_TOP (OPT_LONG + 2)
+#define OPT_PPROF (OPT_LONG + 3)
+#define MAXF PERFEV_MAX_STACK
+
+static struct env {
+	unsigned hz;
+	uint64_t period;
+	int cpu;
+	bool user_only, kernel_only, idle, folded, verbose;
+	long long top;
+	unsigned max_stack;
+	struct perfev pe;
+	struct ksyms *ksyms;
+	struct folded *fold;
+	struct pair_table comms; /* tid -> char[16] */
+	uint64_t samples, idle_samples, bad;
+	int cgroup_fd;
+	const char *pprof;		 /* --pprof FILE */
+	uint64_t start_wall, start_mono; /* when sampling began */
+	struct row row;
+	struct tool_run *t;
+} env = {.hz = 49, .cpu = -1, .cgroup_fd = -1};
+
+/* Each stack, most samples first (-j). */
+static const struct row_col cols[] = {
+	{NULL, "comm", 0, ROW_STR, 0, 0, "the task's name when sampled"},
+	{NULL, "pid", 0, ROW_INT, 0, 0, "its process"},
+	{NULL, "kstack", 0, ROW_JSON, 0, 0, "its kernel stack, innermost frame first (-U: [])"},
+	{NULL, "ustack", 0, ROW_JSON, 0, 0, "its user stack, innermost frame first (-K: [])"},
+	{NULL, "samples", 0, ROW_UINT, 0, 0, "the samples of that stack"},
+};
+static const struct row_table table = ROW_TABLE("each stack, at the end", cols);
+
+static const struct opt_spec options[] = {
+	{'C', NULL, "CPU", "only this CPU", 0},
+	{'c', NULL, "N", "a sample every N nanoseconds of CPU time (instead of -F)", 0},
+	TOOL_DURATION,
+	{'F', NULL, "HZ", "samples per second on each CPU (default 49)", 0},
+	{'f', "folded", NULL,
+	 "folded lines for flame graphs: comm;user frames;kernel frames\nCOUNT (kernel "
+	 "frames _[k])",
+	 OPT_FOLDED},
+	{'I', NULL, NULL, "include the idle tasks (pid 0; left out by default)", 0},
+	TOOL_JSON("one JSON object per stack"),
+	{'K', NULL, NULL, "kernel stacks only", 0},
+	TOOL_TID,
+	TOOL_PID,
+	{'U', NULL, NULL, "user stacks only", 0},
+	{'v', NULL, NULL, "say how the samples are taken, then exit", 0},
+	{OPT_PPROF, "pprof", "FILE",
+	 "also write the stacks to FILE as a gzip'd pprof profile\n(go tool pprof)", 0},
+	{OPT_TOP, "top", "N", "only the N stacks with the most samples", 0},
+	TOOL_EXEC,
+	TOOL_JSON_KEYS,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"profile 5                  # every CPU at 49 Hz for 5 seconds",
+	"profile -F 99 -p 181 10    # PID 181's threads at 99 Hz",
+	"profile -f 10 | flamegraph > cpu.svg   # a CPU flame graph",
+	"profile -d 10 --pprof cpu.pb.gz; go tool pprof -top cpu.pb.gz",
+	"profile -U --exec ./a.out  # user stacks of a command",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	(void)t;
+	switch (o->key) {
+	case 'C': env.cpu = (int)opt_int(arg, 0, 4095, "CPU"); break;
+	case 'c':
+		env.period = (uint64_t)opt_int(arg, 10000, 1LL << 40, "N (nanoseconds)");
+		env.hz = 0;
+		break;
+	case 'F': env.hz = (unsigned)opt_int(arg, 1, 100000, "HZ"); break;
+	case 'I': env.idle = true; break;
+	case 'K': env.kernel_only = true; break;
+	case 'U': env.user_only = true; break;
+	case 'v': env.verbose = true; break;
+	case OPT_PPROF: env.pprof = arg; break;
+	case OPT_TOP: env.top = opt_int(arg, 1, 1LL << 30, "N (stacks)"); break;
+	}
+	if (o->id == OPT_FOLDED)
+		env.folded = true;
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	tool_operand_duration(t, argc, argv);
+	if (env.user_only && env.kernel_only)
+		opt_fail("-U and -K exclude each other");
+	if (env.folded && t->o.json)
+		opt_fail("--folded prints folded lines: not with -j");
+	if (t->record_path)
+		opt_fail("--record keeps ftrace events; profile's samples are perf events: not "
+			 "with --record");
+	/* Before the driver opens tracefs: a user without perf events is told that, not that
+	 * tracefs is root's. */
+	char why[512];
+	if (!env.verbose && perfev_check(why, sizeof(why))) {
+		fprintf(stderr, "profile: %s\n", why);
+		exit(TOOL_FAIL);
+	}
+}
+
+/* --- per sample ----------------------------------------------------------------------------- */
+
+/* The task's name: from its COMM records (an exec, a rename), else /proc when first seen. */
+static const char *comm_of(uint32_t pid, uint32_t tid, uint32_t cpu)
+{
+	static char idle[32];
+	if (tid == 0) {
+		snprintf(idle, sizeof(idle), "swapper/%u", cpu);
+		return idle;
+	}
+	char *c = pair_get(&env.comms, tid, 0);
+	if (c)
+		return c;
+	c = pair_put(&env.comms, tid, 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, c, 15) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && c[n - 1] == '\n')
+		n--;
+	if (n <= 0)
+		snprintf(c, 16, "<...>");
+	else
+		c[n] = 0;
+	return c;
+}
+
+static void on_sample(const void *body, size_t len)
+{
+	struct perfev_sample s;
+	if (perfev_sample(body, len, env.pe.sample_type, &s)) {
+		env.bad++;
+		return;
+	}
+	if (s.pid == 0 && !env.idle) {
+		env.idle_samples++;
+		return;
+	}
+	uint64_t k[MAXF], u[MAXF];
+	int nk, nu;
+	perfev_chain_split(s.chain, s.nr, k, &nk, env.user_only ? 0 : MAXF, u, &nu,
+			   env.kernel_only ? 0 : MAXF);
+	const char *comm = comm_of(s.pid, s.tid, s.cpu);
+	char key[32];
+	if (env.folded)
+		snprintf(key, sizeof(key), "%.15s", comm);
+	else /* the text and JSON say the process: "name (pid)", split when printed */
+		snprintf(key, sizeof(key), "%.15s (%u)", comm, s.pid);
+	env.samples++;
+	if (folded_add(env.fold, key, (int)s.pid, (const unsigned long long *)k, nk,
+		       (const unsigned long long *)u, nu)) {
+		fprintf(stderr, "profile: out of memory for the stacks: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+	}
+}
+
+/* A mapping of executable code (PERF_RECORD_MMAP2, attr.mmap2: 3.16+): the process's maps
+ * as they are then, so that one that exits or execs before its samples are read is named
+ * from them. */
+static void on_mmap2(const void *body, size_t len)
+{
+	/* pid, tid, addr, len, pgoff, maj/min (or a build id), ino, ino_generation, prot,
+	 * flags, then the file name */
+	if (len <= 64)
+		return;
+	uint32_t pid;
+	uint64_t v[3];
+	memcpy(&pid, body, 4);
+	memcpy(v, (const char *)body + 8, 24);
+	const char *name = (const char *)body + 64;
+	if (!memchr(name, 0, len - 64))
+		return;
+	usym_addr_map((int)pid, v[0], v[1], v[2], name);
+}
+
+static void on_comm(const struct perf_event_header *h, const void *body, size_t len)
+{
+	if (len <= 8)
+		return;
+	uint32_t ids[2];
+	memcpy(ids, body, 8);
+	char *c = pair_put(&env.comms, ids[1], 0);
+	size_t n = strnlen((const char *)body + 8, len - 8);
+	snprintf(c, 16, "%.*s", (int)(n < 15 ? n : 15), (const char *)body + 8);
+	/* A new program: the old maps are gone (its MMAP2 records follow). */
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		usym_addr_forget((int)ids[0]);
+}
+
+/* A new task (attr.task): its name is its maker's until it changes it (a task that is gone
+ * when its first samples are read has no /proc to ask), a new process's maps its parent's. */
+static void on_fork(const void *body, size_t len)
+{
+	uint32_t ids[4]; /* pid, ppid, tid, ptid */
+	if (len < 16)
+		return;
+	memcpy(ids, body, 16);
+	/* A new process runs its parent's program until it execs: its maps are the parent's
+	 * (the kernel tells none for a fork; by the time it is read, /proc has its new
+	 * program's, or nothing). */
+	if (ids[0] != ids[1])
+		usym_addr_fork((int)ids[1], (int)ids[0]);
+	char *parent = pair_get(&env.comms, ids[3], 0);
+	if (!parent || pair_get(&env.comms, ids[2], 0))
+		return;
+	char name[16];
+	memcpy(name, parent, 16);
+	memcpy(pair_put(&env.comms, ids[2], 0), name, 16);
+}
+
+/*
+ * The records of a drain, in time order: the rings are per CPU, and a process's exec and
+ * mappings on one CPU must be seen before its samples on another (and after the samples of
+ * its old program). Copied here (a few KiB per 100 ms at 49 Hz), then sorted.
+ */
+struct held {
+	uint64_t time, seq;
+	size_t at; /* in the blob: the header, then the body */
+};
+static struct {
+	struct held *h;
+	size_t n, cap;
+	char *blob;
+	size_t used, size;
+	bool oom;
+} batch;
+
+static void hold(const struct perf_event_header *h, const void *body, size_t len, void *ctx)
+{
+	(void)ctx;
+	if (batch.n == batch.cap) {
+		size_t cap = batch.cap ? batch.cap * 2 : 1024;
+		struct held *m = realloc(batch.h, cap * sizeof(*m));
+		if (!m) {
+			batch.oom = true;
+			return;
+		}
+		batch.h = m;
+		batch.cap = cap;
+	}
+	if (batch.used + sizeof(*h) + len > batch.size) {
+		size_t size = (batch.used + sizeof(*h) + len) * 2;
+		char *m = realloc(batch.blob, size);
+		if (!m) {
+			batch.oom = true;
+			return;
+		}
+		batch.blob = m;
+		batch.size = size;
+	}
+	batch.h[batch.n] =
+		(struct held){perfev_time(h, body, len, env.pe.sample_type), batch.n, batch.used};
+	batch.n++;
+	memcpy(batch.blob + batch.used, h, sizeof(*h));
+	memcpy(batch.blob + batch.used + sizeof(*h), body, len);
+	batch.used += (sizeof(*h) + len + 7) & ~(size_t)7;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void drain(void)
+{
+	batch.n = batch.used = 0;
+	perfev_drain(&env.pe, hold, NULL);
+	if (batch.oom) {
+		fprintf(stderr, "profile: out of memory for the samples: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+		batch.oom = false;
+	}
+	if (batch.n > 1)
+		qsort(batch.h, batch.n, sizeof(*batch.h), by_time);
+	for (size_t i = 0; i < batch.n; i++) {
+		struct perf_event_header h;
+		memcpy(&h, batch.blob + batch.h[i].at, sizeof(h));
+		const char *body = batch.blob + batch.h[i].at + sizeof(h);
+		size_t len = h.size - sizeof(h);
+		if (h.type == PERF_RECORD_SAMPLE)
+			on_sample(body, len);
+		else if (h.type == PERF_RECORD_COMM)
+			on_comm(&h, body, len);
+		else if (h.type == PERF_RECORD_MMAP2)
+			on_mmap2(body, len);
+		else if (h.type == PERF_RECORD_FORK)
+			on_fork(body, len);
+	}
+}
+
+static void wake(struct tool_run *t, uint64_t now)
+{
+	(void)t;
+	(void)now;
+	drain();
+}
+
+/* --- the run -------------------------------------------------------------------------------- */
+
+static const char *who(struct tool_run *t, char *buf, size_t len)
+{
+	if (t->o.tid)
+		snprintf(buf, len, "thread %d", (int)t->o.tid);
+	else if (t->o.exec)
+		snprintf(buf, len, "the command and what it starts");
+	else if (t->o.pid)
+		snprintf(buf, len, "PID %d and what it starts", (int)t->o.pid);
+	else if (t->cgroup)
+		snprintf(buf, len, "cgroup %s", t->cgroup->path);
+	else
+		snprintf(buf, len, "every task");
+	return buf;
+}
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	t->follow_names = false; /* names come from the samples' tasks (COMM records) */
+	t->ordered = false;
+	t->pids_checked_here = true; /* --cgroup: the kernel's perf cgroup filter */
+	unsigned kmax = perfev_max_stack();
+	env.max_stack = kmax < MAXF ? kmax : MAXF;
+	char what[64], by[64];
+	if (env.hz)
+		snprintf(what, sizeof(what), "%u Hz", env.hz);
+	else
+		snprintf(what, sizeof(what), "every %llu ns of CPU time",
+			 (unsigned long long)env.period);
+	if (env.cpu >= 0)
+		snprintf(by, sizeof(by), "CPU %d", env.cpu);
+	else
+		snprintf(by, sizeof(by), "per-CPU");
+	if (env.verbose) {
+		char w[PATH_MAX + 64];
+		printf("perf_event_open, cpu-clock, %s, %s, %s; call chains of up to %u frames "
+		       "(%s%s%s), read from a ring per CPU every 100 ms\n",
+		       what, by, who(t, w, sizeof(w)), env.max_stack, env.user_only ? "" : "kernel",
+		       env.user_only || env.kernel_only ? "" : " and ",
+		       env.kernel_only ? "" : "user");
+		return TOOL_DONE;
+	}
+	char why[PATH_MAX + 64];
+	if (!env.user_only)
+		env.ksyms = ksym_load(); /* without kallsyms, addresses */
+	if (!(env.fold = folded_new_depth(env.ksyms, MAXF, MAXF)) ||
+	    pair_init(&env.comms, 4096, 16))
+		return TOOL_FAIL;
+	snprintf(t->traced, sizeof(t->traced), "on-CPU stacks at %s, %s, of %s", what,
+		 env.cpu >= 0 ? by : "every CPU", who(t, why, sizeof(why)));
+	return TOOL_OK;
+}
+
+static int setup(struct tool_run *t)
+{
+	struct perf_event_attr a;
+	perfev_cpu_clock(&a, env.hz, env.period, !env.user_only, !env.kernel_only, env.max_stack);
+	a.comm = 1;
+	a.comm_exec = 1; /* 3.16+, as mmap2 */
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.task = 1;	     /* FORK: a child's name is its parent's */
+	a.sample_id_all = 1; /* the time of the COMM and MMAP2 records */
+	pid_t pid = -1;
+	if (t->o.tid) {
+		pid = t->o.tid;
+	} else if (t->o.pid) {
+		pid = t->o.pid;
+		a.inherit = 1; /* its threads and children, also new ones */
+	} else if (t->cgroup) {
+		env.cgroup_fd = open(t->cgroup->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (env.cgroup_fd < 0) {
+			fprintf(stderr, "profile: cannot open %s: %s\n", t->cgroup->path,
+				strerror(errno));
+			return TOOL_FAIL;
+		}
+	}
+	/* The ring holds a second of samples at ~1 KiB each, from 8 to 256 pages per CPU. */
+	size_t pages = 8, want = (env.hz ? env.hz : 1000000000ULL / env.period) * 1024 / 4096;
+	while (pages < want && pages < 256)
+		pages *= 2;
+	char why[512];
+	int ret = perfev_open(&env.pe, &a, pid, env.cpu, env.cgroup_fd, pages, why, sizeof(why));
+	if (ret && a.mmap2) { /* before 3.16: no mmap2 nor comm_exec; names from /proc only */
+		perfev_close(&env.pe);
+		a.comm_exec = a.mmap = a.mmap2 = a.task = 0;
+		ret = perfev_open(&env.pe, &a, pid, env.cpu, env.cgroup_fd, pages, why,
+				  sizeof(why));
+	}
+	/* -p: the process's other threads now (inherit follows the ones made later) */
+	if (!ret && pid > 0 && a.inherit &&
+	    perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
+		ret = -1;
+	if (ret) {
+		fprintf(stderr, "profile: %s\n", why);
+		return TOOL_FAIL;
+	}
+	return TOOL_OK;
+}
+
+/* The samples start here, after the run is set up (kallsyms read), as -d counts. */
+static void banner(struct tool_run *t)
+{
+	char why[512];
+	struct timespec w, m;
+	clock_gettime(CLOCK_REALTIME, &w);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
+	env.start_mono = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
+	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
+	if (perfev_enable(&env.pe, why, sizeof(why))) {
+		fprintf(stderr, "profile: %s\n", why);
+		t->failed = true;
+		sig_request_stop();
+	}
+}
+
+/* --- the end -------------------------------------------------------------------------------- */
+
+/* A folded frame back to its bytes (folded_frame wrote ';', '\\' and control bytes as \xHH). */
+static size_t unescape(const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+		    sscanf(s + i + 2, "%2x", &v) == 1) {
+			out[o++] = (char)v;
+			i += 3;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	out[o] = 0;
+	return o;
+}
+
+struct line {
+	char *stack; /* comm (pid);user...;kernel..._[k], root first */
+	uint64_t n;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+/* The frames of a folded line, innermost first: kernel ones (kernel = true) or user ones. */
+static void frames(const char *stack, bool kernel, void (*fn)(const char *f, size_t n, void *c),
+		   void *ctx)
+{
+	static const char *f[2 * MAXF + 1];
+	static size_t len[2 * MAXF + 1];
+	int n = 0;
+	const char *p = strchr(stack, ';'); /* after the name */
+	while (p && n < 2 * MAXF + 1) {
+		const char *s = p + 1, *e = strchr(s, ';');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		bool k = l > 4 && !strncmp(s + l - 4, "_[k]", 4);
+		if (k == kernel) {
+			f[n] = s;
+			len[n++] = k ? l - 4 : l;
+		}
+		p = e;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		fn(f[i], len[i], ctx);
+}
+
+static void text_frame(const char *f, size_t n, void *ctx)
+{
+	(void)ctx;
+	printf("    %.*s\n", (int)n, f);
+}
+
+struct json_frames {
+	FILE *out;
+	bool any;
+};
+
+static void json_frame(const char *f, size_t n, void *ctx)
+{
+	struct json_frames *j = ctx;
+	char buf[1024];
+	if (n >= sizeof(buf) / 4)
+		n = sizeof(buf) / 4 - 1;
+	size_t l = unescape(f, n, buf);
+	fputs(j->any ? "," : "", j->out);
+	out_json_bytes(j->out, buf, l);
+	j->any = true;
+}
+
+static void print_line(const struct line *l)
+{
+	if (env.folded) {
+		printf("%s %llu\n", l->stack, (unsigned long long)l->n);
+		return;
+	}
+	/* "name (pid)": the name is the task's, the pid after the last " (". */
+	const char *semi = strchr(l->stack, ';');
+	size_t clen = semi ? (size_t)(semi - l->stack) : strlen(l->stack);
+	char comm[160];
+	size_t cl = unescape(l->stack, clen < 120 ? clen : 120, comm);
+	long long pid = -1;
+	char *open = NULL;
+	for (char *p = strstr(comm, " ("); p; p = strstr(p + 1, " ("))
+		open = p;
+	if (open) {
+		pid = strtoll(open + 2, NULL, 10);
+		*open = 0;
+		cl = (size_t)(open - comm);
+	}
+	if (env.t->o.json) {
+		row_begin(&env.row, 0);
+		row_bytes(&env.row, comm, cl);
+		row_int(&env.row, pid);
+		for (int kernel = 1; kernel >= 0; kernel--) {
+			FILE *f = row_json(&env.row);
+			struct json_frames j = {f, false};
+			if (!f)
+				continue;
+			fputc('[', f);
+			frames(l->stack, kernel, json_frame, &j);
+			fputc(']', f);
+		}
+		row_uint(&env.row, l->n);
+		row_end(&env.row);
+		return;
+	}
+	frames(l->stack, true, text_frame, NULL);
+	if (!env.user_only && !env.kernel_only)
+		printf("    --\n");
+	frames(l->stack, false, text_frame, NULL);
+	printf("    -                ");
+	out_text(stdout, comm, cl, 0);
+	printf(" (%lld)\n        %llu\n\n", pid, (unsigned long long)l->n);
+}
+
+/* --pprof: the folded lines as a pprof profile, same frames and totals. */
+static void write_pprof(const char *folded, size_t size)
+{
+	struct pprof *p = pprof_new();
+	for (const char *l = folded, *e; p && l < folded + size; l = e + 1) {
+		if (!(e = memchr(l, '\n', (size_t)(folded + size - l))))
+			break;
+		if (pprof_add_folded(p, l, (size_t)(e - l))) {
+			pprof_free(p);
+			p = NULL;
+		}
+	}
+	struct timespec m;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	uint64_t now = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
+	uint64_t period = env.hz ? 1000000000ULL / env.hz : env.period;
+	if (!p || pprof_write(p, env.pprof, period, env.start_wall,
+			      env.start_mono ? now - env.start_mono : 0)) {
+		fprintf(stderr, "profile: cannot write %s: %s\n", env.pprof,
+			p ? strerror(errno) : "out of memory");
+		env.t->failed = true;
+	}
+	pprof_free(p);
+}
+
+/* The stacks as folded.c prints them (merged by name), read back and sorted by count. */
+static void print_stacks(void)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&buf, &size);
+	if (!mem) {
+		fprintf(stderr, "profile: out of memory for the output\n");
+		env.t->failed = true;
+		return;
+	}
+	size_t n = folded_print(env.fold, mem);
+	fclose(mem);
+	if (env.pprof)
+		write_pprof(buf, size);
+	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
+	size_t got = 0;
+	for (char *p = buf, *nl; lines && p && *p && got < n; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = 0;
+		char *sp = strrchr(p, ' ');
+		if (!sp)
+			continue;
+		*sp = 0;
+		lines[got++] = (struct line){p, strtoull(sp + 1, NULL, 10)};
+	}
+	if (lines) {
+		if (!env.folded || env.top)
+			qsort(lines, got, sizeof(*lines), by_count);
+		if (env.top && (size_t)env.top < got)
+			got = (size_t)env.top;
+		for (size_t i = 0; i < got; i++)
+			print_line(&lines[i]);
+	}
+	free(lines);
+	free(buf);
+}
+
+static void end(struct tool_run *t)
+{
+	perfev_disable(&env.pe); /* the run is over: what is in the rings, then the stacks */
+	drain();
+	row_init(&env.row, &table, stdout, t->o.json, false, false);
+	print_stacks();
+	perfev_report(&env.pe, "profile");
+	fprintf(stderr, "profile: %llu samples counted", (unsigned long long)env.samples);
+	if (env.idle_samples)
+		fprintf(stderr, "; %llu of idle CPUs left out (-I)",
+			(unsigned long long)env.idle_samples);
+	if (env.bad)
+		fprintf(stderr, "; %llu malformed", (unsigned long long)env.bad);
+	fputc('\n', stderr);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	(void)t;
+	perfev_close(&env.pe);
+	if (env.cgroup_fd >= 0)
+		close(env.cgroup_fd);
+	env.cgroup_fd = -1;
+	folded_free(env.fold);
+	ksym_free(env.ksyms);
+	pair_free(&env.comms);
+	usym_addr_free();
+	free(batch.h);
+	free(batch.blob);
+	memset(&batch, 0, sizeof(batch));
+	env.fold = NULL;
+	env.ksyms = NULL;
+}
+
+static const struct tool profile = {
+	.name = "profile",
+	.opts = options,
+	.operands = "[duration]",
+	.operand_help = "   duration    sample for this many seconds, then print the stacks\n",
+	.examples = examples,
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.operands_fn = operands,
+	.prepare = prepare,
+	.setup = setup,
+	.banner = banner,
+	.wake = wake,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&profile, argc, argv);
+}
