@@ -547,7 +547,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 			      tool->examples};
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
-	t.child.go = t.child.err = -1;
+	t.child.err = -1;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--exec")) {
 			bool declared = false;
