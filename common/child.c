@@ -20,7 +20,7 @@ int child_find(struct child *c, char *const *argv)
 	const char *cmd = argv[0];
 	memset(c, 0, sizeof(*c));
 	c->argv = argv;
-	c->err = -1;
+	c->err = c->out = -1;
 	if (strchr(cmd, '/')) {
 		struct stat st;
 		snprintf(c->path, sizeof(c->path), "%s", cmd);
@@ -103,6 +103,8 @@ int child_start(struct child *c, const char *tool)
 				signal(s, SIG_DFL);
 		}
 		close(err[0]);
+		if (c->out >= 0 && c->out != STDOUT_FILENO && dup2(c->out, STDOUT_FILENO) < 0)
+			_exit(127);
 		if (prctl(PR_SET_PDEATHSIG, SIGCONT) || getppid() != parent)
 			_exit(127);
 		/* Continued by another (a shell's fg after Ctrl-Z): stopped again, unless this

@@ -19,6 +19,7 @@ struct child {
 	pid_t pid;	     /* 0: not started */
 	volatile int *go;    /* shared with it, while it is held: 1 lets it run, 0 not */
 	int err;	     /* a pipe: exec's errno */
+	int out;	     /* its standard output (-1: this tool's) */
 	int status;
 	bool ended, released;
 };
