@@ -136,21 +136,36 @@ int child_start(struct child *c, const char *tool)
 	c->pid = pid;
 	c->go = go;
 	c->err = err[0];
-	/* Stopped before anything is traced (a few ms: its signals reset, three calls). */
+	return 0;
+}
+
+/* Wait for its stop (once): 0 stopped, -1 it ended (reaped) or is not ours. */
+static int wait_stopped(struct child *c)
+{
 	int st;
 	pid_t w;
-	while ((w = waitpid(pid, &st, WUNTRACED)) < 0 && errno == EINTR)
+	if (c->held)
+		return 0;
+	while ((w = waitpid(c->pid, &st, WUNTRACED)) < 0 && errno == EINTR)
 		;
-	if (w != pid || !WIFSTOPPED(st)) {
+	if (w != c->pid || !WIFSTOPPED(st)) {
 		c->ended = true; /* reaped, or not ours to signal */
-		c->status = w == pid ? st : 0;
+		c->status = w == c->pid ? st : 0;
 		munmap((void *)c->go, sizeof(int));
 		c->go = NULL;
-		fprintf(stderr, "%s: cannot start '%s': it ended before it could be traced\n", tool,
-			c->argv[0]);
 		return -1;
 	}
+	c->held = true;
 	return 0;
+}
+
+int child_held(struct child *c, const char *tool)
+{
+	if (wait_stopped(c) == 0)
+		return 0;
+	fprintf(stderr, "%s: cannot start '%s': it ended before it could be traced\n", tool,
+		c->argv[0]);
+	return -1;
 }
 
 static void child_continue(struct child *c, int go)
@@ -183,8 +198,10 @@ int child_finish(struct child *c, const char *tool)
 	char buf[16];
 	if (!c->pid)
 		return 0;
-	if (c->go)
-		child_continue(c, 2); /* never released: it ends without running */
+	/* Never released: it ends without running. Once stopped: a SIGCONT sent before its
+	 * stop would leave it stopped. */
+	if (c->go && wait_stopped(c) == 0)
+		child_continue(c, 2);
 	int e = 0;
 	bool ran = c->released;
 	ssize_t n = read(c->err, &e, sizeof(e)); /* EOF at exec, or the errno */

@@ -21,15 +21,19 @@ struct child {
 	int err;	     /* a pipe: exec's errno */
 	int out;	     /* its standard output (-1: this tool's) */
 	int status;
-	bool ended, released;
+	bool held, ended, released;
 };
 
 /* Look argv[0] up (a path as given, else in PATH, the user's own). 0, or errno (ENOENT,
  * EACCES, EISDIR) with nothing started. */
 int child_find(struct child *c, char *const *argv);
-/* Start it, held (stopped) before its exec; returns once it is. -1 with one line on
- * stderr (prefixed with tool). */
+/* Start it, to be held (stopped) before its exec. -1 with one line on stderr (prefixed
+ * with tool). */
 int child_start(struct child *c, const char *tool);
+/* Wait until it is held: before anything that could trace it is on. Its stop takes 3 to
+ * 40 ms on a loaded 2-CPU machine, so the run does its other set-up in between. -1 with
+ * one line on stderr. */
+int child_held(struct child *c, const char *tool);
 /* Let it run (tracing is on). -1 with one line on stderr. */
 int child_release(struct child *c, const char *tool);
 /* Has it exited (reaped now if so)? */

@@ -461,6 +461,9 @@ static int run(struct tool_run *t)
 	if ((t->follow_names || t->o.name || (t->cgroup && t->pids_checked_here)) &&
 	    !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
 		return TOOL_FAIL;
+	/* Before a tracer of instance() or an event of setup() is on. */
+	if (t->child.pid && child_held(&t->child, tool->name))
+		return TOOL_FAIL;
 	if (tool->instance && (ret = tool->instance(t)))
 		return ret;
 	if (t->top ? reader_open_toplevel(&t->r, &t->s, t->top->on_fd, t->ordered || t->names) :
