@@ -8,6 +8,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@ static char outbuf[1 << 16];
 static bool closed, failed, tables;
 static int64_t mono_to_real;
 static const char *out_tool = "ftrace-tools";
+static int stdout_before = STDOUT_FILENO; /* what fd 1 was before -o */
 
 static void write_failed(int err)
 {
@@ -448,4 +450,43 @@ int out_close(void)
 		close(null);
 	}
 	return 0;
+}
+
+int out_to_file(const char *path, const char *tool)
+{
+	/* Not through a link (root writes where the name points, perhaps not where its user
+	 * thought); a FIFO without a reader is an error, not a wait. */
+	int fd = *path ? open(path,
+			      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+			      0644) :
+			 (errno = ENOENT, -1);
+	if (fd < 0) {
+		int e = errno;
+		struct stat lst;
+		if (e == ELOOP && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+			fprintf(stderr, "%s: -o: '%s' is a link: not written through (remove it)\n",
+				tool, path);
+		else
+			fprintf(stderr, "%s: -o: cannot write '%s': %s\n", tool, path, strerror(e));
+		return -1;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	int before = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (before < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		fprintf(stderr, "%s: -o: cannot write '%s': %s\n", tool, path, strerror(errno));
+		if (before >= 0)
+			close(before);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	stdout_before = before;
+	return 0;
+}
+
+int out_stdout_before(void)
+{
+	return stdout_before;
 }

@@ -17,6 +17,25 @@
  */
 void out_check_stdio(const char *tool);
 
+/*
+ * -o FILE: standard output goes to FILE from now on, made (0644) or emptied as strace -o
+ * does; not through a link (the last name of the path), not a folder, a FIFO only with a
+ * reader. -1 with one line on stderr (prefixed with tool), nothing changed. Call it before
+ * anything is written to stdout and before anything is made in the kernel.
+ */
+int out_to_file(const char *path, const char *tool);
+/* Its entry in an option table (opt.h), for the tools not on the driver (tool.c has its
+ * own, which also says what the command of --exec gets). */
+#define OUT_OPT_OUTPUT(id)                                                  \
+	{                                                                   \
+		'o', "output", "FILE",                                      \
+			"write the output to FILE (made, or emptied; not\n" \
+			"through a link)",                                  \
+			id                                                  \
+	}
+/* The standard output the tool was given (fd 1 without -o): for the command of --exec. */
+int out_stdout_before(void);
+
 /* Full buffering on stdout; the reader flushes once per batch of events. */
 void out_init(void);
 /* Flush stdout: 0 done, 1 its reader went away (EPIPE: the run ends quietly), -1 a write

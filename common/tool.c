@@ -78,6 +78,7 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 		t->cgroup = &cg;
 		break;
 	}
+	case TOOL_OPT_OUTPUT: t->output = arg; break;
 	case TOOL_OPT_RECORD:
 		if (record_check(arg, t->tool->name))
 			exit(TOOL_USAGE);
@@ -389,6 +390,10 @@ static const struct opt_spec driver_opts[] = {
 	 "also keep the run's raw events in FILE, a trace.dat for\ntrace-cmd report and "
 	 "KernelShark",
 	 TOOL_OPT_RECORD},
+	{'o', "output", "FILE",
+	 "write the output to FILE (made, or emptied; not through a\nlink); the command of "
+	 "--exec keeps standard output",
+	 TOOL_OPT_OUTPUT},
 	TOOL_OPT_END,
 };
 
@@ -455,6 +460,9 @@ static int run(struct tool_run *t)
 	 * making took 0.8 s after, 0.3 s before). */
 	if ((t->follow_names || t->o.name || (t->cgroup && t->pids_checked_here)) &&
 	    !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
+		return TOOL_FAIL;
+	/* Before a tracer of instance() or an event of setup() is on. */
+	if (t->child.pid && child_held(&t->child, tool->name))
 		return TOOL_FAIL;
 	if (tool->instance && (ret = tool->instance(t)))
 		return ret;
@@ -549,7 +557,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 			      tool->examples};
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
-	t.child.go = t.child.err = -1;
+	t.child.err = -1;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--exec")) {
 			bool declared = false;
@@ -580,6 +588,16 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		fprintf(stderr, "%s: cannot run '%s': %s\n", tool->name, t.o.exec[0], strerror(e));
 		return TOOL_FAIL;
 	}
+	/* After every check of the command line: a usage error makes no file. */
+	if (t.output && out_to_file(t.output, tool->name))
+		return TOOL_USAGE;
+	/* The command's output is never inside ours: with -o it keeps the standard output
+	 * the tool was given; with -j it goes to standard error, where a JSON reader of our
+	 * standard output does not see it (refusing would make every -j --exec need -o). */
+	if (t.o.exec && t.output)
+		t.child.out = out_stdout_before();
+	else if (t.o.exec && t.o.json)
+		t.child.out = STDERR_FILENO;
 	if (t.o.pid)
 		tool_watch(&t, t.o.pid, false);
 	else if (t.o.tid)

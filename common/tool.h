@@ -60,6 +60,7 @@ enum tool_opt_id {
 	TOOL_OPT_JSON_KEYS,    /* --json-keys */
 	TOOL_OPT_RECORD,       /* --record FILE (every tracing tool: tool.c adds it) */
 	TOOL_OPT_CGROUP,       /* --cgroup PATH (likewise) */
+	TOOL_OPT_OUTPUT,       /* -o FILE (likewise) */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -192,6 +193,8 @@ struct tool_run {
 	struct cgroup *cgroup;
 	bool pids_checked_here;
 	uint64_t cgroup_next;
+	/* -o FILE: the output goes there (out_to_file). */
+	const char *output;
 	/* --record FILE: the raw events kept as a trace.dat (record.h). */
 	const char *record_path;
 	struct record *record;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 static struct env {
+	const char *output; /* -o */
 	struct flame_opts o;
 } env;
 
@@ -28,6 +29,7 @@ static const struct opt_spec options[] = {
 	 "split: kernel frames (NAME_[k]) blue, user frames warm (default);\nhot: all warm", 0},
 	{OPT_ICICLE, "icicle", NULL, "the root at the top, callees below it (reversed)", 0},
 	{OPT_WIDTH, "width", "PIXELS", "the picture's width (default 1200)", 0},
+	OUT_OPT_OUTPUT(0),
 	{0, NULL, NULL, NULL, 0},
 };
 
@@ -42,6 +44,7 @@ static void option(const struct opt_spec *o, const char *arg, void *ctx)
 {
 	(void)ctx;
 	switch (o->key) {
+	case 'o': env.output = arg; break;
 	case OPT_TITLE: env.o.title = arg; break;
 	case OPT_COLORS:
 		env.o.colors = (enum flame_colors)opt_choice(arg, color_names, 2, "--colors");
@@ -105,6 +108,8 @@ int main(int argc, char **argv)
 	sigaction(SIGPIPE, &(struct sigaction){.sa_handler = on_sigpipe}, NULL);
 	const char *file;
 	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &file);
+	if (env.output && out_to_file(env.output, "flamegraph"))
+		return 2;
 	struct flame *f = flame_new();
 	if (!f)
 		return 1;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 static struct env {
+	const char *output; /* -o */
 	const char *time, *value, *file;
 	struct heat_opts o;
 } env;
@@ -46,6 +47,7 @@ static const struct opt_spec options[] = {
 	 "above it are counted in the top row, and said",
 	 0},
 	{OPT_TITLE, "title", "TEXT", "the title (default: Latency heat map)", 0},
+	OUT_OPT_OUTPUT(0),
 	{0, NULL, NULL, NULL, 0},
 };
 
@@ -60,6 +62,7 @@ static void option(const struct opt_spec *o, const char *arg, void *ctx)
 {
 	(void)ctx;
 	switch (o->key) {
+	case 'o': env.output = arg; break;
 	case OPT_TIME: env.time = arg; break;
 	case OPT_VALUE: env.value = arg; break;
 	case OPT_UNIT: env.o.unit = arg; break;
@@ -133,6 +136,8 @@ int main(int argc, char **argv)
 	FILE *in = opt_parse_input(argc, argv, &usage, option, NULL, &env.file);
 	if (env.o.max > 0 && !env.o.linear)
 		opt_fail("--max is the top of linear rows: give --rows linear too");
+	if (env.output && out_to_file(env.output, "heatmap"))
+		return 2;
 	struct heat *h = heat_new();
 	if (!h)
 		return 1;

@@ -20,6 +20,7 @@
 #define TOOL "reset-ftrace"
 
 static struct env {
+	const char *output; /* -o */
 	bool force, dry, quiet;
 	bool leftovers; /* --leftovers: not the top level */
 } env;
@@ -35,6 +36,7 @@ static const struct opt_spec options[] = {
 	{'q', NULL, NULL, "say nothing (errors still on stderr)", 0},
 	{OPT_LEFTOVERS, "leftovers", NULL,
 	 "only what killed runs of these tools left; the top level\nis not touched", 0},
+	OUT_OPT_OUTPUT(0),
 	{0, NULL, NULL, NULL, 0},
 };
 
@@ -48,9 +50,9 @@ static const char *const examples[] = {
 
 static void option(const struct opt_spec *o, const char *arg, void *ctx)
 {
-	(void)arg;
 	(void)ctx;
 	switch (o->key) {
+	case 'o': env.output = arg; break;
 	case 'f': env.force = true; break;
 	case 'n': env.dry = true; break;
 	case 'q': env.quiet = true; break;
@@ -72,6 +74,8 @@ int main(int argc, char **argv)
 	if (env.leftovers && env.force)
 		opt_fail("-f is for the top level: not with --leftovers");
 	out_check_stdio(TOOL);
+	if (env.output && out_to_file(env.output, TOOL))
+		return 2;
 	if (!tracefs_tracing_dir()) {
 		fprintf(stderr, TOOL ": no tracefs (CONFIG_TRACING), or it cannot be mounted%s\n",
 			geteuid() ? " (not root)" : "");

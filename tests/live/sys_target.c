@@ -4,7 +4,8 @@
  * calls that fail with ENOENT, then calls ftt_nap(USECS) for each USECS given (a
  * nanosleep() of that long), and exits 0. Other calls: those of the C library's start and
  * exit. sys_target values V...: for each V (any 64-bit number, -1 or 18446744073709551615)
- * calls ftt_value(V) and write(2) to /dev/null with V as its count (the histogram tests). */
+ * calls ftt_value(V) and write(2) to /dev/null with V as its count (the histogram tests).
+ * sys_target reads N: N read(2) calls of 1 byte from /dev/zero (--exec's exact counts). */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,14 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "values"))
 		return values(argc, argv);
+	if (argc > 2 && !strcmp(argv[1], "reads")) {
+		int fd = open("/dev/zero", O_RDONLY);
+		char b;
+		for (long i = atol(argv[2]); i > 0; i--)
+			if (read(fd, &b, 1) != 1)
+				return 1;
+		return 0;
+	}
 	long n = argc > 1 ? atol(argv[1]) : 0, m = argc > 2 ? atol(argv[2]) : 0;
 	for (long i = 0; i < n; i++)
 		syscall(SYS_getppid);

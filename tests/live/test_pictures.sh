@@ -36,6 +36,19 @@ printf 'not folded\n' | "$BIN/flamegraph" > "$TMP/out" 2> "$TMP/err"
 check "flamegraph with no samples: exit 1, the line without a count said, nothing on stdout" sh -c \
 	"[ $? -eq 1 ] && grep -q \"1 of 1 lines do not end in white space and a count .*(line 1 first: 'not folded')\" '$TMP/err' && grep -q 'no samples' '$TMP/err' && [ ! -s '$TMP/out' ]"
 
+# -o FILE: the picture in FILE, nothing on stdout; through a link: refused (exit 2).
+printf '{"end_s":1,"lat_ms":2}\n' > "$TMP/heatmap.in"
+printf 'a;b 1\n' > "$TMP/flamegraph.in"
+ln -s "$TMP/heatmap.in" "$TMP/link"
+for t in heatmap flamegraph; do
+	"$BIN/$t" -o "$TMP/$t.svg" "$TMP/$t.in" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	"$BIN/$t" -o "$TMP/link" "$TMP/$t.in" > /dev/null 2> "$TMP/err2"
+	rc2=$?
+	check "$t -o FILE: the picture in FILE, stdout empty; -o LINK: exit 2, one line" sh -c "
+		[ $rc -eq 0 ] && [ ! -s '$TMP/out' ] && grep -q '</svg>' '$TMP/$t.svg' &&
+		[ $rc2 -eq 2 ] && [ \$(wc -l < '$TMP/err2') -eq 1 ] && grep -q 'is a link' '$TMP/err2'"
+done
 if [ -w /dev/full ]; then
 	printf '{"end_s":1,"lat_ms":2}\n' > "$TMP/heatmap.in"
 	printf 'a;b 1\n' > "$TMP/flamegraph.in"

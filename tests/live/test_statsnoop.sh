@@ -118,6 +118,32 @@ else
 		grep -q '\"ret\":0,\"errno\":0,\"path\":\"$D/\\\\udcff\\\\udcfe bad\",' '$TMP/json' &&
 		grep -q '\"dfd\":-100,.*\"ret\":-1,\"errno\":2,\"path\":\"\",\"path_cut\":false,\"path_len\":0,\"path_late\":false}' '$TMP/json' &&
 		grep -q '\"ret\":-1,\"errno\":14,\"path\":null,\"path_cut\":false,\"path_len\":null,\"path_late\":false}' '$TMP/json'"
+	# -j with --exec: the command's standard output is not in ours (it goes to standard
+	# error), so the whole of our standard output is JSON lines; with -o FILE the events go
+	# to FILE and the command keeps our standard output (the program prints its results).
+	CMD="echo ftt-command-output; exec '$ST' stat '$D'"
+	"$BIN/statsnoop" -j --exec sh -c "$CMD" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "statsnoop -j --exec of a command that prints: only JSON lines on stdout" sh -c "
+		[ $rc -eq 0 ] && '$JSONCHECK' '$TMP/out' comm pid call ret errno path &&
+		grep -q '\"path\":\"$D/a b\",' '$TMP/out' && ! grep -q ftt-command-output '$TMP/out' &&
+		grep -qx ftt-command-output '$TMP/err'"
+	rm -f "$TMP/events"
+	"$BIN/statsnoop" -j -o "$TMP/events" --exec sh -c "$CMD" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "statsnoop -j -o FILE --exec: the events in FILE (0644), the command's line on stdout" sh -c "
+		[ $rc -eq 0 ] && [ \"\$(head -1 '$TMP/out')\" = ftt-command-output ] &&
+		! grep -q '{' '$TMP/out' &&
+		'$JSONCHECK' '$TMP/events' comm pid call ret errno path &&
+		grep -q '\"path\":\"$D/a b\",' '$TMP/events' &&
+		ls -l '$TMP/events' | grep -q '^-rw-r--r--'"
+	echo old > "$TMP/events"
+	"$BIN/statsnoop" -o "$TMP/events" --exec "$ST" stat "$D" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "statsnoop -o FILE (existing): emptied, then the header and lines; on stdout only the command's" sh -c "
+		[ $rc -eq 0 ] && ! grep -qv '^-\\{0,1\\}[0-9]*\$' '$TMP/out' &&
+		head -1 '$TMP/events' | grep -q '^COMM ' &&
+		! grep -q '^old' '$TMP/events' && grep -q ' $D/a\\\\x20b\$' '$TMP/events'"
 fi
 
 # Paths longer than a trace event holds (with uprobes on 6.18 a record over 4072 bytes is not
@@ -176,6 +202,19 @@ else
 			sed 's/^\(.\{100\}\).*/#   \1.../' "$TMP/long"
 	fi
 fi
+
+# -o where it must not write: through a link, a folder, a missing folder. A usage error (exit
+# 2), one line, nothing made in the kernel, the link's target untouched.
+echo target > "$TMP/target"
+ln -s "$TMP/target" "$TMP/link"
+for o in "$TMP/link|is a link" "$TMP|Is a directory" "$TMP/none/f|No such file"; do
+	"$BIN/statsnoop" -d 0.1 -o "${o%|*}" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "statsnoop -o ${o%|*}: exit 2, one line '${o#*|}'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '${o#*|}' '$TMP/err'"
+done
+check "statsnoop -o through a link: the target untouched" sh -c "[ \"\$(cat '$TMP/target')\" = target ]"
+check "statsnoop -o refused: nothing changed in tracefs" same_state
 
 stop_cases statsnoop "$BIN/statsnoop"
 check "at the end: tracefs as it was" same_state

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "out.h"
 
@@ -321,6 +325,66 @@ static void test_digits(void **state)
 	assert_string_equal(out_hex(end, 0xdeadbeefcafe0123ULL), "deadbeefcafe0123");
 }
 
+/* -o FILE: made 0644 or emptied, fd 1 then the file, the old fd 1 kept for --exec's command;
+ * a link, a folder or a missing folder refused with fd 1 unchanged. */
+static void test_to_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ftt-test-out.XXXXXX", path[128], link[128], missing[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	snprintf(missing, sizeof(missing), "%s/none/out", dir);
+	fflush(stdout);
+	int saved = dup(STDOUT_FILENO);
+	assert_true(saved >= 0);
+	struct stat before, st;
+	assert_int_equal(fstat(STDOUT_FILENO, &before), 0);
+
+	int fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "old contents\n", 13), 13);
+	close(fd);
+	assert_int_equal(symlink(path, link), 0);
+	int err = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+	assert_true(err >= 0 && null >= 0);
+	dup2(null, STDERR_FILENO); /* the refusals' lines */
+	close(null);
+	assert_int_equal(out_to_file(link, "test"), -1);
+	assert_int_equal(out_to_file(dir, "test"), -1);
+	assert_int_equal(out_to_file(missing, "test"), -1);
+	assert_int_equal(out_to_file("", "test"), -1);
+	assert_int_equal(fstat(STDOUT_FILENO, &st), 0);
+	assert_true(st.st_ino == before.st_ino && st.st_dev == before.st_dev);
+	assert_int_equal(out_stdout_before(), STDOUT_FILENO);
+	dup2(err, STDERR_FILENO);
+	close(err);
+
+	unlink(path); /* made anew: 0644 whatever the umask leaves */
+	mode_t mask = umask(022);
+	assert_int_equal(out_to_file(path, "test"), 0);
+	umask(mask);
+	assert_int_equal(write(STDOUT_FILENO, "new\n", 4), 4);
+	int old = out_stdout_before();
+	assert_true(old > 2);
+	assert_int_equal(fstat(old, &st), 0);
+	assert_true(st.st_ino == before.st_ino && st.st_dev == before.st_dev);
+	assert_true(fcntl(old, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_size, 4);
+	/* An existing file is emptied. */
+	assert_int_equal(out_to_file(path, "test"), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 0);
+
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,7 +393,7 @@ int main(void)
 		cmocka_unit_test(test_text_line),	cmocka_unit_test(test_wallclock),
 		cmocka_unit_test(test_text_arg),	cmocka_unit_test(test_text_line_buf),
 		cmocka_unit_test(test_seconds),		cmocka_unit_test(test_digits),
-		cmocka_unit_test(test_json_slices),
+		cmocka_unit_test(test_json_slices),	cmocka_unit_test(test_to_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
