@@ -260,6 +260,29 @@ rc=$?
 check "FTT_BUFFER_KB beyond the memory: exit 2 with the limit" sh -c \
 	"[ $rc -eq 2 ] && grep -q 'quarter of the available memory: [0-9]' '$TMP/err'"
 
+# A duration given twice (-d and the operand, in either order, or -d twice): which one was
+# meant cannot be told, so a usage error (the operand used to win without a word).
+for args in "offcputime -d 1 3" "offcputime 1 -d 3" "capable -d 1 -d 2" "statsnoop -d 2 1"; do
+	# shellcheck disable=SC2086
+	"$BIN"/$args > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "$args: exit 2, one line 'duration given twice'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'duration given twice' '$TMP/err'" ||
+		sed 's/^/# /' "$TMP/err"
+done
+check "durations given twice: tracefs as before" same_state
+# A disk by numbers this machine has no device for: refused as an unknown name is (it traced
+# nothing and printed nothing, exit 0).
+for args in "bitesize -d 999,999 1 1" "biotop -d 999,999 1 1" "iolatency -d 4095:7 1 1" "iosnoop -d 999,999 1"; do
+	# shellcheck disable=SC2086
+	"$BIN"/$args > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "$args: exit 2, one line naming the device, nothing on stdout" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no block device' '$TMP/err' && [ ! -s '$TMP/out' ]" ||
+		sed 's/^/# /' "$TMP/err"
+done
+check "unknown devices: tracefs as before" same_state
+
 # A CPU that is offline when the run starts is read once it comes online.
 CPU1=/sys/devices/system/cpu/cpu1/online
 if [ -w $CPU1 ] && [ "$(cat $CPU1)" = 1 ] && have taskset; then
