@@ -282,6 +282,30 @@ for args in "bitesize -d 999,999 1 1" "biotop -d 999,999 1 1" "iolatency -d 4095
 		sed 's/^/# /' "$TMP/err"
 done
 check "unknown devices: tracefs as before" same_state
+# An interval with nothing in it says so under its header, as a summary with no rows does
+# (it printed a bare header, or nothing at all). A loop device no one uses; a sleeping -p.
+LOOPDEV=$(for d in /sys/dev/block/7:*; do [ -e "$d" ] && basename "$d" | tr : ,; done | head -1)
+sleep 30 &
+SLEEPER=$!
+for args in "iolatency -d $LOOPDEV 0.2 2|(no I/O)|2" "iolatency -D -d $LOOPDEV 0.2 1|(no I/O)|1" \
+	"bitesize -d $LOOPDEV 0.2 2|(no I/O)|2" "biotop -C -d $LOOPDEV 0.2 1|(no I/O)|1" \
+	"syscount -p $SLEEPER 0.2 2|(no system calls)|2" "cpudist -p $SLEEPER 0.2 1|(no slices)|1" \
+	"runqlat -P -p $SLEEPER 0.2 2|(no waits)|2" \
+	"tpoint -k comm -p $SLEEPER -d 0.2 syscalls:sys_enter_read|(no events)|1"; do
+	if [ -z "$LOOPDEV" ]; then
+		case $args in *" -d  "*) skip "${args%%|*}: no loop device to be quiet" && continue ;; esac
+	fi
+	# shellcheck disable=SC2086
+	"$BIN"/${args%%|*} > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	want=${args#*|}
+	check "${args%%|*}: exit 0, '${want%|*}' said in each of ${args##*|}" sh -c \
+		"[ $rc -eq 0 ] && [ \$(grep -cxF '${want%|*}' '$TMP/out') -eq ${args##*|} ]" ||
+		sed 's/^/# /' "$TMP/out" "$TMP/err"
+done
+kill $SLEEPER
+wait $SLEEPER 2> /dev/null
+check "empty intervals: tracefs as before" same_state
 
 # A CPU that is offline when the run starts is read once it comes online.
 CPU1=/sys/devices/system/cpu/cpu1/online
