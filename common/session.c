@@ -543,8 +543,9 @@ static int set_pids(struct session *s, const char *file, enum tracefs_option_id 
 	/* set_event_pid has taken a list a write since it came (4.4); set_ftrace_pid one ID of
 	 * less than 64 bytes before 4.10. A write to either costs ~20 ms here (6.18: the
 	 * kernel waits for every CPU), so few: 1200 threads one a write took 26 s. */
-	if (session_each_task(s->tool, pid, tid, fork_option == TRACEFS_OPTION_EVENT_FORK ? 0 : 64,
-			      add_task, &to))
+	bool lists = fork_option == TRACEFS_OPTION_EVENT_FORK ||
+		     tracefs_option_is_supported(s->inst, fork_option); /* 4.14: lists since 4.10 */
+	if (session_each_task(s->tool, pid, tid, lists ? 0 : 64, add_task, &to))
 		return -1;
 	if (tid)
 		return 0;

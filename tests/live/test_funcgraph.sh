@@ -270,7 +270,11 @@ P1=$!
 wait_ready $P1 "$TMP/err"
 check "funcgraph -p of a process of 1200 threads: all 1200 in set_ftrace_pid" sh -c "
 	[ \$(grep -c '^[0-9]' '$T/set_ftrace_pid') -eq 1200 ] && grep -qx $MANY '$T/set_ftrace_pid'" ||
-	{ wc -l < "$T/set_ftrace_pid"; cat "$TMP/err"; }
+	{
+		echo "# $(grep -c '^[0-9]' "$T/set_ftrace_pid") IDs in set_ftrace_pid, $(ls /proc/$MANY/task | wc -l) threads; head:"
+		head -3 "$T/set_ftrace_pid" | sed 's/^/#   /'
+		sed 's/^/# err: /' "$TMP/err"
+	}
 kill -INT $P1
 wait_exit $P1 10
 kill $MANY
