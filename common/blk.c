@@ -5,6 +5,7 @@
 #include "session.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -340,6 +341,14 @@ uint32_t blk_opt_dev(const char *s)
 	if (blk_dev_parse(s, &kdev))
 		opt_fail("invalid device: '%s' (not a block device name, /dev path or MAJOR,MINOR)",
 			 s);
+	/* Numbers name any device, one this machine has or not: a run on one it has not would
+	 * trace nothing and print nothing, as an unknown name would if it were taken. */
+	char path[128];
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", BLK_MAJOR(kdev), BLK_MINOR(kdev));
+	if (access(path, F_OK))
+		opt_fail("invalid device: '%s' (no block device %u,%u on this machine: %s)", s,
+			 BLK_MAJOR(kdev), BLK_MINOR(kdev),
+			 errno == ENOENT ? "not in /sys/dev/block" : strerror(errno));
 	return kdev;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "hist.h"
+#include "out.h"
 
 #include <string.h>
 
@@ -110,6 +111,10 @@ void hist_bins_print(FILE *f, const struct hist_log2 *h, const struct hist_bins 
 	snprintf(hi_hdr, sizeof(hi_hdr), "<(%s)", unit);
 	fprintf(f, "%10s .. %-10s : %-8s |%-*s|\n", lo_hdr, hi_hdr, what, BAR_WIDTH,
 		"Distribution");
+	/* Nothing in it: said, as a summary with no rows says it (out_none); "count" is a
+	 * column's name, of events. */
+	if (last < 0 && !h->neg)
+		out_none(f, strcmp(what, "count") ? what : "events");
 	if (h->neg) {
 		int bar = (int)((h->neg * BAR_WIDTH + max - 1) / max);
 		fprintf(f, "%10s -> %-10s : %-8llu |%.*s%*s|\n", "-inf", "0",

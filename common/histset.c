@@ -156,6 +156,8 @@ void histset_print(struct histset *s, struct tool_run *t, uint64_t now)
 		memset(&k, 0, sizeof(k));
 		memset(&v, 0, sizeof(v));
 		print_one(&k, 0, &v, &c);
+	} else if (!c.n && !t->o.json) {
+		out_none(stdout, s->what); /* none to head a histogram: "(no waits)" */
 	}
 	agg_reset(&s->a);
 	if (s->oom)

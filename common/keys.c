@@ -475,6 +475,8 @@ void keys_print(struct keys *k, const char *when, bool json)
 			printf(key_is_text(k, j) ? "%-16s " : "%12s ", k->k[j].name);
 		printf("%12s\n", "COUNT");
 	}
+	if (!json && !k->agg.used)
+		out_none(stdout, "events");
 	agg_sorted(&k->agg, print_row, k);
 	agg_reset(&k->agg);
 	intern_reset(&k->in);

@@ -41,6 +41,27 @@ void opt_fail(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+const char *opt_shown(const char *s)
+{
+	static char bufs[4][1024];
+	static unsigned turn;
+	char *b = bufs[turn++ % 4];
+	size_t n = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	for (; *p && p - (const unsigned char *)s < 200; p++) {
+		if (*p == '\'' || *p == '\\')
+			n += (size_t)sprintf(b + n, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			n += (size_t)sprintf(b + n, "\\x%02x", *p);
+		else
+			b[n++] = (char)*p;
+	}
+	if (*p)
+		n += (size_t)sprintf(b + n, "...");
+	b[n] = 0;
+	return b;
+}
+
 void opt_version(void)
 {
 	printf("%s (ftrace-tools) %s\n", opt_tool, FTT_VERSION);
@@ -261,12 +282,12 @@ long long opt_int(const char *s, long long min, long long max, const char *what)
 	char *end;
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	if (!*s || isspace((unsigned char)*s) || *end || (errno && errno != ERANGE))
-		opt_fail("invalid %s: '%s' (not a whole number)", what, s);
-	if (errno == ERANGE)
-		opt_fail("invalid %s: %s (must be %lld to %lld)", what, s, min, max);
-	if (v < min || v > max)
-		opt_fail("invalid %s: %s (must be %lld to %lld)", what, s, min, max);
+	if (!*s)
+		opt_fail("invalid %s: empty (not a whole number)", what);
+	if (isspace((unsigned char)*s) || *end || (errno && errno != ERANGE))
+		opt_fail("invalid %s: '%s' (not a whole number)", what, opt_shown(s));
+	if (errno == ERANGE || v < min || v > max)
+		opt_fail("invalid %s: %s (must be %lld to %lld)", what, opt_shown(s), min, max);
 	return v;
 }
 

@@ -18,6 +18,10 @@ void opt_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 /* The fuzzers' way to go on after a usage error: when set, opt_fail calls it after the
  * message instead of exiting (it must not return: it longjmps). NULL in the tools. */
 extern void (*opt_fail_hook)(void);
+/* A value the user gave, fit to be shown between single quotes in a message: quotes and
+ * backslashes as \' and \\, control characters and bytes past ASCII as \xNN, cut at 200
+ * bytes ("..."). In a buffer of its own, four in turn. */
+const char *opt_shown(const char *s);
 
 /* An integer in [min, max]; what names the value in the error ("PID", "count"). */
 long long opt_int(const char *s, long long min, long long max, const char *what);

@@ -406,6 +406,11 @@ char *out_hex(char *end, unsigned long long v)
 	return end;
 }
 
+void out_none(FILE *f, const char *what)
+{
+	fprintf(f, "(no %s)\n", what);
+}
+
 size_t out_seconds_buf(char *dst, uint64_t ns)
 {
 	/* printf("%.6f", ns / 1e9) rounds the double, which is within ns / 2^52 ns of the

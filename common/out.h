@@ -107,5 +107,9 @@ size_t out_seconds_buf(char *dst, uint64_t ns);
 /* Tables printed one after another (intervals): an empty line between two, none before the
  * first (| head -1 shows a table's first line). */
 void out_table_gap(FILE *f);
+/* A summary (an interval's, or the end's) with nothing in it: one line saying so under its
+ * header, "(no I/O)", where a bare header would leave the reader to wonder whether anything
+ * was traced. Text only: in JSON an empty interval is its counts of 0, or no object. */
+void out_none(FILE *f, const char *what);
 
 #endif

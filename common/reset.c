@@ -79,8 +79,9 @@ static int top_write(const char *file, const char *value, int how)
 
 struct run {
 	const struct reset_opts *o;
-	int changed; /* things changed (dry: that would be) */
-	int failed;  /* things that could not be reset */
+	int changed;  /* things changed (dry: that would be) */
+	int failed;   /* things that could not be reset */
+	bool refused; /* dry, without force: the run would be refused (said); planned all the same */
 };
 
 __attribute__((format(printf, 2, 3))) static void say(struct run *r, const char *fmt, ...)
@@ -247,11 +248,14 @@ static int check_users(struct run *r, int *hold)
 				"%s: ftrace is in use by perf-tools: %s: not reset (-f removes the "
 				"lock and resets)\n",
 				o->tool, who);
-			return -1;
+			/* -n: what -f would do is said all the same, the lock first. */
+			if (!o->dry)
+				return -1;
+			r->refused = true;
 		}
 		if (o->dry || unlink(toplevel_perf_tools_lock) == 0) {
-			say(r, "%s perf-tools' lock (%s)", o->dry ? "would remove" : "removed",
-			    who);
+			say(r, "%s perf-tools' lock (%s)%s", o->dry ? "would remove" : "removed",
+			    who, o->force ? "" : " with -f");
 			r->changed++;
 		} else {
 			fprintf(stderr, "%s: cannot remove %s: %s\n", o->tool,
@@ -265,9 +269,12 @@ static int check_users(struct run *r, int *hold)
 				"%s: the top level is in use: %s: not reset (-f resets it all "
 				"the same)\n",
 				o->tool, who);
-			return -1;
+			if (!o->dry)
+				return -1;
+			r->refused = true;
 		}
-		say(r, "%s the top level while %s", o->dry ? "would reset" : "resetting", who);
+		say(r, "%s the top level while %s%s", o->dry ? "would reset" : "resetting", who,
+		    o->force ? "" : " with -f");
 	}
 	return 0;
 }
@@ -412,7 +419,7 @@ static void remove_probes(struct run *r, const char *file, const char *what)
 
 int reset_toplevel(const struct reset_opts *o)
 {
-	struct run r = {o, 0, 0};
+	struct run r = {o, 0, 0, false};
 	int hold;
 	if (check_users(&r, &hold))
 		return -1;
@@ -438,5 +445,5 @@ int reset_toplevel(const struct reset_opts *o)
 	if (r.failed)
 		fprintf(stderr, "%s: %d thing%s could not be reset (said above)\n", o->tool,
 			r.failed, r.failed == 1 ? "" : "s");
-	return r.failed ? -1 : 0;
+	return r.failed || r.refused ? -1 : 0;
 }

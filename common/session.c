@@ -440,39 +440,115 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter)
 	return 0;
 }
 
+/* IDs gathered into lists of less than chunk bytes (0: one list), each handed to add. */
+struct id_lists {
+	const char *tool;
+	char *buf;
+	size_t len, cap, chunk;
+	int (*add)(void *ctx, const char *ids);
+	void *ctx;
+};
+
+static int flush_ids(struct id_lists *l)
+{
+	if (!l->len)
+		return 0;
+	l->len = 0;
+	return l->add(l->ctx, l->buf);
+}
+
+static int push_id(struct id_lists *l, const char *id)
+{
+	size_t n = strlen(id);
+	if (l->chunk && l->len && l->len + 1 + n >= l->chunk && flush_ids(l))
+		return -1;
+	if (l->len + n + 2 > l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		char *buf = realloc(l->buf, cap);
+		if (!buf) {
+			fprintf(stderr, "%s: out of memory for a list of thread IDs\n", l->tool);
+			return -1;
+		}
+		l->buf = buf;
+		l->cap = cap;
+	}
+	l->len += (size_t)sprintf(l->buf + l->len, "%s%s", l->len ? " " : "", id);
+	return 0;
+}
+
+int session_each_task(const char *tool, pid_t pid, pid_t tid, size_t chunk,
+		      int (*add)(void *ctx, const char *ids), void *ctx)
+{
+	char id[32];
+	if (tid) {
+		snprintf(id, sizeof(id), "%d", (int)tid);
+		return add(ctx, id);
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d) {
+		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", tool, (int)pid,
+			path, errno == ENOENT ? "the process has exited" : strerror(errno));
+		return -1;
+	}
+	struct id_lists l = {tool, NULL, 0, 0, chunk, add, ctx};
+	struct dirent *de;
+	int ret = 0;
+	errno = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(id, sizeof(id), "%.*s", (int)sizeof(id) - 1, de->d_name);
+		if (push_id(&l, id)) {
+			ret = -1;
+			break;
+		}
+		errno = 0;
+	}
+	if (!ret && errno) {
+		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", tool, (int)pid,
+			path, strerror(errno));
+		ret = -1;
+	}
+	if (!ret && flush_ids(&l))
+		ret = -1;
+	closedir(d);
+	free(l.buf);
+	return ret;
+}
+
+struct add_to {
+	struct session *s;
+	const char *file;
+};
+
+static int add_task(void *ctx, const char *ids)
+{
+	struct add_to *to = ctx;
+	if (tracefs_instance_file_append(to->s->inst, to->file, ids) >= 0)
+		return 0;
+	fprintf(stderr, "%s: cannot write %s to %s: %s\n", to->s->tool, ids, to->file,
+		strerror(errno));
+	return -1;
+}
+
 /* -p: the process's threads now; the fork option adds those it creates later. */
 static int set_pids(struct session *s, const char *file, enum tracefs_option_id fork_option,
 		    pid_t pid, pid_t tid)
 {
 	if (!pid && !tid)
 		return 0;
-	char buf[256];
-	if (tid) {
-		snprintf(buf, sizeof(buf), "%d", (int)tid);
-		if (tracefs_instance_file_write(s->inst, file, buf) < 0)
-			goto write_failed;
-		return 0;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d) {
-		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", s->tool,
-			(int)pid, path,
-			errno == ENOENT ? "the process has exited" : strerror(errno));
+	struct add_to to = {s, file};
+	/* set_event_pid has taken a list a write since it came (4.4); set_ftrace_pid one ID of
+	 * less than 64 bytes before 4.10. A write to either costs ~20 ms here (6.18: the
+	 * kernel waits for every CPU), so few: 1200 threads one a write took 26 s. */
+	bool lists = fork_option == TRACEFS_OPTION_EVENT_FORK ||
+		     tracefs_option_is_supported(s->inst, fork_option); /* 4.14: lists since 4.10 */
+	if (session_each_task(s->tool, pid, tid, lists ? 0 : 64, add_task, &to))
 		return -1;
-	}
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(buf, sizeof(buf), "%.*s", (int)sizeof(buf) - 1, de->d_name);
-		if (tracefs_instance_file_append(s->inst, file, buf) < 0) {
-			closedir(d);
-			goto write_failed;
-		}
-	}
-	closedir(d);
+	if (tid)
+		return 0;
 	/* function-fork: not in 4.9 (4.14 has it); without it later children are not followed */
 	if (fork_option == TRACEFS_OPTION_FUNCTION_FORK &&
 	    !tracefs_option_is_supported(s->inst, fork_option))
@@ -483,9 +559,6 @@ static int set_pids(struct session *s, const char *file, enum tracefs_option_id 
 		return -1;
 	}
 	return 0;
-write_failed:
-	fprintf(stderr, "%s: cannot write %s to %s: %s\n", s->tool, buf, file, strerror(errno));
-	return -1;
 }
 
 int session_add_tids(struct session *s, const pid_t *tids, size_t n, bool fork)

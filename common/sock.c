@@ -384,26 +384,26 @@ void sock_ports_parse(struct sock_ports *p, const char *arg, const char *what)
 {
 	const char *s = arg;
 	if (!*s)
-		opt_fail("invalid %s: '' (a port, or ports separated by commas)", what);
+		opt_fail("invalid %s: empty (a port, or ports separated by commas)", what);
 	while (*s) {
 		size_t n = strcspn(s, ",");
 		char tok[16];
 		if (n == 0 || n >= sizeof(tok))
 			opt_fail("invalid %s: '%s' (a port, or ports separated by commas)", what,
-				 arg);
+				 opt_shown(arg));
 		memcpy(tok, s, n);
 		tok[n] = 0;
 		unsigned port = (unsigned)opt_int(tok, 1, 65535, what);
 		if (!sock_ports_has(p, port)) {
 			if (p->n == SOCK_MAX_PORTS)
-				opt_fail("invalid %s: '%s' (at most %d ports)", what, arg,
-					 SOCK_MAX_PORTS);
+				opt_fail("invalid %s: '%s' (at most %d ports)", what,
+					 opt_shown(arg), SOCK_MAX_PORTS);
 			p->port[p->n++] = (uint16_t)port;
 		}
 		s += n;
 		if (*s == ',' && !*++s)
 			opt_fail("invalid %s: '%s' (a port, or ports separated by commas)", what,
-				 arg);
+				 opt_shown(arg));
 	}
 }
 

@@ -62,7 +62,11 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 {
 	struct tool_run *t = ctx;
 	switch (o->id) {
-	case TOOL_OPT_DURATION: t->o.duration = opt_seconds(arg, "duration"); break;
+	case TOOL_OPT_DURATION:
+		if (t->o.duration)
+			opt_fail("duration given twice: a second -d '%s' (see -h)", arg);
+		t->o.duration = opt_seconds(arg, "duration");
+		break;
 	case TOOL_OPT_PID: t->o.pid = opt_live_pid(arg); break;
 	case TOOL_OPT_TID: t->o.tid = opt_live_tid(arg); break;
 	case TOOL_OPT_NAME: t->o.name = opt_glob(arg, "NAME"); break;
@@ -93,6 +97,9 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 
 void tool_operand_duration(struct tool_run *t, int argc, char **argv)
 {
+	/* -d and an operand: which was meant cannot be told (the operand won, without a word). */
+	if (argc > 0 && t->o.duration)
+		opt_fail("duration given twice: -d and '%s' (see -h)", argv[0]);
 	if (argc > 0)
 		t->o.duration = opt_seconds(argv[0], "duration");
 	if (argc > 1)

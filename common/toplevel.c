@@ -53,9 +53,9 @@ static char *read_path(const char *path)
 }
 
 /* Replace what the file holds with value; the kernel may take a list one word per write. */
-static int write_path(const char *path, const char *value)
+static int write_path_flags(const char *path, const char *value, int flags)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(path, O_WRONLY | flags | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	for (const char *p = value, *end = p + strlen(p); p < end;) {
@@ -69,6 +69,11 @@ static int write_path(const char *path, const char *value)
 		p += n;
 	}
 	return close(fd);
+}
+
+static int write_path(const char *path, const char *value)
+{
+	return write_path_flags(path, value, O_TRUNC);
 }
 
 static bool is_list(const char *file)
@@ -167,18 +172,34 @@ static int save(struct toplevel *tl, const char *file)
 	return 0;
 }
 
-int toplevel_set(struct toplevel *tl, const char *file, const char *value)
+static int change(struct toplevel *tl, const char *file, const char *value, int flags)
 {
 	char path[PATH_MAX + 64];
 	path_of(tl, file, path, sizeof(path));
-	if (save(tl, file) || write_path(path, value)) {
+	if (save(tl, file) || write_path_flags(path, value, flags)) {
 		int e = errno;
-		fprintf(stderr, "%s: cannot set %s to '%s' at the top level: %s%s\n", tl->tool,
-			path, value, strerror(e), e == EPERM ? " (the kernel refuses it)" : "");
+		if (flags & O_APPEND)
+			fprintf(stderr, "%s: cannot add '%s' to %s at the top level: %s%s\n",
+				tl->tool, value, path, strerror(e),
+				e == EPERM ? " (the kernel refuses it)" : "");
+		else
+			fprintf(stderr, "%s: cannot set %s to '%s' at the top level: %s%s\n",
+				tl->tool, path, value, strerror(e),
+				e == EPERM ? " (the kernel refuses it)" : "");
 		errno = e;
 		return -1;
 	}
 	return 0;
+}
+
+int toplevel_set(struct toplevel *tl, const char *file, const char *value)
+{
+	return change(tl, file, value, O_TRUNC);
+}
+
+int toplevel_add(struct toplevel *tl, const char *file, const char *value)
+{
+	return change(tl, file, value, O_APPEND);
 }
 
 /* Write the saved settings back: the tracer first (stopping it before its filters are

@@ -52,6 +52,9 @@ int toplevel_try(struct toplevel *tl, const char *tool);
 /* Write value to a top-level file (replacing what it holds), its setting saved first. -1
  * with a message (errno kept); ENOENT when the kernel has no such file. */
 int toplevel_set(struct toplevel *tl, const char *file, const char *value);
+/* Add value to a top-level list (set_ftrace_pid: one more ID), its setting saved first, the
+ * same way. */
+int toplevel_add(struct toplevel *tl, const char *file, const char *value);
 
 /* Write every saved setting back (current_tracer first, then the others newest first) and
  * give the top level up; failed is set when one could not be. Safe to call more than once. */

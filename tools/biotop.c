@@ -230,6 +230,8 @@ static int interval(struct tool_run *t, uint64_t now)
 			out_table_gap(stdout);
 		print_loadavg(when);
 		row_header(&env.row);
+		if (!l.n)
+			out_none(stdout, "I/O");
 	}
 	size_t shown = env.maxrows && (size_t)env.maxrows < l.n ? (size_t)env.maxrows : l.n;
 	for (size_t i = 0; i < shown; i++) {

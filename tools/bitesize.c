@@ -183,6 +183,12 @@ static int interval(struct tool_run *t, uint64_t now)
 		env.under_time = true;
 	}
 	struct print_ctx c = {t, now};
+	if (!t->o.json && !env.a.used) {
+		if (!env.under_time)
+			out_table_gap(stdout);
+		env.under_time = false;
+		out_none(stdout, "I/O");
+	}
 	agg_sorted(&env.a, print_one, &c);
 	agg_reset(&env.a);
 	if (env.oom)

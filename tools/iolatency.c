@@ -173,6 +173,8 @@ static int interval(struct tool_run *t, uint64_t now)
 		if (t->o.wallclock)
 			printf("%s\n", when);
 	}
+	if (env.per_disk && !env.ndisks && !t->o.json)
+		out_none(stdout, "I/O"); /* no disk seen yet: no histogram to show it */
 	for (int i = 0; i < (env.per_disk ? env.ndisks : 1); i++) {
 		print_disk(t, &env.disks[i], now);
 		for (int k = 0; env.heat && k < HIST_SLOTS; k++) {

@@ -221,6 +221,9 @@ static void print_rows(struct tally *rows, size_t n, const char *when)
 		if (t->o.wallclock || t->intervals || t->o.interval)
 			printf("[%s]\n", when);
 		row_header(&r);
+		if (!n)
+			out_none(stdout,
+				 env.by_process ? "processes making system calls" : "system calls");
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tally *c = &rows[i];

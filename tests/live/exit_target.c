@@ -7,7 +7,8 @@
  *   exit_target START-FILE pthread     a thread ends with pthread_exit (exit(2), code 0), then
  *                                      the process exits 7
  *   exit_target START-FILE segv        SIGSEGV from a bad pointer
- *   exit_target START-FILE wait        waits to be killed */
+ *   exit_target START-FILE wait        waits to be killed
+ *   exit_target START-FILE threads N   N more threads, all waiting to be killed (funcgraph -p) */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,6 +27,13 @@ static void *by_pthread_exit(void *arg)
 {
 	(void)arg;
 	pthread_exit(NULL);
+}
+
+static void *waiting(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
 }
 
 int main(int argc, char **argv)
@@ -52,7 +60,15 @@ int main(int argc, char **argv)
 		volatile int *p = (int *)16;
 		return *p;
 	}
-	if (!strcmp(argv[2], "wait"))
+	if (!strcmp(argv[2], "threads") && argc > 3) {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+		for (int i = atoi(argv[3]); i > 0; i--)
+			if (pthread_create(&t, &attr, waiting, NULL))
+				return 1;
+	}
+	if (!strcmp(argv[2], "wait") || !strcmp(argv[2], "threads"))
 		for (;;)
 			pause();
 	return 2;

@@ -85,6 +85,20 @@ check "opensnoop -x PATTERN --exec cat A B: exit 0, the 2 failed opens of cat, n
 	[ $rc -eq 0 ] && [ \$(grep -c '^cat .* /nonexistent/ftt-[ab]\$' '$TMP/out') -eq 2 ] &&
 	[ \$(grep -vc '^COMM' '$TMP/out') -eq 2 ] && grep -q \"'cat' exited with status 1\" '$TMP/err'"
 
+# How the command ended, when it failed or was killed, is the last thing said, in every
+# tool (the driver's): capable, a streaming tool; syscount, whose summary comes first.
+"$BIN/capable" --exec false > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "capable --exec false: exit 0, its status said last on stderr" sh -c "
+	[ $rc -eq 0 ] && tail -1 '$TMP/err' | grep -qxF \"capable: 'false' exited with status 1\"" ||
+	sed 's/^/# /' "$TMP/err"
+"$BIN/syscount" --exec sh -c 'kill -TERM $$' > "$TMP/out" 2>&1
+rc=$?
+check "syscount --exec of a command killed by SIGTERM: exit 0, said after the counts" sh -c "
+	[ $rc -eq 0 ] && grep -q '^SYSCALL' '$TMP/out' &&
+	tail -1 '$TMP/out' | grep -qxF \"syscount: 'sh' was killed by signal 15 (SIGTERM)\"" ||
+	sed 's/^/# /' "$TMP/out"
+
 "$BIN/tpoint" --exec > "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "tpoint --exec without a command: exit 2, one line" sh -c \

@@ -13,6 +13,7 @@ TOPLEVEL_STATE=1 # its tools may take the top level: its settings are judged too
 require_live
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
+ET=${EXIT_TARGET:-$BIN/tests/exit_target}
 [ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
 if ! grep -qw function_graph "$T/available_tracers"; then
 	save_state
@@ -253,6 +254,33 @@ kill -INT $P1
 wait_exit $P1 10
 check "after it: exit 0, and the settings found (schedule, depth 7, off, global, 2048) are back" sh -c \
 	"[ $RC -eq 0 ]" && check "... tracefs as before" same_state
+# -p of a process of 1200 threads: every one in set_ftrace_pid (not the 500 to 1000 that 4 KB of IDs
+# held, the rest dropped without a word), and the list as found after.
+touch "$TMP/threads-go"
+"$ET" "$TMP/threads-go" threads 1199 &
+MANY=$!
+i=0
+while [ "$(ls /proc/$MANY/task 2> /dev/null | wc -l)" -lt 1200 ] && [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+save_state
+"$BIN/funcgraph" -m 1 -p $MANY hrtimer_nanosleep > "$TMP/out" 2> "$TMP/err" &
+P1=$!
+wait_ready $P1 "$TMP/err"
+check "funcgraph -p of a process of 1200 threads: all 1200 in set_ftrace_pid" sh -c "
+	[ \$(grep -c '^[0-9]' '$T/set_ftrace_pid') -eq 1200 ] && grep -qx $MANY '$T/set_ftrace_pid'" ||
+	{
+		echo "# $(grep -c '^[0-9]' "$T/set_ftrace_pid") IDs in set_ftrace_pid, $(ls /proc/$MANY/task | wc -l) threads; head:"
+		head -3 "$T/set_ftrace_pid" | sed 's/^/#   /'
+		sed 's/^/# err: /' "$TMP/err"
+	}
+kill -INT $P1
+wait_exit $P1 10
+kill $MANY
+wait $MANY 2> /dev/null
+check "... exit 0" sh -c "[ $RC -eq 0 ]" && check "... tracefs as before" same_state
+
 # Naps all along, a few a second: | head -1 has a first line to take. (Not more: under
 # qemu's TCG a flood of graphs outruns the reader, and the stop reads all that was recorded.)
 ( while :; do "$ST" 0 0 1000; sleep 0.1; done ) &

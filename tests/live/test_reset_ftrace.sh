@@ -112,6 +112,17 @@ else
 	check "reset-ftrace: refused while perf-tools' lock exists, exit 1, nothing changed" sh -c "
 		[ $? -eq 1 ] && grep -q 'in use by perf-tools: /var/tmp/.ftrace-lock names PID 999999999, gone: not reset' '$TMP/rf.err' &&
 		[ \$(cat '$T/tracing_on') = 0 ] && [ -e /var/tmp/.ftrace-lock ]"
+	# -n with the lock: the same refusal, then what -f would do, the lock first (it used to
+	# exit 1 having planned nothing).
+	"$BIN/reset-ftrace" -n > "$TMP/dry" 2> "$TMP/rf.err"
+	rc=$?
+	sed 's/^would set /set /; s/^would empty /emptied /; s/^would disable /disabled /; s/^would remove /removed /' \
+		"$TMP/dry" | grep -v '^nothing left' > "$TMP/dry.said"
+	check "reset-ftrace -n with perf-tools' lock: refusal said, exit 1, then every step of -f, the lock first; nothing changed" sh -c "
+		[ $rc -eq 1 ] && grep -q 'names PID 999999999, gone: not reset (-f removes' '$TMP/rf.err' &&
+		head -1 '$TMP/dry.said' | grep -qxF \"removed perf-tools' lock (/var/tmp/.ftrace-lock names PID 999999999, gone) with -f\" &&
+		tail -n +2 '$TMP/dry.said' | cmp -s - '$TMP/want' &&
+		[ \$(cat '$T/tracing_on') = 0 ] && [ -e /var/tmp/.ftrace-lock ]" || sed 's/^/#   /' "$TMP/dry" "$TMP/rf.err"
 	rm -f /var/tmp/.ftrace-lock
 	cat "$T/trace_pipe" > /dev/null & CAT=$!
 	sleep 0.3

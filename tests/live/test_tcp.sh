@@ -360,7 +360,7 @@ elif [ -n "$HAVE_STATES" ]; then
 fi
 for args in "tcpconnect -P 0|must be 1 to 65535" "tcpconnect -P 65536|must be 1 to 65535" \
 	"tcpconnect -P 80,|ports separated by commas" "tcplife -L x|not a whole number" \
-	"tcplife -D ''|ports separated by commas" "tcpstates -L 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33|at most 32 ports" \
+	"tcplife -D ''|PORT: empty (a port" "tcpconnect -P ''|PORT: empty (a port" "tcpstates -L 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33|at most 32 ports" \
 	"tcpaccept --via bogus|MECH" "tcpaccept -p 0|invalid PID" "tcpretrans 5|unexpected argument" \
 	"tcpdrop -x|unknown option" "tcpdrop -d 0|" "tcplife -n ''|(empty)"; do
 	eval "\"\$BIN\"/${args%|*}" > "$TMP/out" 2> "$TMP/err"

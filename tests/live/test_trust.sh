@@ -260,6 +260,53 @@ rc=$?
 check "FTT_BUFFER_KB beyond the memory: exit 2 with the limit" sh -c \
 	"[ $rc -eq 2 ] && grep -q 'quarter of the available memory: [0-9]' '$TMP/err'"
 
+# A duration given twice (-d and the operand, in either order, or -d twice): which one was
+# meant cannot be told, so a usage error (the operand used to win without a word).
+for args in "offcputime -d 1 3" "offcputime 1 -d 3" "capable -d 1 -d 2" "statsnoop -d 2 1"; do
+	# shellcheck disable=SC2086
+	"$BIN"/$args > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "$args: exit 2, one line 'duration given twice'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'duration given twice' '$TMP/err'" ||
+		sed 's/^/# /' "$TMP/err"
+done
+check "durations given twice: tracefs as before" same_state
+# A disk by numbers this machine has no device for: refused as an unknown name is (it traced
+# nothing and printed nothing, exit 0).
+for args in "bitesize -d 999,999 1 1" "biotop -d 999,999 1 1" "iolatency -d 4095:7 1 1" "iosnoop -d 999,999 1"; do
+	# shellcheck disable=SC2086
+	"$BIN"/$args > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "$args: exit 2, one line naming the device, nothing on stdout" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q 'no block device' '$TMP/err' && [ ! -s '$TMP/out' ]" ||
+		sed 's/^/# /' "$TMP/err"
+done
+check "unknown devices: tracefs as before" same_state
+# An interval with nothing in it says so under its header, as a summary with no rows does
+# (it printed a bare header, or nothing at all). A loop device no one uses; a sleeping -p.
+LOOPDEV=$(for d in /sys/dev/block/7:*; do [ -e "$d" ] && basename "$d" | tr : ,; done | head -1)
+sleep 30 &
+SLEEPER=$!
+for args in "iolatency -d $LOOPDEV 0.2 2|(no I/O)|2" "iolatency -D -d $LOOPDEV 0.2 1|(no I/O)|1" \
+	"bitesize -d $LOOPDEV 0.2 2|(no I/O)|2" "biotop -C -d $LOOPDEV 0.2 1|(no I/O)|1" \
+	"syscount -p $SLEEPER 0.2 2|(no system calls)|2" "cpudist -p $SLEEPER 0.2 1|(no slices)|1" \
+	"runqlat -P -p $SLEEPER 0.2 2|(no waits)|2" \
+	"tpoint -k comm -p $SLEEPER -d 0.2 syscalls:sys_enter_read|(no events)|1"; do
+	if [ -z "$LOOPDEV" ]; then
+		case $args in *" -d  "*) skip "${args%%|*}: no loop device to be quiet" && continue ;; esac
+	fi
+	# shellcheck disable=SC2086
+	"$BIN"/${args%%|*} > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	want=${args#*|}
+	check "${args%%|*}: exit 0, '${want%|*}' said in each of ${args##*|}" sh -c \
+		"[ $rc -eq 0 ] && [ \$(grep -cxF '${want%|*}' '$TMP/out') -eq ${args##*|} ]" ||
+		sed 's/^/# /' "$TMP/out" "$TMP/err"
+done
+kill $SLEEPER
+wait $SLEEPER 2> /dev/null
+check "empty intervals: tracefs as before" same_state
+
 # A CPU that is offline when the run starts is read once it comes online.
 CPU1=/sys/devices/system/cpu/cpu1/online
 if [ -w $CPU1 ] && [ "$(cat $CPU1)" = 1 ] && have taskset; then

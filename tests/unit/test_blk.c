@@ -253,6 +253,9 @@ static void test_blockdev_pairs(void **state)
 	assert_int_equal(blk_dev_parse("/etc/passwd", &d), -1);
 	assert_int_equal(blk_dev_parse("no-such-disk", &d), -1);
 	assert_usage_error(call_dev, "no-such-disk", "invalid device: 'no-such-disk'");
+	/* numbers of no device here: refused as an unknown name is (traced nothing before) */
+	assert_usage_error(call_dev, "4095,1048575", "no block device 4095,1048575");
+	assert_usage_error(call_dev, "4095:1048574", "no block device 4095,1048574");
 }
 
 /* A name and a /dev path resolve to what sysfs says, for a block device this machine has. */
@@ -285,6 +288,10 @@ static void test_blockdev_names(void **state)
 		assert_int_equal(blk_dev_parse(dev_path, &kdev), 0);
 		assert_int_equal(kdev, maj << 20 | min);
 	}
+	/* and by its numbers, which it has */
+	char pair[32];
+	snprintf(pair, sizeof(pair), "%u,%u", maj, min);
+	assert_int_equal(blk_opt_dev(pair), maj << 20 | min);
 }
 
 int main(void)

@@ -69,7 +69,8 @@ static void test_print_empty(void **state)
 	struct hist_log2 h = {0};
 	assert_string_equal(
 		render(&h, 0),
-		"    >=(us) .. <(us)      : I/O      |Distribution                          |\n");
+		"    >=(us) .. <(us)      : I/O      |Distribution                          |\n"
+		"(no I/O)\n");
 	assert_string_equal(render(&h, 1), "[]");
 }
 

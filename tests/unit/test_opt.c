@@ -50,7 +50,8 @@ static void test_int_good(void **state)
 static void test_int_bad(void **state)
 {
 	(void)state;
-	assert_usage_error(call_int, "", "invalid count: ''");
+	assert_usage_error(call_int, "", "invalid count: empty (not a whole number)");
+	assert_usage_error(call_int, "1\n2", "invalid count: '1\\x0a2'");
 	assert_usage_error(call_int, "abc", "invalid count: 'abc'");
 	assert_usage_error(call_int, "12x", "invalid count: '12x'");
 	assert_usage_error(call_int, " 5", "invalid count");

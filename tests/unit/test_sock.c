@@ -314,7 +314,11 @@ static void test_ports(void **state)
 	struct sock_ports none = {0};
 	assert_int_equal(sock_ports_filter(&none, &tp, true, f, sizeof(f)), 0);
 	assert_string_equal(f, "");
-	assert_usage_error(parse_ports, "", "invalid PORT: ''");
+	/* empty, said in words (it showed as ''), and quotes, newlines and escapes shown escaped */
+	assert_usage_error(parse_ports, "", "invalid PORT: empty (a port");
+	assert_usage_error(parse_ports, "''", "invalid PORT: '\\'\\'' (not a whole number)");
+	assert_usage_error(parse_ports, "8\n\x1b[2J", "invalid PORT: '8\\x0a\\x1b[2J'");
+	assert_usage_error(parse_ports, "80,'", "invalid PORT: '\\'' (not a whole number)");
 	assert_usage_error(parse_ports, "80,", "invalid PORT: '80,'");
 	assert_usage_error(parse_ports, ",80", "invalid PORT: ',80'");
 	assert_usage_error(parse_ports, "0", "must be 1 to 65535");

@@ -548,7 +548,7 @@ static void test_usage_errors_change_nothing(void **state)
 		{"-Z", NULL},	       {"-p", "1", "-L", "1", NULL},
 		{"1", "2", "3", NULL}, {"0.5", "0", NULL},
 		{"--exec", NULL},      {"-p", "1", "--exec", "/bin/true", NULL},
-		{"-n", "[", NULL},
+		{"-n", "[", NULL},     {"-d", "1", "-d", "2", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		char err[2048];
@@ -575,6 +575,26 @@ static void test_usage_errors_change_nothing(void **state)
 	assert_int_equal(tool(err, sizeof(err), "-d", "0.01", NULL), 0);
 	assert_non_null(strstr(err, stale));
 	assert_int_equal(instances_in_tree(), 0);
+}
+
+/* A duration by -d and by the operand: a usage error, whichever comes first (the operand
+ * won without a word). */
+static void duration_operand(const void *arg)
+{
+	static struct tool_run t;
+	char *argv[] = {(char *)arg, NULL};
+	t.o.duration = 1000000000;
+	tool_operand_duration(&t, 1, argv);
+}
+
+static void test_duration_twice(void **state)
+{
+	(void)state;
+	assert_usage_error(duration_operand, "3", "duration given twice: -d and '3'");
+	struct tool_run t = {0};
+	char *argv[] = {"2.5", NULL};
+	tool_operand_duration(&t, 1, argv);
+	assert_int_equal(t.o.duration, 2500000000ULL);
 }
 
 /* prepare() that did all there was to do (-l, -v): exit 0, nothing made. */
@@ -700,6 +720,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stages_in_order, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_trace_filters, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_stage_fails, make_tree, remove_tree),
+		cmocka_unit_test(test_duration_twice),
 		cmocka_unit_test_setup_teardown(test_usage_errors_change_nothing, make_tree,
 						remove_tree),
 		cmocka_unit_test_setup_teardown(test_prepare_done, make_tree, remove_tree),

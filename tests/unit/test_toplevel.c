@@ -305,11 +305,33 @@ static void test_hostile_state(void **state)
 	(void)buf;
 }
 
+/* A list added to (funcgraph's -p: one thread ID a write, as many as there are): the first
+ * replaces, the others are appended, and what was found is written back once. */
+static void test_add(void **state)
+{
+	(void)state;
+	struct toplevel tl;
+	char buf[1024];
+	assert_int_equal(toplevel_acquire(&tl, "test_toplevel"), 0);
+	assert_int_equal(toplevel_set(&tl, "set_ftrace_pid", "12"), 0);
+	assert_int_equal(toplevel_add(&tl, "set_ftrace_pid", "13"), 0);
+	assert_int_equal(toplevel_add(&tl, "set_ftrace_pid", "14"), 0);
+	assert_file("set_ftrace_pid", "121314"); /* a plain file: the kernel reads each write */
+	assert_non_null(read_file(run, "top-level", buf, sizeof(buf)));
+	char *first = strstr(buf, "\nset set_ftrace_pid \n");
+	assert_non_null(first);
+	assert_null(strstr(first + 2, "set set_ftrace_pid"));
+	assert_int_equal(toplevel_add(&tl, "no_such_list", "1"), -1);
+	toplevel_release(&tl);
+	assert_file("set_ftrace_pid", "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_normalize),
 		cmocka_unit_test_setup_teardown(test_set_release, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_add, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_second_run_named, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_recover_after_kill, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_emergency, make_tree, remove_tree),
