@@ -78,7 +78,7 @@ static long long intern(struct pprof *p, const char *s, size_t n)
 	size_t h = (size_t)hash(s, n) & (p->nslot - 1);
 	for (; p->slot[h]; h = (h + 1) & (p->nslot - 1)) {
 		const char *t = p->str[p->slot[h] - 1];
-		if (!strncmp(t, s, n) && !t[n])
+		if (strnlen(t, n + 1) == n && !memcmp(t, s, n))
 			return (long long)p->slot[h] - 1;
 	}
 	if (p->nstr == p->capstr) {
@@ -89,9 +89,13 @@ static long long intern(struct pprof *p, const char *s, size_t n)
 		p->str = m;
 		p->capstr = cap;
 	}
-	char *c = strndup(s, n);
+	/* s is not a C string (a frame within a folded line): copied by length, never read
+	 * past n (strndup would be allowed to, and ASan's strict checks say so). */
+	char *c = malloc(n + 1);
 	if (!c)
 		return -1;
+	memcpy(c, s, n);
+	c[n] = 0;
 	p->slot[h] = p->nstr + 1;
 	p->str[p->nstr++] = c;
 	if (p->nstr * 2 > p->nslot && rehash(p, p->nslot * 2))
