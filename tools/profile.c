@@ -270,9 +270,10 @@ static void on_fork(const void *body, size_t len)
 
 /* --- off the CPU (--off-cpu) ------------------------------------------------------------------- */
 
-/* A task off the CPU since time, in the stack it left it in. */
+/* A task off the CPU since time, in the stack it left it in; or (time 0) back on a CPU at
+ * back before its switch out was read. */
 struct offspan {
-	uint64_t time;
+	uint64_t time, back;
 	uint32_t pid;
 	int nk, nu;
 	char comm[16];
@@ -311,10 +312,24 @@ static int off_open(const struct perf_event_attr *clock, pid_t pid, size_t pages
 	return ret;
 }
 
+/* A span off the CPU of o's stack, of ns nanoseconds. */
+static void off_count(const struct offspan *o, uint64_t ns)
+{
+	env.off_spans++;
+	if (folded_add_n(env.offfold, o->comm, (int)o->pid, o->k, o->nk, o->u, o->nu, ns)) {
+		fprintf(stderr, "profile: out of memory for the stacks: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+	}
+}
+
 /*
  * A record of the context-switch events: a sample when a task leaves the CPU opens its span,
- * a SWITCH (or SWITCH_CPU_WIDE) record of it coming back in closes it. Their task and time
- * are the record's own (sample_id_all: pid, tid, time, cpu at its end).
+ * a SWITCH (or SWITCH_CPU_WIDE) record of it coming back in closes it; their task and time
+ * are the record's own (sample_id_all). A drain reads the rings one after the other: a task
+ * that left CPU 0 and came back on CPU 1 between the reads of the two rings has its switch
+ * in read one drain before its switch out. That return is kept (back) and closes the span
+ * when the switch out comes, rather than leaving it open until the next return.
  */
 static void off_record(const struct perf_event_header *h, const void *body, size_t len,
 		       uint64_t time)
@@ -328,35 +343,34 @@ static void off_record(const struct perf_event_header *h, const void *body, size
 		if (s.pid == 0)
 			return; /* the idle task: off the CPU when there is work */
 		struct offspan *o = pair_put(&env.spans, s.tid, 0);
-		uint64_t k[MAXF], u[MAXF];
+		uint64_t k[MAXF], u[MAXF], back = o->time ? 0 : o->back;
 		perfev_chain_split(s.chain, s.nr, k, &o->nk, env.user_only ? 0 : MAXF, u, &o->nu,
 				   env.kernel_only ? 0 : MAXF);
 		memcpy(o->k, k, sizeof(k[0]) * (size_t)o->nk);
 		memcpy(o->u, u, sizeof(u[0]) * (size_t)o->nu);
 		o->time = s.time;
+		o->back = 0;
 		o->pid = s.pid;
 		snprintf(o->comm, sizeof(o->comm), "%.15s", comm_of(s.pid, s.tid, s.cpu));
-		return;
-	}
-	if ((h->type != PERF_RECORD_SWITCH && h->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
-	    (h->misc & PERF_RECORD_MISC_SWITCH_OUT) || len < 24)
-		return;
-	uint32_t tid;
-	memcpy(&tid, (const char *)body + len - 20, 4); /* pid, tid, time, cpu, res */
-	struct offspan *o = pair_get(&env.spans, tid, 0);
-	if (!o) {
-		env.off_unpaired++; /* off the CPU since before the start, or its sample lost */
-		return;
-	}
-	if (time > o->time) {
-		env.off_spans++;
-		if (folded_add_n(env.offfold, o->comm, (int)o->pid, o->k, o->nk, o->u, o->nu,
-				 time - o->time)) {
-			fprintf(stderr, "profile: out of memory for the stacks: ending\n");
-			env.t->failed = true;
-			sig_request_stop();
+		if (back && back >= s.time) { /* already back */
+			off_count(o, back - s.time);
+			pair_del(&env.spans, o);
 		}
+		return;
 	}
+	int64_t tid = perfev_switch_in(h, body, len, env.off.sample_type);
+	if (tid < 0)
+		return;
+	struct offspan *o = pair_get(&env.spans, (uint64_t)tid, 0);
+	if (!o || !o->time) {
+		/* off the CPU since before the start, its sample lost, or not read yet */
+		env.off_unpaired++;
+		o = o ? o : pair_put(&env.spans, (uint64_t)tid, 0);
+		o->back = time;
+		return;
+	}
+	if (time > o->time)
+		off_count(o, time - o->time);
 	pair_del(&env.spans, o);
 }
 
