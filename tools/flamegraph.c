@@ -168,31 +168,37 @@ int main(int argc, char **argv)
 	if (env.output && out_to_file(env.output, "flamegraph"))
 		return 2;
 	struct flame *f = flame_new(), *before = env.before ? flame_new() : NULL;
+	int rc = 1;
 	if (!f || (env.before && !before)) {
 		fprintf(stderr, "flamegraph: out of memory\n");
-		return 1;
+		goto out;
 	}
 	if (env.before) {
 		FILE *b = strcmp(env.before, "-") ? fopen(env.before, "r") : stdin;
 		if (!b) {
 			fprintf(stderr, "flamegraph: cannot open %s: %s\n", env.before,
 				strerror(errno));
-			return 1;
+			goto out;
 		}
-		if (read_folded(b, b == stdin ? "standard input" : env.before, before))
-			return 1;
+		int r = read_folded(b, b == stdin ? "standard input" : env.before, before);
 		if (b != stdin)
 			fclose(b);
+		if (r)
+			goto out;
 		env.o.before = before;
 	}
 	if (read_folded(in, file, f))
-		return 1;
+		goto out;
 	if (flame_svg(f, &env.o, stdout)) {
 		fprintf(stderr, "flamegraph: out of memory\n");
-		return 1;
+		goto out;
 	}
+	rc = 0;
+out:
 	flame_free(f);
 	flame_free(before);
+	if (rc)
+		return rc;
 	/* | head: the reader went away. Not a failure, as in the tracing tools: exit 0, quietly
 	 * (out.c's check at exit cannot tell EPIPE once stdio has dropped what it held). */
 	fflush(stdout);
