@@ -286,13 +286,13 @@ static long double self(const struct node *n)
 	long double s = n->total;
 	for (size_t i = 0; i < n->nk; i++)
 		s -= n->kids[i]->total;
-	return s;
+	return s > 0 ? s : 0; /* fractions added in another order: never below 0 */
 }
 
 const char *flame_diff_colour(long double b, long double a, char buf[48])
 {
 	long double m = a > b ? a : b;
-	double r = m > 0 ? (double)((a - b) / m) : 0;
+	double r = m > 0 && isfinite(m) ? (double)((a - b) / m) : 0; /* inf: a scale past range */
 	int v = (int)lround(230 - 160 * fabs(r)); /* 70 at most: black labels stay legible */
 	if (r > 0)
 		snprintf(buf, 48, "rgb(255,%d,%d)", v, v);
@@ -304,12 +304,12 @@ const char *flame_diff_colour(long double b, long double a, char buf[48])
 }
 
 /* A count of a differential graph: an integer as it is, a scaled one to 2 decimals (fewer
- * when they end in 0). */
+ * when they end in 0), one of 1e15 or more to 18 digits. */
 static const char *diff_count(long double n, char buf[48])
 {
-	if (n == floorl(n) && fabsl(n) <= 0x1p64L)
+	if (n == floorl(n) || fabsl(n) >= 1e15L) /* integers, and large ones as flame_count_text */
 		return flame_count_text(n, buf);
-	int len = snprintf(buf, 48, "%.2Lf", n);
+	size_t len = (size_t)snprintf(buf, 48, "%.2Lf", n); /* under 48 below 1e15 */
 	while (len > 0 && buf[len - 1] == '0')
 		buf[--len] = 0; /* "2.5", not "2.50" */
 	if (len > 0 && buf[len - 1] == '.')

@@ -563,6 +563,17 @@ static void test_flame_diff(void **state)
 	assert_true(diff_frame(svg, "a",
 			       "(after 4, before 4, 0 samples, +0.0%; self: after 4, before 4, 0)",
 			       "rgb(230,230,230)"));
+	flame_free(b);
+	/* Counts past 1e15 scaled: 18 digits, not 2 decimals (once past the 48-byte buffer,
+	 * found by fuzz_pictures). */
+	b = folded("a 3\nb 1\n");
+	struct flame *big =
+		folded("a 1000000000000000000000000000000000000000000000000000000000000\n");
+	o = (struct flame_opts){.before = b};
+	svg = flame_of(big, &o);
+	assert_non_null(strstr(svg, "<title>a (after 1e+60, before 7.5e+59, +2.5e+59 samples, "
+				    "+33.3%; self: after 1e+60, before 7.5e+59, +2.5e+59)"));
+	flame_free(big);
 	char buf[48];
 	assert_string_equal(flame_diff_colour(0, 0, buf), "rgb(230,230,230)");
 	assert_string_equal(flame_diff_colour(3, 1, buf), "rgb(123,123,255)");
