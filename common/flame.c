@@ -71,20 +71,43 @@ static int compare(const char *a, size_t al, const char *b, size_t bl)
 	return c ? c : al < bl ? -1 : al > bl;
 }
 
-/* The child of n named name (len bytes), made when missing; NULL when out of memory. */
-static struct node *child(struct node *n, const char *name, size_t len)
+/* Where the child of n named name (len bytes) is, or would be put: *found when it is. */
+static size_t lookup(const struct node *n, const char *name, size_t len, bool *found)
 {
 	size_t lo = 0, hi = n->nk;
+	*found = false;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		int c = compare(n->kids[mid]->name, n->kids[mid]->len, name, len);
-		if (!c)
-			return n->kids[mid];
+		if (!c) {
+			*found = true;
+			return mid;
+		}
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The frame of n's callee k's name under other (a node of another graph), or NULL. */
+static const struct node *same(const struct node *other, const struct node *k)
+{
+	bool found;
+	if (!other)
+		return NULL;
+	size_t i = lookup(other, k->name, k->len, &found);
+	return found ? other->kids[i] : NULL;
+}
+
+/* The child of n named name (len bytes), made when missing; NULL when out of memory. */
+static struct node *child(struct node *n, const char *name, size_t len)
+{
+	bool found;
+	size_t lo = lookup(n, name, len, &found);
+	if (found)
+		return n->kids[lo];
 	if (n->nk == n->cap) {
 		size_t cap = n->cap ? n->cap * 2 : 4;
 		struct node **k = realloc(n->kids, cap * sizeof(*k));
@@ -254,7 +277,70 @@ struct draw {
 	const struct flame_opts *o;
 	double W, H, scale; /* pixels per sample */
 	long double total;
+	long double bscale; /* a differential graph: what each of before's samples counts for */
 };
+
+/* Samples in n itself, not in a callee. */
+static long double self(const struct node *n)
+{
+	long double s = n->total;
+	for (size_t i = 0; i < n->nk; i++)
+		s -= n->kids[i]->total;
+	return s > 0 ? s : 0; /* fractions added in another order: never below 0 */
+}
+
+const char *flame_diff_colour(long double b, long double a, char buf[48])
+{
+	long double m = a > b ? a : b;
+	double r = m > 0 && isfinite(m) ? (double)((a - b) / m) : 0; /* inf: a scale past range */
+	int v = (int)lround(230 - 160 * fabs(r)); /* 70 at most: black labels stay legible */
+	if (r > 0)
+		snprintf(buf, 48, "rgb(255,%d,%d)", v, v);
+	else if (r < 0)
+		snprintf(buf, 48, "rgb(%d,%d,255)", v, v);
+	else
+		snprintf(buf, 48, "rgb(230,230,230)");
+	return buf;
+}
+
+/* A count of a differential graph: an integer as it is, a scaled one to 2 decimals (fewer
+ * when they end in 0), one of 1e15 or more to 18 digits. */
+static const char *diff_count(long double n, char buf[48])
+{
+	if (n == floorl(n) || fabsl(n) >= 1e15L) /* integers, and large ones as flame_count_text */
+		return flame_count_text(n, buf);
+	size_t len = (size_t)snprintf(buf, 48, "%.2Lf", n); /* under 48 below 1e15 */
+	while (len > 0 && buf[len - 1] == '0')
+		buf[--len] = 0; /* "2.5", not "2.50" */
+	if (len > 0 && buf[len - 1] == '.')
+		buf[--len] = 0;
+	return buf;
+}
+
+/* A change: "+1.5", "-2", "0". */
+static const char *diff_delta(long double d, char buf[48])
+{
+	char n[48];
+	snprintf(buf, 48, "%s%s", d > 0 ? "+" : d < 0 ? "-" : "", diff_count(fabsl(d), n));
+	return buf;
+}
+
+/* The tooltip of a frame of a differential graph: after, before (scaled), the change, for
+ * the frame and for its self samples (what its colour says). */
+static void diff_title(struct draw *d, const struct node *n, const struct node *b)
+{
+	long double ta = n->total, tb = b ? b->total * d->bscale : 0, sa = self(n),
+		    sb = b ? self(b) * d->bscale : 0;
+	char x[48], y[48], z[48];
+	fprintf(d->out, " (after %s, before %s, %s samples", diff_count(ta, x), diff_count(tb, y),
+		diff_delta(ta - tb, z));
+	if (tb > 0)
+		fprintf(d->out, ", %+.1f%%", (double)(100 * (ta - tb) / tb));
+	else
+		fputs(", new", d->out);
+	fprintf(d->out, "; self: after %s, before %s, %s)", diff_count(sa, x), diff_count(sb, y),
+		diff_delta(sa - sb, z));
+}
 
 /* The label that fits w pixels: the name, or its start and "..", or nothing. Cut between
  * UTF-8 sequences. */
@@ -275,7 +361,8 @@ static size_t fit(const char *name, size_t len, double w, bool *dots)
 
 /* One frame, at samples from the left; false when it is too narrow to draw (under 0.1
  * pixel: nor are its callees, narrower still). */
-static bool frame(struct draw *d, const struct node *n, size_t depth, long double at)
+static bool frame(struct draw *d, const struct node *n, const struct node *b, size_t depth,
+		  long double at)
 {
 	double x = PAD + (double)(at * d->scale), w = (double)(n->total * d->scale);
 	if (w < 0.1)
@@ -286,15 +373,23 @@ static bool frame(struct draw *d, const struct node *n, size_t depth, long doubl
 	const char *name = depth ? n->name : "all";
 	bool k = depth && kernel(n, &len);
 	char fill[48], count[48];
-	colour(name, len, k, depth, d->o->colors, fill);
+	if (d->o->before)
+		flame_diff_colour(b ? self(b) * d->bscale : 0, self(n), fill);
+	else
+		colour(name, len, k, depth, d->o->colors, fill);
 	flame_count_text(n->total, count);
 	fprintf(d->out, "<g class=\"f\" data-d=\"%zu\" data-n=\"%s\"%s data-name=\"", depth, count,
 		k ? " data-k=\"1\"" : "");
 	out_xml(d->out, name, len);
 	fputs("\"><title>", d->out);
 	out_xml(d->out, name, len);
-	fprintf(d->out, "%s (%s samples, %.2f%%)</title>", k ? " [kernel]" : "", count,
-		(double)(100 * n->total / d->total));
+	fputs(k ? " [kernel]" : "", d->out);
+	if (d->o->before)
+		diff_title(d, n, b);
+	else
+		fprintf(d->out, " (%s samples, %.2f%%)", count,
+			(double)(100 * n->total / d->total));
+	fputs("</title>", d->out);
 	fprintf(d->out,
 		"<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
 		"<text x=\"%.2f\" y=\"%.1f\">",
@@ -309,7 +404,8 @@ static bool frame(struct draw *d, const struct node *n, size_t depth, long doubl
 /* A frame on the path being drawn. */
 struct visit {
 	const struct node *n;
-	long double at; /* where its next callee starts, in samples */
+	const struct node *b; /* a differential graph: the same path in before, or NULL */
+	long double at;	      /* where its next callee starts, in samples */
 	size_t next;
 };
 
@@ -318,8 +414,9 @@ struct visit {
 static void frames(struct draw *d, const struct flame *f, struct visit *v)
 {
 	size_t top = 0;
-	v[0] = (struct visit){&f->root, 0, 0};
-	if (!frame(d, &f->root, 0, 0))
+	const struct node *b = d->o->before ? &d->o->before->root : NULL;
+	v[0] = (struct visit){&f->root, b, 0, 0};
+	if (!frame(d, &f->root, b, 0, 0))
 		return;
 	for (;;) {
 		struct visit *p = &v[top];
@@ -331,8 +428,9 @@ static void frames(struct draw *d, const struct flame *f, struct visit *v)
 		const struct node *k = p->n->kids[p->next++];
 		long double at = p->at;
 		p->at += k->total;
-		if (frame(d, k, top + 1, at))
-			v[++top] = (struct visit){k, at, 0};
+		b = same(p->b, k);
+		if (frame(d, k, b, top + 1, at))
+			v[++top] = (struct visit){k, b, at, 0};
 	}
 }
 
@@ -384,6 +482,49 @@ static const char script[] =
 	"{zoom(g);return true;}return false;});}catch(x){}}\n"
 	"]]></script>\n";
 
+/* The samples of before on paths that after does not have (not drawn), walked without
+ * recursion as frames() walks; -1 when out of memory. */
+static long double missing(const struct flame *before, const struct flame *after)
+{
+	struct visit *v = calloc(before->depth + 1, sizeof(*v));
+	if (!v)
+		return -1;
+	long double gone = 0;
+	size_t top = 0;
+	v[0] = (struct visit){&before->root, &after->root, 0, 0};
+	for (;;) {
+		struct visit *p = &v[top];
+		if (p->next == p->n->nk) {
+			if (!top--)
+				break;
+			continue;
+		}
+		const struct node *k = p->n->kids[p->next++], *a = same(p->b, k);
+		if (a)
+			v[++top] = (struct visit){k, a, 0, 0};
+		else
+			gone += k->total;
+	}
+	free(v);
+	return gone;
+}
+
+/* The subtitle of a differential graph: what before was, its scale, what is not drawn. */
+static void diff_subtitle(struct draw *d, long double gone)
+{
+	long double bt = d->o->before->root.total;
+	char x[48], y[48];
+	fprintf(d->out, "; before %s", flame_count_text(bt, x));
+	if (d->o->unscaled)
+		fputs(" (not scaled)", d->out);
+	else
+		fprintf(d->out, " (scaled by %.4g)", (double)d->bscale);
+	fputs("; red: more self samples, blue: fewer", d->out);
+	if (gone > 0)
+		fprintf(d->out, "; %s of before (%.2f%%) on paths gone: not drawn",
+			diff_count(gone * d->bscale, y), (double)(100 * gone / bt));
+}
+
 int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out)
 {
 	if (!f->root.total)
@@ -391,7 +532,16 @@ int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out)
 	struct visit *v = calloc(f->depth + 1, sizeof(*v));
 	if (!v)
 		return -1;
-	struct draw d = {out, o, o->width > 0 ? o->width : 1200, 0, 0, f->root.total};
+	struct draw d = {out, o, o->width > 0 ? o->width : 1200, 0, 0, f->root.total, 1};
+	long double gone = 0;
+	if (o->before) {
+		if (!(o->before->root.total > 0) || (gone = missing(o->before, f)) < 0) {
+			free(v);
+			return -1;
+		}
+		if (!o->unscaled)
+			d.bscale = f->root.total / o->before->root.total;
+	}
 	d.H = 50 + (double)(f->depth + 1) * FRAME_H + 36;
 	d.scale = (d.W - 2 * PAD) / (double)f->root.total;
 	char total[48];
@@ -405,18 +555,25 @@ int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out)
 		"<text x=\"%.1f\" y=\"24\" font-size=\"17\" text-anchor=\"middle\" "
 		"font-family=\"Verdana, sans-serif\">",
 		d.W, d.H, d.W, d.H, d.W / 2);
-	out_xml(out, o->title ? o->title : "Flame graph",
-		strlen(o->title ? o->title : "Flame graph"));
+	const char *title = o->title  ? o->title :
+			    o->before ? "Differential flame graph" :
+					"Flame graph";
+	out_xml(out, title, strlen(title));
 	fprintf(out,
 		"</text>\n<text x=\"%.1f\" y=\"42\" text-anchor=\"middle\" fill=\"#555\">%s "
-		"samples%s</text>\n"
+		"samples",
+		d.W / 2, flame_count_text(f->root.total, total));
+	if (o->before)
+		diff_subtitle(&d, gone);
+	else if (o->colors == FLAME_SPLIT)
+		fputs("; kernel frames in blue", out);
+	fprintf(out,
+		"</text>\n"
 		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset zoom</text>\n"
 		"<text id=\"search\" x=\"%.1f\" y=\"24\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"matched\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%.1f\"> </text>\n",
-		d.W / 2, flame_count_text(f->root.total, total),
-		o->colors == FLAME_SPLIT ? "; kernel frames in blue" : "", PAD, d.W - PAD,
-		d.W - PAD, d.H - 14, PAD, d.H - 14);
+		PAD, d.W - PAD, d.W - PAD, d.H - 14, PAD, d.H - 14);
 	fputs("<g id=\"frames\">\n", out);
 	frames(&d, f, v);
 	free(v);

@@ -21,10 +21,19 @@ struct flame;
 enum flame_colors { FLAME_SPLIT, FLAME_HOT };
 
 struct flame_opts {
-	const char *title;	  /* NULL: "Flame graph" */
+	const char *title;	  /* NULL: "Flame graph" ("Differential flame graph") */
 	enum flame_colors colors; /* split: kernel frames blue, user frames warm; hot: all warm */
 	bool icicle;		  /* the root at the top, callees below */
 	double width;		  /* pixels; 0: 1200 */
+	/*
+	 * A differential graph: the widths are this graph's (AFTER), each frame coloured by
+	 * the change of its own (self) samples from before's frame on the same path, red for
+	 * more, blue for fewer, the deeper the larger the relative change; colors is then
+	 * unused. Frames only in before are not drawn: their samples are said in the
+	 * subtitle. NULL: an ordinary graph.
+	 */
+	const struct flame *before;
+	bool unscaled; /* with before: its counts as they are, not scaled to this total */
 };
 
 struct flame *flame_new(void);
@@ -56,6 +65,12 @@ long double flame_total(const struct flame *f);
 /* A count as the picture shows it: an integer up to 2^64 exactly, else 18 significant
  * digits ("1.5", "3.68934881474191032e+19"). */
 const char *flame_count_text(long double n, char buf[48]);
+/*
+ * The colour of a frame whose self samples went from b to a (b already scaled):
+ * r = (a - b) / max(a, b), from -1 (all gone) to 1 (all new); with v = 230 - 160|r|, r > 0
+ * rgb(255, v, v), r < 0 rgb(v, v, 255), r = 0 (or both 0) rgb(230,230,230).
+ */
+const char *flame_diff_colour(long double b, long double a, char buf[48]);
 /* Write the SVG; -1 (nothing written) when nothing was added, or out of memory. */
 int flame_svg(struct flame *f, const struct flame_opts *o, FILE *out);
 void flame_free(struct flame *f);

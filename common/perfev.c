@@ -406,6 +406,25 @@ uint64_t perfev_time(const struct perf_event_header *h, const void *body, size_t
 	return t;
 }
 
+int64_t perfev_switch_in(const struct perf_event_header *h, const void *body, size_t len,
+			 uint64_t type)
+{
+	if ((h->type != PERF_RECORD_SWITCH && h->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
+	    (h->misc & PERF_RECORD_MISC_SWITCH_OUT) || !(type & PERF_SAMPLE_TID))
+		return -1;
+	size_t n = 0; /* the sample_id's size, as perfev_time counts it */
+	static const uint64_t id_bits[] = {PERF_SAMPLE_TID, PERF_SAMPLE_TIME,
+					   PERF_SAMPLE_ID,  PERF_SAMPLE_STREAM_ID,
+					   PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER};
+	for (size_t i = 0; i < sizeof(id_bits) / sizeof(*id_bits); i++)
+		n += type & id_bits[i] ? 8 : 0;
+	if (len < n)
+		return -1;
+	uint32_t tid; /* pid, then tid */
+	memcpy(&tid, (const char *)body + len - n + 4, 4);
+	return tid;
+}
+
 int perfev_chain_split(const uint64_t *chain, uint64_t nr, uint64_t *k, int *nk, int kmax,
 		       uint64_t *u, int *nu, int umax)
 {

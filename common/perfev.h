@@ -102,6 +102,16 @@ uint64_t perfev_time(const struct perf_event_header *h, const void *body, size_t
 		     uint64_t sample_type);
 
 /*
+ * A task coming back onto a CPU: a PERF_RECORD_SWITCH or PERF_RECORD_SWITCH_CPU_WIDE record
+ * (attr.context_switch, 4.3+) without PERF_RECORD_MISC_SWITCH_OUT. Its task is the one of the
+ * sample_id at its end (attr.sample_id_all with PERF_SAMPLE_TID in type): the task switching
+ * in, in both kinds. Returns its tid, or -1 for any other record (a switch out, too short,
+ * no TID in the sample_id).
+ */
+int64_t perfev_switch_in(const struct perf_event_header *h, const void *body, size_t len,
+			 uint64_t type);
+
+/*
  * A call chain split at its context markers (PERF_CONTEXT_KERNEL, _USER, ...): kernel
  * frames into k (at most kmax), user frames into u (at most umax), each leaf first;
  * frames of other contexts (hypervisor, guest) left out. Returns *nk + *nu.

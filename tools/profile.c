@@ -34,6 +34,7 @@
 #define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_TOP (OPT_LONG + 2)
 #define OPT_PPROF (OPT_LONG + 3)
+#define OPT_OFFCPU (OPT_LONG + 4)
 #define MAXF PERFEV_MAX_STACK
 
 static struct env {
@@ -53,6 +54,12 @@ static struct env {
 	uint64_t start_wall, start_mono; /* when sampling began */
 	struct row row;
 	struct tool_run *t;
+	/* --off-cpu: the context switches of the same tasks, off-CPU time by stack */
+	bool offcpu;
+	struct perfev off;
+	struct folded *offfold;	 /* nanoseconds off the CPU by stack */
+	struct pair_table spans; /* tid -> struct offspan: off the CPU since */
+	uint64_t off_spans, off_unpaired;
 } env = {.hz = 49, .cpu = -1, .cgroup_fd = -1};
 
 /* Each stack, most samples first (-j). */
@@ -84,6 +91,10 @@ static const struct opt_spec options[] = {
 	{OPT_PPROF, "pprof", "FILE",
 	 "also write the stacks to FILE as a gzip'd pprof profile\n(go tool pprof)", 0},
 	{OPT_TOP, "top", "N", "only the N stacks with the most samples", 0},
+	{OPT_OFFCPU, "off-cpu", NULL,
+	 "with -f: also the time off the CPU of the same tasks, by the\nstack they left it in "
+	 "(a last frame [off-cpu]); both in\nmicroseconds",
+	 0},
 	TOOL_EXEC,
 	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
@@ -95,6 +106,7 @@ static const char *const examples[] = {
 	"profile -f 10 | flamegraph > cpu.svg   # a CPU flame graph",
 	"profile -d 10 --pprof cpu.pb.gz; go tool pprof -top cpu.pb.gz",
 	"profile -U --exec ./a.out  # user stacks of a command",
+	"profile -f --off-cpu -p 181 10 | flamegraph > wall.svg   # on and off CPU",
 	NULL,
 };
 
@@ -114,6 +126,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'v': env.verbose = true; break;
 	case OPT_PPROF: env.pprof = arg; break;
 	case OPT_TOP: env.top = opt_int(arg, 1, 1LL << 30, "N (stacks)"); break;
+	case OPT_OFFCPU: env.offcpu = true; break;
 	}
 	if (o->id == OPT_FOLDED)
 		env.folded = true;
@@ -126,6 +139,9 @@ static void operands(struct tool_run *t, int argc, char **argv)
 		opt_fail("-U and -K exclude each other");
 	if (env.folded && t->o.json)
 		opt_fail("--folded prints folded lines: not with -j");
+	if (env.offcpu && (!env.folded || env.pprof || env.top))
+		opt_fail("--off-cpu prints folded lines in microseconds: give -f, not --pprof or "
+			 "--top");
 	if (t->record_path)
 		opt_fail("--record keeps ftrace events; profile's samples are perf events: not "
 			 "with --record");
@@ -189,8 +205,9 @@ static void on_sample(const void *body, size_t len)
 	else /* the text and JSON say the process: "name (pid)", split when printed */
 		snprintf(key, sizeof(key), "%.15s (%u)", comm, s.pid);
 	env.samples++;
-	if (folded_add(env.fold, key, (int)s.pid, (const unsigned long long *)k, nk,
-		       (const unsigned long long *)u, nu)) {
+	/* --off-cpu: weighed by the nanoseconds of CPU time the sample stands for */
+	if (folded_add_n(env.fold, key, (int)s.pid, (const unsigned long long *)k, nk,
+			 (const unsigned long long *)u, nu, env.offcpu ? s.period : 1)) {
 		fprintf(stderr, "profile: out of memory for the stacks: ending\n");
 		env.t->failed = true;
 		sig_request_stop();
@@ -251,6 +268,140 @@ static void on_fork(const void *body, size_t len)
 	memcpy(pair_put(&env.comms, ids[2], 0), name, 16);
 }
 
+/* --- off the CPU (--off-cpu) ------------------------------------------------------------------- */
+
+/* A task off the CPU since time, in the stack it left it in; or (time 0) back on a CPU at
+ * back before its switch out was read. */
+struct offspan {
+	uint64_t time, back;
+	uint32_t pid;
+	int nk, nu;
+	char comm[16];
+	unsigned long long k[MAXF], u[MAXF];
+};
+
+/*
+ * The context-switch software event of the same tasks (or CPUs), sampled at every switch
+ * with the call chain of the task leaving the CPU, and its PERF_RECORD_SWITCH records
+ * (attr.context_switch, 4.3+) for the task coming back: the span between is the time off
+ * the CPU, asleep or waiting to run. One event per CPU (per thread with -p), as setup()
+ * opens the cpu-clock ones; its rings are drained with theirs, in time order.
+ */
+static int off_open(const struct perf_event_attr *clock, pid_t pid, size_t pages, char *why,
+		    size_t len)
+{
+	struct perf_event_attr a = *clock;
+	a.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	a.freq = 0;
+	a.sample_period = 1;
+	a.context_switch = 1;
+	a.sample_id_all = 1; /* the task and time of a SWITCH record */
+	a.comm = a.comm_exec = a.mmap = a.mmap2 = a.task = 0; /* the cpu-clock event's */
+	if (pair_init(&env.spans, 1024, sizeof(struct offspan)) ||
+	    !(env.offfold = folded_new_depth(env.ksyms, MAXF, MAXF))) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	int ret = perfev_open(&env.off, &a, pid, env.cpu, env.cgroup_fd, pages, why, len);
+	if (ret && strstr(why, "Invalid argument"))
+		snprintf(why, len,
+			 "--off-cpu: this kernel has no context switch records "
+			 "(attr.context_switch, Linux 4.3)");
+	if (!ret && pid > 0 && a.inherit && perfev_add_threads(&env.off, &a, pid, why, len) < 0)
+		ret = -1;
+	return ret;
+}
+
+/* A span off the CPU of o's stack, of ns nanoseconds. */
+static void off_count(const struct offspan *o, uint64_t ns)
+{
+	env.off_spans++;
+	if (folded_add_n(env.offfold, o->comm, (int)o->pid, o->k, o->nk, o->u, o->nu, ns)) {
+		fprintf(stderr, "profile: out of memory for the stacks: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+	}
+}
+
+/*
+ * A record of the context-switch events: a sample when a task leaves the CPU opens its span,
+ * a SWITCH (or SWITCH_CPU_WIDE) record of it coming back in closes it; their task and time
+ * are the record's own (sample_id_all). A drain reads the rings one after the other: a task
+ * that left CPU 0 and came back on CPU 1 between the reads of the two rings has its switch
+ * in read one drain before its switch out. That return is kept (back) and closes the span
+ * when the switch out comes, rather than leaving it open until the next return.
+ */
+static void off_record(const struct perf_event_header *h, const void *body, size_t len,
+		       uint64_t time)
+{
+	if (h->type == PERF_RECORD_SAMPLE) {
+		struct perfev_sample s;
+		if (perfev_sample(body, len, env.off.sample_type, &s)) {
+			env.bad++;
+			return;
+		}
+		if (s.pid == 0)
+			return; /* the idle task: off the CPU when there is work */
+		struct offspan *o = pair_put(&env.spans, s.tid, 0);
+		uint64_t k[MAXF], u[MAXF], back = o->time ? 0 : o->back;
+		perfev_chain_split(s.chain, s.nr, k, &o->nk, env.user_only ? 0 : MAXF, u, &o->nu,
+				   env.kernel_only ? 0 : MAXF);
+		memcpy(o->k, k, sizeof(k[0]) * (size_t)o->nk);
+		memcpy(o->u, u, sizeof(u[0]) * (size_t)o->nu);
+		o->time = s.time;
+		o->back = 0;
+		o->pid = s.pid;
+		snprintf(o->comm, sizeof(o->comm), "%.15s", comm_of(s.pid, s.tid, s.cpu));
+		if (back && back >= s.time) { /* already back */
+			off_count(o, back - s.time);
+			pair_del(&env.spans, o);
+		}
+		return;
+	}
+	int64_t tid = perfev_switch_in(h, body, len, env.off.sample_type);
+	if (tid < 0)
+		return;
+	struct offspan *o = pair_get(&env.spans, (uint64_t)tid, 0);
+	if (!o || !o->time) {
+		/* off the CPU since before the start, its sample lost, or not read yet */
+		env.off_unpaired++;
+		o = o ? o : pair_put(&env.spans, (uint64_t)tid, 0);
+		o->back = time;
+		return;
+	}
+	if (time > o->time)
+		off_count(o, time - o->time);
+	pair_del(&env.spans, o);
+}
+
+/* The folded lines of fold with their nanoseconds in microseconds (rounded; none left out
+ * for it), the off-CPU ones with a last frame [off-cpu]. */
+static void off_print_folded(struct folded *fold, bool off)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&buf, &size);
+	if (!mem) {
+		fprintf(stderr, "profile: out of memory for the output\n");
+		env.t->failed = true;
+		return;
+	}
+	folded_print(fold, mem);
+	fclose(mem);
+	for (char *p = buf, *nl; p && *p; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		*nl = 0;
+		char *sp = strrchr(p, ' ');
+		if (!sp)
+			continue;
+		unsigned long long ns = strtoull(sp + 1, NULL, 10), us = (ns + 500) / 1000;
+		if (us)
+			printf("%.*s%s %llu\n", (int)(sp - p), p, off ? ";[off-cpu]" : "", us);
+	}
+	free(buf);
+}
+
 /*
  * The records of a drain, in time order: the rings are per CPU, and a process's exec and
  * mappings on one CPU must be seen before its samples on another (and after the samples of
@@ -259,6 +410,7 @@ static void on_fork(const void *body, size_t len)
 struct held {
 	uint64_t time, seq;
 	size_t at; /* in the blob: the header, then the body */
+	bool off;  /* from the context-switch events (--off-cpu) */
 };
 static struct {
 	struct held *h;
@@ -291,8 +443,8 @@ static void hold(const struct perf_event_header *h, const void *body, size_t len
 		batch.blob = m;
 		batch.size = size;
 	}
-	batch.h[batch.n] =
-		(struct held){perfev_time(h, body, len, env.pe.sample_type), batch.n, batch.used};
+	batch.h[batch.n] = (struct held){perfev_time(h, body, len, env.pe.sample_type), batch.n,
+					 batch.used, ctx != NULL};
 	batch.n++;
 	memcpy(batch.blob + batch.used, h, sizeof(*h));
 	memcpy(batch.blob + batch.used + sizeof(*h), body, len);
@@ -311,6 +463,8 @@ static void drain(void)
 {
 	batch.n = batch.used = 0;
 	perfev_drain(&env.pe, hold, NULL);
+	if (env.offcpu)
+		perfev_drain(&env.off, hold, &env.off);
 	if (batch.oom) {
 		fprintf(stderr, "profile: out of memory for the samples: ending\n");
 		env.t->failed = true;
@@ -324,7 +478,9 @@ static void drain(void)
 		memcpy(&h, batch.blob + batch.h[i].at, sizeof(h));
 		const char *body = batch.blob + batch.h[i].at + sizeof(h);
 		size_t len = h.size - sizeof(h);
-		if (h.type == PERF_RECORD_SAMPLE)
+		if (batch.h[i].off)
+			off_record(&h, body, len, batch.h[i].time);
+		else if (h.type == PERF_RECORD_SAMPLE)
 			on_sample(body, len);
 		else if (h.type == PERF_RECORD_COMM)
 			on_comm(&h, body, len);
@@ -384,6 +540,10 @@ static int prepare(struct tool_run *t)
 		       what, by, who(t, w, sizeof(w)), env.max_stack, env.user_only ? "" : "kernel",
 		       env.user_only || env.kernel_only ? "" : " and ",
 		       env.kernel_only ? "" : "user");
+		if (env.offcpu)
+			printf("--off-cpu: perf_event_open, context-switches, period 1, with call "
+			       "chains, and its switch records (4.3+); the spans between a task's "
+			       "switch out and in, in microseconds\n");
 		return TOOL_DONE;
 	}
 	char why[PATH_MAX + 64];
@@ -392,8 +552,9 @@ static int prepare(struct tool_run *t)
 	if (!(env.fold = folded_new_depth(env.ksyms, MAXF, MAXF)) ||
 	    pair_init(&env.comms, 4096, 16))
 		return TOOL_FAIL;
-	snprintf(t->traced, sizeof(t->traced), "on-CPU stacks at %s, %s, of %s", what,
-		 env.cpu >= 0 ? by : "every CPU", who(t, why, sizeof(why)));
+	snprintf(t->traced, sizeof(t->traced), "%s stacks at %s, %s, of %s",
+		 env.offcpu ? "on- and off-CPU" : "on-CPU", what, env.cpu >= 0 ? by : "every CPU",
+		 who(t, why, sizeof(why)));
 	return TOOL_OK;
 }
 
@@ -437,6 +598,10 @@ static int setup(struct tool_run *t)
 	if (!ret && pid > 0 && a.inherit &&
 	    perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
 		ret = -1;
+	if (!ret && env.offcpu)
+		/* a record per switch, each with its call chain (~1 KiB): up to ~25,000 switches
+		 * a second per CPU between two reads at 256 pages; more are lost and said */
+		ret = off_open(&a, pid, 256, why, sizeof(why));
 	if (ret) {
 		fprintf(stderr, "profile: %s\n", why);
 		return TOOL_FAIL;
@@ -454,7 +619,8 @@ static void banner(struct tool_run *t)
 	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
 	env.start_mono = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
 	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
-	if (perfev_enable(&env.pe, why, sizeof(why))) {
+	if (perfev_enable(&env.pe, why, sizeof(why)) ||
+	    (env.offcpu && perfev_enable(&env.off, why, sizeof(why)))) {
 		fprintf(stderr, "profile: %s\n", why);
 		t->failed = true;
 		sig_request_stop();
@@ -625,6 +791,12 @@ static void print_stacks(void)
 	fclose(mem);
 	if (env.pprof)
 		write_pprof(buf, size);
+	if (env.offcpu) {
+		off_print_folded(env.fold, false);
+		off_print_folded(env.offfold, true);
+		free(buf);
+		return;
+	}
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
 	size_t got = 0;
 	for (char *p = buf, *nl; lines && p && *p && got < n; p = nl + 1) {
@@ -653,11 +825,17 @@ static void print_stacks(void)
 static void end(struct tool_run *t)
 {
 	perfev_disable(&env.pe); /* the run is over: what is in the rings, then the stacks */
+	if (env.offcpu)
+		perfev_disable(&env.off);
 	drain();
 	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	print_stacks();
 	perfev_report(&env.pe, "profile");
+	if (env.offcpu)
+		perfev_report(&env.off, "profile");
 	fprintf(stderr, "profile: %llu samples counted", (unsigned long long)env.samples);
+	if (env.offcpu)
+		fprintf(stderr, ", %llu spans off the CPU", (unsigned long long)env.off_spans);
 	if (env.idle_samples)
 		fprintf(stderr, "; %llu of idle CPUs left out (-I)",
 			(unsigned long long)env.idle_samples);
@@ -670,6 +848,10 @@ static void cleanup(struct tool_run *t)
 {
 	(void)t;
 	perfev_close(&env.pe);
+	perfev_close(&env.off);
+	folded_free(env.offfold);
+	env.offfold = NULL;
+	pair_free(&env.spans);
 	if (env.cgroup_fd >= 0)
 		close(env.cgroup_fd);
 	env.cgroup_fd = -1;

@@ -5,8 +5,8 @@
  * as a value or a histogram, as heatmap(8) reads them; then both SVGs are written. A line
  * {"opts":{...}} sets the options, within what the tools take: "linear" (--rows linear),
  * "max" (--max: above 0, at most 1e300), "column" (--column: 1 ns to 1e9 s), "rows" (how
- * many linear rows, 1 to 1000), "width" (flamegraph --width: 200 to 100000), "icicle" and
- * "hot". Properties: no crash; each SVG is UTF-8 holding no control character but
+ * many linear rows, 1 to 1000), "width" (flamegraph --width: 200 to 100000), "icicle",
+ * "hot", "diff" (flamegraph --diff with every other line as BEFORE) and "unscaled". Properties: no crash; each SVG is UTF-8 holding no control character but
  * newlines and no '<' or '&' that the input could have put there unescaped (every '<'
  * starts a tag of ours, every '&' an entity), outside the page's script; the flame graph's
  * root holds every sample taken; the heat map's cells add up to the values given, and it
@@ -55,6 +55,8 @@ static bool opt_number(struct json_span opts, const char *key, double lo, double
 	return json_number(json_get(opts, key), v) && *v >= lo && *v <= hi;
 }
 
+static bool diff; /* "diff": BEFORE is every other line */
+
 static void options(struct json_span opts, struct heat_opts *ho, struct flame_opts *fo)
 {
 	double v;
@@ -69,6 +71,8 @@ static void options(struct json_span opts, struct heat_opts *ho, struct flame_op
 		fo->width = (int)v;
 	fo->icicle = opt_number(opts, "icicle", 1, 1, &v);
 	fo->colors = opt_number(opts, "hot", 1, 1, &v) ? FLAME_HOT : FLAME_SPLIT;
+	diff = opt_number(opts, "diff", 1, 1, &v);
+	fo->unscaled = opt_number(opts, "unscaled", 1, 1, &v);
 }
 
 /* The sum of the data-count attributes of a heat map. */
@@ -84,9 +88,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 8192)
 		return 0;
-	struct flame *f = flame_new();
+	struct flame *f = flame_new(), *before = flame_new();
 	struct heat *h = heat_new();
-	NEED(f && h);
+	NEED(f && before && h);
+	diff = false;
+	size_t line = 0;
 	struct flame_opts fo = {.width = 400};
 	struct heat_opts ho = {0};
 	bool buckets = false;
@@ -95,6 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		NEED(flame_add_line(f, p, n) >= 0);
+		if (line++ % 2)
+			NEED(flame_add_line(before, p, n) >= 0);
 		struct json_span o = {p, n}, t = json_get(o, "t"), v = json_get(o, "v"), b,
 				 opts = json_get(o, "opts");
 		if (opts.n)
@@ -117,6 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char title[64];
 	snprintf(title, sizeof(title), "%.*s", (int)(size < 63 ? size : 63), (const char *)data);
 	fo.title = title;
+	if (diff && flame_total(before) > 0)
+		fo.before = before;
 	int rc = flame_svg(f, &fo, m);
 	fclose(m);
 	NEED(rc == 0 || !(flame_total(f) > 0));
@@ -142,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(buf);
 	flame_free(f);
+	flame_free(before);
 	heat_free(h);
 	return 0;
 }

@@ -11,7 +11,7 @@
  * tracers are ready).
  * "getppid SECS": getppid() in a loop for SECS seconds. "children N": N short-lived
  * processes one after the other, each this program run again ("burn MS": burn_two for MS
- * ms of CPU, then exit), gone before most of their samples are read.
+ * ms of CPU, then exit), gone before most of their samples are read. "half SECS": below.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -82,6 +82,32 @@ static void ratio(long long secs)
 	}
 }
 
+/* "half SECS": 10 ms of CPU in burn_half, then 10 ms asleep in nap, for SECS seconds; then
+ * its CPU and wall time on stderr ("half: cpu NS wall NS"), what profile --off-cpu must
+ * show: on a loaded machine the waits to run again add to the time off the CPU. */
+__attribute__((noinline)) void burn_half(void)
+{
+	static long long over;
+	spin(10000000, &over);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void nap(void)
+{
+	nanosleep(&(struct timespec){0, 10000000}, NULL);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void half(long long secs)
+{
+	long long start = now_ns(), cpu = cpu_ns(), end = start + secs * 1000000000LL;
+	while (now_ns() < end) {
+		burn_half();
+		nap();
+	}
+	fprintf(stderr, "half: cpu %lld wall %lld\n", cpu_ns() - cpu, now_ns() - start);
+}
+
 static const char *go_file;
 static long long secs;
 
@@ -115,7 +141,8 @@ static int children(const char *self, int n)
 int main(int argc, char **argv)
 {
 	if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "ratio"))) {
-		fprintf(stderr, "usage: profile_target ratio|getppid|children|burn N [GOFILE]\n");
+		fprintf(stderr,
+			"usage: profile_target ratio|getppid|children|burn|half N [GOFILE]\n");
 		return 2;
 	}
 	long long end = now_ns() + atoll(argv[2]) * 1000000000LL;
@@ -140,6 +167,8 @@ int main(int argc, char **argv)
 		long long cpu_end = atoll(argv[2]) * 1000000LL;
 		while (cpu_ns() < cpu_end)
 			burn_two();
+	} else if (!strcmp(argv[1], "half")) {
+		half(atoll(argv[2]));
 	} else if (!strcmp(argv[1], "getppid")) {
 		while (now_ns() < end)
 			for (int i = 0; i < 1000; i++)

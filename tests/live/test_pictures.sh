@@ -3,7 +3,8 @@
 # heatmap and flamegraph: counts that add up from known input, valid XML whatever the text
 # holds, bad input; a flame graph from live tracing (uprobe -U --folded on the test
 # program); and in a real browser where one is installed (headless Chromium, make deps):
-# both pictures render, and the flame graph's search finds the frame it should.
+# the pictures (a differential flame graph too) render, and the flame graph's search finds
+# the frame it should.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -21,7 +22,9 @@ for args in "heatmap --rows cubic|invalid --rows" "heatmap --max -1|invalid --ma
 	"heatmap a b|unexpected argument" "heatmap --column 0|invalid" \
 	"flamegraph --colors pink|invalid --colors" "flamegraph --width 5|invalid" \
 	"heatmap /nonexistent|cannot open" "flamegraph /nonexistent|cannot open" \
-	"heatmap --max 50|give --rows linear too"; do
+	"heatmap --max 50|give --rows linear too" "flamegraph --unscaled|--unscaled is for --diff" \
+	"flamegraph --diff /dev/null --colors hot|--colors with --diff" \
+	"flamegraph --diff -|both standard input" "flamegraph --diff /nonexistent|cannot open"; do
 	eval "\"\$BIN/\"${args%|*}" < /dev/null > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	want=2
@@ -193,6 +196,34 @@ awk 'BEGIN { printf "a 1"; for (i = 0; i < 5000; i++) printf "0"; print ""; prin
 check "flamegraph: a count of 5,001 digits left out, said as too large; the rest drawn" sh -c \
 	"[ $? -eq 0 ] && grep -q '^flamegraph: 1 of 2 lines have a count too large to add up: left out (line 1 first: .\.\.\.00*.)$' '$TMP/err' && grep -q 'data-n=\"2\" data-name=\"all\"' '$TMP/big.svg'"
 
+# --diff: AFTER's frames coloured by the change of their self samples from BEFORE's (scaled
+# to AFTER's total: 8 to 10, 1.25 each): a grew (red), b shrank (blue), d is new (the deepest red),
+# x;y is only in BEFORE (not drawn, said); valid XML. A BEFORE without samples: exit 1.
+printf 'm;a 2\nm;b 2\nm;c 2\nx;y 2\n' > "$TMP/before.folded"
+printf 'm;a 4\nm;b 1\nm;c 2.5\nm;d 2.5\n' > "$TMP/after.folded"
+"$BIN/flamegraph" --diff "$TMP/before.folded" "$TMP/after.folded" > "$TMP/diff.svg" 2> "$TMP/err"
+rc=$?
+diff_ok() {
+	[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] && xml "$TMP/diff.svg" &&
+		grep -q '>Differential flame graph<' "$TMP/diff.svg" &&
+		grep -q '>10 samples; before 8 (scaled by 1.25); red: more self samples, blue: fewer; 2.5 of before (25.00%) on paths gone: not drawn<' "$TMP/diff.svg" &&
+		grep -q 'data-name="a"><title>a (after 4, before 2.5, +1.5 samples, +60.0%; self: after 4, before 2.5, +1.5)</title><rect [^>]*fill="rgb(255,170,170)"' "$TMP/diff.svg" &&
+		grep -q 'data-name="b"><title>b (after 1, before 2.5, -1.5 samples, -60.0%; [^<]*</title><rect [^>]*fill="rgb(134,134,255)"' "$TMP/diff.svg" &&
+		grep -q 'data-name="d"><title>d (after 2.5, before 0, +2.5 samples, new; [^<]*</title><rect [^>]*fill="rgb(255,70,70)"' "$TMP/diff.svg" &&
+		! grep -q 'data-name="[xy]"' "$TMP/diff.svg"
+}
+check "flamegraph --diff: a red, b blue, d the deepest red, x;y not drawn but said, valid XML" diff_ok
+"$BIN/flamegraph" --diff "$TMP/before.folded" --unscaled < "$TMP/after.folded" > "$TMP/diffu.svg" 2> "$TMP/err"
+check "flamegraph --diff --unscaled (AFTER on stdin): a 2 to 4 (rgb(255,150,150)), not scaled" sh -c "
+	[ $? -eq 0 ] && grep -q '>10 samples; before 8 (not scaled);' '$TMP/diffu.svg' &&
+	grep -q 'data-name=\"a\"><title>a (after 4, before 2, +2 samples, +100.0%;[^<]*</title><rect [^>]*fill=\"rgb(255,150,150)\"' '$TMP/diffu.svg'"
+printf 'junk\n' > "$TMP/junk.folded"
+"$BIN/flamegraph" --diff "$TMP/junk.folded" "$TMP/after.folded" > "$TMP/out" 2> "$TMP/err"
+check "flamegraph --diff BEFORE with no samples: exit 1, its line said with its name, nothing drawn" sh -c "
+	[ $? -eq 1 ] && [ ! -s '$TMP/out' ] &&
+	grep -q \"^flamegraph: $TMP/junk.folded: 1 of 1 lines do not end\" '$TMP/err' &&
+	grep -q \"^flamegraph: no samples in $TMP/junk.folded\$\" '$TMP/err'"
+
 # --- from tracing: the test program's call chain ------------------------------------------
 if [ -e "$T/uprobe_events" ]; then
 	trace_target "$BIN/uprobe" -U --folded "r:$UT:ftt_add"
@@ -215,7 +246,7 @@ fi
 CHROMIUM=$(command -v chromium || command -v chromium-browser)
 if [ -n "$CHROMIUM" ] && command -v python3 > /dev/null && [ -s "${TMP}/ut.svg" ]; then
 	browse() { "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars "$@" 2> /dev/null; }
-	for p in io ut; do
+	for p in io ut diff; do
 		(cd "$TMP" && browse --window-size=1300,700 --screenshot="$TMP/$p.png" "file://$TMP/$p.svg" > /dev/null)
 		check "Chromium renders the $p picture: not a blank page ($(python3 tests/live/pngcheck.py "$TMP/$p.png" 2>&1))" \
 			sh -c "python3 tests/live/pngcheck.py $TMP/$p.png > /dev/null"

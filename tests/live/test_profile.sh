@@ -3,7 +3,8 @@
 # Live tests of profile (perf events, no tracefs events): the test program burns CPU in three
 # functions in the shares 1:2:3 (5 s of its CPU time), sampled at 99 Hz: each function's
 # share of the samples within 3 points of 1/6, 2/6, 3/6; a getppid() loop shows the kernel's
-# getppid frames; the idle tasks left out without -I; -p, -j, -U, -K, -v and usage errors.
+# getppid frames; the idle tasks left out without -I; -p, -j, -U, -K, -v and usage errors;
+# --off-cpu's on- and off-CPU time of a program that burns half of its time.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -58,6 +59,33 @@ if command -v go > /dev/null && HOME=$TMP GOCACHE=$TMP/go GOFLAGS=-mod=mod \
 else
 	check "profile --pprof: a gzip'd file written (go tool pprof missing: not read)" sh -c "
 		[ \"\$(head -c 2 '$TMP/r.pb.gz' | od -An -tx1 | tr -d ' ')\" = 1f8b ]"
+fi
+
+# --off-cpu: a program that burns 10 ms of CPU and sleeps 10 ms in turns for 4 s, and says
+# its CPU and wall time. Its on-CPU samples (weighed by their period) and off-CPU spans, in
+# microseconds: their sum within 10% of its wall time, the on-CPU share within 10 points of
+# its own CPU share (a half on an idle machine; on a loaded one its waits to run again are
+# time off the CPU too), its sleep under an [off-cpu] frame. Under emulation (the guests)
+# a late sample takes the periods it missed, as for the shares above: 15 points there.
+"$P" -F 199 -f --off-cpu --exec "$PT" half 4 > "$TMP/o.out" 2> "$TMP/o.err"
+rc=$?
+if [ $rc != 0 ] && grep -q 'attr.context_switch, Linux 4.3' "$TMP/o.err"; then
+	skip "profile --off-cpu: no context switch records before Linux 4.3"
+else
+	set -- $(awk '/^half: / {print $3, $5}' "$TMP/o.err") $(awk '{n = $NF
+		if ($0 ~ /;\[off-cpu\] [0-9]+$/) off += n; else on += n} END {print on + 0, off + 0}' "$TMP/o.out")
+	echo "# --off-cpu: the program: cpu ${1:-?} ns, wall ${2:-?} ns; profile: on ${3:-?} us, off ${4:-?} us"
+	tol=10
+	[ -n "${LIVE_GUEST:-}" ] && tol=15
+	check "profile -f --off-cpu --exec: exit 0, on + off within 10% of the wall time, on-CPU share within $tol points of the program's" \
+		awk "BEGIN {cpu = ${1:-0} / 1000; wall = ${2:-0} / 1000; on = ${3:-0}; off = ${4:-0}; s = on + off
+			exit !($rc == 0 && s > 0 && wall > 0 && (s - wall) ^ 2 < (wall / 10) ^ 2 &&
+				(100 * on / s - 100 * cpu / wall) ^ 2 < $tol * $tol)}" ||
+		{ cat "$TMP/o.err"; sort -t' ' -k2 -n "$TMP/o.out" | tail -5; }
+	check "profile --off-cpu: the sleep in nanosleep under an [off-cpu] frame, the burning without" sh -c "
+		grep -q '^profile_target;.*nanosleep.*;\[off-cpu\] [0-9]*\$' '$TMP/o.out' &&
+		grep -q '^profile_target;.*;burn_half;spin[^[]* [0-9]*\$' '$TMP/o.out'" ||
+		sort -t' ' -k2 -n "$TMP/o.out" | tail -5
 fi
 
 # Short-lived processes (20 run one after the other, 40 ms of CPU each in burn_two), most
@@ -133,7 +161,8 @@ check "profile -v: says perf_event_open, cpu-clock, 49 Hz, per-CPU" sh -c "
 	'$P' -v | grep -q '^perf_event_open, cpu-clock, 49 Hz, per-CPU'"
 
 # Usage errors: exit 2, one line.
-for args in "-U -K" "-F 0" "-f -j" "-c 5" "--record $TMP/x.dat" "--top 0"; do
+for args in "-U -K" "-F 0" "-f -j" "-c 5" "--record $TMP/x.dat" "--top 0" "--off-cpu" \
+	"-f --off-cpu --top 3"; do
 	"$P" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	show_output

@@ -163,6 +163,33 @@ static void test_time(void **state)
 	assert_int_equal(perfev_time(&c, comm, sizeof(comm), PERF_SAMPLE_TID), 0);
 }
 
+/*
+ * A task back on a CPU: SWITCH (a task's event: the sample_id only) and SWITCH_CPU_WIDE (a
+ * CPU's: next_prev pid and tid first) records without the SWITCH_OUT flag, the task from the
+ * sample_id's tid (pid, tid, time, cpu/res with TYPE); a switch out, another record, one too
+ * short or a sample_id without TID: none.
+ */
+static void test_switch_in(void **state)
+{
+	(void)state;
+	uint32_t wide[8] = {77, 78, 10, 11, 0x5678, 0x1234, 1, 0}; /* next_prev 77/78 */
+	const char *id = (const char *)(wide + 2);
+	struct perf_event_header sw = {PERF_RECORD_SWITCH, 0, sizeof(sw) + 24},
+				 cw = {PERF_RECORD_SWITCH_CPU_WIDE, 0, sizeof(cw) + 32};
+	assert_int_equal(perfev_switch_in(&sw, id, 24, TYPE), 11);
+	assert_int_equal(perfev_switch_in(&cw, wide, 32, TYPE), 11);
+	sw.misc = cw.misc = PERF_RECORD_MISC_SWITCH_OUT;
+	assert_int_equal(perfev_switch_in(&sw, id, 24, TYPE), -1);
+	assert_int_equal(perfev_switch_in(&cw, wide, 32, TYPE), -1);
+	sw.misc = 0;
+	assert_int_equal(perfev_switch_in(&sw, id, 16, TYPE), -1); /* too short */
+	assert_int_equal(perfev_switch_in(&sw, id, 24, PERF_SAMPLE_TIME | PERF_SAMPLE_CPU), -1);
+	/* only TID and TIME in the sample_id: the tid 16 bytes from the end */
+	assert_int_equal(perfev_switch_in(&sw, id, 16, PERF_SAMPLE_TID | PERF_SAMPLE_TIME), 11);
+	struct perf_event_header comm = {PERF_RECORD_COMM, 0, sizeof(comm) + 24};
+	assert_int_equal(perfev_switch_in(&comm, id, 24, TYPE), -1);
+}
+
 /* A sample shorter than its chain says: refused. */
 static void test_sample_short(void **state)
 {
@@ -252,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_ring_wraps),   cmocka_unit_test(test_ring_bad),
 		cmocka_unit_test(test_sample_short), cmocka_unit_test(test_chain_split),
 		cmocka_unit_test(test_time),	     cmocka_unit_test(test_fold_deep),
+		cmocka_unit_test(test_switch_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -466,6 +466,122 @@ static void test_flame_names(void **state)
 	flame_free(f);
 }
 
+/* The folded lines of text into a new graph. */
+static struct flame *folded(const char *text)
+{
+	struct flame *f = flame_new();
+	assert_non_null(f);
+	for (const char *p = text, *e; *p; p = e + 1) {
+		e = strchr(p, '\n');
+		assert_int_equal(flame_add_line(f, p, (size_t)(e - p)), FLAME_TAKEN);
+	}
+	return f;
+}
+
+/* The frame named name of a differential graph: its tooltip and its fill, as written. */
+static bool diff_frame(const char *svg, const char *name, const char *title, const char *fill)
+{
+	char want[320];
+	snprintf(want, sizeof(want), "data-name=\"%s\"><title>%s %s</title><rect ", name, name,
+		 title);
+	const char *at = strstr(svg, want), *gt = at ? strchr(at + strlen(want), '>') : NULL;
+	if (!gt)
+		return false;
+	snprintf(want, sizeof(want), "fill=\"%s\"", fill);
+	const char *f = strstr(at, want);
+	return f && f < gt;
+}
+
+/*
+ * A differential graph: BEFORE has 8 samples, AFTER 10, so BEFORE's counts are scaled by
+ * 1.25; the colour's v is 230 - 160|r|. a: self 2 (2.5 scaled) to 4, r = 1.5 / 4 = 0.375,
+ * red rgb(255, 170, 170); b: 2.5 to 1, r = -1.5 / 2.5 = -0.6, blue rgb(134, 134, 255); c:
+ * 1.25 to 1.25, grey; d: new, r = 1, the deepest red (v = 70); m: no self samples in
+ * either, grey; e's caller c2 lost its self samples to it: the deepest blue. x;y (2 of 8)
+ * only in BEFORE: not drawn, said in the subtitle. Unscaled, a is 2 to 4 (r = 0.5: 150)
+ * and c 1 to 1.25 (r = 0.2: 198).
+ */
+static void test_flame_diff(void **state)
+{
+	(void)state;
+	struct flame *b = folded("m;a 2\nm;b 2\nm;c 1\nm;c2 1\nx;y 2\n"),
+		     *a = folded("m;a 4\nm;b 1\nm;c 1.25\nm;d 2.5\nm;c2;e 1.25\n");
+	struct flame_opts o = {.before = b};
+	char *svg = flame_of(a, &o);
+	assert_non_null(strstr(svg, ">Differential flame graph</text>"));
+	assert_non_null(strstr(svg,
+			       ">10 samples; before 8 (scaled by 1.25); red: more self samples, "
+			       "blue: fewer; 2.5 of before (25.00%) on paths gone: not "
+			       "drawn</text>"));
+	assert_true(diff_frame(svg, "a",
+			       "(after 4, before 2.5, +1.5 samples, +60.0%; self: after 4, "
+			       "before 2.5, +1.5)",
+			       "rgb(255,170,170)"));
+	assert_true(diff_frame(svg, "b",
+			       "(after 1, before 2.5, -1.5 samples, -60.0%; self: after 1, "
+			       "before 2.5, -1.5)",
+			       "rgb(134,134,255)"));
+	assert_true(diff_frame(svg, "c",
+			       "(after 1.25, before 1.25, 0 samples, +0.0%; self: after 1.25, "
+			       "before 1.25, 0)",
+			       "rgb(230,230,230)"));
+	assert_true(diff_frame(svg, "d",
+			       "(after 2.5, before 0, +2.5 samples, new; self: after 2.5, "
+			       "before 0, +2.5)",
+			       "rgb(255,70,70)"));
+	assert_true(diff_frame(svg, "c2",
+			       "(after 1.25, before 1.25, 0 samples, +0.0%; self: after 0, "
+			       "before 1.25, -1.25)",
+			       "rgb(70,70,255)"));
+	assert_true(diff_frame(svg, "m",
+			       "(after 10, before 7.5, +2.5 samples, +33.3%; self: after 0, "
+			       "before 0, 0)",
+			       "rgb(230,230,230)"));
+	/* the widths are AFTER's: a 4 of 10 samples of 1180 px */
+	assert_non_null(strstr(svg, "data-n=\"4\" data-name=\"a\">"));
+	assert_non_null(strstr(svg, "width=\"472.00\" height=\"15\" fill=\"rgb(255,170,170)\""));
+	assert_null(strstr(svg, "data-name=\"x\""));
+	assert_null(strstr(svg, "data-name=\"y\""));
+	o.unscaled = true;
+	svg = flame_of(a, &o);
+	assert_non_null(strstr(svg, ">10 samples; before 8 (not scaled); red: more self samples, "
+				    "blue: fewer; 2 of before (25.00%) on paths gone: not "
+				    "drawn</text>"));
+	assert_true(diff_frame(svg, "a",
+			       "(after 4, before 2, +2 samples, +100.0%; self: after 4, before 2, "
+			       "+2)",
+			       "rgb(255,150,150)"));
+	assert_true(diff_frame(svg, "c",
+			       "(after 1.25, before 1, +0.25 samples, +25.0%; self: after 1.25, "
+			       "before 1, +0.25)",
+			       "rgb(255,198,198)"));
+	/* Nothing gone: no word of it. */
+	o.before = a;
+	svg = flame_of(a, &o);
+	assert_non_null(strstr(svg, ">10 samples; before 10 (not scaled); red: more self "
+				    "samples, blue: fewer</text>"));
+	assert_true(diff_frame(svg, "a",
+			       "(after 4, before 4, 0 samples, +0.0%; self: after 4, before 4, 0)",
+			       "rgb(230,230,230)"));
+	flame_free(b);
+	/* Counts past 1e15 scaled: 18 digits, not 2 decimals (once past the 48-byte buffer,
+	 * found by fuzz_pictures). */
+	b = folded("a 3\nb 1\n");
+	struct flame *big =
+		folded("a 1000000000000000000000000000000000000000000000000000000000000\n");
+	o = (struct flame_opts){.before = b};
+	svg = flame_of(big, &o);
+	assert_non_null(strstr(svg, "<title>a (after 1e+60, before 7.5e+59, +2.5e+59 samples, "
+				    "+33.3%; self: after 1e+60, before 7.5e+59, +2.5e+59)"));
+	flame_free(big);
+	char buf[48];
+	assert_string_equal(flame_diff_colour(0, 0, buf), "rgb(230,230,230)");
+	assert_string_equal(flame_diff_colour(3, 1, buf), "rgb(123,123,255)");
+	assert_string_equal(flame_diff_colour(1, 3, buf), "rgb(255,123,123)");
+	flame_free(a);
+	flame_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_flame_like_flamegraph_pl),
 		cmocka_unit_test(test_flame_deep),
 		cmocka_unit_test(test_flame_names),
+		cmocka_unit_test(test_flame_diff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
