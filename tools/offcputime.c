@@ -38,6 +38,10 @@
 #include "usym.h"
 
 #define OPT_FOLDED (OPT_LONG + 1)
+#define OPT_VIA (OPT_LONG + 2)
+
+enum via { VIA_BEST, VIA_PERF, VIA_FTRACE };
+static const char *const via_names[] = {"perf", "ftrace"};
 
 /* A switch out: the task's name then and its stacks, until its switch in (the user stack:
  * ftrace's, when the perf event's could not be had). */
@@ -59,6 +63,7 @@ static struct env {
 	bool kstack, ustack, folded, user_only, kernel_only, verbose;
 	/* -U: user stacks from the context-switch perf event (swstack.h), else from ftrace */
 	bool perf_ustack;
+	enum via via;
 	char perf_why[256]; /* why not */
 	struct swstack sw;
 	struct back *backs;
@@ -107,6 +112,10 @@ static const struct opt_spec options[] = {
 	 "folded lines for flame graphs: comm;user frames;kernel frames US\n"
 	 "(kernel frames _[k])",
 	 0},
+	{OPT_VIA, "via", "MECH",
+	 "where the user stacks come from: perf (events, up to 127 frames)\n"
+	 "or ftrace (at most 8); default: perf where it can be opened",
+	 0},
 	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
 };
@@ -131,6 +140,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'U': env.ustack = true; break;
 	case 'v': env.verbose = true; break;
 	case OPT_FOLDED: env.folded = true; break;
+	case OPT_VIA: env.via = (enum via)(opt_choice(arg, via_names, 2, "MECH") + 1); break;
 	}
 }
 
@@ -143,6 +153,8 @@ static void operands(struct tool_run *t, int argc, char **argv)
 		opt_fail("--folded prints folded lines: not with -j");
 	if (!env.kstack && !env.ustack)
 		env.kstack = env.ustack = true;
+	if (env.via && !env.ustack)
+		opt_fail("--via says where the user stacks come from: not with -s alone");
 }
 
 /* --- per switch ----------------------------------------------------------------------------- */
@@ -327,10 +339,13 @@ static int prepare(struct tool_run *t)
 	if (env.verbose) {
 		/* a context-switch event of this thread, opened and closed: can perf give it? */
 		struct swstack w;
-		bool perf = env.ustack && !swstack_open(&w, 0, (pid_t)getpid(), false, env.perf_why,
-							sizeof(env.perf_why));
-		if (env.ustack)
+		bool try = env.ustack && env.via != VIA_FTRACE;
+		bool perf = try && !swstack_open(&w, 0, (pid_t)getpid(), false, env.perf_why,
+						 sizeof(env.perf_why));
+		if (try)
 			swstack_free(&w);
+		if (env.via == VIA_FTRACE)
+			snprintf(env.perf_why, sizeof(env.perf_why), "--via ftrace");
 		printf("the switches: ftrace, sched:sched_switch, paired by thread here\n");
 		if (env.kstack)
 			printf("kernel stacks: ftrace, the stacktrace option, after each switch\n");
@@ -342,7 +357,8 @@ static int prepare(struct tool_run *t)
 								       PERFEV_MAX_STACK);
 		else if (env.ustack)
 			printf("user stacks: ftrace, the userstacktrace option, after each switch "
-			       "(at most 8 frames): perf events not available: %s\n",
+			       "(at most 8 frames): %s%s\n",
+			       env.via == VIA_FTRACE ? "" : "perf events not available: ",
 			       env.perf_why);
 		return TOOL_DONE;
 	}
@@ -364,9 +380,16 @@ static int setup(struct tool_run *t)
 {
 	/* User stacks from perf events where they can be opened (before the switches are
 	 * enabled: a time off the CPU has its sample), on the trace clock's time. */
-	if (env.ustack) {
+	if (env.ustack && env.via == VIA_FTRACE)
+		snprintf(t->traced + strlen(t->traced), sizeof(t->traced) - strlen(t->traced),
+			 " (user stacks from ftrace: at most 8 frames)");
+	if (env.ustack && env.via != VIA_FTRACE) {
 		env.perf_ustack = !swstack_open(&env.sw, t->o.pid, t->o.tid, t->s.mono,
 						env.perf_why, sizeof(env.perf_why));
+		if (!env.perf_ustack && env.via == VIA_PERF) {
+			fprintf(stderr, "offcputime: --via perf: %s\n", env.perf_why);
+			return TOOL_FAIL;
+		}
 		if (!env.perf_ustack) {
 			swstack_free(&env.sw);
 			fprintf(stderr,

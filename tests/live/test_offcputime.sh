@@ -88,6 +88,7 @@ if grep -q '^user stacks: perf_event_open, the context-switch software event' "$
 	P=$!
 	run_bg D "$O" -p $P -U --folded
 	run_bg Dj "$O" -p $P -j
+	run_bg Df "$O" -p $P -U --via ftrace --folded
 	touch "$TMP/go"
 	wait $P
 	stop_all
@@ -104,6 +105,12 @@ if grep -q '^user stacks: perf_event_open, the context-switch software event' "$
 		{ grep '\"comm\":\"sched_target\"' '$TMP/Dj.out' | grep 'nanosleep[^\"]*\"' | grep '\"main\"' |
 			grep -o '\"ftt_deep\"' | wc -l | grep -qx 21 || [ $least -le 0 ]; }" ||
 		{ cat "$TMP/Dj.err"; grep sched_target "$TMP/Dj.out" | head -3; }
+	# --via ftrace (what a kernel without perf events gets): 8 user frames at most, said
+	check "offcputime -U --via ftrace: said in the banner; the naps' user frames stop at 8, short of main" sh -c "
+		grep -q '^Tracing .*(user stacks from ftrace: at most 8 frames)' '$TMP/Df.err' &&
+		! grep -q ';main;.*;ftt_nap;' '$TMP/Df.out' &&
+		awk '/;ftt_nap;/ {sub(/ [0-9]+\$/, \"\"); if (split(\$0, f, \";\") - 1 > 8) bad = 1; n++} END {exit bad || !n}' '$TMP/Df.out'" ||
+		{ cat "$TMP/Df.err"; grep sched_target "$TMP/Df.out"; }
 else
 	skip "offcputime -U past 8 frames: no perf events here ($(sed -n 's/.*not available: //p' "$TMP/v.out"))"
 fi
@@ -131,7 +138,7 @@ check "offcputime -j: that name exact" grep -qF '"comm":"ftt;\u001b\nx y"' "$TMP
 	{ grep -ao '"comm":"[^"]*"' "$TMP/hj.out" | sort | uniq -c | head -8 | sed 's/^/# /'; sed 's/^/# /' "$TMP/hj.err"; }
 
 # --- usage errors change nothing --------------------------------------------------------------
-for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0"; do
+for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0" "--via x" "-s --via perf"; do
 	"$O" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "offcputime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
