@@ -216,9 +216,14 @@ void swstack_report(const struct swstack *w, const char *tool)
 	if (w->missing)
 		fprintf(stderr,
 			"%s: %llu of %llu times off the CPU without their user stack sample "
-			"(lost in a full ring): no user stack\n",
+			"(%s): no user stack\n",
 			tool, (unsigned long long)w->missing,
-			(unsigned long long)(w->missing + w->matched));
+			(unsigned long long)(w->missing + w->matched),
+			w->pe.lost ? "samples lost in a full ring" :
+				     "no sample of that switch read");
+	if (w->bad)
+		fprintf(stderr, "%s: %llu context-switch samples malformed or not stored\n", tool,
+			(unsigned long long)w->bad);
 }
 
 void swstack_free(struct swstack *w)
