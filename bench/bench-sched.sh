@@ -66,6 +66,7 @@ TRACERS=(
 	"cpudist|$B/cpudist -k comm -j|json"
 	"offcputime -s|$B/offcputime -s --folded|folded"
 	"offcputime|$B/offcputime --folded|folded"
+	"offcputime -U|$B/offcputime -U --folded|folded"
 	"bpftrace runqlat|BT BT_RUNQLAT|bt"
 	"bpftrace cpudist|BT BT_CPUDIST|bt"
 	"bpftrace offcpu kstack|BT BT_OFFCPU|bt"

@@ -33,20 +33,42 @@
 #include "session.h"
 #include "sig.h"
 #include "span.h"
+#include "swstack.h"
 #include "tool.h"
 #include "usym.h"
 
 #define OPT_FOLDED (OPT_LONG + 1)
+#define OPT_VIA (OPT_LONG + 2)
 
-/* A switch out: the task's name then and its stacks, until its switch in. */
+enum via { VIA_BEST, VIA_PERF, VIA_FTRACE };
+static const char *const via_names[] = {"perf", "ftrace"};
+
+/* A switch out: the task's name then and its stacks, until its switch in (the user stack:
+ * ftrace's, when the perf event's could not be had). */
 struct out {
 	char comm[16];
 	int16_t nk, nu;
 	unsigned long long k[FOLDED_KFRAMES], u[FOLDED_UFRAMES];
 };
 
+/* A time off the CPU that waits for the perf sample of its switch out (read at the wake-up
+ * that follows: the sample was written at the switch out, before the switch in was read). */
+struct back {
+	int tid, tgid;
+	uint64_t out_ns, in_ns;
+	struct out o; /* its u unused */
+};
+
 static struct env {
-	bool kstack, ustack, folded, user_only, kernel_only;
+	bool kstack, ustack, folded, user_only, kernel_only, verbose;
+	/* -U: user stacks from the context-switch perf event (swstack.h), else from ftrace */
+	bool perf_ustack;
+	enum via via;
+	char perf_why[256]; /* why not */
+	struct swstack sw;
+	struct back *backs;
+	size_t nbacks, capbacks;
+	uint64_t seen_ns; /* the time of the last switch read */
 	uint64_t min_ns;
 	struct sched_events se;
 	struct span s;
@@ -82,10 +104,17 @@ static const struct opt_spec options[] = {
 	{'s', NULL, NULL, "kernel stacks (default: kernel and user stacks)", 0},
 	{'u', NULL, NULL, "only user threads", 0},
 	{'U', NULL, NULL,
-	 "user stacks (default: both; walked by frame pointers, at most\n8 frames)", 0},
+	 "user stacks (default: both; walked by frame pointers: from perf\nevents, up to "
+	 "127 frames, else from ftrace, at most 8)",
+	 0},
+	{'v', NULL, NULL, "say where the stacks come from, then exit", 0},
 	{OPT_FOLDED, "folded", NULL,
 	 "folded lines for flame graphs: comm;user frames;kernel frames US\n"
 	 "(kernel frames _[k])",
+	 0},
+	{OPT_VIA, "via", "MECH",
+	 "where the user stacks come from: perf (events, up to 127 frames)\n"
+	 "or ftrace (at most 8); default: perf where it can be opened",
 	 0},
 	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
@@ -96,6 +125,7 @@ static const char *const examples[] = {
 	"offcputime -s -m 1000 5  # kernel stacks, off the CPU 1 ms or more",
 	"offcputime -p 181 -d 10  # PID 181's threads for 10 seconds",
 	"offcputime -u --folded 10 | flamegraph > off.svg   # user threads, a flame graph",
+	"offcputime -v -U         # where the user stacks come from here",
 	NULL,
 };
 
@@ -108,7 +138,9 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 's': env.kstack = true; break;
 	case 'u': env.user_only = true; break;
 	case 'U': env.ustack = true; break;
+	case 'v': env.verbose = true; break;
 	case OPT_FOLDED: env.folded = true; break;
+	case OPT_VIA: env.via = (enum via)(opt_choice(arg, via_names, 2, "MECH") + 1); break;
 	}
 }
 
@@ -121,6 +153,8 @@ static void operands(struct tool_run *t, int argc, char **argv)
 		opt_fail("--folded prints folded lines: not with -j");
 	if (!env.kstack && !env.ustack)
 		env.kstack = env.ustack = true;
+	if (env.via && !env.ustack)
+		opt_fail("--via says where the user stacks come from: not with -s alone");
 }
 
 /* --- per switch ----------------------------------------------------------------------------- */
@@ -157,12 +191,17 @@ static bool kernel_thread(int tid)
 	return kthread;
 }
 
+static void out_of_memory(void)
+{
+	fprintf(stderr, "offcputime: out of memory for the stacks: ending\n");
+	env.t->failed = true;
+	sig_request_stop();
+}
+
 /* The task's time off the CPU ended: counted under its stacks. */
 static void on_back(const struct tep_record *end, const struct span_start *st, uint64_t ns,
 		    void *data, void *ctx)
 {
-	(void)end;
-	(void)st;
 	(void)ctx;
 	const struct out *o = data;
 	if (ns < env.min_ns) {
@@ -176,11 +215,52 @@ static void on_back(const struct tep_record *end, const struct span_start *st, u
 		return;
 	env.counted++;
 	env.ns_total += ns;
-	if (folded_add_n(env.fold, o->comm, tgid, o->k, o->nk, o->u, o->nu, ns)) {
-		fprintf(stderr, "offcputime: out of memory for the stacks: ending\n");
-		env.t->failed = true;
-		sig_request_stop();
+	if (env.perf_ustack) {
+		if (env.nbacks == env.capbacks) {
+			size_t cap = env.capbacks ? env.capbacks * 2 : 256;
+			struct back *m = realloc(env.backs, cap * sizeof(*m));
+			if (!m) {
+				out_of_memory();
+				return;
+			}
+			env.backs = m;
+			env.capbacks = cap;
+		}
+		env.backs[env.nbacks++] = (struct back){tid, tgid, st->ts, end->ts, *o};
+		return;
 	}
+	if (folded_add_n(env.fold, o->comm, tgid, o->k, o->nk, o->u, o->nu, ns))
+		out_of_memory();
+}
+
+/* The times off the CPU read so far, each with the user stack of its switch out. The
+ * per-switch cost: a hash look-up and a copy of the frames (measured in the commit). */
+static void join_ustacks(void)
+{
+	swstack_drain(&env.sw);
+	static unsigned long long u[PERFEV_MAX_STACK];
+	for (size_t i = 0; i < env.nbacks; i++) {
+		struct back *b = &env.backs[i];
+		int nu = swstack_take(&env.sw, (uint32_t)b->tid, b->out_ns, b->in_ns, (uint64_t *)u,
+				      PERFEV_MAX_STACK);
+		if (folded_add_n(env.fold, b->o.comm, b->tgid, b->o.k, b->o.nk, u, nu > 0 ? nu : 0,
+				 b->in_ns - b->out_ns)) {
+			out_of_memory();
+			break;
+		}
+	}
+	env.nbacks = 0;
+	/* The switches come in time order (reader.c): none will be read from before the last
+	 * one (less a margin for a CPU the reader is late on). */
+	swstack_trim(&env.sw, env.seen_ns > 100000000 ? env.seen_ns - 100000000 : 0);
+}
+
+static void wake(struct tool_run *t, uint64_t now)
+{
+	(void)t;
+	(void)now;
+	if (env.perf_ustack)
+		join_ustacks();
 }
 
 /* The frames above __schedule are the tracing's own (the tracepoint's and the event's
@@ -217,6 +297,7 @@ static void on_switch(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
 	long long prev = reader_num(rec, env.se.prev_pid), next = reader_num(rec, env.se.next_pid);
+	env.seen_ns = rec->ts;
 	/* A switch not recorded: the task that left unseen has no start (its switch in is
 	 * not counted); the one that came unseen starts again below. */
 	size_t len = 0;
@@ -255,9 +336,37 @@ static int prepare(struct tool_run *t)
 	/* Names: the process of each thread (user symbols, -p), and who made it (-u, -k). */
 	t->follow_names = true;
 	t->buffer_kb = session_flood_buffer_kb();
+	if (env.verbose) {
+		/* a context-switch event of this thread, opened and closed: can perf give it? */
+		struct swstack w;
+		bool try = env.ustack && env.via != VIA_FTRACE;
+		bool perf = try && !swstack_open(&w, 0, (pid_t)getpid(), false, env.perf_why,
+						 sizeof(env.perf_why));
+		if (try)
+			swstack_free(&w);
+		if (env.via == VIA_FTRACE)
+			snprintf(env.perf_why, sizeof(env.perf_why), "--via ftrace");
+		printf("the switches: ftrace, sched:sched_switch, paired by thread here\n");
+		if (env.kstack)
+			printf("kernel stacks: ftrace, the stacktrace option, after each switch\n");
+		if (perf)
+			printf("user stacks: perf_event_open, the context-switch software event, a "
+			       "sample at every switch out with its user call chain (up to %u "
+			       "frames), joined to the switch by thread and time\n",
+			       perfev_max_stack() < PERFEV_MAX_STACK ? perfev_max_stack() :
+								       PERFEV_MAX_STACK);
+		else if (env.ustack)
+			printf("user stacks: ftrace, the userstacktrace option, after each switch "
+			       "(at most 8 frames): %s%s\n",
+			       env.via == VIA_FTRACE ? "" : "perf events not available: ",
+			       env.perf_why);
+		return TOOL_DONE;
+	}
 	if (env.kstack)
 		env.ksyms = ksym_load(); /* without kallsyms, addresses */
-	if (!(env.fold = folded_new(env.ksyms)) || pair_init(&env.kthreads, 4096, 1))
+	if (!(env.fold = folded_new_depth(env.ksyms, FOLDED_KFRAMES,
+					  env.ustack ? PERFEV_MAX_STACK : FOLDED_UFRAMES)) ||
+	    pair_init(&env.kthreads, 4096, 1))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "time off the CPU by %s stack%s",
 		 env.kstack && env.ustack ? "kernel and user" :
@@ -269,7 +378,30 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
-	int ret = tool_stacks(t, env.kstack, env.ustack, false, &env.kstack_ev, &env.ustack_ev);
+	/* User stacks from perf events where they can be opened (before the switches are
+	 * enabled: a time off the CPU has its sample), on the trace clock's time. */
+	if (env.ustack && env.via == VIA_FTRACE)
+		snprintf(t->traced + strlen(t->traced), sizeof(t->traced) - strlen(t->traced),
+			 " (user stacks from ftrace: at most 8 frames)");
+	if (env.ustack && env.via != VIA_FTRACE) {
+		env.perf_ustack = !swstack_open(&env.sw, t->o.pid, t->o.tid, t->s.mono,
+						env.perf_why, sizeof(env.perf_why));
+		if (!env.perf_ustack && env.via == VIA_PERF) {
+			fprintf(stderr, "offcputime: --via perf: %s\n", env.perf_why);
+			return TOOL_FAIL;
+		}
+		if (!env.perf_ustack) {
+			swstack_free(&env.sw);
+			fprintf(stderr,
+				"offcputime: user stacks from ftrace, at most 8 frames: %s\n",
+				env.perf_why);
+			size_t l = strlen(t->traced);
+			snprintf(t->traced + l, sizeof(t->traced) - l,
+				 " (user stacks from ftrace: at most 8 frames)");
+		}
+	}
+	int ret = tool_stacks(t, env.kstack, env.ustack && !env.perf_ustack, false, &env.kstack_ev,
+			      &env.ustack_ev);
 	if (ret)
 		return ret;
 	env.kcaller = env.kstack_ev ? tep_find_field(env.kstack_ev, "caller") : NULL;
@@ -323,8 +455,8 @@ static int by_time(const void *a, const void *b)
 static void frames(const char *stack, bool kernel, void (*fn)(const char *f, size_t n, void *c),
 		   void *ctx)
 {
-	const char *f[FOLDED_KFRAMES + FOLDED_UFRAMES + 1];
-	size_t len[FOLDED_KFRAMES + FOLDED_UFRAMES + 1];
+	static const char *f[FOLDED_KFRAMES + PERFEV_MAX_STACK + 1];
+	static size_t len[FOLDED_KFRAMES + PERFEV_MAX_STACK + 1];
 	int n = 0;
 	const char *p = strchr(stack, ';'); /* after the name */
 	while (p && n < (int)(sizeof(f) / sizeof(*f))) {
@@ -438,6 +570,10 @@ static void print_stacks(void)
 
 static void end(struct tool_run *t)
 {
+	if (env.perf_ustack) { /* the samples of the last switches */
+		swstack_disable(&env.sw);
+		join_ustacks();
+	}
 	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	print_stacks();
 	span_report(&env.s, "offcputime", "switches in");
@@ -449,6 +585,8 @@ static void end(struct tool_run *t)
 		fprintf(stderr, "; %llu shorter than %llu us left out\n",
 			(unsigned long long)env.short_ones,
 			(unsigned long long)(env.min_ns / 1000));
+	if (env.perf_ustack)
+		swstack_report(&env.sw, "offcputime");
 	if (env.ustack_ev && !reader_trailers_read(&t->r, env.ustack_ev) && env.counted)
 		evprint_say_without_ustack(t->tool->name, "switches", env.counted);
 }
@@ -457,6 +595,11 @@ static void cleanup(struct tool_run *t)
 {
 	(void)t;
 	span_free(&env.s);
+	swstack_free(&env.sw);
+	free(env.backs);
+	env.backs = NULL;
+	env.nbacks = env.capbacks = 0;
+	env.perf_ustack = false;
 	sched_chain_free(&env.se.chain);
 	folded_free(env.fold);
 	ksym_free(env.ksyms);
@@ -478,6 +621,7 @@ static const struct tool offcputime = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
+	.wake = wake,
 	.end = end,
 	.cleanup = cleanup,
 };

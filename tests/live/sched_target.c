@@ -11,6 +11,9 @@
  *   sched_target GOFILE nap MS COUNT  one child sleeping COUNT times MS ms in ftt_nap()
  *   sched_target GOFILE tnap MS COUNT the same in a thread of this process (a tool's -p sees
  *                                     it), which prints "thread TID"
+ *   sched_target GOFILE deep MS COUNT the naps of nap in this process's main thread, 20 calls
+ *                                     deep in ftt_deep: a user stack deeper than ftrace's 8
+ *                                     frames (main, ftt_deep 21 times, naps, ftt_nap, ...)
  *   sched_target GOFILE pong N CPU    a context-switch storm: a child and this process, both on
  *                                     CPU, pass a byte back and forth N times through pipes (two
  *                                     switches each); prints "pong N NS" with the time it took
@@ -83,6 +86,18 @@ __attribute__((noinline)) static void naps(long ms, long count)
 		ftt_nap(ms);
 }
 
+#define DEEP 20
+
+/* level + 1 frames of ftt_deep, then the naps; not a tail call (the sink after it). */
+__attribute__((noinline)) void ftt_deep(int level, long ms, long count)
+{
+	if (level > 0)
+		ftt_deep(level - 1, ms, count);
+	else
+		naps(ms, count);
+	sink++;
+}
+
 static void pin(int cpu)
 {
 	cpu_set_t set;
@@ -152,6 +167,13 @@ int main(int argc, char **argv)
 	}
 	if (argv[2][0] == 'p')
 		return pong(a, (int)b);
+	if (argv[2][0] == 'd') {
+		ftt_deep(DEEP, a, b);
+		const char *linger = getenv("FTT_LINGER_MS");
+		if (linger)
+			ftt_linger(atol(linger));
+		return 0;
+	}
 	int spinning = argv[2][0] == 's';
 	int n = spinning ? (int)a : 1;
 	pid_t pids[64];

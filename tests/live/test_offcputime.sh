@@ -73,6 +73,48 @@ check "offcputime -j: valid JSON, the naps' object with its frames and time (or 
 	{ grep '\"comm\":\"sched_target\"' '$TMP/j.out' | grep -q 'nanosleep[^\"]*\"' || [ $naps_unrecorded = 1 ]; }" ||
 	head -3 "$TMP/j.out"
 
+# --- user stacks deeper than ftrace's 8 frames: perf's context-switch event ----------------------
+# The program's main thread naps 4 times 50 ms 21 calls deep in ftt_deep: the folded line
+# goes from main through every call to the naps (ftrace's userstacktrace stops 8 frames from
+# the nap, far from main). -v says where each stack comes from.
+"$O" -v -U > "$TMP/v.out" 2> "$TMP/v.err"
+vrc=$?
+if grep -q '^user stacks: perf_event_open, the context-switch software event' "$TMP/v.out"; then
+	check "offcputime -v -U: exit 0, the switches from ftrace, the user stacks from perf events" sh -c "
+		[ $vrc = 0 ] && grep -q '^the switches: ftrace, sched:sched_switch' '$TMP/v.out' &&
+		! grep -q '^kernel stacks' '$TMP/v.out'" || cat "$TMP/v.out" "$TMP/v.err"
+	rm -f "$TMP/go"
+	FTT_LINGER_MS=1000 "$ST" "$TMP/go" deep 50 4 > "$TMP/t" &
+	P=$!
+	run_bg D "$O" -p $P -U --folded
+	run_bg Dj "$O" -p $P -j
+	run_bg Df "$O" -p $P -U --via ftrace --folded
+	touch "$TMP/go"
+	wait $P
+	stop_all
+	deep=$(grep -E '^sched_target;(.*;)?main;(ftt_deep;){21}naps;ftt_nap;[^;]*nanosleep[^;]* [0-9]+$' "$TMP/D.out")
+	us=${deep##* }
+	least=$((200000 - 50000 * $(unrecorded "$TMP/D.err")))
+	check "offcputime -U --folded (perf): main, the 21 calls of ftt_deep, the naps; 200 ms (less those not recorded) to 2 s" sh -c "
+		[ \"\$(cat '$TMP/D.rc')\" = 0 ] && { [ \$(echo '$deep' | grep -c .) -eq 1 ] || [ $least -le 0 ]; } &&
+		[ '${us:-0}' -ge $least ] && [ '${us:-0}' -lt 2000000 ] && ! grep -q '_\\[k\\]' '$TMP/D.out'" ||
+		{ cat "$TMP/D.err"; grep sched_target "$TMP/D.out"; }
+	# -j: kernel stacks from ftrace and the user stack from perf in one object
+	check "offcputime -j (perf): the naps' object has the kernel's nanosleep frames and 21 ftt_deep under main" sh -c "
+		'$JSONCHECK' '$TMP/Dj.out' comm kstack ustack us &&
+		{ grep '\"comm\":\"sched_target\"' '$TMP/Dj.out' | grep 'nanosleep[^\"]*\"' | grep '\"main\"' |
+			grep -o '\"ftt_deep\"' | wc -l | grep -qx 21 || [ $least -le 0 ]; }" ||
+		{ cat "$TMP/Dj.err"; grep sched_target "$TMP/Dj.out" | head -3; }
+	# --via ftrace (what a kernel without perf events gets): 8 user frames at most, said
+	check "offcputime -U --via ftrace: said in the banner; the naps' user frames stop at 8, short of main" sh -c "
+		grep -q '^Tracing .*(user stacks from ftrace: at most 8 frames)' '$TMP/Df.err' &&
+		! grep -q ';main;.*;ftt_nap;' '$TMP/Df.out' &&
+		awk '/;ftt_nap;/ {sub(/ [0-9]+\$/, \"\"); if (split(\$0, f, \";\") - 1 > 8) bad = 1; n++} END {exit bad || !n}' '$TMP/Df.out'" ||
+		{ cat "$TMP/Df.err"; grep sched_target "$TMP/Df.out"; }
+else
+	skip "offcputime -U past 8 frames: no perf events here ($(sed -n 's/.*not available: //p' "$TMP/v.out"))"
+fi
+
 # --- user threads, kernel threads; names as the kernel had them ---------------------------------
 # (user stacks only: a kernel stack means loading the kernel's symbols, seconds under TCG)
 NAME=$(printf 'ftt;\033\nx y')
@@ -96,7 +138,7 @@ check "offcputime -j: that name exact" grep -qF '"comm":"ftt;\u001b\nx y"' "$TMP
 	{ grep -ao '"comm":"[^"]*"' "$TMP/hj.out" | sort | uniq -c | head -8 | sed 's/^/# /'; sed 's/^/# /' "$TMP/hj.err"; }
 
 # --- usage errors change nothing --------------------------------------------------------------
-for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0"; do
+for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0" "--via x" "-s --via perf"; do
 	"$O" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "offcputime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
