@@ -66,7 +66,10 @@ fi
 # microseconds: their sum within 10% of its wall time, the on-CPU share within 10 points of
 # its own CPU share (a half on an idle machine; on a loaded one its waits to run again are
 # time off the CPU too), its sleep under an [off-cpu] frame. Under emulation (the guests)
-# a late sample takes the periods it missed, as for the shares above: 15 points there.
+# a late sample takes the periods it missed, as for the shares above: 15 points there;
+# and the sum within 20% there (4.9 under TCG: 3.45 s of 4.01 s, the on-CPU part 1.19 s
+# against the program's 1.77 s: a sample in frequency mode carries the period asked for,
+# not the time a late timer let pass).
 "$P" -F 199 -f --off-cpu --exec "$PT" half 4 > "$TMP/o.out" 2> "$TMP/o.err"
 rc=$?
 if [ $rc != 0 ] && grep -q 'attr.context_switch, Linux 4.3' "$TMP/o.err"; then
@@ -75,11 +78,11 @@ else
 	set -- $(awk '/^half: / {print $3, $5}' "$TMP/o.err") $(awk '{n = $NF
 		if ($0 ~ /;\[off-cpu\] [0-9]+$/) off += n; else on += n} END {print on + 0, off + 0}' "$TMP/o.out")
 	echo "# --off-cpu: the program: cpu ${1:-?} ns, wall ${2:-?} ns; profile: on ${3:-?} us, off ${4:-?} us"
-	tol=10
-	[ -n "${LIVE_GUEST:-}" ] && tol=15
-	check "profile -f --off-cpu --exec: exit 0, on + off within 10% of the wall time, on-CPU share within $tol points of the program's" \
+	tol=10 stol=10
+	[ -n "${LIVE_GUEST:-}" ] && tol=15 stol=20
+	check "profile -f --off-cpu --exec: exit 0, on + off within $stol% of the wall time, on-CPU share within $tol points of the program's" \
 		awk "BEGIN {cpu = ${1:-0} / 1000; wall = ${2:-0} / 1000; on = ${3:-0}; off = ${4:-0}; s = on + off
-			exit !($rc == 0 && s > 0 && wall > 0 && (s - wall) ^ 2 < (wall / 10) ^ 2 &&
+			exit !($rc == 0 && s > 0 && wall > 0 && (s - wall) ^ 2 < (wall * $stol / 100) ^ 2 &&
 				(100 * on / s - 100 * cpu / wall) ^ 2 < $tol * $tol)}" ||
 		{ cat "$TMP/o.err"; sort -t' ' -k2 -n "$TMP/o.out" | tail -5; }
 	check "profile --off-cpu: the sleep in nanosleep under an [off-cpu] frame, the burning without" sh -c "
