@@ -7,6 +7,7 @@
 #include "ftrace.h"
 #include "ksym.h"
 #include "pair.h"
+#include "prom.h"
 #include "out.h"
 #include "record.h"
 #include "row.h"
@@ -79,6 +80,7 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 		break;
 	}
 	case TOOL_OPT_OUTPUT: t->output = arg; break;
+	case TOOL_OPT_PROM: t->prom_path = arg; break;
 	case TOOL_OPT_RECORD:
 		if (record_check(arg, t->tool->name))
 			exit(TOOL_USAGE);
@@ -89,6 +91,13 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 			opt_fail("option -%c is not handled", o->key);
 		t->tool->option(t, o, arg);
 	}
+}
+
+struct prom *tool_prom(struct tool_run *t)
+{
+	if (!t->prom || prom_begin(t->prom))
+		return NULL;
+	return t->prom;
 }
 
 void tool_operand_duration(struct tool_run *t, int argc, char **argv)
@@ -591,6 +600,12 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	/* After every check of the command line: a usage error makes no file. */
 	if (t.output && out_to_file(t.output, tool->name))
 		return TOOL_USAGE;
+	/* An unwritable folder is known now, before anything is traced. */
+	static struct prom prom;
+	if (t.prom_path && prom_open(&prom, t.prom_path, tool->name))
+		return TOOL_FAIL;
+	if (t.prom_path)
+		t.prom = &prom;
 	/* The command's output is never inside ours: with -o it keeps the standard output
 	 * the tool was given; with -j it goes to standard error, where a JSON reader of our
 	 * standard output does not see it (refusing would make every -j --exec need -o). */
@@ -623,7 +638,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	checks = NULL;
 	if (tool->cleanup)
 		tool->cleanup(&t);
-	if (out_failed() || t.failed || (t.top && t.top->failed))
+	if (out_failed() || t.failed || (t.top && t.top->failed) || (t.prom && t.prom->failed))
 		ret = TOOL_FAIL;
 	return ret;
 }

@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of --prom FILE (Prometheus' text format for node_exporter's textfile collector):
+# each tool run with both -j and --prom, the file checked by promtool (Debian's prometheus)
+# and read by a real node_exporter started on loopback, its series equal to what the same
+# run printed; the file whole or absent (FILE.tmp renamed), an unwritable folder said at the
+# start, a full disk said once while the counting goes on. And -j --tag host,kernel.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+PROMTOOL=$(command -v promtool)
+EXPORTER=$(command -v prometheus-node-exporter)
+if [ -z "$PROMTOOL" ] || [ -z "$EXPORTER" ] || ! command -v python3 > /dev/null; then
+	skip "prom: promtool or prometheus-node-exporter or python3 missing (Debian's prometheus, prometheus-node-exporter: make check-deps)"
+	summary
+	exit 0
+fi
+
+D=$TMP/textfile
+mkdir -p "$D"
+chmod 755 "$TMP" "$D"
+EXPID=
+MNT=
+finish() {
+	[ -n "$EXPID" ] && kill "$EXPID" 2> /dev/null && wait "$EXPID" 2> /dev/null
+	[ -n "$MNT" ] && umount "$MNT" 2> /dev/null
+	EXPID= MNT=
+}
+trap 'finish' EXIT
+trap 'finish; exit 1' INT TERM HUP
+
+# promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE]: the series METRIC of SOURCE (a file or an
+# http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
+# (comma-separated, "" for none), the value the sum over the intervals of member VALUE, times
+# SCALE (1e-6: microseconds to seconds). SOURCE's histograms: METRIC_count and _sum.
+cat > "$TMP/promcmp.py" <<'PY'
+import json, re, sys, urllib.request
+src, jfile, metric, keys, value = sys.argv[1:6]
+scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
+keys = [k for k in keys.split(",") if k]
+text = (urllib.request.urlopen(src, timeout=5).read().decode() if src.startswith("http://")
+        else open(src).read())
+lab = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+def unesc(v):
+    return re.sub(r'\\(.)', lambda m: "\n" if m.group(1) == "n" else m.group(1), v)
+got = {}
+for line in text.splitlines():
+    if line.startswith("#") or not line.strip():
+        continue
+    m = re.match(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$', line)
+    if not m:
+        sys.exit("not a sample: " + line)
+    if m.group(1) != metric:
+        continue
+    labels = dict((k, unesc(v)) for k, v in lab.findall(m.group(3) or ""))
+    # node_exporter serves every file of its folder: other runs' series have other labels.
+    if src.startswith("http://") and set(labels) != set(keys):
+        continue
+    got[tuple(sorted(labels.items()))] = float(m.group(4))
+want = {}
+for line in open(jfile):
+    o = json.loads(line)
+    if value not in o:
+        continue
+    k = tuple(sorted((key, str(o[key])) for key in keys))
+    want[k] = want.get(k, 0) + o[value] * scale
+if not want:
+    sys.exit("no rows in " + jfile)
+bad = [(k, want.get(k), got.get(k)) for k in set(want) | set(got)
+       if k not in got or k not in want or abs(got[k] - want[k]) > 1e-9 * max(1, abs(want[k]))]
+for b in bad[:5]:
+    print("# %s: printed %s, in %s: %s" % (b[0], b[1], src, b[2]))
+print("# %d series equal" % len(want))
+sys.exit(1 if bad else 0)
+PY
+promcmp() { python3 "$TMP/promcmp.py" "$@"; }
+promtool_ok() { "$PROMTOOL" check metrics < "$1" > "$TMP/lint" 2>&1; }
+
+# --- syscount -----------------------------------------------------------------------------------
+S=$BIN/syscount
+"$S" -j --top 0 --prom "$D/syscount.prom" -d 1 > "$TMP/sj" 2> "$TMP/err"
+rc=$?
+check "syscount -j --prom: exit 0, the file made, no .tmp left" sh -c "
+	[ $rc -eq 0 ] && [ -s '$D/syscount.prom' ] && [ ! -e '$D/syscount.prom.tmp' ]"
+check "syscount --prom: promtool check metrics passes" promtool_ok "$D/syscount.prom" || cat "$TMP/lint"
+check "syscount --prom: every call's counter equals its -j count" \
+	promcmp "$D/syscount.prom" "$TMP/sj" ftrace_tools_syscount_calls_total syscall count
+# Intervals: the counters go on from the start, the sum of what the intervals printed.
+"$S" -j -L -P --top 0 --prom "$D/syscount-pl.prom" 0.3 3 > "$TMP/spj" 2> "$TMP/err"
+check "syscount -P -L 0.3 3 --prom: the calls' counters are the sums of the intervals" \
+	promcmp "$D/syscount-pl.prom" "$TMP/spj" ftrace_tools_syscount_calls_total pid,comm count
+check "syscount -P -L 0.3 3 --prom: the seconds' counters are the sums of the intervals" \
+	promcmp "$D/syscount-pl.prom" "$TMP/spj" ftrace_tools_syscount_call_seconds_total pid,comm total_us 1e-6
+check "syscount -P -L --prom: promtool check metrics passes" promtool_ok "$D/syscount-pl.prom" || cat "$TMP/lint"
+
+# --- the file is read by node_exporter ----------------------------------------------------------
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$PORT/metrics
+"$EXPORTER" --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$D" > "$TMP/exporter" 2>&1 &
+EXPID=$!
+up=no
+i=0
+while [ $i -lt 50 ]; do
+	python3 -c "import urllib.request; urllib.request.urlopen('$URL', timeout=1)" 2> /dev/null && { up=yes; break; }
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ $up = yes ]; then
+	ok "node_exporter serves $URL"
+	check "node_exporter: syscount's counters as printed" \
+		promcmp "$URL" "$TMP/sj" ftrace_tools_syscount_calls_total syscall count
+	check "node_exporter: syscount -P -L's seconds as printed" \
+		promcmp "$URL" "$TMP/spj" ftrace_tools_syscount_call_seconds_total pid,comm total_us 1e-6
+	check "node_exporter: no textfile errors" sh -c "
+		python3 -c \"import urllib.request; print(urllib.request.urlopen('$URL').read().decode())\" |
+			grep -qx 'node_textfile_scrape_error 0'"
+else
+	notok "node_exporter serves $URL" "$TMP/exporter"
+fi
+
+# --- failures -----------------------------------------------------------------------------------
+"$S" --prom "$TMP/none/x.prom" -d 1 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "syscount --prom in a folder that is not there: exit 1 at the start, one line, nothing traced" sh -c "
+	[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '^syscount: --prom: cannot write' '$TMP/err' &&
+	[ ! -s '$TMP/out' ]" || cat "$TMP/err"
+# A full disk: a tmpfs of 16 KiB, filled.
+MNT=$TMP/full
+mkdir -p "$MNT"
+if mount -t tmpfs -o size=16k ftt-prom "$MNT" 2> /dev/null; then
+	dd if=/dev/zero of="$MNT/fill" bs=1024 count=64 2> /dev/null
+	rm -f "$MNT/fill.small"
+	"$S" -j --top 0 --prom "$MNT/x.prom" 0.3 3 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "syscount --prom on a full disk: exit 1, said once, the counts printed, no file or .tmp left" sh -c "
+		[ $rc -eq 1 ] && [ \$(grep -c 'No space left' '$TMP/err') -eq 1 ] &&
+		[ \$(grep -c '\"count\"' '$TMP/out') -gt 3 ] && [ ! -e '$MNT/x.prom' ] && [ ! -e '$MNT/x.prom.tmp' ]" ||
+		cat "$TMP/err"
+	umount "$MNT"
+	MNT=
+else
+	skip "syscount --prom on a full disk: cannot mount a tmpfs (CONFIG_TMPFS)"
+fi
+
+finish
+check "at the end: tracefs as before" same_state
+summary
