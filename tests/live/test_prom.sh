@@ -34,7 +34,8 @@ trap 'finish; exit 1' INT TERM HUP
 # promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE]: the series METRIC of SOURCE (a file or an
 # http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
 # (comma-separated, "" for none), the value the sum over the intervals of member VALUE, times
-# SCALE (1e-6: microseconds to seconds). SOURCE's histograms: METRIC_count and _sum.
+# SCALE (1e-6: microseconds to seconds). VALUE "hist": the buckets of histogram METRIC from the
+# JSON's log2 slots ("hist"), cumulative.
 cat > "$TMP/promcmp.py" <<'PY'
 import json, re, sys, urllib.request
 src, jfile, metric, keys, value = sys.argv[1:6]
@@ -52,20 +53,44 @@ for line in text.splitlines():
     m = re.match(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$', line)
     if not m:
         sys.exit("not a sample: " + line)
-    if m.group(1) != metric:
+    if m.group(1) != (metric + "_bucket" if value == "hist" else metric):
         continue
     labels = dict((k, unesc(v)) for k, v in lab.findall(m.group(3) or ""))
     # node_exporter serves every file of its folder: other runs' series have other labels.
-    if src.startswith("http://") and set(labels) != set(keys):
+    if src.startswith("http://") and set(labels) - {"le"} != set(keys):
         continue
     got[tuple(sorted(labels.items()))] = float(m.group(4))
 want = {}
-for line in open(jfile):
-    o = json.loads(line)
-    if value not in o:
-        continue
-    k = tuple(sorted((key, str(o[key])) for key in keys))
-    want[k] = want.get(k, 0) + o[value] * scale
+rows = [json.loads(line) for line in open(jfile)]
+if value == "hist":
+    # METRIC_bucket: each le the count of the printed slots [low, high) with high - 1 <= le,
+    # summed over the intervals; +Inf all of them.
+    slots, les = {}, {}
+    for o in rows:
+        if "hist" not in o:
+            continue
+        k = tuple(sorted((key, str(o[key])) for key in keys))
+        for b in o["hist"]:
+            slots.setdefault(k, []).append(((b["high"] - 1) * scale if b["low"] is not None else -1, b["count"]))
+    for lk in got:
+        d = dict(lk)
+        le = d.pop("le")
+        les.setdefault(tuple(sorted(d.items())), []).append(le)
+    for k, sl in slots.items():
+        for le in les.get(k, []) + ["+Inf"]:
+            lim = float("inf") if le == "+Inf" else float(le)
+            want[tuple(sorted(k + (("le", le),)))] = sum(c for h, c in sl if h <= lim * (1 + 1e-12))
+        # every slot printed is under a finite le of its own (but the last, 2^63 and up)
+        for h, c in sl:
+            if not any(abs(float(le) - h) <= 1e-12 * max(1, h) for le in les.get(k, [])):
+                print("# %s: no bucket le=%s" % (k, h))
+                sys.exit(1)
+else:
+    for o in rows:
+        if value not in o:
+            continue
+        k = tuple(sorted((key, str(o[key])) for key in keys))
+        want[k] = want.get(k, 0) + o[value] * scale
 if not want:
     sys.exit("no rows in " + jfile)
 bad = [(k, want.get(k), got.get(k)) for k in set(want) | set(got)
@@ -95,6 +120,23 @@ check "syscount -P -L 0.3 3 --prom: the seconds' counters are the sums of the in
 	promcmp "$D/syscount-pl.prom" "$TMP/spj" ftrace_tools_syscount_call_seconds_total pid,comm total_us 1e-6
 check "syscount -P -L --prom: promtool check metrics passes" promtool_ok "$D/syscount-pl.prom" || cat "$TMP/lint"
 
+# --- runqlat, cpudist: histograms ---------------------------------------------------------------
+hist_checks() { # NAME FILE JSON METRIC KEYS SCALE
+	check "$1 --prom: promtool check metrics passes" promtool_ok "$2" || cat "$TMP/lint"
+	check "$1 --prom: the buckets are the printed slots, cumulative, in seconds" \
+		promcmp "$2" "$3" "$4" "$5" hist "$6"
+	check "$1 --prom: _count and _sum as printed" sh -c "
+		python3 '$TMP/promcmp.py' '$2' '$3' '$4'_count '$5' count &&
+		python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6"
+}
+"$BIN/runqlat" -j --prom "$D/runqlat.prom" 0.3 3 > "$TMP/rj" 2> "$TMP/err"
+check "runqlat -j --prom 0.3 3: exit 0" [ $? -eq 0 ]
+hist_checks "runqlat 0.3 3" "$D/runqlat.prom" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" 1e-6
+"$BIN/runqlat" -j -P --prom "$D/runqlat-p.prom" -d 1 > "$TMP/rpj" 2> "$TMP/err"
+hist_checks "runqlat -P" "$D/runqlat-p.prom" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm 1e-6
+"$BIN/cpudist" -j -m -k comm --prom "$D/cpudist.prom" -d 1 > "$TMP/cj" 2> "$TMP/err"
+hist_checks "cpudist -m -k comm" "$D/cpudist.prom" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm 1e-3
+
 # --- the file is read by node_exporter ----------------------------------------------------------
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT/metrics
@@ -114,6 +156,12 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/sj" ftrace_tools_syscount_calls_total syscall count
 	check "node_exporter: syscount -P -L's seconds as printed" \
 		promcmp "$URL" "$TMP/spj" ftrace_tools_syscount_call_seconds_total pid,comm total_us 1e-6
+	check "node_exporter: runqlat's buckets as printed" \
+		promcmp "$URL" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" hist 1e-6
+	check "node_exporter: runqlat -P's buckets as printed" \
+		promcmp "$URL" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm hist 1e-6
+	check "node_exporter: cpudist -m -k comm's buckets as printed" \
+		promcmp "$URL" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm hist 1e-3
 	check "node_exporter: no textfile errors" sh -c "
 		python3 -c \"import urllib.request; print(urllib.request.urlopen('$URL').read().decode())\" |
 			grep -qx 'node_textfile_scrape_error 0'"
