@@ -126,7 +126,7 @@ static void prom_write(struct histset *s, struct tool_run *t)
 	struct prom_unit u = !strcmp(s->unit, "ms") ? PROM_MS : PROM_US;
 	prom_family(p, s->prom_name, "histogram", s->prom_help);
 	for (size_t i = 0; i < s->prom.n; i++)
-		prom_hist(p, s->prom_name, s->prom.s[i]->labels, &s->prom.s[i]->h,
+		prom_hist(p, s->prom_name, s->prom.s[i]->labels, &s->prom.s[i]->h, u,
 			  s->prom.s[i]->sum, u);
 	prom_commit(p);
 }

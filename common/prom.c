@@ -156,7 +156,7 @@ void prom_scaled(struct prom *p, const char *name, const char *labels, uint64_t 
 }
 
 void prom_hist(struct prom *p, const char *name, const char *labels, const struct hist_log2 *h,
-	       uint64_t sum, struct prom_unit u)
+	       struct prom_unit u, uint64_t sum, struct prom_unit sum_u)
 {
 	if (!p->f)
 		return;
@@ -186,7 +186,7 @@ void prom_hist(struct prom *p, const char *name, const char *labels, const struc
 	name_labels(p, name, "_bucket", labels, "le=\"+Inf\"");
 	fprintf(p->f, "%" PRIu64 "\n", h->total);
 	name_labels(p, name, "_sum", labels, NULL);
-	put_scaled(p->f, sum, u);
+	put_scaled(p->f, sum, sum_u);
 	fputc('\n', p->f);
 	name_labels(p, name, "_count", labels, NULL);
 	fprintf(p->f, "%" PRIu64 "\n", h->total);

@@ -54,10 +54,10 @@ void prom_uint(struct prom *p, const char *name, const char *labels, uint64_t v)
 void prom_scaled(struct prom *p, const char *name, const char *labels, uint64_t v,
 		 struct prom_unit u);
 /* A histogram's samples from log2 slots of values in unit u (values below 0 are in every
- * bucket): _bucket{le} up to the last slot not empty and +Inf, cumulative; _sum (sum, in u)
- * and _count. */
+ * bucket): _bucket{le} up to the last slot not empty and +Inf, cumulative; _sum (sum, in
+ * sum_u: a total kept finer than the slots) and _count. */
 void prom_hist(struct prom *p, const char *name, const char *labels, const struct hist_log2 *h,
-	       uint64_t sum, struct prom_unit u);
+	       struct prom_unit u, uint64_t sum, struct prom_unit sum_u);
 /* The file is whole: FILE.tmp renamed over FILE. 0, or -1 (said once, FILE.tmp removed). */
 int prom_commit(struct prom *p);
 

@@ -61,7 +61,8 @@ for line in text.splitlines():
         continue
     got[tuple(sorted(labels.items()))] = float(m.group(4))
 want = {}
-rows = [json.loads(line) for line in open(jfile)]
+# A TOTAL line (its name null) is no series.
+rows = [o for o in map(json.loads, open(jfile)) if all(o.get(k) is not None for k in keys)]
 if value == "hist":
     # METRIC_bucket: each le the count of the printed slots [low, high) with high - 1 <= le,
     # summed over the intervals; +Inf all of them.
@@ -121,13 +122,17 @@ check "syscount -P -L 0.3 3 --prom: the seconds' counters are the sums of the in
 check "syscount -P -L --prom: promtool check metrics passes" promtool_ok "$D/syscount-pl.prom" || cat "$TMP/lint"
 
 # --- runqlat, cpudist: histograms ---------------------------------------------------------------
-hist_checks() { # NAME FILE JSON METRIC KEYS SCALE
+hist_checks() { # NAME FILE JSON METRIC KEYS SCALE: _sum from the JSON's sum (in the unit), or total_us
 	check "$1 --prom: promtool check metrics passes" promtool_ok "$2" || cat "$TMP/lint"
 	check "$1 --prom: the buckets are the printed slots, cumulative, in seconds" \
 		promcmp "$2" "$3" "$4" "$5" hist "$6"
 	check "$1 --prom: _count and _sum as printed" sh -c "
 		python3 '$TMP/promcmp.py' '$2' '$3' '$4'_count '$5' count &&
-		python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6"
+		if grep -q '\"total_us\"' '$3'; then
+			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' total_us 1e-6
+		else
+			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6
+		fi"
 }
 "$BIN/runqlat" -j --prom "$D/runqlat.prom" 0.3 3 > "$TMP/rj" 2> "$TMP/err"
 check "runqlat -j --prom 0.3 3: exit 0" [ $? -eq 0 ]
@@ -136,6 +141,45 @@ hist_checks "runqlat 0.3 3" "$D/runqlat.prom" "$TMP/rj" ftrace_tools_runqlat_wai
 hist_checks "runqlat -P" "$D/runqlat-p.prom" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm 1e-6
 "$BIN/cpudist" -j -m -k comm --prom "$D/cpudist.prom" -d 1 > "$TMP/cj" 2> "$TMP/err"
 hist_checks "cpudist -m -k comm" "$D/cpudist.prom" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm 1e-3
+
+# --- softirqs, hardirqs: counters by name and number (and CPU), or histograms -------------------
+work() { # timers, loopback packets, disk writes: softirqs and interrupts of every kind
+	i=0
+	while [ $i -lt 5 ]; do
+		dd if=/dev/zero of="$TMP/w" bs=4096 count=16 conv=fsync 2> /dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+work &
+"$BIN/softirqs" -j --prom "$D/softirqs.prom" 0.3 3 > "$TMP/qj" 2> "$TMP/err"
+wait
+check "softirqs --prom: promtool check metrics passes" promtool_ok "$D/softirqs.prom" || cat "$TMP/lint"
+check "softirqs 0.3 3 --prom: runs_total the sums of the printed counts" \
+	promcmp "$D/softirqs.prom" "$TMP/qj" ftrace_tools_softirqs_runs_total name,vec count
+check "softirqs 0.3 3 --prom: run_seconds_total the sums of the printed times" \
+	promcmp "$D/softirqs.prom" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
+work &
+"$BIN/softirqs" -j -C --per-cpu --prom "$D/softirqs-c.prom" -d 1 > "$TMP/qcj" 2> "$TMP/err"
+wait
+check "softirqs -C --per-cpu --prom: runs_total by name, vec and cpu as printed" \
+	promcmp "$D/softirqs-c.prom" "$TMP/qcj" ftrace_tools_softirqs_runs_total name,vec,cpu count
+check "softirqs -C --prom: promtool check metrics passes, no seconds" sh -c "
+	'$PROMTOOL' check metrics < '$D/softirqs-c.prom' && ! grep -q seconds '$D/softirqs-c.prom'"
+work &
+"$BIN/softirqs" -j --raise --hist -N --prom "$D/softirqs-r.prom" -d 1 > "$TMP/qrj" 2> "$TMP/err"
+wait
+hist_checks "softirqs --raise --hist -N" "$D/softirqs-r.prom" "$TMP/qrj" \
+	ftrace_tools_softirqs_raise_wait_seconds name,vec 1e-9
+work &
+"$BIN/hardirqs" -j --hist --per-cpu --prom "$D/hardirqs.prom" -d 1 > "$TMP/hj" 2> "$TMP/err"
+wait
+if [ -s "$TMP/hj" ]; then
+	hist_checks "hardirqs --hist --per-cpu" "$D/hardirqs.prom" "$TMP/hj" \
+		ftrace_tools_hardirqs_run_seconds name,irq,cpu 1e-6
+else
+	skip "hardirqs --prom: no interrupt handler ran in a second"
+fi
 
 # --- the file is read by node_exporter ----------------------------------------------------------
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -162,6 +206,8 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm hist 1e-6
 	check "node_exporter: cpudist -m -k comm's buckets as printed" \
 		promcmp "$URL" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm hist 1e-3
+	check "node_exporter: softirqs' counters as printed" \
+		promcmp "$URL" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
 	check "node_exporter: no textfile errors" sh -c "
 		python3 -c \"import urllib.request; print(urllib.request.urlopen('$URL').read().decode())\" |
 			grep -qx 'node_textfile_scrape_error 0'"

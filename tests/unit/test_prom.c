@@ -59,8 +59,8 @@ static void test_file(void **state)
 	prom_uint(&p, "ftrace_tools_t_calls_total", prom_labels(l, sizeof(l), "k", "v", NULL), 12);
 	prom_uint(&p, "ftrace_tools_t_calls_total", NULL, 3);
 	prom_family(&p, "ftrace_tools_t_wait_seconds", "histogram", "waits");
-	prom_hist(&p, "ftrace_tools_t_wait_seconds", NULL, &h, 1027, PROM_US);
-	prom_hist(&p, "ftrace_tools_t_size_bytes", "d=\"sda\"", &h, 3, PROM_KIB);
+	prom_hist(&p, "ftrace_tools_t_wait_seconds", NULL, &h, PROM_US, 1027, PROM_US);
+	prom_hist(&p, "ftrace_tools_t_size_bytes", "d=\"sda\"", &h, PROM_KIB, 3072, PROM_ONE);
 	/* Not there until committed. */
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(prom_commit(&p), 0);
@@ -118,7 +118,7 @@ static void test_bounds(void **state)
 	h.neg = 1; /* below 0: in every bucket */
 	h.total++;
 	assert_int_equal(prom_begin(&p), 0);
-	prom_hist(&p, "x", NULL, &h, UINT64_MAX, PROM_KIB);
+	prom_hist(&p, "x", NULL, &h, PROM_KIB, UINT64_MAX, PROM_KIB);
 	prom_scaled(&p, "y", NULL, 1500, PROM_NS);
 	prom_scaled(&p, "z", NULL, 2000000, PROM_US);
 	assert_int_equal(prom_commit(&p), 0);
