@@ -56,6 +56,7 @@ static void json_keys(const struct tool *tool)
 				printf("%s\t%s\n", col->key, col->doc ? col->doc : "");
 		}
 	}
+	row_tag_keys(stdout);
 	exit(0);
 }
 
@@ -81,6 +82,12 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	}
 	case TOOL_OPT_OUTPUT: t->output = arg; break;
 	case TOOL_OPT_PROM: t->prom_path = arg; break;
+	case TOOL_OPT_TAG: {
+		char why[128];
+		if (row_tag(arg, why, sizeof(why)))
+			opt_fail("--tag: %s", why);
+		break;
+	}
 	case TOOL_OPT_RECORD:
 		if (record_check(arg, t->tool->name))
 			exit(TOOL_USAGE);
@@ -403,6 +410,10 @@ static const struct opt_spec driver_opts[] = {
 	 "write the output to FILE (made, or emptied; not through a\nlink); the command of "
 	 "--exec keeps standard output",
 	 TOOL_OPT_OUTPUT},
+	{TOOL_LONG_TAG, "tag", "KEYS",
+	 "with -j: also \"host\" (the node name) and \"kernel\" (the\nrelease) in each object: "
+	 "--tag host,kernel",
+	 TOOL_OPT_TAG},
 	TOOL_OPT_END,
 };
 
@@ -588,6 +599,8 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[first]);
 	if (t.o.pid && t.o.tid)
 		opt_fail("-p and -L exclude each other");
+	if (row_tags_len && !t.o.json)
+		opt_fail("--tag adds members to -j's objects: not without -j");
 	if (t.o.exec && (t.o.pid || t.o.tid))
 		opt_fail("--exec traces the command it starts: not with -p or -L");
 	if (t.cgroup && (t.o.pid || t.o.tid || t.o.exec))

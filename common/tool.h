@@ -46,6 +46,7 @@ enum tool_long_key {
 	TOOL_LONG_RECORD = OPT_LONG + 0xfd,
 	TOOL_LONG_CGROUP = OPT_LONG + 0xfc,
 	TOOL_LONG_PROM = OPT_LONG + 0xfb,
+	TOOL_LONG_TAG = OPT_LONG + 0xfa,
 };
 
 /* The options every tool spells alike (CONTRIBUTING.md, "Option letters"); tool_main parses
@@ -64,6 +65,7 @@ enum tool_opt_id {
 	TOOL_OPT_CGROUP,       /* --cgroup PATH (likewise) */
 	TOOL_OPT_OUTPUT,       /* -o FILE (likewise) */
 	TOOL_OPT_PROM,	       /* --prom FILE (the tools that count: prom.h) */
+	TOOL_OPT_TAG,	       /* --tag host,kernel (every tool: row.h's row_tag) */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \

@@ -4,7 +4,8 @@
 # each tool run with both -j and --prom, the file checked by promtool (Debian's prometheus)
 # and read by a real node_exporter started on loopback, its series equal to what the same
 # run printed; the file whole or absent (FILE.tmp renamed), an unwritable folder said at the
-# start, a full disk said once while the counting goes on. And -j --tag host,kernel.
+# start, a full disk said once while the counting goes on. And -j --tag host,kernel, whose
+# members end every object.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -238,6 +239,34 @@ if mount -t tmpfs -o size=16k ftt-prom "$MNT" 2> /dev/null; then
 else
 	skip "syscount --prom on a full disk: cannot mount a tmpfs (CONFIG_TMPFS)"
 fi
+
+# --- -j --tag host,kernel -------------------------------------------------------------------------
+# Every object ends with the host's name and the kernel's release, as uname says them: through
+# the row (execsnoop, syscount) and evprint's objects made in one buffer (tpoint).
+tagged() { # FILE: every line valid JSON, ending with host and kernel
+	python3 - "$1" "$(uname -n)" "$(uname -r)" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+bad = [l for l in lines if list(json.loads(l))[-2:] != ["host", "kernel"] or
+       json.loads(l)["host"] != sys.argv[2] or json.loads(l)["kernel"] != sys.argv[3]]
+print("# %d lines, %d without the tags" % (len(lines), len(bad)))
+sys.exit(1 if bad or not lines else 0)
+PY
+}
+"$BIN/execsnoop" -j --tag host,kernel --exec /bin/sh -c '/bin/true; /bin/true' > "$TMP/ej" 2> "$TMP/err"
+check "execsnoop -j --tag host,kernel: each object ends with host and kernel, as uname says" tagged "$TMP/ej"
+"$BIN/tpoint" -j --tag host,kernel sched:sched_process_exec --exec /bin/sh -c /bin/true > "$TMP/tj" 2> "$TMP/err"
+check "tpoint -j --tag host,kernel: the same in its one-buffer objects" tagged "$TMP/tj"
+"$S" -j --tag kernel,host -d 0.2 > "$TMP/sj2" 2> "$TMP/err"
+check "syscount -j --tag kernel,host: the same in its rows" tagged "$TMP/sj2"
+"$JSONCHECK" "$TMP/ej" host kernel > /dev/null 2>&1
+check "execsnoop -j --tag: jsoncheck passes with both keys" [ $? -eq 0 ]
+for args in "--tag host" "-j --tag nope" "-j --tag ,"; do
+	"$S" $args -d 0.1 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "syscount $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
+		cat "$TMP/err"
+done
 
 finish
 check "at the end: tracefs as before" same_state
