@@ -182,6 +182,22 @@ else
 	skip "hardirqs --prom: no interrupt handler ran in a second"
 fi
 
+# --- tpoint -c: a counter per event ------------------------------------------------------------
+"$BIN/tpoint" -c -j --prom "$D/tpoint.prom" 'sched:sched_process_*' -d 1.5 > "$TMP/tpj" 2> "$TMP/err" &
+TPJ=$!
+sleep 0.5
+/bin/true; /bin/true
+wait $TPJ
+check "tpoint -c --prom: promtool check metrics passes" promtool_ok "$D/tpoint.prom" || cat "$TMP/lint"
+check "tpoint -c --prom: each event's counter is the sum of its printed counts" \
+	promcmp "$D/tpoint.prom" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+for args in "-k comm" "--hist prev_pid" ""; do
+	"$BIN/tpoint" $args --prom "$D/bad.prom" sched:sched_switch -d 0.1 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "tpoint $args --prom (not -c): usage error, exit 2, one line, no file" sh -c "
+		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
+done
+
 # --- the file is read by node_exporter ----------------------------------------------------------
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT/metrics
@@ -209,6 +225,8 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm hist 1e-3
 	check "node_exporter: softirqs' counters as printed" \
 		promcmp "$URL" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
+	check "node_exporter: tpoint -c's counters as printed" \
+		promcmp "$URL" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
 	check "node_exporter: no textfile errors" sh -c "
 		python3 -c \"import urllib.request; print(urllib.request.urlopen('$URL').read().decode())\" |
 			grep -qx 'node_textfile_scrape_error 0'"
