@@ -123,11 +123,12 @@ static void prom_write(struct histset *s, struct tool_run *t)
 	struct prom *p = tool_prom(t);
 	if (!p)
 		return;
-	struct prom_unit u = !strcmp(s->unit, "ms") ? PROM_MS : PROM_US;
+	/* Whole nanoseconds divided down to the slots' unit (span_units). */
+	uint64_t step = !strcmp(s->unit, "ms") ? 1000000 : 1000;
 	prom_family(p, s->prom_name, "histogram", s->prom_help);
 	for (size_t i = 0; i < s->prom.n; i++)
-		prom_hist(p, s->prom_name, s->prom.s[i]->labels, &s->prom.s[i]->h, u,
-			  s->prom.s[i]->sum, u);
+		prom_hist(p, s->prom_name, s->prom.s[i]->labels, &s->prom.s[i]->h, step, PROM_NS,
+			  s->prom.s[i]->sum * step, PROM_NS);
 	prom_commit(p);
 }
 

@@ -480,7 +480,7 @@ static void prom_write(struct irq_stats *st, struct tool_run *t)
 		prom_family(p, hist, "histogram", help);
 		for (size_t i = 0; i < st->prom.n; i++)
 			prom_hist(p, hist, st->prom.s[i]->labels, &st->prom.s[i]->h,
-				  st->o.nanos ? PROM_NS : PROM_US, st->prom.s[i]->sum, PROM_NS);
+				  st->o.nanos ? 1 : 1000, PROM_NS, st->prom.s[i]->sum, PROM_NS);
 		prom_commit(p);
 		return;
 	}

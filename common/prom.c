@@ -118,9 +118,9 @@ void prom_uint(struct prom *p, const char *name, const char *labels, uint64_t v)
 }
 
 /* v * u.mul / 10^u.decimals, exact, trailing zeros cut: 1023 us is 0.001023. */
-static void put_scaled(FILE *f, uint64_t v, struct prom_unit u)
+static void put_scaled(FILE *f, unsigned __int128 v, struct prom_unit u)
 {
-	unsigned __int128 n = (unsigned __int128)v * u.mul, ten = 1;
+	unsigned __int128 n = v * u.mul, ten = 1;
 	for (int i = 0; i < u.decimals; i++)
 		ten *= 10;
 	char frac[40] = "";
@@ -156,7 +156,7 @@ void prom_scaled(struct prom *p, const char *name, const char *labels, uint64_t 
 }
 
 void prom_hist(struct prom *p, const char *name, const char *labels, const struct hist_log2 *h,
-	       struct prom_unit u, uint64_t sum, struct prom_unit sum_u)
+	       uint64_t step, struct prom_unit u, uint64_t sum, struct prom_unit sum_u)
 {
 	if (!p->f)
 		return;
@@ -176,7 +176,7 @@ void prom_hist(struct prom *p, const char *name, const char *labels, const struc
 		FILE *m = fmemopen(le + 4, sizeof(le) - 6, "w");
 		if (!m)
 			continue;
-		put_scaled(m, hi - 1, u);
+		put_scaled(m, (unsigned __int128)hi * step - 1, u);
 		fclose(m);
 		memcpy(le, "le=\"", 4);
 		strcat(le, "\"");

@@ -5,8 +5,10 @@
  * then renamed over FILE, so a collector reads the last whole file or the one before, never
  * half of one. Counters and histograms count from the start of the run (a collector takes
  * rates of them); histograms in the base unit (seconds, bytes), cumulative, as the format
- * wants: the log2 slot [2^(k-1), 2^k) of integer values holds values <= 2^k - 1, which is
- * its bucket's le (0 for the slot of 0), converted exactly (1023 us: le="0.001023").
+ * wants: the log2 slot [2^(k-1), 2^k) holds the values v / step (the tools count whole
+ * nanoseconds in microsecond slots: step 1000), so its values are at most 2^k * step - 1,
+ * its bucket's le, written exactly in the base unit ([512, 1024) us of whole ns:
+ * le="0.001023999"; of whole bytes in KiB slots, [1, 2) KiB: le="2047").
  *
  * A write that fails (a full disk) is said once on stderr and the run exits 1; tracing and
  * counting go on, and FILE.tmp is removed. Names: ftrace_tools_<tool>_<what>_<unit>, counters
@@ -53,11 +55,11 @@ void prom_uint(struct prom *p, const char *name, const char *labels, uint64_t v)
 /* A sample of a value counted in unit u, written in the base unit, exactly. */
 void prom_scaled(struct prom *p, const char *name, const char *labels, uint64_t v,
 		 struct prom_unit u);
-/* A histogram's samples from log2 slots of values in unit u (values below 0 are in every
- * bucket): _bucket{le} up to the last slot not empty and +Inf, cumulative; _sum (sum, in
- * sum_u: a total kept finer than the slots) and _count. */
+/* A histogram's samples from log2 slots of whole values of unit u divided by step (values
+ * below 0 are in every bucket): _bucket{le} up to the last slot not empty and +Inf,
+ * cumulative; _sum (sum, in sum_u) and _count. */
 void prom_hist(struct prom *p, const char *name, const char *labels, const struct hist_log2 *h,
-	       struct prom_unit u, uint64_t sum, struct prom_unit sum_u);
+	       uint64_t step, struct prom_unit u, uint64_t sum, struct prom_unit sum_u);
 /* The file is whole: FILE.tmp renamed over FILE. 0, or -1 (said once, FILE.tmp removed). */
 int prom_commit(struct prom *p);
 

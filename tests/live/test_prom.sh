@@ -65,15 +65,16 @@ want = {}
 # A TOTAL line (its name null) is no series.
 rows = [o for o in map(json.loads, open(jfile)) if all(o.get(k) is not None for k in keys)]
 if value == "hist":
-    # METRIC_bucket: each le the count of the printed slots [low, high) with high - 1 <= le,
-    # summed over the intervals; +Inf all of them.
+    # METRIC_bucket: each le the count of the printed slots [low, high) whose values (whole
+    # nanoseconds) are all <= le, summed over the intervals; +Inf all of them.
     slots, les = {}, {}
     for o in rows:
         if "hist" not in o:
             continue
         k = tuple(sorted((key, str(o[key])) for key in keys))
         for b in o["hist"]:
-            slots.setdefault(k, []).append(((b["high"] - 1) * scale if b["low"] is not None else -1, b["count"]))
+            # whole nanoseconds in slots of SCALE seconds: le = high * SCALE less 1 ns
+            slots.setdefault(k, []).append((b["high"] * scale - 1e-9 if b["low"] is not None else -1, b["count"]))
     for lk in got:
         d = dict(lk)
         le = d.pop("le")
@@ -84,7 +85,7 @@ if value == "hist":
             want[tuple(sorted(k + (("le", le),)))] = sum(c for h, c in sl if h <= lim * (1 + 1e-12))
         # every slot printed is under a finite le of its own (but the last, 2^63 and up)
         for h, c in sl:
-            if not any(abs(float(le) - h) <= 1e-12 * max(1, h) for le in les.get(k, [])):
+            if not any(abs(float(le) - h) <= 1e-15 + 1e-12 * h for le in les.get(k, [])):
                 print("# %s: no bucket le=%s" % (k, h))
                 sys.exit(1)
 else:

@@ -59,8 +59,9 @@ static void test_file(void **state)
 	prom_uint(&p, "ftrace_tools_t_calls_total", prom_labels(l, sizeof(l), "k", "v", NULL), 12);
 	prom_uint(&p, "ftrace_tools_t_calls_total", NULL, 3);
 	prom_family(&p, "ftrace_tools_t_wait_seconds", "histogram", "waits");
-	prom_hist(&p, "ftrace_tools_t_wait_seconds", NULL, &h, PROM_US, 1027, PROM_US);
-	prom_hist(&p, "ftrace_tools_t_size_bytes", "d=\"sda\"", &h, PROM_KIB, 3072, PROM_ONE);
+	prom_hist(&p, "ftrace_tools_t_wait_seconds", NULL, &h, 1, PROM_US, 1027, PROM_US);
+	/* Whole bytes counted in KiB slots: [1, 2) KiB holds up to 2047 bytes. */
+	prom_hist(&p, "ftrace_tools_t_size_bytes", "d=\"sda\"", &h, 1024, PROM_ONE, 3072, PROM_ONE);
 	/* Not there until committed. */
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(prom_commit(&p), 0);
@@ -86,17 +87,17 @@ static void test_file(void **state)
 			    "ftrace_tools_t_wait_seconds_bucket{le=\"+Inf\"} 4\n"
 			    "ftrace_tools_t_wait_seconds_sum 0.001027\n"
 			    "ftrace_tools_t_wait_seconds_count 4\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"0\"} 1\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"1024\"} 2\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"3072\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"7168\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"15360\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"31744\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"64512\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"130048\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"261120\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"523264\"} 3\n"
-			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"1047552\"} 4\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"1023\"} 1\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"2047\"} 2\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"4095\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"8191\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"16383\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"32767\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"65535\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"131071\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"262143\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"524287\"} 3\n"
+			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"1048575\"} 4\n"
 			    "ftrace_tools_t_size_bytes_bucket{d=\"sda\",le=\"+Inf\"} 4\n"
 			    "ftrace_tools_t_size_bytes_sum{d=\"sda\"} 3072\n"
 			    "ftrace_tools_t_size_bytes_count{d=\"sda\"} 4\n");
@@ -116,17 +117,24 @@ static void test_bounds(void **state)
 	hist_log2_add(&h, UINT64_MAX);
 	hist_log2_add(&h, 1ULL << 62);
 	h.neg = 1; /* below 0: in every bucket */
+	struct hist_log2 h2 = {0};
+	hist_log2_add(&h2, 1023);
 	h.total++;
 	assert_int_equal(prom_begin(&p), 0);
-	prom_hist(&p, "x", NULL, &h, PROM_KIB, UINT64_MAX, PROM_KIB);
+	prom_hist(&p, "x", NULL, &h, 1024, PROM_ONE, UINT64_MAX, PROM_KIB);
+	/* whole ns in us slots */
+	prom_hist(&p, "n", NULL, &h2, 1000, PROM_NS, 1023999, PROM_NS);
 	prom_scaled(&p, "y", NULL, 1500, PROM_NS);
 	prom_scaled(&p, "z", NULL, 2000000, PROM_US);
 	assert_int_equal(prom_commit(&p), 0);
 	char *s = slurp(path);
-	assert_non_null(strstr(s, "x_bucket{le=\"0\"} 1\n"));
-	/* (2^63 - 1) KiB, the slot of 2^62 */
-	assert_non_null(strstr(s, "x_bucket{le=\"9444732965739290426368\"} 2\n"));
-	assert_null(strstr(s, "x_bucket{le=\"18889465931478580852736\"}"));
+	assert_non_null(strstr(s, "x_bucket{le=\"1023\"} 1\n"));
+	/* 2^63 KiB less a byte, the slot of 2^62 */
+	assert_non_null(strstr(s, "x_bucket{le=\"9444732965739290427391\"} 2\n"));
+	assert_null(strstr(s, "x_bucket{le=\"18889465931478580854783\"}"));
+	assert_non_null(strstr(s, "n_bucket{le=\"0.000000999\"} 0\n"));
+	assert_non_null(strstr(s, "n_bucket{le=\"0.001023999\"} 1\n"));
+	assert_non_null(strstr(s, "n_sum 0.001023999\n"));
 	assert_non_null(strstr(s, "x_bucket{le=\"+Inf\"} 3\n"));
 	assert_non_null(strstr(s, "x_sum 18889465931478580853760\n"));
 	assert_non_null(strstr(s, "y 0.0000015\n"));
@@ -141,7 +149,10 @@ static void test_unwritable(void **state)
 	char path[256], tmp[300], target[256], err[512];
 	struct prom p;
 	snprintf(path, sizeof(path), "%s/none/x.prom", dir);
-	freopen("/dev/null", "w", stderr);
+	/* The messages (checked live by test_prom.sh) out of the test's output. */
+	int saved = dup(2), nul = open("/dev/null", O_WRONLY);
+	dup2(nul, 2);
+	close(nul);
 	assert_int_equal(prom_open(&p, path, "t"), -1);
 	assert_true(p.failed);
 	assert_int_equal(prom_open(&p, dir, "t"), -1); /* a folder */
@@ -172,6 +183,8 @@ static void test_unwritable(void **state)
 	}
 	unlink(path);
 	(void)err;
+	dup2(saved, 2);
+	close(saved);
 }
 
 static void test_set(void **state)
