@@ -41,6 +41,7 @@ cat > "$TMP/promcmp.py" <<'PY'
 import json, re, sys, urllib.request
 src, jfile, metric, keys, value = sys.argv[1:6]
 scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
+res = float(sys.argv[7]) if len(sys.argv) > 7 else 1e-9 # what the tool measured in
 keys = [k for k in keys.split(",") if k]
 text = (urllib.request.urlopen(src, timeout=5).read().decode() if src.startswith("http://")
         else open(src).read())
@@ -73,8 +74,8 @@ if value == "hist":
             continue
         k = tuple(sorted((key, str(o[key])) for key in keys))
         for b in o["hist"]:
-            # whole nanoseconds in slots of SCALE seconds: le = high * SCALE less 1 ns
-            slots.setdefault(k, []).append((b["high"] * scale - 1e-9 if b["low"] is not None else -1, b["count"]))
+            # whole nanoseconds (RES) in slots of SCALE seconds: le = high * SCALE less 1 ns
+            slots.setdefault(k, []).append((b["high"] * scale - res if b["low"] is not None else -1, b["count"]))
     for lk in got:
         d = dict(lk)
         le = d.pop("le")
@@ -199,6 +200,43 @@ for args in "-k comm" "--hist prev_pid" ""; do
 		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
 done
 
+# --- iolatency, bitesize: block I/O histograms in seconds and bytes ---------------------------
+dio() { # direct writes of 8 KiB and 64 KiB
+	i=0
+	while [ $i -lt 5 ]; do
+		dd if=/dev/zero of="$TMP/dio" bs=8192 count=16 oflag=direct 2> /dev/null
+		dd if=/dev/zero of="$TMP/dio" bs=65536 count=4 oflag=direct 2> /dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+dio &
+"$BIN/iolatency" -j -D --prom "$D/iolatency.prom" 0.3 3 > "$TMP/ij" 2> "$TMP/err"
+wait
+if grep -q '"count":[1-9]' "$TMP/ij"; then
+	check "iolatency -D --prom: promtool check metrics passes" promtool_ok "$D/iolatency.prom" || cat "$TMP/lint"
+	check "iolatency -D 0.3 3 --prom: the buckets are the printed slots, cumulative, in seconds" \
+		promcmp "$D/iolatency.prom" "$TMP/ij" ftrace_tools_iolatency_io_seconds dev,disk hist 1e-6
+	check "iolatency -D --prom: _count as printed" \
+		promcmp "$D/iolatency.prom" "$TMP/ij" ftrace_tools_iolatency_io_seconds_count dev,disk count
+else
+	skip "iolatency --prom: no block I/O completed (no disk under $TMP?)"
+fi
+dio &
+"$BIN/bitesize" -j --prom "$D/bitesize.prom" 0.5 2 > "$TMP/bj" 2> "$TMP/err"
+wait
+if [ -s "$TMP/bj" ]; then
+	check "bitesize --prom: promtool check metrics passes" promtool_ok "$D/bitesize.prom" || cat "$TMP/lint"
+	check "bitesize --prom: the buckets are the printed KiB slots in whole bytes (le 2^k*1024 - 1)" \
+		promcmp "$D/bitesize.prom" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
+	check "bitesize --prom: _count and _sum (bytes) as printed" sh -c "
+		python3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_count pid,comm count &&
+		python3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_sum pid,comm bytes"
+	check "bitesize --prom: 8 KiB writes under le=\"16383\"" grep -q 'le="16383"' "$D/bitesize.prom"
+else
+	skip "bitesize --prom: no block I/O issued"
+fi
+
 # --- the file is read by node_exporter ----------------------------------------------------------
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT/metrics
@@ -228,6 +266,10 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
 	check "node_exporter: tpoint -c's counters as printed" \
 		promcmp "$URL" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+	if [ -s "$TMP/bj" ]; then
+		check "node_exporter: bitesize's buckets as printed" \
+			promcmp "$URL" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
+	fi
 	check "node_exporter: no textfile errors" sh -c "
 		python3 -c \"import urllib.request; print(urllib.request.urlopen('$URL').read().decode())\" |
 			grep -qx 'node_textfile_scrape_error 0'"
