@@ -117,32 +117,64 @@ void prom_uint(struct prom *p, const char *name, const char *labels, uint64_t v)
 	fprintf(p->f, "%" PRIu64 "\n", v);
 }
 
-/* v * u.mul / 10^u.decimals, exact, trailing zeros cut: 1023 us is 0.001023. */
-static void put_scaled(FILE *f, unsigned __int128 v, struct prom_unit u)
+/* Numbers of up to 128 bits as two halves: a bucket's bound (2^63 slots times a step, times
+ * 1024 for KiB) does not fit 64 bits, and 32-bit architectures have no __int128. */
+struct u128 {
+	uint64_t hi, lo;
+};
+
+/* a * b + c; what does not fit 128 bits is lost (the products here stay below 2^100). */
+static struct u128 mul_add(struct u128 a, uint64_t b, uint64_t c)
 {
-	unsigned __int128 n = v * u.mul, ten = 1;
-	for (int i = 0; i < u.decimals; i++)
-		ten *= 10;
-	char frac[40] = "";
-	unsigned __int128 whole = n / ten, rest = n % ten;
-	if (rest) {
-		int d = u.decimals;
-		frac[0] = '.';
-		for (int i = d; i >= 1; i--, rest /= 10)
-			frac[i] = (char)('0' + (int)(rest % 10));
-		frac[d + 1] = 0;
-		for (int i = d; i > 0 && frac[i] == '0'; i--)
-			frac[i] = 0;
-	}
-	/* whole fits 128 bits; print it without printf's 64-bit limit. */
-	char digits[48];
-	int k = sizeof(digits);
+	uint64_t l0 = (uint32_t)a.lo, l1 = a.lo >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+	uint64_t p00 = l0 * b0, p01 = l0 * b1, p10 = l1 * b0, p11 = l1 * b1;
+	uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+	struct u128 r = {p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32) + a.hi * b,
+			 (mid << 32) | (uint32_t)p00};
+	r.lo += c;
+	r.hi += r.lo < c;
+	return r;
+}
+
+/* x /= 10; returns the remainder. */
+static unsigned div10(struct u128 *x)
+{
+	uint64_t r = x->hi % 10, cur;
+	x->hi /= 10;
+	cur = r << 32 | x->lo >> 32; /* below 10 * 2^32 */
+	uint64_t q1 = cur / 10;
+	cur = (cur % 10) << 32 | (uint32_t)x->lo;
+	x->lo = q1 << 32 | cur / 10;
+	return (unsigned)(cur % 10);
+}
+
+/* v * u.mul / 10^u.decimals, exact, trailing zeros cut: 1023 us is 0.001023. */
+static void put_scaled(FILE *f, struct u128 v, struct prom_unit u)
+{
+	struct u128 n = mul_add(v, u.mul, 0);
+	char digits[64];
+	int k = sizeof(digits), d = u.decimals;
 	digits[--k] = 0;
-	do {
-		digits[--k] = (char)('0' + (int)(whole % 10));
-		whole /= 10;
-	} while (whole);
-	fprintf(f, "%s%s", digits + k, frac);
+	/* every digit, at least one before the point */
+	for (int i = 0; i <= d || n.hi || n.lo; i++) {
+		digits[--k] = (char)('0' + div10(&n));
+		if (i == d - 1 && d)
+			digits[--k] = '.';
+	}
+	/* trailing zeros of the fraction, and a point left alone */
+	int end = sizeof(digits) - 1;
+	if (d) {
+		while (digits[end - 1] == '0')
+			digits[--end] = 0;
+		if (digits[end - 1] == '.')
+			digits[--end] = 0;
+	}
+	fputs(digits + k, f);
+}
+
+static struct u128 u128_of(uint64_t v)
+{
+	return (struct u128){0, v};
 }
 
 void prom_scaled(struct prom *p, const char *name, const char *labels, uint64_t v,
@@ -151,7 +183,7 @@ void prom_scaled(struct prom *p, const char *name, const char *labels, uint64_t 
 	if (!p->f)
 		return;
 	name_labels(p, name, "", labels, NULL);
-	put_scaled(p->f, v, u);
+	put_scaled(p->f, u128_of(v), u);
 	fputc('\n', p->f);
 }
 
@@ -176,7 +208,11 @@ void prom_hist(struct prom *p, const char *name, const char *labels, const struc
 		FILE *m = fmemopen(le + 4, sizeof(le) - 6, "w");
 		if (!m)
 			continue;
-		put_scaled(m, (unsigned __int128)hi * step - 1, u);
+		/* hi * step - 1, hi * step never 0 */
+		struct u128 le_v = mul_add(u128_of(hi), step, 0);
+		le_v.hi -= le_v.lo == 0;
+		le_v.lo--;
+		put_scaled(m, le_v, u);
 		fclose(m);
 		memcpy(le, "le=\"", 4);
 		strcat(le, "\"");
@@ -186,7 +222,7 @@ void prom_hist(struct prom *p, const char *name, const char *labels, const struc
 	name_labels(p, name, "_bucket", labels, "le=\"+Inf\"");
 	fprintf(p->f, "%" PRIu64 "\n", h->total);
 	name_labels(p, name, "_sum", labels, NULL);
-	put_scaled(p->f, sum, sum_u);
+	put_scaled(p->f, u128_of(sum), sum_u);
 	fputc('\n', p->f);
 	name_labels(p, name, "_count", labels, NULL);
 	fprintf(p->f, "%" PRIu64 "\n", h->total);
