@@ -270,9 +270,8 @@ if [ $up = yes ]; then
 		check "node_exporter: bitesize's buckets as printed" \
 			promcmp "$URL" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
 	fi
-	check "node_exporter: no textfile errors" sh -c "
-		python3 -c \"import urllib.request; print(urllib.request.urlopen('$URL').read().decode())\" |
-			grep -qx 'node_textfile_scrape_error 0'"
+	check "node_exporter: no textfile errors" python3 -c "import sys, urllib.request
+sys.exit('node_textfile_scrape_error 0' not in urllib.request.urlopen('$URL').read().decode().splitlines())"
 else
 	notok "node_exporter serves $URL" "$TMP/exporter"
 fi
