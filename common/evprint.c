@@ -443,7 +443,9 @@ static bool json_line(const struct evfields *e, const struct tep_record *rec, in
 			return false;
 		o += (size_t)w;
 	}
-	PUT("}}\n", 3);
+	PUT("}", 1);
+	PUT(row_tags, row_tags_len);
+	PUT("}\n", 2);
 #undef PUT
 	fwrite(line, 1, o, stdout);
 	return true;

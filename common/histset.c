@@ -41,6 +41,7 @@ int histset_init(struct histset *s, enum histset_key key, const char *unit, cons
 void histset_free(struct histset *s)
 {
 	agg_free(&s->a);
+	prom_set_free(&s->prom);
 }
 
 static struct histset_val *val_of(struct histset *s, int id, const char *comm, size_t len,
@@ -95,6 +96,42 @@ struct print_ctx {
 	size_t n;
 };
 
+/* --prom: a histogram printed, added to its series (from the start of the run). */
+static void prom_add(struct histset *s, const struct key *k, const struct histset_val *v)
+{
+	char labels[256], id[16], comm[HISTSET_COMM_LEN + 1];
+	snprintf(id, sizeof(id), "%d", k->id);
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(v->comm), v->comm);
+	if (s->key == HISTSET_ALL)
+		labels[0] = 0;
+	else if (s->key == HISTSET_COMM)
+		prom_labels(labels, sizeof(labels), "comm", comm, NULL);
+	else
+		prom_labels(labels, sizeof(labels), s->key == HISTSET_PID ? "pid" : "tid", id,
+			    "comm", comm, NULL);
+	struct prom_series *ps = prom_series(&s->prom, labels);
+	if (ps) {
+		prom_hist_add(&ps->h, &v->h);
+		ps->sum += v->sum;
+	} else {
+		s->oom = true;
+	}
+}
+
+static void prom_write(struct histset *s, struct tool_run *t)
+{
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	/* Whole nanoseconds divided down to the slots' unit (span_units). */
+	uint64_t step = !strcmp(s->unit, "ms") ? 1000000 : 1000;
+	prom_family(p, s->prom_name, "histogram", s->prom_help);
+	for (size_t i = 0; i < s->prom.n; i++)
+		prom_hist(p, s->prom_name, s->prom.s[i]->labels, &s->prom.s[i]->h, step, PROM_NS,
+			  s->prom.s[i]->sum * step, PROM_NS);
+	prom_commit(p);
+}
+
 static void print_one(const void *key, uint64_t count, const void *val, void *arg)
 {
 	struct print_ctx *c = arg;
@@ -103,6 +140,8 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 	const struct histset_val *v = val;
 	(void)count;
 	c->n++;
+	if (c->t->prom && s->prom_name)
+		prom_add(s, k, v);
 	if (c->t->o.json) {
 		struct row *r = &s->row;
 		row_begin(r, c->now);
@@ -159,6 +198,8 @@ void histset_print(struct histset *s, struct tool_run *t, uint64_t now)
 	} else if (!c.n && !t->o.json) {
 		out_none(stdout, s->what); /* none to head a histogram: "(no waits)" */
 	}
+	if (t->prom && s->prom_name)
+		prom_write(s, t);
 	agg_reset(&s->a);
 	if (s->oom)
 		fprintf(stderr, "%s: out of memory for the histograms' keys: the run ended early\n",

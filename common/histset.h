@@ -15,6 +15,7 @@
 
 #include "agg.h"
 #include "hist.h"
+#include "prom.h"
 #include "row.h"
 
 struct tool_run;
@@ -30,6 +31,10 @@ struct histset {
 	struct agg a;	  /* key -> struct histset_val (HISTSET_ALL: one key) */
 	bool oom;	  /* a key could not be added (said by histset_print) */
 	struct row row;
+	/* --prom (prom.h): the family's name and help, set by the tool after histset_init;
+	 * each printed histogram is added to its series, kept from the start of the run. */
+	const char *prom_name, *prom_help;
+	struct prom_set prom;
 };
 
 struct histset_val {
@@ -52,7 +57,9 @@ void histset_add_slot(struct histset *s, int id, const char *comm, size_t len, i
 		      uint64_t sum);
 
 /* Every histogram, most counted first (one, even empty, without keys), then the set starts
- * again. now: the interval's end (trace clock), JSON's "time" and the text's with -T. */
+ * again. now: the interval's end (trace clock), JSON's "time" and the text's with -T. With
+ * --prom and a prom_name, the file is written too: a histogram in seconds per key (labels
+ * pid, tid, comm as the key has them), counted from the start. */
 void histset_print(struct histset *s, struct tool_run *t, uint64_t now);
 
 /* The key a tool's option names ("-k comm": HISTSET_COMM); a usage error otherwise. */

@@ -210,6 +210,7 @@ void irq_free(struct irq_stats *st)
 		}
 	free(st->tab);
 	st->tab = NULL;
+	prom_set_free(&st->prom);
 }
 
 static uint64_t hash(int num, int cpu, const char *name, size_t len)
@@ -436,6 +437,70 @@ static void print_hist(struct irq_stats *st, struct tool_run *t, struct row *r,
 	row_end(r);
 }
 
+/* --prom: a row's interval added to its series (labelled as -j's keys). */
+static void prom_add(struct irq_stats *st, const struct irq_row *x)
+{
+	char labels[512], name[256], num[16], cpu[16];
+	snprintf(num, sizeof(num), "%d", x->num);
+	snprintf(cpu, sizeof(cpu), "%d", x->cpu);
+	snprintf(name, sizeof(name), "%.*s", (int)x->len, x->name);
+	const char *numkey = st->kind == IRQ_HARD ? "irq" : "vec";
+	if (x->cpu >= 0)
+		prom_labels(labels, sizeof(labels), "name", name, numkey, num, "cpu", cpu, NULL);
+	else
+		prom_labels(labels, sizeof(labels), "name", name, numkey, num, NULL);
+	struct prom_series *ps = prom_series(&st->prom, labels);
+	if (!ps)
+		return;
+	ps->count += x->count;
+	ps->sum += x->ns;
+	if (x->h)
+		prom_hist_add(&ps->h, x->h);
+}
+
+static void prom_write(struct irq_stats *st, struct tool_run *t)
+{
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	bool hard = st->kind == IRQ_HARD, raise = st->o.raise;
+	const char *what = hard ? "spent in hardirq handlers" : "spent in softirqs";
+	char runs[64], secs[64], hist[64], help[160];
+	snprintf(runs, sizeof(runs), "ftrace_tools_%s_%s_total", t->tool->name,
+		 raise ? "raise_waits" : "runs");
+	snprintf(secs, sizeof(secs), "ftrace_tools_%s_%s_seconds_total", t->tool->name,
+		 raise ? "raise_wait" : "run");
+	snprintf(hist, sizeof(hist), "ftrace_tools_%s_%s_seconds", t->tool->name,
+		 raise ? "raise_wait" : "run");
+	if (st->o.hist) {
+		snprintf(help, sizeof(help), "%s, in seconds.",
+			 raise ? "The time from a softirq's raise to the run that serves it" :
+			 hard  ? "The run times of hardirq handlers" :
+				 "The run times of softirqs");
+		prom_family(p, hist, "histogram", help);
+		for (size_t i = 0; i < st->prom.n; i++)
+			prom_hist(p, hist, st->prom.s[i]->labels, &st->prom.s[i]->h,
+				  st->o.nanos ? 1 : 1000, PROM_NS, st->prom.s[i]->sum, PROM_NS);
+		prom_commit(p);
+		return;
+	}
+	snprintf(help, sizeof(help), "%s.",
+		 raise ? "Raised softirqs served by a run" :
+		 hard  ? "Hardirq handler runs" :
+			 "Softirq runs");
+	prom_family(p, runs, "counter", help);
+	for (size_t i = 0; i < st->prom.n; i++)
+		prom_uint(p, runs, st->prom.s[i]->labels, st->prom.s[i]->count);
+	if (!st->o.counts) {
+		snprintf(help, sizeof(help), "Seconds %s.",
+			 raise ? "from softirqs' raises to the runs that served them" : what);
+		prom_family(p, secs, "counter", help);
+		for (size_t i = 0; i < st->prom.n; i++)
+			prom_scaled(p, secs, st->prom.s[i]->labels, st->prom.s[i]->sum, PROM_NS);
+	}
+	prom_commit(p);
+}
+
 void irq_print(struct irq_stats *st, struct tool_run *t, uint64_t now)
 {
 	const struct row_table *const *tabs = st->kind == IRQ_HARD ? irq_hard_rows : irq_soft_rows;
@@ -482,11 +547,15 @@ void irq_print(struct irq_stats *st, struct tool_run *t, uint64_t now)
 				times(st, &r, x->count, x->ns, span, x->cpu >= 0 ? 1 : st->ncpus);
 			row_end(&r);
 		}
+		if (t->prom)
+			prom_add(st, x);
 		x->count = x->ns = 0;
 		if (x->h)
 			hist_log2_reset(x->h);
 	}
 	free(rows);
+	if (t->prom)
+		prom_write(st, t);
 	if (st->o.hist)
 		return;
 	row_begin(&r, now);

@@ -21,6 +21,7 @@
 
 #include "hist.h"
 #include "opt.h"
+#include "prom.h"
 #include "row.h"
 #include "span.h"
 
@@ -92,6 +93,7 @@ struct irq_stats {
 	uint64_t in_progress;	    /* runs under way when tracing stopped (irq_report) */
 	uint64_t start_ns;	    /* this interval's start (reader_now) */
 	int ncpus;		    /* the CPUs traced: 1 with --cpu */
+	struct prom_set prom;	    /* --prom: each row's counts from the start (irq_print) */
 };
 
 /* --cpu: the instance of session s records only this CPU's events (its tracing_cpumask): on
@@ -138,7 +140,10 @@ void irq_raise(struct irq_stats *st, const struct tep_record *rec, int vec, stru
 void irq_raise_served(struct irq_stats *st, const struct tep_record *rec, int vec);
 
 /* The rows counted since the last call, largest first, then TOTAL (not with --hist); the
- * counts start again from 0. now: the interval's end (reader_now). */
+ * counts start again from 0. now: the interval's end (reader_now). With --prom the file
+ * too: ftrace_tools_<tool>_runs_total and _run_seconds_total, or with --hist the histogram
+ * _run_seconds (softirqs --raise: raise_waits_total, raise_wait_seconds...), from the start,
+ * labelled as -j's keys: name, irq or vec, and cpu with --per-cpu or --cpu. */
 void irq_print(struct irq_stats *st, struct tool_run *t, uint64_t now);
 /* At the end, on stderr: exits (or entries) without their start, runs still under way
  * when tracing stopped, events of rows past the limit. what: "handler exits". */

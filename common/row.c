@@ -2,8 +2,11 @@
 #include "row.h"
 #include "out.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 void row_init(struct row *r, const struct row_table *t, FILE *f, bool json, bool ts, bool wall)
 {
@@ -251,8 +254,66 @@ void row_end_open(struct row *r)
 
 void row_close(struct row *r)
 {
-	if (r->json)
+	if (r->json) {
+		fwrite(row_tags, 1, row_tags_len, r->f);
 		fputs("}\n", r->f);
+	}
+}
+
+/* Room for both members: a nodename and a release are 64 bytes each (utsname), 6 bytes
+ * each at most once escaped (\u00XX). */
+char row_tags[2 * (16 + 6 * 65)];
+size_t row_tags_len;
+
+int row_tag(const char *list, char *why, size_t len)
+{
+	struct utsname u;
+	bool host = false, kernel = false;
+	char *copy = strdup(list), *save = NULL;
+	if (!copy) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(w, "host")) {
+			host = true;
+		} else if (!strcmp(w, "kernel")) {
+			kernel = true;
+		} else {
+			snprintf(why, len, "'%.64s' is not a tag (host, kernel)", w);
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	if (!host && !kernel) {
+		snprintf(why, len, "no tag named (host, kernel)");
+		return -1;
+	}
+	if (uname(&u)) {
+		snprintf(why, len, "uname: %s", strerror(errno));
+		return -1;
+	}
+	size_t o = 0;
+	if (host) {
+		memcpy(row_tags + o, ",\"host\":", 8);
+		o += 8;
+		o += out_json_bytes_buf(row_tags + o, u.nodename, strnlen(u.nodename, 64));
+	}
+	if (kernel) {
+		memcpy(row_tags + o, ",\"kernel\":", 10);
+		o += 10;
+		o += out_json_bytes_buf(row_tags + o, u.release, strnlen(u.release, 64));
+	}
+	row_tags_len = o;
+	row_tags[o] = 0;
+	return 0;
+}
+
+void row_tag_keys(FILE *f)
+{
+	fprintf(f, "host\tthe host's name, uname's nodename (--tag host)\n"
+		   "kernel\tthe running kernel's release, uname -r (--tag kernel)\n");
 }
 
 void row_end(struct row *r)

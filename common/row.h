@@ -126,4 +126,17 @@ void row_close(struct row *r);
 /* The keys of a table as `--json-keys` prints them: "KEY<TAB>what it is", one per line. */
 void row_keys(FILE *f, const struct row_table *t);
 
+/*
+ * --tag host,kernel: members added at the end of every JSON object (row_close, and
+ * evprint's objects made in one buffer), so that the lines of many hosts merged into one
+ * stream say where each came from: "host" (uname's nodename) and "kernel" (its release),
+ * JSON-escaped. list: names separated by commas. -1 with the reason in why for a name that
+ * is none of them. row_tags holds the members as text (",\"host\":\"web1\""), "" without.
+ */
+int row_tag(const char *list, char *why, size_t len);
+extern char row_tags[];
+extern size_t row_tags_len;
+/* Their keys and what they are, for --json-keys (each tool's page lists them). */
+void row_tag_keys(FILE *f);
+
 #endif

@@ -7,6 +7,7 @@
 #include "ftrace.h"
 #include "ksym.h"
 #include "pair.h"
+#include "prom.h"
 #include "out.h"
 #include "record.h"
 #include "row.h"
@@ -55,6 +56,7 @@ static void json_keys(const struct tool *tool)
 				printf("%s\t%s\n", col->key, col->doc ? col->doc : "");
 		}
 	}
+	row_tag_keys(stdout);
 	exit(0);
 }
 
@@ -83,6 +85,13 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 		break;
 	}
 	case TOOL_OPT_OUTPUT: t->output = arg; break;
+	case TOOL_OPT_PROM: t->prom_path = arg; break;
+	case TOOL_OPT_TAG: {
+		char why[128];
+		if (row_tag(arg, why, sizeof(why)))
+			opt_fail("--tag: %s", why);
+		break;
+	}
 	case TOOL_OPT_RECORD:
 		if (record_check(arg, t->tool->name))
 			exit(TOOL_USAGE);
@@ -93,6 +102,13 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 			opt_fail("option -%c is not handled", o->key);
 		t->tool->option(t, o, arg);
 	}
+}
+
+struct prom *tool_prom(struct tool_run *t)
+{
+	if (!t->prom || prom_begin(t->prom))
+		return NULL;
+	return t->prom;
 }
 
 void tool_operand_duration(struct tool_run *t, int argc, char **argv)
@@ -401,6 +417,10 @@ static const struct opt_spec driver_opts[] = {
 	 "write the output to FILE (made, or emptied; not through a\nlink); the command of "
 	 "--exec keeps standard output",
 	 TOOL_OPT_OUTPUT},
+	{TOOL_LONG_TAG, "tag", "KEYS",
+	 "with -j: also \"host\" (the node name) and \"kernel\" (the\nrelease) in each object: "
+	 "--tag host,kernel",
+	 TOOL_OPT_TAG},
 	TOOL_OPT_END,
 };
 
@@ -586,6 +606,8 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[first]);
 	if (t.o.pid && t.o.tid)
 		opt_fail("-p and -L exclude each other");
+	if (row_tags_len && !t.o.json)
+		opt_fail("--tag adds members to -j's objects: not without -j");
 	if (t.o.exec && (t.o.pid || t.o.tid))
 		opt_fail("--exec traces the command it starts: not with -p or -L");
 	if (t.cgroup && (t.o.pid || t.o.tid || t.o.exec))
@@ -598,6 +620,12 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	/* After every check of the command line: a usage error makes no file. */
 	if (t.output && out_to_file(t.output, tool->name))
 		return TOOL_USAGE;
+	/* An unwritable folder is known now, before anything is traced. */
+	static struct prom prom;
+	if (t.prom_path && prom_open(&prom, t.prom_path, tool->name))
+		return TOOL_FAIL;
+	if (t.prom_path)
+		t.prom = &prom;
 	/* The command's output is never inside ours: with -o it keeps the standard output
 	 * the tool was given; with -j it goes to standard error, where a JSON reader of our
 	 * standard output does not see it (refusing would make every -j --exec need -o). */
@@ -630,7 +658,7 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	checks = NULL;
 	if (tool->cleanup)
 		tool->cleanup(&t);
-	if (out_failed() || t.failed || (t.top && t.top->failed))
+	if (out_failed() || t.failed || (t.top && t.top->failed) || (t.prom && t.prom->failed))
 		ret = TOOL_FAIL;
 	return ret;
 }

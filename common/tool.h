@@ -33,6 +33,7 @@ struct record;
 struct row_table;
 struct tep_event;
 struct toplevel;
+struct prom;
 
 /* Exit statuses, and TOOL_DONE: prepare() did all there was to do (-l, -v). */
 enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
@@ -44,6 +45,8 @@ enum tool_long_key {
 	TOOL_LONG_JSON_KEYS = OPT_LONG + 0xfe,
 	TOOL_LONG_RECORD = OPT_LONG + 0xfd,
 	TOOL_LONG_CGROUP = OPT_LONG + 0xfc,
+	TOOL_LONG_PROM = OPT_LONG + 0xfb,
+	TOOL_LONG_TAG = OPT_LONG + 0xfa,
 };
 
 /* The options every tool spells alike (CONTRIBUTING.md, "Option letters"); tool_main parses
@@ -61,6 +64,8 @@ enum tool_opt_id {
 	TOOL_OPT_RECORD,       /* --record FILE (every tracing tool: tool.c adds it) */
 	TOOL_OPT_CGROUP,       /* --cgroup PATH (likewise) */
 	TOOL_OPT_OUTPUT,       /* -o FILE (likewise) */
+	TOOL_OPT_PROM,	       /* --prom FILE (the tools that count: prom.h) */
+	TOOL_OPT_TAG,	       /* --tag host,kernel (every tool: row.h's row_tag) */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -106,6 +111,16 @@ enum tool_opt_id {
 	{                                                                                         \
 		TOOL_LONG_JSON_KEYS, "json-keys", NULL, "list the keys of -j's objects and exit", \
 			TOOL_OPT_JSON_KEYS                                                        \
+	}
+/* The counts also in FILE for node_exporter's textfile collector (prom.h): a tool that lists
+ * it writes the file where it prints an interval and at the end (tool_prom). */
+#define TOOL_PROM                                                             \
+	{                                                                     \
+		TOOL_LONG_PROM, "prom", "FILE",                               \
+			"also write the counts to FILE in Prometheus' text "  \
+			"format\n(node_exporter's "                           \
+			"textfile collector), each interval and at\nthe end", \
+			TOOL_OPT_PROM                                         \
 	}
 #define TOOL_OPT_END                   \
 	{                              \
@@ -198,6 +213,9 @@ struct tool_run {
 	/* --record FILE: the raw events kept as a trace.dat (record.h). */
 	const char *record_path;
 	struct record *record;
+	/* --prom FILE (prom.h): checked at start, written by the tool (tool_prom). */
+	const char *prom_path;
+	struct prom *prom;
 };
 
 /* Run the tool; returns the exit status. */
@@ -233,6 +251,10 @@ bool tool_in_cgroup(struct tool_run *t, pid_t tid);
 /* The run ends when process (or thread) pid is gone, as after -d: for a tool's own -p (the
  * shared -p and -L are watched by tool_main). */
 void tool_watch(struct tool_run *t, pid_t pid, bool thread);
+
+/* --prom: a new file begun, for the tool to write its families into and prom_commit();
+ * NULL without --prom or when the file cannot be made (said once; the run exits 1). */
+struct prom *tool_prom(struct tool_run *t);
 
 /* Operand helpers: "[duration]" and "[interval [count]]". */
 void tool_operand_duration(struct tool_run *t, int argc, char **argv);

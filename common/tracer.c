@@ -146,6 +146,14 @@ int tracer_prepare(struct tool_run *t)
 		fprintf(stderr, "%s: --folded prints folded lines: not with -j\n", t->tool->name);
 		return TOOL_USAGE;
 	}
+	/* -k's keys and --hist's fields of any unit are not written yet. */
+	if (t->prom_path && (!tr->count || tr->keys || tr->hist)) {
+		fprintf(stderr,
+			"%s: --prom writes the counts of -c: not without it, nor with -k "
+			"or --hist\n",
+			t->tool->name);
+		return TOOL_USAGE;
+	}
 	if (tr->keys || tr->hist) {
 		char why[600];
 		if (!(tr->k = keys_new(tr->events, tr->nevents, tr->keys, tr->hist, why,
@@ -413,9 +421,33 @@ void tracer_header(struct tool_run *t)
 static const struct row_col count_cols[] = {ROW_COL_WHEN, KEYS_COL_EVENT, KEYS_COL_COUNT};
 const struct row_table tracer_count_keys = ROW_TABLE("each event's count (-c)", count_cols);
 
+/* --prom: -c's counts of the interval added to the totals, and the file written. */
+static void prom_counts(struct tracer *tr)
+{
+	char name[160], labels[256];
+	for (int i = 0; i < tr->nevents; i++) {
+		snprintf(name, sizeof(name), "%s:%s", tr->events[i]->system, tr->events[i]->name);
+		struct prom_series *ps = prom_series(
+			&tr->prom, prom_labels(labels, sizeof(labels), "event", name, NULL));
+		if (ps)
+			ps->count += tr->counts[i];
+	}
+	struct prom *p = tool_prom(tr->t);
+	if (!p)
+		return;
+	char family[96];
+	snprintf(family, sizeof(family), "ftrace_tools_%s_events_total", tr->t->tool->name);
+	prom_family(p, family, "counter", "Events counted (-c), by event.");
+	for (size_t i = 0; i < tr->prom.n; i++)
+		prom_uint(p, family, tr->prom.s[i]->labels, tr->prom.s[i]->count);
+	prom_commit(p);
+}
+
 static void print_counts(struct tracer *tr, const char *when)
 {
 	struct row w;
+	if (tr->t->prom)
+		prom_counts(tr);
 	row_init(&w, &tracer_count_keys, stdout, true, false, false);
 	if (!tr->t->o.json) {
 		out_table_gap(stdout);
@@ -519,6 +551,7 @@ void tracer_cleanup(struct tool_run *t)
 	ksym_free(tr->ksyms);
 	usym_addr_free();
 	free(tr->counts);
+	prom_set_free(&tr->prom);
 	free(tr->ctx);
 	tr->k = NULL;
 	tr->p = NULL;

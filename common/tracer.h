@@ -19,6 +19,7 @@
 #include "evprint.h"
 #include "hist.h"
 #include "keys.h"
+#include "prom.h"
 #include "tool.h"
 
 struct tep_event;
@@ -92,7 +93,7 @@ extern const struct row_table tracer_count_keys;
 		 0},                                                                              \
 		{'v', NULL, NULL,                                                                 \
 		 "print the format of the event(s), and the memory a run takes, and exit", 0},    \
-		TOOL_JSON_KEYS
+		TOOL_JSON_KEYS, TOOL_PROM
 
 struct tracer {
 	/* options */
@@ -126,6 +127,7 @@ struct tracer {
 	struct tep_format_field *kcaller, *ucaller, *utgid;
 	unsigned long long ustacks; /* --folded: events that came with a user stack */
 	uint64_t *counts;
+	struct prom_set prom; /* --prom: -c's counts from the start */
 	struct tracer_event *ctx;
 	int self; /* getpid() */
 };

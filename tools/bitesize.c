@@ -19,6 +19,7 @@
 #include "hist.h"
 #include "member.h"
 #include "out.h"
+#include "prom.h"
 #include "row.h"
 #include "sig.h"
 #include "tool.h"
@@ -46,6 +47,7 @@ static struct env {
 	bool under_time;      /* text: the next histogram is the first under a -T line */
 	struct member of_pid; /* -p */
 	struct row row;
+	struct prom_set prom; /* --prom: each histogram from the start */
 } env;
 
 /* -j: one object per histogram. */
@@ -74,6 +76,7 @@ static const struct opt_spec options[] = {
 	{'T', NULL, NULL, "the wall-clock time above each interval's histograms",
 	 TOOL_OPT_WALLCLOCK},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -140,6 +143,21 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 	snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(k->dev), BLK_MINOR(k->dev));
 	if (env.per_disk)
 		blk_dev_name(k->dev, name, sizeof(name));
+	if (t->prom) { /* added to its series from the start (labels as -j's keys) */
+		char labels[256], pid[16], comm[BLK_COMM_LEN + 1];
+		snprintf(pid, sizeof(pid), "%d", (int)k->pid);
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(k->comm), k->comm);
+		if (env.per_disk)
+			prom_labels(labels, sizeof(labels), "dev", dev, "disk", name, "pid", pid,
+				    "comm", comm, NULL);
+		else
+			prom_labels(labels, sizeof(labels), "pid", pid, "comm", comm, NULL);
+		struct prom_series *ps = prom_series(&env.prom, labels);
+		if (ps) {
+			prom_hist_add(&ps->h, &v->h);
+			ps->sum += v->bytes;
+		}
+	}
 	if (t->o.json) {
 		struct row *r = &env.row;
 		row_begin(r, c->now);
@@ -191,6 +209,16 @@ static int interval(struct tool_run *t, uint64_t now)
 	}
 	agg_sorted(&env.a, print_one, &c);
 	agg_reset(&env.a);
+	struct prom *p = tool_prom(t);
+	if (p) {
+		/* Whole bytes in KiB slots: [1, 2) KiB holds up to 2047 bytes, its le. */
+		const char *family = "ftrace_tools_bitesize_io_bytes";
+		prom_family(p, family, "histogram", "Block I/O sizes in bytes, by process.");
+		for (size_t i = 0; i < env.prom.n; i++)
+			prom_hist(p, family, env.prom.s[i]->labels, &env.prom.s[i]->h, 1024,
+				  PROM_ONE, env.prom.s[i]->sum, PROM_ONE);
+		prom_commit(p);
+	}
 	if (env.oom)
 		fprintf(stderr, "bitesize: out of memory for the histograms' keys: the run ended "
 				"early\n");
@@ -245,6 +273,7 @@ static void cleanup(struct tool_run *t)
 	(void)t;
 	blk_free(&env.b);
 	agg_free(&env.a);
+	prom_set_free(&env.prom);
 	member_free(&env.of_pid);
 }
 

@@ -42,6 +42,7 @@ static const struct opt_spec options[] = {
 	{'T', NULL, NULL, "the wall-clock time above each histogram", TOOL_OPT_WALLCLOCK},
 	SPANHIST_VIA_OPTION,
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -128,8 +129,15 @@ static int prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	env.sh.end_pid = env.off_cpu ? env.se.next_pid : env.se.prev_pid;
 	env.sh.end_comm = env.off_cpu ? env.se.next_comm : env.se.prev_comm;
-	return spanhist_prepare(&env.sh, t, env.off_cpu ? "off-CPU time" : "on-CPU time",
-				env.off_cpu ? "offs" : "slices", describe);
+	int ret = spanhist_prepare(&env.sh, t, env.off_cpu ? "off-CPU time" : "on-CPU time",
+				   env.off_cpu ? "offs" : "slices", describe);
+	env.sh.hs.prom_name = env.off_cpu ? "ftrace_tools_cpudist_offcpu_seconds" :
+					    "ftrace_tools_cpudist_oncpu_seconds";
+	env.sh.hs.prom_help =
+		env.off_cpu ? "Seconds off a CPU: from a task's switch out to its next "
+			      "switch in (-O)." :
+			      "Seconds on a CPU: from a task's switch in to its switch out.";
+	return ret;
 }
 
 static int setup(struct tool_run *t)

@@ -33,6 +33,7 @@ static const struct opt_spec options[] = {
 	IRQ_OPT_ONE_CPU,
 	IRQ_OPT_EACH_CPU,
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 

@@ -13,6 +13,7 @@
 #include "heat.h"
 #include "hist.h"
 #include "out.h"
+#include "prom.h"
 #include "row.h"
 #include "tool.h"
 
@@ -31,7 +32,9 @@ static struct env {
 	struct disk {
 		uint32_t dev;
 		struct hist_log2 h;
+		uint64_t ns; /* --prom: the latencies added up */
 	} disks[MAX_DISKS];
+	struct prom_set prom; /* --prom: each disk's histogram from the start */
 } env;
 
 enum { OPT_HEATMAP = OPT_LONG + 1 };
@@ -49,6 +52,7 @@ static const struct opt_spec options[] = {
 	 "per interval; with -D, all disks in one)",
 	 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -103,6 +107,7 @@ static void on_io(const struct blk_io *io, void *ctx)
 		return;
 	}
 	hist_log2_add(&d->h, (io->end_ns - io->start_ns) / (env.millis ? 1000000 : 1000));
+	d->ns += io->end_ns - io->start_ns;
 }
 
 /* -j: one object per histogram (per disk with -D); the text is hist.h's. */
@@ -164,6 +169,36 @@ static void print_disk(const struct tool_run *t, const struct disk *d, uint64_t 
 	hist_log2_print(stdout, &d->h, unit, "I/O");
 }
 
+/* --prom: a disk's interval added to its series (labels dev and disk with -D). */
+static void prom_add(const struct disk *d)
+{
+	char labels[256], name[64], dev[24];
+	labels[0] = 0;
+	if (env.per_disk) {
+		snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(d->dev), BLK_MINOR(d->dev));
+		blk_dev_name(d->dev, name, sizeof(name));
+		prom_labels(labels, sizeof(labels), "dev", dev, "disk", name, NULL);
+	}
+	struct prom_series *ps = prom_series(&env.prom, labels);
+	if (ps) {
+		prom_hist_add(&ps->h, &d->h);
+		ps->sum += d->ns;
+	}
+}
+
+static void prom_write(struct tool_run *t)
+{
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	const char *name = "ftrace_tools_iolatency_io_seconds";
+	prom_family(p, name, "histogram", "Block I/O latency in seconds.");
+	for (size_t i = 0; i < env.prom.n; i++)
+		prom_hist(p, name, env.prom.s[i]->labels, &env.prom.s[i]->h,
+			  env.millis ? 1000000 : 1000, PROM_NS, env.prom.s[i]->sum, PROM_NS);
+	prom_commit(p);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	char when[16];
@@ -188,8 +223,13 @@ static int interval(struct tool_run *t, uint64_t now)
 				env.heat = NULL;
 			}
 		}
+		if (t->prom)
+			prom_add(&env.disks[i]);
 		hist_log2_reset(&env.disks[i].h);
+		env.disks[i].ns = 0;
 	}
+	if (t->prom)
+		prom_write(t);
 	if (env.dropped) {
 		fprintf(stderr, "WARNING: %llu I/O on disks past the first %d not counted\n",
 			(unsigned long long)env.dropped, MAX_DISKS);
@@ -261,6 +301,7 @@ static void cleanup(struct tool_run *t)
 {
 	(void)t;
 	blk_free(&env.b);
+	prom_set_free(&env.prom);
 	heat_free(env.heat);
 	env.heat = NULL;
 	if (env.heat_file) /* ended before the end stage: no picture */

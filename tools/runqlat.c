@@ -36,6 +36,7 @@ static const struct opt_spec options[] = {
 	{'T', NULL, NULL, "the wall-clock time above each histogram", TOOL_OPT_WALLCLOCK},
 	SPANHIST_VIA_OPTION,
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -82,7 +83,11 @@ static int prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	env.sh.end_pid = env.se.next_pid;
 	env.sh.end_comm = env.se.next_comm;
-	return spanhist_prepare(&env.sh, t, "run queue latency", "waits", describe);
+	int ret = spanhist_prepare(&env.sh, t, "run queue latency", "waits", describe);
+	env.sh.hs.prom_name = "ftrace_tools_runqlat_wait_seconds";
+	env.sh.hs.prom_help = "Run queue latency: seconds from a task's wake-up (or preemption) "
+			      "to its run on a CPU.";
+	return ret;
 }
 
 static int setup(struct tool_run *t)

@@ -46,6 +46,7 @@ static const struct opt_spec options[] = {
 	 "(softirq_raise)",
 	 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 

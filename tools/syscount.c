@@ -22,6 +22,7 @@
 #include "ftrace.h"
 #include "kernhist.h"
 #include "out.h"
+#include "prom.h"
 #include "reader.h"
 #include "row.h"
 #include "sysc.h"
@@ -49,6 +50,7 @@ static struct env {
 	struct agg read; /* call number -> its count at the last read (the table only grows) */
 	/* -e where filters take no negative number: ret < 0 there, the error checked here */
 	bool ret_here;
+	struct prom_set prom; /* --prom: every row's count (and ns) from the start */
 } env = {.top = 10};
 
 enum { OPT_TOP = OPT_LONG + 1, OPT_USER_SPACE };
@@ -67,6 +69,7 @@ static const struct opt_spec options[] = {
 	{OPT_USER_SPACE, "user-space", NULL,
 	 "count in user space even where the kernel has hist triggers", 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_EXEC,
 	TOOL_OPT_END,
 };
@@ -208,10 +211,47 @@ static int by_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* --prom: the interval's rows (all of them, not only the top N) added to the totals, and the
+ * totals written: counters from the start of the run. */
+static void prom_rows(const struct tally *rows, size_t n)
+{
+	struct prom *p;
+	char labels[256], pid[16];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(pid, sizeof(pid), "%d", rows[i].pid);
+		if (env.by_process)
+			prom_labels(labels, sizeof(labels), "pid", pid, "comm", rows[i].name, NULL);
+		else
+			prom_labels(labels, sizeof(labels), "syscall", rows[i].name, NULL);
+		struct prom_series *ps = prom_series(&env.prom, labels);
+		if (ps) {
+			ps->count += rows[i].count;
+			ps->sum += rows[i].ns;
+		}
+	}
+	if (!(p = tool_prom(env.t)))
+		return;
+	const char *calls = "ftrace_tools_syscount_calls_total",
+		   *secs = "ftrace_tools_syscount_call_seconds_total";
+	/* One HELP whatever the options: node_exporter drops a family whose files disagree. */
+	prom_family(p, calls, "counter",
+		    "System calls that returned, by call (syscall) or by process (-P: pid, comm).");
+	for (size_t i = 0; i < env.prom.n; i++)
+		prom_uint(p, calls, env.prom.s[i]->labels, env.prom.s[i]->count);
+	if (env.latency) {
+		prom_family(p, secs, "counter", "Seconds spent in those calls (-L).");
+		for (size_t i = 0; i < env.prom.n; i++)
+			prom_scaled(p, secs, env.prom.s[i]->labels, env.prom.s[i]->sum, PROM_NS);
+	}
+	prom_commit(p);
+}
+
 static void print_rows(struct tally *rows, size_t n, const char *when)
 {
 	struct tool_run *t = env.t;
 	struct row r;
+	if (t->prom)
+		prom_rows(rows, n);
 	row_init(&r, &tables[2 * env.by_process + env.latency], stdout, t->o.json, false, false);
 	qsort(rows, n, sizeof(*rows), by_count);
 	if (env.top && (size_t)env.top < n)
@@ -549,6 +589,7 @@ static void cleanup(struct tool_run *t)
 	sysnr_free(&env.nr);
 	agg_free(&env.calls);
 	agg_free(&env.read);
+	prom_set_free(&env.prom);
 	if (env.latency)
 		sysc_free(&env.join);
 	if (env.by_process)

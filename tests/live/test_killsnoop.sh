@@ -78,7 +78,7 @@ stop
 check "-j: the call as one object, valid JSON" sh -c "
 	grep -q '\"pid\":$$,\"call\":\"kill\",\"tpid\":999999999,\"sig\":10,\"signal_name\":\"SIGUSR1\",\"result\":-3}' '$TMP/out' &&
 	'$JSONCHECK' '$TMP/out' ts time comm pid call tpid sig signal_name result &&
-	[ \"\$('$BIN/killsnoop' --json-keys | cut -f1 | tr '\\n' ' ')\" = 'ts time comm pid call tpid sig signal_name result target_pidfd tcomm ' ]"
+	[ \"\$('$BIN/killsnoop' --json-keys | cut -f1 | tr '\\n' ' ')\" = 'ts time comm pid call tpid sig signal_name result target_pidfd tcomm host kernel ' ]"
 
 if [ -x "$ET" ] && [ -d "$T/events/signal/signal_generate" ]; then
 	rm -f "$TMP/go"

@@ -5,6 +5,8 @@
 #include "out.h"
 #include "row.h"
 
+#include <sys/utsname.h>
+
 static const struct row_col cols[] = {
 	ROW_COL_TS,
 	ROW_COL_WALL,
@@ -175,12 +177,46 @@ static void test_own_text(void **state)
 	}
 }
 
+/* --tag: the members at the end of every JSON object, the text line as it was. */
+static void test_tag(void **state)
+{
+	(void)state;
+	static const struct row_col tcols[] = {{"PID", "pid", 3, ROW_INT, 0, 0, NULL}};
+	static const struct row_table ttable = ROW_TABLE("tagged", tcols);
+	char why[128], buf[1024], want[1024];
+	struct utsname u;
+	assert_int_equal(uname(&u), 0);
+	assert_int_equal(row_tag("host,bogus", why, sizeof(why)), -1);
+	assert_string_equal(why, "'bogus' is not a tag (host, kernel)");
+	assert_int_equal(row_tag(",", why, sizeof(why)), -1);
+	assert_int_equal(row_tag("kernel,host", why, sizeof(why)), 0);
+	for (int json = 0; json < 2; json++) {
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+		struct row r;
+		row_init(&r, &ttable, f, json, false, false);
+		row_begin(&r, 0);
+		row_int(&r, 7);
+		row_end(&r);
+		fclose(f);
+		/* uname's strings: nothing to escape on a test machine */
+		snprintf(want, sizeof(want), "{\"pid\":7,\"host\":\"%s\",\"kernel\":\"%s\"}\n",
+			 u.nodename, u.release);
+		assert_string_equal(buf, json ? want : "  7\n");
+	}
+	assert_int_equal(row_tag("kernel", why, sizeof(why)), 0);
+	snprintf(want, sizeof(want), ",\"kernel\":\"%s\"", u.release);
+	assert_string_equal(row_tags, want);
+	row_tags_len = 0;
+	row_tags[0] = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),	   cmocka_unit_test(test_long_last),
 		cmocka_unit_test(test_json),	   cmocka_unit_test(test_short_line),
 		cmocka_unit_test(test_json_value), cmocka_unit_test(test_own_text),
+		cmocka_unit_test(test_tag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

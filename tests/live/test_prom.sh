@@ -1,0 +1,333 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of --prom FILE (Prometheus' text format for node_exporter's textfile collector):
+# each tool run with both -j and --prom, the file checked by promtool (Debian's prometheus)
+# and read by a real node_exporter started on loopback, its series equal to what the same
+# run printed; the file whole or absent (FILE.tmp renamed), an unwritable folder said at the
+# start, a full disk said once while the counting goes on. And -j --tag host,kernel, whose
+# members end every object.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+PROMTOOL=$(command -v promtool)
+EXPORTER=$(command -v prometheus-node-exporter)
+if [ -z "$PROMTOOL" ] || [ -z "$EXPORTER" ] || ! command -v python3 > /dev/null; then
+	skip "prom: promtool or prometheus-node-exporter or python3 missing (Debian's prometheus, prometheus-node-exporter: make check-deps)"
+	summary
+	exit 0
+fi
+
+D=$TMP/textfile
+mkdir -p "$D"
+chmod 755 "$TMP" "$D"
+EXPID=
+MNT=
+finish() {
+	[ -n "$EXPID" ] && kill "$EXPID" 2> /dev/null && wait "$EXPID" 2> /dev/null
+	[ -n "$MNT" ] && umount "$MNT" 2> /dev/null
+	EXPID= MNT=
+}
+trap 'finish' EXIT
+trap 'finish; exit 1' INT TERM HUP
+
+# promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE]: the series METRIC of SOURCE (a file or an
+# http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
+# (comma-separated, "" for none), the value the sum over the intervals of member VALUE, times
+# SCALE (1e-6: microseconds to seconds). VALUE "hist": the buckets of histogram METRIC from the
+# JSON's log2 slots ("hist"), cumulative.
+cat > "$TMP/promcmp.py" <<'PY'
+import json, re, sys, urllib.request
+src, jfile, metric, keys, value = sys.argv[1:6]
+scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
+res = float(sys.argv[7]) if len(sys.argv) > 7 else 1e-9 # what the tool measured in
+keys = [k for k in keys.split(",") if k]
+text = (urllib.request.urlopen(src, timeout=5).read().decode() if src.startswith("http://")
+        else open(src).read())
+lab = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+def unesc(v):
+    return re.sub(r'\\(.)', lambda m: "\n" if m.group(1) == "n" else m.group(1), v)
+got = {}
+for line in text.splitlines():
+    if line.startswith("#") or not line.strip():
+        continue
+    m = re.match(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$', line)
+    if not m:
+        sys.exit("not a sample: " + line)
+    if m.group(1) != (metric + "_bucket" if value == "hist" else metric):
+        continue
+    labels = dict((k, unesc(v)) for k, v in lab.findall(m.group(3) or ""))
+    # node_exporter serves every file of its folder: other runs' series have other labels.
+    if src.startswith("http://") and set(labels) - {"le"} != set(keys):
+        continue
+    got[tuple(sorted(labels.items()))] = float(m.group(4))
+want = {}
+# A TOTAL line (its name null) is no series.
+rows = [o for o in map(json.loads, open(jfile)) if all(o.get(k) is not None for k in keys)]
+if value == "hist":
+    # METRIC_bucket: each le the count of the printed slots [low, high) whose values (whole
+    # nanoseconds) are all <= le, summed over the intervals; +Inf all of them.
+    slots, les = {}, {}
+    for o in rows:
+        if "hist" not in o:
+            continue
+        k = tuple(sorted((key, str(o[key])) for key in keys))
+        for b in o["hist"]:
+            # whole nanoseconds (RES) in slots of SCALE seconds: le = high * SCALE less 1 ns
+            slots.setdefault(k, []).append((b["high"] * scale - res if b["low"] is not None else -1, b["count"]))
+    for lk in got:
+        d = dict(lk)
+        le = d.pop("le")
+        les.setdefault(tuple(sorted(d.items())), []).append(le)
+    for k, sl in slots.items():
+        for le in les.get(k, []) + ["+Inf"]:
+            lim = float("inf") if le == "+Inf" else float(le)
+            want[tuple(sorted(k + (("le", le),)))] = sum(c for h, c in sl if h <= lim * (1 + 1e-12))
+        # every slot printed is under a finite le of its own (but the last, 2^63 and up)
+        for h, c in sl:
+            if not any(abs(float(le) - h) <= 1e-15 + 1e-12 * h for le in les.get(k, [])):
+                print("# %s: no bucket le=%s" % (k, h))
+                sys.exit(1)
+else:
+    for o in rows:
+        if value not in o:
+            continue
+        k = tuple(sorted((key, str(o[key])) for key in keys))
+        want[k] = want.get(k, 0) + o[value] * scale
+if not want:
+    sys.exit("no rows in " + jfile)
+bad = [(k, want.get(k), got.get(k)) for k in set(want) | set(got)
+       if k not in got or k not in want or abs(got[k] - want[k]) > 1e-9 * max(1, abs(want[k]))]
+for b in bad[:5]:
+    print("# %s: printed %s, in %s: %s" % (b[0], b[1], src, b[2]))
+print("# %d series equal" % len(want))
+sys.exit(1 if bad else 0)
+PY
+promcmp() { python3 "$TMP/promcmp.py" "$@"; }
+promtool_ok() { "$PROMTOOL" check metrics < "$1" > "$TMP/lint" 2>&1; }
+
+# --- syscount -----------------------------------------------------------------------------------
+S=$BIN/syscount
+"$S" -j --top 0 --prom "$D/syscount.prom" -d 1 > "$TMP/sj" 2> "$TMP/err"
+rc=$?
+check "syscount -j --prom: exit 0, the file made, no .tmp left" sh -c "
+	[ $rc -eq 0 ] && [ -s '$D/syscount.prom' ] && [ ! -e '$D/syscount.prom.tmp' ]"
+check "syscount --prom: promtool check metrics passes" promtool_ok "$D/syscount.prom" || cat "$TMP/lint"
+check "syscount --prom: every call's counter equals its -j count" \
+	promcmp "$D/syscount.prom" "$TMP/sj" ftrace_tools_syscount_calls_total syscall count
+# Intervals: the counters go on from the start, the sum of what the intervals printed.
+"$S" -j -L -P --top 0 --prom "$D/syscount-pl.prom" 0.3 3 > "$TMP/spj" 2> "$TMP/err"
+check "syscount -P -L 0.3 3 --prom: the calls' counters are the sums of the intervals" \
+	promcmp "$D/syscount-pl.prom" "$TMP/spj" ftrace_tools_syscount_calls_total pid,comm count
+check "syscount -P -L 0.3 3 --prom: the seconds' counters are the sums of the intervals" \
+	promcmp "$D/syscount-pl.prom" "$TMP/spj" ftrace_tools_syscount_call_seconds_total pid,comm total_us 1e-6
+check "syscount -P -L --prom: promtool check metrics passes" promtool_ok "$D/syscount-pl.prom" || cat "$TMP/lint"
+
+# --- runqlat, cpudist: histograms ---------------------------------------------------------------
+hist_checks() { # NAME FILE JSON METRIC KEYS SCALE: _sum from the JSON's sum (in the unit), or total_us
+	check "$1 --prom: promtool check metrics passes" promtool_ok "$2" || cat "$TMP/lint"
+	check "$1 --prom: the buckets are the printed slots, cumulative, in seconds" \
+		promcmp "$2" "$3" "$4" "$5" hist "$6"
+	check "$1 --prom: _count and _sum as printed" sh -c "
+		python3 '$TMP/promcmp.py' '$2' '$3' '$4'_count '$5' count &&
+		if grep -q '\"total_us\"' '$3'; then
+			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' total_us 1e-6
+		else
+			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6
+		fi"
+}
+"$BIN/runqlat" -j --prom "$D/runqlat.prom" 0.3 3 > "$TMP/rj" 2> "$TMP/err"
+check "runqlat -j --prom 0.3 3: exit 0" [ $? -eq 0 ]
+hist_checks "runqlat 0.3 3" "$D/runqlat.prom" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" 1e-6
+"$BIN/runqlat" -j -P --prom "$D/runqlat-p.prom" -d 1 > "$TMP/rpj" 2> "$TMP/err"
+hist_checks "runqlat -P" "$D/runqlat-p.prom" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm 1e-6
+"$BIN/cpudist" -j -m -k comm --prom "$D/cpudist.prom" -d 1 > "$TMP/cj" 2> "$TMP/err"
+hist_checks "cpudist -m -k comm" "$D/cpudist.prom" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm 1e-3
+
+# --- softirqs, hardirqs: counters by name and number (and CPU), or histograms -------------------
+work() { # timers, loopback packets, disk writes: softirqs and interrupts of every kind
+	i=0
+	while [ $i -lt 5 ]; do
+		dd if=/dev/zero of="$TMP/w" bs=4096 count=16 conv=fsync 2> /dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+work &
+"$BIN/softirqs" -j --prom "$D/softirqs.prom" 0.3 3 > "$TMP/qj" 2> "$TMP/err"
+wait
+check "softirqs --prom: promtool check metrics passes" promtool_ok "$D/softirqs.prom" || cat "$TMP/lint"
+check "softirqs 0.3 3 --prom: runs_total the sums of the printed counts" \
+	promcmp "$D/softirqs.prom" "$TMP/qj" ftrace_tools_softirqs_runs_total name,vec count
+check "softirqs 0.3 3 --prom: run_seconds_total the sums of the printed times" \
+	promcmp "$D/softirqs.prom" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
+work &
+"$BIN/softirqs" -j -C --per-cpu --prom "$D/softirqs-c.prom" -d 1 > "$TMP/qcj" 2> "$TMP/err"
+wait
+check "softirqs -C --per-cpu --prom: runs_total by name, vec and cpu as printed" \
+	promcmp "$D/softirqs-c.prom" "$TMP/qcj" ftrace_tools_softirqs_runs_total name,vec,cpu count
+check "softirqs -C --prom: promtool check metrics passes, no seconds" sh -c "
+	'$PROMTOOL' check metrics < '$D/softirqs-c.prom' && ! grep -q seconds '$D/softirqs-c.prom'"
+work &
+"$BIN/softirqs" -j --raise --hist -N --prom "$D/softirqs-r.prom" -d 1 > "$TMP/qrj" 2> "$TMP/err"
+wait
+hist_checks "softirqs --raise --hist -N" "$D/softirqs-r.prom" "$TMP/qrj" \
+	ftrace_tools_softirqs_raise_wait_seconds name,vec 1e-9
+work &
+"$BIN/hardirqs" -j --hist --per-cpu --prom "$D/hardirqs.prom" -d 1 > "$TMP/hj" 2> "$TMP/err"
+wait
+if [ -s "$TMP/hj" ]; then
+	hist_checks "hardirqs --hist --per-cpu" "$D/hardirqs.prom" "$TMP/hj" \
+		ftrace_tools_hardirqs_run_seconds name,irq,cpu 1e-6
+else
+	skip "hardirqs --prom: no interrupt handler ran in a second"
+fi
+
+# --- tpoint -c: a counter per event ------------------------------------------------------------
+"$BIN/tpoint" -c -j --prom "$D/tpoint.prom" 'sched:sched_process_*' -d 1.5 > "$TMP/tpj" 2> "$TMP/err" &
+TPJ=$!
+sleep 0.5
+/bin/true; /bin/true
+wait $TPJ
+check "tpoint -c --prom: promtool check metrics passes" promtool_ok "$D/tpoint.prom" || cat "$TMP/lint"
+check "tpoint -c --prom: each event's counter is the sum of its printed counts" \
+	promcmp "$D/tpoint.prom" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+for args in "-k comm" "--hist prev_pid" ""; do
+	"$BIN/tpoint" $args --prom "$D/bad.prom" sched:sched_switch -d 0.1 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "tpoint $args --prom (not -c): usage error, exit 2, one line, no file" sh -c "
+		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
+done
+
+# --- iolatency, bitesize: block I/O histograms in seconds and bytes ---------------------------
+dio() { # direct writes of 8 KiB and 64 KiB
+	i=0
+	while [ $i -lt 5 ]; do
+		dd if=/dev/zero of="$TMP/dio" bs=8192 count=16 oflag=direct 2> /dev/null
+		dd if=/dev/zero of="$TMP/dio" bs=65536 count=4 oflag=direct 2> /dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+dio &
+"$BIN/iolatency" -j -D --prom "$D/iolatency.prom" 0.3 3 > "$TMP/ij" 2> "$TMP/err"
+wait
+if grep -q '"count":[1-9]' "$TMP/ij"; then
+	check "iolatency -D --prom: promtool check metrics passes" promtool_ok "$D/iolatency.prom" || cat "$TMP/lint"
+	check "iolatency -D 0.3 3 --prom: the buckets are the printed slots, cumulative, in seconds" \
+		promcmp "$D/iolatency.prom" "$TMP/ij" ftrace_tools_iolatency_io_seconds dev,disk hist 1e-6
+	check "iolatency -D --prom: _count as printed" \
+		promcmp "$D/iolatency.prom" "$TMP/ij" ftrace_tools_iolatency_io_seconds_count dev,disk count
+else
+	skip "iolatency --prom: no block I/O completed (no disk under $TMP?)"
+fi
+dio &
+"$BIN/bitesize" -j --prom "$D/bitesize.prom" 0.5 2 > "$TMP/bj" 2> "$TMP/err"
+wait
+if [ -s "$TMP/bj" ]; then
+	check "bitesize --prom: promtool check metrics passes" promtool_ok "$D/bitesize.prom" || cat "$TMP/lint"
+	check "bitesize --prom: the buckets are the printed KiB slots in whole bytes (le 2^k*1024 - 1)" \
+		promcmp "$D/bitesize.prom" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
+	check "bitesize --prom: _count and _sum (bytes) as printed" sh -c "
+		python3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_count pid,comm count &&
+		python3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_sum pid,comm bytes"
+	check "bitesize --prom: 8 KiB writes under le=\"16383\"" grep -q 'le="16383"' "$D/bitesize.prom"
+else
+	skip "bitesize --prom: no block I/O issued"
+fi
+
+# --- the file is read by node_exporter ----------------------------------------------------------
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$PORT/metrics
+"$EXPORTER" --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$D" > "$TMP/exporter" 2>&1 &
+EXPID=$!
+up=no
+i=0
+while [ $i -lt 50 ]; do
+	python3 -c "import urllib.request; urllib.request.urlopen('$URL', timeout=1)" 2> /dev/null && { up=yes; break; }
+	sleep 0.1
+	i=$((i + 1))
+done
+if [ $up = yes ]; then
+	ok "node_exporter serves $URL"
+	check "node_exporter: syscount's counters as printed" \
+		promcmp "$URL" "$TMP/sj" ftrace_tools_syscount_calls_total syscall count
+	check "node_exporter: syscount -P -L's seconds as printed" \
+		promcmp "$URL" "$TMP/spj" ftrace_tools_syscount_call_seconds_total pid,comm total_us 1e-6
+	check "node_exporter: runqlat's buckets as printed" \
+		promcmp "$URL" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" hist 1e-6
+	check "node_exporter: runqlat -P's buckets as printed" \
+		promcmp "$URL" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm hist 1e-6
+	check "node_exporter: cpudist -m -k comm's buckets as printed" \
+		promcmp "$URL" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm hist 1e-3
+	check "node_exporter: softirqs' counters as printed" \
+		promcmp "$URL" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
+	check "node_exporter: tpoint -c's counters as printed" \
+		promcmp "$URL" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+	if [ -s "$TMP/bj" ]; then
+		check "node_exporter: bitesize's buckets as printed" \
+			promcmp "$URL" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
+	fi
+	check "node_exporter: no textfile errors" python3 -c "import sys, urllib.request
+sys.exit('node_textfile_scrape_error 0' not in urllib.request.urlopen('$URL').read().decode().splitlines())"
+else
+	notok "node_exporter serves $URL" "$TMP/exporter"
+fi
+
+# --- failures -----------------------------------------------------------------------------------
+"$S" --prom "$TMP/none/x.prom" -d 1 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "syscount --prom in a folder that is not there: exit 1 at the start, one line, nothing traced" sh -c "
+	[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '^syscount: --prom: cannot write' '$TMP/err' &&
+	[ ! -s '$TMP/out' ]" || cat "$TMP/err"
+# A full disk: a tmpfs of 16 KiB, filled.
+MNT=$TMP/full
+mkdir -p "$MNT"
+if mount -t tmpfs -o size=16k ftt-prom "$MNT" 2> /dev/null; then
+	dd if=/dev/zero of="$MNT/fill" bs=1024 count=64 2> /dev/null
+	rm -f "$MNT/fill.small"
+	"$S" -j --top 0 --prom "$MNT/x.prom" 0.3 3 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "syscount --prom on a full disk: exit 1, said once, the counts printed, no file or .tmp left" sh -c "
+		[ $rc -eq 1 ] && [ \$(grep -c 'No space left' '$TMP/err') -eq 1 ] &&
+		[ \$(grep -c '\"count\"' '$TMP/out') -gt 3 ] && [ ! -e '$MNT/x.prom' ] && [ ! -e '$MNT/x.prom.tmp' ]" ||
+		cat "$TMP/err"
+	umount "$MNT"
+	MNT=
+else
+	skip "syscount --prom on a full disk: cannot mount a tmpfs (CONFIG_TMPFS)"
+fi
+
+# --- -j --tag host,kernel -------------------------------------------------------------------------
+# Every object ends with the host's name and the kernel's release, as uname says them: through
+# the row (execsnoop, syscount) and evprint's objects made in one buffer (tpoint).
+tagged() { # FILE: every line valid JSON, ending with host and kernel
+	python3 - "$1" "$(uname -n)" "$(uname -r)" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+bad = [l for l in lines if list(json.loads(l))[-2:] != ["host", "kernel"] or
+       json.loads(l)["host"] != sys.argv[2] or json.loads(l)["kernel"] != sys.argv[3]]
+print("# %d lines, %d without the tags" % (len(lines), len(bad)))
+sys.exit(1 if bad or not lines else 0)
+PY
+}
+"$BIN/execsnoop" -j --tag host,kernel --exec /bin/sh -c '/bin/true; /bin/true' > "$TMP/ej" 2> "$TMP/err"
+check "execsnoop -j --tag host,kernel: each object ends with host and kernel, as uname says" tagged "$TMP/ej"
+"$BIN/tpoint" -j --tag host,kernel sched:sched_process_exec --exec /bin/sh -c /bin/true > "$TMP/tj" 2> "$TMP/err"
+check "tpoint -j --tag host,kernel: the same in its one-buffer objects" tagged "$TMP/tj"
+"$S" -j --tag kernel,host -d 0.2 > "$TMP/sj2" 2> "$TMP/err"
+check "syscount -j --tag kernel,host: the same in its rows" tagged "$TMP/sj2"
+"$JSONCHECK" "$TMP/ej" host kernel > /dev/null 2>&1
+check "execsnoop -j --tag: jsoncheck passes with both keys" [ $? -eq 0 ]
+for args in "--tag host" "-j --tag nope" "-j --tag ,"; do
+	"$S" $args -d 0.1 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "syscount $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
+		cat "$TMP/err"
+done
+
+finish
+check "at the end: tracefs as before" same_state
+summary
