@@ -34,6 +34,7 @@ struct call_data {
 	bool str_seen, ptr_seen;
 	uint64_t ptr[SYSARG_MAX_STRS];
 	bool known[SYSARG_MAX_STRS];
+	bool unread[SYSARG_MAX_STRS]; /* its record held the string's place, not its bytes */
 	unsigned len[SYSARG_MAX_STRS];
 	struct sysarg_strinfo info[SYSARG_MAX_STRS];
 	char bytes[];
@@ -80,7 +81,11 @@ void sysarg_str_info(const struct sysarg *sa, const struct sysarg_done *d, int i
  * data_loc (or, from some kernels' event probes, the text "(fault)"). So does an empty user
  * string from Linux 5.5 to at least 6.12 (:ustring records its length without the NUL), but
  * the kernel reserved the NUL's byte after it: in a record of one string, a string of length
- * 0 with room after it in the record is "", one at the record's end was not read. */
+ * 0 followed by that byte (and the record's padding, to 4 or 8 bytes) is "". One at the
+ * record's end, or with more room after it, was not read: a fetch that faulted after the
+ * kernel had measured the string leaves its measured room empty (seen on 5.10's kprobes for
+ * a path of 4060 bytes, shown as "" before). */
+#define EMPTY_ROOM 8
 static void take_strings(struct sysarg *sa, const struct sysarg_ev *ei, struct call_data *cd,
 			 const struct tep_record *rec)
 {
@@ -92,13 +97,16 @@ static void take_strings(struct sysarg *sa, const struct sysarg_ev *ei, struct c
 			continue;
 		size_t len = 0;
 		const char *s = reader_str(rec, ei->str[i], &len);
-		bool empty = len == 0 && fields == 1 && s > (const char *)rec->data &&
-			     s < (const char *)rec->data + rec->size;
+		const char *end = (const char *)rec->data + rec->size;
+		bool empty = len == 0 && fields == 1 && s > (const char *)rec->data && s < end &&
+			     end - s <= EMPTY_ROOM;
 		if (!empty &&
 		    (len == 0 || (len == sizeof("(fault)") && !memcmp(s, "(fault)", len)))) {
 			cd->known[i] = false;
+			cd->unread[i] = true;
 			continue;
 		}
+		cd->unread[i] = false;
 		cd->len[i] =
 			(unsigned)reader_strcpy(slot(sa, cd, i), sa->str_size, rec, ei->str[i]);
 		cd->known[i] = true;
@@ -126,7 +134,8 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 		if (cd->known[i] && cd->len[i] == 0)
 			cd->known[i] = false;
 	/* A string no record held (too long for an event, or the kernel said ENAMETOOLONG:
-	 * PATH_MAX or more, and a probe's string is then at most a prefix): read from the
+	 * PATH_MAX or more, and a probe's string is then at most a prefix), or whose probe
+	 * could not read it though the kernel could (a fetch that faulted): read from the
 	 * caller's memory now, while it is still there. */
 	bool unread = false, faulted = false, toolong = false;
 	int nstrs = sa->nstrs[sa->exit_call];
@@ -135,12 +144,14 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 		if (cd->known[i] && !too_long)
 			continue;
 		/* Where it was: the companion's address (uprobes); on the other rungs, the
-		 * entry's argument when the probe's record is missing (a fault leaves an
-		 * empty one) or the kernel found it too long. */
+		 * entry's argument when the probe's record is missing, held no bytes of it
+		 * (a fault) or the kernel found it too long. */
 		uint64_t at = 0;
+		bool fault = !cd->ptr_seen && cd->str_seen && cd->unread[i] && !too_long;
 		if (cd->ptr_seen)
 			at = cd->ptr[i];
-		else if (sa->via != USTR_UPROBE && cd->d.have_args && (!cd->str_seen || too_long))
+		else if (sa->via != USTR_UPROBE && cd->d.have_args &&
+			 (!cd->str_seen || too_long || cd->unread[i]))
 			at = (uint64_t)cd->d.args[sa->str_arg[sa->exit_call][i]];
 		if (!at)
 			continue;
@@ -150,14 +161,16 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 		}
 		size_t len;
 		struct sysarg_strinfo *in = &cd->info[i];
-		in->cut = true;
-		in->len = SIZE_MAX;
 		if (ustr_read_late(tid, at, slot(sa, cd, i), sa->str_size, &len)) {
 			cd->known[i] = in->late = true;
 			cd->len[i] = (unsigned)strlen(slot(sa, cd, i));
 			in->len = len;
 			in->cut = len != cd->len[i];
-		} else {
+		} else if (!fault) {
+			/* A kprobe's or eprobe's fetch that faulted: not known too long, shown
+			 * [unknown] and counted as a fault. */
+			in->cut = true;
+			in->len = SIZE_MAX;
 			toolong |= !cd->known[i];
 		}
 	}

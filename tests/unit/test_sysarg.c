@@ -326,6 +326,36 @@ static void test_faults_and_empty(void **state)
 	assert_int_equal(f->sa.stringless, 3);
 }
 
+/* A fetch that faulted after the kernel measured the string (5.10's kprobes, a path of 4060
+ * bytes): an empty string with the measured room after it, not "". Read late from the caller
+ * while it is there (the kernel read it: ENOENT); when it is gone, not known, counted as a
+ * fault, not as too long. */
+static void test_fault_with_room(void **state)
+{
+	struct fix *f = *state;
+	static const char path[] = "/tmp/a/0000000/0000000";
+	int me = (int)getpid();
+	f->pad = 900; /* within this record buffer; 5.10 left 4061 */
+	event(f, f->ev_enter, f->enter, 999999999, NULL, NULL,
+	      NUMS("dfd", 0xffffff9cLL, "filename", 0x7ffd1000LL, "flag", 0LL));
+	strs1(f, f->ev_strs, 999999999, "", 0);
+	leave(f, 999999999, -2);
+	event(f, f->ev_enter, f->enter, me, NULL, NULL,
+	      NUMS("dfd", 0xffffff9cLL, "filename", (long long)(uintptr_t)path, "flag", 0LL));
+	strs1(f, f->ev_strs, me, "", 0);
+	leave(f, me, -2);
+	assert_int_equal(f->n, 2);
+	assert_false(f->got[0].known[0]);
+	assert_false(f->got[0].info[0].cut);
+	assert_true(f->got[1].known[0]);
+	assert_string_equal(f->got[1].str[0], path);
+	assert_true(f->got[1].info[0].late);
+	assert_false(f->got[1].info[0].cut);
+	assert_int_equal(f->got[1].info[0].len, strlen(path));
+	assert_int_equal(f->sa.stringless, 1);
+	assert_int_equal(f->sa.toolong, 0);
+}
+
 /* A kprobe's record for another call than the thread is in, or with no call: ignored. */
 static void test_strings_of_another_call(void **state)
 {
@@ -523,6 +553,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kprobe_rung, setup_paths, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup_paths, teardown),
 		cmocka_unit_test_setup_teardown(test_faults_and_empty, setup_paths, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_with_room, setup_paths, teardown),
 		cmocka_unit_test_setup_teardown(test_strings_of_another_call, setup_paths,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_libc_rung, setup_paths, teardown),
