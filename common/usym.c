@@ -856,7 +856,8 @@ int usym_addr_fork(int parent, int child)
 	struct umap *m = malloc((p->n ? p->n : 1) * sizeof(*m));
 	if (!m)
 		return -1;
-	memcpy(m, p->m, p->n * sizeof(*m));
+	if (p->n) /* a parent with no maps read yet has none (p->m NULL) */
+		memcpy(m, p->m, p->n * sizeof(*m));
 	size_t n = p->n;
 	struct procmaps *c = &procs[0];
 	for (int i = 0; i < MAX_PROCS; i++) {
