@@ -309,10 +309,15 @@ static void on_kfree(struct tep_record *rec, void *ctx)
 			k = *(struct sock_known *)span_data(rs);
 		known = state_known = true;
 	}
-	/* Not received: this thread's own connect's SYN, dropped on the way out. */
-	unsigned long long *conn = !known && !rx && !(d.flags & 0x58) && env.socks_on ?
-					   pair_get(&env.connecting, (uint64_t)d.tid, 0) :
-					   NULL;
+	/* Not received: this thread's own connect's SYN, dropped on the way out. Never at a
+	 * site in TCP's code: a packet TCP drops itself is one it received (tcp_v4_rcv,
+	 * tcp_v6_rcv, a socket's backlog processed in a task by release_sock), which, where no
+	 * rx_sk (6.11) or reset (6.2) gave its ends, is not the connect's. The thread's entry
+	 * then stays for its SYN's own drop. */
+	unsigned long long *conn =
+		!known && !rx && !(d.flags & 0x58) && env.socks_on && !tcp_site(d.loc) ?
+			pair_get(&env.connecting, (uint64_t)d.tid, 0) :
+			NULL;
 	if (conn) {
 		struct span_start *cs = span_find(&env.socks, *conn, 0);
 		if (cs && ((struct sock_known *)span_data(cs))->state == env.st.syn_sent) {
