@@ -127,7 +127,7 @@ else
 	ST=${SNOOP_TARGET:-$BIN/tests/snoop_target}
 	[ -x "$ST" ] || ST=$BIN/snoop_target
 	lpath() { awk -v d="$TMP/" -v n="$1" 'BEGIN { s = d; while (length(s) < n) s = s "0000000/"; print substr(s, 1, n) }'; }
-	"$BIN/opensnoop" -j --exec "$ST" long "$TMP" 2 4030 4096 100000 > "$TMP/out" 2> "$TMP/err"
+	"$BIN/opensnoop" -j --exec "$ST" long "$TMP" 5 4030 4096 100000 > "$TMP/out" 2> "$TMP/err"
 	grep '"err":\(2\|36\),' "$TMP/out" | grep "\"path\":\"$TMP/0000000/" > "$TMP/long"
 	i=0 bad=
 	for len in 4030 4096 100000; do

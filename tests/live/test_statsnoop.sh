@@ -159,7 +159,7 @@ lpath() { awk -v d="$D/" -v n="$1" 'BEGIN { s = d; while (length(s) < n) s = s "
 if [ -z "$WORKED" ]; then
 	skip "statsnoop long paths: no mechanism here reads the test program's paths"
 else
-	"$BIN/statsnoop" -j --exec "$ST" long "$D" 2 $LENS > "$TMP/out" 2> "$TMP/err"
+	"$BIN/statsnoop" -j --exec "$ST" long "$D" 5 $LENS > "$TMP/out" 2> "$TMP/err"
 	grep '"dfd":-100,.*"ret":-1,' "$TMP/out" > "$TMP/long"
 	i=0 bad=
 	for len in $LENS; do
