@@ -15,6 +15,7 @@
 #include "runid.h"
 #include "sweep.h"
 #include "toplevel.h"
+#include "usym.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -169,6 +170,10 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 				strerror(errno));
 			return TOOL_FAIL;
 		}
+		/* The one process traced: its maps read while it lives (its frames are named
+		 * when its events are read, which can be after it has exited). */
+		if (t->o.pid > 0)
+			usym_prime(t->o.pid);
 	}
 	if ((*kstack && reader_trailer(&t->r, *kstack)) ||
 	    (*ustack && reader_trailer(&t->r, *ustack)))

@@ -648,6 +648,11 @@ static struct procmaps *procmaps_get(int pid)
 	return lru;
 }
 
+int usym_prime(int pid)
+{
+	return procmaps_get(pid) ? 0 : -1;
+}
+
 int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
 		  const char *path)
 {

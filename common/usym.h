@@ -51,6 +51,9 @@ int usym_list(const char *path, FILE *out);
  * process is gone. Maps and symbol tables are cached (the maps read again when an address
  * is in none of them). The result is in buf.
  */
+/* Read PID's maps now, while it lives, for usym_addr to name its frames after it has exited
+ * (a -p target that ends before its events are read). 0, or -1 when it cannot be read. */
+int usym_prime(int pid);
 const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len);
 void usym_addr_free(void);
 /* A mapping of pid told by the kernel (a perf MMAP2 record): added to its maps (read from
