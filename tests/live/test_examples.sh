@@ -18,7 +18,8 @@
 #   ./app, ./app:parse, ./app input   the probe tests' program (uprobe_target), its ftt_add,
 #                                     and its run without waiting
 #   --exec CMD ... with CMD not here  --exec sys_target 100 0 (make in the guests)
-#   io.json, stacks.folded            saved output read back: a few lines the test writes
+#   io.json, stacks.folded,           saved output read back: a few lines the test writes
+#   before.folded, after.folded
 # Skipped, saying why: an example whose program or library is not here (bash, the C library
 # of the guests' static world), and one whose tool exits 1 naming a kernel feature it lacks
 # (CONFIG_...) or a refusal of the kernel (this machine's 6.18 and the function tracer).
@@ -201,6 +202,8 @@ for page in "$MAN"/*.8; do
 		echo '{"time":"12:00:00","start_s":10.0,"end_s":10.002,"comm":"dd","pid":42,"type":"WS","dev":"254,0","sector":8,"bytes":4096,"lat_ms":2.0,"error":0}' > "$EX/io.json"
 		echo '{"time":"12:00:01","start_s":11.0,"end_s":11.004,"comm":"dd","pid":42,"type":"WS","dev":"254,0","sector":16,"bytes":4096,"lat_ms":4.0,"error":0}' >> "$EX/io.json"
 		printf 'sh;main;read_[k] 3\nsh;main;write_[k] 1\n' > "$EX/stacks.folded"
+		printf 'sh;main;read_[k] 3\nsh;main;write_[k] 1\n' > "$EX/before.folded"
+		printf 'sh;main;read_[k] 1\nsh;main;write_[k] 5\n' > "$EX/after.folded"
 		line=$(substitute "$raw")
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		toplevel > "$TMP/top.before"
