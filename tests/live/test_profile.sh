@@ -82,8 +82,8 @@ else
 	[ -n "${LIVE_GUEST:-}" ] && tol=15 stol=20
 	check "profile -f --off-cpu --exec: exit 0, on + off within $stol% of the wall time, on-CPU share within $tol points of the program's" \
 		awk "BEGIN {cpu = ${1:-0} / 1000; wall = ${2:-0} / 1000; on = ${3:-0}; off = ${4:-0}; s = on + off
-			exit !($rc == 0 && s > 0 && wall > 0 && (s - wall) ^ 2 < (wall * $stol / 100) ^ 2 &&
-				(100 * on / s - 100 * cpu / wall) ^ 2 < $tol * $tol)}" ||
+			d = s - wall; lim = wall * $stol / 100; p = 100 * on / s - 100 * cpu / wall
+			exit !($rc == 0 && s > 0 && wall > 0 && d * d < lim * lim && p * p < $tol * $tol)}" ||
 		{ cat "$TMP/o.err"; sort -t' ' -k2 -n "$TMP/o.out" | tail -5; }
 	check "profile --off-cpu: the sleep in nanosleep under an [off-cpu] frame, the burning without" sh -c "
 		grep -q '^profile_target;.*nanosleep.*;\[off-cpu\] [0-9]*\$' '$TMP/o.out' &&
