@@ -134,7 +134,8 @@ substitute() {
 # missing LINE: what the example needs that is not here, or nothing.
 missing() {
 	case $1 in *libc:* | *" -l libc"*) have_libc || { echo "no shared C library here"; return; } ;; esac
-	case $1 in *bash:*) command -v bash > /dev/null 2>&1 || echo "no bash here" ;; esac
+	case $1 in *bash:*) command -v bash > /dev/null 2>&1 || { echo "no bash here"; return; } ;; esac
+	case $1 in *"go tool pprof"*) command -v go > /dev/null 2>&1 || echo "no go here (golang-go)" ;; esac
 }
 
 # The top level as the tools that take it (funcgraph, funccount's profiler, functrace -s on
