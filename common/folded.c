@@ -66,6 +66,22 @@ int folded_frames(const struct tep_record *rec, const struct tep_format_field *c
 	return got;
 }
 
+size_t folded_unescape(const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
+		    sscanf(s + i + 2, "%2x", &v) == 1) {
+			out[o++] = (char)v;
+			i += 3;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	return o;
+}
+
 const char *folded_frame(const char *name, char *buf, size_t len)
 {
 	size_t o = 0;

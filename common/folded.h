@@ -59,5 +59,8 @@ int folded_frames(const struct tep_record *rec, const struct tep_format_field *c
  * newline, other control bytes, '\\') as \xHH; returns buf.
  */
 const char *folded_frame(const char *name, char *buf, size_t len);
+/* A folded frame's N bytes at S back to the bytes folded_frame escaped (\xHH), into OUT (at
+ * least N bytes; not terminated): their length. */
+size_t folded_unescape(const char *s, size_t n, char *out);
 
 #endif

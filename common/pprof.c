@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "pprof.h"
+#include "folded.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -132,23 +133,6 @@ void pprof_free(struct pprof *p)
 	free(p);
 }
 
-/* A folded frame's bytes: \xHH (folded_frame's escapes) back to the byte. */
-static size_t unescape(const char *s, size_t n, char *out)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
-		    sscanf(s + i + 2, "%2x", &v) == 1) {
-			out[o++] = (char)v;
-			i += 3;
-		} else {
-			out[o++] = s[i];
-		}
-	}
-	return o;
-}
-
 int pprof_add_folded(struct pprof *p, const char *line, size_t len)
 {
 	const char *sp = NULL;
@@ -175,7 +159,7 @@ int pprof_add_folded(struct pprof *p, const char *line, size_t len)
 		const char *e = memchr(f, ';', (size_t)(sp - f));
 		if (!e)
 			e = sp;
-		size_t n = unescape(f, (size_t)(e - f), buf);
+		size_t n = folded_unescape(f, (size_t)(e - f), buf);
 		long long id = intern(p, buf, n);
 		if (id < 0)
 			goto fail;

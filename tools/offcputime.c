@@ -420,24 +420,6 @@ static int setup(struct tool_run *t)
 
 /* --- the end -------------------------------------------------------------------------------- */
 
-/* A folded frame back to its bytes (folded_frame wrote ';', '\\' and control bytes as \xHH). */
-static size_t unescape(const char *s, size_t n, char *out)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] == 'x' &&
-		    sscanf(s + i + 2, "%2x", &v) == 1) {
-			out[o++] = (char)v;
-			i += 3;
-		} else {
-			out[o++] = s[i];
-		}
-	}
-	out[o] = 0;
-	return o;
-}
-
 struct line {
 	char *stack; /* comm;user...;kernel..._[k], root first */
 	uint64_t ns;
@@ -490,7 +472,7 @@ static void json_frame(const char *f, size_t n, void *ctx)
 	char buf[1024];
 	if (n >= sizeof(buf) / 4)
 		n = sizeof(buf) / 4 - 1;
-	size_t l = unescape(f, n, buf);
+	size_t l = folded_unescape(f, n, buf);
 	fputs(j->any ? "," : "", j->out);
 	out_json_bytes(j->out, buf, l);
 	j->any = true;
@@ -501,7 +483,7 @@ static void print_line(const struct line *l)
 	const char *semi = strchr(l->stack, ';');
 	size_t clen = semi ? (size_t)(semi - l->stack) : strlen(l->stack);
 	char comm[80]; /* a name of 16 bytes at most, 4 each escaped */
-	size_t cl = unescape(l->stack, clen < 64 ? clen : 64, comm);
+	size_t cl = folded_unescape(l->stack, clen < 64 ? clen : 64, comm);
 	if (env.t->o.json) {
 		row_begin(&env.row, 0);
 		row_bytes(&env.row, comm, cl);
