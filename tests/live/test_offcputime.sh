@@ -13,6 +13,13 @@ save_state
 O=$BIN/offcputime
 RHEL81=
 case $(uname -r) in 4.18.0-*.el8*) RHEL81=1 ;; esac
+# Where perf events give the user stacks (the default), RHEL 8.1's missing user stacks of an
+# instance's events do not show: that case is ftrace's alone (--via ftrace, below).
+"$O" -v -U > "$TMP/v.out" 2> "$TMP/v.err"
+vrc=$?
+PERF_USTACK=
+grep -q '^user stacks: perf_event_open, the context-switch software event' "$TMP/v.out" && PERF_USTACK=1
+[ -n "$PERF_USTACK" ] && RHEL81=
 
 # The program waits for its go file; its thread stays 1 s after the naps (in ftt_linger),
 # so its user frames are named while it lives even when the tools read late.
@@ -77,9 +84,7 @@ check "offcputime -j: valid JSON, the naps' object with its frames and time (or 
 # The program's main thread naps 4 times 50 ms 21 calls deep in ftt_deep: the folded line
 # goes from main through every call to the naps (ftrace's userstacktrace stops 8 frames from
 # the nap, far from main). -v says where each stack comes from.
-"$O" -v -U > "$TMP/v.out" 2> "$TMP/v.err"
-vrc=$?
-if grep -q '^user stacks: perf_event_open, the context-switch software event' "$TMP/v.out"; then
+if [ -n "$PERF_USTACK" ]; then
 	check "offcputime -v -U: exit 0, the switches from ftrace, the user stacks from perf events" sh -c "
 		[ $vrc = 0 ] && grep -q '^the switches: ftrace, sched:sched_switch' '$TMP/v.out' &&
 		! grep -q '^kernel stacks' '$TMP/v.out'" || cat "$TMP/v.out" "$TMP/v.err"
@@ -105,12 +110,18 @@ if grep -q '^user stacks: perf_event_open, the context-switch software event' "$
 		{ grep '\"comm\":\"sched_target\"' '$TMP/Dj.out' | grep 'nanosleep[^\"]*\"' | grep '\"main\"' |
 			grep -o '\"ftt_deep\"' | wc -l | grep -qx 21 || [ $least -le 0 ]; }" ||
 		{ cat "$TMP/Dj.err"; grep sched_target "$TMP/Dj.out" | head -3; }
-	# --via ftrace (what a kernel without perf events gets): 8 user frames at most, said
+	# --via ftrace (what a kernel without perf events gets): 8 user frames at most, said; no
+	# line of the naps where the kernel recorded none of their switches (said), nor on RHEL
+	# 8.1, whose instances' events come with no user stack (said)
+	naps_unrecorded=$(($(unrecorded "$TMP/Df.err") >= 4))
+	case $(uname -r) in 4.18.0-*.el8*)
+		naps_unrecorded=$(grep -Eq 'none of the [0-9]+ [a-z]+ shown came with a user stack' "$TMP/Df.err" && echo 1 || echo 0) ;;
+	esac
 	check "offcputime -U --via ftrace: said in the banner; the naps' user frames stop at 8, short of main" sh -c "
 		grep -q '^Tracing .*(user stacks from ftrace: at most 8 frames)' '$TMP/Df.err' &&
 		! grep -q ';main;.*;ftt_nap;' '$TMP/Df.out' &&
-		awk '/;ftt_nap;/ {sub(/ [0-9]+\$/, \"\"); if (split(\$0, f, \";\") - 1 > 8) bad = 1; n++} END {exit bad || !n}' '$TMP/Df.out'" ||
-		{ cat "$TMP/Df.err"; grep sched_target "$TMP/Df.out"; }
+		awk '/;ftt_nap;/ {sub(/ [0-9]+\$/, \"\"); if (split(\$0, f, \";\") - 1 > 8) bad = 1; n++} END {exit bad || (!n && !$naps_unrecorded)}' '$TMP/Df.out'" ||
+		{ cat "$TMP/Df.err"; grep sched_target "$TMP/Df.out"; } | sed 's/^/# /'
 else
 	skip "offcputime -U past 8 frames: no perf events here ($(sed -n 's/.*not available: //p' "$TMP/v.out"))"
 fi
