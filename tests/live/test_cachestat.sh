@@ -48,7 +48,7 @@ else
 		# the buffer: 88 to 141 misses, none of them real.)
 		check "cachestat during a 48 MiB write: 12288 pages dirtied, no misses of its own" sh -c \
 			"[ $RC -eq 0 ] && [ $d -ge 12288 ] && [ $d -le 12352 ] && [ $m -le 64 ]" ||
-			{ echo "# exit $RC: $h hits, $m misses, $d dirtied"; sed 's/^/# /' "$TMP/out"; }
+			{ echo "# exit $RC: $h hits, $m misses, $d dirtied"; sed 's/^/# /' "$TMP/out" "$TMP/err"; }
 	fi
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
