@@ -3,7 +3,18 @@
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
 TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile
-COMMON   := sig opt out row runid state undo toplevel format session sweepsay sweep child cpubuf reader comm tool hist pair span agg field keys ksym folded printfmt evprint ftrace blk probe funcpair usym sysc sysnr ustr ladder tracer json heat flame sock record cgroup reset irq sysarg khist kernhist schedev histset spanhist member perfev pprof swstack prom
+# common/: one folder a layer, lowest first; a module includes only its own layer's and
+# those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
+LAYERS   := base kernel stream count . join domain tracer pictures
+COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair base/agg base/ladder \
+	kernel/undo kernel/toplevel kernel/format kernel/session kernel/sweepsay kernel/sweep kernel/child kernel/ftrace kernel/probe kernel/cgroup kernel/reset kernel/khist kernel/perfev \
+	stream/cpubuf stream/reader stream/comm stream/field stream/ksym stream/folded stream/printfmt stream/evprint stream/usym stream/record stream/swstack \
+	count/hist count/keys count/kernhist count/pprof count/prom \
+	tool \
+	join/span join/funcpair join/sysc \
+	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/histset domain/spanhist domain/member \
+	tracer/tracer \
+	pictures/json pictures/heat pictures/flame
 UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom
 
 PREFIX   ?= /usr/local
@@ -71,15 +82,16 @@ $(B)/completion/%: $(B)/% completion/gen.sh completion/common.bash
 # The version is compiled into opt.o: rebuilt when it changes (a file that changes only then).
 $(B)/version: FORCE | $(B)/obj
 	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
-$(B)/obj/opt.o: $(B)/version
+$(B)/obj/base/opt.o: $(B)/version
 FORCE:
 
 # Header dependencies as the compiler found them (-MMD), read back here.
 $(B)/obj/%.o: common/%.c | $(B)/obj
+	@mkdir -p $(@D)
 	$(CC) $(BUILD_CFLAGS) -c -o $@ $<
 $(B)/obj/%.o: tools/%.c | $(B)/obj
 	$(CC) $(BUILD_CFLAGS) -c -o $@ $<
--include $(wildcard $(B)/obj/*.d $(B)/tests/*.d)
+-include $(wildcard $(B)/obj/*.d $(B)/obj/*/*.d $(B)/tests/*.d)
 $(LIB): $(COMMON_OBJ)
 	$(AR) rcs $@ $^
 $(B)/%: $(B)/obj/%.o $(LIB)
@@ -92,8 +104,8 @@ $(B)/obj/sysnr_table.h: | $(B)/obj
 	printf '#include <sys/syscall.h>\n' | $(CC) $(CPPFLAGS) -dM -E - | \
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/\t{__NR_\1, "\1"},/p' | \
 		grep -v -e '"syscalls"' -e '"arch_specific_syscall"' > $@
-$(B)/obj/sysnr.o: $(B)/obj/sysnr_table.h
-$(B)/obj/sysnr.o: BUILD_CFLAGS += -I$(B)/obj
+$(B)/obj/domain/sysnr.o: $(B)/obj/sysnr_table.h
+$(B)/obj/domain/sysnr.o: BUILD_CFLAGS += -I$(B)/obj
 
 # One self-contained file per tool, to copy onto a box under investigation.
 # glibc warns that libtraceevent's plugin loader (dlopen) needs the shared libc at run time:
@@ -163,7 +175,7 @@ $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
 check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target
-	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
+	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
 # kernels are cached in $(VM_CACHE), outside the clone.
@@ -241,9 +253,10 @@ FUZZ_CFLAGS   = -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize
 	$(WARN) -Werror -Icommon $(PKG_INC) -DFTT_VERSION='"fuzz"' -DFIXTURES='"$(CURDIR)/tests/fixtures"' \
 	-DFTT_FUZZ
 $(F)/obj/%.o: common/%.c | $(F)/obj fuzz-deps
+	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -c -o $@ $<
-$(F)/obj/sysnr.o: $(B)/obj/sysnr_table.h
-$(F)/obj/sysnr.o: FUZZ_CFLAGS += -I$(B)/obj
+$(F)/obj/domain/sysnr.o: $(B)/obj/sysnr_table.h
+$(F)/obj/domain/sysnr.o: FUZZ_CFLAGS += -I$(B)/obj
 $(F)/%: tests/fuzz/%.c $(COMMON:%=$(F)/obj/%.o) | $(F)/obj fuzz-deps
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 $(F)/obj:
@@ -252,7 +265,7 @@ fuzz: $(FUZZ:%=$(F)/%)
 	F=$(F) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $(FUZZ)
 
 # The code's style (.clang-format); make check runs format-check.
-FORMAT_FILES = common/*.[ch] tools/*.c tests/unit/*.[ch] tests/live/*.c tests/fuzz/*.[ch]
+FORMAT_FILES = common/*.[ch] common/*/*.[ch] tools/*.c tests/unit/*.[ch] tests/live/*.c tests/fuzz/*.[ch]
 format:
 	clang-format -i $(FORMAT_FILES)
 format-check:

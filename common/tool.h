@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "child.h"
-#include "opt.h"
-#include "reader.h"
-#include "session.h"
+#include "kernel/child.h"
+#include "base/opt.h"
+#include "stream/reader.h"
+#include "kernel/session.h"
 
 struct cgroup;
 struct comm_table;

@@ -4,7 +4,7 @@
 # user or of dpkg-buildflags (CFLAGS, CPPFLAGS, LDFLAGS) reach every compile and link line;
 # warnings are errors only in the project's own checks (WERROR=1: make check, vmcheck-bin,
 # CI), not in a plain build; and the code builds at -O0, where gcc's analysis is weaker
-# (common/span.c once failed there with -Werror=restrict). And make deps is the build's.
+# (common/join/span.c once failed there with -Werror=restrict). And make deps is the build's.
 set -u
 cd "$(dirname "$0")/.."
 # The makes below are asked as a user would ask them: not with what the make that runs this

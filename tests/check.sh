@@ -40,17 +40,44 @@ if out=$(make -s format-check 2>&1); then
 else
 	fail=$((fail + 1)); echo "format: FAILED (make format applies .clang-format)"; echo "$out" | head -20
 fi
-# The modules of common/ form a tree: no circle of #include between them (tsort finds one).
-pairs=$(for c in common/*.c; do
-	m=$(basename "$c" .c)
-	grep -ho '^#include "[a-z0-9_]*\.h"' "$c" "common/$m.h" 2> /dev/null | sed 's/#include "\(.*\)\.h"/\1/' |
-		while read -r d; do [ "$d" != "$m" ] && [ -f "common/$d.c" ] && echo "$m $d"; done
-done)
-if loop=$(tsort <<< "$pairs" 2>&1 > /dev/null) && [ -z "$loop" ]; then
+# The modules of common/ are in layers, a folder each, lowest first (the Makefile's LAYERS:
+# base kernel stream count, the driver tool.c at the root, join domain tracer pictures):
+# every include of a module of common/ is written with its folder and points to the
+# module's own layer or one before it, and no circle of #include joins modules (tsort).
+layers=" ${LAYERS:-base kernel stream count . join domain tracer pictures} "
+rank() { local pre=${layers%% "$1" *}; [ "$pre" = "$layers" ] && echo 99 || wc -w <<< "$pre"; }
+bad= pairs=
+for c in common/*.c common/*/*.c; do
+	m=${c#common/}; m=${m%.c}
+	dir=$(dirname "$m"); r=$(rank "$dir")
+	for f in "$c" "common/$m.h"; do
+		[ -f "$f" ] || continue
+		while read -r d; do
+			[ -f "common/$d.h" ] || { [ "${d#*/}" = "$d" ] && [ -f "$(dirname "$c")/$d.h" ] &&
+				bad="$bad$f: #include \"$d.h\" without its folder"$'\n'; continue; }
+			[ "$d" != "$m" ] && echo "$m $d" >> "$B/.pairs"
+			dr=$(rank "$(dirname "$d")")
+			[ "$dr" -le "$r" ] || bad="$bad$f: includes $d.h, a later layer than $dir"$'\n'
+		done < <(grep -ho '^#include "[a-z0-9_/]*\.h"' "$f" | sed 's/#include "\(.*\)\.h"/\1/')
+	done
+done
+pairs=$(cat "$B/.pairs" 2> /dev/null); rm -f "$B/.pairs"
+if loop=$(tsort <<< "$pairs" 2>&1 > /dev/null) && [ -z "$loop" ] && [ -z "$bad" ]; then
 	pass=$((pass + 1)); echo "includes: ok"
 else
-	fail=$((fail + 1)); echo "includes: FAILED, a circle between modules of common/:"; echo "$loop"
+	fail=$((fail + 1)); echo "includes: FAILED, in common/:"; printf '%s' "$bad"; echo "$loop"
 fi
+# docs/design.md's table of the layers names every module of common/ in its folder, and no
+# other: the map matches the ground.
+map=$(sed -n 's/^| `\([a-z]*\)\/` | \([a-z, ]*\) |.*/\1: \2/p' docs/design.md | tr -d ,)
+ground=$(for d in common/*/; do d=${d%/}; echo "${d#common/}: $(ls "$d"/*.c | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' ')"; done)
+norm() { while read -r f rest; do echo "$f $(tr ' ' '\n' <<< "$rest" | grep . | sort | tr '\n' ' ')"; done | sort; }
+if diff <(norm <<< "$map") <(norm <<< "$ground") > "$B/.layers.diff"; then
+	pass=$((pass + 1)); echo "layers: ok"
+else
+	fail=$((fail + 1)); echo "layers: FAILED, docs/design.md's table (<) is not common/ (>):"; cat "$B/.layers.diff"
+fi
+rm -f "$B/.layers.diff"
 # Links between the project's pages: each relative link in README.md, CONTRIBUTING.md and
 # docs/*.md names a file that exists, and each #anchor a heading of the page it points to,
 # spelled as GitHub makes anchors (lower case, punctuation dropped, a hyphen per space, -1,

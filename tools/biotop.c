@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agg.h"
-#include "blk.h"
-#include "comm.h"
-#include "out.h"
-#include "row.h"
+#include "base/agg.h"
+#include "domain/blk.h"
+#include "stream/comm.h"
+#include "base/out.h"
+#include "base/row.h"
 #include "tool.h"
 
 enum clear { CLEAR_TTY, CLEAR_NEVER, CLEAR_ALWAYS };

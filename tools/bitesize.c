@@ -14,14 +14,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agg.h"
-#include "blk.h"
-#include "hist.h"
-#include "member.h"
-#include "out.h"
-#include "prom.h"
-#include "row.h"
-#include "sig.h"
+#include "base/agg.h"
+#include "domain/blk.h"
+#include "count/hist.h"
+#include "domain/member.h"
+#include "base/out.h"
+#include "count/prom.h"
+#include "base/row.h"
+#include "base/sig.h"
 #include "tool.h"
 
 /* A histogram's key: the disk (0 without -D), the submitting task and its name then. */

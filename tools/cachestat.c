@@ -21,13 +21,13 @@
 
 #include <event-parse.h>
 
-#include "ftrace.h"
-#include "opt.h"
-#include "out.h"
-#include "probe.h"
-#include "reader.h"
-#include "row.h"
-#include "session.h"
+#include "kernel/ftrace.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "kernel/probe.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "kernel/session.h"
 #include "tool.h"
 
 /* What is counted: pages looked up (accessed), pages added to the cache, pages dirtied

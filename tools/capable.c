@@ -13,13 +13,13 @@
 
 #include <event-parse.h>
 
-#include "evprint.h"
-#include "funcpair.h"
-#include "ksym.h"
-#include "probe.h"
-#include "row.h"
+#include "stream/evprint.h"
+#include "join/funcpair.h"
+#include "stream/ksym.h"
+#include "kernel/probe.h"
+#include "base/row.h"
 #include "tool.h"
-#include "usym.h"
+#include "stream/usym.h"
 
 /* capabilities(7), by number (linux/capability.h). */
 static const char *const cap_names[] = {

@@ -15,11 +15,11 @@
 
 #include <event-parse.h>
 
-#include "opt.h"
-#include "reader.h"
-#include "schedev.h"
-#include "session.h"
-#include "spanhist.h"
+#include "base/opt.h"
+#include "stream/reader.h"
+#include "domain/schedev.h"
+#include "kernel/session.h"
+#include "domain/spanhist.h"
 #include "tool.h"
 
 static struct env {

@@ -12,8 +12,8 @@
 
 #include <event-parse.h>
 
-#include "row.h"
-#include "span.h"
+#include "base/row.h"
+#include "join/span.h"
 #include "tool.h"
 
 /* The two kinds of reclaim, and their events. */

@@ -38,17 +38,17 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "ladder.h"
-#include "out.h"
-#include "pair.h"
-#include "probe.h"
-#include "reader.h"
-#include "row.h"
-#include "sysc.h"
+#include "stream/comm.h"
+#include "base/ladder.h"
+#include "base/out.h"
+#include "base/pair.h"
+#include "kernel/probe.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "join/sysc.h"
 #include "tool.h"
-#include "usym.h"
-#include "ustr.h"
+#include "stream/usym.h"
+#include "domain/ustr.h"
 
 #define MAX_ARGS 40	/* the most --max-args takes: 2 fetches each, the kernel takes 128 */
 #define ARGS_BYTES 4096 /* as much as one event can hold */

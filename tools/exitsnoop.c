@@ -12,12 +12,12 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "pair.h"
-#include "reader.h"
-#include "row.h"
-#include "sig.h"
-#include "sysc.h"
+#include "stream/comm.h"
+#include "base/pair.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "base/sig.h"
+#include "join/sysc.h"
 #include "tool.h"
 
 /* How a task or a process is ending, as far as the events have said. */

@@ -5,9 +5,9 @@
  * differential one (AFTER's shape, coloured by the change from BEFORE). Needs nothing but
  * the text.
  */
-#include "flame.h"
-#include "opt.h"
-#include "out.h"
+#include "pictures/flame.h"
+#include "base/opt.h"
+#include "base/out.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -22,16 +22,16 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "ftrace.h"
-#include "kernhist.h"
-#include "opt.h"
-#include "out.h"
-#include "probe.h"
-#include "reader.h"
-#include "row.h"
+#include "kernel/ftrace.h"
+#include "count/kernhist.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "kernel/probe.h"
+#include "stream/reader.h"
+#include "base/row.h"
 #include "tool.h"
-#include "toplevel.h"
-#include "usym.h"
+#include "kernel/toplevel.h"
+#include "stream/usym.h"
 
 /* Counting by probes costs a kprobe (uprobe) per function, made, enabled, disabled and
  * removed one by one: measured in the TCG guests 30 to 300 ms each (6.12: 78 functions 14 s,

@@ -22,12 +22,12 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "ftrace.h"
-#include "ksym.h"
-#include "opt.h"
-#include "out.h"
-#include "row.h"
-#include "toplevel.h"
+#include "kernel/ftrace.h"
+#include "stream/ksym.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "base/row.h"
+#include "kernel/toplevel.h"
 #include "tool.h"
 
 static struct env {

@@ -17,13 +17,13 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "funcpair.h"
-#include "hist.h"
-#include "opt.h"
-#include "out.h"
-#include "reader.h"
-#include "row.h"
-#include "sig.h"
+#include "join/funcpair.h"
+#include "count/hist.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "base/sig.h"
 #include "tool.h"
 
 enum key { KEY_NONE, KEY_COMM, KEY_TID };

@@ -15,14 +15,14 @@
 
 #include <event-parse.h>
 
-#include "evprint.h"
-#include "funcpair.h"
-#include "ksym.h"
-#include "opt.h"
-#include "out.h"
-#include "row.h"
+#include "stream/evprint.h"
+#include "join/funcpair.h"
+#include "stream/ksym.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "base/row.h"
 #include "tool.h"
-#include "usym.h"
+#include "stream/usym.h"
 
 static struct env {
 	struct funcpair fp;

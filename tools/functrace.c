@@ -16,12 +16,12 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "ftrace.h"
-#include "ksym.h"
-#include "opt.h"
-#include "session.h"
+#include "kernel/ftrace.h"
+#include "stream/ksym.h"
+#include "base/opt.h"
+#include "kernel/session.h"
 #include "tool.h"
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 static struct env {
 	char **globs;

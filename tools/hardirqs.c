@@ -11,8 +11,8 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "irq.h"
-#include "reader.h"
+#include "domain/irq.h"
+#include "stream/reader.h"
 #include "tool.h"
 
 static struct env {

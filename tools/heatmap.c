@@ -5,10 +5,10 @@
  * iolatency -j: time and hist). Needs nothing but the text: run it on the traced box or
  * anywhere else.
  */
-#include "heat.h"
-#include "json.h"
-#include "opt.h"
-#include "out.h"
+#include "pictures/heat.h"
+#include "pictures/json.h"
+#include "base/opt.h"
+#include "base/out.h"
 
 #include <errno.h>
 #include <math.h>

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blk.h"
-#include "heat.h"
-#include "hist.h"
-#include "out.h"
-#include "prom.h"
-#include "row.h"
+#include "domain/blk.h"
+#include "pictures/heat.h"
+#include "count/hist.h"
+#include "base/out.h"
+#include "count/prom.h"
+#include "base/row.h"
 #include "tool.h"
 
 #define MAX_DISKS 256

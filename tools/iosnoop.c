@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "blk.h"
-#include "member.h"
-#include "out.h"
-#include "pair.h"
-#include "row.h"
+#include "domain/blk.h"
+#include "domain/member.h"
+#include "base/out.h"
+#include "base/pair.h"
+#include "base/row.h"
 #include "tool.h"
 
 static struct env {

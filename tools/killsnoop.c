@@ -12,10 +12,10 @@
 
 #include <event-parse.h>
 
-#include "reader.h"
-#include "row.h"
-#include "sig.h"
-#include "sysc.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "base/sig.h"
+#include "join/sysc.h"
 #include "tool.h"
 
 /* The calls, each traced where the kernel has it; which argument is the target, which the

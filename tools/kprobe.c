@@ -11,9 +11,9 @@
 
 #include <event-parse.h>
 
-#include "ftrace.h"
-#include "probe.h"
-#include "tracer.h"
+#include "kernel/ftrace.h"
+#include "kernel/probe.h"
+#include "tracer/tracer.h"
 
 static struct env {
 	struct tracer tr;

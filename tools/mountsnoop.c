@@ -13,9 +13,9 @@
 
 #include <event-parse.h>
 
-#include "out.h"
-#include "row.h"
-#include "sysarg.h"
+#include "base/out.h"
+#include "base/row.h"
+#include "domain/sysarg.h"
 #include "tool.h"
 
 /* --- the calls, their arguments and flags ------------------------------------------------ */

@@ -20,22 +20,22 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "evprint.h"
-#include "folded.h"
-#include "ksym.h"
-#include "opt.h"
-#include "out.h"
-#include "pair.h"
-#include "reader.h"
-#include "row.h"
-#include "schedev.h"
-#include "session.h"
-#include "sig.h"
-#include "span.h"
-#include "swstack.h"
+#include "stream/comm.h"
+#include "stream/evprint.h"
+#include "stream/folded.h"
+#include "stream/ksym.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "base/pair.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "domain/schedev.h"
+#include "kernel/session.h"
+#include "base/sig.h"
+#include "join/span.h"
+#include "stream/swstack.h"
 #include "tool.h"
-#include "usym.h"
+#include "stream/usym.h"
 
 #define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_VIA (OPT_LONG + 2)

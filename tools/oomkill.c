@@ -22,9 +22,9 @@
 
 #include <event-parse.h>
 
-#include "pair.h"
-#include "probe.h"
-#include "row.h"
+#include "base/pair.h"
+#include "kernel/probe.h"
+#include "base/row.h"
 #include "tool.h"
 
 #define KMSG_KEEP 16 /* the kernel's reports of kills not yet matched to an event */

@@ -17,14 +17,14 @@
 
 #include <event-parse.h>
 
-#include "ladder.h"
-#include "out.h"
-#include "probe.h"
-#include "reader.h"
-#include "row.h"
-#include "sysc.h"
+#include "base/ladder.h"
+#include "base/out.h"
+#include "kernel/probe.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "join/sysc.h"
 #include "tool.h"
-#include "ustr.h"
+#include "domain/ustr.h"
 
 /* The system calls, each traced where the kernel has it (arm64 has no open, 6.x has openat2). */
 static const char *const calls[] = {"open", "openat", "openat2", "creat"};

@@ -18,18 +18,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
-#include "folded.h"
-#include "ksym.h"
-#include "opt.h"
-#include "out.h"
-#include "pair.h"
-#include "perfev.h"
-#include "pprof.h"
-#include "row.h"
-#include "sig.h"
+#include "kernel/cgroup.h"
+#include "stream/folded.h"
+#include "stream/ksym.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "base/pair.h"
+#include "kernel/perfev.h"
+#include "count/pprof.h"
+#include "base/row.h"
+#include "base/sig.h"
 #include "tool.h"
-#include "usym.h"
+#include "stream/usym.h"
 
 #define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_TOP (OPT_LONG + 2)

@@ -12,10 +12,10 @@
 
 #include <tracefs.h>
 
-#include "opt.h"
-#include "out.h"
-#include "reset.h"
-#include "sweep.h"
+#include "base/opt.h"
+#include "base/out.h"
+#include "kernel/reset.h"
+#include "kernel/sweep.h"
 
 #define TOOL "reset-ftrace"
 

@@ -12,10 +12,10 @@
  */
 #include <stdio.h>
 
-#include "opt.h"
-#include "reader.h"
-#include "schedev.h"
-#include "spanhist.h"
+#include "base/opt.h"
+#include "stream/reader.h"
+#include "domain/schedev.h"
+#include "domain/spanhist.h"
 #include "tool.h"
 
 static struct env {

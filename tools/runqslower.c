@@ -12,13 +12,13 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "opt.h"
-#include "reader.h"
-#include "row.h"
-#include "schedev.h"
-#include "session.h"
-#include "span.h"
+#include "stream/comm.h"
+#include "base/opt.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "domain/schedev.h"
+#include "kernel/session.h"
+#include "join/span.h"
 #include "tool.h"
 
 enum via { VIA_BEST, VIA_PAIRS, VIA_USER };

@@ -12,8 +12,8 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "irq.h"
-#include "reader.h"
+#include "domain/irq.h"
+#include "stream/reader.h"
 #include "tool.h"
 
 #define MAX_VEC 64 /* the kernel has 10 (NR_SOFTIRQS) */

@@ -14,9 +14,9 @@
 
 #include <event-parse.h>
 
-#include "out.h"
-#include "row.h"
-#include "sysarg.h"
+#include "base/out.h"
+#include "base/row.h"
+#include "domain/sysarg.h"
 #include "tool.h"
 
 /* Every kernel name of the calls: each traced where the kernel has it (x86-64 has newstat,

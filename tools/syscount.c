@@ -17,16 +17,16 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "agg.h"
-#include "comm.h"
-#include "ftrace.h"
-#include "kernhist.h"
-#include "out.h"
-#include "prom.h"
-#include "reader.h"
-#include "row.h"
-#include "sysc.h"
-#include "sysnr.h"
+#include "base/agg.h"
+#include "stream/comm.h"
+#include "kernel/ftrace.h"
+#include "count/kernhist.h"
+#include "base/out.h"
+#include "count/prom.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "join/sysc.h"
+#include "domain/sysnr.h"
 #include "tool.h"
 
 static struct env {

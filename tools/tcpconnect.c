@@ -15,12 +15,12 @@
 
 #include <event-parse.h>
 
-#include "agg.h"
-#include "comm.h"
-#include "reader.h"
-#include "row.h"
-#include "sock.h"
-#include "span.h"
+#include "base/agg.h"
+#include "stream/comm.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "domain/sock.h"
+#include "join/span.h"
 #include "tool.h"
 
 static struct env {

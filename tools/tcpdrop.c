@@ -21,14 +21,14 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "evprint.h"
-#include "ksym.h"
-#include "pair.h"
-#include "reader.h"
-#include "row.h"
-#include "sock.h"
-#include "span.h"
+#include "stream/comm.h"
+#include "stream/evprint.h"
+#include "stream/ksym.h"
+#include "base/pair.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "domain/sock.h"
+#include "join/span.h"
 #include "tool.h"
 
 static struct env {

@@ -17,12 +17,12 @@
 
 #include <event-parse.h>
 
-#include "comm.h"
-#include "probe.h"
-#include "reader.h"
-#include "row.h"
-#include "sock.h"
-#include "span.h"
+#include "stream/comm.h"
+#include "kernel/probe.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "domain/sock.h"
+#include "join/span.h"
 #include "tool.h"
 
 static struct env {

@@ -13,12 +13,12 @@
 
 #include <event-parse.h>
 
-#include "agg.h"
-#include "probe.h"
-#include "reader.h"
-#include "row.h"
-#include "sock.h"
-#include "span.h"
+#include "base/agg.h"
+#include "kernel/probe.h"
+#include "stream/reader.h"
+#include "base/row.h"
+#include "domain/sock.h"
+#include "join/span.h"
 #include "tool.h"
 
 static struct env {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ftrace.h"
-#include "tracer.h"
+#include "kernel/ftrace.h"
+#include "tracer/tracer.h"
 
 static struct env {
 	struct tracer tr;

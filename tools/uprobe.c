@@ -13,9 +13,9 @@
 #include <event-parse.h>
 #include <unistd.h>
 
-#include "probe.h"
-#include "tracer.h"
-#include "usym.h"
+#include "kernel/probe.h"
+#include "tracer/tracer.h"
+#include "stream/usym.h"
 
 static struct env {
 	struct tracer tr;

@@ -13,7 +13,7 @@
 
 #include <sanitizer/common_interface_defs.h>
 
-#include "evprint.h"
+#include "stream/evprint.h"
 #include "../fixture_tep.h"
 
 /* stderr as it was (libFuzzer's and the sanitizers' reports), and /dev/null. */

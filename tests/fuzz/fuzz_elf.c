@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fuzz target: ELF files of any kind, as uprobe, -U, funccount and execsnoop's loader probe
- * read them (common/usym.c on libelf): the input is the file. Seeded at run time with
+ * read them (common/stream/usym.c on libelf): the input is the file. Seeded at run time with
  * programs of this machine, whole, truncated and with bytes flipped (tests/fuzz/run.sh).
  * Property: no crash, no hang, no read outside what was allocated; results inside their
  * buffers.
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "usym.h"
+#include "stream/usym.h"
 
 static char path[64];
 static FILE *devnull;

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "evprint.h"
+#include "stream/evprint.h"
 #include "fuzz.h"
-#include "format.h"
-#include "session.h"
+#include "kernel/format.h"
+#include "kernel/session.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <tracefs.h>
 
-#include "evprint.h"
-#include "field.h"
+#include "stream/evprint.h"
+#include "stream/field.h"
 #include "fuzz.h"
 
 static struct tep_handle *teps[2];

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <tracefs.h>
 
-#include "blk.h"
+#include "domain/blk.h"
 #include "fuzz.h"
-#include "keys.h"
-#include "opt.h"
-#include "probe.h"
+#include "count/keys.h"
+#include "base/opt.h"
+#include "kernel/probe.h"
 
 static jmp_buf refused;
 static void on_fail(void)

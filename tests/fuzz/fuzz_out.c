@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Fuzz target: the escaping of text and JSON output (common/out.c). Property, for any bytes:
+ * Fuzz target: the escaping of text and JSON output (common/base/out.c). Property, for any bytes:
  * the JSON string is valid JSON and valid UTF-8 and gives back exactly the bytes it was made
  * from (\udcXX: the byte XX, as Python's surrogateescape); the text forms hold no control
  * character, no line break and no byte that is not UTF-8, the column token no space, and
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "out.h"
+#include "base/out.h"
 
 static int hex(int c)
 {

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <tracefs.h>
 
-#include "evprint.h"
+#include "stream/evprint.h"
 #include "fuzz.h"
-#include "reader.h"
+#include "stream/reader.h"
 
 struct set {
 	char dir[64];

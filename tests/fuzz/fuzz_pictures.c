@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flame.h"
+#include "pictures/flame.h"
 #include "fuzz.h"
-#include "heat.h"
-#include "json.h"
+#include "pictures/heat.h"
+#include "pictures/json.h"
 
 static void check_svg(const char *s, size_t n)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
-#include "agg.h"
+#include "base/agg.h"
 
 struct seen {
 	uint32_t keys[2048];

@@ -12,10 +12,10 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "blk.h"
-#include "opt.h"
-#include "reader.h"
-#include "session.h"
+#include "domain/blk.h"
+#include "base/opt.h"
+#include "stream/reader.h"
+#include "kernel/session.h"
 
 #define ONE FIXTURES "/block-6.18"
 #define XCPU FIXTURES "/block-6.18-xcpu"

@@ -4,7 +4,7 @@
  * that a path is a cgroup at all. */
 #include "helpers.h"
 
-#include "cgroup.h"
+#include "kernel/cgroup.h"
 
 static const char proc[] = "12:pids:/user.slice/x\n"
 			   "5:cpu,cpuacct:/system.slice/ssh.service\n"

@@ -12,8 +12,8 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "comm.h"
-#include "reader.h"
+#include "stream/comm.h"
+#include "stream/reader.h"
 
 #define PROC FIXTURES "/proc-6.18"
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <tracefs.h>
 
-#include "evprint.h"
+#include "stream/evprint.h"
 
 static struct tep_handle *tep;
 static struct tep_event *ev;

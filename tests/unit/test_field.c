@@ -11,7 +11,7 @@
 
 #include <event-parse.h>
 
-#include "field.h"
+#include "stream/field.h"
 
 #define FORMATS FIXTURES "/formats-6.18"
 

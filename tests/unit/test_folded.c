@@ -2,9 +2,9 @@
 /* folded: stacks counted by address, named once, printed root first, merged by name. */
 #include "helpers.h"
 
-#include "folded.h"
-#include "ksym.h"
-#include "usym.h"
+#include "stream/folded.h"
+#include "stream/ksym.h"
+#include "stream/usym.h"
 
 /* Print f into a string. */
 static char *printed(struct folded *f, size_t *lines)

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <tracefs.h>
 
-#include "ftrace.h"
+#include "kernel/ftrace.h"
 
 static char tree[64];
 

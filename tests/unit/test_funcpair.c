@@ -22,13 +22,13 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "funcpair.h"
-#include "opt.h"
-#include "reader.h"
-#include "runid.h"
-#include "state.h"
+#include "join/funcpair.h"
+#include "base/opt.h"
+#include "stream/reader.h"
+#include "base/runid.h"
+#include "base/state.h"
 #include "tool.h"
-#include "usym.h"
+#include "stream/usym.h"
 
 #define ENTRY_ID 3001
 #define RET_ID 3002

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
-#include "hist.h"
+#include "count/hist.h"
 
 static char *render(const struct hist_log2 *h, int json)
 {

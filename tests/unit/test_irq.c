@@ -13,9 +13,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "irq.h"
-#include "out.h"
-#include "reader.h"
+#include "domain/irq.h"
+#include "base/out.h"
+#include "stream/reader.h"
 #include "tool.h"
 
 #define SCHED FIXTURES "/sched-6.18"

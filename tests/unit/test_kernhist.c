@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "kernhist.h"
+#include "count/kernhist.h"
 
 /* --- an evaluator of the filters ------------------------------------------------------- */
 

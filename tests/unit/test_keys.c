@@ -11,7 +11,7 @@
 
 #include <event-parse.h>
 
-#include "keys.h"
+#include "count/keys.h"
 
 #define FORMATS FIXTURES "/formats-6.18"
 

@@ -10,7 +10,7 @@
  */
 #include "helpers.h"
 
-#include "khist.h"
+#include "kernel/khist.h"
 
 static const char *const kernels[] = {
 	"4.18.0-147.5.1.el8_1.x86_64",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
-#include "ksym.h"
+#include "stream/ksym.h"
 
 static char path[] = "/tmp/ftt-test-ksym.XXXXXX";
 

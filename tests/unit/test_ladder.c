@@ -5,7 +5,7 @@
  */
 #include "helpers.h"
 
-#include "ladder.h"
+#include "base/ladder.h"
 
 static int tried[4], answer[4];
 static int order[8], norder;

@@ -6,7 +6,7 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
-#include "member.h"
+#include "domain/member.h"
 
 static void *tid_of_thread(void *arg)
 {

@@ -4,7 +4,7 @@
 #include <dirent.h>
 #include <signal.h>
 
-#include "opt.h"
+#include "base/opt.h"
 
 static void call_int(const void *s)
 {

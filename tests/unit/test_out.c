@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "out.h"
+#include "base/out.h"
 
 static char *text(const char *s, size_t max, int width)
 {

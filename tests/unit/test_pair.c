@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
-#include "pair.h"
+#include "base/pair.h"
 
 struct val {
 	uint64_t a;

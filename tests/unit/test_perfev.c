@@ -3,9 +3,9 @@
  * split at their context markers, and deep stacks folded (profile's aggregation). */
 #include "helpers.h"
 
-#include "folded.h"
-#include "perfev.h"
-#include "usym.h"
+#include "stream/folded.h"
+#include "kernel/perfev.h"
+#include "stream/usym.h"
 
 #include <stdlib.h>
 #include <string.h>

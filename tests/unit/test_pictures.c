@@ -8,9 +8,9 @@
 
 #include <math.h>
 
-#include "flame.h"
-#include "heat.h"
-#include "json.h"
+#include "pictures/flame.h"
+#include "pictures/heat.h"
+#include "pictures/json.h"
 
 static struct json_span span(const char *s)
 {

@@ -4,7 +4,7 @@
  * gzip'd file is the same bytes. */
 #include "helpers.h"
 
-#include "pprof.h"
+#include "count/pprof.h"
 
 #include <stdlib.h>
 #include <string.h>

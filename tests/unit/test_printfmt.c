@@ -12,9 +12,9 @@
 #include <ftw.h>
 #include <stdint.h>
 
-#include "format.h"
-#include "out.h"
-#include "printfmt.h"
+#include "kernel/format.h"
+#include "base/out.h"
+#include "stream/printfmt.h"
 
 static uint64_t seed = 0x9e3779b97f4a7c15ULL;
 static uint64_t rnd(void)

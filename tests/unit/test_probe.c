@@ -2,10 +2,10 @@
 /* Probe definitions as users write them (probe.c) and the argument registers (ustr.c). */
 #include "helpers.h"
 
-#include "probe.h"
+#include "kernel/probe.h"
 
 #include <event-parse.h>
-#include "ustr.h"
+#include "domain/ustr.h"
 
 static void test_parse(void **state)
 {

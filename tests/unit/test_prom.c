@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
-#include "prom.h"
+#include "count/prom.h"
 
 static char dir[] = "/tmp/test_prom.XXXXXX";
 

@@ -8,7 +8,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "reader.h"
+#include "stream/reader.h"
 
 #define ONE FIXTURES "/block-6.18"
 #define XCPU FIXTURES "/block-6.18-xcpu"

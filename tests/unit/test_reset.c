@@ -10,11 +10,11 @@
 
 #include <tracefs.h>
 
-#include "reset.h"
-#include "runid.h"
-#include "state.h"
-#include "sweep.h"
-#include "toplevel.h"
+#include "kernel/reset.h"
+#include "base/runid.h"
+#include "base/state.h"
+#include "kernel/sweep.h"
+#include "kernel/toplevel.h"
 
 static char tree[64], lock[128], run[128], mounts[128];
 static pid_t child; /* a reader or an owner a test made: gone with the tree, failed or not */

@@ -2,8 +2,8 @@
 /* Rows from one declaration (row.h): the header, the text line and the JSON object. */
 #include "helpers.h"
 
-#include "out.h"
-#include "row.h"
+#include "base/out.h"
+#include "base/row.h"
 
 #include <sys/utsname.h>
 

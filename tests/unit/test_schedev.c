@@ -10,8 +10,8 @@
 
 #include <event-parse.h>
 
-#include "schedev.h"
-#include "span.h"
+#include "domain/schedev.h"
+#include "join/span.h"
 #include "tool.h"
 
 static struct tep_event *load(struct tep_handle *tep, const char *path)

@@ -11,11 +11,11 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "reader.h"
-#include "runid.h"
-#include "format.h"
-#include "session.h"
-#include "sweep.h"
+#include "stream/reader.h"
+#include "base/runid.h"
+#include "kernel/format.h"
+#include "kernel/session.h"
+#include "kernel/sweep.h"
 
 static char tree[64];
 

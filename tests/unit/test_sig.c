@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "sig.h"
+#include "base/sig.h"
 
 static char dir[64], log_path[128], rm_path[128], replaced[128];
 

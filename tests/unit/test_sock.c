@@ -15,10 +15,10 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "opt.h"
-#include "reader.h"
-#include "session.h"
-#include "sock.h"
+#include "base/opt.h"
+#include "stream/reader.h"
+#include "kernel/session.h"
+#include "domain/sock.h"
 
 #define NET FIXTURES "/net-6.18"
 

@@ -12,9 +12,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "reader.h"
-#include "schedev.h"
-#include "span.h"
+#include "stream/reader.h"
+#include "domain/schedev.h"
+#include "join/span.h"
 
 #define SCHED FIXTURES "/sched-6.18"
 #define MAXP 4096

@@ -5,7 +5,7 @@
  * samples of a thread trimmed to those the caller may still ask for. */
 #include "helpers.h"
 
-#include "swstack.h"
+#include "stream/swstack.h"
 
 static void add(struct swstack *w, uint32_t tid, uint64_t time, uint64_t leaf, int n)
 {

@@ -16,7 +16,7 @@
 
 #include <event-parse.h>
 
-#include "sysarg.h"
+#include "domain/sysarg.h"
 
 #define COMMON                                                                         \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \

@@ -11,8 +11,8 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "reader.h"
-#include "sysc.h"
+#include "stream/reader.h"
+#include "join/sysc.h"
 
 #define PROC FIXTURES "/proc-6.18"
 

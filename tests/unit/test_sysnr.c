@@ -8,7 +8,7 @@
 
 #include <sys/syscall.h>
 
-#include "sysnr.h"
+#include "domain/sysnr.h"
 
 static void test_numbers(void **state)
 {

@@ -16,9 +16,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "opt.h"
-#include "runid.h"
-#include "state.h"
+#include "base/opt.h"
+#include "base/runid.h"
+#include "base/state.h"
 #include "tool.h"
 
 #define BLOCK FIXTURES "/block-6.18"

@@ -5,9 +5,9 @@
 
 #include <tracefs.h>
 
-#include "sig.h"
-#include "state.h"
-#include "toplevel.h"
+#include "base/sig.h"
+#include "base/state.h"
+#include "kernel/toplevel.h"
 
 static char tree[64], lock[128], run[128];
 

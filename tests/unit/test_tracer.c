@@ -17,9 +17,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "opt.h"
-#include "state.h"
-#include "tracer.h"
+#include "base/opt.h"
+#include "base/state.h"
+#include "tracer/tracer.h"
 
 #define BLOCK FIXTURES "/block-6.18"
 

@@ -8,10 +8,10 @@
 
 #include <tracefs.h>
 
-#include "runid.h"
-#include "sig.h"
-#include "state.h"
-#include "undo.h"
+#include "base/runid.h"
+#include "base/sig.h"
+#include "base/state.h"
+#include "kernel/undo.h"
 
 static char tree[64], run[128], target[128];
 

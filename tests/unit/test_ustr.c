@@ -18,11 +18,11 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "runid.h"
-#include "session.h"
-#include "state.h"
-#include "ustr.h"
-#include "usym.h"
+#include "base/runid.h"
+#include "kernel/session.h"
+#include "base/state.h"
+#include "domain/ustr.h"
+#include "stream/usym.h"
 
 static char tree[64];
 static int defs[2] = {-1, -1};

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "usym.h"
+#include "stream/usym.h"
 
 /* A function of this test program, to find by address. */
 __attribute__((noinline)) int usym_probe_me(int x)

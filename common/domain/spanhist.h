@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * spanhist: a histogram tool on span.h's pairs (runqlat, cpudist): where the pairs are made
+ * (--via: binned in the kernel, paired in the kernel and read one by one, or paired here;
+ * by default the first this kernel can), each pair's time in whole units (span_units) added
+ * to histset.h's histograms by key, every interval, and at the end what was not paired.
+ *
+ * The tool describes its pairing twice: for here (span_init and its events, with
+ * spanhist_done as span's done when the end record names the task as its describe says)
+ * and for the kernel (a span_kernel with fields "pid" and, for names, "comm").
+ */
+#ifndef FTT_SPANHIST_H
+#define FTT_SPANHIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "domain/histset.h"
+#include "kernel/khist.h"
+#include "join/span.h"
+
+struct tool_run;
+struct tep_record;
+struct tep_format_field;
+
+enum spanhist_via { SPANHIST_BEST, SPANHIST_HIST, SPANHIST_PAIRS, SPANHIST_USER };
+
+#define SPANHIST_OPT_VIA (OPT_LONG + 0x40)
+#define SPANHIST_VIA_OPTION                                                               \
+	{                                                                                 \
+		SPANHIST_OPT_VIA, "via", "HOW",                                           \
+			"where the pairs are made: hist (in the kernel, which also\n"     \
+			"bins them: only the histogram is read), pairs (in the kernel,\n" \
+			"each read), user (here, from every event); default: the first\n" \
+			"this kernel can",                                                \
+			0                                                                 \
+	}
+
+struct spanhist {
+	/* Set by the tool (options). */
+	enum spanhist_via via;
+	enum histset_key key;
+	bool millis;
+	/* Set by spanhist_prepare. */
+	enum spanhist_via how;
+	uint64_t unit;
+	struct histset hs;
+	struct span s;
+	struct span_kernel k;
+	/* Paired here: the end record's fields that name the task. */
+	struct tep_format_field *end_pid, *end_comm;
+	struct tep_format_field *pair_pid, *pair_comm;
+	struct khist prev; /* SPANHIST_HIST: the kernel's table at the last read */
+	struct tool_run *t;
+};
+
+/* --via's value; a usage error when it is none of them. */
+void spanhist_via(struct spanhist *sh, const char *arg);
+/* After the options: -P/-k, --via hist with -k comm (exit 2). */
+void spanhist_check(struct spanhist *sh, bool per_process);
+
+/*
+ * In prepare(): where the pairs are made. describe(sh, hist) fills sh->k for the kernel
+ * (mode and unit are set after it); what: what the histograms count ("waits"). Returns a
+ * TOOL_ status; t->traced says how, "<what> (binned in the kernel)".
+ */
+int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, const char *counted,
+		     void (*describe)(struct spanhist *sh, bool hist));
+
+/* In setup(): the kernel's pairing traced; for here, the tool enables its events itself
+ * (after span_init with spanhist_done). Returns a TOOL_ status. */
+int spanhist_setup(struct spanhist *sh);
+
+/* span's done for pairs made here: the end record names the task by end_pid, end_comm. */
+void spanhist_done(const struct tep_record *end, const struct span_start *st, uint64_t ns,
+		   void *data, void *ctx);
+
+/* The tool's interval() and end(): the histograms printed (end: the partial last interval),
+ * then what was not paired (what: "switches"). */
+int spanhist_interval(struct spanhist *sh, uint64_t now);
+void spanhist_end(struct spanhist *sh, const char *what);
+
+void spanhist_free(struct spanhist *sh);
+
+#endif

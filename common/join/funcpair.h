@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * funcpair: the calls of one function as pairs of events, its entry and its return: a
+ * kprobe and a kretprobe for a kernel function (FUNC), a uprobe and a uretprobe for a user
+ * one (LIB:FUNC). Paired in user space by common/span under (thread, depth), so that a
+ * function that calls itself pairs each return with its own entry. The probes may fetch the
+ * first arguments at the entry and the return value. funclatency and funcslower.
+ */
+#ifndef FTT_FUNCPAIR_H
+#define FTT_FUNCPAIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/pair.h"
+#include "join/span.h"
+
+struct tool_run;
+struct tep_event;
+struct tep_record;
+struct tep_format_field;
+
+#define FUNCPAIR_DEPTH 16   /* calls kept per thread: deeper recursion is counted unpaired */
+#define FUNCPAIR_MAX_ARGS 6 /* the arguments the ABI passes in registers (x86-64) */
+#define FUNCPAIR_FRAMES 128 /* kernel frames kept per call (kstack_ev): all 5.x+ records */
+
+/* One call, when its return comes: the entry's time, its duration and the arguments
+ * fetched at the entry. */
+struct funcpair_call {
+	uint64_t entry_ts;
+	uint64_t ns;
+	const uint64_t *args; /* nargs of them */
+	/* With kstack_ev: the call's kernel stack, innermost first; nkstack 0 when none came. */
+	const unsigned long long *kstack;
+	int nkstack;
+};
+
+/* Called for each paired return with its record: the return's (its task, its value), or the
+ * kernel's event of the call (funcpair_trace_kernel). */
+typedef void (*funcpair_fn)(struct tep_record *ret, const struct funcpair_call *c, void *ctx);
+
+struct funcpair {
+	/* Set before funcpair_probes(). */
+	const char *spec; /* FUNC or LIB:FUNC */
+	int nargs;	  /* arguments to fetch at entry (0..FUNCPAIR_MAX_ARGS) */
+	bool retval;	  /* fetch the return value (funcpair_retval) */
+	/* Set by it. */
+	bool user;	/* a uprobe pair */
+	char func[256]; /* the function's name, for the output */
+	struct tep_event *entry, *ret;
+	struct tep_format_field *arg[FUNCPAIR_MAX_ARGS], *retf;
+	struct pair_table depth; /* tid -> its calls in progress (deeper than DEPTH not kept) */
+	struct span calls;	 /* (tid, depth) -> the entry: nargs args, then its stack */
+	uint64_t unpaired;	 /* returns without their entry (lost, or deeper than DEPTH) */
+	/* kprobe_profile names a probe without its group: names of this run's own */
+	char entry_name[32], ret_name[32];
+	/* Set before tracing, for the call's kernel stack (-s; ftrace:kernel_stack, enabled as
+	 * the instance's stacktrace option): paired here, the entry's, kept with the call until
+	 * its return; paired in the kernel, its event's (recorded at the return). */
+	struct tep_event *kstack_ev;
+	struct tep_format_field *kcaller;
+	funcpair_fn fn;
+	void *ctx;
+	struct tool_run *t;
+	/* Paired in the kernel (funcpair_kernel): the span's pair event, fired by the
+	 * return's hist trigger with what the entry's saved for the thread. */
+	bool in_kernel;
+	struct span_kernel k;
+	struct tep_format_field *sarg[FUNCPAIR_MAX_ARGS];
+};
+
+/* A usage error (opt_fail) unless spec is one function: FUNC or LIB:FUNC, no glob. */
+void funcpair_check_spec(const char *spec);
+
+/*
+ * In prepare(): the probes of fp->spec, named <prefix>_entry_<pid> and <prefix>_ret_<pid>.
+ * A function the kernel cannot trace or a symbol not in the file is a usage error, said on
+ * stderr; missing probe support is named by its CONFIG_ option. Returns a TOOL_ status.
+ */
+int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix);
+
+/* In setup(): trace both probes; fn is called for every return paired with its entry. A
+ * loss of events clears the pairs (they could join the wrong two). Returns a TOOL_ status. */
+int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx);
+
+/*
+ * Whether the kernel can pair the calls (hist triggers with variables and synthetic events:
+ * CONFIG_HIST_TRIGGERS, Linux 4.17). In prepare(), after funcpair_probes: the synthetic
+ * event is made then, and fp->in_kernel set; false (and nothing made) when it cannot.
+ */
+bool funcpair_kernel(struct tool_run *t, struct funcpair *fp);
+/* Whether the kernel has what funcpair_kernel needs (nothing is made). */
+bool funcpair_kernel_can(void);
+
+/* In setup(), when funcpair_kernel said yes: the kernel pairs each thread's entry and return
+ * (the innermost call of a function that calls itself) and sends one event per call of at
+ * least min_ns, for fn. Returns a TOOL_ status. */
+int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns, funcpair_fn fn,
+			  void *ctx);
+
+/* The return value of a paired return (with fp->retval). */
+long long funcpair_retval(const struct funcpair *fp, const struct tep_record *ret);
+
+/* In end(): on stderr, the returns the kernel missed (a kretprobe's instances all in use),
+ * the returns that found no entry and the calls shown without their entry's stack. ustacks: the user stacks the probes recorded (-U),
+ * each of which may have added a miss to the kretprobe's count (below). */
+void funcpair_report(struct funcpair *fp, const char *tool, unsigned long long ustacks);
+
+void funcpair_free(struct funcpair *fp);
+
+#endif

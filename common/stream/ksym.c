@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "stream/ksym.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ksym {
+	unsigned long long addr;
+	unsigned int name; /* offset in names */
+};
+
+struct ksyms {
+	struct ksym *sym;
+	size_t n;
+	char *names;
+	FILE *f;	  /* what the loader reads */
+	pthread_t loader; /* while loading: every reader of the table joins it first */
+	bool loading;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The table from k->f, then sorted; k->f closed. */
+static void read_table(struct ksyms *k)
+{
+	FILE *f = k->f;
+	size_t cap = 0, ncap = 0, nlen = 0;
+	char line[1024]; /* names are up to 511 bytes (KSYM_NAME_LEN, 6.1+) */
+	while (fgets(line, sizeof(line), f)) {
+		size_t got = strlen(line);
+		if (got == sizeof(line) - 1 && line[got - 1] != '\n') {
+			/* Longer than any symbol's line: skipped whole, its rest too. */
+			while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
+				;
+			continue;
+		}
+		/* "ADDR TYPE NAME[\t[MODULE]]", read by hand: sscanf took 2/3 of the load's
+		 * time (~120,000 lines). */
+		const char *p = line, *name;
+		unsigned long long addr = 0;
+		int digits = 0;
+		for (;; p++, digits++) {
+			unsigned c = (unsigned char)*p, v;
+			if (c - '0' < 10)
+				v = c - '0';
+			else if ((c | 0x20) - 'a' < 6)
+				v = (c | 0x20) - 'a' + 10;
+			else
+				break;
+			addr = addr << 4 | v;
+		}
+		if (!digits || digits > 16 || !addr || p[0] != ' ' || !p[1] || p[2] != ' ')
+			continue;
+		char type = p[1];
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		name = p + 3;
+		size_t len = strcspn(name, " \t\n");
+		if (!len)
+			continue;
+		if (k->n == cap || nlen + len + 1 > ncap) {
+			size_t c = k->n == cap ? (cap ? cap * 2 : 65536) : cap;
+			size_t nc = nlen + len + 1 > ncap ? (ncap ? ncap * 2 : 1 << 21) : ncap;
+			struct ksym *s = realloc(k->sym, c * sizeof(*s));
+			if (s)
+				k->sym = s;
+			char *n = s ? realloc(k->names, nc) : NULL;
+			if (!n)
+				break;
+			k->names = n;
+			cap = c;
+			ncap = nc;
+		}
+		memcpy(k->names + nlen, name, len);
+		k->names[nlen + len] = 0;
+		k->sym[k->n].addr = addr;
+		k->sym[k->n].name = (unsigned int)nlen;
+		k->n++;
+		nlen += len + 1;
+	}
+	fclose(f);
+	k->f = NULL;
+	if (k->n)
+		qsort(k->sym, k->n, sizeof(*k->sym), cmp_ksym);
+}
+
+/* The tables still loading, for ksym_wait_all(). */
+static struct ksyms *pending[8];
+
+static void *loader(void *arg)
+{
+	read_table(arg);
+	return NULL;
+}
+
+struct ksyms *ksym_load(void)
+{
+	return ksym_load_file("/proc/kallsyms");
+}
+
+struct ksyms *ksym_load_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	struct ksyms *k = f ? calloc(1, sizeof(*k)) : NULL;
+	if (!k) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	k->f = f;
+	/* Read while the run sets the kernel up (RCU grace periods it sleeps through): the
+	 * first lookup waits for the end. No signal of the run's is taken by the loader.
+	 * A table ksym_wait_all() could not find (no free slot) is read here and now. */
+	size_t i = 0;
+	while (i < sizeof(pending) / sizeof(*pending) && pending[i])
+		i++;
+	if (i < sizeof(pending) / sizeof(*pending)) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		k->loading = pthread_create(&k->loader, NULL, loader, k) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (k->loading)
+		pending[i] = k;
+	else
+		read_table(k);
+	return k;
+}
+
+/* The table once loaded (a branch per lookup while it is not joined yet). */
+static const struct ksyms *loaded(const struct ksyms *k)
+{
+	if (k && k->loading) {
+		struct ksyms *w = (struct ksyms *)k; /* joined once: the table itself is const */
+		pthread_join(w->loader, NULL);
+		w->loading = false;
+		for (size_t i = 0; i < sizeof(pending) / sizeof(*pending); i++)
+			if (pending[i] == w)
+				pending[i] = NULL;
+	}
+	return k;
+}
+
+void ksym_wait_all(void)
+{
+	for (size_t i = 0; i < sizeof(pending) / sizeof(*pending); i++)
+		loaded(pending[i]);
+}
+
+const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned long long *off)
+{
+	if (!loaded(k))
+		return NULL;
+	size_t lo = 0, hi = k->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (k->sym[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	*off = addr - k->sym[lo - 1].addr;
+	return k->names + k->sym[lo - 1].name;
+}
+
+void ksym_free(struct ksyms *k)
+{
+	if (!loaded(k))
+		return;
+	free(k->sym);
+	free(k->names);
+	free(k);
+}
+
+unsigned long long ksym_addr(const struct ksyms *k, const char *name)
+{
+	loaded(k);
+	for (size_t i = 0; k && i < k->n; i++)
+		if (!strcmp(k->names + k->sym[i].name, name))
+			return k->sym[i].addr;
+	return 0;
+}

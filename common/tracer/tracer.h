@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tracer: the generic event tracer behind tpoint, kprobe and uprobe. The tool finds or makes
+ * its events (tracepoints by glob, a kprobe, a uprobe); the tracer has their shared options
+ * and the stages that trace them: every event printed (text or JSON, with kernel and user
+ * stacks), counted per second (-c), or counted by key and histograms (-k, --hist).
+ *
+ * A tool puts TRACER_OPTIONS in its option table, points .state at its struct tracer, hands
+ * the options it does not know to tracer_option(), sets tr->events in its prepare() and
+ * then calls tracer_prepare(), and uses tracer_setup/_header/_interval/_end/_cleanup as
+ * its stages.
+ */
+#ifndef FTT_TRACER_H
+#define FTT_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stream/evprint.h"
+#include "count/hist.h"
+#include "count/keys.h"
+#include "count/prom.h"
+#include "tool.h"
+
+struct tep_event;
+struct keys;
+struct kernhist;
+struct kerncount;
+struct kernkeys;
+struct evprint;
+struct ksyms;
+
+#define TRACER_OPT_HIST (OPT_LONG + 1)
+#define TRACER_OPT_FOLDED (OPT_LONG + 2)
+#define TRACER_OPT_USER_SPACE (OPT_LONG + 3)
+#define TRACER_OPT_POWER (OPT_LONG + 4)
+#define TRACER_OPT_LINEAR (OPT_LONG + 5)
+
+/* The keys of every JSON object a tracer tool writes (struct tool .rows): each event and its
+ * stacks, the counts of -c and -k, the histograms of --hist; functrace's lack -U's. */
+struct row_table;
+extern const struct row_table tracer_count_keys;
+#define TRACER_ROWS_KERNEL                                                               \
+	&evprint_event_keys, &evprint_kstack_keys, &tracer_count_keys, &keys_count_keys, \
+		&keys_hist_keys, &keys_total_keys
+#define TRACER_ROWS                                            \
+	(const struct row_table *const[])                      \
+	{                                                      \
+		TRACER_ROWS_KERNEL, &evprint_ustack_keys, NULL \
+	}
+
+/* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U and
+ * --user-space (its events are the function tracer's: no triggers). */
+#define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TRACER_OPT_USER, TOOL_EXEC
+#define TRACER_OPT_USER                                                         \
+	{                                                                       \
+		TRACER_OPT_USER_SPACE, "user-space", NULL,                      \
+			"-c, -k and --hist counted in user space, not by the\n" \
+			"kernel's hist triggers",                               \
+			0                                                       \
+	}
+#define TRACER_OPT_USTACK                                                         \
+	{                                                                         \
+		'U', NULL, NULL,                                                  \
+			"user-space stack trace of each event (walked by frame\n" \
+			"pointers)",                                              \
+			0                                                         \
+	}
+#define TRACER_OPTIONS_KERNEL                                                                     \
+	{'c', NULL, NULL,                                                                         \
+	 "count events per second instead of printing each (with -k or --hist:\n"                 \
+	 "print them every second, not only at the end)",                                         \
+	 0},                                                                                      \
+		TOOL_DURATION, {'H', NULL, NULL, "print a header row", 0},                        \
+		TOOL_JSON("one JSON object per event, with every field of its format"),           \
+		{'k', NULL, "KEY[,KEY...]",                                                       \
+		 "count by the task (pid, comm) or fields of the event (any field of\n"           \
+		 "its format; field.NAME for one named pid or comm), top first, printed\n"        \
+		 "at the end",                                                                    \
+		 0},                                                                              \
+		{TRACER_OPT_HIST, "hist", "FIELD",                                                \
+		 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)", \
+		 0},                                                                              \
+		{TRACER_OPT_POWER, "power", "BASE",                                               \
+		 "--hist in power-of-BASE slots: [BASE^(k-1), BASE^k)", 0},                       \
+		{TRACER_OPT_LINEAR, "linear", "WIDTH",                                            \
+		 "--hist in 64 slots WIDTH wide from 0, then one for the rest", 0},               \
+		TOOL_TID, TOOL_NAME, TOOL_PID,                                                    \
+		{'s', NULL, NULL, "kernel stack trace of each event", 0}, TOOL_WALLCLOCK,         \
+		{TRACER_OPT_FOLDED, "folded", NULL,                                               \
+		 "count the stacks of -s and -U instead, printed at the end as folded\n"          \
+		 "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames _[k])",         \
+		 0},                                                                              \
+		{'v', NULL, NULL,                                                                 \
+		 "print the format of the event(s), and the memory a run takes, and exit", 0},    \
+		TOOL_JSON_KEYS, TOOL_PROM
+
+struct tracer {
+	/* options */
+	bool count, header, stack, ustack, format, folded, user_space;
+	const char *keys, *hist;
+	bool power, linear;    /* given: --hist's bins are those of the last */
+	struct hist_bins bins; /* log2 unless --power or --linear */
+	/* set by the tool before tracer_prepare() */
+	struct tep_event **events;
+	int nevents;
+	const char *filter; /* the user's ftrace filter, may be NULL */
+	/* The events are written by the instance's tracer (ftrace:function), which the tool
+	 * sets: they are not enabled or filtered, and this process's own are dropped. */
+	bool by_tracer;
+	/* kprobe -s at a function's entry: its return address, fetched by the probe and kept
+	 * out of sight (probe_create_hiding): the stacks' first frame where the kernel's lacks
+	 * it. NULL: none. */
+	const struct tep_format_field *entry_caller;
+	/* while tracing */
+	struct tool_run *t;
+	struct keys *k;
+	struct kernhist *kh;  /* --hist counted in the kernel */
+	struct kerncount *kc; /* -c counted in the kernel */
+	struct kernkeys *kk;  /* -k counted in the kernel, by these fields */
+	const char *kfields[3];
+	int nkfields;
+	struct evprint *p;
+	struct ksyms *ksyms;
+	struct folded *fold; /* --folded */
+	struct tep_event *kstack_ev, *ustack_ev;
+	struct tep_format_field *kcaller, *ucaller, *utgid;
+	unsigned long long ustacks; /* --folded: events that came with a user stack */
+	uint64_t *counts;
+	struct prom_set prom; /* --prom: -c's counts from the start */
+	struct tracer_event *ctx;
+	int self; /* getpid() */
+};
+
+/* The handler's context of each event: its tracer and its index in events[]. */
+struct tracer_event {
+	struct tracer *tr;
+	int idx;
+};
+
+/* An option of TRACER_OPTIONS (the shared ones are parsed by tool.c). */
+void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg);
+/* After parsing: options that exclude each other (exit 2). */
+void tracer_check(struct tracer *tr);
+/*
+ * After the tool has its events: -k and --hist against the events' fields (TOOL_USAGE with one line), -v (prints the formats: TOOL_DONE), and
+ * how the run is set up (names followed, order, buffer size).
+ */
+int tracer_prepare(struct tool_run *t);
+int tracer_setup(struct tool_run *t);
+void tracer_banner(struct tool_run *t);
+void tracer_header(struct tool_run *t);
+int tracer_interval(struct tool_run *t, uint64_t now);
+void tracer_end(struct tool_run *t);
+void tracer_cleanup(struct tool_run *t);
+
+#endif
