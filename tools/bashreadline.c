@@ -158,8 +158,8 @@ static int prepare(struct tool_run *t)
 	if (!probe_available(&t->s, PROBE_UPROBE, false))
 		return TOOL_FAIL;
 	snprintf(target, sizeof(target), "%s:0x%llx", env.path, env.off);
-	/* The bare one first: at one address the kernel runs the newest probe's handler
-	 * first, so each line's string record comes before its bare one, which ends it. */
+	/* Two records per return, paired per thread whichever comes first (the order of the
+	 * handlers at one address is the kernel's: 6.18 writes the bare one first). */
 	if (!(env.bare_ev =
 		      probe_create(&t->s, PROBE_UPROBE, 'r', "brl_at", target, "at=$retval:u64")) ||
 	    !(env.line_ev = probe_create(&t->s, PROBE_UPROBE, 'r', "brl_line", target,
