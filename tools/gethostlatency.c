@@ -64,7 +64,7 @@ static const struct row_col cols[] = {
 	 "getaddrinfo's result (0, or an EAI_ code: -2 EAI_NONAME...); the others' 0 when they "
 	 "returned a host, -1 when NULL"},
 	{"HOST", "name", 0, ROW_STR, 0, 0,
-	 "the name asked for, escaped (null when it could not be read)"},
+	 "the name asked for, escaped in text, exact in JSON (null when it could not be read)"},
 	{NULL, "name_len", 0, ROW_UINT, 0, ROW_NOTEXT,
 	 "its length in bytes (more than shown: cut); null when not read"},
 };
@@ -117,8 +117,11 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	row_word(w, funcs[i]);
 	/* getaddrinfo returns an int: the register's low 32 bits, sign-extended */
 	row_int(w, i == 0 ? (long long)(int)rv : rv ? 0 : -1);
-	if (!c->str) {
-		row_none(w);
+	if (!c->str) { /* a bad address, or 4096 bytes or more (the kernel's string limit) */
+		if (w->json)
+			row_none(w);
+		else
+			row_word(w, "[unknown]");
 		row_none(w);
 	} else {
 		size_t kept = c->str_len < HOST_MAX ? c->str_len : HOST_MAX - 1;

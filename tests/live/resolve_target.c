@@ -7,6 +7,10 @@
  * name with a space, an escape and an invalid UTF-8 byte (which the resolver refuses
  * as not a host name), gethostbyname("localhost") and gethostbyname2("localhost",
  * AF_INET). Prints what each returned: "gai=0 bad=N byname=1 byname2=1".
+ * resolve_target long: getaddrinfo of a name of 4060 bytes (a record longer than a trace
+ * event holds on 6.18) and of 5000 (more than a probe reads: 4096 with the NUL), both
+ * refused (EAI_NONAME), then of one of 300 bytes (EAI_NONAME too: longer than a DNS name).
+ * Prints "long=N,N,N".
  */
 #include <netdb.h>
 #include <stdio.h>
@@ -32,6 +36,18 @@ static int lookup(const char *name)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "long")) {
+		static char name[5001];
+		memset(name, 'a', 4060);
+		int a = lookup(name);
+		memset(name, 'b', 5000);
+		int b = lookup(name);
+		name[300] = 0;
+		memset(name, 'c', 300);
+		int c = lookup(name);
+		printf("long=%d,%d,%d\n", a, b, c);
+		return !a || !b || !c;
+	}
 	int n = argc > 1 ? atoi(argv[1]) : 1, gai = 0;
 	while (argc > 2 && access(argv[2], F_OK))
 		usleep(10000);

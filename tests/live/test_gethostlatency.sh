@@ -4,7 +4,7 @@
 # once a name with a space, an escape and a byte that is not UTF-8 (refused by the resolver
 # before any packet: EAI_NONAME), then "localhost" with gethostbyname and gethostbyname2:
 # each lookup exactly once, with its call, result, exact (escaped) name and a latency, as text
-# and JSON; -p sees only its process; bad input and the end leave tracefs as it was.
+# and JSON; names too long for a probe said or counted; -p sees only its process; bad input and the end leave tracefs as it was.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -70,6 +70,18 @@ check "gethostlatency -j: exit 0, four valid objects with every key" sh -c "
 check "gethostlatency -j: the hostile name JSON-escaped exactly, its length 20" grep -qF \
 	'"call":"getaddrinfo","ret":-2,"name":"ftt bad\u001b[1m\udcff.invalid","name_len":20}' \
 	"$TMP/lines"
+
+# Names longer than a probe's record holds (6.18: a record over 4072 bytes is not written,
+# so the 4060-byte name's lookup has no entry: counted), than it reads (4096 bytes: read
+# as nothing, shown as [unknown]), or than what is kept (255 bytes of 300, and the length).
+"$BIN/gethostlatency" --exec "$RT" long > "$TMP/out" 2> "$TMP/err"
+rc=$?
+C255=$(head -c 255 /dev/zero | tr '\0' c)
+check "gethostlatency on names of 4060, 5000 and 300 bytes: one counted unpaired, [unknown], cut" sh -c "
+	[ $rc -eq 0 ] && [ \$(grep -vc '^long=' '$TMP/out') -eq 3 ] &&
+	grep -Eq ' getaddrinfo +-2 \[unknown\]\$' '$TMP/out' &&
+	grep -Eq ' getaddrinfo +-2 $C255 \[cut: 300 bytes\]\$' '$TMP/out' &&
+	grep -q '^gethostlatency: 1 returns without their entry' '$TMP/err'"
 
 # -p: only that process's lookups, not those of another run at the same time.
 rm -f "$TMP/go"
