@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -168,13 +168,21 @@ $(B)/tests/profile_target: tests/live/profile_target.c | $(B)/tests
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 $(B)/static/profile_target: tests/live/profile_target.c | $(B)/static
 	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -pthread -o $@ $<
+# Known host name lookups for gethostlatency, answered from /etc/hosts: dynamic, since a
+# static program's lookups are not the C library's (the guests have no libc.so: skipped).
+$(B)/tests/resolve_target: tests/live/resolve_target.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
+# A typist at an interactive bash on a pseudo-terminal, for bashreadline (the guests have no
+# bash: not built for them).
+$(B)/tests/pty_bash: tests/live/pty_bash.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $< -lutil
 # A strict JSON-lines checker for the live tests where python3 is missing (the guests).
 $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);

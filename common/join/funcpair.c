@@ -36,7 +36,10 @@ static int entry_args(const struct funcpair *fp, char *out, size_t len)
 	for (int i = 1; i <= fp->nargs; i++)
 		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sa%d=$arg%d:u64",
 				      i > 1 ? " " : "", i, i);
-	if (!fp->user || !fp->nargs) {
+	if (fp->str_arg)
+		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sstr=+0($arg%d):string",
+				      o ? " " : "", fp->str_arg);
+	if (!fp->user || !*args) {
 		snprintf(out, len, "%s", args);
 		return 0;
 	}
@@ -119,6 +122,8 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	}
 	if (fp->retval && !(fp->retf = tep_find_field(fp->ret, "ret")))
 		return TOOL_FAIL;
+	if (fp->str_arg && !(fp->strf = tep_find_field(fp->entry, "str")))
+		return TOOL_FAIL;
 	return TOOL_OK;
 }
 
@@ -135,11 +140,38 @@ static int kernel_frames(const struct funcpair *fp, const struct tep_record *rec
 	return 0;
 }
 
-/* A call in progress (span data): its arguments, then with kcaller its entry's kernel
- * stack (the count, then the frames). */
+/* A call in progress (span data): its arguments, with str_arg the string's length and its
+ * str_size bytes (rounded up to 8), then with kcaller its entry's kernel stack (the count,
+ * then the frames). */
+static size_t str_bytes(const struct funcpair *fp)
+{
+	return fp->str_arg ? sizeof(uint64_t) + ((fp->str_size + 7) & ~(size_t)7) : 0;
+}
+
+static uint64_t *call_str(const struct funcpair *fp, void *data)
+{
+	return (uint64_t *)data + fp->nargs;
+}
+
 static unsigned long long *call_stack(const struct funcpair *fp, void *data)
 {
-	return (unsigned long long *)((uint64_t *)data + fp->nargs);
+	return (unsigned long long *)((char *)call_str(fp, data) + str_bytes(fp));
+}
+
+/* The string of the entry into its place: its length to its NUL, then its bytes;
+ * UINT64_MAX when the kernel could not read it (a fetch that faults records no bytes, not
+ * even the NUL of an empty string). */
+static void keep_str(const struct funcpair *fp, const struct tep_record *rec, uint64_t *at)
+{
+	size_t len = 0;
+	const char *s = reader_str(rec, fp->strf, &len);
+	if (!len) {
+		*at = UINT64_MAX;
+		return;
+	}
+	len = strnlen(s, len);
+	*at = len;
+	memcpy(at + 1, s, len < fp->str_size ? len : fp->str_size - 1);
 }
 
 static void on_entry(struct tep_record *rec, void *ctx)
@@ -152,6 +184,8 @@ static void on_entry(struct tep_record *rec, void *ctx)
 			span_begin(&fp->calls, (uint64_t)tid, *depth, rec->ts, rec->cpu, 0);
 		for (int i = 0; i < fp->nargs; i++)
 			args[i] = (uint64_t)reader_num(rec, fp->arg[i]);
+		if (fp->strf)
+			keep_str(fp, rec, call_str(fp, args));
 		if (fp->kcaller) { /* the entry's stack, until the return */
 			unsigned long long *st = call_stack(fp, args);
 			st[0] = (unsigned long long)kernel_frames(fp, rec, st + 1);
@@ -165,7 +199,12 @@ static void paired(const struct tep_record *rec, const struct span_start *st, ui
 		   void *data, void *ctx)
 {
 	struct funcpair *fp = ctx;
-	struct funcpair_call c = {st->ts, delta, data, NULL, 0};
+	struct funcpair_call c = {st->ts, delta, data, NULL, 0, NULL, 0};
+	if (fp->strf) {
+		const uint64_t *str = call_str(fp, data);
+		c.str = *str == UINT64_MAX ? NULL : (const char *)(str + 1);
+		c.str_len = *str == UINT64_MAX ? 0 : (size_t)*str;
+	}
 	if (fp->kcaller) {
 		const unsigned long long *stack = call_stack(fp, data);
 		c.kstack = stack + 1;
@@ -220,7 +259,7 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
 		return TOOL_FAIL;
 	/* Per thread the calls open (the depth), and each call kept under (thread, depth):
 	 * entries and returns of one thread may be on different CPUs (a migration). */
-	size_t data = sizeof(uint64_t) * (size_t)fp->nargs +
+	size_t data = sizeof(uint64_t) * (size_t)fp->nargs + str_bytes(fp) +
 		      (fp->kcaller ? sizeof(unsigned long long) * (1 + FUNCPAIR_FRAMES) : 0);
 	if (pair_init(&fp->depth, 4096, sizeof(uint64_t)) ||
 	    span_init(&fp->calls, fp->kcaller ? STACK_CALLS : CALLS, data, SPAN_LOSS_ALL, paired,
@@ -248,6 +287,8 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	/* The entry starts a call of its thread; the return ends it and fires the run's pair
 	 * event with the call's time, its start, the entry's arguments and the return value.
 	 * The innermost call of a function that calls itself is the one paired. */
+	if (fp->str_arg) /* a string its hist triggers cannot carry */
+		return false;
 	struct span_kernel *k = &fp->k;
 	*k = (struct span_kernel){.name = "call", .nstarts = 1, .mode = SPAN_K_PAIRS, .own = true};
 	k->start[0] = (struct span_kstart){.ev = fp->entry, .key = "common_pid"};
@@ -280,8 +321,12 @@ static void on_synth(struct tep_record *rec, void *ctx)
 		args[i] = fp->sarg[i] ? (uint64_t)reader_num(rec, fp->sarg[i]) : 0;
 	unsigned long long st[FUNCPAIR_FRAMES];
 	struct funcpair_call c = {(uint64_t)reader_num(rec, fp->k.t0),
-				  (uint64_t)reader_num(rec, fp->k.lat), args, st,
-				  fp->kcaller ? kernel_frames(fp, rec, st) : 0};
+				  (uint64_t)reader_num(rec, fp->k.lat),
+				  args,
+				  st,
+				  fp->kcaller ? kernel_frames(fp, rec, st) : 0,
+				  NULL,
+				  0};
 	fp->fn(rec, &c, fp->ctx);
 }
 

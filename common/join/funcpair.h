@@ -33,6 +33,11 @@ struct funcpair_call {
 	/* With kstack_ev: the call's kernel stack, innermost first; nkstack 0 when none came. */
 	const unsigned long long *kstack;
 	int nkstack;
+	/* With str_arg: the string it pointed to at the entry, its first str_size - 1 bytes
+	 * (NUL-terminated); str_len its length as the kernel read it (more than kept: cut).
+	 * NULL when the kernel could not read it (a fault). */
+	const char *str;
+	size_t str_len;
 };
 
 /* Called for each paired return with its record: the return's (its task, its value), or the
@@ -44,6 +49,13 @@ struct funcpair {
 	const char *spec; /* FUNC or LIB:FUNC */
 	int nargs;	  /* arguments to fetch at entry (0..FUNCPAIR_MAX_ARGS) */
 	bool retval;	  /* fetch the return value (funcpair_retval) */
+	/* A user function's argument (1-based; 0 none) read at the entry as a string, of which
+	 * str_size - 1 bytes are kept with the call (gethostlatency's host name). Paired here
+	 * only: funcpair_kernel says no. A record longer than a trace event holds is not
+	 * written (a string of about 4,000 bytes): its call's return is counted unpaired. */
+	int str_arg;
+	size_t str_size;
+	struct tep_format_field *strf;
 	/* Set by it. */
 	bool user;	/* a uprobe pair */
 	char func[256]; /* the function's name, for the output */

@@ -21,7 +21,7 @@
 #   io.json, stacks.folded,           saved output read back: a few lines the test writes
 #   before.folded, after.folded
 # Skipped, saying why: an example whose program or library is not here (bash, the C library
-# of the guests' static world), and one whose tool exits 1 naming a kernel feature it lacks
+# of the guests' static world, which gethostlatency probes, and the /bin/bash of bashreadline), and one whose tool exits 1 naming a kernel feature it lacks
 # (CONFIG_...) or a refusal of the kernel (this machine's 6.18 and the function tracer).
 #
 # Cost, per example: the tool's own start and stop, and 0.15 s of the test's (a state check,
@@ -135,6 +135,8 @@ substitute() {
 missing() {
 	case $1 in *libc:* | *" -l libc"*) have_libc || { echo "no shared C library here"; return; } ;; esac
 	case $1 in *bash:*) command -v bash > /dev/null 2>&1 || { echo "no bash here"; return; } ;; esac
+	case $1 in gethostlatency*) have_libc || { echo "no shared C library here"; return; } ;; esac
+	case $1 in bashreadline*) [ -x /bin/bash ] || { echo "no /bin/bash here"; return; } ;; esac
 	case $1 in *"go tool pprof"*) command -v go > /dev/null 2>&1 || echo "no go here (golang-go)" ;; esac
 }
 

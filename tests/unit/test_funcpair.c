@@ -5,7 +5,8 @@
  * pages built here in the kernel's layout (a uprobe's and a uretprobe's records, as Linux 6.x
  * writes them): nested calls of a thread paired each with its own entry, threads apart, a
  * thread that moved CPUs, recursion deeper than the table, returns without an entry, and a
- * loss that clears what could pair the wrong two; the report at the end.
+ * loss that clears what could pair the wrong two; a string argument kept with its call (cut,
+ * empty, or a fault); the report at the end.
  *
  * libtracefs 1.6 answers tracefs_file_exists(NULL, ...) from the system's tracefs even when
  * pointed at another tree: whether uprobes are available is the running kernel's answer
@@ -53,8 +54,10 @@ static void put_formats(void)
 	snprintf(text, sizeof(text),
 		 "name: %s\nID: %d\n%s"
 		 "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-		 "\tfield:u64 a1;\toffset:16;\tsize:8;\tsigned:0;\n\n"
-		 "print fmt: \"(%%lx) a1=%%Lu\", REC->__probe_ip, REC->a1\n",
+		 "\tfield:u64 a1;\toffset:16;\tsize:8;\tsigned:0;\n"
+		 "\tfield:__data_loc char[] str;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+		 "print fmt: \"(%%lx) a1=%%Lu str=\\\"%%s\\\"\", REC->__probe_ip, REC->a1, "
+		 "__get_str(str)\n",
 		 entry_name, ENTRY_ID, common);
 	write_file(tree, rel, text);
 	snprintf(rel, sizeof(rel), "events/ftt_%s/%s/format", runid_self(), ret_name);
@@ -200,13 +203,24 @@ struct common {
 	int32_t pid;
 };
 
-static void entry(struct page *p, uint64_t ts, int tid, uint64_t a1)
+/* An entry with its string argument: len bytes of s, after the fixed fields (len 0: none, as
+ * the kernel records a fetch that faulted). */
+static void entry_str(struct page *p, uint64_t ts, int tid, uint64_t a1, const char *s, size_t len)
 {
 	struct {
 		struct common c;
 		uint64_t ip, a1;
-	} e = {{ENTRY_ID, 0, 0, tid}, 0xffffffff81000000ULL, a1};
-	page_add(p, ts, &e, sizeof(e));
+		uint32_t str;
+		char data[84];
+	} e = {{ENTRY_ID, 0, 0, tid}, 0xffffffff81000000ULL, a1, (uint32_t)(len << 16 | 28), {0}};
+	assert_true(len <= sizeof(e.data));
+	memcpy(e.data, s, len);
+	page_add(p, ts, &e, (28 + len + 3) & ~(size_t)3);
+}
+
+static void entry(struct page *p, uint64_t ts, int tid, uint64_t a1)
+{
+	entry_str(p, ts, tid, a1, "", 0);
 }
 
 static void ret(struct page *p, uint64_t ts, int tid, int64_t value)
@@ -247,6 +261,8 @@ struct call {
 	int tid;
 	uint64_t entry_ts, ns, a1;
 	long long ret;
+	char str[16]; /* "(null)" when none came */
+	size_t str_len;
 };
 static struct call calls[64];
 static int ncalls;
@@ -255,8 +271,15 @@ static void on_call(struct tep_record *r, const struct funcpair_call *c, void *c
 {
 	(void)ctx;
 	assert_true(ncalls < 64);
-	calls[ncalls++] = (struct call){tep_data_pid(t.s.tep, r), c->entry_ts, c->ns, c->args[0],
-					funcpair_retval(&fp, r)};
+	calls[ncalls] = (struct call){
+		tep_data_pid(t.s.tep, r), c->entry_ts, c->ns, fp.nargs ? c->args[0] : 0,
+		funcpair_retval(&fp, r),  "",	       0};
+	if (fp.str_arg) {
+		snprintf(calls[ncalls].str, sizeof(calls[ncalls].str), "%s",
+			 c->str ? c->str : "(null)");
+		calls[ncalls].str_len = c->str_len;
+	}
+	ncalls++;
 }
 
 static void probes(void)
@@ -334,6 +357,71 @@ static void test_probes_defined(void **state)
 	snprintf(want, sizeof(want), "-:ftt_%s/%s-:ftt_%s/%s", runid_self(), entry_name,
 		 runid_self(), ret_name);
 	assert_string_equal(definitions(), want);
+}
+
+/* A string argument: fetched at the entry, its address the argument's register. */
+static void test_probes_string(void **state)
+{
+	(void)state;
+	char lib[1024], why[256], want[8192];
+	unsigned long long off;
+	if (!have_uprobes())
+		skip();
+	assert_int_equal(usym_target("libc", lib, sizeof(lib)), 0);
+	assert_int_equal(usym_offset(lib, "getpid", false, &off, why, sizeof(why)), 0);
+#if defined(__x86_64__)
+	const char *a2 = "%si";
+#elif defined(__aarch64__)
+	const char *a2 = "%x1";
+#else
+	skip();
+	const char *a2 = "";
+#endif
+	fp.spec = "libc:getpid";
+	fp.str_arg = 2;
+	fp.str_size = 8;
+	assert_int_equal(funcpair_probes(&t, &fp, "fp"), TOOL_OK);
+	snprintf(want, sizeof(want),
+		 "r:ftt_%s/%s %s:0x%016llx \np:ftt_%s/%s %s:0x%016llx str=+0(%s):string\n",
+		 runid_self(), ret_name, lib, off, runid_self(), entry_name, lib, off, a2);
+	assert_string_equal(definitions(), want);
+	assert_non_null(fp.strf);
+	/* the kernel cannot carry a string through its pairing */
+	assert_false(funcpair_kernel(&t, &fp));
+}
+
+/* Each call with the string its entry had: the first str_size - 1 bytes of a longer one and
+ * its whole length, an empty one, and none where the kernel's read faulted. */
+static void test_string_kept(void **state)
+{
+	(void)state;
+	if (!have_uprobes())
+		skip();
+	fp.spec = "libc:getpid";
+	fp.str_arg = 1;
+	fp.str_size = 8;
+	assert_int_equal(funcpair_probes(&t, &fp, "fp"), TOOL_OK);
+	struct page p;
+	page_start(&p, 1000000, 0);
+	entry_str(&p, 1001000, 10, 0, "localhost", 10);
+	entry_str(&p, 1001100, 20, 0, "a b", 4);
+	ret(&p, 1001200, 20, 0);
+	entry_str(&p, 1001300, 20, 0, "", 1);
+	ret(&p, 1001400, 20, 0);
+	entry_str(&p, 1001500, 20, 0, "", 0);
+	ret(&p, 1001600, 20, 0);
+	ret(&p, 1002000, 10, 0);
+	page_end(&p, 0);
+	read_pages();
+	assert_int_equal(ncalls, 4);
+	assert_string_equal(calls[0].str, "a b");
+	assert_int_equal(calls[0].str_len, 3);
+	assert_string_equal(calls[1].str, "");
+	assert_int_equal(calls[1].str_len, 0);
+	assert_string_equal(calls[2].str, "(null)");
+	assert_string_equal(calls[3].str, "localho");
+	assert_int_equal(calls[3].str_len, 9);
+	assert_int_equal(calls[3].tid, 10);
 }
 
 static void probe_missing_symbol(const void *arg)
@@ -488,6 +576,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_probes_defined, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_probes_refused, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_probes_string, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_string_kept, make_tree, remove_tree),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test_setup_teardown(test_nested_calls_per_thread, make_tree,
 						remove_tree),
