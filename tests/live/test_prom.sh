@@ -32,16 +32,19 @@ finish() {
 trap 'finish' EXIT
 trap 'finish; exit 1' INT TERM HUP
 
-# promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE]: the series METRIC of SOURCE (a file or an
-# http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
+# promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE [RES [SLACK]]]: the series METRIC of SOURCE
+# (a file or an http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
 # (comma-separated, "" for none), the value the sum over the intervals of member VALUE, times
 # SCALE (1e-6: microseconds to seconds). VALUE "hist": the buckets of histogram METRIC from the
-# JSON's log2 slots ("hist"), cumulative.
+# JSON's log2 slots ("hist"), cumulative. VALUE a*b: the product of members a and b, each
+# row's rounding allowed SLACK (in VALUE's unit) per I/O counted.
 cat > "$TMP/promcmp.py" <<'PY'
 import json, re, sys, urllib.request
 src, jfile, metric, keys, value = sys.argv[1:6]
 scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
 res = float(sys.argv[7]) if len(sys.argv) > 7 else 1e-9 # what the tool measured in
+slack = float(sys.argv[8]) if len(sys.argv) > 8 else 0.0
+tol = {}
 keys = [k for k in keys.split(",") if k]
 text = (urllib.request.urlopen(src, timeout=5).read().decode() if src.startswith("http://")
         else open(src).read())
@@ -90,15 +93,24 @@ if value == "hist":
                 print("# %s: no bucket le=%s" % (k, h))
                 sys.exit(1)
 else:
+    # VALUE a*b: the product of two members (biotop's avg_ms * count), rounded as printed:
+    # each row then may be off by half its last decimal (SLACK, in VALUE's unit) per count.
+    vals = value.split("*")
     for o in rows:
-        if value not in o:
+        if any(v not in o for v in vals):
             continue
         k = tuple(sorted((key, str(o[key])) for key in keys))
-        want[k] = want.get(k, 0) + o[value] * scale
+        x = 1.0
+        for v in vals:
+            x *= o[v]
+        want[k] = want.get(k, 0) + x * scale
+        if slack:
+            tol[k] = tol.get(k, 0) + slack * o["count"] * scale
 if not want:
     sys.exit("no rows in " + jfile)
 bad = [(k, want.get(k), got.get(k)) for k in set(want) | set(got)
-       if k not in got or k not in want or abs(got[k] - want[k]) > 1e-9 * max(1, abs(want[k]))]
+       if k not in got or k not in want or
+       abs(got[k] - want[k]) > tol.get(k, 0) + 1e-9 * max(1, abs(want[k]))]
 for b in bad[:5]:
     print("# %s: printed %s, in %s: %s" % (b[0], b[1], src, b[2]))
 print("# %d series equal" % len(want))
@@ -211,6 +223,8 @@ dio() { # direct writes of 8 KiB and 64 KiB
 	done
 }
 dio &
+# biotop beside iolatency, on the same I/O (no time of its own)
+"$BIN/biotop" -j -r 0 --prom "$D/biotop.prom" 0.3 3 > "$TMP/btj" 2> "$TMP/bterr" &
 "$BIN/iolatency" -j -D --prom "$D/iolatency.prom" 0.3 3 > "$TMP/ij" 2> "$TMP/err"
 wait
 if grep -q '"count":[1-9]' "$TMP/ij"; then
@@ -221,6 +235,18 @@ if grep -q '"count":[1-9]' "$TMP/ij"; then
 		promcmp "$D/iolatency.prom" "$TMP/ij" ftrace_tools_iolatency_io_seconds_count dev,disk count
 else
 	skip "iolatency --prom: no block I/O completed (no disk under $TMP?)"
+fi
+BT=pid,comm,dir,dev,disk
+if [ -s "$TMP/btj" ]; then
+	check "biotop -r 0 --prom: promtool check metrics passes" promtool_ok "$D/biotop.prom" || cat "$TMP/lint"
+	check "biotop 0.3 3 --prom: ios_total the sums of the printed I/O counts" \
+		promcmp "$D/biotop.prom" "$TMP/btj" ftrace_tools_biotop_ios_total $BT count
+	check "biotop 0.3 3 --prom: io_bytes_total the sums of the printed bytes" \
+		promcmp "$D/biotop.prom" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
+	check "biotop 0.3 3 --prom: io_seconds_total the printed avg_ms times I/O (to 0.5 us an I/O)" \
+		promcmp "$D/biotop.prom" "$TMP/btj" ftrace_tools_biotop_io_seconds_total $BT "avg_ms*count" 1e-3 1e-9 0.0005
+else
+	skip "biotop --prom: no block I/O completed ($(tail -1 "$TMP/bterr"))"
 fi
 dio &
 "$BIN/bitesize" -j --prom "$D/bitesize.prom" 0.5 2 > "$TMP/bj" 2> "$TMP/err"
@@ -266,6 +292,10 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
 	check "node_exporter: tpoint -c's counters as printed" \
 		promcmp "$URL" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+	if [ -s "$TMP/btj" ]; then
+		check "node_exporter: biotop's bytes as printed" \
+			promcmp "$URL" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
+	fi
 	if [ -s "$TMP/bj" ]; then
 		check "node_exporter: bitesize's buckets as printed" \
 			promcmp "$URL" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
