@@ -249,7 +249,12 @@ else
 	skip "biotop --prom: no block I/O completed ($(tail -1 "$TMP/bterr"))"
 fi
 dio &
+# cachestat beside bitesize (no time of its own), the cache's pages of dio's file among its counts
+"$BIN/cachestat" -j --prom "$D/cachestat.prom" 0.5 2 > "$TMP/csj" 2> "$TMP/cserr" &
+CSPID=$!
 "$BIN/bitesize" -j --prom "$D/bitesize.prom" 0.5 2 > "$TMP/bj" 2> "$TMP/err"
+wait $CSPID
+csrc=$?
 wait
 if [ -s "$TMP/bj" ]; then
 	check "bitesize --prom: promtool check metrics passes" promtool_ok "$D/bitesize.prom" || cat "$TMP/lint"
@@ -261,6 +266,18 @@ if [ -s "$TMP/bj" ]; then
 	check "bitesize --prom: 8 KiB writes under le=\"16383\"" grep -q 'le="16383"' "$D/bitesize.prom"
 else
 	skip "bitesize --prom: no block I/O issued"
+fi
+
+if grep -q CONFIG_KPROBE_EVENTS "$TMP/cserr"; then
+	rm -f "$TMP/csj"
+	skip "cachestat --prom: page look-ups are counted by kprobes (CONFIG_KPROBE_EVENTS)"
+else
+	check "cachestat -j --prom 0.5 2: exit 0, promtool check metrics passes" sh -c "
+		[ $csrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/cachestat.prom'" || cat "$TMP/cserr" "$TMP/lint"
+	for c in hits misses dirties; do
+		check "cachestat --prom: ${c}_total the sum of the printed $c" \
+			promcmp "$D/cachestat.prom" "$TMP/csj" ftrace_tools_cachestat_${c}_total "" $c
+	done
 fi
 
 # --- the file is read by node_exporter ----------------------------------------------------------
@@ -295,6 +312,10 @@ if [ $up = yes ]; then
 	if [ -s "$TMP/btj" ]; then
 		check "node_exporter: biotop's bytes as printed" \
 			promcmp "$URL" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
+	fi
+	if [ -s "$TMP/csj" ]; then
+		check "node_exporter: cachestat's hits as printed" \
+			promcmp "$URL" "$TMP/csj" ftrace_tools_cachestat_hits_total "" hits
 	fi
 	if [ -s "$TMP/bj" ]; then
 		check "node_exporter: bitesize's buckets as printed" \
