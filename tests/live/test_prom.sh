@@ -212,6 +212,57 @@ for args in "-k comm" "--hist prev_pid" ""; do
 		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
 done
 
+# --- funccount, funclatency: a counter per function, a histogram per function and comm -------
+# On the test program's functions (uprobes: ftt_add 3 calls, ftt_greet 1) and on a kernel one
+# (kprobes or the function tracer), the four at once.
+UT=${UPROBE_TARGET:-$BIN/tests/uprobe_target}
+case $UT in /*) ;; *) UT=$PWD/$UT ;; esac
+"$BIN/funccount" -j --prom "$D/funccount.prom" "$UT:ftt_*" --exec "$UT" > "$TMP/fcj" 2> "$TMP/fcerr" &
+FC=$!
+"$BIN/funclatency" -j -k comm --prom "$D/funclatency.prom" "$UT:ftt_add" --exec "$UT" > "$TMP/flj" 2> "$TMP/flerr" &
+FL=$!
+"$BIN/funccount" -j --prom "$D/funccount-k.prom" -d 0.5 'vfs_read*' > "$TMP/fckj" 2> "$TMP/fckerr" &
+FCK=$!
+"$BIN/funclatency" -j --prom "$D/funclatency-k.prom" -d 0.5 vfs_read > "$TMP/flkj" 2> "$TMP/flkerr" &
+FLK=$!
+wait $FC
+fcrc=$?
+wait $FL
+flrc=$?
+check "funccount --prom on ftt_*: exit 0, promtool check metrics passes" sh -c "
+	[ $fcrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funccount.prom'" || cat "$TMP/fcerr" "$TMP/lint"
+check "funccount --prom: each function's counter is its printed count (ftt_add 3, ftt_greet 1)" sh -c "
+	python3 '$TMP/promcmp.py' '$D/funccount.prom' '$TMP/fcj' ftrace_tools_funccount_calls_total func count &&
+	grep -q 'ftt_add\"} 3\$' '$D/funccount.prom' && grep -q 'ftt_greet\"} 1\$' '$D/funccount.prom'"
+check "funclatency -k comm --prom on ftt_add: exit 0, promtool check metrics passes" sh -c "
+	[ $flrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funclatency.prom'" || cat "$TMP/flerr" "$TMP/lint"
+check "funclatency -k comm --prom: the buckets are the printed slots, cumulative, in seconds" \
+	promcmp "$D/funclatency.prom" "$TMP/flj" ftrace_tools_funclatency_call_seconds func,comm hist 1e-6
+check "funclatency -k comm --prom: _count as printed (3 calls)" sh -c "
+	python3 '$TMP/promcmp.py' '$D/funclatency.prom' '$TMP/flj' ftrace_tools_funclatency_call_seconds_count func,comm count &&
+	grep -q '_count{func=\"ftt_add\",comm=\"uprobe_target\"} 3\$' '$D/funclatency.prom'"
+wait $FCK
+fckrc=$?
+wait $FLK
+flkrc=$?
+for t in funccount:fck funclatency:flk; do
+	tool=${t%:*} f=${t#*:}
+	eval "rc=\$${f}rc"
+	if [ "$rc" -ne 0 ] && grep -q CONFIG_KPROBE_EVENTS "$TMP/${f}err"; then
+		skip "$tool --prom on kernel functions: $(tail -1 "$TMP/${f}err" | sed 's/^[a-z]*: //')"
+	elif [ $tool = funccount ]; then
+		check "funccount --prom on vfs_read*: exit 0, promtool passes, the counters as printed" sh -c "
+			[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funccount-k.prom' &&
+			python3 '$TMP/promcmp.py' '$D/funccount-k.prom' '$TMP/fckj' ftrace_tools_funccount_calls_total func count" ||
+			cat "$TMP/${f}err"
+	else
+		check "funclatency --prom on vfs_read: exit 0, promtool passes, the buckets as printed" sh -c "
+			[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funclatency-k.prom' &&
+			python3 '$TMP/promcmp.py' '$D/funclatency-k.prom' '$TMP/flkj' ftrace_tools_funclatency_call_seconds func hist 1e-6" ||
+			cat "$TMP/${f}err"
+	fi
+done
+
 # --- iolatency, bitesize: block I/O histograms in seconds and bytes ---------------------------
 dio() { # direct writes of 8 KiB and 64 KiB
 	i=0
@@ -309,6 +360,10 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
 	check "node_exporter: tpoint -c's counters as printed" \
 		promcmp "$URL" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+	check "node_exporter: funccount's counters as printed" \
+		promcmp "$URL" "$TMP/fcj" ftrace_tools_funccount_calls_total func count
+	check "node_exporter: funclatency -k comm's buckets as printed" \
+		promcmp "$URL" "$TMP/flj" ftrace_tools_funclatency_call_seconds func,comm hist 1e-6
 	if [ -s "$TMP/btj" ]; then
 		check "node_exporter: biotop's bytes as printed" \
 			promcmp "$URL" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
