@@ -152,8 +152,21 @@ hist_checks() { # NAME FILE JSON METRIC KEYS SCALE: _sum from the JSON's sum (in
 "$BIN/runqlat" -j --prom "$D/runqlat.prom" 0.3 3 > "$TMP/rj" 2> "$TMP/err"
 check "runqlat -j --prom 0.3 3: exit 0" [ $? -eq 0 ]
 hist_checks "runqlat 0.3 3" "$D/runqlat.prom" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" 1e-6
+# profile beside it (no time of its own): samples by task name, the run's own tasks among them
+"$BIN/profile" -j -F 199 --prom "$D/profile.prom" -d 1 > "$TMP/prj" 2> "$TMP/prerr" &
+PRPID=$!
 "$BIN/runqlat" -j -P --prom "$D/runqlat-p.prom" -d 1 > "$TMP/rpj" 2> "$TMP/err"
+wait $PRPID
+prrc=$?
 hist_checks "runqlat -P" "$D/runqlat-p.prom" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm 1e-6
+if [ $prrc -ne 0 ] && grep -q CONFIG_ "$TMP/prerr"; then
+	skip "profile --prom: $(tail -1 "$TMP/prerr" | sed 's/^profile: //')"
+else
+	check "profile -j -d 1 --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $prrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/profile.prom'" || cat "$TMP/prerr" "$TMP/lint"
+	check "profile --prom: samples_total by comm the sums of the printed stacks' samples" \
+		promcmp "$D/profile.prom" "$TMP/prj" ftrace_tools_profile_samples_total comm samples
+fi
 "$BIN/cpudist" -j -m -k comm --prom "$D/cpudist.prom" -d 1 > "$TMP/cj" 2> "$TMP/err"
 hist_checks "cpudist -m -k comm" "$D/cpudist.prom" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm 1e-3
 
@@ -364,6 +377,8 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/fcj" ftrace_tools_funccount_calls_total func count
 	check "node_exporter: funclatency -k comm's buckets as printed" \
 		promcmp "$URL" "$TMP/flj" ftrace_tools_funclatency_call_seconds func,comm hist 1e-6
+	[ -s "$TMP/prj" ] && check "node_exporter: profile's samples as printed" \
+		promcmp "$URL" "$TMP/prj" ftrace_tools_profile_samples_total comm samples
 	if [ -s "$TMP/btj" ]; then
 		check "node_exporter: biotop's bytes as printed" \
 			promcmp "$URL" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
