@@ -149,8 +149,32 @@ hist_checks() { # NAME FILE JSON METRIC KEYS SCALE: _sum from the JSON's sum (in
 			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6
 		fi"
 }
+# tcpretrans -c beside it (no time of its own): a listener's full queue refuses a SYN, which
+# is sent again a second later (tcp_target backlog, as in test_tcp)
+TCPT=${TCP_TARGET:-$BIN/tests/tcp_target}
+PBL=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+rm -f "$TMP/go" "$TMP/trerr"
+"$TCPT" "$TMP/go" backlog $PBL 1400 > "$TMP/bl" 2>&1 &
+TTPID=$!
+"$BIN/tcpretrans" -c -j --prom "$D/tcpretrans.prom" > "$TMP/trj" 2> "$TMP/trerr" &
+TRPID=$!
+wait_ready $TRPID "$TMP/trerr"
+trready=$?
+touch "$TMP/go"
 "$BIN/runqlat" -j --prom "$D/runqlat.prom" 0.3 3 > "$TMP/rj" 2> "$TMP/err"
 check "runqlat -j --prom 0.3 3: exit 0" [ $? -eq 0 ]
+wait $TTPID
+kill -INT $TRPID 2> /dev/null
+wait_exit $TRPID 10
+if [ $trready -ne 0 ]; then
+	skip "tcpretrans -c --prom: $(tail -1 "$TMP/trerr" | sed 's/^tcpretrans: //')"
+else
+	check "tcpretrans -c -j --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $RC -eq 0 ] && '$PROMTOOL' check metrics < '$D/tcpretrans.prom'" || cat "$TMP/trerr" "$TMP/lint"
+	check "tcpretrans -c --prom: a counter per printed flow, its count; the refused SYN's once" sh -c "
+		python3 '$TMP/promcmp.py' '$D/tcpretrans.prom' '$TMP/trj' ftrace_tools_tcpretrans_retransmits_total ip,laddr,lport,raddr,rport count &&
+		grep -q 'raddr=\"127.0.0.1\",rport=\"$PBL\"} 1\$' '$D/tcpretrans.prom'" || cat "$D/tcpretrans.prom"
+fi
 hist_checks "runqlat 0.3 3" "$D/runqlat.prom" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" 1e-6
 # profile beside it (no time of its own): samples by task name, the run's own tasks among them
 "$BIN/profile" -j -F 199 --prom "$D/profile.prom" -d 1 > "$TMP/prj" 2> "$TMP/prerr" &
@@ -218,6 +242,10 @@ wait $TPJ
 check "tpoint -c --prom: promtool check metrics passes" promtool_ok "$D/tpoint.prom" || cat "$TMP/lint"
 check "tpoint -c --prom: each event's counter is the sum of its printed counts" \
 	promcmp "$D/tpoint.prom" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+"$BIN/tcpretrans" --prom "$D/bad.prom" -d 0.1 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "tcpretrans --prom (not -c): usage error, exit 2, one line, no file" sh -c "
+	[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
 for args in "-k comm" "--hist prev_pid" ""; do
 	"$BIN/tpoint" $args --prom "$D/bad.prom" sched:sched_switch -d 0.1 > "$TMP/out" 2> "$TMP/err"
 	rc=$?
@@ -379,6 +407,8 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/flj" ftrace_tools_funclatency_call_seconds func,comm hist 1e-6
 	[ -s "$TMP/prj" ] && check "node_exporter: profile's samples as printed" \
 		promcmp "$URL" "$TMP/prj" ftrace_tools_profile_samples_total comm samples
+	[ -s "$TMP/trj" ] && check "node_exporter: tcpretrans -c's counters as printed" \
+		promcmp "$URL" "$TMP/trj" ftrace_tools_tcpretrans_retransmits_total ip,laddr,lport,raddr,rport count
 	if [ -s "$TMP/btj" ]; then
 		check "node_exporter: biotop's bytes as printed" \
 			promcmp "$URL" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
