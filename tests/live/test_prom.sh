@@ -67,7 +67,10 @@ for line in text.splitlines():
     got[tuple(sorted(labels.items()))] = float(m.group(4))
 want = {}
 # A TOTAL line (its name null) is no series.
-rows = [o for o in map(json.loads, open(jfile)) if all(o.get(k) is not None for k in keys)]
+def flat(o): # -k's keys (tpoint) as members, by their label names (field.pid: field_pid)
+    o.update({re.sub(r"[^a-zA-Z0-9_]", "_", k): v for k, v in o.get("keys", {}).items()})
+    return o
+rows = [o for o in map(flat, map(json.loads, open(jfile))) if all(o.get(k) is not None for k in keys)]
 if value == "hist":
     # METRIC_bucket: each le the count of the printed slots [low, high) whose values (whole
     # nanoseconds) are all <= le, summed over the intervals; +Inf all of them.
@@ -233,23 +236,31 @@ else
 	skip "hardirqs --prom: no interrupt handler ran in a second"
 fi
 
-# --- tpoint -c: a counter per event ------------------------------------------------------------
+# --- tpoint -c: a counter per event; -c -k: per event and key, each second ----------------------
 "$BIN/tpoint" -c -j --prom "$D/tpoint.prom" 'sched:sched_process_*' -d 1.5 > "$TMP/tpj" 2> "$TMP/err" &
 TPJ=$!
+"$BIN/tpoint" -c -k comm,field.pid -j --prom "$D/tpoint-k.prom" 'sched:sched_process_e*' -d 1.5 \
+	> "$TMP/tpkj" 2> "$TMP/tpkerr" &
+TPK=$!
 sleep 0.5
 /bin/true; /bin/true
 wait $TPJ
+wait $TPK
 check "tpoint -c --prom: promtool check metrics passes" promtool_ok "$D/tpoint.prom" || cat "$TMP/lint"
 check "tpoint -c --prom: each event's counter is the sum of its printed counts" \
 	promcmp "$D/tpoint.prom" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+check "tpoint -c -k comm,field.pid --prom: promtool check metrics passes" promtool_ok "$D/tpoint-k.prom" ||
+	cat "$TMP/lint" "$TMP/tpkerr"
+check "tpoint -c -k --prom: each event and key's counter (field_pid) the sum of its printed counts" \
+	promcmp "$D/tpoint-k.prom" "$TMP/tpkj" ftrace_tools_tpoint_events_total event,comm,field_pid count
 "$BIN/tcpretrans" --prom "$D/bad.prom" -d 0.1 > "$TMP/out" 2> "$TMP/err"
 rc=$?
 check "tcpretrans --prom (not -c): usage error, exit 2, one line, no file" sh -c "
 	[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
-for args in "-k comm" "--hist prev_pid" ""; do
+for args in "-k comm --hist prev_pid" "--hist prev_pid" ""; do
 	"$BIN/tpoint" $args --prom "$D/bad.prom" sched:sched_switch -d 0.1 > "$TMP/out" 2> "$TMP/err"
 	rc=$?
-	check "tpoint $args --prom (not -c): usage error, exit 2, one line, no file" sh -c "
+	check "tpoint $args --prom (not -c or -k, or --hist): usage error, exit 2, one line, no file" sh -c "
 		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
 done
 
