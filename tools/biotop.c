@@ -18,6 +18,7 @@
 #include "domain/blk.h"
 #include "stream/comm.h"
 #include "base/out.h"
+#include "count/prom.h"
 #include "base/row.h"
 #include "tool.h"
 
@@ -35,6 +36,7 @@ static struct env {
 	uint64_t not_kept; /* I/O not counted: no memory for a new row */
 	struct blk b;
 	struct row row;
+	struct prom_set prom; /* --prom: every row's I/O, bytes and ns from the start */
 } env = {.maxrows = 20};
 
 /* A row: the submitting process (as it was named then), its disk and the direction. */
@@ -80,6 +82,7 @@ static const struct opt_spec options[] = {
 	{OPT_CLEAR, "clear", NULL,
 	 "clear the screen before each table also when standard output\nis not a terminal", 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -90,6 +93,7 @@ static const char *const examples[] = {
 	"biotop -i '*W*' -Q       # writes, latency from queueing",
 	"biotop -p 181            # only the I/O of PID 181",
 	"biotop -j 1 5 > top.json # five tables as JSON lines",
+	"biotop -C --prom biotop.prom 15 > /dev/null # counters for node_exporter",
 	NULL,
 };
 
@@ -211,6 +215,52 @@ static void print_loadavg(const char *when)
 	putchar('\n');
 }
 
+/* --prom: the interval's rows (all of them, not only the -r first) added to the totals, and
+ * the file written: three counters by process, direction and disk. */
+static void prom_rows(struct tool_run *t, const struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct line *x = &l->v[i];
+		char labels[512], pid[16], dev[24], disk[64], dir[2] = {x->k.dir, 0};
+		char comm[BLK_COMM_LEN + 1];
+		snprintf(pid, sizeof(pid), "%d", (int)x->k.pid);
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(x->k.comm), x->k.comm);
+		snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(x->k.dev), BLK_MINOR(x->k.dev));
+		blk_dev_name(x->k.dev, disk, sizeof(disk));
+		struct prom_series *ps = prom_series(
+			&env.prom, prom_labels(labels, sizeof(labels), "pid", pid, "comm", comm,
+					       "dir", dir, "dev", dev, "disk", disk, NULL));
+		if (!ps) {
+			env.not_kept += x->count;
+			continue;
+		}
+		ps->count += x->count;
+		ps->sum += x->s.bytes;
+		ps->sum2 += x->s.ns;
+	}
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	static const char *const names[] = {"ftrace_tools_biotop_ios_total",
+					    "ftrace_tools_biotop_io_bytes_total",
+					    "ftrace_tools_biotop_io_seconds_total"};
+	static const char *const helps[] = {
+		"Block I/O completed, by submitting process, direction and disk.",
+		"Bytes of that I/O.",
+		"Seconds that I/O took, from issue (or queue, -Q) to completion, added up."};
+	for (int f = 0; f < 3; f++) {
+		prom_family(p, names[f], "counter", helps[f]);
+		for (size_t i = 0; i < env.prom.n; i++) {
+			const struct prom_series *ps = env.prom.s[i];
+			if (f == 2)
+				prom_scaled(p, names[f], ps->labels, ps->sum2, PROM_NS);
+			else
+				prom_uint(p, names[f], ps->labels, f ? ps->sum : ps->count);
+		}
+	}
+	prom_commit(p);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	char when[16];
@@ -223,6 +273,8 @@ static int interval(struct tool_run *t, uint64_t now)
 	}
 	agg_sorted(&env.procs, collect, &l);
 	qsort(l.v, l.n, sizeof(*l.v), by_bytes);
+	if (t->prom)
+		prom_rows(t, &l);
 	if (!t->o.json) {
 		if (env.clearing)
 			fputs("\033[H\033[2J", stdout); /* what clear(1) writes for xterm */
@@ -270,6 +322,8 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval && env.procs.used)
 		interval(t, reader_now());
+	else if (t->prom && !t->intervals) /* stopped before the first table: a file all the same */
+		prom_rows(t, &(struct lines){NULL, 0});
 	blk_report(&env.b, "biotop");
 }
 
@@ -307,6 +361,7 @@ static void cleanup(struct tool_run *t)
 	(void)t;
 	blk_free(&env.b);
 	agg_free(&env.procs);
+	prom_set_free(&env.prom);
 }
 
 static const struct tool biotop = {

@@ -25,6 +25,7 @@
 #include "base/opt.h"
 #include "base/out.h"
 #include "kernel/probe.h"
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "kernel/session.h"
@@ -63,6 +64,7 @@ static struct env {
 	uint64_t misses_due; /* pages read in last interval beyond its look-ups */
 	bool verbose;
 	struct row row;
+	uint64_t totals[3]; /* --prom: hits, misses, dirties from the start */
 } env;
 
 static const struct opt_spec options[] = {
@@ -71,6 +73,7 @@ static const struct opt_spec options[] = {
 	{'T', NULL, NULL, "a TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK},
 	{'v', NULL, NULL, "say what is counted where, then exit", 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -79,6 +82,7 @@ static const char *const examples[] = {
 	"cachestat -T 5             # every 5 seconds, with the time",
 	"cachestat 1 10             # ten seconds, one line each",
 	"cachestat -j 1 60 > cs.json # a minute of JSON lines",
+	"cachestat --prom cs.prom 15 > /dev/null # counters for node_exporter",
 	NULL,
 };
 
@@ -259,6 +263,27 @@ static void header(struct tool_run *t)
 	row_header(&env.row);
 }
 
+/* --prom: the interval's counts added to the totals, and the file written. */
+static void prom_write(struct tool_run *t, const uint64_t n[3])
+{
+	static const char *const names[] = {"ftrace_tools_cachestat_hits_total",
+					    "ftrace_tools_cachestat_misses_total",
+					    "ftrace_tools_cachestat_dirties_total"};
+	static const char *const helps[] = {"Page-cache look-ups that found their page.",
+					    "Page-cache look-ups that did not (pages read in).",
+					    "Page-cache pages dirtied."};
+	for (int i = 0; i < 3; i++)
+		env.totals[i] += n[i];
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	for (int i = 0; i < 3; i++) {
+		prom_family(p, names[i], "counter", helps[i]);
+		prom_uint(p, names[i], NULL, env.totals[i]);
+	}
+	prom_commit(p);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	/* The counts would be short: the run ends, and fails. */
@@ -291,6 +316,8 @@ static int interval(struct tool_run *t, uint64_t now)
 	/* the last interval's first, then this one's: what is left of this one's is due */
 	env.misses_due = read_in - (misses > due ? misses - due : 0);
 	uint64_t hits = total - misses;
+	if (t->prom)
+		prom_write(t, (const uint64_t[]){hits, misses, n[DIRTIED]});
 	long long buffers, cached;
 	meminfo(&buffers, &cached);
 	struct row *w = &env.row;

@@ -27,6 +27,7 @@
 #include "base/opt.h"
 #include "base/out.h"
 #include "kernel/probe.h"
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "tool.h"
@@ -62,6 +63,7 @@ static struct env {
 		char *target; /* a user function's PATH:0xOFFSET, NULL for a kernel one */
 		struct tep_event *ev;
 		uint64_t count;	       /* this interval */
+		uint64_t total;	       /* --prom: from the start */
 		uint64_t hits, missed; /* kprobe_profile's (the profiler's hits), last read */
 		uint64_t sum;	       /* the profiler's hits over the CPUs, being read */
 	} * f;
@@ -116,6 +118,7 @@ static const struct opt_spec options[] = {
 	 "for up\nto 50 functions, the function tracer for more or\nwithout kprobes",
 	 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_EXEC,
 	TOOL_OPT_END,
 };
@@ -127,6 +130,7 @@ static const char *const examples[] = {
 	"funccount --top 5 -d 10 '*alloc*' # the five most called, after 10 s",
 	"funccount -v 'vfs_*'             # which functions, counted how",
 	"funccount 'libc:str*'            # user functions: the C library's str*",
+	"funccount -i 15 --prom fc.prom 'vfs_*' > /dev/null # counters for node_exporter",
 	NULL,
 };
 
@@ -923,6 +927,27 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each function", cols);
 
+/* --prom: the table's counts added to the totals (every function's, not only the --top
+ * N), and the file written: a counter per function called since the start. */
+static void prom_write(struct tool_run *t)
+{
+	for (int i = 0; i < env.n; i++)
+		env.f[i].total += env.f[i].count;
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	const char *name = "ftrace_tools_funccount_calls_total";
+	prom_family(p, name, "counter", "Calls counted, by function.");
+	for (int i = 0; i < env.n; i++) {
+		char labels[600];
+		if (env.f[i].total)
+			prom_uint(p, name,
+				  prom_labels(labels, sizeof(labels), "func", env.f[i].name, NULL),
+				  env.f[i].total);
+	}
+	prom_commit(p);
+}
+
 static void print_table(struct tool_run *t, uint64_t now)
 {
 	char when[16];
@@ -952,6 +977,8 @@ static void print_table(struct tool_run *t, uint64_t now)
 		row_end(&r);
 	}
 	free(rows);
+	if (t->prom)
+		prom_write(t);
 	for (int i = 0; i < env.n; i++)
 		env.f[i].count = 0;
 }

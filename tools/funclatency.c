@@ -21,6 +21,7 @@
 #include "count/hist.h"
 #include "base/opt.h"
 #include "base/out.h"
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "base/sig.h"
@@ -34,6 +35,7 @@ static const char *const key_names[] = {"comm", "tid", NULL};
 struct keyed {
 	char key[24];
 	struct hist_log2 h;
+	uint64_t ns; /* --prom: the latencies added up */
 };
 
 static struct env {
@@ -41,9 +43,11 @@ static struct env {
 	bool millis, nanos;
 	enum key key;
 	struct hist_log2 h;
+	uint64_t ns; /* --prom: h's latencies added up */
 	struct keyed *tab;
 	size_t mask, used;
-	bool oom; /* a key could not be added: said at the end */
+	bool oom;	      /* a key could not be added: said at the end */
+	struct prom_set prom; /* --prom: each histogram from the start */
 } env;
 
 static const struct opt_spec options[] = {
@@ -59,6 +63,7 @@ static const struct opt_spec options[] = {
 	{'T', NULL, NULL, "the wall-clock time above each histogram", TOOL_OPT_WALLCLOCK},
 	TOOL_EXEC,
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -69,6 +74,7 @@ static const char *const examples[] = {
 	"funclatency libc:getaddrinfo        # user: name lookups (gethostlatency)",
 	"funclatency -N ./app:parse --exec ./app input # a program's function, while it runs",
 	"funclatency -k comm vfs_fsync       # per task name",
+	"funclatency -i 15 --prom fl.prom vfs_read > /dev/null # a histogram for node_exporter",
 	NULL,
 };
 
@@ -117,7 +123,7 @@ static uint64_t hash(const char *s)
 }
 
 /* The histogram of key, added if new; NULL when out of memory. */
-static struct hist_log2 *keyed(const char *key)
+static struct keyed *keyed(const char *key)
 {
 	if (2 * (env.used + 1) > env.mask + 1) {
 		size_t cap = env.mask ? (env.mask + 1) * 2 : 64;
@@ -143,7 +149,7 @@ static struct hist_log2 *keyed(const char *key)
 		snprintf(env.tab[j].key, sizeof(env.tab[j].key), "%s", key);
 		env.used++;
 	}
-	return &env.tab[j].h;
+	return &env.tab[j];
 }
 
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
@@ -151,6 +157,7 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	(void)ctx;
 	uint64_t ns = c->ns, v = env.nanos ? ns : ns / (env.millis ? 1000000 : 1000);
 	struct hist_log2 *h = &env.h;
+	uint64_t *sum = &env.ns;
 	if (env.key) {
 		char key[24];
 		int tid = tep_data_pid(env.fp.t->s.tep, ret);
@@ -160,13 +167,17 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 			const char *comm = tool_comm(env.fp.t, tid);
 			snprintf(key, sizeof(key), "%s", *comm ? comm : "?");
 		}
-		if (!(h = keyed(key))) {
+		struct keyed *k = keyed(key);
+		if (!k) {
 			env.oom = true;
 			sig_request_stop(); /* out of memory: end with what was counted */
 			return;
 		}
+		h = &k->h;
+		sum = &k->ns;
 	}
 	hist_log2_add(h, v);
+	*sum += ns;
 }
 
 static int setup(struct tool_run *t)
@@ -249,6 +260,40 @@ static int by_total(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* --prom: a histogram printed added to its series (labels func, and comm or tid with -k). */
+static void prom_add(const char *key, const struct hist_log2 *h, uint64_t ns)
+{
+	char labels[512];
+	if (key)
+		prom_labels(labels, sizeof(labels), "func", env.fp.func, key_names[env.key - 1],
+			    key, NULL);
+	else
+		prom_labels(labels, sizeof(labels), "func", env.fp.func, NULL);
+	struct prom_series *ps = prom_series(&env.prom, labels);
+	if (!ps) {
+		env.oom = true;
+		return;
+	}
+	prom_hist_add(&ps->h, h);
+	ps->sum += ns;
+}
+
+static void prom_write(struct tool_run *t)
+{
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	/* whole nanoseconds divided down to the slots' unit */
+	uint64_t step = env.nanos ? 1 : env.millis ? 1000000 : 1000;
+	const char *name = "ftrace_tools_funclatency_call_seconds";
+	prom_family(p, name, "histogram",
+		    "Time from a function's entry to its return, in seconds.");
+	for (size_t i = 0; i < env.prom.n; i++)
+		prom_hist(p, name, env.prom.s[i]->labels, &env.prom.s[i]->h, step, PROM_NS,
+			  env.prom.s[i]->sum, PROM_NS);
+	prom_commit(p);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	char when[16];
@@ -260,7 +305,12 @@ static int interval(struct tool_run *t, uint64_t now)
 	}
 	if (!env.key) {
 		print_hist(t, when, NULL, &env.h);
+		if (t->prom) {
+			prom_add(NULL, &env.h, env.ns);
+			prom_write(t);
+		}
 		hist_log2_reset(&env.h);
+		env.ns = 0;
 		return 0;
 	}
 	/* The keys with calls, most called first; the table starts again. */
@@ -277,8 +327,13 @@ static int interval(struct tool_run *t, uint64_t now)
 	qsort(rows, n, sizeof(*rows), by_total);
 	if (!n && !t->o.json)
 		print_hist(t, when, NULL, &env.h); /* empty: its header */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		print_hist(t, when, rows[i]->key, &rows[i]->h);
+		if (t->prom)
+			prom_add(rows[i]->key, &rows[i]->h, rows[i]->ns);
+	}
+	if (t->prom)
+		prom_write(t);
 	free(rows);
 	free(env.tab);
 	env.tab = NULL;
@@ -300,6 +355,7 @@ static void cleanup(struct tool_run *t)
 	(void)t;
 	funcpair_free(&env.fp);
 	free(env.tab);
+	prom_set_free(&env.prom);
 }
 
 static const struct tool funclatency = {

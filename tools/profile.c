@@ -26,6 +26,7 @@
 #include "base/pair.h"
 #include "kernel/perfev.h"
 #include "count/pprof.h"
+#include "count/prom.h"
 #include "base/row.h"
 #include "base/sig.h"
 #include "tool.h"
@@ -60,6 +61,8 @@ static struct env {
 	struct folded *offfold;	 /* nanoseconds off the CPU by stack */
 	struct pair_table spans; /* tid -> struct offspan: off the CPU since */
 	uint64_t off_spans, off_unpaired;
+	struct prom_set prom; /* --prom: samples by task name */
+	uint64_t prom_lost;   /* samples not in it: no memory for a name */
 } env = {.hz = 49, .cpu = -1, .cgroup_fd = -1};
 
 /* Each stack, most samples first (-j). */
@@ -97,6 +100,7 @@ static const struct opt_spec options[] = {
 	 0},
 	TOOL_EXEC,
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -107,6 +111,7 @@ static const char *const examples[] = {
 	"profile -d 10 --pprof cpu.pb.gz; go tool pprof -top cpu.pb.gz",
 	"profile -U --exec ./a.out  # user stacks of a command",
 	"profile -f --off-cpu -p 181 10 | flamegraph > wall.svg   # on and off CPU",
+	"profile --prom profile.prom 60 > /dev/null # samples by task name, node_exporter",
 	NULL,
 };
 
@@ -205,6 +210,16 @@ static void on_sample(const void *body, size_t len)
 	else /* the text and JSON say the process: "name (pid)", split when printed */
 		snprintf(key, sizeof(key), "%.15s (%u)", comm, s.pid);
 	env.samples++;
+	if (env.t->prom) { /* a label made and a hash look-up per sample */
+		char labels[96], name[16];
+		snprintf(name, sizeof(name), "%.15s", comm);
+		struct prom_series *ps = prom_series(
+			&env.prom, prom_labels(labels, sizeof(labels), "comm", name, NULL));
+		if (ps)
+			ps->count++;
+		else
+			env.prom_lost++;
+	}
 	/* --off-cpu: weighed by the nanoseconds of CPU time the sample stands for */
 	if (folded_add_n(env.fold, key, (int)s.pid, (const unsigned long long *)k, nk,
 			 (const unsigned long long *)u, nu, env.offcpu ? s.period : 1)) {
@@ -804,6 +819,22 @@ static void print_stacks(void)
 	free(buf);
 }
 
+/* --prom: the samples by task name, written once (the stacks are printed once, at the end). */
+static void prom_write(struct tool_run *t)
+{
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	const char *name = "ftrace_tools_profile_samples_total";
+	prom_family(p, name, "counter", "CPU samples taken, by task name.");
+	for (size_t i = 0; i < env.prom.n; i++)
+		prom_uint(p, name, env.prom.s[i]->labels, env.prom.s[i]->count);
+	prom_commit(p);
+	if (env.prom_lost)
+		fprintf(stderr, "profile: %llu samples not in --prom's file (out of memory)\n",
+			(unsigned long long)env.prom_lost);
+}
+
 static void end(struct tool_run *t)
 {
 	perfev_disable(&env.pe); /* the run is over: what is in the rings, then the stacks */
@@ -812,6 +843,8 @@ static void end(struct tool_run *t)
 	drain();
 	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	print_stacks();
+	if (t->prom)
+		prom_write(t);
 	perfev_report(&env.pe, "profile");
 	if (env.offcpu)
 		perfev_report(&env.off, "profile");
@@ -846,6 +879,7 @@ static void cleanup(struct tool_run *t)
 	memset(&batch, 0, sizeof(batch));
 	env.fold = NULL;
 	env.ksyms = NULL;
+	prom_set_free(&env.prom);
 }
 
 static const struct tool profile = {

@@ -15,6 +15,7 @@
 
 #include "base/agg.h"
 #include "kernel/probe.h"
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "domain/sock.h"
@@ -32,6 +33,7 @@ static struct env {
 	struct sock_names rstates; /* tcp_retransmit_skb's own table, resolved */
 	struct span socks;	   /* -l: by socket address, its ends and state */
 	struct agg counts;	   /* -c: by struct flow */
+	struct prom *prom;	   /* --prom: -c's counts written at the end */
 	struct row row;
 	uint64_t tlp_unknown; /* -l: probes on sockets not seen changing state */
 } env;
@@ -73,6 +75,7 @@ static const struct opt_spec options[] = {
 	TOOL_TIMESTAMP,
 	TOOL_WALLCLOCK,
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -81,6 +84,7 @@ static const char *const examples[] = {
 	"tcpretrans -T             # with wall-clock times",
 	"tcpretrans -c -d 10       # retransmits by flow over 10 seconds",
 	"tcpretrans -j -d 5        # 5 seconds as JSON lines",
+	"tcpretrans -c --prom tr.prom -d 60 # a minute's counts by flow, node_exporter",
 	NULL,
 };
 
@@ -92,6 +96,14 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.count = true;
 	else if (o->key == 'l')
 		env.tlp = true;
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	if (argc > 0)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[0]);
+	if (t->prom_path && !env.count)
+		opt_fail("--prom writes the counts of -c: give it");
 }
 
 static void print(uint64_t ts, const struct sock_tuple *tup, const char *type, const char *state)
@@ -276,6 +288,16 @@ static void print_count(const void *key, uint64_t count, const void *val, void *
 	row_uint(r, f->tup.dport);
 	row_uint(r, count);
 	row_end(r);
+	if (env.prom) {
+		char labels[512], ip[4], lport[8], rport[8];
+		snprintf(ip, sizeof(ip), "%d", (int)f->tup.family);
+		snprintf(lport, sizeof(lport), "%u", (unsigned)f->tup.sport);
+		snprintf(rport, sizeof(rport), "%u", (unsigned)f->tup.dport);
+		prom_uint(env.prom, "ftrace_tools_tcpretrans_retransmits_total",
+			  prom_labels(labels, sizeof(labels), "ip", ip, "laddr", a, "lport", lport,
+				      "raddr", b, "rport", rport, NULL),
+			  count);
+	}
 }
 
 static void end(struct tool_run *t)
@@ -283,7 +305,15 @@ static void end(struct tool_run *t)
 	if (env.count) {
 		if (!t->o.json)
 			row_header(&env.row);
+		/* --prom: one file, at the end, made as the table is printed */
+		if (t->prom && (env.prom = tool_prom(t)))
+			prom_family(env.prom, "ftrace_tools_tcpretrans_retransmits_total",
+				    "counter",
+				    "TCP retransmits (and SYN-ACKs sent again, tail loss probes "
+				    "with -l), by flow.");
 		agg_sorted(&env.counts, print_count, NULL);
+		if (env.prom)
+			prom_commit(env.prom);
 	}
 	if (env.tlp_unknown)
 		fprintf(stderr,
@@ -311,6 +341,7 @@ static const struct tool tcpretrans = {
 	.formats = (const char *const[]){NULL},
 	.rows = (const struct row_table *const[]){&table, &count_table, NULL},
 	.option = option,
+	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

@@ -4,6 +4,7 @@
 #include "stream/field.h"
 #include "count/hist.h"
 #include "base/out.h"
+#include "count/prom.h"
 #include "base/row.h"
 #include "stream/reader.h"
 
@@ -326,7 +327,8 @@ bool keys_empty(const struct keys *k)
 }
 
 /* The value of key j in a stored key, as text (width) or JSON. */
-static void print_value(struct keys *k, const unsigned char *key, int j, int idx, int width)
+static void print_value_to(FILE *out, bool json, struct keys *k, const unsigned char *key, int j,
+			   int idx, int width)
 {
 	const struct key *kk = &k->k[j];
 	const unsigned char *p = key + kk->off;
@@ -351,10 +353,15 @@ static void print_value(struct keys *k, const unsigned char *key, int j, int idx
 		data = v ? k->in.arena + k->in.ent[v - 1].off : "";
 		len = v ? k->in.ent[v - 1].len : 0;
 	}
-	if (k->json)
-		field_json(stdout, &d, data, len);
+	if (json)
+		field_json(out, &d, data, len);
 	else
-		field_text(stdout, &d, data, len, width);
+		field_text(out, &d, data, len, width);
+}
+
+static void print_value(struct keys *k, const unsigned char *key, int j, int idx, int width)
+{
+	print_value_to(stdout, k->json, k, key, j, idx, width);
 }
 
 static bool key_is_text(const struct keys *k, int j)
@@ -441,6 +448,107 @@ static void print_row(const void *keyp, uint64_t count, const void *val, void *c
 		putchar(' ');
 	}
 	printf("%12llu\n", (unsigned long long)count);
+}
+
+/* --prom: a label name from a key's name ("field.comm": field_comm; "event", the event's own
+ * label, and "__probe_ip", of a prefix Prometheus keeps for itself: field_event,
+ * field__probe_ip). */
+static void label_name(char *dst, size_t len, const char *name)
+{
+	size_t n = 0;
+	if (!strcmp(name, "event") || (*name >= '0' && *name <= '9') ||
+	    (name[0] == '_' && name[1] == '_'))
+		n = (size_t)snprintf(dst, len, "field_");
+	for (; *name && n + 1 < len; name++)
+		dst[n++] = (*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') ||
+					   (*name >= '0' && *name <= '9') ?
+				   *name :
+				   '_';
+	dst[n] = 0;
+}
+
+struct prom_ctx {
+	struct keys *k;
+	struct prom_set *set;
+	int failed;
+	uint64_t cut;
+};
+
+/* A key's labels: event="SYS:NAME", then each key; its count added to their series. */
+static void prom_row(const void *keyp, uint64_t count, const void *val, void *ctx)
+{
+	struct prom_ctx *c = ctx;
+	struct keys *k = c->k;
+	const unsigned char *key = keyp;
+	(void)val;
+	int idx;
+	memcpy(&idx, key, sizeof(idx));
+	char labels[2048], name[160], value[512];
+	snprintf(name, sizeof(name), "%s:%s", k->events[idx]->system, k->events[idx]->name);
+	size_t n = (size_t)snprintf(labels, sizeof(labels), "event=\"");
+	size_t w = prom_escape(labels + n, sizeof(labels) - n, name, strlen(name));
+	bool whole = w != SIZE_MAX;
+	n += whole ? w : 0;
+	for (int j = 0; whole && j < k->nkeys; j++) {
+		const struct key *kk = &k->k[j];
+		const char *text = value;
+		size_t tlen;
+		uint64_t v;
+		memcpy(&v, key + kk->off, 8);
+		if (kk->kind == KEY_COMM) { /* strings as they are: the label's escape is enough */
+			text = (const char *)key + kk->off;
+			tlen = strnlen(text, COMM_LEN);
+		} else if (kk->kind == KEY_BYTES && kk->d[idx].kind == FIELD_STRING) {
+			text = v ? k->in.arena + k->in.ent[v - 1].off : "";
+			tlen = v ? strnlen(text, k->in.ent[v - 1].len) : 0;
+		} else { /* numbers, addresses, bytes: as the table prints them */
+			FILE *f = fmemopen(value, sizeof(value), "w");
+			if (!f) {
+				c->failed = -1;
+				return;
+			}
+			print_value_to(f, false, k, key, j, idx, 0);
+			long len = ftell(f);
+			fclose(f);
+			if (len < 0 || (size_t)len >= sizeof(value)) {
+				whole = false;
+				break;
+			}
+			tlen = (size_t)len;
+		}
+		char lname[64];
+		label_name(lname, sizeof(lname), k->k[j].name);
+		int m = snprintf(labels + n, sizeof(labels) - n, "\",%s=\"", lname);
+		if (m < 0 || (size_t)m >= sizeof(labels) - n) {
+			whole = false;
+			break;
+		}
+		n += (size_t)m;
+		w = prom_escape(labels + n, sizeof(labels) - n, text, tlen);
+		whole = w != SIZE_MAX;
+		n += whole ? w : 0;
+	}
+	/* values too long to label whole: their series would be another key's */
+	if (!whole || n + 2 > sizeof(labels)) {
+		c->cut += count;
+		return;
+	}
+	labels[n++] = '"';
+	labels[n] = 0;
+	struct prom_series *ps = prom_series(c->set, labels);
+	if (!ps)
+		c->failed = -1;
+	else
+		ps->count += count;
+}
+
+int keys_prom_add(struct keys *k, struct prom_set *set, uint64_t *cut)
+{
+	struct prom_ctx c = {k, set, 0, 0};
+	if (k->nkeys)
+		agg_sorted(&k->agg, prom_row, &c);
+	*cut += c.cut;
+	return c.failed;
 }
 
 void keys_print(struct keys *k, const char *when, bool json)

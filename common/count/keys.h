@@ -51,6 +51,14 @@ bool keys_empty(const struct keys *k);
 /* Print what was counted, highest count first, and start again; when: "HH:MM:SS". Text:
  * a table, or with --hist a histogram per key; JSON: one object per key. */
 void keys_print(struct keys *k, const char *when, bool json);
+/* --prom (-k): each key's count since the last print added to its series in set, its labels
+ * event="SYS:NAME" and each key by its name (a character a label name cannot have made '_':
+ * field.comm as field_comm; event and __NAME after field_), its value a string as it is (escaped by the format's rules),
+ * anything else as the table shows it. Before keys_print, which
+ * starts again. Keys whose labels would pass 2 KiB are left out, their events added to
+ * *cut. -1: out of memory (counts left out). */
+struct prom_set;
+int keys_prom_add(struct keys *k, struct prom_set *set, uint64_t *cut);
 void keys_free(struct keys *k);
 
 /* The keys of keys_print's JSON objects, as row tables (a tool's --json-keys, struct tool

@@ -77,6 +77,7 @@ size_t prom_escape(char *buf, size_t len, const char *s, size_t n);
 struct prom_series {
 	char *labels;
 	uint64_t count, sum;
+	uint64_t sum2; /* a second sum where a row has two (biotop: bytes and nanoseconds) */
 	struct hist_log2 h;
 };
 struct prom_set {

@@ -146,11 +146,12 @@ int tracer_prepare(struct tool_run *t)
 		fprintf(stderr, "%s: --folded prints folded lines: not with -j\n", t->tool->name);
 		return TOOL_USAGE;
 	}
-	/* -k's keys and --hist's fields of any unit are not written yet. */
-	if (t->prom_path && (!tr->count || tr->keys || tr->hist)) {
+	/* --hist's fields are of no known unit (a histogram's le and _sum would be guesses),
+	 * and where the kernel's hist triggers count them their values' sum is not known. */
+	if (t->prom_path && ((!tr->count && !tr->keys) || tr->hist)) {
 		fprintf(stderr,
-			"%s: --prom writes the counts of -c: not without it, nor with -k "
-			"or --hist\n",
+			"%s: --prom writes the counts of -c or -k: not without one, nor with "
+			"--hist\n",
 			t->tool->name);
 		return TOOL_USAGE;
 	}
@@ -421,11 +422,16 @@ void tracer_header(struct tool_run *t)
 static const struct row_col count_cols[] = {ROW_COL_WHEN, KEYS_COL_EVENT, KEYS_COL_COUNT};
 const struct row_table tracer_count_keys = ROW_TABLE("each event's count (-c)", count_cols);
 
-/* --prom: -c's counts of the interval added to the totals, and the file written. */
+/* --prom: -c's or -k's counts of the interval added to the totals, and the file written. */
 static void prom_counts(struct tracer *tr)
 {
 	char name[160], labels[256];
-	for (int i = 0; i < tr->nevents; i++) {
+	if (tr->k && keys_prom_add(tr->k, &tr->prom, &tr->prom_cut)) {
+		fprintf(stderr, "%s: out of memory for --prom's series: counts left out\n",
+			tr->t->tool->name);
+		tr->t->failed = true;
+	}
+	for (int i = 0; !tr->k && i < tr->nevents; i++) {
 		snprintf(name, sizeof(name), "%s:%s", tr->events[i]->system, tr->events[i]->name);
 		struct prom_series *ps = prom_series(
 			&tr->prom, prom_labels(labels, sizeof(labels), "event", name, NULL));
@@ -437,7 +443,7 @@ static void prom_counts(struct tracer *tr)
 		return;
 	char family[96];
 	snprintf(family, sizeof(family), "ftrace_tools_%s_events_total", tr->t->tool->name);
-	prom_family(p, family, "counter", "Events counted (-c), by event.");
+	prom_family(p, family, "counter", "Events counted (-c), by event (and -k's keys).");
 	for (size_t i = 0; i < tr->prom.n; i++)
 		prom_uint(p, family, tr->prom.s[i]->labels, tr->prom.s[i]->count);
 	prom_commit(p);
@@ -495,9 +501,11 @@ static void print_interval(struct tool_run *t, struct tracer *tr, uint64_t now)
 {
 	char when[16];
 	out_wallclock(now, when);
-	if (tr->k)
+	if (tr->k) {
+		if (t->prom)
+			prom_counts(tr);
 		keys_print(tr->k, when, t->o.json);
-	else
+	} else
 		print_counts(tr, when);
 }
 
@@ -533,6 +541,11 @@ void tracer_end(struct tool_run *t)
 			"%s: %llu events not counted: the kernel's table of %s was full "
 			"(--user-space counts every one)\n",
 			t->tool->name, (unsigned long long)dropped, tr->kh ? "values" : "keys");
+	if (tr->prom_cut)
+		fprintf(stderr,
+			"%s: %llu events left out of --prom's file: their keys' values are too "
+			"long for labels\n",
+			t->tool->name, (unsigned long long)tr->prom_cut);
 	if (tr->fold)
 		folded_print(tr->fold, stdout);
 	evprint_say_without_ustack(

@@ -127,7 +127,8 @@ struct tracer {
 	struct tep_format_field *kcaller, *ucaller, *utgid;
 	unsigned long long ustacks; /* --folded: events that came with a user stack */
 	uint64_t *counts;
-	struct prom_set prom; /* --prom: -c's counts from the start */
+	struct prom_set prom; /* --prom: -c's (or -k's) counts from the start */
+	uint64_t prom_cut;    /* -k's events whose keys were too long for labels */
 	struct tracer_event *ctx;
 	int self; /* getpid() */
 };

@@ -32,16 +32,19 @@ finish() {
 trap 'finish' EXIT
 trap 'finish; exit 1' INT TERM HUP
 
-# promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE]: the series METRIC of SOURCE (a file or an
-# http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
+# promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE [RES [SLACK]]]: the series METRIC of SOURCE
+# (a file or an http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
 # (comma-separated, "" for none), the value the sum over the intervals of member VALUE, times
 # SCALE (1e-6: microseconds to seconds). VALUE "hist": the buckets of histogram METRIC from the
-# JSON's log2 slots ("hist"), cumulative.
+# JSON's log2 slots ("hist"), cumulative. VALUE a*b: the product of members a and b, each
+# row's rounding allowed SLACK (in VALUE's unit) per I/O counted.
 cat > "$TMP/promcmp.py" <<'PY'
 import json, re, sys, urllib.request
 src, jfile, metric, keys, value = sys.argv[1:6]
 scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
 res = float(sys.argv[7]) if len(sys.argv) > 7 else 1e-9 # what the tool measured in
+slack = float(sys.argv[8]) if len(sys.argv) > 8 else 0.0
+tol = {}
 keys = [k for k in keys.split(",") if k]
 text = (urllib.request.urlopen(src, timeout=5).read().decode() if src.startswith("http://")
         else open(src).read())
@@ -64,7 +67,10 @@ for line in text.splitlines():
     got[tuple(sorted(labels.items()))] = float(m.group(4))
 want = {}
 # A TOTAL line (its name null) is no series.
-rows = [o for o in map(json.loads, open(jfile)) if all(o.get(k) is not None for k in keys)]
+def flat(o): # -k's keys (tpoint) as members, by their label names (field.pid: field_pid)
+    o.update({re.sub(r"[^a-zA-Z0-9_]", "_", k): v for k, v in o.get("keys", {}).items()})
+    return o
+rows = [o for o in map(flat, map(json.loads, open(jfile))) if all(o.get(k) is not None for k in keys)]
 if value == "hist":
     # METRIC_bucket: each le the count of the printed slots [low, high) whose values (whole
     # nanoseconds) are all <= le, summed over the intervals; +Inf all of them.
@@ -90,15 +96,24 @@ if value == "hist":
                 print("# %s: no bucket le=%s" % (k, h))
                 sys.exit(1)
 else:
+    # VALUE a*b: the product of two members (biotop's avg_ms * count), rounded as printed:
+    # each row then may be off by half its last decimal (SLACK, in VALUE's unit) per count.
+    vals = value.split("*")
     for o in rows:
-        if value not in o:
+        if any(v not in o for v in vals):
             continue
         k = tuple(sorted((key, str(o[key])) for key in keys))
-        want[k] = want.get(k, 0) + o[value] * scale
+        x = 1.0
+        for v in vals:
+            x *= o[v]
+        want[k] = want.get(k, 0) + x * scale
+        if slack:
+            tol[k] = tol.get(k, 0) + slack * o["count"] * scale
 if not want:
     sys.exit("no rows in " + jfile)
 bad = [(k, want.get(k), got.get(k)) for k in set(want) | set(got)
-       if k not in got or k not in want or abs(got[k] - want[k]) > 1e-9 * max(1, abs(want[k]))]
+       if k not in got or k not in want or
+       abs(got[k] - want[k]) > tol.get(k, 0) + 1e-9 * max(1, abs(want[k]))]
 for b in bad[:5]:
     print("# %s: printed %s, in %s: %s" % (b[0], b[1], src, b[2]))
 print("# %d series equal" % len(want))
@@ -137,11 +152,48 @@ hist_checks() { # NAME FILE JSON METRIC KEYS SCALE: _sum from the JSON's sum (in
 			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6
 		fi"
 }
+# tcpretrans -c beside it (no time of its own): a listener's full queue refuses a SYN, which
+# is sent again a second later (tcp_target backlog, as in test_tcp)
+TCPT=${TCP_TARGET:-$BIN/tests/tcp_target}
+PBL=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+rm -f "$TMP/go" "$TMP/trerr"
+"$TCPT" "$TMP/go" backlog $PBL 1400 > "$TMP/bl" 2>&1 &
+TTPID=$!
+"$BIN/tcpretrans" -c -j --prom "$D/tcpretrans.prom" > "$TMP/trj" 2> "$TMP/trerr" &
+TRPID=$!
+wait_ready $TRPID "$TMP/trerr"
+trready=$?
+touch "$TMP/go"
 "$BIN/runqlat" -j --prom "$D/runqlat.prom" 0.3 3 > "$TMP/rj" 2> "$TMP/err"
 check "runqlat -j --prom 0.3 3: exit 0" [ $? -eq 0 ]
+wait $TTPID
+kill -INT $TRPID 2> /dev/null
+wait_exit $TRPID 10
+if [ $trready -ne 0 ]; then
+	skip "tcpretrans -c --prom: $(tail -1 "$TMP/trerr" | sed 's/^tcpretrans: //')"
+else
+	check "tcpretrans -c -j --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $RC -eq 0 ] && '$PROMTOOL' check metrics < '$D/tcpretrans.prom'" || cat "$TMP/trerr" "$TMP/lint"
+	check "tcpretrans -c --prom: a counter per printed flow, its count; the refused SYN's once" sh -c "
+		python3 '$TMP/promcmp.py' '$D/tcpretrans.prom' '$TMP/trj' ftrace_tools_tcpretrans_retransmits_total ip,laddr,lport,raddr,rport count &&
+		grep -q 'raddr=\"127.0.0.1\",rport=\"$PBL\"} 1\$' '$D/tcpretrans.prom'" || cat "$D/tcpretrans.prom"
+fi
 hist_checks "runqlat 0.3 3" "$D/runqlat.prom" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" 1e-6
+# profile beside it (no time of its own): samples by task name, the run's own tasks among them
+"$BIN/profile" -j -F 199 --prom "$D/profile.prom" -d 1 > "$TMP/prj" 2> "$TMP/prerr" &
+PRPID=$!
 "$BIN/runqlat" -j -P --prom "$D/runqlat-p.prom" -d 1 > "$TMP/rpj" 2> "$TMP/err"
+wait $PRPID
+prrc=$?
 hist_checks "runqlat -P" "$D/runqlat-p.prom" "$TMP/rpj" ftrace_tools_runqlat_wait_seconds pid,comm 1e-6
+if [ $prrc -ne 0 ] && grep -q CONFIG_ "$TMP/prerr"; then
+	skip "profile --prom: $(tail -1 "$TMP/prerr" | sed 's/^profile: //')"
+else
+	check "profile -j -d 1 --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $prrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/profile.prom'" || cat "$TMP/prerr" "$TMP/lint"
+	check "profile --prom: samples_total by comm the sums of the printed stacks' samples" \
+		promcmp "$D/profile.prom" "$TMP/prj" ftrace_tools_profile_samples_total comm samples
+fi
 "$BIN/cpudist" -j -m -k comm --prom "$D/cpudist.prom" -d 1 > "$TMP/cj" 2> "$TMP/err"
 hist_checks "cpudist -m -k comm" "$D/cpudist.prom" "$TMP/cj" ftrace_tools_cpudist_oncpu_seconds comm 1e-3
 
@@ -184,20 +236,83 @@ else
 	skip "hardirqs --prom: no interrupt handler ran in a second"
 fi
 
-# --- tpoint -c: a counter per event ------------------------------------------------------------
+# --- tpoint -c: a counter per event; -c -k: per event and key, each second ----------------------
 "$BIN/tpoint" -c -j --prom "$D/tpoint.prom" 'sched:sched_process_*' -d 1.5 > "$TMP/tpj" 2> "$TMP/err" &
 TPJ=$!
+"$BIN/tpoint" -c -k comm,field.pid -j --prom "$D/tpoint-k.prom" 'sched:sched_process_e*' -d 1.5 \
+	> "$TMP/tpkj" 2> "$TMP/tpkerr" &
+TPK=$!
 sleep 0.5
 /bin/true; /bin/true
 wait $TPJ
+wait $TPK
 check "tpoint -c --prom: promtool check metrics passes" promtool_ok "$D/tpoint.prom" || cat "$TMP/lint"
 check "tpoint -c --prom: each event's counter is the sum of its printed counts" \
 	promcmp "$D/tpoint.prom" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
-for args in "-k comm" "--hist prev_pid" ""; do
+check "tpoint -c -k comm,field.pid --prom: promtool check metrics passes" promtool_ok "$D/tpoint-k.prom" ||
+	cat "$TMP/lint" "$TMP/tpkerr"
+check "tpoint -c -k --prom: each event and key's counter (field_pid) the sum of its printed counts" \
+	promcmp "$D/tpoint-k.prom" "$TMP/tpkj" ftrace_tools_tpoint_events_total event,comm,field_pid count
+"$BIN/tcpretrans" --prom "$D/bad.prom" -d 0.1 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "tcpretrans --prom (not -c): usage error, exit 2, one line, no file" sh -c "
+	[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
+for args in "-k comm --hist prev_pid" "--hist prev_pid" ""; do
 	"$BIN/tpoint" $args --prom "$D/bad.prom" sched:sched_switch -d 0.1 > "$TMP/out" 2> "$TMP/err"
 	rc=$?
-	check "tpoint $args --prom (not -c): usage error, exit 2, one line, no file" sh -c "
+	check "tpoint $args --prom (not -c or -k, or --hist): usage error, exit 2, one line, no file" sh -c "
 		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
+done
+
+# --- funccount, funclatency: a counter per function, a histogram per function and comm -------
+# On the test program's functions (uprobes: ftt_add 3 calls, ftt_greet 1) and on a kernel one
+# (kprobes or the function tracer), the four at once.
+UT=${UPROBE_TARGET:-$BIN/tests/uprobe_target}
+case $UT in /*) ;; *) UT=$PWD/$UT ;; esac
+"$BIN/funccount" -j --prom "$D/funccount.prom" "$UT:ftt_*" --exec "$UT" > "$TMP/fcj" 2> "$TMP/fcerr" &
+FC=$!
+"$BIN/funclatency" -j -k comm --prom "$D/funclatency.prom" "$UT:ftt_add" --exec "$UT" > "$TMP/flj" 2> "$TMP/flerr" &
+FL=$!
+"$BIN/funccount" -j --prom "$D/funccount-k.prom" -d 0.5 'vfs_read*' > "$TMP/fckj" 2> "$TMP/fckerr" &
+FCK=$!
+"$BIN/funclatency" -j --prom "$D/funclatency-k.prom" -d 0.5 vfs_read > "$TMP/flkj" 2> "$TMP/flkerr" &
+FLK=$!
+wait $FC
+fcrc=$?
+wait $FL
+flrc=$?
+check "funccount --prom on ftt_*: exit 0, promtool check metrics passes" sh -c "
+	[ $fcrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funccount.prom'" || cat "$TMP/fcerr" "$TMP/lint"
+check "funccount --prom: each function's counter is its printed count (ftt_add 3, ftt_greet 1)" sh -c "
+	python3 '$TMP/promcmp.py' '$D/funccount.prom' '$TMP/fcj' ftrace_tools_funccount_calls_total func count &&
+	grep -q 'ftt_add\"} 3\$' '$D/funccount.prom' && grep -q 'ftt_greet\"} 1\$' '$D/funccount.prom'"
+check "funclatency -k comm --prom on ftt_add: exit 0, promtool check metrics passes" sh -c "
+	[ $flrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funclatency.prom'" || cat "$TMP/flerr" "$TMP/lint"
+check "funclatency -k comm --prom: the buckets are the printed slots, cumulative, in seconds" \
+	promcmp "$D/funclatency.prom" "$TMP/flj" ftrace_tools_funclatency_call_seconds func,comm hist 1e-6
+check "funclatency -k comm --prom: _count as printed (3 calls)" sh -c "
+	python3 '$TMP/promcmp.py' '$D/funclatency.prom' '$TMP/flj' ftrace_tools_funclatency_call_seconds_count func,comm count &&
+	grep -q '_count{func=\"ftt_add\",comm=\"uprobe_target\"} 3\$' '$D/funclatency.prom'"
+wait $FCK
+fckrc=$?
+wait $FLK
+flkrc=$?
+for t in funccount:fck funclatency:flk; do
+	tool=${t%:*} f=${t#*:}
+	eval "rc=\$${f}rc"
+	if [ "$rc" -ne 0 ] && grep -q CONFIG_KPROBE_EVENTS "$TMP/${f}err"; then
+		skip "$tool --prom on kernel functions: $(tail -1 "$TMP/${f}err" | sed 's/^[a-z]*: //')"
+	elif [ $tool = funccount ]; then
+		check "funccount --prom on vfs_read*: exit 0, promtool passes, the counters as printed" sh -c "
+			[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funccount-k.prom' &&
+			python3 '$TMP/promcmp.py' '$D/funccount-k.prom' '$TMP/fckj' ftrace_tools_funccount_calls_total func count" ||
+			cat "$TMP/${f}err"
+	else
+		check "funclatency --prom on vfs_read: exit 0, promtool passes, the buckets as printed" sh -c "
+			[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funclatency-k.prom' &&
+			python3 '$TMP/promcmp.py' '$D/funclatency-k.prom' '$TMP/flkj' ftrace_tools_funclatency_call_seconds func hist 1e-6" ||
+			cat "$TMP/${f}err"
+	fi
 done
 
 # --- iolatency, bitesize: block I/O histograms in seconds and bytes ---------------------------
@@ -211,6 +326,8 @@ dio() { # direct writes of 8 KiB and 64 KiB
 	done
 }
 dio &
+# biotop beside iolatency, on the same I/O (no time of its own)
+"$BIN/biotop" -j -r 0 --prom "$D/biotop.prom" 0.3 3 > "$TMP/btj" 2> "$TMP/bterr" &
 "$BIN/iolatency" -j -D --prom "$D/iolatency.prom" 0.3 3 > "$TMP/ij" 2> "$TMP/err"
 wait
 if grep -q '"count":[1-9]' "$TMP/ij"; then
@@ -222,8 +339,25 @@ if grep -q '"count":[1-9]' "$TMP/ij"; then
 else
 	skip "iolatency --prom: no block I/O completed (no disk under $TMP?)"
 fi
+BT=pid,comm,dir,dev,disk
+if [ -s "$TMP/btj" ]; then
+	check "biotop -r 0 --prom: promtool check metrics passes" promtool_ok "$D/biotop.prom" || cat "$TMP/lint"
+	check "biotop 0.3 3 --prom: ios_total the sums of the printed I/O counts" \
+		promcmp "$D/biotop.prom" "$TMP/btj" ftrace_tools_biotop_ios_total $BT count
+	check "biotop 0.3 3 --prom: io_bytes_total the sums of the printed bytes" \
+		promcmp "$D/biotop.prom" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
+	check "biotop 0.3 3 --prom: io_seconds_total the printed avg_ms times I/O (to 0.5 us an I/O)" \
+		promcmp "$D/biotop.prom" "$TMP/btj" ftrace_tools_biotop_io_seconds_total $BT "avg_ms*count" 1e-3 1e-9 0.0005
+else
+	skip "biotop --prom: no block I/O completed ($(tail -1 "$TMP/bterr"))"
+fi
 dio &
+# cachestat beside bitesize (no time of its own), the cache's pages of dio's file among its counts
+"$BIN/cachestat" -j --prom "$D/cachestat.prom" 0.5 2 > "$TMP/csj" 2> "$TMP/cserr" &
+CSPID=$!
 "$BIN/bitesize" -j --prom "$D/bitesize.prom" 0.5 2 > "$TMP/bj" 2> "$TMP/err"
+wait $CSPID
+csrc=$?
 wait
 if [ -s "$TMP/bj" ]; then
 	check "bitesize --prom: promtool check metrics passes" promtool_ok "$D/bitesize.prom" || cat "$TMP/lint"
@@ -235,6 +369,18 @@ if [ -s "$TMP/bj" ]; then
 	check "bitesize --prom: 8 KiB writes under le=\"16383\"" grep -q 'le="16383"' "$D/bitesize.prom"
 else
 	skip "bitesize --prom: no block I/O issued"
+fi
+
+if grep -q CONFIG_KPROBE_EVENTS "$TMP/cserr"; then
+	rm -f "$TMP/csj"
+	skip "cachestat --prom: page look-ups are counted by kprobes (CONFIG_KPROBE_EVENTS)"
+else
+	check "cachestat -j --prom 0.5 2: exit 0, promtool check metrics passes" sh -c "
+		[ $csrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/cachestat.prom'" || cat "$TMP/cserr" "$TMP/lint"
+	for c in hits misses dirties; do
+		check "cachestat --prom: ${c}_total the sum of the printed $c" \
+			promcmp "$D/cachestat.prom" "$TMP/csj" ftrace_tools_cachestat_${c}_total "" $c
+	done
 fi
 
 # --- the file is read by node_exporter ----------------------------------------------------------
@@ -266,6 +412,22 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/qj" ftrace_tools_softirqs_run_seconds_total name,vec total_us 1e-6
 	check "node_exporter: tpoint -c's counters as printed" \
 		promcmp "$URL" "$TMP/tpj" ftrace_tools_tpoint_events_total event count
+	check "node_exporter: funccount's counters as printed" \
+		promcmp "$URL" "$TMP/fcj" ftrace_tools_funccount_calls_total func count
+	check "node_exporter: funclatency -k comm's buckets as printed" \
+		promcmp "$URL" "$TMP/flj" ftrace_tools_funclatency_call_seconds func,comm hist 1e-6
+	[ -s "$TMP/prj" ] && check "node_exporter: profile's samples as printed" \
+		promcmp "$URL" "$TMP/prj" ftrace_tools_profile_samples_total comm samples
+	[ -s "$TMP/trj" ] && check "node_exporter: tcpretrans -c's counters as printed" \
+		promcmp "$URL" "$TMP/trj" ftrace_tools_tcpretrans_retransmits_total ip,laddr,lport,raddr,rport count
+	if [ -s "$TMP/btj" ]; then
+		check "node_exporter: biotop's bytes as printed" \
+			promcmp "$URL" "$TMP/btj" ftrace_tools_biotop_io_bytes_total $BT bytes
+	fi
+	if [ -s "$TMP/csj" ]; then
+		check "node_exporter: cachestat's hits as printed" \
+			promcmp "$URL" "$TMP/csj" ftrace_tools_cachestat_hits_total "" hits
+	fi
 	if [ -s "$TMP/bj" ]; then
 		check "node_exporter: bitesize's buckets as printed" \
 			promcmp "$URL" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1

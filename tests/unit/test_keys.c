@@ -12,6 +12,7 @@
 #include <event-parse.h>
 
 #include "count/keys.h"
+#include "count/prom.h"
 
 #define FORMATS FIXTURES "/formats-6.18"
 
@@ -173,6 +174,43 @@ static void test_task_keys_and_hist(void **state)
 	keys_free(k);
 }
 
+/* --prom (-k): a series per key from the start, its labels the event and each key by a name
+ * a label can have (field.pid: field_pid), values as the table shows them, escaped; added up
+ * across prints. */
+static void test_prom_series(void **state)
+{
+	(void)state;
+	char why[256];
+	struct tep_event *evs[] = {exec_ev};
+	struct keys *k = keys_new(evs, 1, "comm,field.pid", NULL, why, sizeof(why));
+	assert_non_null(k);
+	struct prom_set set = {0};
+	uint64_t cut = 0;
+	for (int round = 0; round < 2; round++) {
+		struct tep_record r = exec(42, "/bin/true");
+		int32_t pid = 7;
+		put(exec_ev, "pid", &pid, 4);
+		assert_int_equal(keys_add(k, &r, 0, "a \"name\""), 0);
+		assert_int_equal(keys_add(k, &r, 0, "a \"name\""), 0);
+		pid = -1;
+		put(exec_ev, "pid", &pid, 4);
+		assert_int_equal(keys_add(k, &r, 0, "b"), 0);
+		assert_int_equal(keys_prom_add(k, &set, &cut), 0);
+		print(k, true); /* and starts again */
+	}
+	assert_int_equal(set.n, 2);
+	assert_int_equal(cut, 0);
+	assert_string_equal(
+		set.s[0]->labels,
+		"event=\"sched:sched_process_exec\",comm=\"a \\\"name\\\"\",field_pid=\"7\"");
+	assert_int_equal(set.s[0]->count, 4);
+	assert_string_equal(set.s[1]->labels,
+			    "event=\"sched:sched_process_exec\",comm=\"b\",field_pid=\"-1\"");
+	assert_int_equal(set.s[1]->count, 2);
+	prom_set_free(&set);
+	keys_free(k);
+}
+
 /* Counted elsewhere (the kernel's hist triggers): numeric keys only, and the same rows as
  * from the records: a signed field's -1, widened by its sign, shows as -1. */
 static void test_values_counted_elsewhere(void **state)
@@ -233,6 +271,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_task_keys_and_hist, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_values_counted_elsewhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prom_series, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
