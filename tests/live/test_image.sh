@@ -5,9 +5,10 @@
 # holds make static's binaries (the same files), the man pages, the completion and the licence
 # and nothing else; a tool's --help in it prints what the binary prints here; and tpoint in
 # it, privileged with the host's PID namespace and tracefs, counts exactly the opens of a
-# host process it is given by its host PID. After: tracefs as before, no container left.
-# Cost: about 15 s here once the image is built (make check builds it: make image, about
-# 25 s, after make static); two containers are started, about 2 s each on this machine.
+# host process it is given by its host PID; execsnoop in it sees a host process's exec, with
+# its host PIDs and arguments. After: tracefs as before, no container left.
+# Cost: about 20 s here once the image is built (make check builds it: make image, about
+# 25 s, after make static); three containers are started, about 2 s each on this machine.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -116,6 +117,25 @@ if wait_exit $TPID 30; then
 		[ "$RC.$n" = 0.1000 ]
 else
 	notok "tpoint in the image done within 30 s" "$TMP/err"
+	podman rm -f $NAME > /dev/null 2>&1
+fi
+
+# A host process's exec, seen by execsnoop in the image: its host PID and PPID (this shell's)
+# and its arguments, read from its memory at the exec. Where the kernel has no kprobes (this
+# one) execsnoop reads them through uprobes on the C library, which it looks for among the
+# container's files: the host's, mounted as the README says (without them, it reads /proc
+# after the exec, [late], and a short-lived program's are lost).
+rm -f "$TMP/out" "$TMP/err" "$TMP/pid"
+$RUN --name $NAME --privileged --pid=host -v /sys/kernel/tracing:/sys/kernel/tracing \
+	-v /usr/lib:/usr/lib:ro "$IMG" execsnoop -d 2 > "$TMP/out" 2> "$TMP/err" &
+TPID=$!
+wait_ready $TPID "$TMP/err" && sh -c 'echo $$ > "$1/pid"; exec /bin/true "ftt-image-$2"' - "$TMP" $$
+if wait_exit $TPID 30; then
+	pid=$(cat "$TMP/pid" 2> /dev/null)
+	check "execsnoop -d 2 in the image: exit 0 ($RC), the host's exec of /bin/true with its PID $pid, PPID and arguments" \
+		grep -Eq "^true +$pid +$$ +0 +/bin/true ftt-image-$$\$" "$TMP/out"
+else
+	notok "execsnoop in the image done within 30 s" "$TMP/err"
 	podman rm -f $NAME > /dev/null 2>&1
 fi
 check "tracefs as before" same_state
