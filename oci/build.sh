@@ -44,12 +44,13 @@ umoci new --image "$layout:$name:$tag"
 umoci unpack $rootless --image "$layout:$name:$tag" "$bundle"
 cp -a "$root/usr" "$bundle/rootfs/"
 umoci repack --history.created_by 'make image' --image "$layout:$name:$tag" "$bundle"
+description="Linux tracing tools on ftrace, without BPF; run privileged with the host's PID namespace"
 # root (0:0), stated: the tools need it (tracefs, CAP_SYS_ADMIN or CAP_PERFMON); no
 # entrypoint: the command is the tool, found in PATH by the container runtime (no shell).
 umoci config --image "$layout:$name:$tag" --history.created_by 'make image' \
 	--config.user 0:0 --config.workingdir / --config.env PATH=/usr/sbin:/usr/bin \
 	--config.label org.opencontainers.image.title=$name \
-	--config.label "org.opencontainers.image.description=Linux tracing tools on ftrace, without BPF; run privileged with the host's PID namespace" \
+	--config.label "org.opencontainers.image.description=$description" \
 	--config.label "org.opencontainers.image.version=$VERSION" \
 	--config.label "org.opencontainers.image.source=$source" \
 	${revision:+--config.label "org.opencontainers.image.revision=$revision"}
@@ -61,14 +62,18 @@ mv "$out.tmp" "$out"
 if command -v podman > /dev/null; then
 	# Each make image adds about 80 MB to podman's store: the image of an earlier build
 	# (localhost/ftrace-tools, another version or the same one rebuilt) is removed, unless
-	# a container still uses it.
+	# a container still uses it. A store that refuses the image is said, and the archive
+	# kept (a failed recipe would have make delete it).
 	before=$(podman images -q --filter "reference=localhost/$name" | sort -u)
-	podman load -q -i "$out" > /dev/null
-	podman tag "localhost/$name:$tag" "localhost/$name:latest"
-	new=$(podman images -q "localhost/$name:$tag")
-	for id in $before; do
-		[ "$id" = "$new" ] || podman rmi "$id" > /dev/null 2>&1 || true
-	done
-	echo "$out: in podman's store as localhost/$name:$tag and localhost/$name:latest"
+	if podman load -q -i "$out" > /dev/null &&
+		podman tag "localhost/$name:$tag" "localhost/$name:latest"; then
+		new=$(podman images -q "localhost/$name:$tag")
+		for id in $before; do
+			[ "$id" = "$new" ] || podman rmi "$id" > /dev/null 2>&1 || true
+		done
+		echo "$out: in podman's store as localhost/$name:$tag and localhost/$name:latest"
+	else
+		echo "oci/build.sh: podman could not load $out: podman's store left as it was" >&2
+	fi
 fi
 echo "$out: $(du -k "$out" | cut -f1) KB"
