@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
-# make [all] | static | install | check | vmcheck | deps | format | clean
+# make [all] | static | install | image | check | vmcheck | deps | format | clean
 
 TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
@@ -115,6 +115,15 @@ $(B)/static/%: $(B)/obj/%.o $(LIB) | $(B)/static
 	$(CC) -static $(CFLAGS) $(LDFLAGS) -o $@ $^ -ltracefs -ltraceevent -lelf -lz -lzstd -ldl -lm 2> $@.log; \
 		rc=$$?; grep -v -e dlopen -e load_plugin $@.log >&2; rm -f $@.log; exit $$rc
 
+# The container image for nodes (oci/build.sh, README's Fleets): the static binaries, man
+# pages and completion from scratch, as an OCI archive; loaded into podman's store where
+# podman is. Rebuilt when a binary changes (the version is in each: every commit).
+IMAGE := $(B)/ftrace-tools.oci.tar
+image: $(IMAGE)
+$(IMAGE): $(TOOLS:%=$(B)/static/%) $(TOOLS:%=$(B)/completion/%) $(TOOLS:%=man/man8/%.8) \
+		oci/build.sh LICENSE debian/control | image-deps
+	B=$(B) VERSION='$(VERSION)' TOOLS='$(TOOLS)' oci/build.sh $@
+
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(COMPLETIONDIR)
@@ -182,7 +191,7 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE))
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
@@ -197,17 +206,19 @@ vmcheck: vmcheck-bin
 # Debian packages, installed only when missing (apt-get update first only then). make deps:
 # what building (make all, static, install) and running the tools need, the quick start's
 # first command. The tests install their own: check-deps (make check, also SANITIZE=1),
-# vmcheck-deps (make vmcheck-bin and vmcheck: the guests), fuzz-deps (make fuzz).
+# vmcheck-deps (make vmcheck-bin and vmcheck: the guests), fuzz-deps (make fuzz), image-deps
+# (make image).
 DEPS       := gcc make pkg-config libc6-dev libtracefs-dev libtraceevent-dev libelf-dev \
 	libzstd-dev zlib1g-dev
 CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps python3 \
 	libxml2-utils chromium trace-cmd nftables tmux bash-completion golang-go prometheus \
-	prometheus-node-exporter
+	prometheus-node-exporter podman runc
 ifeq ($(SANITIZE),1)
 CHECK_DEPS += clang libclang-rt-14-dev
 endif
 VM_DEPS    := qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
 FUZZ_DEPS  := clang libclang-rt-14-dev
+IMAGE_DEPS := umoci
 # Two makes may ask at once (CI runs make vmcheck beside make check): apt waits for the
 # other's lock instead of failing.
 APT_WAIT   := -o DPkg::Lock::Timeout=600
@@ -225,6 +236,8 @@ vmcheck-deps:
 	@$(MAKE) -s deps DEPS="$(DEPS) $(VM_DEPS)"
 fuzz-deps:
 	@$(MAKE) -s deps DEPS="$(DEPS) $(FUZZ_DEPS)"
+image-deps:
+	@$(MAKE) -s deps DEPS="$(DEPS) $(IMAGE_DEPS)"
 
 # The Debian package (debian/, debhelper): built from a copy of the tracked files as they are
 # now, with debian/changelog written for VERSION; lintian must report no error.
@@ -282,5 +295,5 @@ format-check:
 clean:
 	rm -rf $(B)
 
-.PHONY: FORCE all completion deb static install check vmcheck vmcheck-bin fuzz deps check-deps vmcheck-deps fuzz-deps bench bench-guest bench-deps format format-check clean
+.PHONY: FORCE all completion deb static install image image-deps check vmcheck vmcheck-bin fuzz deps check-deps vmcheck-deps fuzz-deps bench bench-guest bench-deps format format-check clean
 .SECONDARY:
