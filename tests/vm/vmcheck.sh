@@ -48,8 +48,9 @@ fi
 # man page's examples: as written on this machine's kernel (make check) and in 4.19, which
 # has kprobes, uprobes and the function tracers (about 200 s there; about 600 s in 6.12,
 # where switching function_graph patches every function); the tools' own suites check each
-# kernel. VM_ONE_GUEST= runs them in every guest.
-ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222}
+# kernel. test_pictures: heatmap and flamegraph read files; its one traced part (uprobe -U
+# --folded) is test_probe's in every guest. VM_ONE_GUEST= runs them in every guest.
+ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337}
 TIMEOUT=${VM_TIMEOUT:-1500}
 WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
 [ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
