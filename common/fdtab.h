@@ -29,7 +29,9 @@ struct fdtab_file {
 	size_t len;
 	uint64_t reads, writes, rbytes, wbytes; /* the tool's */
 	bool listed;				/* the tool's: in its list of this interval */
-	char name[];				/* len bytes, then a NUL */
+	bool unnamed;  /* a stand-in for a descriptor not seen made: its name says so */
+	char comm[16]; /* the tool's: the name of the process that last used it */
+	char name[];   /* len bytes, then a NUL */
 };
 
 struct fdtab_proc;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A program for the live tests of the file tools (vfsstat), built static (no dynamic loader
- * opening libraries): it waits for a start file, then makes known calls and exits, printing
- * nothing after the start (a write of its own).
+ * A program for the live tests of the file tools (vfsstat, filetop): it waits for a start
+ * file, then makes known calls and exits, printing nothing after the start (a write of its
+ * own). Dynamic on this machine (uprobes on the C library see its opens), static in the
+ * guests.
  *
  *   file_target vfs GO DIR   prints "READS WRITES CREATES OPENS FSYNCS UNLINKS OPENAT2" (what
  *                            it will make; OPENAT2 1 when one of the opens is an openat2),
@@ -13,6 +14,14 @@
  *                            openat2 where the C library knows it), 4 fsync and 2
  *                            fdatasync, 3 unlinks and a directory removed by unlinkat
  *                            (AT_REMOVEDIR: no unlink).
+ *   file_target top GO DIR   opens DIR/early file, waits until GO exists, then: 3 writes of
+ *                            1000 bytes and 2 preads of 700 to DIR/a b, which is dup2'd to
+ *                            descriptor 100 and closed: 2 writes of 512 and one of 100
+ *                            through 100; a writev of 4096 and a pwrite64 of 904 to
+ *                            DIR/new<newline>line, dup'd by fcntl F_DUPFD: a write of 10
+ *                            through the copy; a write of 1234 and a preadv of 1234 to
+ *                            DIR/<0xff 0xfe> bad (openat); 5555 bytes to the early file;
+ *                            77 bytes into a pipe (a descriptor not made by an open)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -112,10 +121,50 @@ static int vfs(const char *go, const char *dir)
 	return 0;
 }
 
+static int top(const char *go, const char *dir)
+{
+	static char buf[8192];
+	int early = open(at(dir, "early file"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	printf("%d\n", early);
+	fflush(stdout);
+	wait_go(go);
+	int ab = open(at(dir, "a b"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+	for (int i = 0; i < 3; i++)
+		if (write(ab, buf, 1000) != 1000)
+			return 1;
+	for (int i = 0; i < 2; i++)
+		if (pread(ab, buf, 700, 0) != 700)
+			return 1;
+	if (dup2(ab, 100) != 100 || close(ab))
+		return 1;
+	if (write(100, buf, 512) != 512 || write(100, buf, 512) != 512 ||
+	    write(100, buf, 100) != 100)
+		return 1;
+	int nl = open(at(dir, "new\nline"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	struct iovec iov[2] = {{buf, 2048}, {buf + 2048, 2048}};
+	if (writev(nl, iov, 2) != 4096 || pwrite(nl, buf, 904, 4096) != 904)
+		return 1;
+	int copy = fcntl(nl, F_DUPFD, 50);
+	if (copy < 50 || write(copy, buf, 10) != 10)
+		return 1;
+	int bad = openat(AT_FDCWD, at(dir, "\xff\xfe bad"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+	struct iovec one = {buf, 1234};
+	if (write(bad, buf, 1234) != 1234 || preadv(bad, &one, 1, 0) != 1234)
+		return 1;
+	if (write(early, buf, 5555) != 5555)
+		return 1;
+	int p[2];
+	if (pipe(p) || write(p[1], buf, 77) != 77)
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "top"))
+		return top(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "vfs"))
 		return vfs(argv[2], argv[3]);
-	fprintf(stderr, "usage: file_target vfs GO DIR\n");
+	fprintf(stderr, "usage: file_target vfs|top GO DIR\n");
 	return 2;
 }
