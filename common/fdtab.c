@@ -184,10 +184,26 @@ void fdtab_fork(struct fdtab *t, int parent, int child)
 	struct fdtab_proc *p = proc(t, parent, false), *q;
 	if (!p || !(q = proc(t, child, true)))
 		return;
+	/* Files of the child's own (its reads and writes are its own rows), shared between its
+	 * descriptors as the parent's were (a dup'd pair stays one file). */
 	for (unsigned i = 0; i < p->n; i++) {
+		struct fdtab_file *f = p->fd[i].f, *copy = NULL;
 		struct fdtab_slot *s;
-		if (p->fd[i].f && (s = slot(q, i)))
-			set(s, p->fd[i].f, p->fd[i].cloexec);
+		if (!f || !(s = slot(q, i)))
+			continue;
+		for (unsigned j = 0; j < i && !copy && f->refs > 1; j++)
+			if (p->fd[j].f == f)
+				copy = q->fd[j].f;
+		if (!copy && (copy = calloc(1, sizeof(*copy) + f->len + 1))) {
+			copy->tgid = child;
+			copy->type = f->type;
+			copy->unnamed = f->unnamed;
+			copy->len = f->len;
+			memcpy(copy->name, f->name, f->len);
+			set(s, copy, p->fd[i].cloexec);
+			continue;
+		}
+		set(s, copy, p->fd[i].cloexec);
 	}
 }
 

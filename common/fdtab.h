@@ -56,7 +56,8 @@ void fdtab_close_range(struct fdtab *t, int tgid, unsigned lo, unsigned hi, bool
 void fdtab_set_cloexec(struct fdtab *t, int tgid, int fd, bool cloexec);
 /* An exec: the descriptors marked close-on-exec are gone. */
 void fdtab_exec(struct fdtab *t, int tgid);
-/* A new process: a copy of its parent's table. */
+/* A new process: a copy of its parent's table, its files its own (of its tgid, the same names,
+ * shared between its descriptors as the parent's were). */
 void fdtab_fork(struct fdtab *t, int parent, int child);
 void fdtab_exit(struct fdtab *t, int tgid);
 /* Every table forgotten (lost events). */

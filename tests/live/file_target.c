@@ -17,7 +17,8 @@
  *   file_target top GO DIR   opens DIR/early file, waits until GO exists, then: 3 writes of
  *                            1000 bytes and 2 preads of 700 to DIR/a b, which is dup2'd to
  *                            descriptor 100 and closed: 2 writes of 512 and one of 100
- *                            through 100; a writev of 4096 and a pwrite64 of 904 to
+ *                            through 100, and a child forked then writes 300 through it;
+ *                            a writev of 4096 and a pwrite64 of 904 to
  *                            DIR/new<newline>line, dup'd by fcntl F_DUPFD: a write of 10
  *                            through the copy; a write of 1234 and a preadv of 1234 to
  *                            DIR/<0xff 0xfe> bad (openat); 5555 bytes to the early file;
@@ -31,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -139,6 +141,13 @@ static int top(const char *go, const char *dir)
 		return 1;
 	if (write(100, buf, 512) != 512 || write(100, buf, 512) != 512 ||
 	    write(100, buf, 100) != 100)
+		return 1;
+	/* a child writes through what it inherited */
+	pid_t child = fork();
+	if (child == 0)
+		_exit(write(100, buf, 300) != 300);
+	int st;
+	if (child < 0 || waitpid(child, &st, 0) != child || st)
 		return 1;
 	int nl = open(at(dir, "new\nline"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	struct iovec iov[2] = {{buf, 2048}, {buf + 2048, 2048}};

@@ -3,7 +3,7 @@
 # Live tests of filetop: a test program opens a file, waits, then reads and writes known byte
 # counts to files named with a space, a newline and invalid UTF-8, one of them dup2'd and
 # closed, one copied by fcntl F_DUPFD, to the file opened before the tool started (named from
-# /proc) and into a pipe (not made by an open: shown as such with -a): -p counts each file
+# /proc), through a descriptor a child inherited (fork), and into a pipe (not made by an open: shown as such with -a): -p counts each file
 # exactly; the whole machine, -s, -r, text escaping, bad input; tracefs as before.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
@@ -43,10 +43,11 @@ run_target() {
 }
 # The objects expected of the program's files: reads, writes, bytes read and written, name.
 want() {
-	p=$FTPID
+	p=P
 	cat << END
 "pid":$p,"comm":"file_target","reads":0,"writes":1,"read_bytes":0,"write_bytes":5555,"type":"R","file":"$D/early file","named":true}
 "pid":$p,"comm":"file_target","reads":2,"writes":6,"read_bytes":1400,"write_bytes":4124,"type":"R","file":"$D/a b","named":true}
+"pid":C,"comm":"file_target","reads":0,"writes":1,"read_bytes":0,"write_bytes":300,"type":"R","file":"$D/a b","named":true}
 "pid":$p,"comm":"file_target","reads":0,"writes":3,"read_bytes":0,"write_bytes":5010,"type":"R","file":"$D/new\\nline","named":true}
 "pid":$p,"comm":"file_target","reads":1,"writes":1,"read_bytes":1234,"write_bytes":1234,"type":"R","file":"$D/\\udcff\\udcfe bad","named":true}
 END
@@ -56,14 +57,16 @@ if run_target -j -p PID 10; then
 	want > "$TMP/want"
 	check "filetop -j -p: exit 0 with the process, valid JSON" sh -c "
 		[ $RC -eq 0 ] && [ $TRC -eq 0 ] && '$JSONCHECK' '$TMP/out' time pid comm reads writes read_bytes write_bytes type file named"
-	check "filetop -j -p: each file's reads, writes and bytes exactly, named (space, newline, invalid UTF-8, dup2, F_DUPFD, open before the start), regular files only" sh -c "
-		sed 's/^{\"time\":\"[0-9:]*\",//' '$TMP/out' | sort > '$TMP/got' && sort '$TMP/want' | cmp -s - '$TMP/got'" ||
+	check "filetop -j -p: each file's reads, writes and bytes exactly, named (space, newline, invalid UTF-8, dup2, F_DUPFD, fork, open before the start), regular files only" sh -c "
+		sed 's/^{\"time\":\"[0-9:]*\",//' '$TMP/out' |
+		sed 's/\"pid\":$FTPID,/\"pid\":P,/; t; s/\"pid\":[0-9]*,/\"pid\":C,/' | sort > '$TMP/got' && sort '$TMP/want' | cmp -s - '$TMP/got'" ||
 		{ echo "# want:"; sed 's/^/#   /' "$TMP/want"; echo "# got:"; sed 's/^/#   /' "$TMP/out"; }
 fi
 if run_target -a -C -r 0 0.5; then
 	check "filetop -a (the machine, text): the program's files among the rows, names escaped; the pipe's write under a stand-in" sh -c "
 		[ $RC -eq 0 ] &&
 		grep -Eq '^ *$FTPID +file_target +2 +6 +1 +4 R .*/a\\\\x20b\$' '$TMP/out' &&
+		grep -Eq '^ *[0-9]+ +file_target +0 +1 +0 +0 R .*/a\\\\x20b\$' '$TMP/out' &&
 		grep -Eq '^ *$FTPID +file_target +0 +3 +0 +4 R .*/new\\\\x0aline\$' '$TMP/out' &&
 		grep -Eq '^ *$FTPID +file_target +1 +1 +1 +1 R .*/\\\\xff\\\\xfe\\\\x20bad\$' '$TMP/out' &&
 		grep -Eq '^ *$FTPID +file_target +0 +1 +0 +0 [?O] \\[fd [0-9]+: not seen opened\\]\$' '$TMP/out' &&

@@ -63,9 +63,15 @@ static void ranges_exec_fork_exit(void **state)
 	assert_null(fdtab_get(&t, 20, 8));
 	assert_null(fdtab_get(&t, 20, 9));
 	/* a child made now has the parent's 0..7 */
+	fdtab_dup(&t, 20, 2, 30, false);
 	fdtab_fork(&t, 20, 21);
 	assert_non_null(fdtab_get(&t, 21, 7));
-	assert_ptr_equal(fdtab_get(&t, 21, 7), fdtab_get(&t, 20, 7));
+	/* the child's files are its own (its rows), named alike, a dup'd pair still one */
+	assert_ptr_not_equal(fdtab_get(&t, 21, 7), fdtab_get(&t, 20, 7));
+	assert_int_equal(fdtab_get(&t, 21, 7)->tgid, 21);
+	assert_string_equal(fdtab_get(&t, 21, 7)->name, "f");
+	assert_ptr_equal(fdtab_get(&t, 21, 2), fdtab_get(&t, 21, 30));
+	assert_ptr_not_equal(fdtab_get(&t, 21, 2), fdtab_get(&t, 21, 4));
 	/* close_range(0, 1, CLOSE_RANGE_CLOEXEC) then exec: the odd ones and 0 gone */
 	fdtab_close_range(&t, 21, 0, 1, true);
 	fdtab_set_cloexec(&t, 21, 3, false);
