@@ -292,7 +292,8 @@ static void ended(const struct tep_record *rec, int tid, long long ret, void *ca
 		break;
 	case K_DUP2:
 	case K_DUP3:
-		if (ret >= 0)
+		/* dup2(fd, fd) changes nothing, its close-on-exec flag included */
+		if (ret >= 0 && a[0] != a[1])
 			fdtab_dup(&env.tab, tgid, (int)a[0], (int)ret,
 				  calls[c->kind].kind == K_DUP3 && (a[2] & O_CLOEXEC));
 		break;
