@@ -11,6 +11,7 @@ require_live
 save_state
 
 FT=${FILE_TARGET:-$BIN/tests/file_target}
+[ -x "$FT" ] || [ -z "${LIVE_GUEST:-}" ] || FT=$BIN/file_target # the guests: beside the tools
 [ -x "$FT" ] || { notok "test program $FT missing (make check builds it)"; summary; exit 1; }
 if [ ! -d "$T/events/syscalls/sys_enter_read" ]; then
 	skip "filetop: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)"
