@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -12,10 +12,10 @@ COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair 
 	count/hist count/keys count/kernhist count/pprof count/prom \
 	tool \
 	join/span join/funcpair join/sysc \
-	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/histset domain/spanhist domain/member \
+	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/histset domain/spanhist domain/member domain/fdtab \
 	tracer/tracer \
 	pictures/json pictures/heat pictures/flame
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_fdtab
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -161,6 +161,12 @@ $(B)/tests/snoop_target: tests/live/snoop_target.c | $(B)/tests
 	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
 $(B)/static/snoop_target: tests/live/snoop_target.c | $(B)/static
 	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
+# The file tools' known calls: dynamic here, so that uprobes on the C library see its opens
+# (filetop's paths where there are no kprobes); static in the guests, whose kernels have them.
+$(B)/tests/file_target: tests/live/file_target.c | $(B)/tests
+	$(CC) -O1 -Wall -Wextra -Werror -o $@ $<
+$(B)/static/file_target: tests/live/file_target.c | $(B)/static
+	$(CC) -O1 -static -Wall -Wextra -Werror -o $@ $<
 # Known TCP connections on loopback for the network tools' tests (static in the guests).
 $(B)/tests/tcp_target: tests/live/tcp_target.c | $(B)/tests
 	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
@@ -191,7 +197,7 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE))
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" \
 		LIVE_SKIP="$(if $(filter 1,$(SANITIZE)),test_examples)" tests/check.sh
 
@@ -200,7 +206,7 @@ check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests
 VM_CACHE ?= /var/cache/ftrace-tools-vm
 # vmcheck-bin installs what the guests need too: CI runs it first, then make vmcheck beside
 # make check.
-vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target
+vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/file_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 

@@ -148,11 +148,14 @@ void comm_on_newtask(struct tep_record *rec, void *ctx)
 	char comm[COMM_LEN] = "";
 	if (c)
 		memcpy(comm, c->comm, COMM_LEN);
+	/* All of the creator's entry copied before the child's is made: that may grow the
+	 * table, and c point into the freed one (ASan, filetop over the whole machine). */
+	int source = c ? c->source : UNKNOWN;
 	struct entry *e = slot(t, child, true);
 	if (!e)
 		return;
 	memcpy(e->comm, comm, COMM_LEN);
-	e->source = c ? c->source : UNKNOWN;
+	e->source = source;
 	e->tgid = flags & CLONE_THREAD_ ? tgid : child;
 	e->ppid = flags & (CLONE_THREAD_ | CLONE_PARENT_) ? ppid : tgid;
 	e->start_ns = rec->ts;

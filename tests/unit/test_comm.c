@@ -38,9 +38,16 @@ static struct created {
 } created[256];
 static int ncreated, thread_tid;
 
+static unsigned char newtask_data[256];
+static int newtask_size;
+
 static void copy_newtask(struct tep_record *rec, void *ctx)
 {
 	(void)ctx;
+	if (!newtask_size && rec->size <= (int)sizeof(newtask_data)) {
+		memcpy(newtask_data, rec->data, (size_t)rec->size);
+		newtask_size = rec->size;
+	}
 	struct tep_event *ev = tep_find_event_by_record(tep, rec);
 	if (ncreated < 256)
 		created[ncreated++] = (struct created){
@@ -250,12 +257,39 @@ static void test_lost_clears(void **state)
 	tep_free(tep);
 }
 
+/* Children made while the table grows: each named as its creator was (the creator's entry
+ * was read after the child's was made, from the table just freed: ASan under SANITIZE=1). */
+static void test_newtask_grows(void **state)
+{
+	(void)state;
+	static struct seen s;
+	newtask_size = 0;
+	read_fixture(&s);
+	assert_true(newtask_size > 0);
+	struct tep_event *ev = tep_find_event_by_name(tep, "task", "task_newtask");
+	struct tep_format_field *pid = tep_find_field(ev, "pid");
+	struct tep_record rec = {.data = newtask_data, .size = newtask_size, .ts = 1};
+	int creator = tep_data_pid(tep, &rec);
+	char want[32];
+	snprintf(want, sizeof(want), "%s", comm_get(s.t, creator));
+	int source = comm_source(s.t, creator);
+	for (int child = 100000; child < 104000; child++) {
+		int32_t v = child;
+		memcpy(newtask_data + pid->offset, &v, sizeof(v));
+		comm_on_newtask(&rec, s.t);
+		assert_int_equal(comm_source(s.t, child), source);
+	}
+	assert_string_equal(comm_get(s.t, 103999), want);
+	comm_free(s.t);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_renames), cmocka_unit_test(test_prctl_rename_whole),
 		cmocka_unit_test(test_pid_reuse),    cmocka_unit_test(test_tasks),
-		cmocka_unit_test(test_lost_clears),
+		cmocka_unit_test(test_lost_clears),  cmocka_unit_test(test_newtask_grows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
