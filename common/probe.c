@@ -195,6 +195,10 @@ unsigned probe_syntax_missing(void)
 		missing |= PROBE_NO_ARGN;
 	if (readme && !strstr(readme, "ustring"))
 		missing |= PROBE_NO_USER;
+	if (readme && !strstr(readme, "ref_ctr_offset"))
+		missing |= PROBE_NO_REFCTR;
+	if (readme && !strstr(readme, "imm-value"))
+		missing |= PROBE_NO_IMM;
 	free(readme);
 	return (unsigned)missing;
 }
@@ -455,6 +459,34 @@ static struct tracefs_dynevent *describe(enum probe_kind kind, char type, const 
 			     tracefs_uprobe_alloc(group, name, buf, off, fetch);
 }
 
+/* A uprobe with a reference counter, PATH:0xOFF(0xREF) (a USDT semaphore, Linux 4.20), which
+ * libtracefs 1.6.4 cannot describe: written here, then taken back as libtracefs reads it so
+ * that it is removed as the others are. NULL with errno set when the kernel refuses it. */
+static struct tracefs_dynevent *create_refctr(char type, const char *name, const char *target,
+					      const char *args)
+{
+	char *line = NULL;
+	if (asprintf(&line, "%c:%s/%s %s%s%s\n", type, probe_group(), name, target,
+		     args && *args ? " " : "", args ? args : "") < 0)
+		return NULL;
+	int ret = tracefs_instance_file_append(NULL, "uprobe_events", line);
+	int e = errno;
+	free(line);
+	if (ret < 0) {
+		errno = e;
+		return NULL;
+	}
+	struct tracefs_dynevent *d =
+		tracefs_dynevent_get(TRACEFS_DYNEVENT_UPROBE, probe_group(), name);
+	if (!d) { /* made but not found again: removed now, not left behind */
+		char rm[160];
+		snprintf(rm, sizeof(rm), "-:%s/%s\n", probe_group(), name);
+		tracefs_instance_file_append(NULL, "uprobe_events", rm);
+		errno = ENOENT;
+	}
+	return d;
+}
+
 static struct tep_event *create(struct session *s, enum probe_kind kind, char type,
 				const char *name, const char *target, const char *args, bool quiet,
 				const char *hide, struct tep_format_field *hidden)
@@ -489,15 +521,17 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 			args = compat;
 		}
 	}
-	struct tracefs_dynevent *d = describe(kind, type, name, target, args);
-	if (!d) {
+	struct tracefs_dynevent *d = NULL;
+	const char *colon = kind == PROBE_UPROBE ? strrchr(target, ':') : NULL;
+	bool refctr = colon && strchr(colon, '(');
+	if (!refctr && !(d = describe(kind, type, name, target, args))) {
 		if (!quiet)
 			fprintf(stderr, "%s: cannot describe the probe on %s: %s\n", s->tool,
 				target, strerror(errno));
 		return NULL;
 	}
 	tracefs_error_clear(NULL);
-	if (tracefs_dynevent_create(d)) {
+	if (refctr ? !(d = create_refctr(type, name, target, args)) : tracefs_dynevent_create(d)) {
 		int e = errno;
 		tracefs_dynevent_free(d);
 		if (quiet)

@@ -56,10 +56,14 @@ int probe_format_hide(char *fmt, size_t *len, const char *name, struct tep_forma
 
 /*
  * The probe syntax this kernel lacks, from its tracefs README (read once): PROBE_NO_ARGN,
- * $argN (Linux 4.20); PROBE_NO_USER, +u and :ustring (Linux 5.5).
+ * $argN (Linux 4.20); PROBE_NO_USER, +u and :ustring (Linux 5.5); PROBE_NO_REFCTR, a uprobe's
+ * reference counter PATH:OFF(REF) that raises a USDT semaphore (Linux 4.20); PROBE_NO_IMM,
+ * immediate fetch arguments \\VALUE (Linux 5.7).
  */
 #define PROBE_NO_ARGN 1u
 #define PROBE_NO_USER 2u
+#define PROBE_NO_REFCTR 4u
+#define PROBE_NO_IMM 8u
 unsigned probe_syntax_missing(void);
 /*
  * args given in the syntax of a kernel that lacks `missing`: $argN as this architecture's

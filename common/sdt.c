@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "usdt.h"
+#include "sdt.h"
 #include "usym.h"
 
 #include <ctype.h>
@@ -40,8 +40,8 @@ static int take_str(const unsigned char *desc, size_t len, size_t *pos, char *ds
 	return 0;
 }
 
-int usdt_note_parse(const void *desc, size_t len, bool is64, struct usdt_note *n, char *why,
-		    size_t whylen)
+int sdt_note_parse(const void *desc, size_t len, bool is64, struct sdt_note *n, char *why,
+		   size_t whylen)
 {
 	const unsigned char *d = desc;
 	size_t w = is64 ? 8 : 4, pos = 3 * w;
@@ -55,14 +55,14 @@ int usdt_note_parse(const void *desc, size_t len, bool is64, struct usdt_note *n
 	if (take_str(d, len, &pos, n->provider, sizeof(n->provider)) ||
 	    take_str(d, len, &pos, n->name, sizeof(n->name))) {
 		snprintf(why, whylen, "note's provider or name not terminated or over %d bytes",
-			 USDT_NAME_MAX - 1);
+			 SDT_NAME_MAX - 1);
 		return -1;
 	}
 	/* The arguments' string may be missing in notes of version 1 (no arguments). */
 	n->args[0] = 0;
 	if (pos < len && take_str(d, len, &pos, n->args, sizeof(n->args))) {
 		snprintf(why, whylen, "note's arguments not terminated or over %d bytes",
-			 USDT_ARGS_MAX - 1);
+			 SDT_ARGS_MAX - 1);
 		return -1;
 	}
 	return 0;
@@ -88,7 +88,7 @@ static unsigned long long section_addr(Elf *elf, const char *name, Elf_Scn **fou
 	return 0;
 }
 
-int usdt_probes(const char *path, usdt_fn fn, void *ctx, char *why, size_t whylen)
+int sdt_probes(const char *path, sdt_fn fn, void *ctx, char *why, size_t whylen)
 {
 	int fd, count = 0;
 	struct Elf *elf = usym_elf_open(path, &fd);
@@ -111,10 +111,10 @@ int usdt_probes(const char *path, usdt_fn fn, void *ctx, char *why, size_t whyle
 		if (nh.n_type != NOTE_TYPE || nh.n_namesz != sizeof(NOTE_OWNER) ||
 		    memcmp(owner, NOTE_OWNER, sizeof(NOTE_OWNER)))
 			continue;
-		struct usdt_probe p = {0};
+		struct sdt_probe p = {0};
 		char reason[160];
-		if (usdt_note_parse((const char *)data->d_buf + desc_at, nh.n_descsz, is64, &p.note,
-				    reason, sizeof(reason))) {
+		if (sdt_note_parse((const char *)data->d_buf + desc_at, nh.n_descsz, is64, &p.note,
+				   reason, sizeof(reason))) {
 			snprintf(why, whylen, "%s: probe %d: %s", path, count + 1, reason);
 			count = -1;
 			break;
@@ -198,7 +198,7 @@ static int number(const char *p, const char *end, long long *v)
 	return *e || errno ? -1 : 0;
 }
 
-int usdt_arg_parse(const char *spec, struct usdt_arg *a, char *why, size_t whylen)
+int sdt_arg_parse(const char *spec, struct sdt_arg *a, char *why, size_t whylen)
 {
 	const char *at = strchr(spec, '@'), *op = spec;
 	memset(a, 0, sizeof(*a));
@@ -219,7 +219,7 @@ int usdt_arg_parse(const char *spec, struct usdt_arg *a, char *why, size_t whyle
 	size_t n = strlen(op);
 	const char *reg, *paren = strchr(op, '(');
 	if (op[0] == '$') {
-		a->kind = USDT_CONST;
+		a->kind = SDT_CONST;
 		if (number(op + 1, op + n, &a->value)) {
 			snprintf(why, whylen, "'%s': not a number (a symbol's address?)", spec);
 			return -1;
@@ -229,7 +229,7 @@ int usdt_arg_parse(const char *spec, struct usdt_arg *a, char *why, size_t whyle
 	if ((reg = reg_name(op, n))) {
 		if (!strcmp(reg, "ip"))
 			goto unsupported;
-		a->kind = USDT_REG;
+		a->kind = SDT_REG;
 		snprintf(a->fetch, sizeof(a->fetch), "%%%s", reg);
 		return 0;
 	}
@@ -243,7 +243,7 @@ int usdt_arg_parse(const char *spec, struct usdt_arg *a, char *why, size_t whyle
 		if (strchr(r, ',') || !(reg = reg_name(r, (size_t)(op + n - 1 - r))) ||
 		    !strcmp(reg, "ip"))
 			goto unsupported;
-		a->kind = USDT_MEM;
+		a->kind = SDT_MEM;
 		snprintf(a->fetch, sizeof(a->fetch), "%+lld(%%%s)", off, reg);
 		return 0;
 	}
@@ -255,8 +255,8 @@ unsupported:
 	return -1;
 }
 
-int usdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_t len,
-		    unsigned *consts, long long *values, char *why, size_t whylen)
+int sdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_t len,
+		   unsigned *consts, long long *values, char *why, size_t whylen)
 {
 	size_t o = 0;
 	int argc = 0;
@@ -271,9 +271,9 @@ int usdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_
 		const char *end = strchr(p, ' ');
 		size_t l = end ? (size_t)(end - p) : strlen(p);
 		char spec[128];
-		struct usdt_arg a;
-		if (argc == USDT_ARGC_MAX) {
-			snprintf(why, whylen, "more than %d arguments", USDT_ARGC_MAX);
+		struct sdt_arg a;
+		if (argc == SDT_ARGC_MAX) {
+			snprintf(why, whylen, "more than %d arguments", SDT_ARGC_MAX);
 			return -1;
 		}
 		if (l >= sizeof(spec)) {
@@ -285,11 +285,11 @@ int usdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_
 		spec[l] = 0;
 		p += l;
 		argc++;
-		if (usdt_arg_parse(spec, &a, why, whylen))
+		if (sdt_arg_parse(spec, &a, why, whylen))
 			return -1;
 		char one[128];
 		if (argc == string_arg) {
-			if (a.kind == USDT_CONST) {
+			if (a.kind == SDT_CONST) {
 				snprintf(why, whylen,
 					 "argument %d is a constant (%s): not a string", argc,
 					 spec);
@@ -297,7 +297,7 @@ int usdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_
 			}
 			/* The pointer in a register, or one more dereference for one in memory. */
 			snprintf(one, sizeof(one), " arg%d=+0(%s):string", argc, a.fetch);
-		} else if (a.kind == USDT_CONST) {
+		} else if (a.kind == SDT_CONST) {
 			values[argc - 1] = a.value;
 			if (!imm) {
 				*consts |= 1u << (argc - 1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * USDT notes: the fixture's real notes (built with <sys/sdt.h>: usdt_fixture.c) read back
+ * USDT notes: the fixture's real notes (built with <sys/sdt.h>: sdt_fixture.c) read back
  * with the addresses the symbol table and section headers give; notes that are cut short or
  * lie; every x86-64 operand form into uprobe fetch arguments, and the forms refused.
  */
@@ -9,12 +9,12 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "usdt.h"
+#include "sdt.h"
 #include "usym.h"
 
 /* The fixture is built beside this test (the Makefile). */
 static char fixture[4096];
-#define USDT_FIXTURE fixture
+#define SDT_FIXTURE fixture
 
 static int find_fixture(void **state)
 {
@@ -26,15 +26,15 @@ static int find_fixture(void **state)
 	fixture[n] = 0;
 	if (!(slash = strrchr(fixture, '/')))
 		return -1;
-	strcpy(slash + 1, "usdt_fixture");
+	strcpy(slash + 1, "sdt_fixture");
 	return 0;
 }
 
 #define MAXP 8
-static struct usdt_probe got[MAXP];
+static struct sdt_probe got[MAXP];
 static int ngot;
 
-static int keep(const struct usdt_probe *p, void *ctx)
+static int keep(const struct sdt_probe *p, void *ctx)
 {
 	(void)ctx;
 	if (ngot < MAXP)
@@ -42,7 +42,7 @@ static int keep(const struct usdt_probe *p, void *ctx)
 	return 0;
 }
 
-static const struct usdt_probe *find(const char *name)
+static const struct sdt_probe *find(const char *name)
 {
 	for (int i = 0; i < ngot; i++)
 		if (!strcmp(got[i].note.name, name))
@@ -51,7 +51,7 @@ static const struct usdt_probe *find(const char *name)
 }
 
 /* The section's file offset and address, read from the section headers (not the segments
- * usdt.c goes through). */
+ * sdt.c goes through). */
 static void section(const char *path, const char *want, unsigned long long *off,
 		    unsigned long long *addr)
 {
@@ -80,9 +80,9 @@ static void test_real_notes(void **state)
 	(void)state;
 	char why[300];
 	ngot = 0;
-	assert_int_equal(usdt_probes(USDT_FIXTURE, keep, NULL, why, sizeof(why)), 3);
-	const struct usdt_probe *forms = find("forms"), *consts = find("consts"),
-				*gated = find("gated");
+	assert_int_equal(sdt_probes(SDT_FIXTURE, keep, NULL, why, sizeof(why)), 3);
+	const struct sdt_probe *forms = find("forms"), *consts = find("consts"),
+			       *gated = find("gated");
 	assert_non_null(forms);
 	assert_non_null(consts);
 	assert_non_null(gated);
@@ -93,28 +93,28 @@ static void test_real_notes(void **state)
 	assert_string_equal(gated->note.args, "-8@%rdi");
 	/* The asm probe is the first instruction of fixture_forms: the symbol table says where. */
 	unsigned long long off, addr;
-	assert_int_equal(usym_offset(USDT_FIXTURE, "fixture_forms", false, &off, why, sizeof(why)),
+	assert_int_equal(usym_offset(SDT_FIXTURE, "fixture_forms", false, &off, why, sizeof(why)),
 			 0);
 	assert_int_equal(forms->off, off);
 	assert_int_equal(forms->sem, 0);
 	assert_int_equal(consts->sem, 0);
 	/* The semaphore is the .probes section's 2 bytes. */
-	section(USDT_FIXTURE, ".probes", &off, &addr);
+	section(SDT_FIXTURE, ".probes", &off, &addr);
 	assert_int_equal(gated->sem, addr);
 	assert_int_equal(gated->sem_off, off);
-	section(USDT_FIXTURE, ".stapsdt.base", &off, &addr);
+	section(SDT_FIXTURE, ".stapsdt.base", &off, &addr);
 	assert_int_equal(forms->note.base, addr);
 	/* fn stops the walk. */
-	assert_int_equal(usdt_probes(USDT_FIXTURE, NULL, NULL, why, sizeof(why)), 3);
+	assert_int_equal(sdt_probes(SDT_FIXTURE, NULL, NULL, why, sizeof(why)), 3);
 }
 
 /* A copy of the fixture in a temporary file, and the file offset of its notes. */
 static int copy_fixture(char *tmp, unsigned long long *notes)
 {
 	unsigned long long addr;
-	section(USDT_FIXTURE, ".note.stapsdt", notes, &addr);
-	strcpy(tmp, "/tmp/test_usdt.XXXXXX");
-	int out = mkstemp(tmp), in = open(USDT_FIXTURE, O_RDONLY);
+	section(SDT_FIXTURE, ".note.stapsdt", notes, &addr);
+	strcpy(tmp, "/tmp/test_sdt.XXXXXX");
+	int out = mkstemp(tmp), in = open(SDT_FIXTURE, O_RDONLY);
 	char buf[65536];
 	ssize_t n;
 	assert_true(out >= 0 && in >= 0);
@@ -137,14 +137,14 @@ static void test_moved_base(void **state)
 	unsigned long long notes;
 	int fd = copy_fixture(tmp, &notes);
 	ngot = 0;
-	assert_int_equal(usdt_probes(tmp, keep, NULL, why, sizeof(why)), 3);
-	struct usdt_probe before = got[0];
+	assert_int_equal(sdt_probes(tmp, keep, NULL, why, sizeof(why)), 3);
+	struct sdt_probe before = got[0];
 	uint64_t base = before.note.base - 0x100, pc = before.note.pc - 0x100;
 	/* the first note: namesz, descsz, type, "stapsdt\0", then pc, base, semaphore */
 	patch(fd, notes + 20, &pc, 8);
 	patch(fd, notes + 28, &base, 8);
 	ngot = 0;
-	assert_int_equal(usdt_probes(tmp, keep, NULL, why, sizeof(why)), 3);
+	assert_int_equal(sdt_probes(tmp, keep, NULL, why, sizeof(why)), 3);
 	assert_int_equal(got[0].note.pc, pc);
 	assert_int_equal(got[0].addr, before.addr);
 	assert_int_equal(got[0].off, before.off);
@@ -162,21 +162,21 @@ static void test_hostile_files(void **state)
 	int fd = copy_fixture(tmp, &notes);
 	uint32_t huge = 0x7ffffff0, small = 8;
 	patch(fd, notes + 4, &huge, 4); /* descsz past the section's end */
-	assert_int_equal(usdt_probes(tmp, NULL, NULL, why, sizeof(why)), -1);
+	assert_int_equal(sdt_probes(tmp, NULL, NULL, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "malformed note after 0 probes"));
 	patch(fd, notes + 4, &small, 4); /* shorter than its 3 addresses */
-	assert_int_equal(usdt_probes(tmp, NULL, NULL, why, sizeof(why)), -1);
+	assert_int_equal(sdt_probes(tmp, NULL, NULL, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "probe 1: note of 8 bytes, shorter than its 3 addresses"));
 	close(fd);
 	unlink(tmp);
 	fd = copy_fixture(tmp, &notes);
 	uint64_t nowhere = 0x7fffffff0000ULL;
 	patch(fd, notes + 20, &nowhere, 8);
-	assert_int_equal(usdt_probes(tmp, NULL, NULL, why, sizeof(why)), -1);
+	assert_int_equal(sdt_probes(tmp, NULL, NULL, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "fix:forms at 0x7fffffff0000: address not in the file's code"));
 	close(fd);
 	unlink(tmp);
-	assert_int_equal(usdt_probes("/proc/self/status", NULL, NULL, why, sizeof(why)), -1);
+	assert_int_equal(sdt_probes("/proc/self/status", NULL, NULL, why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "not an ELF file"));
 }
 
@@ -185,7 +185,7 @@ static void test_note_parse(void **state)
 {
 	(void)state;
 	unsigned char d[64] = {0};
-	struct usdt_note n;
+	struct sdt_note n;
 	char why[200];
 	uint64_t pc = 0x1129, base = 0x2004, sem = 0x4010;
 	memcpy(d, &pc, 8);
@@ -194,13 +194,13 @@ static void test_note_parse(void **state)
 	memcpy(d + 24, "prov\0name\0-4@%edi", 18);
 	size_t whole = 24 + 18;
 	for (size_t len = 0; len < 24 + 10; len++)
-		assert_int_equal(usdt_note_parse(d, len, true, &n, why, sizeof(why)), -1);
+		assert_int_equal(sdt_note_parse(d, len, true, &n, why, sizeof(why)), -1);
 	/* no arguments at all (a note of version 1): a probe without arguments */
-	assert_int_equal(usdt_note_parse(d, 24 + 10, true, &n, why, sizeof(why)), 0);
+	assert_int_equal(sdt_note_parse(d, 24 + 10, true, &n, why, sizeof(why)), 0);
 	assert_string_equal(n.args, "");
 	for (size_t len = 24 + 11; len < whole; len++)
-		assert_int_equal(usdt_note_parse(d, len, true, &n, why, sizeof(why)), -1);
-	assert_int_equal(usdt_note_parse(d, whole, true, &n, why, sizeof(why)), 0);
+		assert_int_equal(sdt_note_parse(d, len, true, &n, why, sizeof(why)), -1);
+	assert_int_equal(sdt_note_parse(d, whole, true, &n, why, sizeof(why)), 0);
 	assert_string_equal(n.provider, "prov");
 	assert_string_equal(n.name, "name");
 	assert_string_equal(n.args, "-4@%edi");
@@ -210,23 +210,22 @@ static void test_note_parse(void **state)
 	uint32_t pc32 = 0x8048000;
 	memcpy(d, &pc32, 4);
 	memcpy(d + 12, "p\0n\0\0", 5);
-	assert_int_equal(usdt_note_parse(d, 17, false, &n, why, sizeof(why)), 0);
+	assert_int_equal(sdt_note_parse(d, 17, false, &n, why, sizeof(why)), 0);
 	assert_int_equal(n.pc, 0x8048000);
 	assert_string_equal(n.name, "n");
 	/* a name longer than the note keeps */
-	unsigned char big[24 + USDT_NAME_MAX + 8];
+	unsigned char big[24 + SDT_NAME_MAX + 8];
 	memset(big, 'a', sizeof(big));
 	big[sizeof(big) - 1] = 0;
-	assert_int_equal(usdt_note_parse(big, sizeof(big), true, &n, why, sizeof(why)), -1);
+	assert_int_equal(sdt_note_parse(big, sizeof(big), true, &n, why, sizeof(why)), -1);
 }
 
 static void fetch_is(const char *args, int str, bool imm, const char *want)
 {
 	char out[512], why[200];
 	unsigned consts;
-	long long values[USDT_ARGC_MAX];
-	int n = usdt_fetch_args(args, str, imm, out, sizeof(out), &consts, values, why,
-				sizeof(why));
+	long long values[SDT_ARGC_MAX];
+	int n = sdt_fetch_args(args, str, imm, out, sizeof(out), &consts, values, why, sizeof(why));
 	if (n < 0)
 		fail_msg("%s: %s", args, why);
 	assert_string_equal(out, want);
@@ -236,9 +235,9 @@ static void fetch_fails(const char *args, const char *reason)
 {
 	char out[512], why[200];
 	unsigned consts;
-	long long values[USDT_ARGC_MAX];
+	long long values[SDT_ARGC_MAX];
 	assert_int_equal(
-		usdt_fetch_args(args, 0, true, out, sizeof(out), &consts, values, why, sizeof(why)),
+		sdt_fetch_args(args, 0, true, out, sizeof(out), &consts, values, why, sizeof(why)),
 		-1);
 	if (!strstr(why, reason))
 		fail_msg("%s: '%s' lacks '%s'", args, why, reason);
@@ -262,9 +261,9 @@ static void test_fetch_args(void **state)
 	/* constants without immediates: left out, said to the caller */
 	char out[512], why[200];
 	unsigned consts;
-	long long values[USDT_ARGC_MAX];
-	assert_int_equal(usdt_fetch_args("-4@$-7 8@%rdx 1@$255", 0, false, out, sizeof(out),
-					 &consts, values, why, sizeof(why)),
+	long long values[SDT_ARGC_MAX];
+	assert_int_equal(sdt_fetch_args("-4@$-7 8@%rdx 1@$255", 0, false, out, sizeof(out), &consts,
+					values, why, sizeof(why)),
 			 3);
 	assert_string_equal(out, "arg2=%dx:u64");
 	assert_int_equal(consts, 5);
@@ -295,13 +294,13 @@ static void test_fetch_args(void **state)
 	memset(longarg, '1', sizeof(longarg));
 	longarg[sizeof(longarg) - 1] = 0;
 	fetch_fails(longarg, "over 127 bytes");
-	assert_int_equal(usdt_fetch_args("8@$1", 1, true, out, sizeof(out), &consts, values, why,
-					 sizeof(why)),
+	assert_int_equal(sdt_fetch_args("8@$1", 1, true, out, sizeof(out), &consts, values, why,
+					sizeof(why)),
 			 -1);
 	assert_string_equal(why, "argument 1 is a constant (8@$1): not a string");
 	/* the output buffer is never overrun */
-	assert_int_equal(usdt_fetch_args("8@%rdi 8@%rsi", 0, true, out, 16, &consts, values, why,
-					 sizeof(why)),
+	assert_int_equal(sdt_fetch_args("8@%rdi 8@%rsi", 0, true, out, 16, &consts, values, why,
+					sizeof(why)),
 			 -1);
 	assert_non_null(strstr(why, "over 15 bytes"));
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The fixture's probe with a semaphore (usdt_fixture.c). */
+/* The fixture's probe with a semaphore (sdt_fixture.c). */
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 

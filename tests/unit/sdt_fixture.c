@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The notes test_usdt reads: every operand form of x86-64 notes written out exactly
+ * The notes test_sdt reads: every operand form of x86-64 notes written out exactly
  * (STAP_PROBE_ASM takes the argument string as it is), constants the compiler chose, and a
- * probe with a semaphore (usdt_fixture_sem.c: a file that has semaphores has them on every
+ * probe with a semaphore (sdt_fixture_sem.c: a file that has semaphores has them on every
  * probe). Never run.
  */
 #include <sys/sdt.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * usdt: the statically defined probes of an ELF file (<sys/sdt.h>, DTrace's USDT), read from
+ * sdt: the statically defined probes of an ELF file (<sys/sdt.h>, DTrace's USDT), read from
  * its .note.stapsdt notes, and their argument specifications turned into uprobe_events fetch
  * arguments, so that a USDT probe is a uprobe definition like any other.
  *
@@ -10,28 +10,28 @@
  * (or otherwise moved), .stapsdt.base is no longer where the note says: pc and semaphore are
  * moved by the same distance.
  */
-#ifndef FTT_USDT_H
-#define FTT_USDT_H
+#ifndef FTT_SDT_H
+#define FTT_SDT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#define USDT_NAME_MAX 128
-#define USDT_ARGS_MAX 1024
-#define USDT_ARGC_MAX 12 /* sys/sdt.h's STAP_PROBE12 */
+#define SDT_NAME_MAX 128
+#define SDT_ARGS_MAX 1024
+#define SDT_ARGC_MAX 12 /* sys/sdt.h's STAP_PROBE12 */
 
-struct usdt_note {
-	char provider[USDT_NAME_MAX], name[USDT_NAME_MAX], args[USDT_ARGS_MAX];
+struct sdt_note {
+	char provider[SDT_NAME_MAX], name[SDT_NAME_MAX], args[SDT_ARGS_MAX];
 	unsigned long long pc, base, sem; /* as the note writes them */
 };
 
 /* One note's descriptor (len bytes; addresses of 8 bytes, or 4 when !is64): 0, or -1 with the
  * reason in why when it is short, a string runs off its end or is too long. */
-int usdt_note_parse(const void *desc, size_t len, bool is64, struct usdt_note *n, char *why,
-		    size_t whylen);
+int sdt_note_parse(const void *desc, size_t len, bool is64, struct sdt_note *n, char *why,
+		   size_t whylen);
 
-struct usdt_probe {
-	struct usdt_note note;
+struct sdt_probe {
+	struct sdt_note note;
 	unsigned long long addr, sem; /* moved with .stapsdt.base; sem 0: none */
 	unsigned long long off;	      /* the file offset of addr, for uprobe_events */
 	unsigned long long sem_off;   /* of sem, for the kernel's ref_ctr_offset */
@@ -42,22 +42,22 @@ struct usdt_probe {
  * probes were seen, or -1 with the reason in why (not an ELF file, a malformed note: the
  * probes before it were given).
  */
-typedef int (*usdt_fn)(const struct usdt_probe *p, void *ctx);
-int usdt_probes(const char *path, usdt_fn fn, void *ctx, char *why, size_t whylen);
+typedef int (*sdt_fn)(const struct sdt_probe *p, void *ctx);
+int sdt_probes(const char *path, sdt_fn fn, void *ctx, char *why, size_t whylen);
 
 /* One argument specification of x86-64 notes: [-]SIZE@OPERAND. */
-enum usdt_arg_kind { USDT_REG, USDT_MEM, USDT_CONST };
-struct usdt_arg {
-	enum usdt_arg_kind kind;
+enum sdt_arg_kind { SDT_REG, SDT_MEM, SDT_CONST };
+struct sdt_arg {
+	enum sdt_arg_kind kind;
 	int size; /* 1, 2, 4, 8 */
 	bool is_signed;
-	long long value; /* USDT_CONST */
-	char fetch[48];	 /* USDT_REG "%di", USDT_MEM "-8(%bp)", "+8(%sp)" */
+	long long value; /* SDT_CONST */
+	char fetch[48];	 /* SDT_REG "%di", SDT_MEM "-8(%bp)", "+8(%sp)" */
 	char type[8];	 /* "s32" */
 };
 /* 0, or -1 with the reason in why (a form uprobes cannot fetch: an index register,
  * %rip-relative, a symbol's address). */
-int usdt_arg_parse(const char *spec, struct usdt_arg *a, char *why, size_t whylen);
+int sdt_arg_parse(const char *spec, struct sdt_arg *a, char *why, size_t whylen);
 
 /*
  * The note's arguments as uprobe_events fetch arguments named arg1..argN: "arg1=%di:s32
@@ -66,7 +66,7 @@ int usdt_arg_parse(const char *spec, struct usdt_arg *a, char *why, size_t whyle
  * "imm-value"); otherwise they are left out and their bits set in *consts (bit N-1), values in
  * values[N-1], for the caller to say. Returns the number of arguments, or -1 with the reason.
  */
-int usdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_t len,
-		    unsigned *consts, long long *values, char *why, size_t whylen);
+int sdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_t len,
+		   unsigned *consts, long long *values, char *why, size_t whylen);
 
 #endif
