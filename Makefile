@@ -161,13 +161,18 @@ $(B)/tests/profile_target: tests/live/profile_target.c | $(B)/tests
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 $(B)/static/profile_target: tests/live/profile_target.c | $(B)/static
 	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -pthread -o $@ $<
+# USDT probes with known arguments for test_usdt (<sys/sdt.h>: systemtap-sdt-dev).
+$(B)/tests/usdt_target: tests/live/usdt_target.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
+$(B)/static/usdt_target: tests/live/usdt_target.c | $(B)/static
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
 # A strict JSON-lines checker for the live tests where python3 is missing (the guests).
 $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/usdt_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
@@ -175,7 +180,7 @@ check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests
 VM_CACHE ?= /var/cache/ftrace-tools-vm
 # vmcheck-bin installs what the guests need too: CI runs it first, then make vmcheck beside
 # make check.
-vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target
+vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/usdt_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
@@ -191,7 +196,7 @@ CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps pyt
 ifeq ($(SANITIZE),1)
 CHECK_DEPS += clang libclang-rt-14-dev
 endif
-VM_DEPS    := qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
+VM_DEPS    := qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd systemtap-sdt-dev
 FUZZ_DEPS  := clang libclang-rt-14-dev
 # Two makes may ask at once (CI runs make vmcheck beside make check): apt waits for the
 # other's lock instead of failing.

@@ -568,6 +568,14 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 			hidden->name = NULL; /* not found as expected: left in sight */
 		size = (int)len;
 	}
+	if (fmt && size > 0) {
+		char *signed_fmt = probe_format_small_signed(fmt);
+		if (signed_fmt) {
+			free(fmt);
+			fmt = signed_fmt;
+			size = (int)strlen(fmt);
+		}
+	}
 	if (!fmt || size <= 0 ||
 	    format_parse(s->tep, fmt, (size_t)size, probe_group(), why, sizeof(why))) {
 		free(fmt);
@@ -597,6 +605,35 @@ struct tep_event *probe_create_hiding(struct session *s, char type, const char *
 {
 	memset(hidden, 0, sizeof(*hidden));
 	return create(s, PROBE_KPROBE, type, name, target, args, false, hide, hidden);
+}
+
+char *probe_format_small_signed(const char *fmt)
+{
+	char *out = NULL;
+	const char *f = fmt, *print = strstr(fmt, "\nprint fmt: \"");
+	while (print && (f = strstr(f, "\tfield:s")) && f < print) {
+		f += strlen("\tfield:s");
+		const char *len = !strncmp(f, "8 ", 2) ? "hh" : !strncmp(f, "16 ", 3) ? "h" : NULL;
+		const char *name = strchr(f, ' '), *semi = name ? strchr(name, ';') : NULL;
+		if (!len || !semi || memchr(name, '[', (size_t)(semi - name)))
+			continue; /* an array prints each element: left as it is */
+		char want[96];
+		int n = snprintf(want, sizeof(want), " %.*s=%%d", (int)(semi - name - 1), name + 1);
+		if (n < 0 || (size_t)n >= sizeof(want))
+			continue;
+		const char *src = out ? out : fmt;
+		char *at = strstr(strstr(src, "\nprint fmt: \""), want);
+		if (!at || (at[n] != ' ' && at[n] != '"'))
+			continue;
+		char *more = malloc(strlen(src) + 3);
+		if (!more)
+			break;
+		size_t head = (size_t)(at - src) + (size_t)n - 1; /* up to the 'd' */
+		sprintf(more, "%.*s%s%s", (int)head, src, len, at + n - 1);
+		free(out);
+		out = more;
+	}
+	return out;
 }
 
 int probe_format_hide(char *fmt, size_t *len, const char *name, struct tep_format_field *field)

@@ -235,11 +235,26 @@ int sdt_arg_parse(const char *spec, struct sdt_arg *a, char *why, size_t whylen)
 	}
 	if (paren && op[n - 1] == ')') {
 		long long off = 0;
-		if (paren > op && number(op, paren, &off)) {
+		if (paren > op && strcmp(paren, "(%rip)") && number(op, paren, &off)) {
 			snprintf(why, whylen, "'%s': not a number before '(' (a symbol?)", spec);
 			return -1;
 		}
 		const char *r = paren + 1;
+		/* SYMBOL[+-N](%rip): a variable (the number alone would be relative to an
+		 * instruction the note does not name). */
+		if (!strcmp(r, "%rip)") && paren > op &&
+		    (isalpha((unsigned char)*op) || *op == '_' || *op == '.')) {
+			size_t sl = strcspn(op, "+-(");
+			if (sl >= sizeof(a->symbol) ||
+			    (op[sl] != '(' && number(op + sl, paren, &a->value))) {
+				snprintf(why, whylen, "'%s': not SYMBOL[+-N](%%rip)", spec);
+				return -1;
+			}
+			memcpy(a->symbol, op, sl);
+			a->symbol[sl] = 0;
+			a->kind = SDT_GLOBAL;
+			return 0;
+		}
 		if (strchr(r, ',') || !(reg = reg_name(r, (size_t)(op + n - 1 - r))) ||
 		    !strcmp(reg, "ip"))
 			goto unsupported;
@@ -255,8 +270,9 @@ unsupported:
 	return -1;
 }
 
-int sdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_t len,
-		   unsigned *consts, long long *values, char *why, size_t whylen)
+int sdt_fetch_args(const char *args, int string_arg, bool imm, const char *path,
+		   const struct sdt_probe *site, char *out, size_t len, unsigned *consts,
+		   long long *values, char *why, size_t whylen)
 {
 	size_t o = 0;
 	int argc = 0;
@@ -288,6 +304,18 @@ int sdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_t
 		if (sdt_arg_parse(spec, &a, why, whylen))
 			return -1;
 		char one[128];
+		if (a.kind == SDT_GLOBAL) {
+			unsigned long long addr;
+			if (!site || usym_symbol_addr(path, a.symbol, &addr)) {
+				snprintf(why, whylen, "argument %d (%s): no symbol %s in %s", argc,
+					 spec, a.symbol, path ? path : "the file");
+				return -1;
+			}
+			/* its distance from the probe, from the probe's file offset */
+			snprintf(a.fetch, sizeof(a.fetch), "@+0x%llx",
+				 site->off + (addr + (unsigned long long)a.value - site->addr));
+			a.kind = SDT_MEM;
+		}
 		if (argc == string_arg) {
 			if (a.kind == SDT_CONST) {
 				snprintf(why, whylen,

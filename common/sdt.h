@@ -46,17 +46,18 @@ typedef int (*sdt_fn)(const struct sdt_probe *p, void *ctx);
 int sdt_probes(const char *path, sdt_fn fn, void *ctx, char *why, size_t whylen);
 
 /* One argument specification of x86-64 notes: [-]SIZE@OPERAND. */
-enum sdt_arg_kind { SDT_REG, SDT_MEM, SDT_CONST };
+enum sdt_arg_kind { SDT_REG, SDT_MEM, SDT_CONST, SDT_GLOBAL };
 struct sdt_arg {
 	enum sdt_arg_kind kind;
 	int size; /* 1, 2, 4, 8 */
 	bool is_signed;
-	long long value; /* SDT_CONST */
+	long long value; /* SDT_CONST; SDT_GLOBAL: the offset from the symbol */
+	char symbol[64]; /* SDT_GLOBAL: SYMBOL[+-N](%rip), a variable of the file */
 	char fetch[48];	 /* SDT_REG "%di", SDT_MEM "-8(%bp)", "+8(%sp)" */
 	char type[8];	 /* "s32" */
 };
-/* 0, or -1 with the reason in why (a form uprobes cannot fetch: an index register,
- * %rip-relative, a symbol's address). */
+/* 0, or -1 with the reason in why (a form uprobes cannot fetch: an index register, a
+ * number relative to %rip, a symbol's address as a constant). */
 int sdt_arg_parse(const char *spec, struct sdt_arg *a, char *why, size_t whylen);
 
 /*
@@ -64,9 +65,13 @@ int sdt_arg_parse(const char *spec, struct sdt_arg *a, char *why, size_t whylen)
  * arg2=+8(%sp):u64". Argument string_arg (1..N, 0 none) is read as a string it points to.
  * Constants are fetched as immediates (\VALUE) when imm (the kernel's README lists
  * "imm-value"); otherwise they are left out and their bits set in *consts (bit N-1), values in
- * values[N-1], for the caller to say. Returns the number of arguments, or -1 with the reason.
+ * values[N-1], for the caller to say. A variable (SYMBOL(%rip)) is found in the probe's file
+ * (path) and fetched at its place relative to the probe (@+OFFSET: the kernel adds where the
+ * probe's file is mapped); site NULL: refused. Returns the number of arguments, or -1 with the
+ * reason.
  */
-int sdt_fetch_args(const char *args, int string_arg, bool imm, char *out, size_t len,
-		   unsigned *consts, long long *values, char *why, size_t whylen);
+int sdt_fetch_args(const char *args, int string_arg, bool imm, const char *path,
+		   const struct sdt_probe *site, char *out, size_t len, unsigned *consts,
+		   long long *values, char *why, size_t whylen);
 
 #endif

@@ -334,6 +334,23 @@ fail:
 	return -1;
 }
 
+int usym_symbol_addr(const char *path, const char *symbol, unsigned long long *vaddr)
+{
+	int fd;
+	Elf *elf = usym_elf_open(path, &fd);
+	if (!elf)
+		return -1;
+	struct find f = {.any_type = true};
+	snprintf(f.base, sizeof(f.base), "%s", symbol);
+	each_symbol(elf, find_sym, &f);
+	elf_end(elf);
+	close(fd);
+	if (!f.found)
+		return -1;
+	*vaddr = f.sym.st_value;
+	return 0;
+}
+
 int usym_interp(const char *path, char *interp, size_t len)
 {
 	int fd, ret = -1;

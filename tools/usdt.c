@@ -231,8 +231,8 @@ static int make_probe(struct tool_run *t, int i, int fd, unsigned missing)
 	char args[2048], why[300], target[PATH_MAX + 80], name[80], where[PATH_MAX];
 	unsigned consts;
 	long long values[SDT_ARGC_MAX];
-	int n = sdt_fetch_args(p->note.args, env.string_arg, !(missing & PROBE_NO_IMM), args,
-			       sizeof(args), &consts, values, why, sizeof(why));
+	int n = sdt_fetch_args(p->note.args, env.string_arg, !(missing & PROBE_NO_IMM), env.path, p,
+			       args, sizeof(args), &consts, values, why, sizeof(why));
 	if (n < 0) {
 		fprintf(stderr, "usdt: %s:%s at 0x%llx: %s\n", p->note.provider, p->note.name,
 			p->addr, why);

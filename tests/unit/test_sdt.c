@@ -80,7 +80,7 @@ static void test_real_notes(void **state)
 	(void)state;
 	char why[300];
 	ngot = 0;
-	assert_int_equal(sdt_probes(SDT_FIXTURE, keep, NULL, why, sizeof(why)), 3);
+	assert_int_equal(sdt_probes(SDT_FIXTURE, keep, NULL, why, sizeof(why)), 4);
 	const struct sdt_probe *forms = find("forms"), *consts = find("consts"),
 			       *gated = find("gated");
 	assert_non_null(forms);
@@ -102,10 +102,23 @@ static void test_real_notes(void **state)
 	section(SDT_FIXTURE, ".probes", &off, &addr);
 	assert_int_equal(gated->sem, addr);
 	assert_int_equal(gated->sem_off, off);
+	/* A variable: at its distance from the probe, counted from the probe's file offset
+	 * (@+OFFSET, which the kernel reads where the probe's file is mapped). */
+	const struct sdt_probe *globals = find("globals");
+	char out[256], want[256];
+	unsigned nconst;
+	long long values[SDT_ARGC_MAX];
+	assert_non_null(globals);
+	assert_int_equal(sdt_fetch_args(globals->note.args, 0, true, SDT_FIXTURE, globals, out,
+					sizeof(out), &nconst, values, why, sizeof(why)),
+			 2);
+	snprintf(want, sizeof(want), "arg1=@+0x%llx:u16 arg2=@+0x%llx:s64",
+		 globals->off + (addr - globals->addr), globals->off + (addr - 16 - globals->addr));
+	assert_string_equal(out, want);
 	section(SDT_FIXTURE, ".stapsdt.base", &off, &addr);
 	assert_int_equal(forms->note.base, addr);
 	/* fn stops the walk. */
-	assert_int_equal(sdt_probes(SDT_FIXTURE, NULL, NULL, why, sizeof(why)), 3);
+	assert_int_equal(sdt_probes(SDT_FIXTURE, NULL, NULL, why, sizeof(why)), 4);
 }
 
 /* A copy of the fixture in a temporary file, and the file offset of its notes. */
@@ -137,14 +150,14 @@ static void test_moved_base(void **state)
 	unsigned long long notes;
 	int fd = copy_fixture(tmp, &notes);
 	ngot = 0;
-	assert_int_equal(sdt_probes(tmp, keep, NULL, why, sizeof(why)), 3);
+	assert_int_equal(sdt_probes(tmp, keep, NULL, why, sizeof(why)), 4);
 	struct sdt_probe before = got[0];
 	uint64_t base = before.note.base - 0x100, pc = before.note.pc - 0x100;
 	/* the first note: namesz, descsz, type, "stapsdt\0", then pc, base, semaphore */
 	patch(fd, notes + 20, &pc, 8);
 	patch(fd, notes + 28, &base, 8);
 	ngot = 0;
-	assert_int_equal(sdt_probes(tmp, keep, NULL, why, sizeof(why)), 3);
+	assert_int_equal(sdt_probes(tmp, keep, NULL, why, sizeof(why)), 4);
 	assert_int_equal(got[0].note.pc, pc);
 	assert_int_equal(got[0].addr, before.addr);
 	assert_int_equal(got[0].off, before.off);
@@ -225,7 +238,8 @@ static void fetch_is(const char *args, int str, bool imm, const char *want)
 	char out[512], why[200];
 	unsigned consts;
 	long long values[SDT_ARGC_MAX];
-	int n = sdt_fetch_args(args, str, imm, out, sizeof(out), &consts, values, why, sizeof(why));
+	int n = sdt_fetch_args(args, str, imm, NULL, NULL, out, sizeof(out), &consts, values, why,
+			       sizeof(why));
 	if (n < 0)
 		fail_msg("%s: %s", args, why);
 	assert_string_equal(out, want);
@@ -236,9 +250,9 @@ static void fetch_fails(const char *args, const char *reason)
 	char out[512], why[200];
 	unsigned consts;
 	long long values[SDT_ARGC_MAX];
-	assert_int_equal(
-		sdt_fetch_args(args, 0, true, out, sizeof(out), &consts, values, why, sizeof(why)),
-		-1);
+	assert_int_equal(sdt_fetch_args(args, 0, true, NULL, NULL, out, sizeof(out), &consts,
+					values, why, sizeof(why)),
+			 -1);
 	if (!strstr(why, reason))
 		fail_msg("%s: '%s' lacks '%s'", args, why, reason);
 }
@@ -262,8 +276,8 @@ static void test_fetch_args(void **state)
 	char out[512], why[200];
 	unsigned consts;
 	long long values[SDT_ARGC_MAX];
-	assert_int_equal(sdt_fetch_args("-4@$-7 8@%rdx 1@$255", 0, false, out, sizeof(out), &consts,
-					values, why, sizeof(why)),
+	assert_int_equal(sdt_fetch_args("-4@$-7 8@%rdx 1@$255", 0, false, NULL, NULL, out,
+					sizeof(out), &consts, values, why, sizeof(why)),
 			 3);
 	assert_string_equal(out, "arg2=%dx:u64");
 	assert_int_equal(consts, 5);
@@ -276,7 +290,9 @@ static void test_fetch_args(void **state)
 	fetch_fails("@%rdi", "size not one of");
 	fetch_fails("8@%xmm0", "an operand uprobes cannot fetch");
 	fetch_fails("8@%rip", "cannot fetch");
-	fetch_fails("8@foo(%rip)", "not a number before '('");
+	fetch_fails("8@foo(%rax)", "not a number before '('");
+	fetch_fails("8@foo(%rip)", "no symbol foo in the file");
+	fetch_fails("8@foo+x(%rip)", "not SYMBOL[+-N](%rip)");
 	fetch_fails("8@8(%rip)", "cannot fetch");
 	fetch_fails("8@(%rax,%rbx,8)", "cannot fetch");
 	fetch_fails("8@8(%rax", "cannot fetch");
@@ -294,13 +310,13 @@ static void test_fetch_args(void **state)
 	memset(longarg, '1', sizeof(longarg));
 	longarg[sizeof(longarg) - 1] = 0;
 	fetch_fails(longarg, "over 127 bytes");
-	assert_int_equal(sdt_fetch_args("8@$1", 1, true, out, sizeof(out), &consts, values, why,
-					sizeof(why)),
+	assert_int_equal(sdt_fetch_args("8@$1", 1, true, NULL, NULL, out, sizeof(out), &consts,
+					values, why, sizeof(why)),
 			 -1);
 	assert_string_equal(why, "argument 1 is a constant (8@$1): not a string");
 	/* the output buffer is never overrun */
-	assert_int_equal(sdt_fetch_args("8@%rdi 8@%rsi", 0, true, out, 16, &consts, values, why,
-					sizeof(why)),
+	assert_int_equal(sdt_fetch_args("8@%rdi 8@%rsi", 0, true, NULL, NULL, out, 16, &consts,
+					values, why, sizeof(why)),
 			 -1);
 	assert_non_null(strstr(why, "over 15 bytes"));
 }
