@@ -49,11 +49,11 @@ static const struct opt_spec options[] = {
 };
 
 static const char *const examples[] = {
-	"usdt -l /usr/bin/python3                    # python's probes",
-	"usdt -l -p 1234                             # of every file PID 1234 maps",
-	"usdt -s 1 /usr/bin/python3:python:function__entry  # function calls: file",
-	"usdt -c /usr/bin/python3:python:gc__*       # garbage collections per second",
-	"usdt -p 1234 -k arg1 /usr/bin/python3:python:gc__start  # by generation",
+	"usdt -l /usr/bin/python3                        # python's probes",
+	"usdt -l -p 1234                                 # of every file PID 1234 maps",
+	"usdt -s 2 /usr/bin/python3:python:function__entry  # functions called",
+	"usdt -c '/usr/bin/python3:python:gc__*'         # collections per second",
+	"usdt -k arg1 /usr/bin/python3:python:gc__start  # collections by generation",
 	NULL,
 };
 
@@ -289,9 +289,8 @@ static int prepare(struct tool_run *t)
 	for (int i = 0; i < env.nsites; i++)
 		if (env.sites[i].sem && (missing & PROBE_NO_REFCTR)) {
 			fprintf(stderr,
-				"usdt: %s:%s has a semaphore (it fires only while one is raised): "
-				"the kernel raises it from Linux 4.20 (uprobe ref_ctr_offset), "
-				"this one cannot\n",
+				"usdt: %s:%s has a semaphore: the kernel raises semaphores from "
+				"Linux 4.20 (uprobe ref_ctr_offset), this one refuses them\n",
 				env.sites[i].note.provider, env.sites[i].note.name);
 			return TOOL_FAIL;
 		}
