@@ -27,10 +27,10 @@ check "usdt -l: a semaphore on ftt:gated only, the arguments as written" sh -c "
 		\$2 == \"values\" && NF == 12 && \$5 ~ /^-1@/ && \$6 ~ /^1@/ && \$11 ~ /^-8@/ { v++ }
 		END { exit !(g == 1 && o == 3 && c == 1 && v == 1) }' '$TMP/out'"
 
-for args in "|no probe given" "$DT:ftt|PATH:PROVIDER:NAME expected" "$DT::x|PATH:PROVIDER:NAME" \
-	"-s 0 $DT:ftt:text|argument number" "-s 13 $DT:ftt:text|argument number" \
-	"/nonexistent/x:a:b|target not found" "$DT:ftt:nosuch|no probe ftt:nosuch" \
-	"-s 3 $DT:ftt:text|ftt:text has 2 arguments" "-l|-l needs a PATH" "-l -p 1 $DT|no PATH too"; do
+for args in "$DT:ftt|PATH:PROVIDER:NAME expected" "$DT::x|PATH:PROVIDER:NAME" \
+	"-s 13 $DT:ftt:text|argument number" "/nonexistent/x:a:b|target not found" \
+	"$DT:ftt:nosuch|no probe ftt:nosuch" "-s 3 $DT:ftt:text|ftt:text has 2 arguments" \
+	"-l -p 1 $DT|no PATH too"; do
 	eval "\"\$BIN/usdt\" -d 1 ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "usdt ${args%|*}: exit 2, one line '${args#*|}'" sh -c \
@@ -62,21 +62,23 @@ run_traced() {
 	"$DT" "$TMP/go" "$TMP/stop" $N > "$TMP/target.out" &
 	DTPID=$!
 	wait_line "$TMP/target.out" '^before=' 10
+	[ -z "${LIST_P:-}" ] || "$BIN/usdt" -l -p $DTPID > "$TMP/list" 2>&1
 	"$BIN/usdt" -p $DTPID "$@" > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	if wait_ready $TPID "$TMP/err"; then
 		sem_traced=$(grep -c "(0x" "$T/uprobe_events")
 		touch "$TMP/go"
 		wait_line "$TMP/target.out" '^during=' 10
-		sleep 0.3
-		kill -INT $TPID
+		kill -INT $TPID # (its events are read before it ends)
 	fi
 	wait_exit $TPID 10
 	touch "$TMP/go" "$TMP/stop"
 	wait $DTPID
 }
 
-run_traced -j "$DT:ftt:*"
+LIST_P=1 run_traced -j "$DT:ftt:*"
+check "usdt -l -p: the program's 4 probes, under its path" \
+	[ "$(grep -c "^$DT ftt " "$TMP/list")" -eq 4 -a "$(head -1 "$TMP/list")" = "PATH PROVIDER         NAME                         ADDRESS            SEMAPHORE          ARGS" ]
 check "usdt -j ftt:*: exit 0, valid JSON, $((N * 6)) events" sh -c "
 	[ $RC -eq 0 ] && '$JSONCHECK' '$TMP/out' ts time cpu pid comm event fields &&
 	[ \$(wc -l < '$TMP/out') -eq $((N * 6)) ]"
@@ -115,10 +117,11 @@ check "usdt -s 1: the 4096-byte string empty, its length 4096, $N times" \
 check "usdt -s 1: no event of the 4095-byte string (larger than a page with the event)" \
 	[ "$(grep -c '"arg2":4095}' "$TMP/out")" -eq 0 -a "$(wc -l < "$TMP/out")" -eq $((N * 2)) ]
 
-# -c counts in the kernel where it can, here in user space: either way exactly N.
-run_traced -c "$DT:ftt:values"
-check "usdt -c: $N hits of ftt:values counted" \
-	[ "$(awk '/:values / { s += $2 } END { print s + 0 }' "$TMP/out")" -eq $N ]
+# --exec and -c (in the kernel where it can, else here): exactly N.
+touch "$TMP/go" "$TMP/stop"
+"$BIN/usdt" -c "$DT:ftt:values" --exec "$DT" "$TMP/go" "$TMP/stop" $N > "$TMP/out" 2> "$TMP/err"
+check "usdt -c --exec: exit 0, $N hits of ftt:values counted" sh -c "[ $? -eq 0 ] &&
+	[ \$(awk '/:values / { s += \$2 } END { print s + 0 }' '$TMP/out') -eq $N ]"
 
 check "at the end: tracefs as it was" same_state
 summary
