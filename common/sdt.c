@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sdt.h"
 #include "usym.h"
+#include "sig.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define NOTE_OWNER "stapsdt"
@@ -349,4 +353,82 @@ int sdt_fetch_args(const char *args, int string_arg, bool imm, const char *path,
 		o += ol;
 	}
 	return argc;
+}
+
+/* Where pid maps file offset off of the file (device, inode): 0, or -1. */
+static int mapped_at(int pid, dev_t dev, ino_t ino, unsigned long long off,
+		     unsigned long long *addr)
+{
+	char maps[48], line[PATH_MAX + 128];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
+	FILE *f = fopen(maps, "r");
+	int ret = -1;
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, inode;
+		unsigned major, minor;
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &start, &end, &pgoff, &major,
+			   &minor, &inode) == 6 &&
+		    inode == (unsigned long long)ino && makedev(major, minor) == dev &&
+		    off >= pgoff && off - pgoff + 2 <= end - start) {
+			*addr = start + (off - pgoff);
+			ret = 0;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+int sdt_sem_raise(struct sdt_sem *s, int pid, const char *path, unsigned long long sem_off,
+		  char *why, size_t whylen)
+{
+	struct stat st;
+	uint16_t v;
+	memset(s, 0, sizeof(*s));
+	s->emergency = -1;
+	if (stat(path, &st) || mapped_at(pid, st.st_dev, st.st_ino, sem_off, &s->addr)) {
+		snprintf(why, whylen, "process %d does not map %s", pid, path);
+		return -1;
+	}
+	snprintf(s->mem, sizeof(s->mem), "/proc/%d/mem", pid);
+	int fd = open(s->mem, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || pread(fd, &v, sizeof(v), (off_t)s->addr) != (ssize_t)sizeof(v) ||
+	    v == UINT16_MAX) {
+		snprintf(why, whylen, "cannot read the semaphore at 0x%llx of process %d", s->addr,
+			 pid);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* The step first: a signal right after the write still lowers it. */
+	s->emergency = sig_on_emergency_decrement(s->mem, s->addr);
+	v++;
+	if (s->emergency < 0 || pwrite(fd, &v, sizeof(v), (off_t)s->addr) != (ssize_t)sizeof(v)) {
+		sig_forget(s->emergency);
+		snprintf(why, whylen, "cannot write the semaphore at 0x%llx of process %d", s->addr,
+			 pid);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	s->raised = true;
+	return 0;
+}
+
+void sdt_sem_lower(struct sdt_sem *s)
+{
+	uint16_t v;
+	if (!s->raised)
+		return;
+	s->raised = false;
+	sig_forget(s->emergency);
+	int fd = open(s->mem, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && pread(fd, &v, sizeof(v), (off_t)s->addr) == (ssize_t)sizeof(v) && v) {
+		v--;
+		if (pwrite(fd, &v, sizeof(v), (off_t)s->addr) != (ssize_t)sizeof(v))
+			v = 0; /* the process is gone, or its memory with it */
+	}
+	if (fd >= 0)
+		close(fd);
 }

@@ -74,4 +74,22 @@ int sdt_fetch_args(const char *args, int string_arg, bool imm, const char *path,
 		   const struct sdt_probe *site, char *out, size_t len, unsigned *consts,
 		   long long *values, char *why, size_t whylen);
 
+/*
+ * A semaphore raised by hand in one process, for kernels without the uprobe reference
+ * counter (before Linux 4.20): the u16 at the semaphore's file offset sem_off of path, where
+ * process pid maps it (by device and inode), read and written through /proc/PID/mem. Raised
+ * by one, with an emergency step (sig.h) that lowers it if the tool dies of a signal.
+ * 0, or -1 with the reason in why (not mapped, no access).
+ */
+struct sdt_sem {
+	char mem[32]; /* /proc/PID/mem */
+	unsigned long long addr;
+	int emergency;
+	bool raised;
+};
+int sdt_sem_raise(struct sdt_sem *s, int pid, const char *path, unsigned long long sem_off,
+		  char *why, size_t whylen);
+/* Lowered by one again (unless it is 0: the process restarted, or another lowered it). */
+void sdt_sem_lower(struct sdt_sem *s);
+
 #endif

@@ -24,6 +24,10 @@
 #include "usym.h"
 
 #define MAX_SITES 64
+enum { OPT_VIA = OPT_LONG + 0x30 };
+/* How a semaphore is raised: by the kernel's reference counter, or here in one process. */
+enum { VIA_KERNEL, VIA_PROC, VIA_BEST };
+static const char *const via_names[] = {"kernel", "proc"};
 
 static struct env {
 	struct tracer tr;
@@ -35,11 +39,19 @@ static struct env {
 	struct sdt_probe sites[MAX_SITES];
 	int nsites, matched;
 	struct tep_event *events[MAX_SITES];
-} env;
+	int via; /* VIA_* */
+	struct sdt_sem sems[MAX_SITES];
+	int nsems;
+} env = {.via = VIA_BEST};
 
 static const struct opt_spec options[] = {
 	{'l', NULL, NULL, "list the probes of PATH (or of every file PID maps, with -p)", 0},
 	{'s', NULL, "N", "read argument N as the string it points to", 0},
+	{OPT_VIA, "via", "HOW",
+	 "how semaphores are raised: kernel (its reference counter, Linux\n"
+	 "4.20) or proc (by usdt in the process of -p, through /proc/PID/mem;\n"
+	 "default: kernel where it can)",
+	 0},
 	TRACER_OPTIONS_HEAD,
 	TRACER_OPTIONS_TAIL,
 	TRACER_OPT_USTACK,
@@ -64,6 +76,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.list = true;
 	else if (o->key == 's')
 		env.string_arg = (int)opt_int(arg, 1, SDT_ARGC_MAX, "argument number");
+	else if (o->key == OPT_VIA)
+		env.via = opt_choice(arg, via_names, VIA_BEST, "--via");
 	else
 		tracer_option(&env.tr, o, arg);
 }
@@ -255,7 +269,7 @@ static int make_probe(struct tool_run *t, int i, int fd, unsigned missing)
 		snprintf(where, sizeof(where), "/proc/self/fd/%d", fd);
 	else
 		snprintf(where, sizeof(where), "%s", env.path);
-	if (p->sem)
+	if (p->sem && env.via == VIA_KERNEL)
 		snprintf(target, sizeof(target), "%s:0x%llx(0x%llx)", where, p->off, p->sem_off);
 	else
 		snprintf(target, sizeof(target), "%s:0x%llx", where, p->off);
@@ -286,14 +300,24 @@ static int prepare(struct tool_run *t)
 	if (!probe_available(&t->s, PROBE_UPROBE, false))
 		return TOOL_FAIL;
 	unsigned missing = probe_syntax_missing();
+	bool sems = false;
 	for (int i = 0; i < env.nsites; i++)
-		if (env.sites[i].sem && (missing & PROBE_NO_REFCTR)) {
-			fprintf(stderr,
-				"usdt: %s:%s has a semaphore: the kernel raises semaphores from "
-				"Linux 4.20 (uprobe ref_ctr_offset), this one refuses them\n",
-				env.sites[i].note.provider, env.sites[i].note.name);
-			return TOOL_FAIL;
-		}
+		sems |= env.sites[i].sem != 0;
+	if (env.via == VIA_BEST)
+		env.via = (missing & PROBE_NO_REFCTR) && t->o.pid ? VIA_PROC : VIA_KERNEL;
+	if (sems && env.via == VIA_PROC && !t->o.pid) {
+		fprintf(stderr,
+			"usdt: --via proc raises semaphores in the process of -p: give it\n");
+		return TOOL_USAGE;
+	}
+	if (sems && env.via == VIA_KERNEL && (missing & PROBE_NO_REFCTR)) {
+		fprintf(stderr,
+			"usdt: %s:%s has a semaphore: the kernel raises semaphores from Linux 4.20 "
+			"(uprobe ref_ctr_offset), this one refuses them (with -p, usdt raises "
+			"it in that process)\n",
+			env.sites[0].note.provider, env.sites[0].note.name);
+		return TOOL_FAIL;
+	}
 	int fd = -1, ret = TOOL_OK;
 	if (strpbrk(env.path, " \t\n:") && (fd = open(env.path, O_RDONLY | O_CLOEXEC)) < 0) {
 		fprintf(stderr, "usdt: cannot open '%s'\n", env.path);
@@ -313,6 +337,36 @@ static int prepare(struct tool_run *t)
 	return tracer_prepare(t);
 }
 
+/* --via proc: each semaphore raised once in the process of -p, after its probes are made. */
+static int setup(struct tool_run *t)
+{
+	int ret = tracer_setup(t);
+	char why[PATH_MAX + 100];
+	for (int i = 0; i < env.nsites && ret == TOOL_OK && env.via == VIA_PROC; i++) {
+		bool seen = !env.sites[i].sem;
+		for (int j = 0; j < i && !seen; j++)
+			seen = env.sites[j].sem == env.sites[i].sem;
+		if (seen)
+			continue;
+		if (sdt_sem_raise(&env.sems[env.nsems], t->o.pid, env.path, env.sites[i].sem_off,
+				  why, sizeof(why))) {
+			fprintf(stderr, "usdt: %s\n", why);
+			return TOOL_FAIL;
+		}
+		env.nsems++;
+	}
+	return ret;
+}
+
+/* Every path: the semaphores lowered again (a SIGKILL leaves them raised). */
+static void cleanup(struct tool_run *t)
+{
+	for (int i = 0; i < env.nsems; i++)
+		sdt_sem_lower(&env.sems[i]);
+	env.nsems = 0;
+	tracer_cleanup(t);
+}
+
 static const struct tool usdt = {
 	.name = "usdt",
 	.opts = options,
@@ -330,12 +384,12 @@ static const struct tool usdt = {
 	.option = option,
 	.operands_fn = operands,
 	.prepare = prepare,
-	.setup = tracer_setup,
+	.setup = setup,
 	.banner = tracer_banner,
 	.header = tracer_header,
 	.interval = tracer_interval,
 	.end = tracer_end,
-	.cleanup = tracer_cleanup,
+	.cleanup = cleanup,
 };
 
 int main(int argc, char **argv)

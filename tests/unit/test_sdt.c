@@ -10,6 +10,7 @@
 #include <libelf.h>
 
 #include "sdt.h"
+#include "sig.h"
 #include "usym.h"
 
 /* The fixture is built beside this test (the Makefile). */
@@ -321,12 +322,53 @@ static void test_fetch_args(void **state)
 	assert_non_null(strstr(why, "over 15 bytes"));
 }
 
+/* A semaphore of this test's own file, as <sys/sdt.h> makes them (in the file: .probes). */
+volatile unsigned short test_semaphore __attribute__((section(".probes"))) = 0;
+
+/* Raised and lowered through /proc/PID/mem (here this process's own), where the process
+ * maps the file; lowered by the emergency step when the tool would die of a signal. */
+static void test_semaphore_by_hand(void **state)
+{
+	(void)state;
+	char self[4096], why[300];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	unsigned long long vaddr, off;
+	int fd;
+	assert_true(n > 0);
+	self[n] = 0;
+	assert_int_equal(usym_symbol_addr(self, "test_semaphore", &vaddr), 0);
+	struct Elf *elf = usym_elf_open(self, &fd);
+	assert_non_null(elf);
+	assert_int_equal(usym_elf_offset(elf, vaddr, false, &off), 0);
+	elf_end(elf);
+	close(fd);
+	struct sdt_sem s;
+	assert_int_equal(sdt_sem_raise(&s, getpid(), self, off, why, sizeof(why)), 0);
+	assert_int_equal(test_semaphore, 1);
+	sdt_sem_lower(&s);
+	assert_int_equal(test_semaphore, 0);
+	sdt_sem_lower(&s); /* once only */
+	assert_int_equal(test_semaphore, 0);
+	test_semaphore = 3; /* another tracer's */
+	assert_int_equal(sdt_sem_raise(&s, getpid(), self, off, why, sizeof(why)), 0);
+	assert_int_equal(test_semaphore, 4);
+	sig_emergency();
+	assert_int_equal(test_semaphore, 3);
+	sdt_sem_lower(&s); /* the emergency step is forgotten by the normal path */
+	assert_int_equal(test_semaphore, 2);
+	test_semaphore = 0;
+	/* a file the process does not map */
+	assert_int_equal(sdt_sem_raise(&s, getpid(), SDT_FIXTURE, 0x10, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "does not map"));
+	sdt_sem_lower(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_real_notes),    cmocka_unit_test(test_moved_base),
 		cmocka_unit_test(test_hostile_files), cmocka_unit_test(test_note_parse),
-		cmocka_unit_test(test_fetch_args),
+		cmocka_unit_test(test_fetch_args),    cmocka_unit_test(test_semaphore_by_hand),
 	};
 	return cmocka_run_group_tests(tests, find_fixture, NULL);
 }
