@@ -106,6 +106,7 @@ int sdt_probes(const char *path, sdt_fn fn, void *ctx, char *why, size_t whylen)
 	Elf_Data *data = notes ? elf_getdata(notes, NULL) : NULL;
 	bool is64 = gelf_getclass(elf) == ELFCLASS64;
 	size_t pos = 0, next;
+	bool stopped = false;
 	GElf_Nhdr nh;
 	size_t name_at, desc_at;
 	while (data && pos < data->d_size &&
@@ -137,11 +138,13 @@ int sdt_probes(const char *path, sdt_fn fn, void *ctx, char *why, size_t whylen)
 			break;
 		}
 		count++;
-		if (fn && fn(&p, ctx))
+		if (fn && fn(&p, ctx)) {
+			stopped = true;
 			break;
+		}
 	}
 	/* A note cut short (its sizes past the section's end) ends gelf_getnote's walk. */
-	if (count >= 0 && data && pos < data->d_size && pos + 12 <= data->d_size) {
+	if (count >= 0 && !stopped && data && pos < data->d_size && pos + 12 <= data->d_size) {
 		snprintf(why, whylen, "%s: a malformed note after %d probes", path, count);
 		count = -1;
 	}

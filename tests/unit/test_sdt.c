@@ -43,6 +43,13 @@ static int keep(const struct sdt_probe *p, void *ctx)
 	return 0;
 }
 
+static int stop_at_first(const struct sdt_probe *p, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+	return 1;
+}
+
 static const struct sdt_probe *find(const char *name)
 {
 	for (int i = 0; i < ngot; i++)
@@ -118,8 +125,10 @@ static void test_real_notes(void **state)
 	assert_string_equal(out, want);
 	section(SDT_FIXTURE, ".stapsdt.base", &off, &addr);
 	assert_int_equal(forms->note.base, addr);
-	/* fn stops the walk. */
 	assert_int_equal(sdt_probes(SDT_FIXTURE, NULL, NULL, why, sizeof(why)), 4);
+	/* fn stops the walk: the probes seen until then, no error */
+	ngot = 0;
+	assert_int_equal(sdt_probes(SDT_FIXTURE, stop_at_first, NULL, why, sizeof(why)), 1);
 }
 
 /* A copy of the fixture in a temporary file, and the file offset of its notes. */
