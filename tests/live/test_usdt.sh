@@ -27,6 +27,11 @@ check "usdt -l: a semaphore on ftt:gated only, the arguments as written" sh -c "
 		\$2 == \"values\" && NF == 12 && \$5 ~ /^-1@/ && \$6 ~ /^1@/ && \$11 ~ /^-8@/ { v++ }
 		END { exit !(g == 1 && o == 3 && c == 1 && v == 1) }' '$TMP/out'"
 
+"$BIN/uprobe" -l "$DT" > "$TMP/out" 2> "$TMP/err"
+check "uprobe -l: the program's functions, then its 4 USDT probes as usdt:PROVIDER:NAME" sh -c "
+	[ $? -eq 0 ] && grep -qx main '$TMP/out' &&
+	[ \"\$(grep '^usdt:' '$TMP/out' | sort | tr '\\n' ' ')\" = 'usdt:ftt:consts usdt:ftt:gated usdt:ftt:text usdt:ftt:values ' ]"
+
 for args in "$DT:ftt|PATH:PROVIDER:NAME expected" "$DT::x|PATH:PROVIDER:NAME" \
 	"-s 13 $DT:ftt:text|argument number" "/nonexistent/x:a:b|target not found" \
 	"$DT:ftt:nosuch|no probe ftt:nosuch" "-s 3 $DT:ftt:text|ftt:text has 2 arguments" \
