@@ -134,5 +134,19 @@ touch "$TMP/go" "$TMP/stop"
 check "usdt -c --exec: exit 0, $N hits of ftt:values counted" sh -c "[ $? -eq 0 ] &&
 	[ \$(awk '/:values / { s += \$2 } END { print s + 0 }' '$TMP/out') -eq $N ]"
 
+# A runtime's probes: python's gc__start (generation in arg1, semaphore) counted on a script
+# that calls gc.collect() 0 and 7 times: 7 more full collections (the interpreter makes a
+# few of its own at exit, the same in both).
+if [ -x /usr/bin/python3 ] && "$BIN/usdt" -l /usr/bin/python3 2> /dev/null | grep -q '^python *gc__start '; then
+	for n in 0 7; do
+		printf 'import gc\nfor i in range(%d):\n    gc.collect()\n' $n > "$TMP/gc$n.py"
+		"$BIN/usdt" -j /usr/bin/python3:python:gc__start 'arg1 == 2' --exec /usr/bin/python3 -S "$TMP/gc$n.py" > "$TMP/gc$n" 2> "$TMP/err"
+	done
+	check "usdt on python's gc__start: gc.collect() 7 times is 7 full collections more" \
+		[ $(($(grep -c '"arg1":2}' "$TMP/gc7") - $(grep -c '"arg1":2}' "$TMP/gc0"))) -eq 7 ]
+else
+	skip "usdt on python: no /usr/bin/python3 with USDT probes (Debian's python3.11 has them)"
+fi
+
 check "at the end: tracefs as it was" same_state
 summary
