@@ -2,20 +2,20 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop usdt
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
 COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair base/agg base/ladder \
 	kernel/undo kernel/toplevel kernel/format kernel/session kernel/sweepsay kernel/sweep kernel/child kernel/ftrace kernel/probe kernel/cgroup kernel/reset kernel/khist kernel/perfev \
-	stream/cpubuf stream/reader stream/comm stream/field stream/ksym stream/folded stream/printfmt stream/evprint stream/usym stream/record stream/swstack \
+	stream/cpubuf stream/reader stream/comm stream/field stream/ksym stream/folded stream/printfmt stream/evprint stream/usym stream/record stream/swstack stream/sdt \
 	count/hist count/keys count/kernhist count/pprof count/prom \
 	tool \
 	join/span join/funcpair join/sysc \
 	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/histset domain/spanhist domain/member domain/fdtab \
 	tracer/tracer \
 	pictures/json pictures/heat pictures/flame
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_fdtab
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_fdtab test_sdt
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -135,6 +135,11 @@ install: all
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests check-deps
 	$(CC) $(BUILD_CFLAGS) $(LDFLAGS) -DFIXTURES='"$(CURDIR)/tests/fixtures"' -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
+# test_sdt reads the notes of a program built with <sys/sdt.h> (systemtap-sdt-dev), beside it.
+$(B)/tests/sdt_fixture: tests/unit/sdt_fixture.c tests/unit/sdt_fixture_sem.c | $(B)/tests check-deps
+	$(CC) -O1 -Wall -Wextra -Werror -o $@ $^
+$(B)/tests/test_sdt: $(B)/tests/sdt_fixture
+
 # Programs the live tests trace (here and in the qemu guests: static).
 $(B)/tests/uprobe_target: tests/live/uprobe_target.c | $(B)/tests
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
@@ -197,7 +202,7 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" \
 		LIVE_SKIP="$(if $(filter 1,$(SANITIZE)),test_examples)" tests/check.sh
 
@@ -206,7 +211,7 @@ check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests
 VM_CACHE ?= /var/cache/ftrace-tools-vm
 # vmcheck-bin installs what the guests need too: CI runs it first, then make vmcheck beside
 # make check.
-vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/file_target
+vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/file_target $(B)/static/usdt_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
@@ -223,7 +228,7 @@ CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps pyt
 ifeq ($(SANITIZE),1)
 CHECK_DEPS += clang libclang-rt-14-dev
 endif
-VM_DEPS    := qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd
+VM_DEPS    := qemu-system-x86 busybox-static kmod e2fsprogs xz-utils zstd systemtap-sdt-dev
 FUZZ_DEPS  := clang libclang-rt-14-dev
 IMAGE_DEPS := umoci
 # Two makes may ask at once (CI runs make vmcheck beside make check): apt waits for the

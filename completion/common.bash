@@ -32,6 +32,18 @@ _ftt_values() {
 			w=$_ftt_funcs
 			break
 		done ;;
+	PATH:PROVIDER:NAME)
+		# usdt: a file, then its probes as usdt -l lists them (PATH:PROVIDER:NAME).
+		if [[ $cur == *:* ]]; then
+			local file=${cur%%:*} w
+			w=$(usdt -l "$file" 2> /dev/null | awk -v f="$file" 'NR > 1 { print f ":" $1 ":" $2 }')
+			COMPREPLY=($(compgen -W "$w" -- "$cur"))
+		else
+			compopt -o filenames -o nospace 2> /dev/null
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return
+		;;
 	FILE | TARGET | DIR)
 		compopt -o filenames 2> /dev/null
 		COMPREPLY=($(compgen -f -- "$cur"))

@@ -43,6 +43,11 @@ if [ -r "$dir/tpoint" ]; then
 		fail "tpoint sched:sched_swi: no sched:sched_switch (from tpoint -l)"
 	fi
 fi
+# usdt: a file's probes, from usdt -l (the test_sdt fixture, when built)
+if [ -r "$dir/usdt" ] && [ -x "$bin/tests/sdt_fixture" ]; then
+	PATH=$bin:$PATH complete_words usdt usdt "$bin/tests/sdt_fixture:fix:ga" | grep -qx gated ||
+		fail "usdt $bin/tests/sdt_fixture:fix:ga: no fix:gated (from usdt -l)"
+fi
 if [ -r "$dir/iosnoop" ] && [ -e /sys/class/block ]; then
 	d=$(cd /sys/class/block && ls | head -1)
 	[ -z "$d" ] || complete_words iosnoop iosnoop -d "$d" | grep -qx "$d" || fail "iosnoop -d $d: not offered"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kernel/probe.h"
+#include "stream/sdt.h"
 #include "tracer/tracer.h"
 #include "stream/usym.h"
 
@@ -27,7 +28,7 @@ static struct env {
 
 static const struct opt_spec options[] = {
 	{'F', NULL, NULL, "probe SYMBOL even when it is not a function", 0},
-	{'l', NULL, "TARGET", "list the function symbols of TARGET", 0},
+	{'l', NULL, "TARGET", "list the function symbols of TARGET, then its USDT probes", 0},
 	TRACER_OPTIONS,
 	TOOL_OPT_END,
 };
@@ -54,6 +55,25 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		tracer_option(&env.tr, o, arg);
 }
 
+/* A USDT probe of the file, once per name (a probe may have several sites). */
+struct usdt_seen {
+	char names[64][2 * SDT_NAME_MAX + 2];
+	int n;
+};
+static int list_usdt(const struct sdt_probe *p, void *ctx)
+{
+	struct usdt_seen *u = ctx;
+	char name[sizeof(u->names[0])];
+	snprintf(name, sizeof(name), "%s:%s", p->note.provider, p->note.name);
+	for (int i = 0; i < u->n; i++)
+		if (!strcmp(u->names[i], name))
+			return 0;
+	if (u->n < 64)
+		snprintf(u->names[u->n++], sizeof(name), "%s", name);
+	printf("usdt:%s\n", name);
+	return 0;
+}
+
 /* -l needs no tracefs: it lists here and ends the run. */
 static void operands(struct tool_run *t, int argc, char **argv)
 {
@@ -67,6 +87,10 @@ static void operands(struct tool_run *t, int argc, char **argv)
 				 env.list);
 		if (usym_list(path, stdout) < 0)
 			opt_fail("not an ELF file: '%s'", path);
+		/* then its USDT probes, which usdt(8) traces (a malformed note: those before it) */
+		static struct usdt_seen seen;
+		char why[PATH_MAX + 200];
+		sdt_probes(path, list_usdt, &seen, why, sizeof(why));
 		exit(0);
 	}
 	if (argc == 0)

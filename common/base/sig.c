@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@ struct step {
 	volatile sig_atomic_t done;
 	char *path, *line; /* line NULL: rmdir(path) */
 	int flags;	   /* of the write's open: O_APPEND or O_TRUNC */
+	bool decrement;	   /* not a line: the u16 at offset of path lowered by one */
+	off_t offset;
 };
 /* Linked, never reallocated: the handler may walk it at any moment. A step is fully built
  * before one pointer store makes it reachable. byhandle (the main program's only) finds a
@@ -69,6 +72,19 @@ void sig_emergency(void)
 		if (s->done)
 			continue;
 		s->done = 1;
+		if (s->decrement) {
+			int fd = open(s->path, O_RDWR | O_CLOEXEC);
+			uint16_t v;
+			if (fd >= 0 && pread(fd, &v, sizeof(v), s->offset) == (ssize_t)sizeof(v) &&
+			    v) {
+				v--;
+				if (pwrite(fd, &v, sizeof(v), s->offset) != (ssize_t)sizeof(v))
+					v = 0; /* (nothing more to do in a handler) */
+			}
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
 		if (!s->line) {
 			rmdir(s->path);
 			continue;
@@ -219,6 +235,17 @@ static int add(const char *path, const char *line, int flags, int before)
 		free(s->path);
 		free(s->line);
 		free(s);
+	}
+	return h;
+}
+
+int sig_on_emergency_decrement(const char *path, unsigned long long offset)
+{
+	/* (reachable a moment as an rmdir step: of a file, which fails and harms nothing) */
+	int h = add(path, NULL, 0, -1);
+	if (h >= 0) {
+		byhandle[h]->offset = (off_t)offset;
+		byhandle[h]->decrement = true;
 	}
 	return h;
 }

@@ -41,6 +41,9 @@ int sig_on_emergency_replace(const char *path, const char *line);
 /* The same as sig_on_emergency_write, run before the step of handle before (at the end when
  * before is -1): what must go before the instance can (a hist trigger that holds it). */
 int sig_on_emergency_write_before(int before, const char *path, const char *line);
+/* A counter of 16 bits at offset of path (a USDT semaphore in /proc/PID/mem) lowered by one,
+ * unless it is 0. */
+int sig_on_emergency_decrement(const char *path, unsigned long long offset);
 /* The step is done by the normal path, or no longer wanted. */
 void sig_forget(int handle);
 /* Run the steps now (tests; also what the handler does). Async-signal-safe. */

@@ -54,12 +54,21 @@ struct tep_event *probe_create_hiding(struct session *s, char type, const char *
  * the print fmt; its offset and size in *field. 0, or -1 (fmt unchanged) when not found. */
 int probe_format_hide(char *fmt, size_t *len, const char *name, struct tep_format_field *field);
 
+/* The format fmt with its s8 and s16 fields printed as %hhd and %hd (the kernel's print fmt
+ * has %d: libtraceevent 1.7 would print -100 as 156), in a new string; NULL when it has none
+ * (or out of memory: then as the kernel wrote it). */
+char *probe_format_small_signed(const char *fmt);
+
 /*
  * The probe syntax this kernel lacks, from its tracefs README (read once): PROBE_NO_ARGN,
- * $argN (Linux 4.20); PROBE_NO_USER, +u and :ustring (Linux 5.5).
+ * $argN (Linux 4.20); PROBE_NO_USER, +u and :ustring (Linux 5.5); PROBE_NO_REFCTR, a uprobe's
+ * reference counter PATH:OFF(REF) that raises a USDT semaphore (Linux 4.20); PROBE_NO_IMM,
+ * immediate fetch arguments \\VALUE (Linux 5.7).
  */
 #define PROBE_NO_ARGN 1u
 #define PROBE_NO_USER 2u
+#define PROBE_NO_REFCTR 4u
+#define PROBE_NO_IMM 8u
 unsigned probe_syntax_missing(void);
 /*
  * args given in the syntax of a kernel that lacks `missing`: $argN as this architecture's

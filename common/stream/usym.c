@@ -210,7 +210,7 @@ static int each_symbol(Elf *elf, sym_fn fn, void *ctx)
 	return 0;
 }
 
-static Elf *open_elf(const char *path, int *fd)
+Elf *usym_elf_open(const char *path, int *fd)
 {
 	elf_version(EV_CURRENT);
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -226,10 +226,7 @@ static Elf *open_elf(const char *path, int *fd)
 	return elf;
 }
 
-/* Virtual address to file offset, through the loadable segments: 0, or -1 when no segment
- * holds it, -2 when the one that does is not executable (a uprobe there never fires, or
- * patches data: the ELF header at 0x1). */
-static int vaddr_to_offset(Elf *elf, unsigned long long vaddr, unsigned long long *off)
+int usym_elf_offset(Elf *elf, unsigned long long vaddr, bool exec, unsigned long long *off)
 {
 	size_t n;
 	if (elf_getphdrnum(elf, &n))
@@ -238,7 +235,7 @@ static int vaddr_to_offset(Elf *elf, unsigned long long vaddr, unsigned long lon
 		GElf_Phdr ph;
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
 		    vaddr - ph.p_vaddr < ph.p_filesz) {
-			if (!(ph.p_flags & PF_X))
+			if (exec != !!(ph.p_flags & PF_X))
 				return -2;
 			*off = vaddr - ph.p_vaddr + ph.p_offset;
 			return 0;
@@ -275,7 +272,7 @@ int usym_offset(const char *path, const char *symbol, bool any_type, unsigned lo
 		char *why, size_t whylen)
 {
 	int fd;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = usym_elf_open(path, &fd);
 	if (!elf) {
 		snprintf(why, whylen, "%s is not an ELF file", path);
 		return -1;
@@ -322,7 +319,7 @@ int usym_offset(const char *path, const char *symbol, bool any_type, unsigned lo
 			 path);
 		goto fail;
 	}
-	int r = vaddr_to_offset(elf, vaddr + extra, off);
+	int r = usym_elf_offset(elf, vaddr + extra, true, off);
 	if (r) {
 		snprintf(why, whylen, "address 0x%llx is not in %s segment of %s", vaddr + extra,
 			 r == -2 ? "an executable" : "a loadable", path);
@@ -337,11 +334,28 @@ fail:
 	return -1;
 }
 
+int usym_symbol_addr(const char *path, const char *symbol, unsigned long long *vaddr)
+{
+	int fd;
+	Elf *elf = usym_elf_open(path, &fd);
+	if (!elf)
+		return -1;
+	struct find f = {.any_type = true};
+	snprintf(f.base, sizeof(f.base), "%s", symbol);
+	each_symbol(elf, find_sym, &f);
+	elf_end(elf);
+	close(fd);
+	if (!f.found)
+		return -1;
+	*vaddr = f.sym.st_value;
+	return 0;
+}
+
 int usym_interp(const char *path, char *interp, size_t len)
 {
 	int fd, ret = -1;
 	size_t n, size;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = usym_elf_open(path, &fd);
 	if (!elf)
 		return -1;
 	char *image = elf_rawfile(elf, &size);
@@ -368,10 +382,10 @@ int usym_entry(const char *path, unsigned long long *off)
 {
 	int fd, ret = -1;
 	GElf_Ehdr eh;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = usym_elf_open(path, &fd);
 	if (!elf)
 		return -1;
-	if (gelf_getehdr(elf, &eh) && eh.e_entry && !vaddr_to_offset(elf, eh.e_entry, off))
+	if (gelf_getehdr(elf, &eh) && eh.e_entry && !usym_elf_offset(elf, eh.e_entry, true, off))
 		ret = 0;
 	elf_end(elf);
 	close(fd);
@@ -442,7 +456,7 @@ static int match_fsym(const char *name, GElf_Sym *sym, void *ctx)
 		return 0;
 	}
 	unsigned long long off;
-	if (vaddr_to_offset(m->elf, sym->st_value, &off))
+	if (usym_elf_offset(m->elf, sym->st_value, true, &off))
 		return 0;
 	m->n++;
 	m->fn(base, off, m->ctx);
@@ -452,7 +466,7 @@ static int match_fsym(const char *name, GElf_Sym *sym, void *ctx)
 int usym_functions(const char *path, const char *glob, usym_fn fn, void *ctx, int *ifuncs)
 {
 	int fd;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = usym_elf_open(path, &fd);
 	if (!elf)
 		return -1;
 	struct matching m = {elf, glob, fn, ctx, 0, 0};
@@ -472,7 +486,7 @@ static int cmp_str(const void *a, const void *b)
 int usym_list(const char *path, FILE *out)
 {
 	int fd;
-	Elf *elf = open_elf(path, &fd);
+	Elf *elf = usym_elf_open(path, &fd);
 	if (!elf)
 		return -1;
 	struct symbuf b = {0};
@@ -550,7 +564,7 @@ static int symfile_get(const char *path)
 	if (!(f->path = strdup(path)))
 		return -1;
 	int fd;
-	Elf *elf = open_elf(path, &fd); /* unreadable: kept, with no symbols */
+	Elf *elf = usym_elf_open(path, &fd); /* unreadable: kept, with no symbols */
 	if (elf) {
 		struct symbuf b = {0};
 		each_symbol(elf, add_fsym, &b);

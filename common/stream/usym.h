@@ -26,6 +26,18 @@ extern const char *usym_ld_cache;
 int usym_offset(const char *path, const char *symbol, bool any_type, unsigned long long *off,
 		char *why, size_t whylen);
 
+/* The file as libelf sees it (elf_end and close(*fd) after): NULL when not ELF. */
+struct Elf;
+struct Elf *usym_elf_open(const char *path, int *fd);
+/* Virtual address to file offset, through the loadable segments: 0, or -1 when no segment
+ * holds it, -2 when the one that does is not executable (exec: a uprobe there never fires, or
+ * patches data: the ELF header at 0x1) or is (!exec: a USDT semaphore is data). */
+int usym_elf_offset(struct Elf *elf, unsigned long long vaddr, bool exec, unsigned long long *off);
+
+/* The address (st_value) of a symbol of any type (a variable): 0, or -1 when the file has
+ * none of that name. */
+int usym_symbol_addr(const char *path, const char *symbol, unsigned long long *vaddr);
+
 /* The program interpreter the file asks for (PT_INTERP: "/lib64/ld-linux-x86-64.so.2"):
  * 0, or -1 when it has none (a static program, most libraries). */
 int usym_interp(const char *path, char *interp, size_t len);

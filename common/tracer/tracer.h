@@ -66,7 +66,7 @@ extern const struct row_table tracer_count_keys;
 			"pointers)",                                              \
 			0                                                         \
 	}
-#define TRACER_OPTIONS_KERNEL                                                                     \
+#define TRACER_OPTIONS_HEAD                                                                       \
 	{'c', NULL, NULL,                                                                         \
 	 "count events per second instead of printing each (with -k or --hist:\n"                 \
 	 "print them every second, not only at the end)",                                         \
@@ -85,15 +85,24 @@ extern const struct row_table tracer_count_keys;
 		 "--hist in power-of-BASE slots: [BASE^(k-1), BASE^k)", 0},                       \
 		{TRACER_OPT_LINEAR, "linear", "WIDTH",                                            \
 		 "--hist in 64 slots WIDTH wide from 0, then one for the rest", 0},               \
-		TOOL_TID, TOOL_NAME, TOOL_PID,                                                    \
-		{'s', NULL, NULL, "kernel stack trace of each event", 0}, TOOL_WALLCLOCK,         \
-		{TRACER_OPT_FOLDED, "folded", NULL,                                               \
-		 "count the stacks of -s and -U instead, printed at the end as folded\n"          \
-		 "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames _[k])",         \
-		 0},                                                                              \
-		{'v', NULL, NULL,                                                                 \
-		 "print the format of the event(s), and the memory a run takes, and exit", 0},    \
+		TOOL_TID, TOOL_NAME, TOOL_PID
+/* usdt's -s is a string argument: the kernel's stack of a user-space probe is the same each
+ * time. */
+#define TRACER_OPT_KSTACK                                              \
+	{                                                              \
+		's', NULL, NULL, "kernel stack trace of each event", 0 \
+	}
+#define TRACER_OPTIONS_TAIL                                                                    \
+	TOOL_WALLCLOCK,                                                                        \
+		{TRACER_OPT_FOLDED, "folded", NULL,                                            \
+		 "count the stacks of -s and -U instead, printed at the end as folded\n"       \
+		 "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames _[k])",      \
+		 0},                                                                           \
+		{'v', NULL, NULL,                                                              \
+		 "print the format of the event(s), and the memory a run takes, and exit", 0}, \
 		TOOL_JSON_KEYS, TOOL_PROM
+
+#define TRACER_OPTIONS_KERNEL TRACER_OPTIONS_HEAD, TRACER_OPT_KSTACK, TRACER_OPTIONS_TAIL
 
 struct tracer {
 	/* options */

@@ -175,11 +175,40 @@ static void test_hide(void **state)
 	assert_int_equal(probe_format_hide(buf, &len, "mode_x", &f), -1);
 }
 
+/* s8 and s16 fields of a probe print their sign (libtraceevent would print -100 as 156 with
+ * the kernel's %d); others, arrays and a name that is a prefix of another are left alone. */
+static void test_format_small_signed(void **state)
+{
+	(void)state;
+	const char *fmt = "format:\n"
+			  "\tfield:s8 arg1;\toffset:16;\tsize:1;\tsigned:1;\n"
+			  "\tfield:u8 arg2;\toffset:17;\tsize:1;\tsigned:0;\n"
+			  "\tfield:s16 arg3;\toffset:18;\tsize:2;\tsigned:1;\n"
+			  "\tfield:s32 arg4;\toffset:20;\tsize:4;\tsigned:1;\n"
+			  "\tfield:s8 a[2];\toffset:24;\tsize:2;\tsigned:1;\n"
+			  "\tfield:s16 arg;\toffset:26;\tsize:2;\tsigned:1;\n\n"
+			  "print fmt: \"(%lx) arg1=%d arg2=%u arg3=%d arg4=%d a={%d,%d} arg=%d\", "
+			  "REC->__probe_ip, REC->arg1, REC->arg2, REC->arg3, REC->arg4, REC->a[0], "
+			  "REC->a[1], REC->arg\n";
+	char *got = probe_format_small_signed(fmt);
+	assert_non_null(got);
+	assert_non_null(strstr(got, "\"(%lx) arg1=%hhd arg2=%u arg3=%hd arg4=%d a={%d,%d} "
+				    "arg=%hd\", REC->__probe_ip, REC->arg1,"));
+	assert_int_equal(strlen(got), strlen(fmt) + 4);
+	free(got);
+	assert_null(probe_format_small_signed("format:\n\tfield:s32 x;\toffset:8;\tsize:4;"
+					      "\tsigned:1;\n\nprint fmt: \"x=%d\", REC->x\n"));
+	assert_null(probe_format_small_signed("format:\n\tfield:s8 x;"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),	  cmocka_unit_test(test_alias),
-		cmocka_unit_test(test_registers), cmocka_unit_test(test_compat),
+		cmocka_unit_test(test_format_small_signed),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_alias),
+		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_compat),
 		cmocka_unit_test(test_hide),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
