@@ -36,6 +36,8 @@ struct val {
 	uint64_t bytes;
 };
 
+/* --- settings and options --------------------------------------------------------------------- */
+
 static struct env {
 	struct blk_opts blk;
 	bool per_disk;	  /* -D */
@@ -100,6 +102,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	default: blk_parse_opt(&env.blk, o->key, arg);
 	}
 }
+
+/* --- per event -------------------------------------------------------------------------------- */
 
 /* Per request: a filter or two, a hash lookup and a slot increment. */
 static void on_io(const struct blk_io *io, void *ctx)
@@ -190,6 +194,8 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 	hist_log2_print(stdout, &v->h, "KiB", "I/O");
 }
 
+/* --- every interval and at the end ------------------------------------------------------------ */
+
 /* The interval's histograms, most I/O first, then they start again. */
 static int interval(struct tool_run *t, uint64_t now)
 {
@@ -238,6 +244,8 @@ static void end(struct tool_run *t)
 			inflight);
 	blk_report(&env.b, "bitesize");
 }
+
+/* --- set up ----------------------------------------------------------------------------------- */
 
 /* The submitter's name comes from the block events (the kernel's comm at the time). */
 static int prepare(struct tool_run *t)

@@ -35,6 +35,8 @@ struct evinfo {
 	struct tep_format_field *order, *gfp, *reclaimed;
 };
 
+/* --- settings and options --------------------------------------------------------------------- */
+
 static struct env {
 	bool extended;	  /* -e */
 	bool direct_only; /* --direct-only, or a kernel without memory cgroups */
@@ -100,7 +102,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	}
 }
 
-/* --- per event ------------------------------------------------------------------------------ */
+/* --- per event -------------------------------------------------------------------------------- */
 
 static void on_reclaim_end(const struct tep_record *end, const struct span_start *start,
 			   uint64_t delta, void *data, void *ctx)
@@ -139,7 +141,7 @@ static void on_end(struct tep_record *rec, void *ctx)
 	span_end(&env.span, rec, (uint64_t)tid, ei->kind, rec->ts);
 }
 
-/* --- setup ---------------------------------------------------------------------------------- */
+/* --- set up ----------------------------------------------------------------------------------- */
 
 static int prepare(struct tool_run *t)
 {
@@ -206,6 +208,8 @@ static void header(struct tool_run *t)
 	(void)t;
 	row_header(&env.row);
 }
+
+/* --- at the end ------------------------------------------------------------------------------- */
 
 static void end(struct tool_run *t)
 {
