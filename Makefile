@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile tcptop
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile tcptop klockstat
 COMMON   := sig opt out row runid state undo toplevel format session sweepsay sweep child cpubuf reader comm tool hist pair span agg field keys ksym folded printfmt evprint ftrace blk probe funcpair usym sysc sysnr ustr ladder tracer json heat flame sock record cgroup reset irq sysarg khist kernhist schedev histset spanhist member perfev pprof swstack prom
 UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom
 
@@ -145,6 +145,11 @@ $(B)/tests/tcp_target: tests/live/tcp_target.c | $(B)/tests
 	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
 $(B)/static/tcp_target: tests/live/tcp_target.c | $(B)/static
 	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
+# Threads contending for one pipe's mutex, for klockstat's test (static in the guests).
+$(B)/tests/lock_target: tests/live/lock_target.c | $(B)/tests
+	$(CC) -O1 -g -pthread -Wall -Wextra -Werror -o $@ $<
+$(B)/static/lock_target: tests/live/lock_target.c | $(B)/static
+	$(CC) -O1 -g -static -pthread -Wall -Wextra -Werror -o $@ $<
 # The scheduler tools' children of known switches, naps and contention; frame pointers for
 # their user stacks.
 $(B)/tests/sched_target: tests/live/sched_target.c | $(B)/tests
@@ -162,7 +167,7 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/lock_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" tests/check.sh
 
 # The live tests inside Debian's 5.10, 6.1 and 6.12 kernels under qemu (tests/vm/vmcheck.sh);
@@ -170,7 +175,7 @@ check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests
 VM_CACHE ?= /var/cache/ftrace-tools-vm
 # vmcheck-bin installs what the guests need too: CI runs it first, then make vmcheck beside
 # make check.
-vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target
+vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/lock_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 

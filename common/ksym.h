@@ -13,6 +13,10 @@ struct ksyms;
 struct ksyms *ksym_load(void);
 /* The same from a file in kallsyms' form (the tests'). */
 struct ksyms *ksym_load_file(const char *path);
+/* The data symbols instead (d, D, b, B, r, R: variables, a static lock): klockstat's names
+ * of locks. A lookup's offset then says where in the variable the address is. */
+struct ksyms *ksym_load_data(void);
+struct ksyms *ksym_load_data_file(const char *path);
 /* The symbol at or before addr and addr's offset from it; NULL when there is none. */
 const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned long long *off);
 /* The address of a function by name (a linear search: once per run); 0 when not found. */
