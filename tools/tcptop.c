@@ -40,7 +40,8 @@ static struct env {
 	bool clearing;	   /* decided at setup */
 	struct tool_run *t;
 	bool kprobes; /* the kprobe path (below 6.3) */
-	struct tep_event *send_ev, *recv_ev, *adjust_ev;
+	struct tep_event *send_ev, *recv_ev, *adjust_ev, *recvmsg_ev;
+	struct pair_table copied; /* kprobes: tid -> what its receive has copied so far */
 	struct tep_format_field *send_sk, *send_ret, *send_fam, *recv_sk, *recv_ret, *recv_fam,
 		*recv_flags;
 	struct sock_fields fsend, frecv, fadjust; /* the ends in kprobes, tcp_rcv_space_adjust */
@@ -211,6 +212,8 @@ static void on_lost(int cpu, long long n, void *ctx)
 	(void)n;
 	(void)ctx;
 	pair_clear(&env.names);
+	if (env.kprobes)
+		pair_clear(&env.copied);
 	env.losses++;
 }
 
@@ -259,6 +262,14 @@ static void on_bytes(struct tep_record *rec, void *ctx)
 	count(rec, life_of(sk), sk, family, (uint64_t)ret, send);
 }
 
+/* A receive begins: what tcp_cleanup_rbuf says next is counted from 0. */
+static void on_recvmsg(struct tep_record *rec, void *ctx)
+{
+	(void)ctx;
+	uint64_t *copied = pair_put(&env.copied, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
+	*copied = 0;
+}
+
 /* Below 6.3: tcp_sendmsg(sk, msg, size) and tcp_cleanup_rbuf(sk, copied) with the ends. */
 static void on_kprobe(struct tep_record *rec, void *ctx)
 {
@@ -267,6 +278,16 @@ static void on_kprobe(struct tep_record *rec, void *ctx)
 	long long n = reader_num(rec, send ? env.send_ret : env.recv_ret);
 	if (n <= 0)
 		return;
+	/* tcp_recvmsg calls tcp_cleanup_rbuf before each wait for more data and at its end,
+	 * each time with all it has copied so far (4.19): only the growth is new. Smaller
+	 * than before without a tcp_recvmsg between: another caller's (tcp_read_sock). */
+	if (!send) {
+		uint64_t *before =
+			pair_put(&env.copied, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
+		uint64_t now = (uint64_t)n;
+		n = now > *before ? (long long)(now - *before) : (long long)now;
+		*before = now;
+	}
 	uint64_t sk = sock_skaddr(f, rec);
 	struct sock_tuple tup;
 	sock_tuple_read(f, rec, &tup);
@@ -518,6 +539,9 @@ static int load_kprobes(struct tool_run *t)
 	    !(env.send_ret = tep_find_field(env.send_ev, "size")) ||
 	    !(env.recv_ret = tep_find_field(env.recv_ev, "copied")))
 		return -1;
+	env.recvmsg_ev = probe_create(&t->s, PROBE_KPROBE, 'p', "recvmsg", "tcp_recvmsg", "");
+	if (!env.recvmsg_ev || pair_init(&env.copied, 4096, sizeof(uint64_t)))
+		return -1;
 	env.kprobes = true;
 	return 0;
 }
@@ -559,6 +583,7 @@ static int setup(struct tool_run *t)
 		return TOOL_FAIL;
 	if (env.kprobes) {
 		if ((ret = tool_trace(t, env.send_ev, "size > 0", on_kprobe, &env)) ||
+		    (ret = tool_trace(t, env.recvmsg_ev, NULL, on_recvmsg, NULL)) ||
 		    (ret = tool_trace(t, env.recv_ev, "copied > 0", on_kprobe, NULL)))
 			return ret;
 		return TOOL_OK;
@@ -590,6 +615,8 @@ static void cleanup(struct tool_run *t)
 	(void)t;
 	agg_free(&env.conns);
 	pair_free(&env.names);
+	if (env.kprobes)
+		pair_free(&env.copied);
 	if (env.states)
 		sock_states_free(&env.st);
 }
