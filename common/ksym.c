@@ -194,6 +194,11 @@ const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned l
 	return k->names + k->sym[lo - 1].name;
 }
 
+size_t ksym_count(const struct ksyms *k)
+{
+	return loaded(k) ? k->n : 0;
+}
+
 void ksym_free(struct ksyms *k)
 {
 	if (!loaded(k))

@@ -34,6 +34,7 @@ static struct env {
 	struct tep_event *begin_ev, *end_ev, *kstack_ev;
 	struct tep_format_field *b_addr, *b_flags, *e_addr, *kcaller;
 	struct ksyms *text, *data;
+	bool data_all; /* the data table lists every variable (CONFIG_KALLSYMS_ALL) */
 	unsigned long long lock_lo, lock_hi, sched_lo, sched_hi; /* the code a caller is not in */
 	struct flag_name {
 		unsigned long long bit;
@@ -366,8 +367,9 @@ static int print_table(struct tool_run *t, struct agg *a, size_t keysize, bool l
 		row_begin(r, 0);
 		row_word(r, when);
 		if (locks) {
-			const char *sym = env.data ? ksym_find(env.data, x->key[0], &off) : NULL;
-			if (sym && off >= 1 << 20)
+			const char *sym =
+				env.data_all ? ksym_find(env.data, x->key[0], &off) : NULL;
+			if (sym && off >= 1 << 16)
 				sym = NULL; /* past the last variable named: not one of them */
 			if (sym)
 				snprintf(name, sizeof(name), off ? "%s+0x%llx" : "%s", sym, off);
@@ -458,6 +460,11 @@ static int prepare(struct tool_run *t)
 	read_flag_names(env.begin_ev);
 	env.text = ksym_load();
 	env.data = ksym_load_data();
+	/* Without CONFIG_KALLSYMS_ALL a few dozen variables are listed, and the one before a
+	 * static lock is some other (seen on 6.18: uprobes' mmap mutex shown as
+	 * __stop_runtime_ptr_USER_PTR_MAX+0x64e6c): then no lock is named. With it, tens of
+	 * thousands. */
+	env.data_all = ksym_count(env.data) >= 10000;
 	if (env.text) {
 		env.lock_lo = ksym_addr(env.text, "__lock_text_start");
 		env.lock_hi = ksym_addr(env.text, "__lock_text_end");

@@ -111,6 +111,7 @@ static void test_data_symbols(void **state)
 	assert_sym(k, 0xffffffff81800004ULL, "ro_table", 4);
 	assert_sym(k, 0xffffffff81000010ULL, NULL, 0); /* text is no data symbol */
 	assert_int_equal(ksym_addr(k, "_stext"), 0);
+	assert_int_equal(ksym_count(k), 4);
 	ksym_free(k);
 }
 
