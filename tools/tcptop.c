@@ -279,22 +279,27 @@ static void on_kprobe(struct tep_record *rec, void *ctx)
 	if (n <= 0)
 		return;
 	/* tcp_recvmsg calls tcp_cleanup_rbuf before each wait for more data and at its end,
-	 * each time with all it has copied so far (4.19): only the growth is new. Smaller
-	 * than before without a tcp_recvmsg between: another caller's (tcp_read_sock). */
+	 * each time with all it has copied so far (4.19): only the growth is new (none: nothing
+	 * new). Smaller than before without a tcp_recvmsg between: another caller's
+	 * (tcp_read_sock). */
 	if (!send) {
 		uint64_t *before =
 			pair_put(&env.copied, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
 		uint64_t now = (uint64_t)n;
-		n = now > *before ? (long long)(now - *before) : (long long)now;
+		n = now >= *before ? (long long)(now - *before) : (long long)now;
 		*before = now;
+		if (!n)
+			return;
 	}
 	uint64_t sk = sock_skaddr(f, rec);
 	struct sock_tuple tup;
 	sock_tuple_read(f, rec, &tup);
 	/* Other ends at the same address: a new life (no CLOSE is traced on this path). */
 	struct name *life = life_of(sk);
-	if (life->named && memcmp(&life->tup, &tup, sizeof(tup)))
-		life->closed = true, life = life_of(sk);
+	if (life->named && memcmp(&life->tup, &tup, sizeof(tup))) {
+		life->closed = true;
+		life = life_of(sk);
+	}
 	name_life(life, &tup);
 	count(rec, life, sk, tup.family ? tup.family : 4, (uint64_t)n, send);
 }
