@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop usdt
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop usdt tcptop klockstat
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -177,6 +177,11 @@ $(B)/tests/tcp_target: tests/live/tcp_target.c | $(B)/tests
 	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
 $(B)/static/tcp_target: tests/live/tcp_target.c | $(B)/static
 	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
+# Threads contending for one pipe's mutex, for klockstat's test (static in the guests).
+$(B)/tests/lock_target: tests/live/lock_target.c | $(B)/tests
+	$(CC) -O1 -g -pthread -Wall -Wextra -Werror -o $@ $<
+$(B)/static/lock_target: tests/live/lock_target.c | $(B)/static
+	$(CC) -O1 -g -static -pthread -Wall -Wextra -Werror -o $@ $<
 # The scheduler tools' children of known switches, naps and contention; frame pointers for
 # their user stacks.
 $(B)/tests/sched_target: tests/live/sched_target.c | $(B)/tests
@@ -202,7 +207,7 @@ $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target $(B)/tests/lock_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" \
 		LIVE_SKIP="$(if $(filter 1,$(SANITIZE)),test_examples)" tests/check.sh
 
@@ -211,7 +216,7 @@ check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests
 VM_CACHE ?= /var/cache/ftrace-tools-vm
 # vmcheck-bin installs what the guests need too: CI runs it first, then make vmcheck beside
 # make check.
-vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/file_target $(B)/static/usdt_target
+vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/file_target $(B)/static/usdt_target $(B)/static/lock_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 

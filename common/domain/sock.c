@@ -567,6 +567,100 @@ void sock_listeners_free(struct sock_listeners *ls)
 	memset(ls, 0, sizeof(*ls));
 }
 
+/* The words of an address in /proc/net/tcp ("0100007F" is 127.0.0.1): each 32-bit word
+ * as the kernel holds it, printed as a number. */
+static bool proc_addr(const char *hex, int family, unsigned char *a)
+{
+	if (strlen(hex) != (family == 4 ? 8u : 32u))
+		return false;
+	memset(a, 0, 16);
+	for (int w = 0; w < (family == 4 ? 1 : 4); w++) {
+		char word[9];
+		memcpy(word, hex + 8 * w, 8);
+		word[8] = 0;
+		uint32_t v = (uint32_t)strtoul(word, NULL, 16);
+		memcpy(a + 4 * w, &v, 4);
+	}
+	return true;
+}
+
+/* The connection with inode ino in a /proc/PID/net/tcp{,6} table, into *t; true if found. */
+static bool proc_conn(const char *path, int family, unsigned long ino, struct sock_tuple *t)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	char line[512];
+	bool found = false;
+	if (!fgets(line, sizeof(line), f)) { /* the header */
+		fclose(f);
+		return false;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		char local[64], remote[64];
+		unsigned lport, rport, st;
+		unsigned long inode;
+		if (sscanf(line,
+			   " %*d: %63[0-9A-Fa-f]:%x %63[0-9A-Fa-f]:%x %x %*s %*s %*s %*s %*s %lu",
+			   local, &lport, remote, &rport, &st, &inode) != 6 ||
+		    inode != ino || st == 10 /* TCP_LISTEN */)
+			continue;
+		memset(t, 0, sizeof(*t));
+		if (!proc_addr(local, family, t->saddr) || !proc_addr(remote, family, t->daddr))
+			continue;
+		t->family = family;
+		t->sport = (uint16_t)lport;
+		t->dport = (uint16_t)rport;
+		if (family == 6 && v4mapped(t->saddr) && v4mapped(t->daddr)) {
+			t->family = 4;
+			memmove(t->saddr, t->saddr + 12, 4);
+			memset(t->saddr + 4, 0, 12);
+			memmove(t->daddr, t->daddr + 12, 4);
+			memset(t->daddr + 4, 0, 12);
+		}
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+int sock_proc_conns(const char *proc, pid_t pid, struct sock_tuple *out, int max)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%d/fd", proc, (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char target[64];
+		unsigned long ino;
+		snprintf(path, sizeof(path), "%s/%d/fd/%s", proc, (int)pid, de->d_name);
+		ssize_t len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		if (sscanf(target, "socket:[%lu]", &ino) != 1)
+			continue;
+		struct sock_tuple t;
+		char table[4096];
+		snprintf(table, sizeof(table), "%s/%d/net/tcp", proc, (int)pid);
+		bool found = proc_conn(table, 4, ino, &t);
+		if (!found) {
+			snprintf(table, sizeof(table), "%s/%d/net/tcp6", proc, (int)pid);
+			found = proc_conn(table, 6, ino, &t);
+		}
+		if (!found)
+			continue;
+		if (n < max)
+			out[n] = t;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 void sock_known_update(const struct sock_states *st, struct span *socks, struct tep_record *rec)
 {
 	unsigned long long sk = sock_skaddr(&st->f, rec);

@@ -181,4 +181,13 @@ const struct sock_listener *sock_listener_find(const struct sock_listeners *ls, 
 void sock_listener_add(struct sock_listeners *ls, const struct sock_listener *l);
 void sock_listeners_free(struct sock_listeners *ls);
 
+/*
+ * The TCP connections (not listening sockets) process pid holds open, from its descriptors
+ * (/proc/PID/fd) and the tables of its network namespace (/proc/PID/net/tcp, tcp6), matched
+ * by inode; v4-mapped IPv6 as IPv4. At most max in out; returns how many there are (more
+ * than max when some did not fit), -1 when the process's descriptors cannot be read.
+ * proc: "/proc" (a fake tree in the tests).
+ */
+int sock_proc_conns(const char *proc, pid_t pid, struct sock_tuple *out, int max);
+
 #endif

@@ -17,6 +17,7 @@ struct ksyms {
 	struct ksym *sym;
 	size_t n;
 	char *names;
+	bool data;	  /* data symbols (d, D, b, B, r, R), not text */
 	FILE *f;	  /* what the loader reads */
 	pthread_t loader; /* while loading: every reader of the table joins it first */
 	bool loading;
@@ -60,7 +61,8 @@ static void read_table(struct ksyms *k)
 		if (!digits || digits > 16 || !addr || p[0] != ' ' || !p[1] || p[2] != ' ')
 			continue;
 		char type = p[1];
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		if (k->data ? !strchr("dDbBrR", type) :
+			      type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		name = p + 3;
 		size_t len = strcspn(name, " \t\n");
@@ -106,7 +108,24 @@ struct ksyms *ksym_load(void)
 	return ksym_load_file("/proc/kallsyms");
 }
 
+static struct ksyms *load(const char *path, bool data);
+
 struct ksyms *ksym_load_file(const char *path)
+{
+	return load(path, false);
+}
+
+struct ksyms *ksym_load_data(void)
+{
+	return load("/proc/kallsyms", true);
+}
+
+struct ksyms *ksym_load_data_file(const char *path)
+{
+	return load(path, true);
+}
+
+static struct ksyms *load(const char *path, bool data)
 {
 	FILE *f = fopen(path, "re");
 	struct ksyms *k = f ? calloc(1, sizeof(*k)) : NULL;
@@ -116,6 +135,7 @@ struct ksyms *ksym_load_file(const char *path)
 		return NULL;
 	}
 	k->f = f;
+	k->data = data;
 	/* Read while the run sets the kernel up (RCU grace periods it sleeps through): the
 	 * first lookup waits for the end. No signal of the run's is taken by the loader.
 	 * A table ksym_wait_all() could not find (no free slot) is read here and now. */
@@ -172,6 +192,11 @@ const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned l
 		return NULL;
 	*off = addr - k->sym[lo - 1].addr;
 	return k->names + k->sym[lo - 1].name;
+}
+
+size_t ksym_count(const struct ksyms *k)
+{
+	return loaded(k) ? k->n : 0;
 }
 
 void ksym_free(struct ksyms *k)

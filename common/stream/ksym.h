@@ -3,6 +3,8 @@
 #ifndef FTT_KSYM_H
 #define FTT_KSYM_H
 
+#include <stddef.h>
+
 struct ksyms;
 
 /* The text symbols of the running kernel; NULL when /proc/kallsyms cannot be opened. Sorted
@@ -13,6 +15,13 @@ struct ksyms;
 struct ksyms *ksym_load(void);
 /* The same from a file in kallsyms' form (the tests'). */
 struct ksyms *ksym_load_file(const char *path);
+/* The data symbols instead (d, D, b, B, r, R: variables, a static lock): klockstat's names
+ * of locks. A lookup's offset then says where in the variable the address is. */
+struct ksyms *ksym_load_data(void);
+struct ksyms *ksym_load_data_file(const char *path);
+/* How many symbols the table holds (kallsyms lists variables only with CONFIG_KALLSYMS_ALL:
+ * 35 of them on a 6.18 without it, the symbol before an address is then no guide). */
+size_t ksym_count(const struct ksyms *k);
 /* The symbol at or before addr and addr's offset from it; NULL when there is none. */
 const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned long long *off);
 /* The address of a function by name (a linear search: once per run); 0 when not found. */

@@ -24,6 +24,11 @@
  *	benchmark). Line: "storm N SECONDS"
  *   refusals PORT N   N connects to PORT, where nothing listens, as fast as they go (each a
  *	reset and a drop). Line: "refusals N SECONDS"
+ *   early PORT TX HOLD_MS   a connection on 127.0.0.1:PORT made before START-FILE (a tracer
+ *	starting later sees no state change of it), then the client (renamed "tcpt-early")
+ *	sends TX bytes, the server reads them; the client waits HOLD_MS (a sender that
+ *	neither receives nor changes state meanwhile) and closes, then the server.
+ *	Line: "early CLIENT_PID SERVER_PID CLIENT_PORT"
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -362,6 +367,52 @@ static int refusals(int argc, char **argv)
 	return 0;
 }
 
+static void wait_start(const char *file)
+{
+	while (access(file, F_OK))
+		msleep(10);
+}
+
+static int early(const char *start, int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	int port = num(argv[0]), tx = num(argv[1]), hold = num(argv[2]);
+	int l = listener(AF_INET, "127.0.0.1", port, 8);
+	struct sockaddr_storage ss;
+	socklen_t len = addr(&ss, AF_INET, "127.0.0.1", port);
+	int c = socket(AF_INET, SOCK_STREAM, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&ss, len))
+		die("connect");
+	int s = accept(l, NULL, NULL);
+	if (s < 0)
+		die("accept");
+	fflush(stdout);
+	pid_t client = fork();
+	if (client < 0)
+		die("fork");
+	if (client == 0) {
+		prctl(PR_SET_NAME, "tcpt-early", 0, 0, 0);
+		close(s);
+		printf("early %d %d %d\n", (int)getpid(), (int)getppid(), local_port(c));
+		wait_start(start);
+		xfer(c, tx, 1);
+		msleep(hold);
+		close(c);
+		_exit(0);
+	}
+	close(c);
+	wait_start(start);
+	xfer(s, tx, 0);
+	char ch;
+	if (read(s, &ch, 1) != 0) /* the client's close */
+		die("read EOF");
+	close(s);
+	int st;
+	waitpid(client, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -373,8 +424,13 @@ int main(int argc, char **argv)
 	 * 25 minutes in test_tcp's first wait for this program) ends the program, and the
 	 * test says what it did not do. A benchmark's storm may take longer. */
 	alarm(strcmp(argv[2], "storm") ? 60 : 900);
-	while (access(argv[1], F_OK))
-		msleep(10);
+	if (!strcmp(argv[2], "early")) {
+		int r = early(argv[1], argc - 3, argv + 3);
+		if (r == 2)
+			fprintf(stderr, "tcp_target: wrong arguments for early\n");
+		return r;
+	}
+	wait_start(argv[1]);
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);

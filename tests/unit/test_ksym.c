@@ -89,11 +89,38 @@ static void test_hostile_lines(void **state)
 	ksym_free(k);
 }
 
+/* The data table: variables of .data, .bss and .rodata, text left out. */
+static void test_data_symbols(void **state)
+{
+	(void)state;
+	const char *text = "ffffffff81000000 T _stext\n"
+			   "ffffffff82000100 D tasklist_lock\n"
+			   "ffffffff82000200 d static_mutex\n"
+			   "ffffffff82800000 B bss_lock\n"
+			   "ffffffff81800000 r ro_table\n";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct ksyms *k = ksym_load_data_file(path);
+	unlink(path);
+	strcpy(path + strlen(path) - 6, "XXXXXX");
+	assert_sym(k, 0xffffffff82000100ULL, "tasklist_lock", 0);
+	assert_sym(k, 0xffffffff82000208ULL, "static_mutex", 8);
+	assert_sym(k, 0xffffffff82800010ULL, "bss_lock", 0x10);
+	assert_sym(k, 0xffffffff81800004ULL, "ro_table", 4);
+	assert_sym(k, 0xffffffff81000010ULL, NULL, 0); /* text is no data symbol */
+	assert_int_equal(ksym_addr(k, "_stext"), 0);
+	assert_int_equal(ksym_count(k), 4);
+	ksym_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kallsyms_lines),
 		cmocka_unit_test(test_hostile_lines),
+		cmocka_unit_test(test_data_symbols),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

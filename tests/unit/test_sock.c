@@ -387,6 +387,70 @@ static void test_listeners(void **state)
 	rm_rf(dir);
 }
 
+/* A fake /proc for PID 4343: a connection over IPv4, one v4-mapped in tcp6, one IPv6, a
+ * listener (left out), a socket of another table's inode (not its), a pipe. */
+static void test_proc_conns(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ftt-sock-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "4343/net/tcp",
+		   "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt"
+		   "   uid  timeout inode\n"
+		   "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000"
+		   "     0        0 7001 1 0000000000000000 100 0 0 10 0\n"
+		   "   1: 0100007F:C000 0100007F:1F90 01 00000000:00000000 00:00000000 00000000"
+		   "     0        0 7002 1 0000000000000000 100 0 0 10 0\n");
+	write_file(
+		dir, "4343/net/tcp6",
+		"  sl  local_address                         remote_address                    "
+		"    st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 0000000000000000FFFF00000100007F:C001 0000000000000000FFFF00000100007F:1F90"
+		" 01 00000000:00000000 00:00000000 00000000     0        0 7003 1\n"
+		"   1: 00000000000000000000000001000000:C002 00000000000000000000000001000000:0050"
+		" 06 00000000:00000000 00:00000000 00000000     0        0 7004 1\n");
+	write_file(dir, "4343/fd/.keep", "");
+	static const char *const links[] = {"socket:[7001]", "socket:[7002]", "socket:[7003]",
+					    "socket:[7004]", "socket:[9999]", "pipe:[7002]"};
+	char path[4096];
+	for (int i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "%s/4343/fd/%d", dir, i + 3);
+		assert_int_equal(symlink(links[i], path), 0);
+	}
+	struct sock_tuple t[8];
+	int n = sock_proc_conns(dir, 4343, t, 8);
+	assert_int_equal(n, 3);
+	char a[SOCK_ADDRSTRLEN], b[SOCK_ADDRSTRLEN];
+	int seen = 0;
+	for (int i = 0; i < n; i++) {
+		sock_ntop(t[i].family, t[i].saddr, a, sizeof(a));
+		sock_ntop(t[i].family, t[i].daddr, b, sizeof(b));
+		if (t[i].sport == 0xC000) {
+			assert_int_equal(t[i].family, 4);
+			assert_string_equal(a, "127.0.0.1");
+			assert_string_equal(b, "127.0.0.1");
+			assert_int_equal(t[i].dport, 8080);
+			seen |= 1;
+		} else if (t[i].sport == 0xC001) {
+			assert_int_equal(t[i].family, 4); /* v4-mapped */
+			assert_string_equal(a, "127.0.0.1");
+			assert_int_equal(t[i].dport, 8080);
+			seen |= 2;
+		} else {
+			assert_int_equal(t[i].sport, 0xC002);
+			assert_int_equal(t[i].family, 6);
+			assert_string_equal(a, "::1");
+			assert_string_equal(b, "::1");
+			assert_int_equal(t[i].dport, 80);
+			seen |= 4;
+		}
+	}
+	assert_int_equal(seen, 7);
+	assert_int_equal(sock_proc_conns(dir, 4343, t, 1), 3); /* more than fit: said */
+	assert_int_equal(sock_proc_conns(dir, 4444, t, 8), -1);
+	rm_rf(dir);
+}
+
 int main(void)
 {
 	opt_init("test_sock");
@@ -396,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_ntop),
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_listeners),
+		cmocka_unit_test(test_proc_conns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

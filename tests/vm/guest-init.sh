@@ -88,7 +88,7 @@ fi
 # LIVE_CLOCK_SLACK_MS: see the -Q test in test_block.sh (vCPUs take turns under TCG).
 export LIVE_GUEST=1 BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck UPROBE_TARGET=/ftt/bin/uprobe_target \
 	NAMES_TARGET=/ftt/bin/names_target EXIT_TARGET=/ftt/bin/exit_target \
-	SYS_TARGET=/ftt/bin/sys_target EXEC_TARGET=/ftt/bin/exec_target TCP_TARGET=/ftt/bin/tcp_target LIVE_FILE_DIR=/mnt TMPDIR=/tmp LIVE_CLOCK_SLACK_MS=5
+	SYS_TARGET=/ftt/bin/sys_target EXEC_TARGET=/ftt/bin/exec_target TCP_TARGET=/ftt/bin/tcp_target LOCK_TARGET=/ftt/bin/lock_target LIVE_FILE_DIR=/mnt TMPDIR=/tmp LIVE_CLOCK_SLACK_MS=5
 runs=1
 for t in /ftt/tests/live/test_*.sh; do
 	name=$(basename "$t" .sh)

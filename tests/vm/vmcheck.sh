@@ -61,7 +61,7 @@ die() { echo "vmcheck: $*" >&2; exit 1; }
 for t in qemu-system-x86_64 busybox depmod mkfs.ext4 dpkg-deb apt-get; do
 	command -v $t >/dev/null || die "$t not found: run 'make vmcheck-deps' (qemu-system-x86, busybox-static, kmod, e2fsprogs)"
 done
-for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##') uprobe_target names_target exit_target sys_target exec_target tcp_target jsoncheck; do
+for t in $(ls tools/*.c | sed 's#tools/##; s#\.c$##') uprobe_target names_target exit_target sys_target exec_target tcp_target lock_target jsoncheck; do
 	[ -x "$BIN/$t" ] || die "$BIN/$t missing: run 'make static'"
 done
 
