@@ -201,12 +201,19 @@ $(B)/tests/resolve_target: tests/live/resolve_target.c | $(B)/tests
 # bash: not built for them).
 $(B)/tests/pty_bash: tests/live/pty_bash.c | $(B)/tests
 	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $< -lutil
+# USDT probes with known arguments for test_usdt (<sys/sdt.h>: systemtap-sdt-dev).
+$(B)/tests/usdt_target: tests/live/usdt_target.c | $(B)/tests
+	$(CC) -O1 -g -Wall -Wextra -Werror -o $@ $<
+$(B)/static/usdt_target: tests/live/usdt_target.c | $(B)/static
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
 # A strict JSON-lines checker for the live tests where python3 is missing (the guests).
 $(B)/tests/jsoncheck: tests/live/jsoncheck.c | $(B)/tests
 	$(CC) -O2 -Wall -Wextra -Werror -o $@ $<
 $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 	$(CC) -O2 -static -Wall -Wextra -Werror -o $@ $<
 
+# (the image holds make static's binaries, which the build of SANITIZE=1 has none of: there
+# the image's suite skips, saying so)
 check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target $(B)/tests/lock_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" \
 		LIVE_SKIP="$(if $(filter 1,$(SANITIZE)),test_examples)" tests/check.sh
@@ -229,7 +236,7 @@ DEPS       := gcc make pkg-config libc6-dev libtracefs-dev libtraceevent-dev lib
 	libzstd-dev zlib1g-dev
 CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps python3 \
 	libxml2-utils chromium trace-cmd nftables tmux bash-completion golang-go prometheus \
-	prometheus-node-exporter podman runc
+	prometheus-node-exporter podman runc systemtap-sdt-dev
 ifeq ($(SANITIZE),1)
 CHECK_DEPS += clang libclang-rt-14-dev
 endif
