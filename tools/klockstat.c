@@ -45,6 +45,9 @@ static struct env {
 	struct agg locks, callers; /* struct lock_key / caller key -> struct wait_sums */
 	struct folded *fold;
 	uint64_t not_kept;
+	/* --folded: the waits, and what the folded lines weigh (a wait without a stack is in
+	 * no line), said at the end: the lines' sum is checked against it */
+	uint64_t waits_n, folded_ns, stackless;
 	struct row lrow, crow;
 } env = {.top = 10};
 
@@ -283,9 +286,15 @@ static void waited(const struct tep_record *end, const struct span_start *start,
 	add(&env.locks, &k, ns);
 	uint64_t caller = w->caller;
 	add(&env.callers, &caller, ns);
-	if (env.folded && w->nk &&
-	    folded_add_n(env.fold, w->comm, w->tgid, w->k, w->nk, NULL, 0, ns ? ns : 1))
+	env.waits_n++;
+	if (!env.folded)
+		return;
+	if (!w->nk)
+		env.stackless++;
+	else if (folded_add_n(env.fold, w->comm, w->tgid, w->k, w->nk, NULL, 0, ns ? ns : 1))
 		env.not_kept++;
+	else
+		env.folded_ns += ns ? ns : 1;
 }
 
 static void on_end(struct tep_record *rec, void *ctx)
@@ -430,9 +439,15 @@ static int interval(struct tool_run *t, uint64_t now)
 
 static void end(struct tool_run *t)
 {
-	if (env.folded)
+	if (env.folded) {
 		folded_print(env.fold, stdout);
-	else if (!t->o.interval || (!t->last_interval && (env.locks.used || env.callers.used)))
+		fprintf(stderr, "klockstat: %llu waits, the folded lines weigh %llu ns",
+			(unsigned long long)env.waits_n, (unsigned long long)env.folded_ns);
+		if (env.stackless)
+			fprintf(stderr, " (%llu waits without a stack in no line)",
+				(unsigned long long)env.stackless);
+		fputc('\n', stderr);
+	} else if (!t->o.interval || (!t->last_interval && (env.locks.used || env.callers.used)))
 		interval(t, reader_now());
 	span_report(&env.waits, "klockstat", "waits ended");
 }

@@ -75,11 +75,14 @@ TEXTN=$(sed -n '/^LOCK /,/^$/p' "$TMP/text.out" | awk '$3 ~ /^[0-9]+$/ { s += $3
 check "klockstat text: the same waits as -j in another instance ($TEXTN, $LOCKS)" [ "$TEXTN" = "$LOCKS" ]
 check "klockstat text: both tables" sh -c "grep -q '^LOCK ' '$TMP/text.out' && grep -q '^CALLER ' '$TMP/text.out'"
 FOLDNS=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/folded.out")
-# Each run's instance stamps the same events itself (after the other instances' events and
-# stacks): two -j runs of the same waits measured 273.7 and 262.6 ms, so the totals of two
-# runs agree within a fifth, not to the nanosecond (the counts do, exactly).
-check "klockstat --folded: the stacks weigh the total wait of -j, within a fifth ($FOLDNS ns, $LNS ns)" \
-	[ $((FOLDNS * 5)) -ge $((LNS * 4)) ] && [ $((FOLDNS * 4)) -le $((LNS * 5)) ]
+# (each run's instance stamps the same events itself, after the other instances' events and
+# their stacks: two runs' totals differ by what the others' stacks cost, up to 2x under load;
+# the counts agree exactly): the lines weigh what the run says they weigh, its waits are -j's
+set -- $(sed -n 's/^klockstat: \([0-9]*\) waits, the folded lines weigh \([0-9]*\) ns.*/\1 \2/p' "$TMP/folded.err") - -
+# (fewer where its buffer overflowed, said: a stack costs more to fold than to name a caller)
+if grep -q 'events were lost in all' "$TMP/folded.err"; then cmp=-le; else cmp=-eq; fi
+check "klockstat --folded: the stacks weigh what the run says ($FOLDNS ns, $2 ns), its waits -j's ($1 $cmp $LOCKS)" \
+	sh -c "[ '$FOLDNS' = '$2' ] && [ '$1' $cmp '$LOCKS' ] && [ '$FOLDNS' -gt 0 ]" || sed 's/^/# /' "$TMP/folded.err"
 check "klockstat --folded: the writers' stacks through the pipe's write" \
 	grep -q '^lockt-writer;.*pipe_write' "$TMP/folded.out"
 if [ -n "$BT" ]; then
