@@ -72,7 +72,15 @@ check "klockstat: the pipe's write and read among the callers" sh -c \
 check "klockstat: the largest lock's flags say MUTEX (the pipe's mutex)" sh -c \
 	"grep '\"lock_addr\"' '$TMP/json.out' | head -1 | grep -q '\"flags\":\"[A-Z|]*MUTEX'"
 TEXTN=$(sed -n '/^LOCK /,/^$/p' "$TMP/text.out" | awk '$3 ~ /^[0-9]+$/ { s += $3 } END { print s + 0 }')
-check "klockstat text: the same waits as -j in another instance ($TEXTN, $LOCKS)" [ "$TEXTN" = "$LOCKS" ]
+# (exact where neither run's buffer overflowed; under the sanitizers or a loaded machine a
+# run can lose events, said, and count fewer: then each is at most the kernel's, below)
+lost() { grep -q 'events were lost in all' "$TMP/$1.err"; }
+if lost text || lost json; then
+	check "klockstat text and -j: waits counted, their losses said ($TEXTN, $LOCKS)" \
+		[ "$TEXTN" -gt 0 -a "$LOCKS" -gt 0 ]
+else
+	check "klockstat text: the same waits as -j in another instance ($TEXTN, $LOCKS)" [ "$TEXTN" = "$LOCKS" ]
+fi
 check "klockstat text: both tables" sh -c "grep -q '^LOCK ' '$TMP/text.out' && grep -q '^CALLER ' '$TMP/text.out'"
 FOLDNS=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/folded.out")
 # (each run's instance stamps the same events itself, after the other instances' events and
@@ -89,7 +97,12 @@ if [ -n "$BT" ]; then
 	wait_exit $BT 20 || notok "bpftrace ends with the process"
 	BEGINS=$(sed -n 's/^@begins: //p' "$TMP/bt.out") ENDS=$(sed -n 's/^@ends: //p' "$TMP/bt.out")
 	echo "# bpftrace: $BEGINS contention_begin, $ENDS contention_end"
-	check "klockstat's waits are bpftrace's contention_end count ($LOCKS, $ENDS)" [ "$LOCKS" = "${ENDS:-0}" ]
+	if lost text || lost json; then
+		check "klockstat's waits at most bpftrace's contention_end count, events lost said ($LOCKS, $TEXTN; $ENDS)" \
+			[ "$LOCKS" -le "${ENDS:-0}" -a "$TEXTN" -le "${ENDS:-0}" ]
+	else
+		check "klockstat's waits are bpftrace's contention_end count ($LOCKS, $ENDS)" [ "$LOCKS" = "${ENDS:-0}" ]
+	fi
 else
 	skip "side by side with bpftrace: not installed"
 fi
