@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 
+#include "count/pprof.h"
 #include "stream/comm.h"
 #include "stream/evprint.h"
 #include "stream/folded.h"
@@ -39,6 +41,7 @@
 
 #define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_VIA (OPT_LONG + 2)
+#define OPT_PPROF (OPT_LONG + 3)
 
 enum via { VIA_BEST, VIA_PERF, VIA_FTRACE };
 static const char *const via_names[] = {"perf", "ftrace"};
@@ -74,6 +77,8 @@ static struct env {
 	struct span s;
 	struct ksyms *ksyms;
 	struct folded *fold;
+	const char *pprof;		 /* --pprof FILE */
+	uint64_t start_wall, start_mono; /* when tracing began, for --pprof */
 	struct tep_event *kstack_ev, *ustack_ev;
 	struct tep_format_field *kcaller, *ucaller;
 	struct pair_table kthreads;	 /* tid -> 1 kernel thread, 2 user thread */
@@ -112,6 +117,10 @@ static const struct opt_spec options[] = {
 	 "folded lines for flame graphs: comm;user frames;kernel frames US\n"
 	 "(kernel frames _[k])",
 	 0},
+	{OPT_PPROF, "pprof", "FILE",
+	 "also write the stacks to FILE as a gzip'd pprof profile of the\ntime off the CPU "
+	 "(go tool pprof)",
+	 0},
 	{OPT_VIA, "via", "MECH",
 	 "where the user stacks come from: perf (events, up to 127 frames)\n"
 	 "or ftrace (at most 8); default: perf where it can be opened",
@@ -140,6 +149,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'U': env.ustack = true; break;
 	case 'v': env.verbose = true; break;
 	case OPT_FOLDED: env.folded = true; break;
+	case OPT_PPROF: env.pprof = arg; break;
 	case OPT_VIA: env.via = (enum via)(opt_choice(arg, via_names, 2, "MECH") + 1); break;
 	}
 }
@@ -331,6 +341,11 @@ static void on_switch(struct tep_record *rec, void *ctx)
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
+	if (env.pprof && pprof_check(env.pprof)) {
+		fprintf(stderr, "offcputime: --pprof: cannot write %s: %s\n", env.pprof,
+			strerror(errno));
+		return TOOL_FAIL;
+	}
 	if (sched_load(&t->s, &env.se, false))
 		return TOOL_FAIL;
 	/* Names: the process of each thread (user symbols, -p), and who made it (-u, -k). */
@@ -378,6 +393,11 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
+	struct timespec w, m;
+	clock_gettime(CLOCK_REALTIME, &w);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
+	env.start_mono = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
 	/* User stacks from perf events where they can be opened (before the switches are
 	 * enabled: a time off the CPU has its sample), on the trace clock's time. */
 	if (env.ustack && env.via == VIA_FTRACE)
@@ -513,6 +533,28 @@ static void print_line(const struct line *l)
 	printf("\n        %llu\n\n", (unsigned long long)(l->ns / 1000));
 }
 
+/* --pprof: the folded lines as a pprof profile of off-CPU nanoseconds, same frames and totals. */
+static void write_pprof(const char *folded, size_t size)
+{
+	struct pprof *p = pprof_new();
+	if (p && pprof_add_folded_text(p, folded, size)) {
+		pprof_free(p);
+		p = NULL;
+	}
+	if (p)
+		pprof_time_values(p, "off_cpu");
+	struct timespec m;
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	uint64_t now = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
+	if (!p || pprof_write(p, env.pprof, 1, env.start_wall,
+			      env.start_mono ? now - env.start_mono : 0)) {
+		fprintf(stderr, "offcputime: cannot write %s: %s\n", env.pprof,
+			p ? strerror(errno) : "out of memory");
+		env.t->failed = true;
+	}
+	pprof_free(p);
+}
+
 /* The stacks as folded.c prints them ("stack NANOSECONDS", merged), read back and sorted
  * by time. */
 static void print_stacks(void)
@@ -527,6 +569,8 @@ static void print_stacks(void)
 	}
 	size_t n = folded_print(env.fold, mem);
 	fclose(mem);
+	if (env.pprof)
+		write_pprof(buf, size);
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
 	size_t got = 0;
 	for (char *p = buf, *nl; lines && p && *p && got < n; p = nl + 1) {

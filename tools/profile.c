@@ -533,6 +533,11 @@ static const char *who(struct tool_run *t, char *buf, size_t len)
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
+	if (env.pprof && pprof_check(env.pprof)) {
+		fprintf(stderr, "profile: --pprof: cannot write %s: %s\n", env.pprof,
+			strerror(errno));
+		return TOOL_FAIL;
+	}
 	t->follow_names = false; /* names come from the samples' tasks (COMM records) */
 	t->ordered = false;
 	t->pids_checked_here = true; /* --cgroup: the kernel's perf cgroup filter */
@@ -752,13 +757,9 @@ static void print_line(const struct line *l)
 static void write_pprof(const char *folded, size_t size)
 {
 	struct pprof *p = pprof_new();
-	for (const char *l = folded, *e; p && l < folded + size; l = e + 1) {
-		if (!(e = memchr(l, '\n', (size_t)(folded + size - l))))
-			break;
-		if (pprof_add_folded(p, l, (size_t)(e - l))) {
-			pprof_free(p);
-			p = NULL;
-		}
+	if (p && pprof_add_folded_text(p, folded, size)) {
+		pprof_free(p);
+		p = NULL;
 	}
 	struct timespec m;
 	clock_gettime(CLOCK_MONOTONIC, &m);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -46,6 +47,7 @@ struct pprof {
 	size_t nslot;
 	struct sample *s;
 	size_t ns, caps;
+	const char *time_type; /* pprof_time_values: one value, nanoseconds of this */
 };
 
 static uint64_t hash(const char *s, size_t n)
@@ -253,16 +255,35 @@ static void value_type(struct buf *b, unsigned field, long long type, long long 
 	field_msg(b, field, m);
 }
 
+int pprof_add_folded_text(struct pprof *p, const char *text, size_t size)
+{
+	for (const char *l = text, *e; l < text + size; l = e + 1) {
+		if (!(e = memchr(l, '\n', (size_t)(text + size - l))))
+			return -1;
+		if (pprof_add_folded(p, l, (size_t)(e - l)))
+			return -1;
+	}
+	return 0;
+}
+
+void pprof_time_values(struct pprof *p, const char *type)
+{
+	p->time_type = type;
+}
+
 int pprof_encode(const struct pprof *cp, uint64_t period_ns, uint64_t time_ns, uint64_t duration_ns,
 		 unsigned char **out, size_t *len)
 {
 	struct pprof *p = (struct pprof *)cp; /* the value names are interned here */
+	const char *tt = p->time_type;
 	long long samples = intern(p, "samples", 7), count = intern(p, "count", 5),
-		  cpu = intern(p, "cpu", 3), ns = intern(p, "nanoseconds", 11);
+		  cpu = tt ? intern(p, tt, strlen(tt)) : intern(p, "cpu", 3),
+		  ns = intern(p, "nanoseconds", 11);
 	if (samples < 0 || count < 0 || cpu < 0 || ns < 0)
 		return -1;
 	struct buf b = {0}, m = {0}, packed = {0}, line = {0};
-	value_type(&b, PROFILE_SAMPLE_TYPE, samples, count, &m);
+	if (!tt)
+		value_type(&b, PROFILE_SAMPLE_TYPE, samples, count, &m);
 	value_type(&b, PROFILE_SAMPLE_TYPE, cpu, ns, &m);
 	for (size_t i = 0; i < p->ns; i++) {
 		const struct sample *s = &p->s[i];
@@ -270,7 +291,8 @@ int pprof_encode(const struct pprof *cp, uint64_t period_ns, uint64_t time_ns, u
 			varint(&packed, s->ids[j]);
 		field_msg(&m, SAMPLE_LOCATION_ID, &packed);
 		varint(&packed, s->count);
-		varint(&packed, s->count * period_ns);
+		if (!tt)
+			varint(&packed, s->count * period_ns);
 		field_msg(&m, SAMPLE_VALUE, &packed);
 		field_msg(&b, PROFILE_SAMPLE, &m);
 	}
@@ -314,7 +336,14 @@ int pprof_write(const struct pprof *p, const char *path, uint64_t period_ns, uin
 		errno = ENOMEM;
 		return -1;
 	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Written beside it and renamed: a reader never sees half a profile. */
+	char tmp[4096];
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		free(d);
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	gzFile gz = fd >= 0 ? gzdopen(fd, "wb9") : NULL;
 	int ret = -1;
 	if (fd >= 0 && !gz)
@@ -331,7 +360,35 @@ int pprof_write(const struct pprof *p, const char *path, uint64_t period_ns, uin
 		ret = gzclose(gz) == Z_OK && done == n ? 0 : -1;
 		if (ret)
 			errno = EIO;
+		else if (rename(tmp, path))
+			ret = -1;
+		if (ret) {
+			int e = errno;
+			unlink(tmp);
+			errno = e;
+		}
 	}
 	free(d);
 	return ret;
+}
+
+int pprof_check(const char *path)
+{
+	char tmp[4096];
+	struct stat st;
+	if (!*path || path[strlen(path) - 1] == '/' ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(tmp);
+	return 0;
 }

@@ -91,7 +91,7 @@ if [ -n "$PERF_USTACK" ]; then
 	rm -f "$TMP/go"
 	FTT_LINGER_MS=1000 "$ST" "$TMP/go" deep 50 4 > "$TMP/t" &
 	P=$!
-	run_bg D "$O" -p $P -U --folded
+	run_bg D "$O" -p $P -U --folded --pprof "$TMP/off.pb.gz"
 	run_bg Dj "$O" -p $P -j
 	run_bg Df "$O" -p $P -U --via ftrace --folded
 	touch "$TMP/go"
@@ -110,6 +110,21 @@ if [ -n "$PERF_USTACK" ]; then
 		{ grep '\"comm\":\"sched_target\"' '$TMP/Dj.out' | grep 'nanosleep[^\"]*\"' | grep '\"main\"' |
 			grep -o '\"ftt_deep\"' | wc -l | grep -qx 21 || [ $least -le 0 ]; }" ||
 		{ cat "$TMP/Dj.err"; grep sched_target "$TMP/Dj.out" | head -3; }
+	# --pprof: the folded lines' stacks and times (the lines in whole microseconds, cut), read
+	# by go tool pprof where it is
+	fus=$(awk '{t += $NF} END {print t + 0}' "$TMP/D.out")
+	nl=$(grep -c . "$TMP/D.out")
+	if command -v go > /dev/null && HOME=$TMP GOCACHE=$TMP/go GOFLAGS=-mod=mod \
+		go tool pprof -raw "$TMP/off.pb.gz" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
+		pns=$(awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+: / {sub(/:.*/, ""); t += $1} END {print t + 0}' "$TMP/pp.out")
+		check "offcputime --pprof: go tool pprof reads off_cpu nanoseconds, the folded lines' ($pns ns, $fus us in $nl lines), ftt_deep there" sh -c "
+			grep -q 'off_cpu/nanoseconds' '$TMP/pp.out' && grep -q ' ftt_deep\$' '$TMP/pp.out' &&
+			[ $pns -ge $((fus * 1000)) ] && [ $pns -lt $(((fus + nl) * 1000)) ]" ||
+			head -12 "$TMP/pp.out" "$TMP/pp.err" | sed 's/^/# /'
+	else
+		check "offcputime --pprof: a gzip'd file written (go tool pprof missing: not read)" sh -c "
+			[ \"\$(head -c 2 '$TMP/off.pb.gz' | od -An -tx1 | tr -d ' ')\" = 1f8b ]"
+	fi
 	# --via ftrace (what a kernel without perf events gets): 8 user frames at most, said; no
 	# line of the naps where the kernel recorded none of their switches (said), nor on RHEL
 	# 8.1, whose instances' events come with no user stack (said)
@@ -154,6 +169,14 @@ for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0" "--via x" "-s --vi
 	rc=$?
 	check "offcputime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
 		cat "$TMP/err"
+done
+# --pprof where it cannot be written: exit 1 at the start, one line, nothing traced
+for f in "$TMP" /nonexistent-ftt/off.pb.gz; do
+	"$O" -d 1 --pprof "$f" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "offcputime --pprof $f: exit 1 at the start, one line naming it" sh -c "
+		[ $rc -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '^offcputime: --pprof: cannot write $f' '$TMP/err' &&
+		! grep -q '^Tracing' '$TMP/err'" || cat "$TMP/err"
 done
 check "after the usage errors: tracefs as before" same_state
 

@@ -6,6 +6,7 @@
 
 #include "count/pprof.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,7 +53,10 @@ struct prof {
 	uint64_t loc[8][8]; /* per sample, location ids */
 	int nloc[8];
 	uint64_t val[8][2];
+	int nval[8];
+	uint64_t type_name[4]; /* the sample types' type strings */
 	int nsamples, types, locations, functions;
+	uint64_t period_type;
 	uint64_t period, duration, time;
 };
 
@@ -73,17 +77,31 @@ static void sample_field(unsigned f, int wt, uint64_t v, const unsigned char *d,
 	if (f == 1) {
 		packed(d, n, p->loc[i], &p->nloc[i]);
 	} else if (f == 2) {
-		int c = 0;
-		packed(d, n, p->val[i], &c);
-		assert_int_equal(c, 2);
+		packed(d, n, p->val[i], &p->nval[i]);
+		assert_true(p->nval[i] == 1 || p->nval[i] == 2);
 	}
+}
+
+/* A ValueType's type (field 1). */
+static void vtype_field(unsigned f, int wt, uint64_t v, const unsigned char *d, size_t n, void *ctx)
+{
+	(void)wt;
+	(void)d;
+	(void)n;
+	if (f == 1)
+		*(uint64_t *)ctx = v;
 }
 
 static void top_field(unsigned f, int wt, uint64_t v, const unsigned char *d, size_t n, void *ctx)
 {
 	struct prof *p = ctx;
 	switch (f) {
-	case 1: p->types++; break;
+	case 1:
+		if (p->types < 4)
+			fields(d, n, vtype_field, &p->type_name[p->types]);
+		p->types++;
+		break;
+	case 11: fields(d, n, vtype_field, &p->period_type); break;
 	case 2:
 		fields(d, n, sample_field, p);
 		p->nsamples++;
@@ -117,6 +135,9 @@ static void test_encode(void **state)
 	struct prof p = {0};
 	fields(d, n, top_field, &p);
 	assert_int_equal(p.types, 2);
+	assert_string_equal(p.str[p.type_name[0]], "samples");
+	assert_string_equal(p.str[p.type_name[1]], "cpu");
+	assert_int_equal(p.nval[0], 2);
 	assert_int_equal(p.nsamples, 2);
 	assert_int_equal(p.period, 10101010);
 	assert_int_equal(p.duration, 5000000000ULL);
@@ -155,10 +176,70 @@ static void test_encode(void **state)
 	pprof_free(pp);
 }
 
+/* Off-CPU time: one value per sample, the line's nanoseconds, named by the type given. */
+static void test_time_values(void **state)
+{
+	(void)state;
+	struct pprof *pp = pprof_new();
+	assert_non_null(pp);
+	const char text[] = "app;main;nap;do_nanosleep_[k] 200000000\napp;main;read 7\n";
+	assert_int_equal(pprof_add_folded_text(pp, text, sizeof(text) - 1), 0);
+	assert_int_equal(pprof_add_folded_text(pp, "app;x 3", 7), -1); /* no newline */
+	pprof_time_values(pp, "off_cpu");
+	unsigned char *d;
+	size_t n;
+	assert_int_equal(pprof_encode(pp, 1, 1700000000000000000ULL, 2000000000ULL, &d, &n), 0);
+	struct prof p = {0};
+	fields(d, n, top_field, &p);
+	assert_int_equal(p.types, 1);
+	assert_string_equal(p.str[p.type_name[0]], "off_cpu");
+	assert_string_equal(p.str[p.period_type], "off_cpu");
+	assert_int_equal(p.period, 1);
+	assert_int_equal(p.nsamples, 2);
+	assert_int_equal(p.nval[0], 1);
+	assert_int_equal(p.val[0][0], 200000000);
+	assert_string_equal(p.str[p.loc[0][0]], "do_nanosleep_[k]");
+	assert_int_equal(p.nval[1], 1);
+	assert_int_equal(p.val[1][0], 7);
+	free(d);
+	for (int i = 0; i < p.nstr; i++)
+		free(p.str[i]);
+	pprof_free(pp);
+}
+
+/* --pprof's path: checked at start (nothing left), written whole or not at all. */
+static void test_paths(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ftt-pprof-dir-XXXXXX", path[64], tmp[80];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.pb.gz", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_equal(pprof_check(dir), -1);
+	assert_int_equal(errno, EISDIR);
+	assert_int_equal(pprof_check("/nonexistent-ftt/p.pb.gz"), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(pprof_check(""), -1);
+	assert_int_equal(pprof_check(path), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(access(tmp, F_OK), -1);
+	struct pprof *pp = pprof_new();
+	assert_int_equal(pprof_add_folded(pp, "a;b 1", 5), 0);
+	assert_int_equal(pprof_write(pp, path, 1, 0, 0), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(pprof_write(pp, "/nonexistent-ftt/p.pb.gz", 1, 0, 0), -1);
+	pprof_free(pp);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode),
+		cmocka_unit_test(test_time_values),
+		cmocka_unit_test(test_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
