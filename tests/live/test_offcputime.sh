@@ -118,7 +118,7 @@ if [ -n "$PERF_USTACK" ]; then
 		go tool pprof -raw "$TMP/off.pb.gz" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
 		pns=$(awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+: / {sub(/:.*/, ""); t += $1} END {print t + 0}' "$TMP/pp.out")
 		check "offcputime --pprof: go tool pprof reads off_cpu nanoseconds, the folded lines' ($pns ns, $fus us in $nl lines), ftt_deep there" sh -c "
-			grep -q 'off_cpu/nanoseconds' '$TMP/pp.out' && grep -q ' ftt_deep\$' '$TMP/pp.out' &&
+			grep -q 'off_cpu/nanoseconds' '$TMP/pp.out' && grep -q ' ftt_deep :' '$TMP/pp.out' &&
 			[ $pns -ge $((fus * 1000)) ] && [ $pns -lt $(((fus + nl) * 1000)) ]" ||
 			head -12 "$TMP/pp.out" "$TMP/pp.err" | sed 's/^/# /'
 	else
