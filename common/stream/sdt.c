@@ -318,9 +318,17 @@ int sdt_fetch_args(const char *args, int string_arg, bool imm, const char *path,
 					 spec, a.symbol, path ? path : "the file");
 				return -1;
 			}
-			/* its distance from the probe, from the probe's file offset */
-			snprintf(a.fetch, sizeof(a.fetch), "@+0x%llx",
-				 site->off + (addr + (unsigned long long)a.value - site->addr));
+			/* In an executable linked at fixed addresses, the variable's own address;
+			 * else its distance from the probe, from the probe's file offset, which
+			 * the kernel turns into an address (@+: 5.10's read 0 for a static
+			 * program's variable there, where 4.19's and 6.18's read it right). */
+			if (usym_fixed(path) == 1)
+				snprintf(a.fetch, sizeof(a.fetch), "@0x%llx",
+					 addr + (unsigned long long)a.value);
+			else
+				snprintf(a.fetch, sizeof(a.fetch), "@+0x%llx",
+					 site->off +
+						 (addr + (unsigned long long)a.value - site->addr));
 			a.kind = SDT_MEM;
 		}
 		if (argc == string_arg) {

@@ -351,6 +351,19 @@ int usym_symbol_addr(const char *path, const char *symbol, unsigned long long *v
 	return 0;
 }
 
+int usym_fixed(const char *path)
+{
+	int fd;
+	Elf *elf = usym_elf_open(path, &fd);
+	if (!elf)
+		return -1;
+	GElf_Ehdr eh;
+	int ret = gelf_getehdr(elf, &eh) ? eh.e_type == ET_EXEC : -1;
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
 int usym_interp(const char *path, char *interp, size_t len)
 {
 	int fd, ret = -1;

@@ -37,6 +37,9 @@ int usym_elf_offset(struct Elf *elf, unsigned long long vaddr, bool exec, unsign
 /* The address (st_value) of a symbol of any type (a variable): 0, or -1 when the file has
  * none of that name. */
 int usym_symbol_addr(const char *path, const char *symbol, unsigned long long *vaddr);
+/* 1 when path is an executable linked at fixed addresses (ELF type ET_EXEC: its symbols'
+ * addresses are where they run), 0 when not (a shared object, a PIE), -1 when unreadable. */
+int usym_fixed(const char *path);
 
 /* The program interpreter the file asks for (PT_INTERP: "/lib64/ld-linux-x86-64.so.2"):
  * 0, or -1 when it has none (a static program, most libraries). */
