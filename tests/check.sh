@@ -153,7 +153,9 @@ fi
 # Live tests: root and a real kernel; they skip (with the reason) when they cannot run.
 # LIVE_SKIP: suites this run leaves to another (make check SANITIZE=1 leaves test_examples,
 # the man pages' examples, to the plain build's run: the tools' own suites run the same
-# code under the sanitizers), said as skips.
+# code under the sanitizers; test_pictures and test_prom too: their parsing and writing run
+# under the sanitizers in fuzz_pictures, test_pictures and test_prom's unit tests), said
+# as skips.
 for t in tests/live/test_*.sh; do
 	t0=$SECONDS
 	name=$(basename "$t" .sh)
