@@ -153,12 +153,16 @@ absent() {
 	esac
 }
 # said_absent ERRFILE: the tool's message names a kernel feature, and the kernel lacks every
-# one it names (the function tracer's files refused: reading them fails here too).
+# CONFIG_ option it names (the function tracer's files refused: reading them fails here
+# too), or an event it names as missing (SYSTEM:EVENT not in tracefs here).
 said_absent() {
 	local f n=0
 	for f in $(grep -Eo 'CONFIG_[A-Z_]+' "$1" | sort -u); do
 		absent "$f" || return 1
 		n=$((n + 1))
+	done
+	for f in $(grep -Eo '(^|[ (:])no [a-z_0-9]+:[a-z_0-9]+' "$1" | sed 's/.*no //' | sort -u); do
+		[ ! -d "$T/events/${f%%:*}/${f#*:}" ] && n=$((n + 1))
 	done
 	if grep -q 'refuses' "$1"; then
 		! head -c 1 "$T/available_filter_functions" > /dev/null 2>&1 || return 1
@@ -282,7 +286,7 @@ for page in "$MAN"/*.8; do
 			# (a skip only where the test's own look at the kernel finds the feature
 			# named missing: a tool that wrongly says CONFIG_X is a failure)
 			if [ "$trc" = 1 ] && [ -z "$rest" ] && said_absent "$err"; then
-				feature=$(grep -Eo '[^:]*(CONFIG_[A-Z_]+|refuses)[^)]*\)?' "$err" | head -1)
+				feature=$(grep -Eo '[^:]*(CONFIG_[A-Z_]+|refuses|Linux [0-9.]+)[^)]*\)?' "$err" | head -1)
 			else
 				bad="$bad $name exited $trc;"
 			fi
