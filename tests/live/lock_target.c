@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A program for klockstat's live test: real contention on one kernel lock. Waits for
- * START-FILE (a tracer can start), then THREADS writer threads (named "lockt-writer") each
+ * A program for klockstat's live test: real contention on one kernel lock. Waits for SIGUSR1
+ * (the tracers have started), then THREADS writer threads (named "lockt-writer") each
  * write one byte ITERATIONS times to one pipe while as many reader threads ("lockt-reader")
  * read them back: every call takes the pipe's mutex (pipe->mutex), so on two or more CPUs
  * they wait for each other in the kernel. Prints "lock PID" first and "done" at the end.
+ * Until the signal it sleeps in sigwait(): no system call of its own that could wait for a
+ * lock while one tracer has started and another has not (polling for a start file did: a
+ * run that started first counted one wait more).
  *
- *   lock_target START-FILE THREADS ITERATIONS
+ *   lock_target THREADS ITERATIONS
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 static int fds[2];
@@ -59,12 +62,12 @@ static void *reader(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: lock_target START-FILE THREADS ITERATIONS\n");
+	if (argc != 3) {
+		fprintf(stderr, "usage: lock_target THREADS ITERATIONS\n");
 		return 2;
 	}
-	int n = (int)num(argv[2]);
-	iterations = num(argv[3]);
+	int n = (int)num(argv[1]);
+	iterations = num(argv[2]);
 	if (n > 64) {
 		fprintf(stderr, "lock_target: at most 64 threads\n");
 		return 2;
@@ -75,10 +78,19 @@ int main(int argc, char **argv)
 		perror("lock_target: pipe");
 		return 1;
 	}
+	sigset_t go;
+	sigemptyset(&go);
+	sigaddset(&go, SIGUSR1);
+	int sig;
+	if (sigprocmask(SIG_BLOCK, &go, NULL)) {
+		perror("lock_target: sigprocmask");
+		return 1;
+	}
 	printf("lock %d\n", (int)getpid());
-	struct timespec ten = {0, 10000000};
-	while (access(argv[1], F_OK))
-		nanosleep(&ten, NULL);
+	if (sigwait(&go, &sig)) {
+		fprintf(stderr, "lock_target: sigwait failed\n");
+		return 1;
+	}
 	pthread_t t[128];
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&t[2 * i], NULL, writer, NULL) ||

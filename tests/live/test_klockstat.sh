@@ -26,8 +26,7 @@ if [ ! -d "$T/events/lock/contention_begin" ]; then
 fi
 
 [ -x "$LT" ] || { notok "test program $LT missing (make check builds it)"; summary; exit 1; }
-rm -f "$TMP/go"
-"$LT" "$TMP/go" 8 20000 > "$TMP/lock" &
+"$LT" 8 20000 > "$TMP/lock" &
 LP=$!
 wait_line "$TMP/lock" '^lock ' 10 || notok "the test program starts"
 run() { # run NAME ARGS...: klockstat -p of the test program in the background
@@ -49,7 +48,7 @@ if command -v bpftrace > /dev/null 2>&1; then
 	BT=$!
 	wait_line "$TMP/bt.out" '^Attaching' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
 fi
-touch "$TMP/go"
+kill -USR1 $LP
 wait $LP
 check "the test program ran its 16 threads to the end" grep -qx done "$TMP/lock"
 for n in json text folded; do
