@@ -59,7 +59,7 @@ endif
 # Warnings are errors in the project's own checks, not on every user's compiler (another
 # compiler or -O0 warns where ours does not: a false positive must not stop a build):
 # make check, vmcheck-bin and fuzz build with WERROR=1, and CI sets it for every build.
-WARN     := -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral
+WARN     := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wno-format-nonliteral
 WERROR   ?=
 check vmcheck-bin: WERROR = 1
 BUILD_CFLAGS = $(WARN) $(if $(filter 1,$(WERROR)),-Werror) -Icommon $(PKG_INC) \

@@ -568,6 +568,25 @@ __attribute__((constructor)) static void stop_early(void)
 }
 #endif
 
+/* The synopsis and usage lines of the driver's operand kinds. */
+static void operands_usage(const struct tool *tool, struct opt_usage *u, char *help, size_t len)
+{
+	if (tool->operand_kind == TOOL_OPERAND_DURATION) {
+		u->operands = "[duration]";
+		u->operand_help = "   duration    trace for this many seconds, then exit\n";
+	} else if (tool->operand_kind == TOOL_OPERAND_INTERVALS) {
+		char dflt[32] = "one at the end";
+		if (tool->interval_default_s)
+			snprintf(dflt, sizeof(dflt), "%u", tool->interval_default_s);
+		snprintf(help, len,
+			 "   interval    seconds between %s (default %s)\n"
+			 "   count       number of %s, then exit (default: until Ctrl-C)\n",
+			 tool->interval_prints, dflt, tool->interval_prints);
+		u->operands = "[interval [count]]";
+		u->operand_help = help;
+	}
+}
+
 int tool_main(const struct tool *tool, int argc, char **argv)
 {
 	static struct tool_run t;
@@ -587,6 +606,8 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	struct opt_usage u = {tool->name,     tool->opts, driver_opts + (tool->no_cgroup ? 1 : 0),
 			      tool->operands, tool->more, tool->operand_help,
 			      tool->examples};
+	char operand_help[512];
+	operands_usage(tool, &u, operand_help, sizeof(operand_help));
 	/* --exec takes the rest of the command line, wherever it is: its own options are not
 	 * the tool's. */
 	t.child.err = -1;
@@ -605,10 +626,19 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 			break;
 		}
 	int first = opt_parse(argc, argv, &u, shared_option, &t);
+	if (tool->operand_kind == TOOL_OPERAND_DURATION)
+		tool_operand_duration(&t, argc - first, argv + first);
+	if (tool->operand_kind == TOOL_OPERAND_INTERVALS) {
+		tool_operand_interval(&t, argc - first, argv + first);
+		if (!t.o.interval)
+			t.o.interval = tool->interval_default_s * 1000000000ULL;
+	}
 	if (tool->operands_fn)
 		tool->operands_fn(&t, argc - first, argv + first);
-	else if (first < argc)
+	else if (first < argc && tool->operand_kind == TOOL_OPERANDS_OWN)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[first]);
+	if (tool->check)
+		tool->check(&t);
 	if (t.o.pid && t.o.tid)
 		opt_fail("-p and -L exclude each other");
 	if (row_tags_len && !t.o.json)

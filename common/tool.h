@@ -139,12 +139,25 @@ struct tool_opts {
 
 struct tool_run;
 
+/* The operands most tools take, parsed and described by the driver (before operands_fn,
+ * which then only checks what it needs): "[duration]", or "[interval [count]]". */
+enum tool_operand_kind {
+	TOOL_OPERANDS_OWN,	/* operands, operand_help and operands_fn are the tool's */
+	TOOL_OPERAND_DURATION,	/* [duration]: as -d */
+	TOOL_OPERAND_INTERVALS, /* [interval [count]]: what .interval prints, how often */
+};
+
 struct tool {
 	const char *name;
 	const struct opt_spec *opts; /* ends with TOOL_OPT_END */
-	const char *operands;	     /* in the synopsis, after the options */
-	const char *const *more;     /* other synopsis lines, after the name */
-	const char *operand_help;    /* usage lines for the operands */
+	enum tool_operand_kind operand_kind;
+	/* TOOL_OPERAND_INTERVALS: what each interval prints ("tables"), and the interval
+	 * when none is given (0: one at the end). */
+	const char *interval_prints;
+	unsigned interval_default_s;
+	const char *operands;	  /* in the synopsis, after the options */
+	const char *const *more;  /* other synopsis lines, after the name */
+	const char *operand_help; /* usage lines for the operands */
 	const char *const *examples;
 	const char *const *formats; /* events whose formats are loaded at start */
 	/* The tables of its lines (row.h), NULL-terminated: --json-keys lists their keys. */
@@ -156,6 +169,8 @@ struct tool {
 	void (*option)(struct tool_run *t, const struct opt_spec *o, const char *arg);
 	/* The operands (argv[0] .. argv[argc-1]); usage errors exit 2 (opt_fail). */
 	void (*operands_fn)(struct tool_run *t, int argc, char **argv);
+	/* After the command line is parsed (operands too): usage errors (opt_fail) only. */
+	void (*check)(struct tool_run *t);
 	int (*prepare)(struct tool_run *t);
 	/* The instance is made, -p/-L applied, its buffers not yet opened: for what the kernel
 	 * allows only then (a tracer cannot be set while its buffers are read: EBUSY). */
@@ -256,7 +271,7 @@ void tool_watch(struct tool_run *t, pid_t pid, bool thread);
  * NULL without --prom or when the file cannot be made (said once; the run exits 1). */
 struct prom *tool_prom(struct tool_run *t);
 
-/* Operand helpers: "[duration]" and "[interval [count]]". */
+/* Operand helpers: "[duration]" and "[interval [count]]" (the driver's for operand_kind). */
 void tool_operand_duration(struct tool_run *t, int argc, char **argv);
 void tool_operand_interval(struct tool_run *t, int argc, char **argv);
 

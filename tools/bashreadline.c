@@ -81,7 +81,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'v')
 		env.verbose = true;
 	else if (o->key == OPT_BASH)
@@ -231,7 +230,6 @@ static struct pending *pending_for(int tid, uint64_t at, bool line)
 /* The string probe's record: the line. */
 static void on_line(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	struct pending *p = pending_for(tid, (uint64_t)reader_num(rec, env.at_f), true);
 	size_t len = 0;
@@ -255,7 +253,6 @@ static void on_line(struct tep_record *rec, void *ctx)
  * either may come first. */
 static void on_return(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	struct pending *p = pending_for(tid, (uint64_t)reader_num(rec, env.bare_at_f), false);
 	p->have_bare = true;
@@ -270,9 +267,6 @@ static void on_return(struct tep_record *rec, void *ctx)
 /* A loss could leave a line recorded for a return that was lost: forget them. */
 static void on_lost(int cpu, long long n, void *ctx)
 {
-	(void)cpu;
-	(void)n;
-	(void)ctx;
 	pair_clear(&env.pending);
 }
 
@@ -292,14 +286,12 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 /* At the end, what still waits for its other record: a line too long for its own. */
 static bool flush(void *value, void *ctx)
 {
-	(void)ctx;
 	resolve(value);
 	return true;
 }
@@ -317,19 +309,16 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	pair_free(&env.pending);
 }
 
 static const struct tool bashreadline = {
 	.name = "bashreadline",
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

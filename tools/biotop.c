@@ -99,7 +99,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'C':
 	case OPT_CLEAR:
@@ -115,10 +114,9 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	}
 }
 
-static void operands(struct tool_run *t, int argc, char **argv)
+/* The command line parsed: what its options exclude. */
+static void check(struct tool_run *t)
 {
-	t->o.interval = 1000000000ULL; /* bcc's default */
-	tool_operand_interval(t, argc, argv);
 	if (env.clear == CLEAR_ALWAYS && t->o.json)
 		opt_fail("--clear and -j exclude each other (JSON lines are never cleared)");
 }
@@ -358,7 +356,6 @@ static void banner(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	blk_free(&env.b);
 	agg_free(&env.procs);
 	prom_set_free(&env.prom);
@@ -367,14 +364,14 @@ static void cleanup(struct tool_run *t)
 static const struct tool biotop = {
 	.name = "biotop",
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between tables (default 1)\n"
-			"   count       number of tables, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "tables",
+	.interval_default_s = 1,
 	.examples = examples,
 	.formats = (const char *const[]){"block", NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = operands,
+	.check = check,
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,

@@ -94,7 +94,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'D': env.per_disk = true; break;
 	case 'n': env.name = opt_glob(arg, "NAME"); break;
@@ -143,7 +142,6 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 	const struct key *k = key;
 	const struct val *v = val;
 	char dev[24], name[64] = "";
-	(void)count;
 	snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(k->dev), BLK_MINOR(k->dev));
 	if (env.per_disk)
 		blk_dev_name(k->dev, name, sizeof(name));
@@ -278,7 +276,6 @@ static void banner(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	blk_free(&env.b);
 	agg_free(&env.a);
 	prom_set_free(&env.prom);
@@ -288,14 +285,13 @@ static void cleanup(struct tool_run *t)
 static const struct tool bitesize = {
 	.name = "bitesize",
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between histograms (default: once, at the end)\n"
-			"   count       number of intervals, then exit\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "histograms",
+	.interval_default_s = 0,
 	.examples = examples,
 	.formats = (const char *const[]){"block", NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = tool_operand_interval,
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,

@@ -88,17 +88,8 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
-	(void)arg;
 	if (o->key == 'v')
 		env.verbose = true;
-}
-
-static void operands(struct tool_run *t, int argc, char **argv)
-{
-	tool_operand_interval(t, argc, argv);
-	if (!t->o.interval)
-		t->o.interval = 1000000000ULL;
 }
 
 /* --- where each is counted ------------------------------------------------------------------ */
@@ -108,8 +99,6 @@ static void operands(struct tool_run *t, int argc, char **argv)
 static bool listed[ROLES][2];
 static void mark_listed(const char *name, const char *mod, void *ctx)
 {
-	(void)mod;
-	(void)ctx;
 	for (enum role r = 0; r < ROLES; r++)
 		for (int i = 0; i < 2; i++)
 			if (sources[r].func[i] && !strcmp(name, sources[r].func[i]))
@@ -209,7 +198,6 @@ static int prepare(struct tool_run *t)
 
 static void on_event(struct tep_record *rec, void *ctx)
 {
-	(void)rec;
 	((struct counter *)ctx)->count++;
 }
 
@@ -228,7 +216,6 @@ static int setup(struct tool_run *t)
 /* A profile line of one of our kprobes: the calls since the last read. */
 static void hit(const char *name, unsigned long long hits, unsigned long long missed, void *ctx)
 {
-	(void)ctx;
 	for (enum role r = 0; r < ROLES; r++) {
 		struct counter *c = &env.c[r];
 		if (!c->by_hits || strcmp(name, c->probe))
@@ -259,7 +246,6 @@ static void meminfo(long long *buffers, long long *cached)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -356,13 +342,12 @@ static const struct tool cachestat = {
 	.name = "cachestat",
 	.no_cgroup = true,
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between lines (default 1)\n"
-			"   count       lines, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "lines",
+	.interval_default_s = 1,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

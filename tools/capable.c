@@ -134,8 +134,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
-	(void)arg;
 	switch (o->key) {
 	case 'x': env.failed = true; break;
 	case 's': env.stack = true; break;
@@ -183,7 +181,6 @@ static void print_check(struct tep_record *rec, uint64_t ts, int cap, int audit,
 
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
-	(void)ctx;
 	unsigned opts = (unsigned)c->args[3];
 	int audit = env.audit_arg ? opts == 1 : !(opts & 2);
 	int insetid = env.audit_arg ? -1 : !!(opts & 4);
@@ -193,7 +190,6 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 
 static void on_tracepoint(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	print_check(rec, rec->ts, (int)reader_num(rec, env.tp_cap), -1, -1,
 		    (int)reader_num(rec, env.tp_ret), NULL, 0);
 }
@@ -274,7 +270,6 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -287,7 +282,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	funcpair_free(&env.fp);
 	evprint_free(env.stacks);
 	ksym_free(env.ksyms);
@@ -297,14 +291,12 @@ static void cleanup(struct tool_run *t)
 static const struct tool capable = {
 	.name = "capable",
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.formats = (const char *const[]){"capability:cap_capable", NULL},
 	.rows = (const struct row_table *const[]){&table, &evprint_kstack_keys,
 						  &evprint_ustack_keys, NULL},
 	.option = option,
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

@@ -94,7 +94,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'e': env.extended = true; break;
 	case 'm': env.min_ns = opt_decimal(arg, 1e6, "MS", "milliseconds"); break;
@@ -108,7 +107,6 @@ static void on_reclaim_end(const struct tep_record *end, const struct span_start
 			   uint64_t delta, void *data, void *ctx)
 {
 	const struct reclaim *r = data;
-	(void)ctx;
 	if (delta < env.min_ns)
 		return;
 	int tid = tep_data_pid(env.t->s.tep, (struct tep_record *)end);
@@ -205,7 +203,6 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -213,21 +210,18 @@ static void header(struct tool_run *t)
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	span_report(&env.span, "drsnoop", "reclaim ends");
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.span);
 }
 
 static const struct tool drsnoop = {
 	.name = "drsnoop",
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.formats = (const char *const[]){"vmscan:mm_vmscan_direct_reclaim_begin",
 					 "vmscan:mm_vmscan_direct_reclaim_end",
@@ -235,7 +229,6 @@ static const struct tool drsnoop = {
 					 "vmscan:mm_vmscan_memcg_reclaim_end", NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

@@ -173,7 +173,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'l': env.arg = opt_glob(arg, "ARG"); break;
 	case 'n': env.name = opt_glob(arg, "NAME"); break;
@@ -538,7 +537,6 @@ static void print_exec(uint64_t ts, int pid, int call, long long ret, const char
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -709,9 +707,6 @@ static void on_event(struct tep_record *rec, void *ctx)
  * programs' stacks to calls whose exit was. */
 static void lost(int cpu, long long n, void *ctx)
 {
-	(void)cpu;
-	(void)n;
-	(void)ctx;
 	pair_clear(&env.stash);
 	pair_clear(&env.counts);
 	pair_clear(&env.images);
@@ -719,7 +714,6 @@ static void lost(int cpu, long long n, void *ctx)
 
 static void wake(struct tool_run *t, uint64_t now)
 {
-	(void)t;
 	for (int i = 0; i < PENDING; i++)
 		if (env.pend[i].used && env.pend[i].deadline <= now)
 			pending_show(&env.pend[i]);
@@ -894,14 +888,12 @@ static bool libc_failed;
 
 static void libc_made(struct tep_event *ev, int i, void *ctx)
 {
-	(void)i;
 	if (!libc_failed && trace_role(ctx, ev, LIBC, 0, SRC_LIBC))
 		libc_failed = true; /* said on stderr */
 }
 
 static void libc_argv_made(struct tep_event *ev, int i, void *ctx)
 {
-	(void)i;
 	if (!libc_failed && trace_role(ctx, ev, LIBC_ARGV, 0, SRC_LIBC))
 		libc_failed = true;
 }
@@ -982,9 +974,6 @@ static int via_uprobe(void *ctx, const char **why)
 
 static int via_proc(void *ctx, const char **why)
 {
-	struct tool_run *t = ctx;
-	(void)t;
-	(void)why;
 	snprintf(env.what_args, sizeof(env.what_args), "/proc/PID/cmdline");
 	return 0;
 }
@@ -1040,7 +1029,6 @@ static void banner(struct tool_run *t)
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	for (int i = 0; i < PENDING; i++)
 		if (env.pend[i].used)
 			pending_show(&env.pend[i]);
@@ -1061,7 +1049,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	sysc_free(&env.join);
 	pair_free(&env.stash);
 	pair_free(&env.counts);

@@ -95,7 +95,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'x')
 		env.failed = true;
 	else if (o->key == 'p')
@@ -124,7 +123,6 @@ static int exit_status(const struct tep_record *rec, const struct tep_format_fie
 /* exit_group(2): the code of the whole process; the other threads then get SIGKILL. */
 static void on_exit_group(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	struct ending *g = pair_put(&env.groups, (uint64_t)tgid_of(tid), 0);
 	if (!g->has_code && !g->sig) {
@@ -136,7 +134,6 @@ static void on_exit_group(struct tep_record *rec, void *ctx)
 /* exit(2): one thread's own end (pthread_exit). */
 static void on_exit_thread(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	struct ending *e = pair_put(&env.tasks, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
 	e->code = exit_status(rec, env.tcode);
 	e->has_code = true;
@@ -147,7 +144,6 @@ static void on_exit_thread(struct tep_record *rec, void *ctx)
  * what killed it when no SIGKILL was sent. */
 static void on_generate(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int sig = (int)reader_num(rec, env.gen_sig);
 	if (reader_num(rec, env.gen_result) != 0 /* TRACE_SIGNAL_DELIVERED */)
 		return;
@@ -163,7 +159,6 @@ static void on_generate(struct tep_record *rec, void *ctx)
  * killed it (the SIGKILLs the kernel then sends to the other threads are not). */
 static void on_deliver(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int sig = (int)reader_num(rec, env.sig);
 	unsigned long long handler = (unsigned long long)reader_num(rec, env.handler);
 	if (sig != SIGKILL && (handler != 0 /* SIG_DFL */ || strchr("IS", sig_default(sig))))
@@ -241,7 +236,6 @@ static void print(const struct tep_record *rec, int tid, int tgid, const struct 
  * 6.x) or, on kernels without that field, with its main thread. */
 static void on_exit(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	int tgid = tgid_of(tid);
 	bool last = env.group_dead ? reader_num(rec, env.group_dead) != 0 : tid == tgid;
@@ -263,16 +257,12 @@ static void on_exit(struct tep_record *rec, void *ctx)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 /* A loss may hide how something ended: forget what is half known. */
 static void on_lost(int cpu, long long n, void *ctx)
 {
-	(void)cpu;
-	(void)n;
-	(void)ctx;
 	pair_clear(&env.tasks);
 	pair_clear(&env.groups);
 }
@@ -334,7 +324,6 @@ static int setup(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	pair_free(&env.tasks);
 	pair_free(&env.groups);
 }

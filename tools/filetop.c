@@ -132,7 +132,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'a': env.all = true; break;
 	case 'C': env.no_clear = true; break;
@@ -140,13 +139,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 's': env.sort = opt_choice(arg, sort_names, 5, "-s"); break;
 	case OPT_VIA: env.sa.via = opt_choice(arg, ustr_via_names, USTR_BEST, "--via"); break;
 	}
-}
-
-static void operands(struct tool_run *t, int argc, char **argv)
-{
-	tool_operand_interval(t, argc, argv);
-	if (!t->o.interval)
-		t->o.interval = 1000000000ULL;
 }
 
 /* --- the tables ----------------------------------------------------------------------------- */
@@ -177,8 +169,6 @@ static char late_type(int tgid, int fd, const char *path, size_t len)
 
 static void on_open(const struct tep_record *exit, int tid, const struct sysarg_done *d, void *ctx)
 {
-	(void)exit;
-	(void)ctx;
 	if (d->ret < 0)
 		return;
 	int tgid = tgid_of(tid), fd = (int)d->ret;
@@ -263,8 +253,6 @@ static void use(struct fdtab_file *f, int tid, bool write, long long bytes)
 
 static void ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
-	(void)rec;
-	(void)ctx;
 	struct sysc_call *c = call;
 	const long long *a = ((struct args *)sysc_data(c))->a;
 	int tgid = tgid_of(tid);
@@ -311,7 +299,6 @@ static void ended(const struct tep_record *rec, int tid, long long ret, void *ca
  * one that shares it without being a thread (CLONE_FILES alone) makes both unknowable. */
 static void on_newtask(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	unsigned long long flags = (unsigned long long)reader_num(rec, env.newtask_flags);
 	int parent = tgid_of(tep_data_pid(env.t->s.tep, rec)),
 	    child = (int)reader_num(rec, env.newtask_pid);
@@ -327,13 +314,11 @@ static void on_newtask(struct tep_record *rec, void *ctx)
 
 static void on_exec(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	fdtab_exec(&env.tab, (int)reader_num(rec, env.exec_pid));
 }
 
 static void on_task_exit(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = (int)reader_num(rec, env.exit_pid);
 	bool dead = env.exit_dead ? reader_num(rec, env.exit_dead) != 0 : tgid_of(tid) == tid;
 	if (dead)
@@ -342,9 +327,6 @@ static void on_task_exit(struct tep_record *rec, void *ctx)
 
 static void on_lost(int cpu, long long n, void *ctx)
 {
-	(void)cpu;
-	(void)n;
-	(void)ctx;
 	fdtab_forget(&env.tab);
 }
 
@@ -540,7 +522,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	for (size_t i = 0; i < env.nused; i++)
 		fdtab_put(env.used[i]);
 	free(env.used);
@@ -552,13 +533,12 @@ static void cleanup(struct tool_run *t)
 static const struct tool filetop = {
 	.name = "filetop",
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between tables (default 1)\n"
-			"   count       tables, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "tables",
+	.interval_default_s = 1,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
 	.interval = interval,

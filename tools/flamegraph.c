@@ -53,7 +53,6 @@ static const char *const examples[] = {
 
 static void option(const struct opt_spec *o, const char *arg, void *ctx)
 {
-	(void)ctx;
 	switch (o->key) {
 	case 'o': env.output = arg; break;
 	case OPT_TITLE: env.o.title = arg; break;
@@ -141,7 +140,6 @@ static volatile sig_atomic_t reader_gone;
 
 static void on_sigpipe(int sig)
 {
-	(void)sig;
 	reader_gone = 1;
 }
 

@@ -146,7 +146,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc < 1)
 		opt_fail("no PATTERN: which kernel functions? (see -h)");
 	for (int i = 0; i < argc; i++) {
@@ -190,8 +189,6 @@ static void append(const char *name, const char *target)
 
 static void add(const char *name, const char *mod, void *ctx)
 {
-	(void)mod;
-	(void)ctx;
 	bool any = false;
 	for (int g = 0; g < env.nglobs; g++)
 		if (!strchr(env.globs[g], ':') && !fnmatch(env.globs[g], name, 0)) {
@@ -752,7 +749,6 @@ static int prepare(struct tool_run *t)
 
 static void on_call(struct tep_record *rec, void *ctx)
 {
-	(void)rec;
 	env.f[(intptr_t)ctx].count++;
 }
 
@@ -809,7 +805,6 @@ static int setup(struct tool_run *t)
  * added to its function's count. */
 static void hit(const char *name, unsigned long long hits, unsigned long long missed, void *ctx)
 {
-	(void)ctx;
 	int i, pid;
 	if (sscanf(name, "fc%d_%d", &i, &pid) != 2 || pid != (int)getpid() || i < 0 || i >= env.n)
 		return;
@@ -1033,7 +1028,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	for (int i = 0; i < env.n; i++) {
 		free(env.f[i].name);
 		free(env.f[i].target);

@@ -124,7 +124,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc < 1)
 		opt_fail("no FUNC: below which kernel function? (see -h)");
 	if (argc > 1)

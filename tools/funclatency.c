@@ -90,7 +90,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc < 1)
 		opt_fail("no FUNC: which function? (see -h)");
 	if (argc > 1)
@@ -154,7 +153,6 @@ static struct keyed *keyed(const char *key)
 
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
-	(void)ctx;
 	uint64_t ns = c->ns, v = env.nanos ? ns : ns / (env.millis ? 1000000 : 1000);
 	struct hist_log2 *h = &env.h;
 	uint64_t *sum = &env.ns;
@@ -352,7 +350,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	funcpair_free(&env.fp);
 	free(env.tab);
 	prom_set_free(&env.prom);

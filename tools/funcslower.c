@@ -69,7 +69,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'a')
 		env.fp.nargs = (int)opt_int(arg, 1, FUNCPAIR_MAX_ARGS, "argument count");
 	else if (o->key == OPT_USER_SPACE)
@@ -82,7 +81,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc < 2)
 		opt_fail(argc ? "no USECS: slower than how many microseconds? (see -h)" :
 				"no FUNC: which function? (see -h)");
@@ -147,7 +145,6 @@ static int prepare(struct tool_run *t)
 
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
-	(void)ctx;
 	uint64_t ns = c->ns;
 	if (ns < env.min_ns)
 		return;
@@ -210,7 +207,6 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -222,7 +218,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	funcpair_free(&env.fp);
 	evprint_free(env.stacks);
 	ksym_free(env.ksyms);

@@ -48,13 +48,11 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	tracer_option(&env.tr, o, arg);
 }
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc < 1)
 		opt_fail("no PATTERN: which kernel functions? (see -h)");
 	/* set_ftrace_filter also takes commands (mod:, !, :traceon): only names and globs */
@@ -80,7 +78,6 @@ static void sym(struct trace_seq *s, unsigned long long addr)
 
 static int print_call(struct trace_seq *s, struct tep_record *rec, struct tep_event *ev, void *ctx)
 {
-	(void)ctx;
 	unsigned long long ip, parent;
 	if (tep_get_field_val(NULL, ev, "ip", rec, &ip, 0) ||
 	    tep_get_field_val(NULL, ev, "parent_ip", rec, &parent, 0))
@@ -94,7 +91,6 @@ static int print_call(struct trace_seq *s, struct tep_record *rec, struct tep_ev
 /* How many functions each glob matches (ctx: one count per glob). */
 static void count_match(const char *name, const char *mod, void *ctx)
 {
-	(void)mod;
 	int *matched = ctx;
 	for (int g = 0; g < env.nglobs; g++)
 		if (!fnmatch(env.globs[g], name, 0))

@@ -152,7 +152,6 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -164,7 +163,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	for (int i = 0; i < NFUNCS; i++)
 		funcpair_free(&env.fp[i]);
 }
@@ -172,11 +170,9 @@ static void cleanup(struct tool_run *t)
 static const struct tool gethostlatency = {
 	.name = "gethostlatency",
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&table, NULL},
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

@@ -48,13 +48,12 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	irq_parse_opt(&env.o, o->key, arg);
 }
 
-static void operands(struct tool_run *t, int argc, char **argv)
+/* The command line parsed: what its options exclude. */
+static void check(struct tool_run *t)
 {
-	tool_operand_interval(t, argc, argv);
 	irq_check_opts(&env.o);
 }
 
@@ -87,7 +86,6 @@ static int prepare(struct tool_run *t)
 
 static void on_entry(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	size_t len;
 	const char *name = reader_str(rec, env.name, &len);
 	int irq = (int)reader_num(rec, env.entry_irq);
@@ -102,7 +100,6 @@ static void on_entry(struct tep_record *rec, void *ctx)
 
 static void on_exit(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	irq_end(&env.st, rec, (int)reader_num(rec, env.exit_irq));
 }
 
@@ -151,7 +148,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	irq_free(&env.st);
 }
 
@@ -159,14 +155,14 @@ static const struct tool hardirqs = {
 	.name = "hardirqs",
 	.no_cgroup = true,
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between tables (default: one at the end)\n"
-			"   count       number of tables, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "tables",
+	.interval_default_s = 0,
 	.examples = examples,
 	.formats = (const char *const[]){"irq:irq_handler_entry", "irq:irq_handler_exit", NULL},
 	.rows = irq_hard_rows,
 	.option = option,
-	.operands_fn = operands,
+	.check = check,
 	.prepare = prepare,
 	.setup = setup,
 	.interval = interval,

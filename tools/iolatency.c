@@ -68,7 +68,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'D')
 		env.per_disk = true;
 	else if (o->key == 'm')
@@ -77,12 +76,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.heatmap = arg;
 	else
 		blk_parse_opt(&env.blk, o->key, arg);
-}
-
-static void operands(struct tool_run *t, int argc, char **argv)
-{
-	t->o.interval = 1000000000ULL;
-	tool_operand_interval(t, argc, argv);
 }
 
 static struct disk *disk_of(uint32_t dev)
@@ -100,7 +93,6 @@ static struct disk *disk_of(uint32_t dev)
 
 static void on_io(const struct blk_io *io, void *ctx)
 {
-	(void)ctx;
 	struct disk *d = disk_of(io->dev);
 	if (!d) {
 		env.dropped++;
@@ -299,7 +291,6 @@ static void banner(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	blk_free(&env.b);
 	prom_set_free(&env.prom);
 	heat_free(env.heat);
@@ -311,14 +302,13 @@ static void cleanup(struct tool_run *t)
 static const struct tool iolatency = {
 	.name = "iolatency",
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between histograms (default 1)\n"
-			"   count       number of histograms, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "histograms",
+	.interval_default_s = 1,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&tables[0], &tables[1], NULL},
 	.formats = (const char *const[]){"block", NULL},
 	.option = option,
-	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,

@@ -76,7 +76,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'm': env.min_ns = opt_decimal(arg, 1e6, "MS", "milliseconds"); break;
 	case 'n': env.name = opt_glob(arg, "NAME"); break;
@@ -98,7 +97,6 @@ static void on_io(const struct blk_io *io, void *ctx)
 		return;
 	char dev[24];
 	snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(io->dev), BLK_MINOR(io->dev));
-	(void)t;
 	row_begin(&env.row, io->end_ns);
 	row_float(&env.row, io->start_ns / 1e9);
 	row_float(&env.row, io->end_ns / 1e9);
@@ -144,19 +142,16 @@ static void banner(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	blk_report(&env.b, "iosnoop");
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	blk_free(&env.b);
 	member_free(&env.of_pid);
 }
@@ -164,13 +159,11 @@ static void cleanup(struct tool_run *t)
 static const struct tool iosnoop = {
 	.name = "iosnoop",
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.formats = (const char *const[]){"block", NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,

@@ -157,7 +157,6 @@ static int parse_signal(const char *s)
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'x': env.failed = true; break;
 	case 's': env.names = true; break;
@@ -211,7 +210,6 @@ static void signal_columns(struct row *r, int sig)
 /* A call ended: the signal, its target, the result. */
 static void print_call(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
-	(void)ctx;
 	struct sysc_call *c = call;
 	const struct sent *s = sysc_data(c);
 	const struct call *what = &calls[c->kind];
@@ -264,7 +262,6 @@ static const char *result_name(long long r)
 
 static void on_generate(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	int sig = (int)reader_num(rec, env.g_sig);
 	long long result = reader_num(rec, env.g_result);
@@ -283,7 +280,6 @@ static void on_generate(struct tep_record *rec, void *ctx)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(env.kernel ? &env.signals : &env.calls);
 }
 
@@ -358,7 +354,6 @@ static int setup(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	sysc_free(&env.join);
 }
 

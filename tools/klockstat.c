@@ -128,16 +128,15 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case OPT_TOP: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
 	case OPT_FOLDED: env.folded = true; break;
 	}
 }
 
-static void operands(struct tool_run *t, int argc, char **argv)
+/* The command line parsed: what its options exclude. */
+static void check(struct tool_run *t)
 {
-	tool_operand_interval(t, argc, argv);
 	if (env.folded && t->o.json)
 		opt_fail("--folded prints folded lines: not with -j");
 	if (env.folded && t->o.interval)
@@ -237,7 +236,6 @@ static int skip_trace_frames(const unsigned long long *k, int nk)
 /* Per begin: a hash look-up (and, for the first of a wait, its stack read). */
 static void on_begin(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	uint64_t addr = (uint64_t)reader_num(rec, env.b_addr);
 	bool fresh;
@@ -279,8 +277,6 @@ static void add(struct agg *a, const void *key, uint64_t ns)
 static void waited(const struct tep_record *end, const struct span_start *start, uint64_t ns,
 		   void *data, void *ctx)
 {
-	(void)start;
-	(void)ctx;
 	struct wait *w = data;
 	struct lock_key k = {(uint64_t)reader_num(end, env.e_addr), w->flags};
 	add(&env.locks, &k, ns);
@@ -299,7 +295,6 @@ static void waited(const struct tep_record *end, const struct span_start *start,
 
 static void on_end(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	span_end(&env.waits, rec, (uint64_t)tid, (uint64_t)reader_num(rec, env.e_addr), rec->ts);
 }
@@ -518,7 +513,6 @@ static int setup(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.waits);
 	agg_free(&env.locks);
 	agg_free(&env.callers);
@@ -530,14 +524,14 @@ static void cleanup(struct tool_run *t)
 static const struct tool klockstat = {
 	.name = "klockstat",
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between tables (default: one at the end)\n"
-			"   count       number of tables, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "tables",
+	.interval_default_s = 0,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},
 	.rows = (const struct row_table *const[]){&lock_table, &caller_table, NULL},
 	.option = option,
-	.operands_fn = operands,
+	.check = check,
 	.prepare = prepare,
 	.setup = setup,
 	.interval = interval,

@@ -50,7 +50,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'F')
 		env.force = true;
 	else
@@ -59,7 +58,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc == 0)
 		opt_fail("no probe given: 'p:FUNC' (see -h)");
 	env.def = argv[0];

@@ -243,7 +243,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'x': env.failed = true; break;
 	case OPT_VIA: env.sa.via = opt_choice(arg, ustr_via_names, USTR_BEST, "--via"); break;
@@ -338,7 +337,6 @@ static void key_str(const struct sysarg_done *d, int slot)
 
 static void on_call(const struct tep_record *exit, int tid, const struct sysarg_done *d, void *ctx)
 {
-	(void)ctx;
 	if (env.failed && d->ret >= 0)
 		return;
 	const struct call *c = &calls[d->call];
@@ -385,19 +383,16 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	sysarg_report(&env.sa);
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	sysarg_free(&env.sa);
 	if (env.text_f)
 		fclose(env.text_f);
@@ -407,15 +402,13 @@ static void cleanup(struct tool_run *t)
 static const struct tool mountsnoop = {
 	.name = "mountsnoop",
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.formats = (const char *const[]){"syscalls:sys_enter_mount", "syscalls:sys_exit_mount",
 					 "syscalls:sys_enter_umount", "syscalls:sys_exit_umount",
 					 NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = tool_operand_duration,
 	.setup = setup,
 	.header = header,
 	.end = end,

@@ -140,7 +140,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'k': env.kernel_only = true; break;
 	case 'm': env.min_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
@@ -212,7 +211,6 @@ static void out_of_memory(void)
 static void on_back(const struct tep_record *end, const struct span_start *st, uint64_t ns,
 		    void *data, void *ctx)
 {
-	(void)ctx;
 	const struct out *o = data;
 	if (ns < env.min_ns) {
 		env.short_ones++;
@@ -267,8 +265,6 @@ static void join_ustacks(void)
 
 static void wake(struct tool_run *t, uint64_t now)
 {
-	(void)t;
-	(void)now;
 	if (env.perf_ustack)
 		join_ustacks();
 }
@@ -305,7 +301,6 @@ static void from_schedule(struct out *o)
 
 static void on_switch(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	long long prev = reader_num(rec, env.se.prev_pid), next = reader_num(rec, env.se.next_pid);
 	env.seen_ns = rec->ts;
 	/* A switch not recorded: the task that left unseen has no start (its switch in is
@@ -477,7 +472,6 @@ static void frames(const char *stack, bool kernel, void (*fn)(const char *f, siz
 
 static void text_frame(const char *f, size_t n, void *ctx)
 {
-	(void)ctx;
 	printf("    %.*s\n", (int)n, f);
 }
 
@@ -619,7 +613,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.s);
 	swstack_free(&env.sw);
 	free(env.backs);

@@ -231,7 +231,6 @@ static void print_kill(struct tep_record *rec, bool marked, int victim, const ch
 
 static void on_victim(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int victim = (int)reader_num(rec, env.pid);
 	if (env.comm) {
 		size_t len = 0;
@@ -244,7 +243,6 @@ static void on_victim(struct tep_record *rec, void *ctx)
 
 static void on_chosen(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	struct chosen *c = pair_put(&env.chosen, (uint64_t)tid, 0);
 	c->pages = reader_num(rec, env.pages);
@@ -254,7 +252,6 @@ static void on_chosen(struct tep_record *rec, void *ctx)
 /* Before 4.13: the SIGKILL a task sends after the kprobe names the victim. */
 static void on_signal(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	if (!pair_get(&env.chosen, (uint64_t)tid, 0))
 		return;
@@ -352,18 +349,15 @@ static void banner(struct tool_run *t)
 	if (!env.kprobe_ev)
 		fprintf(stderr, "oomkill: no kprobes in this kernel (CONFIG_KPROBE_EVENTS): PAGES "
 				"unknown (-)\n");
-	(void)t;
 }
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	pair_free(&env.chosen);
 	if (env.kmsg >= 0)
 		close(env.kmsg);
@@ -373,12 +367,10 @@ static const struct tool oomkill = {
 	.name = "oomkill",
 	.no_cgroup = true,
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.formats = (const char *const[]){"oom:mark_victim", "signal:signal_generate", NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
-	.operands_fn = tool_operand_duration,
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,

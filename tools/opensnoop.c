@@ -144,7 +144,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'e': env.extended = true; break;
 	case 'x': env.failed = true; break;
@@ -154,7 +153,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc > 0) {
 		env.pattern = opt_glob(argv[0], "PATTERN");
 		env.glob = strpbrk(env.pattern, "*?[") != NULL;
@@ -275,7 +273,6 @@ static void print_open(const struct tep_record *rec, int tid, long long ret, voi
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -515,7 +512,6 @@ static int setup(struct tool_run *t)
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	if (env.via == USTR_UPROBE && env.join.span.unpaired)
 		fprintf(stderr,
 			"opensnoop: %llu opens without the C library's open functions were "
@@ -532,7 +528,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	sysc_free(&env.join);
 }
 

@@ -117,7 +117,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'C': env.cpu = (int)opt_int(arg, 0, 4095, "CPU"); break;
 	case 'c':
@@ -437,7 +436,6 @@ static struct {
 
 static void hold(const struct perf_event_header *h, const void *body, size_t len, void *ctx)
 {
-	(void)ctx;
 	if (batch.n == batch.cap) {
 		size_t cap = batch.cap ? batch.cap * 2 : 1024;
 		struct held *m = realloc(batch.h, cap * sizeof(*m));
@@ -508,8 +506,6 @@ static void drain(void)
 
 static void wake(struct tool_run *t, uint64_t now)
 {
-	(void)t;
-	(void)now;
 	drain();
 }
 
@@ -686,7 +682,6 @@ static void frames(const char *stack, bool kernel, void (*fn)(const char *f, siz
 
 static void text_frame(const char *f, size_t n, void *ctx)
 {
-	(void)ctx;
 	printf("    %.*s\n", (int)n, f);
 }
 
@@ -862,7 +857,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	perfev_close(&env.pe);
 	perfev_close(&env.off);
 	folded_free(env.offfold);

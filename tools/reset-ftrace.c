@@ -50,7 +50,6 @@ static const char *const examples[] = {
 
 static void option(const struct opt_spec *o, const char *arg, void *ctx)
 {
-	(void)ctx;
 	switch (o->key) {
 	case 'o': env.output = arg; break;
 	case 'f': env.force = true; break;

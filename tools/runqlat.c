@@ -52,7 +52,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'k': env.sh.key = histset_key_of(arg); break;
 	case 'm': env.sh.millis = true; break;
@@ -61,9 +60,9 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	}
 }
 
-static void operands(struct tool_run *t, int argc, char **argv)
+/* The command line parsed: what its options exclude. */
+static void check(struct tool_run *t)
 {
-	tool_operand_interval(t, argc, argv);
 	spanhist_check(&env.sh, env.per_process);
 }
 
@@ -102,20 +101,17 @@ static int setup(struct tool_run *t)
 
 static int interval(struct tool_run *t, uint64_t now)
 {
-	(void)t;
 	return spanhist_interval(&env.sh, now);
 }
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	spanhist_end(&env.sh, "switches");
 	sched_chain_report(&env.se.chain, "runqlat", 0, "the wait of the task switched in unseen");
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	spanhist_free(&env.sh);
 	sched_chain_free(&env.se.chain);
 }
@@ -124,13 +120,13 @@ static const struct tool runqlat = {
 	.name = "runqlat",
 	.no_cgroup = true,
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between histograms (default: one at the end)\n"
-			"   count       number of histograms, then exit\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "histograms",
+	.interval_default_s = 0,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&histset_rows, NULL},
 	.option = option,
-	.operands_fn = operands,
+	.check = check,
 	.prepare = prepare,
 	.setup = setup,
 	.interval = interval,

@@ -78,14 +78,12 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == OPT_VIA)
 		env.via = (enum via)(opt_choice(arg, via_names, 2, "HOW") + 1);
 }
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	env.min_ns = 10000 * 1000ULL;
 	if (argc > 0)
 		env.min_ns = (uint64_t)opt_int(argv[0], 0, UINT32_MAX, "USECS") * 1000;
@@ -120,9 +118,6 @@ static void print(const struct tep_record *rec, int tid, const char *comm, size_
 static void on_wait(const struct tep_record *end, const struct span_start *st, uint64_t ns,
 		    void *data, void *ctx)
 {
-	(void)st;
-	(void)data;
-	(void)ctx;
 	if (ns < env.min_ns)
 		return;
 	size_t len = 0, plen = 0;
@@ -135,7 +130,6 @@ static void on_wait(const struct tep_record *end, const struct span_start *st, u
 /* Paired in the kernel: the slow waits only (the pair event's filter). */
 static void on_pair(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	uint64_t t0 = (uint64_t)reader_num(rec, env.k.t0),
 		 ns = (uint64_t)reader_num(rec, env.k.lat);
 	size_t len = 0, plen = 0;
@@ -205,13 +199,11 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	if (env.how == VIA_USER) {
 		span_report(&env.s, "runqslower", "switches");
 		sched_chain_report(&env.se.chain, "runqslower", 0,
@@ -222,7 +214,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.s);
 	span_kernel_free(&env.k);
 	sched_chain_free(&env.se.chain);

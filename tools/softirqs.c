@@ -62,13 +62,12 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	irq_parse_opt(&env.o, o->key, arg);
 }
 
-static void operands(struct tool_run *t, int argc, char **argv)
+/* The command line parsed: what its options exclude. */
+static void check(struct tool_run *t)
 {
-	tool_operand_interval(t, argc, argv);
 	irq_check_opts(&env.o);
 }
 
@@ -126,7 +125,6 @@ static struct irq_row *row_of(const struct tep_record *rec, unsigned vec)
 
 static void on_entry(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	unsigned vec = (unsigned)reader_num(rec, env.entry_vec);
 	if (env.o.counts)
 		irq_count(&env.st, row_of(rec, vec));
@@ -138,13 +136,11 @@ static void on_entry(struct tep_record *rec, void *ctx)
 
 static void on_exit(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	irq_end(&env.st, rec, (int)reader_num(rec, env.exit_vec));
 }
 
 static void on_raise(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	unsigned vec = (unsigned)reader_num(rec, env.raise_vec);
 	bool in_softirq = reader_num(rec, env.raise_flags) & FLAG_SOFTIRQ;
 	irq_raise(&env.st, rec, (int)vec, row_of(rec, vec), in_softirq);
@@ -184,7 +180,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	irq_free(&env.st);
 	irq_names_free(env.names, MAX_VEC);
 }
@@ -193,15 +188,15 @@ static const struct tool softirqs = {
 	.name = "softirqs",
 	.no_cgroup = true,
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between tables (default: one at the end)\n"
-			"   count       number of tables, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "tables",
+	.interval_default_s = 0,
 	.examples = examples,
 	.formats = (const char *const[]){"irq:softirq_entry", "irq:softirq_exit",
 					 "irq:softirq_raise", NULL},
 	.rows = irq_soft_rows,
 	.option = option,
-	.operands_fn = operands,
+	.check = check,
 	.prepare = prepare,
 	.setup = setup,
 	.interval = interval,

@@ -111,7 +111,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'e': env.extended = true; break;
 	case 'x': env.failed = true; break;
@@ -180,7 +179,6 @@ static void path_column(const char *path, size_t len, const struct sysarg_strinf
 
 static void on_call(const struct tep_record *exit, int tid, const struct sysarg_done *d, void *ctx)
 {
-	(void)ctx;
 	if (env.failed && d->ret >= 0)
 		return;
 	size_t len = 0;
@@ -223,27 +221,23 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	sysarg_report(&env.sa);
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	sysarg_free(&env.sa);
 }
 
 static const struct tool statsnoop = {
 	.name = "statsnoop",
 	.opts = options,
-	.operands = "[duration]",
-	.operand_help = "   duration    trace for this many seconds, then exit\n",
+	.operand_kind = TOOL_OPERAND_DURATION,
 	.examples = examples,
 	.formats =
 		(const char *const[]){"syscalls:sys_enter_newstat", "syscalls:sys_exit_newstat",
@@ -254,7 +248,6 @@ static const struct tool statsnoop = {
 				      "syscalls:sys_exit_statfs", NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = tool_operand_duration,
 	.setup = setup,
 	.header = header,
 	.end = end,

@@ -140,7 +140,6 @@ static int parse_errno(const char *s)
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'e': env.errnum = parse_errno(arg); break;
 	case 'L': env.latency = true; break;
@@ -149,11 +148,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case OPT_TOP: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
 	case OPT_USER_SPACE: env.user = true; break;
 	}
-}
-
-static void operands(struct tool_run *t, int argc, char **argv)
-{
-	tool_operand_interval(t, argc, argv);
 }
 
 /* --- output --------------------------------------------------------------------------------- */
@@ -312,7 +306,6 @@ static void count(struct tool_run *t, long long nr, int tid, uint64_t ns)
 
 static void on_sys_exit(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	long long ret = reader_num(rec, env.exit_ret);
 	if (env.ret_here && ret != -env.errnum)
@@ -325,7 +318,6 @@ static void on_sys_exit(struct tep_record *rec, void *ctx)
 
 static void on_sys_enter(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	sysc_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts,
 		   (int)reader_num(rec, env.enter_id));
 }
@@ -348,8 +340,6 @@ static struct kernel_calls {
 
 static void add_kernel_call(const char *sys, const char *ev, void *ctx)
 {
-	(void)sys;
-	(void)ctx;
 	if (kcalls.n == kcalls.cap) {
 		int cap = kcalls.cap ? kcalls.cap * 2 : 512;
 		char **more = realloc(kcalls.name, (size_t)cap * sizeof(*more));
@@ -562,7 +552,6 @@ static void banner(struct tool_run *t)
 
 static int interval(struct tool_run *t, uint64_t now)
 {
-	(void)t;
 	char when[16];
 	out_wallclock(now, when);
 	if (env.hist)
@@ -582,7 +571,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	for (int i = 0; i < kcalls.n; i++)
 		free(kcalls.name[i]);
 	free(kcalls.name);
@@ -599,14 +587,13 @@ static void cleanup(struct tool_run *t)
 static const struct tool syscount = {
 	.name = "syscount",
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between tables (default: one table at the end)\n"
-			"   count       number of tables, then exit\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "tables",
+	.interval_default_s = 0,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&tables[0], &tables[1], &tables[2], &tables[3],
 						  NULL},
 	.option = option,
-	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,

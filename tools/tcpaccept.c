@@ -91,7 +91,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'n': env.name = opt_glob(arg, "NAME"); break;
 	case 'p': env.pid = opt_live_pid(arg); break;
@@ -130,8 +129,6 @@ static void print(uint64_t ts, int pid, int tid, const char *comm, const struct 
 static void accepted(const struct tep_record *end, const struct span_start *start, uint64_t delta,
 		     void *data, void *ctx)
 {
-	(void)start;
-	(void)ctx;
 	struct open *o = data;
 	struct tool_run *t = env.t;
 	int tid = tep_data_pid(t->s.tep, (struct tep_record *)end);
@@ -142,7 +139,6 @@ static void accepted(const struct tep_record *end, const struct span_start *star
 
 static void on_accept(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	unsigned long long sk = (unsigned long long)reader_num(rec, env.accept_sk);
 	if (sk)
 		span_end(&env.opens, rec, sk, 0, rec->ts);
@@ -150,7 +146,6 @@ static void on_accept(struct tep_record *rec, void *ctx)
 
 static void on_state(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	long long old = reader_num(rec, env.st.oldstate), new = reader_num(rec, env.st.newstate);
 	struct sock_tuple tup;
 	sock_tuple_read(&env.st.f, rec, &tup);
@@ -246,13 +241,11 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	if (env.unnamed)
 		fprintf(stderr,
 			"tcpaccept: %llu connections to a port whose listening process was not "
@@ -263,7 +256,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.opens);
 	sock_listeners_free(&env.listeners);
 	sock_states_free(&env.st);

@@ -102,7 +102,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'c': env.count = true; break;
 	case 'n': env.name = opt_glob(arg, "NAME"); break;
@@ -148,7 +147,6 @@ static void print(uint64_t start, const struct attempt *a, const struct sock_tup
 static void on_connect_end(const struct tep_record *end, const struct span_start *start,
 			   uint64_t delta, void *data, void *ctx)
 {
-	(void)ctx;
 	struct attempt *a = data;
 	struct sock_tuple tup;
 	char b[16];
@@ -159,7 +157,6 @@ static void on_connect_end(const struct tep_record *end, const struct span_start
 
 static void on_state(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	unsigned long long sk = sock_skaddr(&env.st.f, rec);
 	long long old = reader_num(rec, env.st.oldstate), new = reader_num(rec, env.st.newstate);
 	if (new == env.st.syn_sent) {
@@ -220,7 +217,6 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	if (!env.count)
 		row_header(&env.row);
 }
@@ -255,8 +251,6 @@ static int by_time(const void *a, const void *b)
 
 static void print_count(const void *key, uint64_t count, const void *val, void *ctx)
 {
-	(void)val;
-	(void)ctx;
 	const struct count_key *k = key;
 	char s[SOCK_ADDRSTRLEN], d[SOCK_ADDRSTRLEN];
 	row_begin(&env.row, 0);
@@ -288,7 +282,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.connects);
 	if (env.count)
 		agg_free(&env.counts);

@@ -109,8 +109,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
-	(void)arg;
 	if (o->key == 's')
 		env.stack = true;
 	else if (o->key == OPT_ALL_IP)
@@ -120,11 +118,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
 		   void *data, void *ctx)
 {
-	(void)end;
-	(void)start;
-	(void)delta;
-	(void)data;
-	(void)ctx;
 }
 
 static bool tcp_function(const char *f)
@@ -217,8 +210,6 @@ static void flush_held(int cpu)
 
 static void on_lost(int cpu, long long n, void *ctx)
 {
-	(void)n;
-	(void)ctx;
 	if (cpu < 0)
 		for (int i = 0; i < env.ncpus; i++)
 			flush_held(i);
@@ -229,7 +220,6 @@ static void on_lost(int cpu, long long n, void *ctx)
 
 static void on_state(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	flush_held(rec->cpu);
 	sock_known_update(&env.st, &env.socks, rec);
 	/* A connect: its first SYN is sent by this thread before connect() returns, right
@@ -243,7 +233,6 @@ static void on_state(struct tep_record *rec, void *ctx)
 /* A reset sent in reply to a packet: the packet's ends, from this host's side. */
 static void on_reset(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	flush_held(rec->cpu);
 	unsigned long long skb = (unsigned long long)reader_num(rec, env.reset_skb);
 	if (!skb)
@@ -262,7 +251,6 @@ static void on_reset(struct tep_record *rec, void *ctx)
  */
 static void on_retrans(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	if (rec->cpu < 0 || rec->cpu >= env.ncpus)
 		return;
 	struct drop *d = &env.held[rec->cpu];
@@ -282,7 +270,6 @@ static void on_retrans(struct tep_record *rec, void *ctx)
 
 static void on_kfree(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	struct tool_run *t = env.t;
 	flush_held(rec->cpu);
 	struct drop d = {0};
@@ -445,7 +432,6 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -465,7 +451,6 @@ static void wake(struct tool_run *t, uint64_t now)
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	for (int i = 0; i < env.ncpus; i++)
 		flush_held(i);
 	if (env.without_ends)
@@ -477,7 +462,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	free(env.held);
 	pair_free(&env.connecting);
 	span_free(&env.socks);

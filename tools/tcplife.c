@@ -123,7 +123,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'D': sock_ports_parse(&env.rports, arg, "PORT"); break;
 	case 'L': sock_ports_parse(&env.lports, arg, "PORT"); break;
@@ -136,8 +135,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 static void closed(const struct tep_record *end, const struct span_start *start, uint64_t delta,
 		   void *data, void *ctx)
 {
-	(void)start;
-	(void)ctx;
 	struct life *l = data;
 	/* A passive open's socket closed before ESTABLISHED was no session: the kernel made it
 	 * and let it go (5.10 under two vCPUs: a second child for one request, destroyed). */
@@ -192,7 +189,6 @@ static void own_task(struct life *l, enum owner o, struct tep_record *rec)
 
 static void on_state(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	long long old = reader_num(rec, env.st.oldstate), new = reader_num(rec, env.st.newstate);
 	unsigned long long sk = sock_skaddr(&env.st.f, rec);
 	struct sock_tuple tup;
@@ -243,7 +239,6 @@ static void on_state(struct tep_record *rec, void *ctx)
 
 static void on_accept(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	struct span_start *s =
 		span_find(&env.lives, (unsigned long long)reader_num(rec, env.accept_sk), 0);
 	if (s)
@@ -336,19 +331,16 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void end(struct tool_run *t)
 {
-	(void)t;
 	span_report(&env.lives, "tcplife", "sessions closed");
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.lives);
 	sock_listeners_free(&env.listeners);
 	sock_states_free(&env.st);

@@ -90,8 +90,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
-	(void)arg;
 	if (o->key == 'c')
 		env.count = true;
 	else if (o->key == 'l')
@@ -133,7 +131,6 @@ static void print(uint64_t ts, const struct sock_tuple *tup, const char *type, c
 
 static void on_retrans(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	struct sock_tuple tup;
 	char b[16];
 	sock_tuple_read(&env.fr, rec, &tup);
@@ -143,7 +140,6 @@ static void on_retrans(struct tep_record *rec, void *ctx)
 
 static void on_synack(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	struct sock_tuple tup;
 	sock_tuple_read(&env.fs, rec, &tup);
 	/* A listener's request (its socket's state is NEW_SYN_RECV): the handshake's SYN_RECV. */
@@ -152,7 +148,6 @@ static void on_synack(struct tep_record *rec, void *ctx)
 
 static void on_tlp(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	struct span_start *s =
 		span_find(&env.socks, (unsigned long long)reader_num(rec, env.tlp_sk), 0);
 	if (!s) {
@@ -166,18 +161,12 @@ static void on_tlp(struct tep_record *rec, void *ctx)
 
 static void on_state(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	sock_known_update(&env.st, &env.socks, rec);
 }
 
 static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
 		   void *data, void *ctx)
 {
-	(void)end;
-	(void)start;
-	(void)delta;
-	(void)data;
-	(void)ctx;
 }
 
 static int prepare(struct tool_run *t)
@@ -268,15 +257,12 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	if (!env.count)
 		row_header(&env.row);
 }
 
 static void print_count(const void *key, uint64_t count, const void *val, void *ctx)
 {
-	(void)val;
-	(void)ctx;
 	const struct flow *f = key;
 	char a[SOCK_ADDRSTRLEN], b[SOCK_ADDRSTRLEN];
 	struct row *r = &env.row;
@@ -324,7 +310,6 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	if (env.tlp_ev)
 		span_free(&env.socks);
 	if (env.count)

@@ -80,7 +80,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case 'D': sock_ports_parse(&env.rports, arg, "PORT"); break;
 	case 'L': sock_ports_parse(&env.lports, arg, "PORT"); break;
@@ -92,16 +91,10 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
 		   void *data, void *ctx)
 {
-	(void)end;
-	(void)start;
-	(void)delta;
-	(void)data;
-	(void)ctx;
 }
 
 static void on_state(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	struct tool_run *t = env.t;
 	long long old = reader_num(rec, env.st.oldstate), new = reader_num(rec, env.st.newstate);
 	unsigned long long sk = sock_skaddr(&env.st.f, rec);
@@ -173,13 +166,11 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	span_free(&env.last);
 	sock_states_free(&env.st);
 }

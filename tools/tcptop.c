@@ -124,7 +124,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	switch (o->key) {
 	case '4':
 	case '6':
@@ -137,12 +136,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'p': env.pid = opt_live_pid(arg); break;
 	case 'r': env.maxrows = opt_int(arg, 0, 1LL << 30, "MAXROWS"); break;
 	}
-}
-
-static void operands(struct tool_run *t, int argc, char **argv)
-{
-	t->o.interval = 1000000000ULL; /* bcc's default */
-	tool_operand_interval(t, argc, argv);
 }
 
 /* --- the ends of sockets -------------------------------------------------------------------- */
@@ -172,7 +165,6 @@ static void name_life(struct name *n, const struct sock_tuple *tup)
  * at its close), its end at CLOSE. */
 static void on_state(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	long long new = reader_num(rec, env.st.newstate);
 	uint64_t sk = sock_skaddr(&env.st.f, rec);
 	if (!sk || new == env.st.listen)
@@ -193,7 +185,6 @@ static void on_state(struct tep_record *rec, void *ctx)
 /* A receive (tcp_rcv_space_adjust): names a socket made before tracing. */
 static void on_adjust(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	uint64_t sk = sock_skaddr(&env.fadjust, rec);
 	if (!sk)
 		return;
@@ -208,9 +199,6 @@ static void on_adjust(struct tep_record *rec, void *ctx)
 /* Lost events: a socket closed and its address reused in the gap would keep the old ends. */
 static void on_lost(int cpu, long long n, void *ctx)
 {
-	(void)cpu;
-	(void)n;
-	(void)ctx;
 	pair_clear(&env.names);
 	if (env.kprobes)
 		pair_clear(&env.copied);
@@ -265,7 +253,6 @@ static void on_bytes(struct tep_record *rec, void *ctx)
 /* A receive begins: what tcp_cleanup_rbuf says next is counted from 0. */
 static void on_recvmsg(struct tep_record *rec, void *ctx)
 {
-	(void)ctx;
 	uint64_t *copied = pair_put(&env.copied, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
 	*copied = 0;
 }
@@ -318,7 +305,6 @@ struct lines {
 
 static void collect(const void *key, uint64_t calls, const void *val, void *ctx)
 {
-	(void)calls;
 	struct lines *l = ctx;
 	struct line *x = &l->v[l->n++];
 	memcpy(&x->k, key, sizeof(x->k));
@@ -424,7 +410,6 @@ static void end_text(int family, const unsigned char *a, unsigned port, char *bu
 
 static bool closed_name(void *value, void *ctx)
 {
-	(void)ctx;
 	return ((struct name *)value)->closed;
 }
 
@@ -617,7 +602,6 @@ static void banner(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	(void)t;
 	agg_free(&env.conns);
 	pair_free(&env.names);
 	if (env.kprobes)
@@ -630,14 +614,13 @@ static const struct tool tcptop = {
 	.name = "tcptop",
 	.no_cgroup = true,
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between tables (default 1)\n"
-			"   count       number of tables, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "tables",
+	.interval_default_s = 1,
 	.examples = examples,
 	.formats = (const char *const[]){NULL},
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,

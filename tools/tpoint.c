@@ -41,7 +41,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'l')
 		env.list = true;
 	else
@@ -50,7 +49,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (argc > 0)
 		env.spec = argv[0];
 	else if (!env.list)
@@ -64,7 +62,6 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 static void print_one(const char *sys, const char *ev, void *ctx)
 {
-	(void)ctx;
 	printf("%s:%s\n", sys, ev);
 }
 
@@ -76,7 +73,6 @@ static struct names {
 
 static void find_event(const char *sys, const char *name, void *ctx)
 {
-	(void)ctx;
 	if (found.n == found.cap) {
 		size_t cap = found.cap ? found.cap * 2 : 64;
 		char **s = realloc(found.sys, cap * sizeof(*s));

@@ -46,7 +46,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'F')
 		env.force = true;
 	else if (o->key == 'l')
@@ -77,7 +76,6 @@ static int list_usdt(const struct sdt_probe *p, void *ctx)
 /* -l needs no tracefs: it lists here and ends the run. */
 static void operands(struct tool_run *t, int argc, char **argv)
 {
-	(void)t;
 	if (env.list) {
 		char path[PATH_MAX];
 		if (argc > 0)

@@ -71,7 +71,6 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
 	if (o->key == 'l')
 		env.list = true;
 	else if (o->key == 's')
@@ -214,7 +213,6 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 static int match(const struct sdt_probe *p, void *ctx)
 {
-	(void)ctx;
 	if (fnmatch(env.provider, p->note.provider, 0) || fnmatch(env.name, p->note.name, 0))
 		return 0;
 	if (env.nsites < MAX_SITES)

@@ -68,17 +68,8 @@ static const char *const examples[] = {
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
-	(void)t;
-	(void)arg;
 	if (o->key == 'v')
 		env.verbose = true;
-}
-
-static void operands(struct tool_run *t, int argc, char **argv)
-{
-	tool_operand_interval(t, argc, argv);
-	if (!t->o.interval)
-		t->o.interval = 1000000000ULL;
 }
 
 /* Text: per second, as bcc's vfsstat; JSON: the interval's counts and its length, exact. */
@@ -183,7 +174,6 @@ static int setup(struct tool_run *t)
 
 static void header(struct tool_run *t)
 {
-	(void)t;
 	row_header(&env.row);
 }
 
@@ -218,13 +208,12 @@ static void end(struct tool_run *t)
 static const struct tool vfsstat = {
 	.name = "vfsstat",
 	.opts = options,
-	.operands = "[interval [count]]",
-	.operand_help = "   interval    seconds between lines (default 1)\n"
-			"   count       lines, then exit (default: until Ctrl-C)\n",
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "lines",
+	.interval_default_s = 1,
 	.examples = examples,
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
-	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,

@@ -73,7 +73,6 @@ void *pair_put(struct pair_table *t, uint64_t k1, uint64_t k2)
 
 void pair_del(struct pair_table *t, void *value)
 {
-	(void)t;
 	((struct pair_head *)value - 1)->age = 0;
 }
 

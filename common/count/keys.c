@@ -480,7 +480,6 @@ static void prom_row(const void *keyp, uint64_t count, const void *val, void *ct
 	struct prom_ctx *c = ctx;
 	struct keys *k = c->k;
 	const unsigned char *key = keyp;
-	(void)val;
 	int idx;
 	memcpy(&idx, key, sizeof(idx));
 	char labels[2048], name[160], value[512];

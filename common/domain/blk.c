@@ -127,7 +127,6 @@ static void completed(const struct tep_record *rec, const struct span_start *st,
 {
 	struct blk *b = ctx;
 	const struct inflight *in = data;
-	(void)delta;
 	struct blk_io io = {
 		.start_ns = st->ts,
 		.end_ns = rec->ts,

@@ -138,7 +138,6 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 	struct histset *s = c->s;
 	const struct key *k = key;
 	const struct histset_val *v = val;
-	(void)count;
 	c->n++;
 	if (c->t->prom && s->prom_name)
 		prom_add(s, k, v);

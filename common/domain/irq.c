@@ -292,7 +292,6 @@ struct irq_row *irq_row(struct irq_stats *st, int num, int cpu, const char *name
 
 void irq_count(struct irq_stats *st, struct irq_row *row)
 {
-	(void)st;
 	if (row)
 		row->count++;
 }
@@ -303,8 +302,6 @@ static void add(const struct tep_record *end, const struct span_start *start, ui
 {
 	struct irq_stats *st = ctx;
 	struct irq_row *row = *(struct irq_row **)data;
-	(void)end;
-	(void)start;
 	if (!row)
 		return;
 	row->count++;
@@ -569,8 +566,6 @@ void irq_print(struct irq_stats *st, struct tool_run *t, uint64_t now)
 /* Every start still in the table: runs under way (raises pending) at the stop. */
 static bool any(void *value, void *ctx)
 {
-	(void)value;
-	(void)ctx;
 	return true;
 }
 

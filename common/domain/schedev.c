@@ -189,7 +189,6 @@ long long sched_chain_seen(struct sched_chain *c, int cpu, long long tid, long l
 void sched_chain_lost(int cpu, long long n, void *ctx)
 {
 	struct sched_chain *c = ctx;
-	(void)n;
 	for (int i = 0; i < c->ncpus; i++)
 		if (cpu < 0 || i == cpu)
 			c->cpu[i].to = SCHED_UNKNOWN;

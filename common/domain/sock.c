@@ -298,8 +298,6 @@ int sock_kprobe_args(char *buf, size_t len, const char *reg)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 #else
 	(void)buf;
-	(void)len;
-	(void)reg;
 	return -1;
 #endif
 }

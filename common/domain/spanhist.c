@@ -63,8 +63,6 @@ static int slot_of(uint64_t v)
 void spanhist_done(const struct tep_record *end, const struct span_start *st, uint64_t ns,
 		   void *data, void *ctx)
 {
-	(void)ns;
-	(void)data;
 	struct spanhist *sh = ctx;
 	size_t len = 0;
 	const char *comm = reader_str(end, sh->end_comm, &len);

@@ -68,7 +68,6 @@ void sysarg_str_info(const struct sysarg *sa, const struct sysarg_done *d, int i
 		     struct sysarg_strinfo *info)
 {
 	const struct call_data *cd = (const struct call_data *)d;
-	(void)sa;
 	*info = (struct sysarg_strinfo){.len = SIZE_MAX};
 	if (i < 0 || i >= SYSARG_MAX_STRS)
 		return;
@@ -340,9 +339,6 @@ int sysarg_kprobe_fetch(int arg, bool regs, char *out, size_t len)
 	return 0;
 #else
 	(void)arg;
-	(void)regs;
-	(void)out;
-	(void)len;
 	return -1;
 #endif
 }
@@ -454,7 +450,6 @@ static int via_eprobe(void *ctx, const char **why)
 static void uprobe_made(struct tep_event *ev, int i, void *ctx)
 {
 	struct sysarg *sa = ctx;
-	(void)i;
 	if (!sa->failed_trace && enable_role(sa, ev, SYSARG_LIBC, -1))
 		sa->failed_trace = true; /* said on stderr */
 }

@@ -361,7 +361,6 @@ struct missed {
 static void ret_missed(const char *name, unsigned long long hits, unsigned long long missed,
 		       void *ctx)
 {
-	(void)hits;
 	struct missed *m = ctx;
 	if (!strcmp(name, m->name))
 		m->n = missed;

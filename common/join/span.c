@@ -110,7 +110,6 @@ static bool of_cpu(void *value, void *ctx)
 void span_lost(int cpu, long long n, void *ctx)
 {
 	struct span *s = ctx;
-	(void)n;
 	s->losses++;
 	if (s->loss == SPAN_LOSS_CPU && cpu >= 0)
 		s->cleared += pair_del_if(&s->starts, of_cpu, &cpu);

@@ -12,8 +12,6 @@ static void call_ended(const struct tep_record *exit, const struct span_start *s
 		       uint64_t delta_ns, void *data, void *ctx)
 {
 	struct sysc *j = ctx;
-	(void)delta_ns;
-	(void)data;
 	j->ended(exit, j->tid, j->ret, (struct sysc_call *)start, j->ctx);
 }
 

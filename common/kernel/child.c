@@ -181,7 +181,6 @@ int child_release(struct child *c, const char *tool)
 {
 	child_continue(c, 1);
 	c->released = true;
-	(void)tool;
 	return 0;
 }
 

@@ -236,8 +236,6 @@ int probe_args_compat(const char *args, char type, const char *target, unsigned 
 	bool user_reads = uprobe;
 	static const char *const wrappers[][2] = {{NULL, NULL}};
 #endif
-	(void)regs;
-	(void)uprobe;
 	size_t o = 0;
 	int changed = 0;
 	for (const char *p = args; *p;) {

@@ -165,8 +165,6 @@ void comm_on_newtask(struct tep_record *rec, void *ctx)
 void comm_on_lost(int cpu, long long n, void *ctx)
 {
 	struct comm_table *t = ctx;
-	(void)cpu;
-	(void)n;
 	if (t->e)
 		memset(t->e, 0, (size_t)(t->mask + 1) * sizeof(*t->e));
 	t->used = 0;

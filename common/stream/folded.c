@@ -222,7 +222,6 @@ struct lines {
 
 static void collect(const void *key, uint64_t count, const void *val, void *ctx)
 {
-	(void)key;
 	struct lines *ls = ctx;
 	const char *s;
 	memcpy(&s, val, sizeof(s));
