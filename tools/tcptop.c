@@ -55,6 +55,7 @@ static struct env {
 	uint64_t lives; /* the last life numbered */
 	struct row row;
 	struct prom_set prom; /* --prom: every row's bytes from the start (count tx, sum rx) */
+	uint64_t prom_lost;   /* rows not kept for --prom: out of memory */
 } env = {.maxrows = 20};
 
 /*
@@ -450,11 +451,17 @@ static void prom_rows(struct tool_run *t, const struct lines *l)
 			prom_labels(labels, sizeof(labels), "pid", pid, "comm", comm, "ip", ip,
 				    "laddr", la, "lport", lp, "raddr", ra, "rport", rp, NULL));
 		if (!ps) {
-			env.not_kept++;
+			env.prom_lost++;
 			continue;
 		}
 		ps->count += x->b.tx;
 		ps->sum += x->b.rx;
+	}
+	if (env.prom_lost) {
+		fprintf(stderr,
+			"tcptop: WARNING: %llu rows not counted in --prom's file (out of memory)\n",
+			(unsigned long long)env.prom_lost);
+		env.prom_lost = 0;
 	}
 	struct prom *p = tool_prom(t);
 	if (!p)
