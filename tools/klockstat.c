@@ -51,6 +51,7 @@ static struct env {
 	uint64_t waits_n, folded_ns, stackless;
 	struct row lrow, crow;
 	struct prom_set prom_locks, prom_callers; /* --prom: waits and ns from the start */
+	uint64_t prom_lost;			  /* rows not kept for --prom: out of memory */
 } env = {.top = 10};
 
 /* A wait in progress: from its thread's first contention_begin on the lock to the end. */
@@ -405,7 +406,7 @@ static void prom_add(const struct lines *l, bool locks)
 		struct prom_series *ps =
 			prom_series(locks ? &env.prom_locks : &env.prom_callers, labels);
 		if (!ps) {
-			env.not_kept += x->count;
+			env.prom_lost++;
 			continue;
 		}
 		ps->count += x->count;
@@ -506,6 +507,13 @@ static int interval(struct tool_run *t, uint64_t now)
 		return 1;
 	if (t->prom)
 		prom_write(t);
+	if (env.prom_lost) {
+		fprintf(stderr,
+			"klockstat: WARNING: %llu rows not counted in --prom's file (out "
+			"of memory)\n",
+			(unsigned long long)env.prom_lost);
+		env.prom_lost = 0;
+	}
 	if (env.not_kept) {
 		fprintf(stderr, "klockstat: WARNING: %llu waits not counted (out of memory)\n",
 			(unsigned long long)env.not_kept);
