@@ -24,6 +24,7 @@
 #include "stream/comm.h"
 #include "domain/fdtab.h"
 #include "base/out.h"
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "domain/sysarg.h"
@@ -95,6 +96,8 @@ static struct env {
 	size_t nused, capused;
 	uint64_t unnamed; /* calls on descriptors not seen made, this run */
 	struct row row;
+	struct prom_set prom[2]; /* --prom: every shown file's reads, writes from the start */
+	uint64_t prom_lost;	 /* rows not kept for --prom: out of memory */
 } env = {.rows = 20,
 	 .sa = {.calls = opens,
 		.ncalls = 4,
@@ -119,6 +122,7 @@ static const struct opt_spec options[] = {
 	 "how to read paths: kprobe, eprobe or uprobe (default: the best the\nkernel offers)", 0},
 	TOOL_JSON_KEYS,
 	TOOL_EXEC,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -127,6 +131,7 @@ static const char *const examples[] = {
 	"filetop -a -C 5           # every 5 seconds, all types, the screen not cleared",
 	"filetop -s reads -r 10    # the 10 files read most often",
 	"filetop -p 181 -j 1 10 > f.json  # PID 181's, ten seconds of JSON lines",
+	"filetop -C --prom filetop.prom 15 > /dev/null # counters for node_exporter",
 	NULL,
 };
 
@@ -464,6 +469,54 @@ static bool shown(const struct fdtab_file *f)
 	return env.all || f->type == 'R' || (f->type == '?' && !f->unnamed);
 }
 
+/* --prom: a file's interval added to its series (by process, name, type and path): reads
+ * and their bytes in one set, writes and theirs in the other, the same labels in both. */
+static void prom_add(const struct fdtab_file *f)
+{
+	/* a path of PATH_MAX bytes, each escaped to at most 3 (U+FFFD) */
+	static char labels[3 * PATH_MAX + 256];
+	char pid[16], type[2] = {f->type, 0};
+	char comm[sizeof(f->comm) + 1];
+	snprintf(pid, sizeof(pid), "%d", f->tgid);
+	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(f->comm), f->comm);
+	/* the name is len bytes and a NUL: one with a NUL in it (never a path) is cut there */
+	prom_labels(labels, sizeof(labels), "pid", pid, "comm", comm, "type", type, "file", f->name,
+		    NULL);
+	struct prom_series *r = prom_series(&env.prom[0], labels),
+			   *w = r ? prom_series(&env.prom[1], labels) : NULL;
+	if (!w) {
+		env.prom_lost++;
+		return;
+	}
+	r->count += f->reads;
+	r->sum += f->rbytes;
+	w->count += f->writes;
+	w->sum += f->wbytes;
+}
+
+/* --prom: the totals written, four counters a file. */
+static void prom_write(struct tool_run *t)
+{
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	static const char *const names[] = {
+		"ftrace_tools_filetop_reads_total", "ftrace_tools_filetop_writes_total",
+		"ftrace_tools_filetop_read_bytes_total", "ftrace_tools_filetop_write_bytes_total"};
+	static const char *const helps[] = {
+		"Read calls that returned, by process, file type and file.",
+		"Write calls that returned, by process, file type and file.",
+		"Bytes those reads returned.", "Bytes those writes returned."};
+	for (int k = 0; k < 4; k++) {
+		const struct prom_set *set = &env.prom[k % 2];
+		prom_family(p, names[k], "counter", helps[k]);
+		for (size_t i = 0; i < set->n; i++)
+			prom_uint(p, names[k], set->s[i]->labels,
+				  k < 2 ? set->s[i]->count : set->s[i]->sum);
+	}
+	prom_commit(p);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	char when[16], type[2] = "";
@@ -480,6 +533,8 @@ static int interval(struct tool_run *t, uint64_t now)
 	long long printed = 0;
 	for (size_t i = 0; i < env.nused; i++) {
 		struct fdtab_file *f = env.used[i];
+		if (t->prom && shown(f))
+			prom_add(f);
 		if (shown(f) && (!env.rows || printed < env.rows)) {
 			printed++;
 			struct row *r = &env.row;
@@ -509,6 +564,15 @@ static int interval(struct tool_run *t, uint64_t now)
 		fdtab_put(f);
 	}
 	env.nused = 0;
+	if (t->prom)
+		prom_write(t);
+	if (env.prom_lost) {
+		fprintf(stderr,
+			"filetop: WARNING: %llu files not counted in --prom's file (out "
+			"of memory)\n",
+			(unsigned long long)env.prom_lost);
+		env.prom_lost = 0;
+	}
 	fflush(stdout);
 	return 0;
 }
@@ -528,6 +592,8 @@ static void cleanup(struct tool_run *t)
 	sysarg_free(&env.sa);
 	sysc_free(&env.join);
 	fdtab_free(&env.tab);
+	prom_set_free(&env.prom[0]);
+	prom_set_free(&env.prom[1]);
 }
 
 static const struct tool filetop = {

@@ -20,6 +20,7 @@
 #include "stream/folded.h"
 #include "stream/ksym.h"
 #include "base/out.h"
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "join/span.h"
@@ -49,6 +50,8 @@ static struct env {
 	 * no line), said at the end: the lines' sum is checked against it */
 	uint64_t waits_n, folded_ns, stackless;
 	struct row lrow, crow;
+	struct prom_set prom_locks, prom_callers; /* --prom: waits and ns from the start */
+	uint64_t prom_lost;			  /* rows not kept for --prom: out of memory */
 } env = {.top = 10};
 
 /* A wait in progress: from its thread's first contention_begin on the lock to the end. */
@@ -114,6 +117,7 @@ static const struct opt_spec options[] = {
 	 "the waiting kernel stacks as folded lines for flame graphs:\ncomm;frames NANOSECONDS", 0},
 	TOOL_JSON_KEYS,
 	{OPT_TOP, "top", "N", "print the N largest rows of each table (default 10; 0: all)", 0},
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -123,6 +127,7 @@ static const char *const examples[] = {
 	"klockstat --top 3 -p 181  # the 3 largest of PID 181's waits",
 	"klockstat --folded -d 10 > locks.folded  # waiting stacks for flamegraph",
 	"klockstat -j -d 5         # as JSON lines",
+	"klockstat --prom locks.prom 15 > /dev/null # counters for node_exporter",
 	NULL,
 };
 
@@ -141,6 +146,8 @@ static void check(struct tool_run *t)
 		opt_fail("--folded prints folded lines: not with -j");
 	if (env.folded && t->o.interval)
 		opt_fail("--folded prints the stacks once, at the end: no interval");
+	if (env.folded && t->prom_path)
+		opt_fail("--folded prints stacks, not the tables --prom writes: not with --prom");
 }
 
 /* --- the flags' names ----------------------------------------------------------------------- */
@@ -346,6 +353,91 @@ static void times(struct row *r, const struct line *x)
 	row_uint(r, x->s.total_ns / x->count);
 }
 
+/* A lock's name: its symbol+offset (true) when a static one the kernel names, else its
+ * address (false). */
+static bool lock_name(uint64_t addr, char *name, size_t len)
+{
+	unsigned long long off = 0;
+	const char *sym = env.data_all ? ksym_find(env.data, addr, &off) : NULL;
+	if (sym && off >= 1 << 16)
+		sym = NULL; /* past the last variable named: not one of them */
+	if (sym)
+		snprintf(name, len, off ? "%s+0x%llx" : "%s", sym, off);
+	else
+		snprintf(name, len, "0x%llx", (unsigned long long)addr);
+	return sym != NULL;
+}
+
+/* A caller's name: symbol+offset, else its address; false when there is none (no stack). */
+static bool caller_name(uint64_t addr, char *name, size_t len)
+{
+	unsigned long long off = 0;
+	const char *sym = addr && env.text ? ksym_find(env.text, addr, &off) : NULL;
+	if (sym)
+		snprintf(name, len, "%s+0x%llx", sym, off);
+	else
+		snprintf(name, len, "0x%llx", (unsigned long long)addr);
+	return addr != 0;
+}
+
+/* --prom: a table's rows (all of them, not only the --top first) added to the totals, by
+ * lock (its address, symbol and kind of wait) or by caller, each as -j names it ("" where
+ * -j has null). */
+static void prom_add(const struct lines *l, bool locks)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct line *x = &l->v[i];
+		char labels[1024], name[600], addr[24], flags[200];
+		if (locks) {
+			bool named = lock_name(x->key[0], name, sizeof(name));
+			snprintf(addr, sizeof(addr), "0x%llx", (unsigned long long)x->key[0]);
+			prom_labels(labels, sizeof(labels), "lock_addr", addr, "symbol",
+				    named ? name : "", "flags",
+				    flag_text(x->key[1], flags, sizeof(flags)), NULL);
+		} else {
+			bool any = caller_name(x->key[0], name, sizeof(name));
+			prom_labels(labels, sizeof(labels), "caller", any ? name : "", NULL);
+		}
+		struct prom_series *ps =
+			prom_series(locks ? &env.prom_locks : &env.prom_callers, labels);
+		if (!ps) {
+			env.prom_lost++;
+			continue;
+		}
+		ps->count += x->count;
+		ps->sum += x->s.total_ns;
+	}
+}
+
+/* --prom: the file written, two counters a lock and two a caller. */
+static void prom_write(struct tool_run *t)
+{
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	static const char *const names[] = {"ftrace_tools_klockstat_lock_waits_total",
+					    "ftrace_tools_klockstat_lock_wait_seconds_total",
+					    "ftrace_tools_klockstat_caller_waits_total",
+					    "ftrace_tools_klockstat_caller_wait_seconds_total"};
+	static const char *const helps[] = {
+		"Kernel lock waits ended, by lock (address, symbol) and kind of wait.",
+		"Seconds of those waits, added up.",
+		"Kernel lock waits ended, by the waiting stack's first function outside the "
+		"locking and scheduling code.",
+		"Seconds of those waits, added up."};
+	for (int f = 0; f < 4; f++) {
+		const struct prom_set *set = f < 2 ? &env.prom_locks : &env.prom_callers;
+		prom_family(p, names[f], "counter", helps[f]);
+		for (size_t i = 0; i < set->n; i++)
+			if (f % 2)
+				prom_scaled(p, names[f], set->s[i]->labels, set->s[i]->sum,
+					    PROM_NS);
+			else
+				prom_uint(p, names[f], set->s[i]->labels, set->s[i]->count);
+	}
+	prom_commit(p);
+}
+
 static int print_table(struct tool_run *t, struct agg *a, size_t keysize, bool locks,
 		       const char *when)
 {
@@ -357,6 +449,8 @@ static int print_table(struct tool_run *t, struct agg *a, size_t keysize, bool l
 	}
 	agg_sorted(a, collect, &l);
 	qsort(l.v, l.n, sizeof(*l.v), by_total);
+	if (t->prom)
+		prom_add(&l, locks);
 	struct row *r = locks ? &env.lrow : &env.crow;
 	if (!t->o.json) {
 		row_header(r);
@@ -367,39 +461,21 @@ static int print_table(struct tool_run *t, struct agg *a, size_t keysize, bool l
 	for (size_t i = 0; i < shown; i++) {
 		const struct line *x = &l.v[i];
 		char name[600], flags[200];
-		unsigned long long off = 0;
 		row_begin(r, 0);
 		row_word(r, when);
 		if (locks) {
-			const char *sym =
-				env.data_all ? ksym_find(env.data, x->key[0], &off) : NULL;
-			if (sym && off >= 1 << 16)
-				sym = NULL; /* past the last variable named: not one of them */
-			if (sym)
-				snprintf(name, sizeof(name), off ? "%s+0x%llx" : "%s", sym, off);
-			else
-				snprintf(name, sizeof(name), "0x%llx",
-					 (unsigned long long)x->key[0]);
+			bool named = lock_name(x->key[0], name, sizeof(name));
 			row_word(r, name);
 			row_hex(r, x->key[0]);
-			if (sym)
+			if (named)
 				row_word(r, name);
 			else
 				row_none(r);
 			row_word(r, flag_text(x->key[1], flags, sizeof(flags)));
+		} else if (caller_name(x->key[0], name, sizeof(name))) {
+			row_word(r, name);
 		} else {
-			const char *sym =
-				x->key[0] && env.text ? ksym_find(env.text, x->key[0], &off) : NULL;
-			if (sym) {
-				snprintf(name, sizeof(name), "%s+0x%llx", sym, off);
-				row_word(r, name);
-			} else if (x->key[0]) {
-				snprintf(name, sizeof(name), "0x%llx",
-					 (unsigned long long)x->key[0]);
-				row_word(r, name);
-			} else {
-				row_none(r);
-			}
+			row_none(r);
 		}
 		row_uint(r, x->count);
 		times(r, x);
@@ -424,6 +500,15 @@ static int interval(struct tool_run *t, uint64_t now)
 		putchar('\n');
 	if (print_table(t, &env.callers, sizeof(uint64_t), false, when))
 		return 1;
+	if (t->prom)
+		prom_write(t);
+	if (env.prom_lost) {
+		fprintf(stderr,
+			"klockstat: WARNING: %llu rows not counted in --prom's file (out "
+			"of memory)\n",
+			(unsigned long long)env.prom_lost);
+		env.prom_lost = 0;
+	}
 	if (env.not_kept) {
 		fprintf(stderr, "klockstat: WARNING: %llu waits not counted (out of memory)\n",
 			(unsigned long long)env.not_kept);
@@ -444,6 +529,8 @@ static void end(struct tool_run *t)
 		fputc('\n', stderr);
 	} else if (!t->o.interval || (!t->last_interval && (env.locks.used || env.callers.used)))
 		interval(t, reader_now());
+	else if (t->prom && !t->intervals) /* stopped before the first table: a file all the same */
+		prom_write(t);
 	span_report(&env.waits, "klockstat", "waits ended");
 }
 
@@ -516,6 +603,8 @@ static void cleanup(struct tool_run *t)
 	span_free(&env.waits);
 	agg_free(&env.locks);
 	agg_free(&env.callers);
+	prom_set_free(&env.prom_locks);
+	prom_set_free(&env.prom_callers);
 	folded_free(env.fold);
 	ksym_free(env.text);
 	ksym_free(env.data);

@@ -26,6 +26,7 @@
 #include "base/out.h"
 #include "base/pair.h"
 #include "kernel/probe.h"
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "domain/sock.h"
@@ -53,6 +54,8 @@ static struct env {
 	uint64_t losses;
 	uint64_t lives; /* the last life numbered */
 	struct row row;
+	struct prom_set prom; /* --prom: every row's bytes from the start (count tx, sum rx) */
+	uint64_t prom_lost;   /* rows not kept for --prom: out of memory */
 } env = {.maxrows = 20};
 
 /*
@@ -110,6 +113,7 @@ static const struct opt_spec options[] = {
 	{'p', NULL, "PID", "only this process (any of its threads)", 0},
 	{'r', NULL, "MAXROWS", "print at most MAXROWS rows a table (default 20; 0: all)", 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -119,6 +123,7 @@ static const char *const examples[] = {
 	"tcptop -r 5 1 10         # the top 5, ten times",
 	"tcptop -6 -p 181         # the IPv6 connections of PID 181",
 	"tcptop -j 1 5 > top.json # five tables as JSON lines",
+	"tcptop -C --prom tcptop.prom 15 > /dev/null # counters for node_exporter",
 	NULL,
 };
 
@@ -408,6 +413,59 @@ static void end_text(int family, const unsigned char *a, unsigned port, char *bu
 	snprintf(buf, len, family == 6 ? "[%s]:%u" : "%s:%u", s, port);
 }
 
+/* --prom: the interval's rows (all of them, not only the -r first) added to the totals, by
+ * process and ends ("" where not known: the connections of a process not named are one
+ * series), and the file written: two counters. */
+static void prom_rows(struct tool_run *t, const struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct line *x = &l->v[i];
+		const struct sock_tuple *tup = x->b.named ? &x->b.tup : NULL;
+		char labels[512], pid[16], ip[4], comm[sizeof(x->k.comm) + 1];
+		char la[SOCK_ADDRSTRLEN] = "", ra[SOCK_ADDRSTRLEN] = "", lp[8] = "", rp[8] = "";
+		snprintf(pid, sizeof(pid), "%d", (int)x->k.pid);
+		snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(x->k.comm), x->k.comm);
+		snprintf(ip, sizeof(ip), "%d", tup ? tup->family : x->k.family);
+		if (tup) {
+			sock_ntop(tup->family, tup->saddr, la, sizeof(la));
+			sock_ntop(tup->family, tup->daddr, ra, sizeof(ra));
+			snprintf(lp, sizeof(lp), "%u", tup->sport);
+			snprintf(rp, sizeof(rp), "%u", tup->dport);
+		}
+		struct prom_series *ps = prom_series(
+			&env.prom,
+			prom_labels(labels, sizeof(labels), "pid", pid, "comm", comm, "ip", ip,
+				    "laddr", la, "lport", lp, "raddr", ra, "rport", rp, NULL));
+		if (!ps) {
+			env.prom_lost++;
+			continue;
+		}
+		ps->count += x->b.tx;
+		ps->sum += x->b.rx;
+	}
+	if (env.prom_lost) {
+		fprintf(stderr,
+			"tcptop: WARNING: %llu rows not counted in --prom's file (out of memory)\n",
+			(unsigned long long)env.prom_lost);
+		env.prom_lost = 0;
+	}
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	static const char *const names[] = {"ftrace_tools_tcptop_sent_bytes_total",
+					    "ftrace_tools_tcptop_received_bytes_total"};
+	static const char *const helps[] = {
+		"TCP bytes sent (what sendmsg returned), by process and connection.",
+		"TCP bytes received (what recvmsg returned), by process and connection."};
+	for (int f = 0; f < 2; f++) {
+		prom_family(p, names[f], "counter", helps[f]);
+		for (size_t i = 0; i < env.prom.n; i++)
+			prom_uint(p, names[f], env.prom.s[i]->labels,
+				  f ? env.prom.s[i]->sum : env.prom.s[i]->count);
+	}
+	prom_commit(p);
+}
+
 static bool closed_name(void *value, void *ctx)
 {
 	return ((struct name *)value)->closed;
@@ -427,6 +485,8 @@ static int interval(struct tool_run *t, uint64_t now)
 	name_from_proc(&l);
 	keep_family(&l);
 	qsort(l.v, l.n, sizeof(*l.v), by_total);
+	if (t->prom)
+		prom_rows(t, &l);
 	if (!t->o.json) {
 		if (env.clearing)
 			fputs("\033[H\033[2J", stdout); /* what clear(1) writes for xterm */
@@ -484,6 +544,8 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval && env.conns.used)
 		interval(t, reader_now());
+	else if (t->prom && !t->intervals) /* stopped before the first table: a file all the same */
+		prom_rows(t, &(struct lines){NULL, 0});
 	if (env.losses)
 		fprintf(stderr, "tcptop: the ends learnt were forgotten at %llu losses of events\n",
 			(unsigned long long)env.losses);
@@ -603,6 +665,7 @@ static void banner(struct tool_run *t)
 static void cleanup(struct tool_run *t)
 {
 	agg_free(&env.conns);
+	prom_set_free(&env.prom);
 	pair_free(&env.names);
 	if (env.kprobes)
 		pair_free(&env.copied);

@@ -16,6 +16,7 @@
 
 #include <event-parse.h>
 
+#include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "join/sysc.h"
@@ -49,13 +50,14 @@ static struct env {
 	uint64_t count[KINDS]; /* this interval */
 	uint64_t since;	       /* the interval's start, trace clock */
 	struct row row;
+	uint64_t totals[KINDS]; /* --prom: the counts from the start */
 } env;
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,	TOOL_JSON("one JSON object per interval"),
 	TOOL_PID,	{'v', NULL, NULL, "say which calls are counted how, then exit", 0},
 	TOOL_JSON_KEYS, TOOL_EXEC,
-	TOOL_OPT_END,
+	TOOL_PROM,	TOOL_OPT_END,
 };
 
 static const char *const examples[] = {
@@ -63,6 +65,7 @@ static const char *const examples[] = {
 	"vfsstat 5 3           # every 5 seconds, three times",
 	"vfsstat -p 181        # PID 181's calls",
 	"vfsstat -j 1 10 > v.json  # ten seconds of JSON lines",
+	"vfsstat --prom vfs.prom 15 > /dev/null # counters for node_exporter",
 	NULL,
 };
 
@@ -177,6 +180,31 @@ static void header(struct tool_run *t)
 	row_header(&env.row);
 }
 
+/* --prom: the interval's counts added to the totals, and the file written: a counter per
+ * kind, as -j's members (a create is also an open: they are not parts of one sum). */
+static void prom_write(struct tool_run *t)
+{
+	static const char *const helps[KINDS] = {
+		"read, pread64, readv, preadv and preadv2 calls.",
+		"write, pwrite64, writev, pwritev and pwritev2 calls.",
+		"creat calls, and open and openat calls with O_CREAT.",
+		"open, openat, openat2 and creat calls.",
+		"fsync and fdatasync calls.",
+		"unlink calls, and unlinkat calls without AT_REMOVEDIR."};
+	for (int k = 0; k < KINDS; k++)
+		env.totals[k] += env.count[k];
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	for (int k = 0; k < KINDS; k++) {
+		char name[64];
+		snprintf(name, sizeof(name), "ftrace_tools_vfsstat_%s_total", kind_names[k]);
+		prom_family(p, name, "counter", helps[k]);
+		prom_uint(p, name, NULL, env.totals[k]);
+	}
+	prom_commit(p);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	/* The calls made up to now, not those the reader has yet to see. */
@@ -194,6 +222,8 @@ static int interval(struct tool_run *t, uint64_t now)
 	for (int k = 0; k < KINDS; k++)
 		row_uint(w, env.count[k]);
 	row_end(w);
+	if (t->prom)
+		prom_write(t);
 	memset(env.count, 0, sizeof(env.count));
 	env.since = now;
 	return 0;

@@ -34,7 +34,7 @@ trap 'finish; exit 1' INT TERM HUP
 
 # promcmp.py SOURCE JSON METRIC KEYS VALUE [SCALE [RES [SLACK]]]: the series METRIC of SOURCE
 # (a file or an http:// URL) are exactly the rows of the -j output JSON: labels from the JSON members KEYS
-# (comma-separated, "" for none), the value the sum over the intervals of member VALUE, times
+# (comma-separated, "" for none; KEY? where the member may be null, its label then ""), the value the sum over the intervals of member VALUE, times
 # SCALE (1e-6: microseconds to seconds). VALUE "hist": the buckets of histogram METRIC from the
 # JSON's log2 slots ("hist"), cumulative. VALUE a*b: the product of members a and b, each
 # row's rounding allowed SLACK (in VALUE's unit) per I/O counted.
@@ -45,7 +45,13 @@ scale = float(sys.argv[6]) if len(sys.argv) > 6 else 1.0
 res = float(sys.argv[7]) if len(sys.argv) > 7 else 1e-9 # what the tool measured in
 slack = float(sys.argv[8]) if len(sys.argv) > 8 else 0.0
 tol = {}
+# KEY?: a member that may be null, its label then "" (the format's absent label); a row
+# without the member (another table's) is not one of the series
 keys = [k for k in keys.split(",") if k]
+nullable = set(k[:-1] for k in keys if k.endswith("?"))
+keys = [k.rstrip("?") for k in keys]
+def lv(o, k):
+    return "" if o.get(k) is None else str(o[k])
 text = (urllib.request.urlopen(src, timeout=5).read().decode() if src.startswith("http://")
         else open(src).read())
 lab = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -70,7 +76,8 @@ want = {}
 def flat(o): # -k's keys (tpoint) as members, by their label names (field.pid: field_pid)
     o.update({re.sub(r"[^a-zA-Z0-9_]", "_", k): v for k, v in o.get("keys", {}).items()})
     return o
-rows = [o for o in map(flat, map(json.loads, open(jfile))) if all(o.get(k) is not None for k in keys)]
+rows = [o for o in map(flat, map(json.loads, open(jfile)))
+        if all(k in o if k in nullable else o.get(k) is not None for k in keys)]
 if value == "hist":
     # METRIC_bucket: each le the count of the printed slots [low, high) whose values (whole
     # nanoseconds) are all <= le, summed over the intervals; +Inf all of them.
@@ -78,7 +85,7 @@ if value == "hist":
     for o in rows:
         if "hist" not in o:
             continue
-        k = tuple(sorted((key, str(o[key])) for key in keys))
+        k = tuple(sorted((key, lv(o, key)) for key in keys))
         for b in o["hist"]:
             # whole nanoseconds (RES) in slots of SCALE seconds: le = high * SCALE less 1 ns
             slots.setdefault(k, []).append((b["high"] * scale - res if b["low"] is not None else -1, b["count"]))
@@ -102,7 +109,7 @@ else:
     for o in rows:
         if any(v not in o for v in vals):
             continue
-        k = tuple(sorted((key, str(o[key])) for key in keys))
+        k = tuple(sorted((key, lv(o, key)) for key in keys))
         x = 1.0
         for v in vals:
             x *= o[v]
@@ -383,6 +390,137 @@ else
 	done
 fi
 
+# --- vfsstat, filetop, tcptop, klockstat -------------------------------------------------------
+# One process with a hostile name (a quote, a backslash and a newline in its comm) writes and
+# reads a file whose path has them too and talks TCP to itself on loopback; lock_target's
+# threads wait for one pipe's mutex. The four tools at once, on them (vfsstat on the machine).
+cat > "$TMP/hostile.py" <<'PY'
+import os, socket, sys, time
+go, path = sys.argv[1:3]
+print(os.getpid(), flush=True)
+while not os.path.exists(go):
+    time.sleep(0.02)
+with open("/proc/self/comm", "w") as f:
+    f.write('x"y\\z\nw')
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen(1)
+c = socket.create_connection(ls.getsockname())
+s, _ = ls.accept()
+def move(a, b, n):
+    a.sendall(b"y" * n)
+    while n > 0:
+        n -= len(b.recv(n))
+for i in range(6):
+    with open(path, "ab") as f:
+        f.write(b"x" * 4096)
+    with open(path, "rb") as f:
+        f.read()
+    move(c, s, 1000)
+    move(s, c, 500)
+    time.sleep(0.1)
+
+PY
+HPATH=$(printf '%s/a"b\\c\nd.txt' "$TMP")
+rm -f "$TMP/hgo"
+python3 "$TMP/hostile.py" "$TMP/hgo" "$HPATH" > "$TMP/hpid" 2> "$TMP/herr" &
+HP=$!
+wait_line "$TMP/hpid" '^[0-9]' 10 || notok "the hostile-named process starts" "$TMP/herr"
+LP=
+LT=${LOCK_TARGET:-$BIN/tests/lock_target}
+if [ -d "$T/events/lock/contention_begin" ] && [ ! -x "$LT" ]; then
+	notok "test program $LT missing (make check builds it)"
+elif [ -d "$T/events/lock/contention_begin" ]; then
+	"$LT" 4 4000 > "$TMP/lock" &
+	LP=$!
+	wait_line "$TMP/lock" '^lock ' 10 || notok "lock_target starts"
+fi
+rm -f "$TMP/vferr" "$TMP/fterr" "$TMP/tterr" "$TMP/klerr"
+"$BIN/vfsstat" -j --prom "$D/vfsstat.prom" 0.3 3 > "$TMP/vfj" 2> "$TMP/vferr" &
+VF=$!
+"$BIN/filetop" -j -r 0 --prom "$D/filetop.prom" -p $HP 0.3 > "$TMP/ftj" 2> "$TMP/fterr" &
+FT=$!
+"$BIN/tcptop" -j -r 0 --prom "$D/tcptop.prom" -p $HP 0.3 > "$TMP/ttj" 2> "$TMP/tterr" &
+TT=$!
+if [ -n "$LP" ]; then
+	"$BIN/klockstat" -j --top 0 --prom "$D/klockstat.prom" -p $LP 0.2 > "$TMP/klj" 2> "$TMP/klerr" &
+	KL=$!
+	wait_ready $KL "$TMP/klerr" || notok "klockstat --prom starts" "$TMP/klerr"
+fi
+for p in $VF:vferr $FT:fterr $TT:tterr; do
+	wait_ready ${p%:*} "$TMP/${p#*:}" || notok "${p#*:}: the tool starts" "$TMP/${p#*:}"
+done
+touch "$TMP/hgo"
+[ -n "$LP" ] && kill -USR1 $LP
+wait $HP
+[ -n "$LP" ] && wait $LP
+for p in VF FT TT ${LP:+KL}; do
+	eval "pid=\$$p"
+	wait_exit $pid 10
+	eval "${p}RC=$RC"
+done
+check "vfsstat -j --prom 0.3 3: exit 0, promtool check metrics passes" sh -c "
+	[ $VFRC -eq 0 ] && '$PROMTOOL' check metrics < '$D/vfsstat.prom'" || cat "$TMP/vferr" "$TMP/lint"
+for c in reads writes creates opens fsyncs unlinks; do
+	check "vfsstat 0.3 3 --prom: ${c}_total the sum of the printed $c" \
+		promcmp "$D/vfsstat.prom" "$TMP/vfj" ftrace_tools_vfsstat_${c}_total "" $c
+done
+FTK=pid,comm,type,file
+check "filetop -p --prom: exit 0, promtool check metrics passes" sh -c "
+	[ $FTRC -eq 0 ] && '$PROMTOOL' check metrics < '$D/filetop.prom'" || cat "$TMP/fterr" "$TMP/lint"
+for c in reads writes read_bytes write_bytes; do
+	check "filetop 0.3 --prom: ${c}_total by $FTK the sum of the printed $c" \
+		promcmp "$D/filetop.prom" "$TMP/ftj" ftrace_tools_filetop_${c}_total $FTK $c
+done
+# The escaped labels as written, single-quoted here: \" \\ and \n.
+hostile_file() {
+	grep -qF 'comm="x\"y\\z\nw",type="R",file="'"$TMP"'/a\"b\\c\nd.txt"} 24576' "$D/filetop.prom"
+}
+check "filetop --prom: the hostile comm and path escaped, its 6 writes of 4096 bytes counted" \
+	hostile_file || cat "$D/filetop.prom"
+TTK='pid,comm,ip,laddr?,lport?,raddr?,rport?'
+if [ $TTRC -ne 0 ] && grep -q CONFIG_KPROBE_EVENTS "$TMP/tterr"; then
+	rm -f "$TMP/ttj"
+	skip "tcptop --prom: $(tail -1 "$TMP/tterr" | sed 's/^tcptop: //')"
+else
+	check "tcptop -p --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $TTRC -eq 0 ] && '$PROMTOOL' check metrics < '$D/tcptop.prom'" || cat "$TMP/tterr" "$TMP/lint"
+	check "tcptop 0.3 --prom: sent_bytes_total by process and ends the sum of the printed tx_bytes" \
+		promcmp "$D/tcptop.prom" "$TMP/ttj" ftrace_tools_tcptop_sent_bytes_total "$TTK" tx_bytes
+	check "tcptop 0.3 --prom: received_bytes_total the sum of the printed rx_bytes" \
+		promcmp "$D/tcptop.prom" "$TMP/ttj" ftrace_tools_tcptop_received_bytes_total "$TTK" rx_bytes
+	hostile_tcp() {
+		grep -F 'comm="x\"y\\z\nw",ip="4"' "$D/tcptop.prom" > "$TMP/tth" &&
+			grep -q '^ftrace_tools_tcptop_sent_bytes_total{.*} 6000$' "$TMP/tth" &&
+			grep -q '^ftrace_tools_tcptop_sent_bytes_total{.*} 3000$' "$TMP/tth" &&
+			grep -q '^ftrace_tools_tcptop_received_bytes_total{.*} 6000$' "$TMP/tth" &&
+			grep -q '^ftrace_tools_tcptop_received_bytes_total{.*} 3000$' "$TMP/tth"
+	}
+	check "tcptop --prom: the hostile comm escaped, its two ends' 6000 and 3000 bytes each way" \
+		hostile_tcp || cat "$D/tcptop.prom"
+fi
+if [ ! -d "$T/events/lock/contention_begin" ]; then
+	skip "klockstat --prom: no lock:contention_begin in this kernel (Linux 5.19)"
+elif [ -z "$LP" ]; then
+	:
+else
+	check "klockstat -p 0.2 --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $KLRC -eq 0 ] && '$PROMTOOL' check metrics < '$D/klockstat.prom'" || cat "$TMP/klerr" "$TMP/lint"
+	KLK='lock_addr,symbol?,flags'
+	check "klockstat --prom: lock_waits_total by lock the sum of the printed counts" \
+		promcmp "$D/klockstat.prom" "$TMP/klj" ftrace_tools_klockstat_lock_waits_total "$KLK" count
+	check "klockstat --prom: lock_wait_seconds_total the sum of the printed total_ns, exact" \
+		promcmp "$D/klockstat.prom" "$TMP/klj" ftrace_tools_klockstat_lock_wait_seconds_total "$KLK" total_ns 1e-9
+	check "klockstat --prom: caller_waits_total by caller the sum of the printed counts" \
+		promcmp "$D/klockstat.prom" "$TMP/klj" ftrace_tools_klockstat_caller_waits_total 'caller?' count
+	check "klockstat --prom: caller_wait_seconds_total the sum of the printed total_ns" \
+		promcmp "$D/klockstat.prom" "$TMP/klj" ftrace_tools_klockstat_caller_wait_seconds_total 'caller?' total_ns 1e-9
+	"$BIN/klockstat" --folded --prom "$D/bad.prom" -d 0.1 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "klockstat --folded --prom: usage error, exit 2, one line, no file" sh -c "
+		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
+fi
+
 # --- the file is read by node_exporter ----------------------------------------------------------
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT/metrics
@@ -432,6 +570,14 @@ if [ $up = yes ]; then
 		check "node_exporter: bitesize's buckets as printed" \
 			promcmp "$URL" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
 	fi
+	check "node_exporter: vfsstat's opens as printed" \
+		promcmp "$URL" "$TMP/vfj" ftrace_tools_vfsstat_opens_total "" opens
+	check "node_exporter: filetop's write bytes as printed, the hostile names read back" \
+		promcmp "$URL" "$TMP/ftj" ftrace_tools_filetop_write_bytes_total $FTK write_bytes
+	[ -s "$TMP/ttj" ] && check "node_exporter: tcptop's sent bytes as printed" \
+		promcmp "$URL" "$TMP/ttj" ftrace_tools_tcptop_sent_bytes_total "$TTK" tx_bytes
+	[ -s "$D/klockstat.prom" ] && check "node_exporter: klockstat's lock waits as printed" \
+		promcmp "$URL" "$TMP/klj" ftrace_tools_klockstat_lock_waits_total "$KLK" count
 	check "node_exporter: no textfile errors" python3 -c "import sys, urllib.request
 sys.exit('node_textfile_scrape_error 0' not in urllib.request.urlopen('$URL').read().decode().splitlines())"
 else
