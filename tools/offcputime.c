@@ -388,11 +388,10 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
-	struct timespec w, m;
+	struct timespec w;
 	clock_gettime(CLOCK_REALTIME, &w);
-	clock_gettime(CLOCK_MONOTONIC, &m);
 	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
-	env.start_mono = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
+	env.start_mono = reader_now();
 	/* User stacks from perf events where they can be opened (before the switches are
 	 * enabled: a time off the CPU has its sample), on the trace clock's time. */
 	if (env.ustack && env.via == VIA_FTRACE)
@@ -530,23 +529,12 @@ static void print_line(const struct line *l)
 /* --pprof: the folded lines as a pprof profile of off-CPU nanoseconds, same frames and totals. */
 static void write_pprof(const char *folded, size_t size)
 {
-	struct pprof *p = pprof_new();
-	if (p && pprof_add_folded_text(p, folded, size)) {
-		pprof_free(p);
-		p = NULL;
-	}
-	if (p)
-		pprof_time_values(p, "off_cpu");
-	struct timespec m;
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	uint64_t now = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
-	if (!p || pprof_write(p, env.pprof, 1, env.start_wall,
-			      env.start_mono ? now - env.start_mono : 0)) {
-		fprintf(stderr, "offcputime: cannot write %s: %s\n", env.pprof,
-			p ? strerror(errno) : "out of memory");
+	uint64_t now = reader_now();
+	if (pprof_write_folded(env.pprof, folded, size, "off_cpu", 1, env.start_wall,
+			       env.start_mono ? now - env.start_mono : 0)) {
+		fprintf(stderr, "offcputime: cannot write %s: %s\n", env.pprof, strerror(errno));
 		env.t->failed = true;
 	}
-	pprof_free(p);
 }
 
 /* The stacks as folded.c prints them ("stack NANOSECONDS", merged), read back and sorted

@@ -26,6 +26,7 @@
 #include "base/pair.h"
 #include "kernel/perfev.h"
 #include "count/pprof.h"
+#include "stream/reader.h"
 #include "count/prom.h"
 #include "base/row.h"
 #include "base/sig.h"
@@ -629,11 +630,10 @@ static int setup(struct tool_run *t)
 static void banner(struct tool_run *t)
 {
 	char why[512];
-	struct timespec w, m;
+	struct timespec w;
 	clock_gettime(CLOCK_REALTIME, &w);
-	clock_gettime(CLOCK_MONOTONIC, &m);
 	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
-	env.start_mono = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
+	env.start_mono = reader_now();
 	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
 	if (perfev_enable(&env.pe, why, sizeof(why)) ||
 	    (env.offcpu && perfev_enable(&env.off, why, sizeof(why)))) {
@@ -751,22 +751,13 @@ static void print_line(const struct line *l)
 /* --pprof: the folded lines as a pprof profile, same frames and totals. */
 static void write_pprof(const char *folded, size_t size)
 {
-	struct pprof *p = pprof_new();
-	if (p && pprof_add_folded_text(p, folded, size)) {
-		pprof_free(p);
-		p = NULL;
-	}
-	struct timespec m;
-	clock_gettime(CLOCK_MONOTONIC, &m);
-	uint64_t now = (uint64_t)m.tv_sec * 1000000000ULL + (uint64_t)m.tv_nsec;
-	uint64_t period = env.hz ? 1000000000ULL / env.hz : env.period;
-	if (!p || pprof_write(p, env.pprof, period, env.start_wall,
-			      env.start_mono ? now - env.start_mono : 0)) {
-		fprintf(stderr, "profile: cannot write %s: %s\n", env.pprof,
-			p ? strerror(errno) : "out of memory");
+	uint64_t now = reader_now();
+	if (pprof_write_folded(env.pprof, folded, size, NULL,
+			       env.hz ? 1000000000ULL / env.hz : env.period, env.start_wall,
+			       env.start_mono ? now - env.start_mono : 0)) {
+		fprintf(stderr, "profile: cannot write %s: %s\n", env.pprof, strerror(errno));
 		env.t->failed = true;
 	}
-	pprof_free(p);
 }
 
 /* The stacks as folded.c prints them (merged by name), read back and sorted by count. */

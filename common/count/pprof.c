@@ -372,6 +372,26 @@ int pprof_write(const struct pprof *p, const char *path, uint64_t period_ns, uin
 	return ret;
 }
 
+int pprof_write_folded(const char *path, const char *text, size_t size, const char *time_type,
+		       uint64_t period_ns, uint64_t time_ns, uint64_t duration_ns)
+{
+	struct pprof *p = pprof_new();
+	if (!p) {
+		errno = ENOMEM;
+		return -1;
+	}
+	errno = EINVAL;
+	int ret = pprof_add_folded_text(p, text, size);
+	if (!ret && time_type)
+		pprof_time_values(p, time_type);
+	if (!ret)
+		ret = pprof_write(p, path, period_ns, time_ns, duration_ns);
+	int e = errno;
+	pprof_free(p);
+	errno = e;
+	return ret;
+}
+
 int pprof_check(const char *path)
 {
 	char tmp[4096];

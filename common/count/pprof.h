@@ -37,6 +37,11 @@ int pprof_encode(const struct pprof *p, uint64_t period_ns, uint64_t time_ns, ui
 int pprof_write(const struct pprof *p, const char *path, uint64_t period_ns, uint64_t time_ns,
 		uint64_t duration_ns);
 void pprof_free(struct pprof *p);
+/* Folded text (size bytes, "stack COUNT" lines) written as pprof_write writes: counts of
+ * samples of period_ns (time_type NULL), or nanoseconds of time_type (pprof_time_values).
+ * 0, or -1 with errno (EINVAL: a line is not a folded one; ENOMEM). */
+int pprof_write_folded(const char *path, const char *text, size_t size, const char *time_type,
+		       uint64_t period_ns, uint64_t time_ns, uint64_t duration_ns);
 /* Can path be written (at start, before tracing: a folder, a name ending in '/', or a folder
  * that refuses the file is found then)? 0, or -1 with errno. Nothing is left behind. */
 int pprof_check(const char *path);

@@ -230,6 +230,14 @@ static void test_paths(void **state)
 	assert_int_equal(access(tmp, F_OK), -1);
 	assert_int_equal(pprof_write(pp, "/nonexistent-ftt/p.pb.gz", 1, 0, 0), -1);
 	pprof_free(pp);
+	/* From folded text: written whole; a line that is not folded writes nothing. */
+	assert_int_equal(pprof_write_folded(path, "a;b 1\nc 2\n", 10, "off_cpu", 1, 0, 0), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	unlink(path);
+	assert_int_equal(pprof_write_folded(path, "a;b 1\nno-count\n", 15, NULL, 1, 0, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(access(tmp, F_OK), -1);
 	unlink(path);
 	rmdir(dir);
 }
