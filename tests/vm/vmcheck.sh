@@ -52,9 +52,12 @@ fi
 # --folded) is test_probe's in every guest. The function tracers' suites (funcgraph: 209 s
 # in 5.10 under TCG, switching function_graph patches every function) and test_trust (88
 # s: hostile names, values and files, through the same code on every kernel) in the oldest
-# kernel that has every feature and the newest Debian one. VM_ONE_GUEST= runs them in
-# every guest.
-ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports}
+# kernel that has every feature and the newest Debian one. funcslower and funccount (39 to
+# 69 s a guest) choose between hist triggers with or without synthetic events (4.17), the
+# function profiler and kprobes: one kernel of each kind (4.9 or 4.14: hist triggers without
+# synthetic events; 4.19: all of them; 6.12: the newest). VM_ONE_GUEST= runs them in every
+# guest.
+ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports test_funcslower=4.14.325+4.19.222+bookworm-backports test_funccount=4.9.337+4.19.222+bookworm-backports}
 TIMEOUT=${VM_TIMEOUT:-1500}
 WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
 [ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
