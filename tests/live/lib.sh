@@ -28,6 +28,21 @@ summary() {
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"
 	[ "$FAIL" -eq 0 ]
 }
+# need_programs PATH...: the suite's test programs (make check builds them); a missing one
+# ends the suite with a failure.
+need_programs() {
+	for p; do
+		[ -x "$p" ] || { notok "test program $p missing (make check builds it)"; summary; exit 1; }
+	done
+}
+# require_syscalls TOOL: where the kernel has no syscall tracepoints the suite ends, a skip
+# naming them.
+require_syscalls() {
+	[ -d "$T/events/syscalls/sys_enter_read" ] && return 0
+	skip "$1: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)"
+	summary
+	exit 0
+}
 
 # Skip everything, with the reason, when the machine cannot run live tests.
 require_live() {

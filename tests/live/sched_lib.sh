@@ -6,7 +6,7 @@
 # The test program (tests/live/sched_target.c): children of known switches and naps.
 ST=${SCHED_TARGET:-$BIN/tests/sched_target}
 [ -x "$ST" ] || ST=$BIN/sched_target
-[ -x "$ST" ] || { notok "test program sched_target missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 
 # Pairing in the kernel: hist triggers with synthetic events, used from Linux 6.1 (before it
 # two runs' triggers on the same events hold each other: span.c); binning there too:

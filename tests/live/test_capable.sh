@@ -11,7 +11,7 @@ save_state
 
 ST=${SNOOP_TARGET:-$BIN/tests/snoop_target}
 [ -x "$ST" ] || ST=$BIN/snoop_target
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 
 if [ ! -e "$T/kprobe_events" ] && [ ! -d "$T/events/capability/cap_capable" ]; then
 	"$BIN/capable" -d 0.1 > "$TMP/out" 2> "$TMP/err"

@@ -43,9 +43,7 @@ if ! ls "$MAN"/*.8 > /dev/null 2>&1; then
 	summary
 	exit 1
 fi
-for p in "$UT" "$ST"; do
-	[ -x "$p" ] || { notok "test program $p missing (make check builds it)"; summary; exit 1; }
-done
+need_programs "$UT" "$ST"
 case $BIN in /*) ;; *) BIN=$PWD/$BIN ;; esac
 case $UT in /*) ;; *) UT=$PWD/$UT ;; esac
 case $ST in /*) ;; *) ST=$PWD/$ST ;; esac

@@ -13,9 +13,7 @@ save_state
 
 ET=${EXEC_TARGET:-$BIN/tests/exec_target}
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
-for p in "$ET" "$ST"; do
-	[ -x "$p" ] || { notok "test program $p missing (make check builds it)"; summary; exit 1; }
-done
+need_programs "$ET" "$ST"
 if [ ! -d "$T/events/syscalls/sys_enter_execve" ] || [ ! -d "$T/events/sched/sched_process_exec" ]; then
 	skip "execsnoop: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS) or sched_process_exec"
 	summary

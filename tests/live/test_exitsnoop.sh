@@ -10,7 +10,7 @@ require_live
 save_state
 
 ET=${EXIT_TARGET:-$BIN/tests/exit_target}
-[ -x "$ET" ] || { notok "test program $ET missing (make check builds it)"; summary; exit 1; }
+need_programs "$ET"
 if [ ! -d "$T/events/syscalls/sys_enter_exit_group" ] || [ ! -d "$T/events/signal/signal_deliver" ]; then
 	skip "exitsnoop: no syscalls:sys_enter_exit_group (CONFIG_FTRACE_SYSCALLS) or signal events"
 	summary

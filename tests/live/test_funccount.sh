@@ -12,9 +12,7 @@ require_live
 save_state
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
-for p in "$ST" "$UT"; do
-	[ -x "$p" ] || { notok "test program $p missing (make check builds it)"; summary; exit 1; }
-done
+need_programs "$ST" "$UT"
 
 # --- user functions (uprobes): the test program calls ftt_add 3 times, ftt_greet once ------
 if [ -e "$T/uprobe_events" ]; then

@@ -14,7 +14,7 @@ require_live
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
 ET=${EXIT_TARGET:-$BIN/tests/exit_target}
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 if ! grep -qw function_graph "$T/available_tracers"; then
 	save_state
 	"$BIN/funcgraph" vfs_read > "$TMP/out" 2> "$TMP/err"

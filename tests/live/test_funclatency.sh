@@ -10,9 +10,7 @@ require_live
 save_state
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
-for p in "$ST" "$UT"; do
-	[ -x "$p" ] || { notok "test program $p missing (make check builds it)"; summary; exit 1; }
-done
+need_programs "$ST" "$UT"
 # The calls in a text histogram: the COUNT column of its rows.
 calls() { awk '$2 == "->" {s += $5} END {print s + 0}' "$TMP/out"; }
 

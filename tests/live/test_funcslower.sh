@@ -13,7 +13,7 @@ require_live
 save_state
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 # Two long naps among short ones (microseconds): a threshold of 30 ms shows the long ones.
 NAPS="1000 60000 1000 80000"
 

@@ -10,7 +10,7 @@ require_live
 save_state
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 if ! grep -qw function "$T/available_tracers"; then
 	"$BIN/functrace" vfs_read > "$TMP/out" 2> "$TMP/err"
 	check "functrace without the function tracer: exit 1, one line naming CONFIG_FUNCTION_TRACER" sh -c \

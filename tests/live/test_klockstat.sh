@@ -25,7 +25,7 @@ if [ ! -d "$T/events/lock/contention_begin" ]; then
 	exit $?
 fi
 
-[ -x "$LT" ] || { notok "test program $LT missing (make check builds it)"; summary; exit 1; }
+need_programs "$LT"
 "$LT" 8 20000 > "$TMP/lock" &
 LP=$!
 wait_line "$TMP/lock" '^lock ' 10 || notok "the test program starts"

@@ -13,7 +13,7 @@ save_state
 
 ST=${SNOOP_TARGET:-$BIN/tests/snoop_target}
 [ -x "$ST" ] || ST=$BIN/snoop_target
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 
 if [ ! -d "$T/events/oom/mark_victim" ] && [ ! -e "$T/kprobe_events" ]; then
 	"$BIN/oomkill" -d 0.1 > "$TMP/out" 2> "$TMP/err"

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-[ -x "$UT" ] || { notok "test program $UT missing (make check builds it)"; summary; exit 1; }
+need_programs "$UT"
 if [ ! -d "$T/events/syscalls/sys_exit_openat" ]; then
 	"$BIN/opensnoop" > "$TMP/out" 2> "$TMP/err"
 	check "opensnoop without syscall tracepoints: exit 1 naming CONFIG_FTRACE_SYSCALLS" sh -c \

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-[ -x "$UT" ] || { notok "test program $UT missing (make check builds it)"; summary; exit 1; }
+need_programs "$UT"
 
 # The JSON checker the -j tests rely on must reject what is not JSON.
 bad=0

@@ -13,7 +13,7 @@ save_state
 P=$BIN/profile
 PT=${PROFILE_TARGET:-$BIN/tests/profile_target}
 [ -x "$PT" ] || PT=$BIN/profile_target
-[ -x "$PT" ] || { notok "test program profile_target missing (make check builds it)"; summary; exit 1; }
+need_programs "$PT"
 
 # Perf events at all: the tool names what is missing (a kernel without them is a skip).
 "$P" -d 0.1 > "$TMP/out" 2> "$TMP/err"

@@ -12,7 +12,7 @@ save_state
 
 ST=${SNOOP_TARGET:-$BIN/tests/snoop_target}
 [ -x "$ST" ] || ST=$BIN/snoop_target
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 
 if [ ! -d "$T/events/syscalls/sys_exit_newfstatat" ] && [ ! -d "$T/events/syscalls/sys_exit_statx" ]; then
 	"$BIN/statsnoop" -d 0.1 > "$TMP/out" 2> "$TMP/err"

@@ -10,7 +10,7 @@ require_live
 save_state
 
 ST=${SYS_TARGET:-$BIN/tests/sys_target}
-[ -x "$ST" ] || { notok "test program $ST missing (make check builds it)"; summary; exit 1; }
+need_programs "$ST"
 if [ ! -d "$T/events/syscalls/sys_exit_getppid" ]; then
 	skip "syscount: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)"
 	summary

@@ -17,7 +17,7 @@ require_live
 save_state
 
 TT=${TCP_TARGET:-$BIN/tests/tcp_target}
-[ -x "$TT" ] || { notok "test program $TT missing (make check builds it)"; summary; exit 1; }
+need_programs "$TT"
 HAVE_KPROBES=
 [ -w "$T/kprobe_events" ] && HAVE_KPROBES=1
 # Before 4.15/4.16 the tools take kprobes on tcp_set_state and tcp_retransmit_skb.

@@ -11,7 +11,7 @@ require_live
 save_state
 
 TT=${TCP_TARGET:-$BIN/tests/tcp_target}
-[ -x "$TT" ] || { notok "test program $TT missing (make check builds it)"; summary; exit 1; }
+need_programs "$TT"
 JSONCHECK=${JSONCHECK:-$BIN/tests/jsoncheck}
 
 if [ ! -d "$T/events/sock/sock_send_length" ] && [ ! -w "$T/kprobe_events" ]; then

@@ -11,7 +11,7 @@ save_state
 
 DT=${USDT_TARGET:-$BIN/tests/usdt_target}
 [ -x "$DT" ] || DT=$BIN/usdt_target
-[ -x "$DT" ] || { notok "test program $DT missing (make check builds it)"; summary; exit 1; }
+need_programs "$DT"
 DT=$(cd "$(dirname "$DT")" && pwd)/$(basename "$DT")
 N=5
 

@@ -11,12 +11,8 @@ save_state
 
 FT=${FILE_TARGET:-$BIN/tests/file_target}
 [ -x "$FT" ] || [ -z "${LIVE_GUEST:-}" ] || FT=$BIN/file_target # the guests: beside the tools
-[ -x "$FT" ] || { notok "test program $FT missing (make check builds it)"; summary; exit 1; }
-if [ ! -d "$T/events/syscalls/sys_enter_read" ]; then
-	skip "vfsstat: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)"
-	summary
-	exit 0
-fi
+need_programs "$FT"
+require_syscalls vfsstat
 
 "$BIN/vfsstat" -v > "$TMP/out" 2> "$TMP/err"
 check "vfsstat -v: exit 0, the mechanism and a line per call" sh -c "
