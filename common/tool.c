@@ -528,6 +528,8 @@ static int run(struct tool_run *t)
 			t->cgroup->path, in_group);
 	if (tool->header && !t->o.json)
 		tool->header(t);
+	else if (tool->row && !t->o.json)
+		row_header(tool->row);
 	t->r.ended = wake;
 	t->r.ended_ctx = t;
 	if (t->child.pid) {

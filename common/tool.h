@@ -178,8 +178,9 @@ struct tool {
 	int (*setup)(struct tool_run *t);
 	/* On stderr; without it: "Tracing <what>. Ctrl-C to end." */
 	void (*banner)(struct tool_run *t);
-	/* Column headers on stdout (not called with -j). */
+	/* Column headers on stdout (not called with -j); without it, row's (row.h). */
 	void (*header)(struct tool_run *t);
+	struct row *row;
 	/* Every interval; non-zero: that was the last one. */
 	int (*interval)(struct tool_run *t, uint64_t now);
 	/* At every wake-up of the reader (at least every 100 ms), after its events: for what

@@ -284,11 +284,6 @@ static int setup(struct tool_run *t)
 
 /* --- output --------------------------------------------------------------------------------- */
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* At the end, what still waits for its other record: a line too long for its own. */
 static bool flush(void *value, void *ctx)
 {
@@ -321,7 +316,7 @@ static const struct tool bashreadline = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

@@ -244,11 +244,6 @@ static void meminfo(long long *buffers, long long *cached)
 		fclose(f);
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* --prom: the interval's counts added to the totals, and the file written. */
 static void prom_write(struct tool_run *t, const uint64_t n[3])
 {
@@ -350,7 +345,7 @@ static const struct tool cachestat = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.interval = interval,
 	.end = end,
 };

@@ -268,11 +268,6 @@ static int setup(struct tool_run *t)
 	return funcpair_trace(t, &env.fp, on_call, NULL);
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	if (!env.tp)
@@ -299,7 +294,7 @@ static const struct tool capable = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

@@ -201,11 +201,6 @@ static int setup(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* --- at the end ------------------------------------------------------------------------------- */
 
 static void end(struct tool_run *t)
@@ -231,7 +226,7 @@ static const struct tool drsnoop = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

@@ -535,11 +535,6 @@ static void print_exec(uint64_t ts, int pid, int call, long long ret, const char
 	row_end(w);
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* --- the join ------------------------------------------------------------------------------- */
 
 /* The best the loader's two records and /proc tell of a pending exec: whole arguments first,
@@ -1067,7 +1062,7 @@ static const struct tool execsnoop = {
 	.option = option,
 	.setup = setup,
 	.banner = banner,
-	.header = header,
+	.row = &env.row,
 	.wake = wake,
 	.end = end,
 	.cleanup = cleanup,

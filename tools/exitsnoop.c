@@ -255,11 +255,6 @@ static void on_exit(struct tep_record *rec, void *ctx)
 		pair_del(&env.groups, g);
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* A loss may hide how something ended: forget what is half known. */
 static void on_lost(int cpu, long long n, void *ctx)
 {
@@ -337,7 +332,7 @@ static const struct tool exitsnoop = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.cleanup = cleanup,
 };
 

@@ -205,11 +205,6 @@ static int setup(struct tool_run *t)
 
 /* --- output --------------------------------------------------------------------------------- */
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	funcpair_report(&env.fp, "funcslower", reader_trailers_read(&t->r, env.ustack_ev));
@@ -241,7 +236,7 @@ static const struct tool funcslower = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

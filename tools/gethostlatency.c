@@ -150,11 +150,6 @@ static int setup(struct tool_run *t)
 
 /* --- output --------------------------------------------------------------------------------- */
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	for (int i = 0; i < NFUNCS; i++)
@@ -175,7 +170,7 @@ static const struct tool gethostlatency = {
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

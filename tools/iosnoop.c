@@ -140,11 +140,6 @@ static void banner(struct tool_run *t)
 		fprintf(stderr, "Tracing block I/O. Ctrl-C to end.\n");
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	blk_report(&env.b, "iosnoop");
@@ -167,7 +162,7 @@ static const struct tool iosnoop = {
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

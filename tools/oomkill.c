@@ -351,11 +351,6 @@ static void banner(struct tool_run *t)
 				"unknown (-)\n");
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void cleanup(struct tool_run *t)
 {
 	pair_free(&env.chosen);
@@ -374,7 +369,7 @@ static const struct tool oomkill = {
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,
-	.header = header,
+	.row = &env.row,
 	.cleanup = cleanup,
 };
 

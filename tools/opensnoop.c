@@ -271,11 +271,6 @@ static void print_open(const struct tep_record *rec, int tid, long long ret, voi
 	row_end(r);
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* --- per event ------------------------------------------------------------------------------ */
 
 static void on_event(struct tep_record *rec, void *ctx)
@@ -547,7 +542,7 @@ static const struct tool opensnoop = {
 	.option = option,
 	.operands_fn = operands,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

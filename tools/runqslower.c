@@ -197,11 +197,6 @@ static int setup(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	if (env.how == VIA_USER) {
@@ -232,7 +227,7 @@ static const struct tool runqslower = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

@@ -219,11 +219,6 @@ static int setup(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	sysarg_report(&env.sa);
@@ -249,7 +244,7 @@ static const struct tool statsnoop = {
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

@@ -239,11 +239,6 @@ static int setup(struct tool_run *t)
 	return env.accept_ev ? tool_trace(t, env.accept_ev, NULL, on_accept, NULL) : TOOL_OK;
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	if (env.unnamed)
@@ -271,7 +266,7 @@ static const struct tool tcpaccept = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

@@ -430,11 +430,6 @@ static int setup(struct tool_run *t)
 	return tool_trace(t, env.kfree, filter, on_kfree, NULL);
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* A CPU whose next record does not come would hold its drop indefinitely: shown once it is
  * half a second old (the retransmit that names it comes microseconds after it), or after ten
  * wake-ups of the reader where the trace clock is not the monotonic one. */
@@ -485,7 +480,7 @@ static const struct tool tcpdrop = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.wake = wake,
 	.end = end,
 	.cleanup = cleanup,

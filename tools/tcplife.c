@@ -329,11 +329,6 @@ static int setup(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void end(struct tool_run *t)
 {
 	span_report(&env.lives, "tcplife", "sessions closed");
@@ -356,7 +351,7 @@ static const struct tool tcplife = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,
 };

@@ -164,11 +164,6 @@ static int setup(struct tool_run *t)
 	return tool_trace(t, env.st.ev, filter, on_state, NULL);
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 static void cleanup(struct tool_run *t)
 {
 	span_free(&env.last);
@@ -185,7 +180,7 @@ static const struct tool tcpstates = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.cleanup = cleanup,
 };
 

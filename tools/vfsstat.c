@@ -175,11 +175,6 @@ static int setup(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static void header(struct tool_run *t)
-{
-	row_header(&env.row);
-}
-
 /* --prom: the interval's counts added to the totals, and the file written: a counter per
  * kind, as -j's members (a create is also an open: they are not parts of one sum). */
 static void prom_write(struct tool_run *t)
@@ -246,7 +241,7 @@ static const struct tool vfsstat = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
-	.header = header,
+	.row = &env.row,
 	.interval = interval,
 	.end = end,
 };
