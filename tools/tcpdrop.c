@@ -115,11 +115,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.all_ip = true;
 }
 
-static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
-		   void *data, void *ctx)
-{
-}
-
 static bool tcp_function(const char *f)
 {
 	static const char *const prefixes[] = {"tcp", "__tcp", "inet_csk", "sk_stream"};
@@ -379,8 +374,8 @@ static int prepare(struct tool_run *t)
 	if (!(env.ksyms = ksym_load()))
 		fprintf(stderr, "tcpdrop: /proc/kallsyms cannot be read: drop sites are shown "
 				"as addresses, and only drops of known TCP sockets are TCP's\n");
-	if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, unused, NULL) ||
-	    span_init(&env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, unused, NULL) ||
+	if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL, NULL) ||
+	    span_init(&env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, NULL, NULL) ||
 	    pair_init(&env.tcp_site, 4096, 1) ||
 	    pair_init(&env.connecting, 1024, sizeof(unsigned long long)))
 		return TOOL_FAIL;

@@ -164,11 +164,6 @@ static void on_state(struct tep_record *rec, void *ctx)
 	sock_known_update(&env.st, &env.socks, rec);
 }
 
-static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
-		   void *data, void *ctx)
-{
-}
-
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
@@ -227,7 +222,7 @@ static int prepare(struct tool_run *t)
 					  c ? args : "sk=$arg1:u64");
 		if (!env.tlp_ev || !(env.tlp_sk = tep_find_field(env.tlp_ev, "sk")))
 			return TOOL_FAIL;
-		if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, unused,
+		if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL,
 			      NULL))
 			return TOOL_FAIL;
 	}

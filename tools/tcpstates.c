@@ -88,11 +88,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 }
 
 /* Never called: the starts are updated in place and dropped at CLOSE. */
-static void unused(const struct tep_record *end, const struct span_start *start, uint64_t delta,
-		   void *data, void *ctx)
-{
-}
-
 static void on_state(struct tep_record *rec, void *ctx)
 {
 	struct tool_run *t = env.t;
@@ -142,7 +137,7 @@ static int prepare(struct tool_run *t)
 				"and no kprobes for tcp_set_state (CONFIG_KPROBE_EVENTS)\n");
 		return TOOL_FAIL;
 	}
-	if (span_init(&env.last, 16384, 0, SPAN_LOSS_ALL, unused, NULL))
+	if (span_init(&env.last, 16384, 0, SPAN_LOSS_ALL, NULL, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP state changes");
 	return TOOL_OK;

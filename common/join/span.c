@@ -73,7 +73,8 @@ int span_end(struct span *s, const struct tep_record *rec, uint64_t k1, uint64_t
 		return 0;
 	}
 	s->paired++;
-	s->done(rec, st, ts > st->ts ? ts - st->ts : 0, span_data(st), s->ctx);
+	if (s->done)
+		s->done(rec, st, ts > st->ts ? ts - st->ts : 0, span_data(st), s->ctx);
 	pair_del(&s->starts, st);
 	return 1;
 }

@@ -55,7 +55,8 @@ struct span {
 	uint64_t losses;   /* loss reports received */
 };
 
-/* Room for about `entries` starts in progress at once (a full set evicts its oldest). */
+/* Room for about `entries` starts in progress at once (a full set evicts its oldest); done
+ * NULL: what is known per key, read with span_find, kept until span_drop or span_end. */
 int span_init(struct span *s, size_t entries, size_t data_size, enum span_loss loss,
 	      span_done_fn done, void *ctx);
 void span_free(struct span *s);

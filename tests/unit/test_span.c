@@ -241,6 +241,25 @@ static void test_loss_clears_all(void **state)
 	tep_free(b.tep);
 }
 
+/* No done callback: a table of what is known per key; an end removes it, pairs nothing. */
+static void test_no_done(void **state)
+{
+	(void)state;
+	struct span s;
+	struct tep_record rec = {0};
+	assert_int_equal(span_init(&s, 16, sizeof(int), SPAN_LOSS_ALL, NULL, NULL), 0);
+	*(int *)span_begin(&s, 7, 1, 100, 0, 0) = 42;
+	struct span_start *st = span_find(&s, 7, 1);
+	assert_non_null(st);
+	assert_int_equal(*(int *)span_data(st), 42);
+	assert_int_equal(span_end(&s, &rec, 7, 1, 200), 1);
+	assert_null(span_find(&s, 7, 1));
+	assert_int_equal(span_end(&s, &rec, 7, 1, 300), 0);
+	assert_int_equal(s.paired, 1);
+	assert_int_equal(s.unpaired, 1);
+	span_free(&s);
+}
+
 /* Interrupt handlers, keyed by CPU: a loss on one CPU forgets only that CPU's starts. */
 static void test_irq_per_cpu(void **state)
 {
@@ -454,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_wakeup_to_switch),
 		cmocka_unit_test(test_loss_clears_all),
 		cmocka_unit_test(test_irq_per_cpu),
+		cmocka_unit_test(test_no_done),
 		cmocka_unit_test(test_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
