@@ -105,6 +105,19 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	}
 }
 
+int tool_span(struct tool_run *t, struct span *s, size_t entries, size_t data_size,
+	      enum span_loss loss, span_done_fn done, void *ctx)
+{
+	if (span_init(s, entries, data_size, loss, done, ctx))
+		return -1;
+	if (t->reader_open)
+		return reader_on_lost(&t->r, span_lost, s);
+	if (t->nspans == (int)(sizeof(t->spans) / sizeof(t->spans[0])))
+		return -1;
+	t->spans[t->nspans++] = s;
+	return 0;
+}
+
 struct prom *tool_prom(struct tool_run *t)
 {
 	if (!t->prom || prom_begin(t->prom))
@@ -505,6 +518,10 @@ static int run(struct tool_run *t)
 	 * tracer while its buffers are open (EBUSY). */
 	if (t->top && session_on_close(&t->s, SESSION_BEFORE_REMOVE, release_top, t->top))
 		return TOOL_FAIL;
+	t->reader_open = true;
+	for (int i = 0; i < t->nspans; i++)
+		if (reader_on_lost(&t->r, span_lost, t->spans[i]))
+			return TOOL_FAIL;
 	if (t->names && comm_attach(t->names, &t->r))
 		return TOOL_FAIL;
 	if (t->record_path && record_start(t))

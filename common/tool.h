@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "kernel/child.h"
+#include "join/span.h"
 #include "base/opt.h"
 #include "stream/reader.h"
 #include "kernel/session.h"
@@ -224,6 +225,10 @@ struct tool_run {
 	struct cgroup *cgroup;
 	bool pids_checked_here;
 	uint64_t cgroup_next;
+	/* The spans of tool_span, told of the reader's losses once it is open. */
+	struct span *spans[8];
+	int nspans;
+	bool reader_open;
 	/* -o FILE: the output goes there (out_to_file). */
 	const char *output;
 	/* --record FILE: the raw events kept as a trace.dat (record.h). */
@@ -267,6 +272,12 @@ bool tool_in_cgroup(struct tool_run *t, pid_t tid);
 /* The run ends when process (or thread) pid is gone, as after -d: for a tool's own -p (the
  * shared -p and -L are watched by tool_main). */
 void tool_watch(struct tool_run *t, pid_t pid, bool thread);
+
+/* A span (span.h) for the run: span_init, and its loss policy given the reader's losses
+ * (reader_on_lost with span_lost) when the reader opens, or now if it is open: -1 when it
+ * cannot be (out of memory, more than 8 spans). */
+int tool_span(struct tool_run *t, struct span *s, size_t entries, size_t data_size,
+	      enum span_loss loss, span_done_fn done, void *ctx);
 
 /* --prom: a new file begun, for the tool to write its families into and prom_commit();
  * NULL without --prom or when the file cannot be made (said once; the run exits 1). */

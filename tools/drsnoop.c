@@ -170,7 +170,8 @@ static int prepare(struct tool_run *t)
 	}
 	/* A reclaim sleeps and may end on another CPU than it began: a loss anywhere clears
 	 * every start. */
-	if (span_init(&env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, on_reclaim_end, NULL))
+	if (tool_span(t, &env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, on_reclaim_end,
+		      NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "%s",
 		 env.no_memcg ? "direct reclaim (no memory cgroups in this kernel: CONFIG_MEMCG)" :
@@ -185,8 +186,6 @@ static int setup(struct tool_run *t)
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "order", env.extended);
 	row_show(&env.row, "gfp", env.extended);
-	if (reader_on_lost(&t->r, span_lost, &env.span))
-		return TOOL_FAIL;
 	for (int k = 0; k < KINDS; k++) {
 		if (k == MEMCG && env.direct_only)
 			break;

@@ -570,7 +570,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (agg_init(&env.locks, sizeof(struct lock_key), sizeof(struct wait_sums)) ||
 	    agg_init(&env.callers, sizeof(uint64_t), sizeof(struct wait_sums)) ||
-	    span_init(&env.waits, 4096, sizeof(struct wait), SPAN_LOSS_ALL, waited, NULL))
+	    tool_span(t, &env.waits, 4096, sizeof(struct wait), SPAN_LOSS_ALL, waited, NULL))
 		return TOOL_FAIL;
 	if (env.folded && !(env.fold = folded_new(env.text)))
 		return TOOL_FAIL;
@@ -591,8 +591,7 @@ static int setup(struct tool_run *t)
 	env.kcaller = env.kstack_ev ? tep_find_field(env.kstack_ev, "caller") : NULL;
 	row_init(&env.lrow, &lock_table, stdout, t->o.json, false, false);
 	row_init(&env.crow, &caller_table, stdout, t->o.json, false, false);
-	if (reader_on_lost(&t->r, span_lost, &env.waits) ||
-	    (ret = tool_trace(t, env.begin_ev, NULL, on_begin, NULL)) ||
+	if ((ret = tool_trace(t, env.begin_ev, NULL, on_begin, NULL)) ||
 	    (ret = tool_trace(t, env.end_ev, NULL, on_end, NULL)))
 		return ret ? ret : TOOL_FAIL;
 	return TOOL_OK;

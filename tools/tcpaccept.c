@@ -213,7 +213,7 @@ static int prepare(struct tool_run *t)
 			fprintf(stderr, "tcpaccept: /proc/net/tcp cannot be read: listeners older "
 					"than this run are not named\n");
 	}
-	if (span_init(&env.opens, 4096, sizeof(struct open), SPAN_LOSS_ALL, accepted, NULL))
+	if (tool_span(t, &env.opens, 4096, sizeof(struct open), SPAN_LOSS_ALL, accepted, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP accepts (%s)",
 		 env.via == VIA_KPROBE ? "the acceptor from a return probe on inet_csk_accept" :
@@ -233,8 +233,7 @@ static int setup(struct tool_run *t)
 		 ports, env.st.listen);
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	int ret;
-	if (reader_on_lost(&t->r, span_lost, &env.opens) ||
-	    (ret = tool_trace(t, env.st.ev, filter, on_state, NULL)))
+	if ((ret = tool_trace(t, env.st.ev, filter, on_state, NULL)))
 		return TOOL_FAIL;
 	return env.accept_ev ? tool_trace(t, env.accept_ev, NULL, on_accept, NULL) : TOOL_OK;
 }

@@ -190,7 +190,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (env.pid)
 		tool_watch(t, env.pid, false);
-	if (span_init(&env.connects, 4096, sizeof(struct attempt), SPAN_LOSS_ALL, on_connect_end,
+	if (tool_span(t, &env.connects, 4096, sizeof(struct attempt), SPAN_LOSS_ALL, on_connect_end,
 		      NULL) ||
 	    (env.count && agg_init(&env.counts, sizeof(struct count_key), 0)))
 		return TOOL_FAIL;
@@ -210,8 +210,6 @@ static int setup(struct tool_run *t)
 		 ports);
 	row_init(&env.row, env.count ? &count_table : &table, stdout, t->o.json, t->o.timestamp,
 		 t->o.wallclock);
-	if (reader_on_lost(&t->r, span_lost, &env.connects))
-		return TOOL_FAIL;
 	return tool_trace(t, env.st.ev, filter, on_state, NULL);
 }
 

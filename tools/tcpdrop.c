@@ -374,8 +374,8 @@ static int prepare(struct tool_run *t)
 	if (!(env.ksyms = ksym_load()))
 		fprintf(stderr, "tcpdrop: /proc/kallsyms cannot be read: drop sites are shown "
 				"as addresses, and only drops of known TCP sockets are TCP's\n");
-	if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL, NULL) ||
-	    span_init(&env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, NULL, NULL) ||
+	if (tool_span(t, &env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL, NULL) ||
+	    tool_span(t, &env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, NULL, NULL) ||
 	    pair_init(&env.tcp_site, 4096, 1) ||
 	    pair_init(&env.connecting, 1024, sizeof(unsigned long long)))
 		return TOOL_FAIL;
@@ -407,8 +407,7 @@ static int setup(struct tool_run *t)
 		evprint_kstack_after(env.stacks, skip);
 	}
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
-	if (reader_on_lost(&t->r, span_lost, &env.socks) ||
-	    reader_on_lost(&t->r, span_lost, &env.resets) || reader_on_lost(&t->r, on_lost, NULL))
+	if (reader_on_lost(&t->r, on_lost, NULL))
 		return TOOL_FAIL;
 	if (env.socks_on &&
 	    (ret = tool_trace(t, env.st.ev, sock_states_filter(&env.st), on_state, NULL)))

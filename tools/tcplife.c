@@ -295,7 +295,7 @@ static int prepare(struct tool_run *t)
 	if (!env.accept_ev && sock_listeners_read(&env.listeners, "/proc"))
 		fprintf(stderr, "tcplife: /proc/net/tcp cannot be read: listeners older than this "
 				"run are not named\n");
-	if (span_init(&env.lives, 16384, sizeof(struct life), SPAN_LOSS_ALL, closed, NULL))
+	if (tool_span(t, &env.lives, 16384, sizeof(struct life), SPAN_LOSS_ALL, closed, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP sessions");
 	return TOOL_OK;
@@ -317,8 +317,7 @@ static int setup(struct tool_run *t)
 	row_init(&env.row, env.wide ? &wide_table : &table, stdout, t->o.json, t->o.timestamp,
 		 t->o.wallclock);
 	int ret;
-	if (reader_on_lost(&t->r, span_lost, &env.lives) ||
-	    (ret = tool_trace(t, env.st.ev, filter, on_state, NULL)))
+	if ((ret = tool_trace(t, env.st.ev, filter, on_state, NULL)))
 		return TOOL_FAIL;
 	if (env.accept_ev && (ret = tool_trace(t, env.accept_ev, NULL, on_accept, NULL)))
 		return ret;

@@ -222,7 +222,7 @@ static int prepare(struct tool_run *t)
 					  c ? args : "sk=$arg1:u64");
 		if (!env.tlp_ev || !(env.tlp_sk = tep_find_field(env.tlp_ev, "sk")))
 			return TOOL_FAIL;
-		if (span_init(&env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL,
+		if (tool_span(t, &env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL,
 			      NULL))
 			return TOOL_FAIL;
 	}
@@ -243,8 +243,7 @@ static int setup(struct tool_run *t)
 	if (env.synack && (ret = tool_trace(t, env.synack, NULL, on_synack, NULL)))
 		return ret;
 	if (env.tlp_ev &&
-	    (reader_on_lost(&t->r, span_lost, &env.socks) ||
-	     (ret = tool_trace(t, env.st.ev, sock_states_filter(&env.st), on_state, NULL)) ||
+	    ((ret = tool_trace(t, env.st.ev, sock_states_filter(&env.st), on_state, NULL)) ||
 	     (ret = tool_trace(t, env.tlp_ev, NULL, on_tlp, NULL))))
 		return ret ? ret : TOOL_FAIL;
 	return TOOL_OK;

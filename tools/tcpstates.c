@@ -137,7 +137,7 @@ static int prepare(struct tool_run *t)
 				"and no kprobes for tcp_set_state (CONFIG_KPROBE_EVENTS)\n");
 		return TOOL_FAIL;
 	}
-	if (span_init(&env.last, 16384, 0, SPAN_LOSS_ALL, NULL, NULL))
+	if (tool_span(t, &env.last, 16384, 0, SPAN_LOSS_ALL, NULL, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP state changes");
 	return TOOL_OK;
@@ -154,8 +154,6 @@ static int setup(struct tool_run *t)
 		 (*proto || *lp) && *rp ? " && " : "", rp);
 	row_init(&env.row, env.wide ? &wide_table : &table, stdout, t->o.json, t->o.timestamp,
 		 t->o.wallclock);
-	if (reader_on_lost(&t->r, span_lost, &env.last))
-		return TOOL_FAIL;
 	return tool_trace(t, env.st.ev, filter, on_state, NULL);
 }
 

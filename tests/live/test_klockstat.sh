@@ -59,7 +59,7 @@ done
 
 check "klockstat -j: valid JSON" sh -c "'$JSONCHECK' '$TMP/json.out' time count total_ns max_ns avg_ns > /dev/null"
 # Sums of count and total_ns over the lock rows and over the caller rows.
-sum() { grep "\"$1\"" "$TMP/json.out" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" | awk '{ s += $1 } END { print s + 0 }'; }
+sum() { grep "\"$1\"" "$TMP/json.out" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 LOCKS=$(sum lock_addr count) CALLERS=$(sum caller count)
 LNS=$(sum lock_addr total_ns) CNS=$(sum caller total_ns)
 echo "# klockstat: $LOCKS waits by lock, $CALLERS by caller, $LNS ns"
@@ -81,7 +81,7 @@ else
 	check "klockstat text: the same waits as -j in another instance ($TEXTN, $LOCKS)" [ "$TEXTN" = "$LOCKS" ]
 fi
 check "klockstat text: both tables" sh -c "grep -q '^LOCK ' '$TMP/text.out' && grep -q '^CALLER ' '$TMP/text.out'"
-FOLDNS=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/folded.out")
+FOLDNS=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/folded.out")
 # (each run's instance stamps the same events itself, after the other instances' events and
 # their stacks: two runs' totals differ by what the others' stacks cost, up to 2x under load;
 # the counts agree exactly): the lines weigh what the run says they weigh, its waits are -j's

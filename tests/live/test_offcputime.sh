@@ -112,11 +112,11 @@ if [ -n "$PERF_USTACK" ]; then
 		{ cat "$TMP/Dj.err"; grep sched_target "$TMP/Dj.out" | head -3; }
 	# --pprof: the folded lines' stacks and times (the lines in whole microseconds, cut), read
 	# by go tool pprof where it is
-	fus=$(awk '{t += $NF} END {print t + 0}' "$TMP/D.out")
+	fus=$(awk '{t += $NF} END {printf "%.0f\n", t}' "$TMP/D.out")
 	nl=$(grep -c . "$TMP/D.out")
 	if command -v go > /dev/null && HOME=$TMP GOCACHE=$TMP/go GOFLAGS=-mod=mod \
 		go tool pprof -raw "$TMP/off.pb.gz" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
-		pns=$(awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+: / {sub(/:.*/, ""); t += $1} END {print t + 0}' "$TMP/pp.out")
+		pns=$(awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+: / {sub(/:.*/, ""); t += $1} END {printf "%.0f\n", t}' "$TMP/pp.out")
 		check "offcputime --pprof: go tool pprof reads off_cpu nanoseconds, the folded lines' ($pns ns, $fus us in $nl lines), ftt_deep there" sh -c "
 			grep -q 'off_cpu/nanoseconds' '$TMP/pp.out' && grep -q ' ftt_deep :' '$TMP/pp.out' &&
 			[ $pns -ge $((fus * 1000)) ] && [ $pns -lt $(((fus + nl) * 1000)) ]" ||
