@@ -139,6 +139,24 @@ else
 	notok "execsnoop in the image done within 30 s" "$TMP/err"
 	podman rm -f $NAME > /dev/null 2>&1
 fi
+# runqlat 1 1 as the README's DaemonSet runs it: its histogram printed, and its --prom file
+# written into a folder of the host (node_exporter's textfile directory there), readable.
+mkdir -p "$TMP/textfile"
+rm -f "$TMP/out" "$TMP/err"
+$RUN --name $NAME --privileged --pid=host -v /sys/kernel/tracing:/sys/kernel/tracing \
+	-v "$TMP/textfile:/textfile" "$IMG" runqlat --prom /textfile/runqlat.prom 1 1 \
+	> "$TMP/out" 2> "$TMP/err" &
+TPID=$!
+if wait_exit $TPID 30; then
+	n=$(awk '$2 == "->" { n += $5 } END { printf "%.0f\n", n }' "$TMP/out")
+	c=$(sed -n 's/^ftrace_tools_runqlat_[a-z_]*seconds_count \([0-9]*\)$/\1/p' "$TMP/textfile/runqlat.prom")
+	check "runqlat --prom /textfile/runqlat.prom 1 1 in the image: exit 0 ($RC), waits in the histogram ($n) and in the host's file ($c)" \
+		sh -c '[ "$1" = 0 ] && [ "$2" -gt 0 ] && [ "$2" = "$3" ]' - "$RC" "$n" "$c" ||
+		{ head -3 "$TMP/err"; head -5 "$TMP/textfile/runqlat.prom"; } 2> /dev/null | sed 's/^/# /'
+else
+	notok "runqlat in the image done within 30 s" "$TMP/err"
+	podman rm -f $NAME > /dev/null 2>&1
+fi
 check "tracefs as before" same_state
 check "no container left (podman ps -a)" [ -z "$(podman ps -a -q --filter name=$NAME)" ]
 summary
