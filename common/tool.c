@@ -8,6 +8,7 @@
 #include "stream/ksym.h"
 #include "base/pair.h"
 #include "count/prom.h"
+#include "count/tracejson.h"
 #include "base/out.h"
 #include "stream/record.h"
 #include "base/row.h"
@@ -87,6 +88,11 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	}
 	case TOOL_OPT_OUTPUT: t->output = arg; break;
 	case TOOL_OPT_PROM: t->prom_path = arg; break;
+	case TOOL_OPT_TRACE_JSON:
+		if (t->trace_json_path)
+			opt_fail("--trace-json given twice: a second '%s' (see -h)", arg);
+		t->trace_json_path = arg;
+		break;
 	case TOOL_OPT_TAG: {
 		char why[128];
 		if (row_tag(arg, why, sizeof(why)))
@@ -103,6 +109,11 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 			opt_fail("option -%c is not handled", o->key);
 		t->tool->option(t, o, arg);
 	}
+}
+
+struct tracejson *tool_trace_json(struct tool_run *t)
+{
+	return t->trace_json && !t->trace_json->failed ? t->trace_json : NULL;
 }
 
 struct prom *tool_prom(struct tool_run *t)
@@ -535,6 +546,7 @@ static int run(struct tool_run *t)
 		if (child_release(&t->child, tool->name))
 			return TOOL_FAIL;
 	}
+	t->tracing_began = true;
 	ret = reader_run(&t->r, t->o.duration, t->o.interval, tick, t, out_flush) ? TOOL_FAIL :
 										    TOOL_OK;
 	if (tool->end && !out_closed())
@@ -567,6 +579,14 @@ __attribute__((constructor)) static void stop_early(void)
 	sig_install(NULL);
 }
 #endif
+
+/* --trace-json: a stage that exits (a usage error found by a tool's prepare()) leaves no
+ * FILE.tmp. Nothing once the file is committed or removed. */
+static struct tracejson trace_json;
+static void drop_trace_json(void)
+{
+	tracejson_abort(&trace_json);
+}
 
 int tool_main(const struct tool *tool, int argc, char **argv)
 {
@@ -622,13 +642,27 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		fprintf(stderr, "%s: cannot run '%s': %s\n", tool->name, t.o.exec[0], strerror(e));
 		return TOOL_FAIL;
 	}
-	/* After every check of the command line: a usage error makes no file. */
-	if (t.output && out_to_file(t.output, tool->name))
+	/* After every check of the command line: a usage error makes no file. --trace-json's
+	 * is begun now (a folder that refuses it is a usage error), before -o's file is made
+	 * or emptied; FILE.tmp is removed again when the run does not trace. */
+	if (t.trace_json_path && tracejson_open(&trace_json, t.trace_json_path, tool->name))
 		return TOOL_USAGE;
+	if (t.trace_json_path) {
+		t.trace_json = &trace_json;
+		atexit(drop_trace_json);
+	}
+	if (t.output && out_to_file(t.output, tool->name)) {
+		if (t.trace_json)
+			tracejson_abort(t.trace_json);
+		return TOOL_USAGE;
+	}
 	/* An unwritable folder is known now, before anything is traced. */
 	static struct prom prom;
-	if (t.prom_path && prom_open(&prom, t.prom_path, tool->name))
+	if (t.prom_path && prom_open(&prom, t.prom_path, tool->name)) {
+		if (t.trace_json)
+			tracejson_abort(t.trace_json);
 		return TOOL_FAIL;
+	}
 	if (t.prom_path)
 		t.prom = &prom;
 	/* The command's output is never inside ours: with -o it keeps the standard output
@@ -663,6 +697,16 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	checks = NULL;
 	if (tool->cleanup)
 		tool->cleanup(&t);
+	/* After the tool's end(): its last spans are in. A run that traced (and stopped by a
+	 * signal, -d, a count or a failure) leaves a whole file; one that did not, none. */
+	if (t.trace_json && t.tracing_began) {
+		if (tracejson_commit(t.trace_json))
+			ret = TOOL_FAIL;
+		else
+			fprintf(stderr, "%s: wrote %llu spans to %s\n", tool->name,
+				(unsigned long long)t.trace_json->spans, t.trace_json_path);
+	} else if (t.trace_json)
+		tracejson_abort(t.trace_json);
 	if (out_failed() || t.failed || (t.top && t.top->failed) || (t.prom && t.prom->failed))
 		ret = TOOL_FAIL;
 	return ret;

@@ -213,6 +213,7 @@ int tracejson_pseudo_pid(struct tracejson *tj, uint64_t key)
 			realloc(tj->lanes, (tj->nlanes + 1) * sizeof(*tj->lanes));
 		if (!l) {
 			e->v = 0; /* taken again next time; the index is never handed out */
+			say(tj, "keep the tracks of", tj->tmp, ENOMEM);
 			return -1;
 		}
 		tj->lanes = l;
@@ -225,7 +226,7 @@ int tracejson_pseudo_pid(struct tracejson *tj, uint64_t key)
 int tracejson_lane(struct tracejson *tj, int pid, uint64_t start_ns, uint64_t end_ns)
 {
 	size_t i = (size_t)(pid - TRACEJSON_PID_BASE - 1);
-	if (pid <= TRACEJSON_PID_BASE || i >= tj->nlanes)
+	if (pid <= TRACEJSON_PID_BASE || i >= tj->nlanes || !tj->f)
 		return -1;
 	struct tracejson_lanes *l = &tj->lanes[i];
 	/* A lane's spans all end by its latest end: start at or after it, and the new span
@@ -235,8 +236,10 @@ int tracejson_lane(struct tracejson *tj, int pid, uint64_t start_ns, uint64_t en
 		k++;
 	if (k == l->n) {
 		uint64_t *more = realloc(l->end, (l->n + 1) * sizeof(*more));
-		if (!more)
+		if (!more) {
+			say(tj, "keep the tracks of", tj->tmp, ENOMEM);
 			return -1;
+		}
 		l->end = more;
 		l->end[l->n++] = 0;
 	}

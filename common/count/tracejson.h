@@ -67,10 +67,12 @@ void tracejson_process_name(struct tracejson *tj, int pid, const char *name, siz
 void tracejson_thread_name(struct tracejson *tj, int pid, int tid, const char *name, size_t len);
 
 /* The pseudo process of a thing that is not a task, by a key of the tool's (a device
- * number): TRACEJSON_PID_BASE + 1, + 2, ... in the order they come; -1 out of memory. */
+ * number): TRACEJSON_PID_BASE + 1, + 2, ... in the order they come; -1 out of memory (said,
+ * the file is failed: tool_trace_json gives NULL from then on). */
 int tracejson_pseudo_pid(struct tracejson *tj, uint64_t key);
 /* The lane (a thread of pseudo process pid, from 1) for a span [start, end): the first whose
- * spans all ended by start; a new one when none did. -1 out of memory. */
+ * spans all ended by start; a new one when none did. -1 out of memory (said, as above), or
+ * pid not a pseudo PID. */
 int tracejson_lane(struct tracejson *tj, int pid, uint64_t start_ns, uint64_t end_ns);
 
 /* A complete event: name (len bytes at most), cat a static word; then its args with
