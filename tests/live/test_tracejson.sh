@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Live tests of --trace-json (iosnoop, runqslower): the tools run on known work (direct
-# writes from two dd at once; two busy children pinned to one CPU) with -j and --trace-json
+# Live tests of --trace-json (iosnoop, runqslower, drsnoop): the tools run on known work
+# (direct writes from two dd at once; two busy children pinned to one CPU; cat reading a
+# file in a small memory cgroup) with -j and --trace-json
 # together, and tracejsoncheck.py checks the file: the Trace Event format, every span well
 # formed, the spans of a track nested or disjoint, as many spans as -j lines with their
 # members and times, the tracks named as -j printed. The file is whole after SIGTERM, SIGINT
@@ -9,6 +10,7 @@
 # written, a link, the option twice are usage errors that change nothing; tracefs as before.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
+. tests/live/memcg.sh
 require_live
 save_state
 . tests/live/sched_lib.sh
@@ -30,7 +32,7 @@ ls -la "$TMP/u" > "$TMP/u.before"
 for args in "--trace-json $TMP/u/none/x.json" "--trace-json $TMP/u/link.json" \
 	"--trace-json $TMP/u/target/x.json" "--trace-json $TMP/u/" \
 	"--trace-json $TMP/u/a.json --trace-json $TMP/u/b.json"; do
-	for tool in iosnoop runqslower; do
+	for tool in iosnoop runqslower drsnoop; do
 		"$BIN/$tool" $args 1 > "$TMP/out" 2> "$TMP/err"
 		rc=$?
 		ls -la "$TMP/u" > "$TMP/u.after"
@@ -107,5 +109,29 @@ v=$?
 check "runqslower --trace-json: the Trace Event format, one track per thread, as -j printed them ($(verdict)), both busy children's waits on their tracks ($kids)" \
 	sh -c "[ $v -eq 0 ] && [ $kids -eq 2 ]"
 check "runqslower --trace-json: tracefs as before" same_state
+
+# --- drsnoop: cat reads a 16 MB file in no cache from a memory cgroup of 8 MB --------------
+D=$TMP/dr.json
+F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-dr.$$
+if [ ! -d "$T/events/vmscan/mm_vmscan_memcg_reclaim_begin" ]; then
+	skip "drsnoop --trace-json: no vmscan:mm_vmscan_memcg_reclaim_begin (CONFIG_MEMCG)"
+elif ! dd if=/dev/zero of="$F" bs=1M count=16 oflag=direct 2> /dev/null; then
+	skip "drsnoop --trace-json: cannot write $F with O_DIRECT"
+elif ! memcg_make "ftt-tj-$$" 8M; then
+	skip "drsnoop --trace-json: $MEMCG_WHY"
+else
+	if start_bg "$BIN/drsnoop" -j -e -t --trace-json "$D"; then
+		memcg_run cat "$F" > /dev/null
+		stop_bg
+		n=$(grep -c '"comm":"cat"' "$TMP/out")
+		tracejson_ok dr "$D" "$TMP/out"
+		v=$?
+		check "drsnoop --trace-json: exit 0, the Trace Event format, one track per thread, as -j printed them ($(verdict)), cat's $n reclaims" \
+			sh -c "[ $RC -eq 0 ] && [ $v -eq 0 ] && [ $n -gt 0 ] && [ ! -e '$D.tmp' ]"
+		check "drsnoop --trace-json: tracefs as before" same_state
+	fi
+	memcg_remove
+fi
+rm -f "$F"
 
 summary

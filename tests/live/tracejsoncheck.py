@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
-# (iosnoop -j -s -t) or runq (runqslower -j -t). Checks: the file is JSON, an object with
+# (iosnoop -j -s -t), runq (runqslower -j -t) or dr (drsnoop -j -e -t). Checks: the file is JSON, an object with
 # traceEvents and displayTimeUnit; every event has ph, name, pid (an integer), and by kind
 # its members (X: ts and dur numbers >= 0, tid, args; M: process_name or thread_name with
 # args.name; C: ts, args); the spans of one track (pid, tid) are nested or disjoint, never
 # overlapping in part; there are as many X events as -j lines, in the same order, each with
 # the -j line's members as args and its times; the names of the tracks are those -j printed
-# (io: the processes are the DEV column's; runq: each thread's name is its comm, as last
-# printed). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
+# (io: the processes are the DEV column's; runq, dr: each thread's name is its comm, as
+# last printed). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
 import json
 import sys
 from decimal import Decimal
@@ -96,17 +96,23 @@ for e, p in zip(spans, printed):
             fail("span %s: process %r or name %r, -j printed dev %r type %r"
                  % (e, pnames[e["pid"]], e["name"], p["dev"], p["type"]))
     else:
-        keys = ("comm", "tid", "cpu", "prev_comm", "prev_tid")
-        start, dur = p["ts"] * 1000000 - p["lat_us"], p["lat_us"]
-        if e["tid"] != p["tid"]:
-            fail("span %s on thread %d, -j printed tid %d" % (e, e["tid"], p["tid"]))
+        if kind == "runq":
+            keys, tid, lat = ("comm", "tid", "cpu", "prev_comm", "prev_tid"), p["tid"], p["lat_us"]
+        else:
+            keys, tid, lat = ("comm", "pid", "type", "pages", "order", "gfp"), p["pid"], \
+                p["lat_ms"] * 1000
+        start, dur = p["ts"] * 1000000 - lat, lat
+        if e["tid"] != tid:
+            fail("span %s on thread %d, -j printed %d" % (e, e["tid"], tid))
+        if kind == "dr" and e["name"] != p["type"]:
+            fail("span %s named %r, -j printed type %r" % (e, e["name"], p["type"]))
         last_comm[(e["pid"], e["tid"])] = p["comm"]
     if {k: a.get(k) for k in keys} != {k: p[k] for k in keys}:
         fail("span args %s, -j printed %s" % (a, p))
-    if abs(e["ts"] - start) > us + (us if kind == "runq" else 0) or abs(e["dur"] - dur) > us:
+    if abs(e["ts"] - start) > us + (us if kind != "io" else 0) or abs(e["dur"] - dur) > us:
         fail("span at %s us for %s us, -j printed start %s us for %s us"
              % (e["ts"], e["dur"], start, dur))
-if kind == "runq":
+if kind != "io":
     for key, comm in last_comm.items():
         if tnames[key] != comm:
             fail("thread %s named %r, -j printed %r last" % (key, tnames[key], comm))
