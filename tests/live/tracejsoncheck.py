@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
-# (iosnoop -j -s -t), runq (runqslower -j -t) or dr (drsnoop -j -e -t). Checks: the file is JSON, an object with
+# (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t) or tcp (tcplife -j -t). Checks: the file is JSON, an object with
 # traceEvents and displayTimeUnit; every event has ph, name, pid (an integer), and by kind
 # its members (X: ts and dur numbers >= 0, tid, args; M: process_name or thread_name with
 # args.name; C: ts, args); the spans of one track (pid, tid) are nested or disjoint, never
 # overlapping in part; there are as many X events as -j lines, in the same order, each with
 # the -j line's members as args and its times; the names of the tracks are those -j printed
-# (io: the processes are the DEV column's; runq, dr: each thread's name is its comm, as
-# last printed). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
+# (io: the processes are the DEV column's, tcp: the COMM column's; runq, dr: each thread's
+# name is its comm, as last printed). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
 import json
 import sys
 from decimal import Decimal
@@ -95,6 +95,12 @@ for e, p in zip(spans, printed):
         if pnames[e["pid"]] != p["dev"] or e["name"] != p["type"]:
             fail("span %s: process %r or name %r, -j printed dev %r type %r"
                  % (e, pnames[e["pid"]], e["name"], p["dev"], p["type"]))
+    elif kind == "tcp":
+        keys = [k for k in ("pid", "tid", "comm", "ip", "laddr", "lport", "raddr", "rport",
+                            "tx_bytes", "rx_bytes") if p.get(k) is not None]
+        start, dur = p["ts"] * 1000000 - p["dur_ms"] * 1000, p["dur_ms"] * 1000
+        if pnames[e["pid"]] != p["comm"]:
+            fail("span %s in process %r, -j printed comm %r" % (e, pnames[e["pid"]], p["comm"]))
     else:
         if kind == "runq":
             keys, tid, lat = ("comm", "tid", "cpu", "prev_comm", "prev_tid"), p["tid"], p["lat_us"]
@@ -112,7 +118,7 @@ for e, p in zip(spans, printed):
     if abs(e["ts"] - start) > us + (us if kind != "io" else 0) or abs(e["dur"] - dur) > us:
         fail("span at %s us for %s us, -j printed start %s us for %s us"
              % (e["ts"], e["dur"], start, dur))
-if kind != "io":
+if kind in ("runq", "dr"):
     for key, comm in last_comm.items():
         if tnames[key] != comm:
             fail("thread %s named %r, -j printed %r last" % (key, tnames[key], comm))
