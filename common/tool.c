@@ -8,6 +8,7 @@
 #include "stream/ksym.h"
 #include "base/pair.h"
 #include "count/prom.h"
+#include "count/tracejson.h"
 #include "base/out.h"
 #include "stream/record.h"
 #include "base/row.h"
@@ -87,6 +88,11 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	}
 	case TOOL_OPT_OUTPUT: t->output = arg; break;
 	case TOOL_OPT_PROM: t->prom_path = arg; break;
+	case TOOL_OPT_TRACE_JSON:
+		if (t->trace_json_path)
+			opt_fail("--trace-json given twice: a second '%s' (see -h)", arg);
+		t->trace_json_path = arg;
+		break;
 	case TOOL_OPT_TAG: {
 		char why[128];
 		if (row_tag(arg, why, sizeof(why)))
@@ -105,17 +111,20 @@ static void shared_option(const struct opt_spec *o, const char *arg, void *ctx)
 	}
 }
 
-int tool_span(struct tool_run *t, struct span *s, size_t entries, size_t data_size,
-	      enum span_loss loss, span_done_fn done, void *ctx)
+int tool_on_lost(struct tool_run *t, reader_lost_fn fn, void *ctx)
 {
-	if (span_init(s, entries, data_size, loss, done, ctx))
-		return -1;
 	if (t->reader_open)
-		return reader_on_lost(&t->r, span_lost, s);
-	if (t->nspans == (int)(sizeof(t->spans) / sizeof(t->spans[0])))
+		return reader_on_lost(&t->r, fn, ctx);
+	if (t->non_lost == (int)(sizeof(t->on_lost) / sizeof(t->on_lost[0])))
 		return -1;
-	t->spans[t->nspans++] = s;
+	t->on_lost[t->non_lost].fn = fn;
+	t->on_lost[t->non_lost++].ctx = ctx;
 	return 0;
+}
+
+struct tracejson *tool_trace_json(struct tool_run *t)
+{
+	return t->trace_json && !t->trace_json->failed ? t->trace_json : NULL;
 }
 
 struct prom *tool_prom(struct tool_run *t)
@@ -519,8 +528,8 @@ static int run(struct tool_run *t)
 	if (t->top && session_on_close(&t->s, SESSION_BEFORE_REMOVE, release_top, t->top))
 		return TOOL_FAIL;
 	t->reader_open = true;
-	for (int i = 0; i < t->nspans; i++)
-		if (reader_on_lost(&t->r, span_lost, t->spans[i]))
+	for (int i = 0; i < t->non_lost; i++)
+		if (reader_on_lost(&t->r, t->on_lost[i].fn, t->on_lost[i].ctx))
 			return TOOL_FAIL;
 	if (t->names && comm_attach(t->names, &t->r))
 		return TOOL_FAIL;
@@ -554,6 +563,7 @@ static int run(struct tool_run *t)
 		if (child_release(&t->child, tool->name))
 			return TOOL_FAIL;
 	}
+	t->tracing_began = true;
 	ret = reader_run(&t->r, t->o.duration, t->o.interval, tick, t, out_flush) ? TOOL_FAIL :
 										    TOOL_OK;
 	if (tool->end && !out_closed())
@@ -604,6 +614,14 @@ static void operands_usage(const struct tool *tool, struct opt_usage *u, char *h
 		u->operands = "[interval [count]]";
 		u->operand_help = help;
 	}
+}
+
+/* --trace-json: a stage that exits (a usage error found by a tool's prepare()) leaves no
+ * FILE.tmp. Nothing once the file is committed or removed. */
+static struct tracejson trace_json;
+static void drop_trace_json(void)
+{
+	tracejson_abort(&trace_json);
 }
 
 int tool_main(const struct tool *tool, int argc, char **argv)
@@ -671,13 +689,27 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 		fprintf(stderr, "%s: cannot run '%s': %s\n", tool->name, t.o.exec[0], strerror(e));
 		return TOOL_FAIL;
 	}
-	/* After every check of the command line: a usage error makes no file. */
-	if (t.output && out_to_file(t.output, tool->name))
+	/* After every check of the command line: a usage error makes no file. --trace-json's
+	 * is begun now (a folder that refuses it is a usage error), before -o's file is made
+	 * or emptied; FILE.tmp is removed again when the run does not trace. */
+	if (t.trace_json_path && tracejson_open(&trace_json, t.trace_json_path, tool->name))
 		return TOOL_USAGE;
+	if (t.trace_json_path) {
+		t.trace_json = &trace_json;
+		atexit(drop_trace_json);
+	}
+	if (t.output && out_to_file(t.output, tool->name)) {
+		if (t.trace_json)
+			tracejson_abort(t.trace_json);
+		return TOOL_USAGE;
+	}
 	/* An unwritable folder is known now, before anything is traced. */
 	static struct prom prom;
-	if (t.prom_path && prom_open(&prom, t.prom_path, tool->name))
+	if (t.prom_path && prom_open(&prom, t.prom_path, tool->name)) {
+		if (t.trace_json)
+			tracejson_abort(t.trace_json);
 		return TOOL_FAIL;
+	}
 	if (t.prom_path)
 		t.prom = &prom;
 	/* The command's output is never inside ours: with -o it keeps the standard output
@@ -712,6 +744,16 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	checks = NULL;
 	if (tool->cleanup)
 		tool->cleanup(&t);
+	/* After the tool's end(): its last spans are in. A run that traced (and stopped by a
+	 * signal, -d, a count or a failure) leaves a whole file; one that did not, none. */
+	if (t.trace_json && t.tracing_began) {
+		if (tracejson_commit(t.trace_json))
+			ret = TOOL_FAIL;
+		else
+			fprintf(stderr, "%s: wrote %llu spans to %s\n", tool->name,
+				(unsigned long long)t.trace_json->spans, t.trace_json_path);
+	} else if (t.trace_json)
+		tracejson_abort(t.trace_json);
 	if (out_failed() || t.failed || (t.top && t.top->failed) || (t.prom && t.prom->failed))
 		ret = TOOL_FAIL;
 	return ret;

@@ -23,7 +23,6 @@
 #include <sys/types.h>
 
 #include "kernel/child.h"
-#include "join/span.h"
 #include "base/opt.h"
 #include "stream/reader.h"
 #include "kernel/session.h"
@@ -35,6 +34,7 @@ struct row_table;
 struct tep_event;
 struct toplevel;
 struct prom;
+struct tracejson;
 
 /* Exit statuses, and TOOL_DONE: prepare() did all there was to do (-l, -v). */
 enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
@@ -48,6 +48,7 @@ enum tool_long_key {
 	TOOL_LONG_CGROUP = OPT_LONG + 0xfc,
 	TOOL_LONG_PROM = OPT_LONG + 0xfb,
 	TOOL_LONG_TAG = OPT_LONG + 0xfa,
+	TOOL_LONG_TRACE_JSON = OPT_LONG + 0xf9,
 };
 
 /* The options every tool spells alike (CONTRIBUTING.md, "Option letters"); tool_main parses
@@ -67,6 +68,7 @@ enum tool_opt_id {
 	TOOL_OPT_OUTPUT,       /* -o FILE (likewise) */
 	TOOL_OPT_PROM,	       /* --prom FILE (the tools that count: prom.h) */
 	TOOL_OPT_TAG,	       /* --tag host,kernel (every tool: row.h's row_tag) */
+	TOOL_OPT_TRACE_JSON,   /* --trace-json FILE (the tools that show spans: tracejson.h) */
 };
 #define TOOL_DURATION                                                                          \
 	{                                                                                      \
@@ -122,6 +124,16 @@ enum tool_opt_id {
 			"format\n(node_exporter's "                           \
 			"textfile collector), each interval and at\nthe end", \
 			TOOL_OPT_PROM                                         \
+	}
+/* The spans also in FILE, for Perfetto and chrome://tracing (tracejson.h): a tool that lists
+ * it writes its spans with tool_trace_json(); the driver makes FILE.tmp at start (a path
+ * it cannot write is a usage error) and renames it over FILE when the run has traced. */
+#define TOOL_TRACE_JSON                                                                    \
+	{                                                                                  \
+		TOOL_LONG_TRACE_JSON, "trace-json", "FILE",                                \
+			"also write each span to FILE as Trace Event JSON, for\nPerfetto " \
+			"and chrome://tracing (written whole at the end)",                 \
+			TOOL_OPT_TRACE_JSON                                                \
 	}
 #define TOOL_OPT_END                   \
 	{                              \
@@ -225,9 +237,12 @@ struct tool_run {
 	struct cgroup *cgroup;
 	bool pids_checked_here;
 	uint64_t cgroup_next;
-	/* The spans of tool_span, told of the reader's losses once it is open. */
-	struct span *spans[8];
-	int nspans;
+	/* Listeners of the reader's losses given before it opens (tool_on_lost). */
+	struct {
+		reader_lost_fn fn;
+		void *ctx;
+	} on_lost[8];
+	int non_lost;
 	bool reader_open;
 	/* -o FILE: the output goes there (out_to_file). */
 	const char *output;
@@ -237,6 +252,11 @@ struct tool_run {
 	/* --prom FILE (prom.h): checked at start, written by the tool (tool_prom). */
 	const char *prom_path;
 	struct prom *prom;
+	/* --trace-json FILE (tracejson.h): begun at start, written by the tool, made whole at
+	 * the end of a run that traced (traced_from set), else removed. */
+	const char *trace_json_path;
+	struct tracejson *trace_json;
+	bool tracing_began;
 };
 
 /* Run the tool; returns the exit status. */
@@ -273,15 +293,17 @@ bool tool_in_cgroup(struct tool_run *t, pid_t tid);
  * shared -p and -L are watched by tool_main). */
 void tool_watch(struct tool_run *t, pid_t pid, bool thread);
 
-/* A span (span.h) for the run: span_init, and its loss policy given the reader's losses
- * (reader_on_lost with span_lost) when the reader opens, or now if it is open: -1 when it
- * cannot be (out of memory, more than 8 spans). */
-int tool_span(struct tool_run *t, struct span *s, size_t entries, size_t data_size,
-	      enum span_loss loss, span_done_fn done, void *ctx);
+/* fn(ctx) told of the reader's losses (reader_on_lost): now if the reader is open, else
+ * when the driver opens it. -1 when it cannot be (more than 8 before the open). */
+int tool_on_lost(struct tool_run *t, reader_lost_fn fn, void *ctx);
 
 /* --prom: a new file begun, for the tool to write its families into and prom_commit();
  * NULL without --prom or when the file cannot be made (said once; the run exits 1). */
 struct prom *tool_prom(struct tool_run *t);
+
+/* --trace-json: the file to write the spans into, NULL without it (or after a write
+ * failed: said once, the run exits 1). */
+struct tracejson *tool_trace_json(struct tool_run *t);
 
 /* Operand helpers: "[duration]" and "[interval [count]]" (the driver's for operand_kind). */
 void tool_operand_duration(struct tool_run *t, int argc, char **argv);

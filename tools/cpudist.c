@@ -147,8 +147,8 @@ static int setup(struct tool_run *t)
 	 * process's switches out, and each is another task's start or end. */
 	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
 	env.se.t = t;
-	if (tool_span(t, &env.sh.s, 16384, 0, env.off_cpu ? SPAN_LOSS_ALL : SPAN_LOSS_CPU,
-		      spanhist_done, &env.sh) ||
+	if (span_init_run(t, &env.sh.s, 16384, 0, env.off_cpu ? SPAN_LOSS_ALL : SPAN_LOSS_CPU,
+			  spanhist_done, &env.sh) ||
 	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
 	    session_enable(&t->s, env.se.sw, NULL) || reader_on(&t->r, env.se.sw, on_switch, NULL))
 		return TOOL_FAIL;

@@ -13,7 +13,9 @@
 #include <event-parse.h>
 
 #include "base/row.h"
+#include "count/tracejson.h"
 #include "join/span.h"
+#include "stream/comm.h"
 #include "tool.h"
 
 /* The two kinds of reclaim, and their events. */
@@ -79,6 +81,7 @@ static const struct opt_spec options[] = {
 	{OPT_DIRECT_ONLY, "direct-only", NULL,
 	 "only direct reclaim of the whole machine, not a memory\ncgroup's at its limit", 0},
 	TOOL_JSON_KEYS,
+	TOOL_TRACE_JSON,
 	TOOL_EXEC,
 	TOOL_OPT_END,
 };
@@ -89,6 +92,7 @@ static const char *const examples[] = {
 	"drsnoop -p 181            # PID 181 only",
 	"drsnoop -m 10 -d 60       # reclaims over 10 ms, for a minute",
 	"drsnoop -j -d 10 > r.json # 10 seconds as JSON lines",
+	"drsnoop --trace-json r.json -d 10 # 10 seconds for Perfetto",
 	NULL,
 };
 
@@ -103,6 +107,29 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 /* --- per event -------------------------------------------------------------------------------- */
 
+/* --trace-json: the reclaim on the track of the thread that did it, in its process. */
+static void trace_reclaim(struct tracejson *tj, int tid, const char *comm, enum kind kind,
+			  uint64_t start_ns, uint64_t ns, unsigned long long pages,
+			  const struct reclaim *r)
+{
+	struct comm_task info;
+	int pid = tid;
+	if (env.t->names && !comm_task(env.t->names, tid, &info) && info.tgid > 0)
+		pid = info.tgid;
+	char gfp[24];
+	snprintf(gfp, sizeof(gfp), "0x%llx", r->gfp);
+	tracejson_process_name(tj, pid, tool_comm(env.t, pid), 16);
+	tracejson_thread_name(tj, pid, tid, comm, 16);
+	tracejson_span_begin(tj, pid, tid, kind_names[kind], SIZE_MAX, "reclaim", start_ns, ns);
+	tracejson_arg_str(tj, "comm", comm, 16);
+	tracejson_arg_int(tj, "pid", tid);
+	tracejson_arg_str(tj, "type", kind_names[kind], SIZE_MAX);
+	tracejson_arg_uint(tj, "pages", pages);
+	tracejson_arg_int(tj, "order", r->order);
+	tracejson_arg_str(tj, "gfp", gfp, sizeof(gfp));
+	tracejson_span_end(tj);
+}
+
 static void on_reclaim_end(const struct tep_record *end, const struct span_start *start,
 			   uint64_t delta, void *data, void *ctx)
 {
@@ -110,16 +137,23 @@ static void on_reclaim_end(const struct tep_record *end, const struct span_start
 	if (delta < env.min_ns)
 		return;
 	int tid = tep_data_pid(env.t->s.tep, (struct tep_record *)end);
+	unsigned long long pages =
+		(unsigned long long)reader_num(end, env.end[start->kind].reclaimed);
+	char comm[16];
+	snprintf(comm, sizeof(comm), "%s", tool_comm(env.t, tid));
 	env.shown++;
 	row_begin(&env.row, end->ts);
-	row_str(&env.row, tool_comm(env.t, tid), 16);
+	row_str(&env.row, comm, sizeof(comm));
 	row_int(&env.row, tid);
 	row_word(&env.row, kind_names[start->kind]);
 	row_float(&env.row, delta / 1e6);
-	row_uint(&env.row, (unsigned long long)reader_num(end, env.end[start->kind].reclaimed));
+	row_uint(&env.row, pages);
 	row_int(&env.row, r->order);
 	row_hex(&env.row, r->gfp);
 	row_end(&env.row);
+	struct tracejson *tj = tool_trace_json(env.t);
+	if (tj)
+		trace_reclaim(tj, tid, comm, start->kind, end->ts - delta, delta, pages, r);
 }
 
 static void on_begin(struct tep_record *rec, void *ctx)
@@ -170,8 +204,8 @@ static int prepare(struct tool_run *t)
 	}
 	/* A reclaim sleeps and may end on another CPU than it began: a loss anywhere clears
 	 * every start. */
-	if (tool_span(t, &env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, on_reclaim_end,
-		      NULL))
+	if (span_init_run(t, &env.span, 1024, sizeof(struct reclaim), SPAN_LOSS_ALL, on_reclaim_end,
+			  NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "%s",
 		 env.no_memcg ? "direct reclaim (no memory cgroups in this kernel: CONFIG_MEMCG)" :

@@ -14,6 +14,7 @@
 #include "base/out.h"
 #include "base/pair.h"
 #include "base/row.h"
+#include "count/tracejson.h"
 #include "tool.h"
 
 static struct env {
@@ -60,6 +61,7 @@ static const struct opt_spec options[] = {
 	{'t', NULL, NULL, "ENDs column: completion time in seconds", 0},
 	TOOL_WALLCLOCK,
 	TOOL_JSON_KEYS,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -71,6 +73,7 @@ static const char *const examples[] = {
 	"iosnoop -Q -d vda        # queue-to-completion latency on vda",
 	"iosnoop -m 10 5          # I/O slower than 10 ms, for 5 seconds",
 	"iosnoop -j | head -100   # 100 I/O as JSON lines",
+	"iosnoop --trace-json io.json 5 # 5 seconds of I/O for Perfetto",
 	NULL,
 };
 
@@ -84,6 +87,29 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 't': env.end_col = true; break;
 	default: blk_parse_opt(&env.blk, o->key, arg);
 	}
+}
+
+/* --trace-json: each disk a process of its own (its name the DEV column), the I/O that
+ * overlap on it spread over lanes (its threads), the submitter in the args. */
+static void trace_io(struct tracejson *tj, const struct blk_io *io, const char *dev)
+{
+	int pid = tracejson_pseudo_pid(tj, io->dev), lane;
+	if (pid < 0 || (lane = tracejson_lane(tj, pid, io->start_ns, io->end_ns)) < 0)
+		return;
+	char name[32];
+	snprintf(name, sizeof(name), "lane %d", lane);
+	tracejson_process_name(tj, pid, dev, SIZE_MAX);
+	tracejson_thread_name(tj, pid, lane, name, sizeof(name));
+	tracejson_span_begin(tj, pid, lane, io->rwbs, sizeof(io->rwbs), "io", io->start_ns,
+			     io->end_ns - io->start_ns);
+	tracejson_arg_str(tj, "comm", io->comm, sizeof(io->comm));
+	tracejson_arg_int(tj, "pid", io->pid);
+	tracejson_arg_str(tj, "type", io->rwbs, sizeof(io->rwbs));
+	tracejson_arg_str(tj, "dev", dev, SIZE_MAX);
+	tracejson_arg_uint(tj, "sector", io->sector);
+	tracejson_arg_uint(tj, "bytes", io->bytes);
+	tracejson_arg_int(tj, "error", io->error);
+	tracejson_span_end(tj);
 }
 
 static void on_io(const struct blk_io *io, void *ctx)
@@ -109,6 +135,9 @@ static void on_io(const struct blk_io *io, void *ctx)
 	row_float(&env.row, lat / 1e6);
 	row_int(&env.row, io->error);
 	row_end(&env.row);
+	struct tracejson *tj = tool_trace_json((struct tool_run *)t);
+	if (tj)
+		trace_io(tj, io, dev);
 }
 
 /* The submitter's name comes from the block events (the kernel's comm at the time). */

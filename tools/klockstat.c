@@ -570,7 +570,7 @@ static int prepare(struct tool_run *t)
 	}
 	if (agg_init(&env.locks, sizeof(struct lock_key), sizeof(struct wait_sums)) ||
 	    agg_init(&env.callers, sizeof(uint64_t), sizeof(struct wait_sums)) ||
-	    tool_span(t, &env.waits, 4096, sizeof(struct wait), SPAN_LOSS_ALL, waited, NULL))
+	    span_init_run(t, &env.waits, 4096, sizeof(struct wait), SPAN_LOSS_ALL, waited, NULL))
 		return TOOL_FAIL;
 	if (env.folded && !(env.fold = folded_new(env.text)))
 		return TOOL_FAIL;

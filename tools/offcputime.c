@@ -424,7 +424,7 @@ static int setup(struct tool_run *t)
 	 * leaves this process's switches out, and each is another task's end. */
 	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
 	env.se.t = t;
-	if (tool_span(t, &env.s, 4096, sizeof(struct out), SPAN_LOSS_ALL, on_back, NULL) ||
+	if (span_init_run(t, &env.s, 4096, sizeof(struct out), SPAN_LOSS_ALL, on_back, NULL) ||
 	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
 	    session_enable(&t->s, env.se.sw, NULL) || reader_on(&t->r, env.se.sw, on_switch, NULL))
 		return TOOL_FAIL;

@@ -13,6 +13,7 @@
 #include <event-parse.h>
 
 #include "stream/comm.h"
+#include "count/tracejson.h"
 #include "base/opt.h"
 #include "stream/reader.h"
 #include "base/row.h"
@@ -64,6 +65,7 @@ static const struct opt_spec options[] = {
 	 "the first this kernel can",
 	 0},
 	TOOL_JSON_KEYS,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -73,6 +75,7 @@ static const char *const examples[] = {
 	"runqslower -p 181 500    # PID 181's waits over 500 us",
 	"runqslower -T -d 10 0    # every wait for 10 seconds, with times",
 	"runqslower -j 5000 | head -20 # 20 waits over 5 ms as JSON",
+	"runqslower --trace-json runq.json -d 5 1000 # for Perfetto",
 	NULL,
 };
 
@@ -93,6 +96,31 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 /* --- each wait ------------------------------------------------------------------------------ */
 
+/* --trace-json: the wait on the track of the thread that waited, in its process (the names
+ * are followed for it: the one the kernel gives when the process is not known). */
+static void trace_wait(struct tracejson *tj, const struct tep_record *rec, int tid,
+		       const char *comm, size_t len, uint64_t end_ns, uint64_t ns, int prev,
+		       const char *prev_comm, size_t prev_len)
+{
+	struct comm_task info;
+	int pid = tid;
+	if (env.t->names && !comm_task(env.t->names, tid, &info) && info.tgid > 0)
+		pid = info.tgid;
+	if (pid != tid) {
+		const char *pname = comm_get(env.t->names, pid);
+		tracejson_process_name(tj, pid, pname, 16);
+	} else
+		tracejson_process_name(tj, pid, comm, len);
+	tracejson_thread_name(tj, pid, tid, comm, len);
+	tracejson_span_begin(tj, pid, tid, "runq wait", SIZE_MAX, "sched", end_ns - ns, ns);
+	tracejson_arg_str(tj, "comm", comm, len);
+	tracejson_arg_int(tj, "tid", tid);
+	tracejson_arg_int(tj, "cpu", rec->cpu);
+	tracejson_arg_str(tj, "prev_comm", prev_comm, prev_len);
+	tracejson_arg_int(tj, "prev_tid", prev);
+	tracejson_span_end(tj);
+}
+
 static void print(const struct tep_record *rec, int tid, const char *comm, size_t len,
 		  uint64_t end_ns, uint64_t ns, int prev, const char *prev_comm, size_t prev_len)
 {
@@ -112,6 +140,10 @@ static void print(const struct tep_record *rec, int tid, const char *comm, size_
 	row_str(&env.row, prev_comm ? prev_comm : "", prev_comm ? prev_len : 0);
 	row_int(&env.row, prev);
 	row_end(&env.row);
+	struct tracejson *tj = tool_trace_json(t);
+	if (tj)
+		trace_wait(tj, rec, tid, comm ? comm : "", comm ? len : 0, end_ns, ns, prev,
+			   prev_comm ? prev_comm : "", prev_comm ? prev_len : 0);
 }
 
 /* Paired here: the switch that runs the task. */
@@ -173,8 +205,9 @@ static int prepare(struct tool_run *t)
 				     !(env.prev = span_kernel_field(&env.k, "prev")) ||
 				     !(env.prev_comm = span_kernel_field(&env.k, "prev_comm"))))
 		return TOOL_FAIL;
-	/* The names are the kernel's, in the events; -p needs each thread's process. */
-	t->follow_names = t->o.pid != 0;
+	/* The names are the kernel's, in the events; -p and --trace-json need each thread's
+	 * process. */
+	t->follow_names = t->o.pid != 0 || t->trace_json_path;
 	if (env.how == VIA_USER)
 		t->buffer_kb = session_flood_buffer_kb();
 	snprintf(t->traced, sizeof(t->traced), "run queue waits of at least %llu us (%s)",

@@ -213,7 +213,7 @@ static int prepare(struct tool_run *t)
 			fprintf(stderr, "tcpaccept: /proc/net/tcp cannot be read: listeners older "
 					"than this run are not named\n");
 	}
-	if (tool_span(t, &env.opens, 4096, sizeof(struct open), SPAN_LOSS_ALL, accepted, NULL))
+	if (span_init_run(t, &env.opens, 4096, sizeof(struct open), SPAN_LOSS_ALL, accepted, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP accepts (%s)",
 		 env.via == VIA_KPROBE ? "the acceptor from a return probe on inet_csk_accept" :

@@ -190,8 +190,8 @@ static int prepare(struct tool_run *t)
 	}
 	if (env.pid)
 		tool_watch(t, env.pid, false);
-	if (tool_span(t, &env.connects, 4096, sizeof(struct attempt), SPAN_LOSS_ALL, on_connect_end,
-		      NULL) ||
+	if (span_init_run(t, &env.connects, 4096, sizeof(struct attempt), SPAN_LOSS_ALL,
+			  on_connect_end, NULL) ||
 	    (env.count && agg_init(&env.counts, sizeof(struct count_key), 0)))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP connects");

@@ -374,8 +374,10 @@ static int prepare(struct tool_run *t)
 	if (!(env.ksyms = ksym_load()))
 		fprintf(stderr, "tcpdrop: /proc/kallsyms cannot be read: drop sites are shown "
 				"as addresses, and only drops of known TCP sockets are TCP's\n");
-	if (tool_span(t, &env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL, NULL) ||
-	    tool_span(t, &env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, NULL, NULL) ||
+	if (span_init_run(t, &env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL,
+			  NULL) ||
+	    span_init_run(t, &env.resets, 256, sizeof(struct sock_known), SPAN_LOSS_CPU, NULL,
+			  NULL) ||
 	    pair_init(&env.tcp_site, 4096, 1) ||
 	    pair_init(&env.connecting, 1024, sizeof(unsigned long long)))
 		return TOOL_FAIL;

@@ -21,6 +21,7 @@
 #include "kernel/probe.h"
 #include "stream/reader.h"
 #include "base/row.h"
+#include "count/tracejson.h"
 #include "domain/sock.h"
 #include "join/span.h"
 #include "tool.h"
@@ -109,6 +110,7 @@ static const struct opt_spec options[] = {
 	TOOL_WALLCLOCK,
 	{'w', NULL, NULL, "wide columns (room for IPv6 addresses)", 0},
 	TOOL_JSON_KEYS,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -118,6 +120,7 @@ static const char *const examples[] = {
 	"tcplife -L 80,443         # sessions on local ports 80 and 443",
 	"tcplife -D 5432 -d 60     # to remote port 5432, for a minute",
 	"tcplife -j -d 5           # 5 seconds as JSON lines",
+	"tcplife --trace-json tcp.json -d 5 # 5 seconds for Perfetto",
 	NULL,
 };
 
@@ -130,6 +133,37 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'p': env.pid = opt_live_pid(arg); break;
 	case 'w': env.wide = true; break;
 	}
+}
+
+/* --trace-json: the sessions of a process overlap, so each process is a pseudo one of its
+ * own (named as COMM), its sessions spread over lanes; a session is named by its remote end. */
+static void trace_life(struct tracejson *tj, const struct life *l, const char *laddr,
+		       const char *raddr, uint64_t end_ns, uint64_t ns, bool bytes)
+{
+	int pid = tracejson_pseudo_pid(tj, (uint64_t)(unsigned)l->pid), lane;
+	if (pid < 0 || (lane = tracejson_lane(tj, pid, end_ns - ns, end_ns)) < 0)
+		return;
+	char name[SOCK_ADDRSTRLEN + 16], lname[32];
+	snprintf(name, sizeof(name), l->tup.family == 6 ? "[%s]:%u" : "%s:%u", raddr,
+		 (unsigned)l->tup.dport);
+	snprintf(lname, sizeof(lname), "lane %d", lane);
+	tracejson_process_name(tj, pid, l->comm, sizeof(l->comm));
+	tracejson_thread_name(tj, pid, lane, lname, sizeof(lname));
+	tracejson_span_begin(tj, pid, lane, name, sizeof(name), "tcp", end_ns - ns, ns);
+	tracejson_arg_int(tj, "pid", l->pid);
+	if (l->tid)
+		tracejson_arg_int(tj, "tid", l->tid);
+	tracejson_arg_str(tj, "comm", l->comm, sizeof(l->comm));
+	tracejson_arg_int(tj, "ip", l->tup.family);
+	tracejson_arg_str(tj, "laddr", laddr, SIZE_MAX);
+	tracejson_arg_uint(tj, "lport", l->tup.sport);
+	tracejson_arg_str(tj, "raddr", raddr, SIZE_MAX);
+	tracejson_arg_uint(tj, "rport", l->tup.dport);
+	if (bytes) {
+		tracejson_arg_uint(tj, "tx_bytes", l->tx);
+		tracejson_arg_uint(tj, "rx_bytes", l->rx);
+	}
+	tracejson_span_end(tj);
 }
 
 static void closed(const struct tep_record *end, const struct span_start *start, uint64_t delta,
@@ -166,6 +200,9 @@ static void closed(const struct tep_record *end, const struct span_start *start,
 	}
 	row_float(r, delta / 1e6);
 	row_end(r);
+	struct tracejson *tj = tool_trace_json(env.t);
+	if (tj)
+		trace_life(tj, l, a, b, end->ts, delta, bytes);
 }
 
 static void own(struct life *l, enum owner o, int pid, int tid, const char *comm)
@@ -295,7 +332,7 @@ static int prepare(struct tool_run *t)
 	if (!env.accept_ev && sock_listeners_read(&env.listeners, "/proc"))
 		fprintf(stderr, "tcplife: /proc/net/tcp cannot be read: listeners older than this "
 				"run are not named\n");
-	if (tool_span(t, &env.lives, 16384, sizeof(struct life), SPAN_LOSS_ALL, closed, NULL))
+	if (span_init_run(t, &env.lives, 16384, sizeof(struct life), SPAN_LOSS_ALL, closed, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP sessions");
 	return TOOL_OK;

@@ -222,8 +222,8 @@ static int prepare(struct tool_run *t)
 					  c ? args : "sk=$arg1:u64");
 		if (!env.tlp_ev || !(env.tlp_sk = tep_find_field(env.tlp_ev, "sk")))
 			return TOOL_FAIL;
-		if (tool_span(t, &env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL,
-			      NULL))
+		if (span_init_run(t, &env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL,
+				  NULL, NULL))
 			return TOOL_FAIL;
 	}
 	if (env.count && agg_init(&env.counts, sizeof(struct flow), 0))

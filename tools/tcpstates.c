@@ -137,7 +137,7 @@ static int prepare(struct tool_run *t)
 				"and no kprobes for tcp_set_state (CONFIG_KPROBE_EVENTS)\n");
 		return TOOL_FAIL;
 	}
-	if (tool_span(t, &env.last, 16384, 0, SPAN_LOSS_ALL, NULL, NULL))
+	if (span_init_run(t, &env.last, 16384, 0, SPAN_LOSS_ALL, NULL, NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "TCP state changes");
 	return TOOL_OK;

@@ -29,6 +29,14 @@ int span_init(struct span *s, size_t entries, size_t data_size, enum span_loss l
 	return pair_init(&s->starts, entries, sizeof(struct span_start) + data_size);
 }
 
+int span_init_run(struct tool_run *t, struct span *s, size_t entries, size_t data_size,
+		  enum span_loss loss, span_done_fn done, void *ctx)
+{
+	if (span_init(s, entries, data_size, loss, done, ctx))
+		return -1;
+	return tool_on_lost(t, span_lost, s);
+}
+
 void span_free(struct span *s)
 {
 	pair_free(&s->starts);

@@ -59,6 +59,11 @@ struct span {
  * NULL: what is known per key, read with span_find, kept until span_drop or span_end. */
 int span_init(struct span *s, size_t entries, size_t data_size, enum span_loss loss,
 	      span_done_fn done, void *ctx);
+/* The same for a tool's run, and its loss policy given the reader's losses (span_lost:
+ * registered now or when the driver opens the reader). */
+struct tool_run;
+int span_init_run(struct tool_run *t, struct span *s, size_t entries, size_t data_size,
+		  enum span_loss loss, span_done_fn done, void *ctx);
 void span_free(struct span *s);
 
 /* A start of (k1, k2) at ts on cpu: its data, zeroed. One already there is replaced

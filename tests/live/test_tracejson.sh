@@ -1,0 +1,170 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of --trace-json (iosnoop, runqslower, drsnoop, tcplife): the tools run on known
+# work (direct writes from two dd at once; two busy children pinned to one CPU; cat reading
+# a file in a small memory cgroup; three TCP connections) with -j and --trace-json
+# together, and tracejsoncheck.py checks the file: the Trace Event format, every span well
+# formed, the spans of a track nested or disjoint, as many spans as -j lines with their
+# members and times, the tracks named as -j printed. The file is whole after SIGTERM, SIGINT
+# and -d, only FILE.tmp after SIGKILL (removed by the next run); a path that cannot be
+# written, a link, the option twice are usage errors that change nothing; tracefs as before.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+. tests/live/memcg.sh
+require_live
+save_state
+. tests/live/sched_lib.sh
+
+CHECKER=tests/live/tracejsoncheck.py
+PY=
+command -v python3 > /dev/null 2>&1 && PY=python3
+# tracejson_ok KIND FILE LINES: the checker's verdict (its line in $TMP/verdict).
+tracejson_ok() {
+	$PY "$CHECKER" "$1" "$2" "$3" > "$TMP/verdict" 2>&1
+}
+verdict() { cat "$TMP/verdict" 2> /dev/null; }
+
+# --- usage errors: exit 2, one line, nothing made -------------------------------------------
+mkdir "$TMP/u"
+echo keep > "$TMP/u/target"
+ln -s "$TMP/u/target" "$TMP/u/link.json"
+ls -la "$TMP/u" > "$TMP/u.before"
+# The paths on one tool (the driver checks them for all), the option twice on each.
+for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP/u/link.json" \
+	"iosnoop --trace-json $TMP/u/target/x.json" "iosnoop --trace-json $TMP/u/" \
+	"iosnoop -o $TMP/u/out --trace-json $TMP/u/none/x.json"; do
+	set -- $case
+	tool=$1; shift
+	"$BIN/$tool" "$@" 1 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	ls -la "$TMP/u" > "$TMP/u.after"
+	check "$case: usage error, exit 2, one line, nothing made or changed" sh -c "
+		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] &&
+		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
+		[ \"\$(cat '$TMP/u/target')\" = keep ]"
+done
+for tool in iosnoop runqslower drsnoop tcplife; do
+	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	ls -la "$TMP/u" > "$TMP/u.after"
+	check "$tool --trace-json A --trace-json B: usage error, exit 2, one line, nothing made" sh -c "
+		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] &&
+		grep -q '^$tool: --trace-json given twice' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after'"
+done
+check "usage errors: tracefs as before" same_state
+
+if [ -z "$PY" ]; then
+	skip "--trace-json files: the structure checks need python3 (not in this system)"
+	summary
+	exit
+fi
+
+# --- iosnoop: two dd writing at once, stopped by SIGTERM ------------------------------------
+F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson.$$
+J=$TMP/io.json
+if start_bg "$BIN/iosnoop" -j -s -t --trace-json "$J"; then
+	write_direct "$F.1" 32 &
+	ddpid=$!
+	write_direct "$F.2" 32
+	wait $ddpid
+	rm -f "$F.1" "$F.2"
+	sleep 0.3
+	kill -TERM $BGPID
+	wait_exit $BGPID 10
+	dd=$(grep -c '"comm":"dd"' "$TMP/out")
+	check "iosnoop --trace-json, SIGTERM: exit 0, FILE.tmp gone" sh -c "[ $RC -eq 0 ] && [ ! -e '$J.tmp' ]"
+	tracejson_ok io "$J" "$TMP/out"
+	v=$?
+	check "iosnoop --trace-json: the Trace Event format, spans nested or disjoint per lane, as -j printed them ($(verdict); $dd of dd's, 64 written)" \
+		sh -c "[ $v -eq 0 ] && [ $dd -ge 64 ]"
+	check "iosnoop --trace-json: the number said on stderr is the file's" \
+		grep -q "^iosnoop: wrote $(grep -c '"ph":"X"' "$J") spans to $J\$" "$TMP/err"
+	check "iosnoop --trace-json: tracefs as before" same_state
+fi
+
+# SIGKILL: FILE as it was, FILE.tmp left; the next run removes it and writes FILE, at the
+# end of its duration.
+echo old > "$J"
+if start_bg "$BIN/iosnoop" --trace-json "$J"; then
+	kill -9 $BGPID
+	wait $BGPID 2> /dev/null
+	check "iosnoop --trace-json killed with SIGKILL: FILE as it was, FILE.tmp left" \
+		sh -c "[ \"\$(cat '$J')\" = old ] && [ -e '$J.tmp' ]"
+	# (and the duration's end, with nothing to write: no I/O is that slow)
+	"$BIN/iosnoop" -j -s -t -m 100000 --trace-json "$J" 0.3 > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	tracejson_ok io "$J" "$TMP/out"
+	v=$?
+	check "the next run, to its duration's end, no I/O slower than 100 s: exit 0, FILE.tmp gone, FILE whole with no span ($(verdict))" \
+		sh -c "[ $rc -eq 0 ] && [ ! -e '$J.tmp' ] && [ $v -eq 0 ] && grep -qx '0 spans, 0 tracks' '$TMP/verdict'"
+	check "iosnoop killed, then a new run: tracefs as before" same_state
+fi
+
+# --- runqslower, drsnoop and tcplife at once, stopped by SIGINT: two busy children on one
+# CPU; cat reading a 16 MB file in no cache from a memory cgroup of 8 MB; the test program's
+# three TCP connections, both sides --------------------------------------------------------
+PIN=
+[ "$(grep -c '^processor' /proc/cpuinfo)" -ge 2 ] && PIN="taskset -c 1"
+R=$TMP/runq.json D=$TMP/dr.json L=$TMP/tcp.json
+F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-dr.$$
+TT=${TCP_TARGET:-$BIN/tests/tcp_target}
+run_bg runq $PIN "$BIN/runqslower" -j -t --trace-json "$R" 0
+DR= TCP=
+if [ ! -d "$T/events/vmscan/mm_vmscan_memcg_reclaim_begin" ]; then
+	skip "drsnoop --trace-json: no vmscan:mm_vmscan_memcg_reclaim_begin (CONFIG_MEMCG)"
+elif ! dd if=/dev/zero of="$F" bs=1M count=16 oflag=direct 2> /dev/null; then
+	skip "drsnoop --trace-json: cannot write $F with O_DIRECT"
+elif ! memcg_make "ftt-tj-$$" 8M; then
+	skip "drsnoop --trace-json: $MEMCG_WHY"
+else
+	DR=1
+	run_bg dr $PIN "$BIN/drsnoop" -j -e -t --trace-json "$D"
+fi
+if [ ! -d "$T/events/sock/inet_sock_set_state" ] && [ ! -d "$T/events/tcp/tcp_set_state" ]; then
+	skip "tcplife --trace-json: no sock:inet_sock_set_state (Linux 4.16) or tcp:tcp_set_state (4.15)"
+elif [ ! -x "$TT" ]; then
+	notok "test program $TT missing (make check builds it)"
+else
+	TCP=1
+	run_bg tcp $PIN "$BIN/tcplife" -j -t --trace-json "$L"
+fi
+work spin 2 300
+set -- $(awk '{print $2}' "$TMP/t")
+[ -n "$DR" ] && memcg_run cat "$F" > /dev/null
+if [ -n "$TCP" ]; then
+	P4=$((24000 + ($$ % 2000) * 2))
+	rm -f "$TMP/go"
+	"$TT" "$TMP/go" conn $P4 $((P4 + 1)) 1000 3000 50 > "$TMP/conn" &
+	ttpid=$!
+	touch "$TMP/go"
+	wait $ttpid
+fi
+stop_all
+
+kids=0
+for tid in "$@"; do
+	grep -q "\"ph\":\"X\",[^}]*\"tid\":$tid,\"args\"" "$R" 2> /dev/null && kids=$((kids + 1))
+done
+tracejson_ok runq "$R" "$TMP/runq.out"
+v=$?
+check "runqslower --trace-json: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), both busy children's waits on their tracks ($kids)" \
+	sh -c "[ \"\$(cat '$TMP/runq.rc')\" = 0 ] && [ ! -e '$R.tmp' ] && [ $v -eq 0 ] && [ $kids -eq 2 ]"
+if [ -n "$DR" ]; then
+	n=$(grep -c '"comm":"cat"' "$TMP/dr.out")
+	tracejson_ok dr "$D" "$TMP/dr.out"
+	v=$?
+	check "drsnoop --trace-json: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), cat's $n reclaims" \
+		sh -c "[ \"\$(cat '$TMP/dr.rc')\" = 0 ] && [ ! -e '$D.tmp' ] && [ $v -eq 0 ] && [ $n -gt 0 ]"
+	memcg_remove
+fi
+rm -f "$F"
+if [ -n "$TCP" ]; then
+	n=$(grep -cE "\"(lport|rport)\":($P4|$((P4 + 1)))," "$TMP/tcp.out")
+	tracejson_ok tcp "$L" "$TMP/tcp.out"
+	v=$?
+	check "tcplife --trace-json: exit 0, FILE.tmp gone, the Trace Event format, sessions on lanes of their process, as -j printed them ($(verdict)), the test program's $n sides of 3 connections" \
+		sh -c "[ \"\$(cat '$TMP/tcp.rc')\" = 0 ] && [ ! -e '$L.tmp' ] && [ $v -eq 0 ] && [ $n -ge 6 ]"
+fi
+check "runqslower, drsnoop, tcplife --trace-json: tracefs as before" same_state
+
+summary

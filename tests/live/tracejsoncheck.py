@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
+# format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
+# (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t) or tcp (tcplife -j -t). Checks: the file is JSON, an object with
+# traceEvents and displayTimeUnit; every event has ph, name, pid (an integer), and by kind
+# its members (X: ts and dur numbers >= 0, tid, args; M: process_name or thread_name with
+# args.name; C: ts, args); the spans of one track (pid, tid) are nested or disjoint, never
+# overlapping in part; there are as many X events as -j lines, in the same order, each with
+# the -j line's members as args and its times; the names of the tracks are those -j printed
+# (io: the processes are the DEV column's, tcp: the COMM column's; runq, dr: each thread's
+# name is its comm, as last printed). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
+import json
+import sys
+from decimal import Decimal
+
+kind, path, lines = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def fail(why):
+    print(why)
+    sys.exit(1)
+
+
+try:
+    doc = json.load(open(path, encoding="utf-8", errors="surrogateescape"),
+                    parse_float=Decimal)
+except ValueError as e:
+    fail("not JSON: %s" % e)
+if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+    fail("no traceEvents array")
+if doc.get("displayTimeUnit") not in ("ns", "ms"):
+    fail("displayTimeUnit is not ns or ms")
+printed = [json.loads(l, parse_float=Decimal) for l in open(lines, encoding="utf-8",
+                                                             errors="surrogateescape") if l.strip()]
+
+num = (int, Decimal)
+spans, pnames, tnames = [], {}, {}
+for i, e in enumerate(doc["traceEvents"]):
+    where = "event %d (%s)" % (i, json.dumps(e, default=str)[:200])
+    if not isinstance(e, dict) or e.get("ph") not in ("X", "M", "C"):
+        fail(where + ": no ph X, M or C")
+    if not isinstance(e.get("name"), str) or not isinstance(e.get("pid"), int) \
+            or isinstance(e.get("pid"), bool):
+        fail(where + ": no name, or no integer pid")
+    if e["ph"] == "X":
+        if not all(isinstance(e.get(k), num) and e[k] >= 0 for k in ("ts", "dur")):
+            fail(where + ": ts or dur not a number >= 0")
+        if not isinstance(e.get("tid"), int) or not isinstance(e.get("args"), dict) \
+                or not isinstance(e.get("cat"), str):
+            fail(where + ": no tid, cat or args")
+        spans.append(e)
+    elif e["ph"] == "M":
+        if e["name"] not in ("process_name", "thread_name") or \
+                not isinstance(e.get("args", {}).get("name"), str):
+            fail(where + ": not a process_name or thread_name with args.name")
+        if e["name"] == "process_name":
+            pnames[e["pid"]] = e["args"]["name"]
+        else:
+            if not isinstance(e.get("tid"), int):
+                fail(where + ": thread_name without tid")
+            tnames[(e["pid"], e["tid"])] = e["args"]["name"]
+    else:
+        if not isinstance(e.get("ts"), num) or not isinstance(e.get("args"), dict):
+            fail(where + ": counter without ts or args")
+
+# Nested or disjoint on each track: by start, the longer first; a span must end by the end
+# of every open span it starts inside.
+tracks = {}
+for e in spans:
+    tracks.setdefault((e["pid"], e["tid"]), []).append(e)
+for key, es in tracks.items():
+    es.sort(key=lambda e: (e["ts"], -e["dur"]))
+    open_ends = []
+    for e in es:
+        while open_ends and open_ends[-1] <= e["ts"]:
+            open_ends.pop()
+        if open_ends and e["ts"] + e["dur"] > open_ends[-1]:
+            fail("track %s: span at %s (%s us) overlaps the one open until %s in part"
+                 % (key, e["ts"], e["dur"], open_ends[-1]))
+        open_ends.append(e["ts"] + e["dur"])
+    if key not in tnames:
+        fail("track %s has no thread_name" % (key,))
+    if key[0] not in pnames:
+        fail("track %s has no process_name" % (key,))
+
+if len(spans) != len(printed):
+    fail("%d spans, %d lines printed with -j" % (len(spans), len(printed)))
+us = Decimal("0.5")  # -j's times: microseconds, rounded
+last_comm = {}
+for e, p in zip(spans, printed):
+    a = e["args"]
+    if kind == "io":
+        keys = ("comm", "pid", "type", "dev", "sector", "bytes", "error")
+        start, dur = p["start_s"] * 1000000, p["lat_ms"] * 1000
+        if pnames[e["pid"]] != p["dev"] or e["name"] != p["type"]:
+            fail("span %s: process %r or name %r, -j printed dev %r type %r"
+                 % (e, pnames[e["pid"]], e["name"], p["dev"], p["type"]))
+    elif kind == "tcp":
+        keys = [k for k in ("pid", "tid", "comm", "ip", "laddr", "lport", "raddr", "rport",
+                            "tx_bytes", "rx_bytes") if p.get(k) is not None]
+        start, dur = p["ts"] * 1000000 - p["dur_ms"] * 1000, p["dur_ms"] * 1000
+        if pnames[e["pid"]] != p["comm"]:
+            fail("span %s in process %r, -j printed comm %r" % (e, pnames[e["pid"]], p["comm"]))
+    else:
+        if kind == "runq":
+            keys, tid, lat = ("comm", "tid", "cpu", "prev_comm", "prev_tid"), p["tid"], p["lat_us"]
+        else:
+            keys, tid, lat = ("comm", "pid", "type", "pages", "order", "gfp"), p["pid"], \
+                p["lat_ms"] * 1000
+        start, dur = p["ts"] * 1000000 - lat, lat
+        if e["tid"] != tid:
+            fail("span %s on thread %d, -j printed %d" % (e, e["tid"], tid))
+        if kind == "dr" and e["name"] != p["type"]:
+            fail("span %s named %r, -j printed type %r" % (e, e["name"], p["type"]))
+        last_comm[(e["pid"], e["tid"])] = p["comm"]
+    if {k: a.get(k) for k in keys} != {k: p[k] for k in keys}:
+        fail("span args %s, -j printed %s" % (a, p))
+    if abs(e["ts"] - start) > us + (us if kind != "io" else 0) or abs(e["dur"] - dur) > us:
+        fail("span at %s us for %s us, -j printed start %s us for %s us"
+             % (e["ts"], e["dur"], start, dur))
+if kind in ("runq", "dr"):
+    for key, comm in last_comm.items():
+        if tnames[key] != comm:
+            fail("thread %s named %r, -j printed %r last" % (key, tnames[key], comm))
+print("%d spans, %d tracks" % (len(spans), len(tracks)))
