@@ -206,7 +206,8 @@ static void wait_in_read(pid_t pid)
 			close(fd);
 		if (n > 0) {
 			line[n] = 0;
-			if (atol(line) == SYS_read && line[0] != '-')
+			/* "running" while it runs, "-1 ..." when blocked outside a call */
+			if (line[0] >= '0' && line[0] <= '9' && atol(line) == SYS_read)
 				return;
 		}
 		nanosleep(&ts, NULL);
@@ -298,11 +299,15 @@ static int slow(const char *go, const char *dir)
 		wait_in_read(me);
 		nap_60ms();
 		kill(me, SIGUSR1);
+		/* open until the read has returned: a pipe read that wakes to find no writer
+		 * returns 0 before it looks at its signal */
+		if (poll(&pfd, 1, 5000) != 1 || read(sync[0], &c, 1) != 1)
+			_exit(1);
 		_exit(0);
 	}
 	int r = open(fifo, O_RDONLY);
 	if (writer < 0 || r < 0 || read(r, buf, 100) != 10 || write(sync[1], "s", 1) != 1 ||
-	    read(r, buf, 100) != -1 || errno != EINTR)
+	    read(r, buf, 100) != -1 || errno != EINTR || write(sync[1], "e", 1) != 1)
 		return 1;
 	int st;
 	return waitpid(writer, &st, 0) != writer || st;
