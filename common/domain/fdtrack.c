@@ -316,7 +316,18 @@ int fdtrack_setup(struct fdtrack *ft, struct tool_run *t)
 
 void fdtrack_report(const struct fdtrack *ft)
 {
-	sysarg_report(&ft->sa);
+	const struct sysarg *sa = &ft->sa;
+	/* sysarg's words are of calls shown; here the opens are not shown, their descriptors
+	 * are, under a stand-in */
+	uint64_t unread = sa->stringless + sa->faulted + sa->toolong;
+	if (unread)
+		fprintf(stderr,
+			"%s: the paths of %llu opens were not read (%s): their descriptors are "
+			"\"[fd N: its path not read]\"\n",
+			ft->tool, (unsigned long long)unread,
+			sa->via == USTR_UPROBE && sa->stringless ?
+				"not made through the C library's functions" :
+				"a bad address, a fault, or longer than a trace event holds");
 }
 
 void fdtrack_free(struct fdtrack *ft)

@@ -76,7 +76,7 @@ void fdtrack_apply(struct fdtrack *ft, int tgid, int which, const long long a[3]
  * at now through proc (a /proc; the tests' copy): R, S, O or '?' (see above). */
 char fdtrack_late_type(const char *proc, int tgid, int fd, const char *path, size_t len);
 
-/* At the end: the opens whose path was not read (sysarg_report). */
+/* At the end, on stderr: how many opens' paths were not read, and why (nothing when none). */
 void fdtrack_report(const struct fdtrack *ft);
 void fdtrack_free(struct fdtrack *ft);
 
