@@ -155,9 +155,9 @@ static void ended(const struct tep_record *rec, int tid, long long ret, void *ca
 	struct sysc_call *c = call;
 	(void)ctx;
 	uint64_t ns = rec->ts > c->ts ? rec->ts - c->ts : 0;
-	int fd = *(int *)sysc_data(c), tgid = fdtrack_tgid(&env.ft, tid);
 	if (ns < env.min_ns)
 		return;
+	int fd = *(int *)sysc_data(c), tgid = fdtrack_tgid(&env.ft, tid);
 	struct fdtab_file *f = fdtrack_file(&env.ft, tgid, fd);
 	if (!f || (!env.all && f->type != 'R' && (f->type != '?' || f->unnamed)))
 		return;
