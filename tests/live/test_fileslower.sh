@@ -7,8 +7,8 @@
 # and 20 fast preads and pwrites of the file. Two such programs at once: -p shows one
 # program's only, each slow call once with its path, direction, bytes and a latency of 60 ms
 # or more, none of the fast ones; the FIFO only with -a, the interrupted read with its error;
-# 0 shows the fast calls too; the same count as bpftrace on the same tracepoints; text
-# escaped, JSON valid; usage errors; tracefs as before.
+# 0 shows the fast calls too; without -p both programs'; the same count as bpftrace on the
+# same tracepoints; text escaped, JSON valid; usage errors; tracefs as before.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -97,22 +97,26 @@ bt_start() {
 }
 BT= BTRACE=
 command -v bpftrace > /dev/null 2>&1 && BTRACE=1
-if run -a -p PID 30; then
+if run -a -T 30; then
 	n=$((UFFD * 2))
+	L="^[0-9.]+ +[0-9:]{8} +file_target +$P_a"
+	MS='+(6[0-9]|[7-9][0-9]|[0-9]{3,})\.[0-9]{2}'
 	# text: FILENAME escaped; the FIFO's read of 10 bytes and the one a signal interrupted
-	check "fileslower -a -p 30 (text): the slow calls of the file and of the FIFO, names escaped, the interrupted read by its error" sh -c "
+	check "fileslower -a -T 30 (text, the machine): the slow calls of the file and of the FIFO, names escaped, the interrupted read by its error" sh -c "
 		[ $RC -eq 0 ] &&
-		[ \$(grep -Ec '^[0-9.]+ +file_target +$P_a R +2000 +(6[0-9]|[7-9][0-9]|[0-9]{3,})\\.[0-9]{2} $A/slow\\\\x0a\\\\xff\\\\x20file\$' '$TMP/out') -eq $UFFD ] &&
-		[ \$(grep -Ec '^[0-9.]+ +file_target +$P_a W +1000 +(6[0-9]|[7-9][0-9]|[0-9]{3,})\\.[0-9]{2} $A/slow\\\\x0a\\\\xff\\\\x20file\$' '$TMP/out') -eq $UFFD ] &&
-		[ \$(grep -Ec '^[0-9.]+ +file_target +$P_a R +10 +(6[0-9]|[7-9][0-9]|[0-9]{3,})\\.[0-9]{2} $A/fifo\$' '$TMP/out') -eq 1 ] &&
-		[ \$(grep -Ec '^[0-9.]+ +file_target +$P_a R ERESTARTSYS +(6[0-9]|[7-9][0-9]|[0-9]{3,})\\.[0-9]{2} $A/fifo\$' '$TMP/out') -eq 1 ] &&
+		[ \$(grep -Ec '$L R +2000 $MS $A/slow\\\\x0a\\\\xff\\\\x20file\$' '$TMP/out') -eq $UFFD ] &&
+		[ \$(grep -Ec '$L W +1000 $MS $A/slow\\\\x0a\\\\xff\\\\x20file\$' '$TMP/out') -eq $UFFD ] &&
+		[ \$(grep -Ec '$L R +10 $MS $A/fifo\$' '$TMP/out') -eq 1 ] &&
+		[ \$(grep -Ec '$L R ERESTARTSYS $MS $A/fifo\$' '$TMP/out') -eq 1 ] &&
 		[ \$(grep -c ' $P_a [RW] ' '$TMP/out') -eq $((n + 2)) ] &&
-		grep -Eq '^TIME\\(s\\) +COMM +TID D +BYTES +LAT\\(ms\\) FILENAME\$' '$TMP/out'"
+		grep -Eq '^TIME\\(s\\) +TIME +COMM +TID D +BYTES +LAT\\(ms\\) FILENAME\$' '$TMP/out'"
+	check "fileslower -a (the machine): the other program's slow calls too" sh -c "
+		[ \$(grep -Ec ' $P_b [RW] .* $TMP/b/(slow|fifo)' '$TMP/out') -eq $((n + 2)) ]"
 	if [ -n "$BT" ]; then
 		wait_exit $BT 20 || notok "bpftrace ends with the process"
 		BTN=$(sed -n 's/^@slow: //p' "$TMP/bt.out")
 		FSN=$(grep -c " $P_a [RW] " "$TMP/out")
-		check "fileslower -a -p 30: as many slow calls of the process as bpftrace counts on the same tracepoints ($FSN, ${BTN:-0})" [ "$FSN" = "${BTN:-0}" ]
+		check "fileslower -a: as many slow calls of the program as bpftrace counts on the same tracepoints ($FSN, ${BTN:-0})" [ "$FSN" = "${BTN:-0}" ]
 	elif [ -z "$BTRACE" ]; then
 		skip "fileslower beside bpftrace: bpftrace not installed"
 	fi
@@ -124,13 +128,6 @@ if run 0 -p PID -j; then
 		[ \$(grep -c '\"call\":\"pwrite64\",\"fd\":[0-9]*,\"bytes\":100,' '$TMP/out') -eq 20 ] &&
 		[ \$(grep -c '\"call\":\"pread64\",\"fd\":[0-9]*,\"bytes\":100,' '$TMP/out') -eq 20 ]"
 fi
-if run -T 30; then
-	check "fileslower (the machine, -T): both programs' slow calls of the file, not the FIFOs" sh -c "
-		[ $RC -eq 0 ] &&
-		[ \$(grep -Ec '^[0-9.]+ +[0-9:]{8} +file_target +[0-9]+ [RW] +[0-9]+ +[0-9.]+ $TMP/[ab]/slow' '$TMP/out') -eq $((UFFD * 4)) ] &&
-		! grep -q '$TMP/[ab]/fifo' '$TMP/out'"
-fi
-
 for bad in "x" "-- -1" "10 20" "-p 0" "--via x" "-d 0" "-m 5"; do
 	"$BIN/fileslower" $bad > "$TMP/out" 2> "$TMP/err"
 	check "fileslower $bad: usage error (exit 2), one line" sh -c \
