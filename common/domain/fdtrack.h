@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * fdtrack: fdtab.h's tables kept from a run's events, for the tools that name the descriptor
+ * of a read or write (filetop, fileslower): the opens with their path (open, openat,
+ * openat2, creat: the path read by sysarg.h's ladder), dup, dup2, dup3, fcntl F_DUPFD and
+ * F_SETFD (joined per thread, sysc.h), close and close_range at their entry, a new process
+ * (task:task_newtask: a copy of its parent's table; CLONE_FILES without CLONE_THREAD makes
+ * both unknowable), exec (close-on-exec), a process's end, and /proc/PID/fd for what was open
+ * at the start. A loss of events forgets every table: a descriptor is named by what made it
+ * or shown as not seen made, never by a name it may no longer have.
+ *
+ * The type of an opened file is looked at when its open's exit is read (late_type): trusted
+ * only while the descriptor still leads to a name ending with the open's path; else what an
+ * absolute path leads to then; else '?'.
+ */
+#ifndef FTT_FDTRACK_H
+#define FTT_FDTRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "domain/fdtab.h"
+#include "domain/sysarg.h"
+#include "join/sysc.h"
+
+struct tool_run;
+struct tep_event;
+struct tep_format_field;
+
+#define FDTRACK_CALLS 6 /* dup, dup2, dup3, fcntl, close, close_range */
+
+struct fdtrack {
+	struct fdtab tab;
+	struct sysarg sa; /* the opens; .via may be set before fdtrack_setup (--via) */
+	struct sysc join; /* the dups and fcntl */
+	struct fdtrack_ev {
+		struct fdtrack *ft;
+		int kind;
+		struct tep_event *enter, *exit;
+		struct tep_format_field *f[3], *ret;
+	} ev[FDTRACK_CALLS];
+	struct tep_event *newtask, *exec, *exit;
+	struct tep_format_field *newtask_pid, *newtask_flags, *exec_pid, *exit_pid, *exit_dead;
+	uint64_t unnamed; /* descriptors used that were not seen made (fdtrack_file's stand-ins) */
+	struct tool_run *t;
+	const char *tool;
+};
+
+/* A struct fdtrack's start: paths by the best rung unless the tool's --via says. */
+#define FDTRACK_INIT                      \
+	{                                 \
+		.sa = {.via = USTR_BEST } \
+	}
+
+/* In prepare(): the events' formats loaded, the tables made. A kernel without what it needs
+ * is said on stderr, prefixed with tool (-1). */
+int fdtrack_prepare(struct fdtrack *ft, struct tool_run *t, const char *tool);
+/* In setup(): the events traced, the reader's losses followed, /proc read (-p's process, or
+ * every process but this one). Returns a TOOL_ status; ft->sa.what says how paths are read. */
+int fdtrack_setup(struct fdtrack *ft, struct tool_run *t);
+
+/* The process of thread tid (tid itself when not known). */
+int fdtrack_tgid(struct fdtrack *ft, int tid);
+/* What descriptor fd of process tgid is; one not seen made gets a stand-in named
+ * "[fd N: not seen opened]" (unnamed, type '?', counted in ft->unnamed), kept until the
+ * descriptor is closed or made again. NULL only when out of memory. */
+struct fdtab_file *fdtrack_file(struct fdtrack *ft, int tgid, int fd);
+
+/* A finished dup, dup2, dup3 or fcntl (its entry's arguments a[], its result ret), applied to
+ * tgid's table: what the event handlers do, for the tests. which: 0 dup, 1 dup2, 2 dup3,
+ * 3 fcntl. */
+void fdtrack_apply(struct fdtrack *ft, int tgid, int which, const long long a[3], long long ret);
+
+/* The type of what descriptor fd of process tgid became by an open of path (len bytes), looked
+ * at now through proc (a /proc; the tests' copy): R, S, O or '?' (see above). */
+char fdtrack_late_type(const char *proc, int tgid, int fd, const char *path, size_t len);
+
+/* At the end, on stderr: how many opens' paths were not read, and why (nothing when none). */
+void fdtrack_report(const struct fdtrack *ft);
+void fdtrack_free(struct fdtrack *ft);
+
+#endif

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fileslower: each synchronous read or write that took at least a threshold (10 ms by
+ * default), with its file, as bcc's fileslower: when it ended, the task, R or W, the bytes it
+ * returned, its latency and the file's name. From the syscall tracepoints alone (no kprobes):
+ * each call's entry (its descriptor) and exit (its result) joined per thread (sysc.h), the
+ * latency between the two; the descriptor named from the event stream by fdtrack.h, as it was
+ * when the call was made. Only regular files unless -a, as bcc: a descriptor's type is what it
+ * led to when it was opened (or at the start, from /proc).
+ */
+#define _GNU_SOURCE /* strerrorname_np: glibc 2.32 */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "base/row.h"
+#include "domain/fdtrack.h"
+#include "join/sysc.h"
+#include "stream/reader.h"
+#include "tool.h"
+
+/* The read and write family: what bcc's fileslower sees through vfs_read and vfs_write from
+ * these calls (sendfile, splice and copy_file_range are not among them: two files each). */
+static const struct call {
+	const char *name;
+	bool write;
+} calls[] = {
+	{"read", false},    {"pread64", false}, {"readv", false},   {"preadv", false},
+	{"preadv2", false}, {"write", true},	{"pwrite64", true}, {"writev", true},
+	{"pwritev", true},  {"pwritev2", true},
+};
+#define NCALLS (int)(sizeof(calls) / sizeof(*calls))
+
+/* --- settings and options --------------------------------------------------------------------- */
+
+static struct env {
+	bool all;	 /* -a */
+	uint64_t min_ns; /* the operand */
+	struct tool_run *t;
+	struct fdtrack ft;
+	struct sysc join;
+	struct ev {
+		struct tep_event *enter, *exit;
+		struct tep_format_field *fd, *ret;
+	} ev[NCALLS];
+	struct row row;
+} env = {.min_ns = 10 * 1000000ULL, .ft = FDTRACK_INIT};
+
+enum { OPT_VIA = OPT_LONG + 1 };
+
+static const struct row_col cols[] = {
+	{"TIME(s)", "ts", -14, ROW_TIME, 6, 0,
+	 "trace-clock seconds (CLOCK_MONOTONIC) when the call returned"},
+	ROW_COL_WALL,
+	{"COMM", "comm", -16, ROW_STR, 0, 0, "the task that made the call, its name then"},
+	{"TID", "tid", 7, ROW_INT, 0, 0, "its thread ID"},
+	{NULL, "pid", 0, ROW_INT, 0, ROW_NOTEXT, "its process ID"},
+	{"D", "dir", 1, ROW_WORD, 0, 0, "R a read, W a write"},
+	{NULL, "call", 0, ROW_WORD, 0, ROW_NOTEXT,
+	 "the system call (read, pread64, readv, preadv, preadv2, write, pwrite64, ...)"},
+	{NULL, "fd", 0, ROW_INT, 0, ROW_NOTEXT, "the descriptor"},
+	{"BYTES", NULL, 7, ROW_WORD, 0, ROW_NOJSON, NULL},
+	{NULL, "bytes", 0, ROW_UINT, 0, ROW_NOTEXT,
+	 "the bytes it read or wrote (its result); null when it failed"},
+	{NULL, "errno", 0, ROW_INT, 0, ROW_NOTEXT,
+	 "the error number when it failed (EAGAIN 11; 512 ERESTARTSYS: a signal came), else 0"},
+	{"LAT(ms)", NULL, 8, ROW_FLOAT, 2, ROW_NOJSON, NULL},
+	{NULL, "lat_ns", 0, ROW_UINT, 0, ROW_NOTEXT,
+	 "nanoseconds from the call's entry to its return"},
+	{NULL, "type", 0, ROW_WORD, 0, ROW_NOTEXT,
+	 "R a regular file, S a socket, O other (pipe, FIFO, device...), ? not known"},
+	{"FILENAME", "file", -8, ROW_STR, 0, 0,
+	 "the path as opened (or /proc's name of a file open at the start); a descriptor not "
+	 "seen made: \"[fd N: not seen opened]\""},
+	{NULL, "named", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "false when file is such a stand-in, not a name"},
+};
+static const struct row_table table = ROW_TABLE("each slow call, at its return", cols);
+
+static const struct opt_spec options[] = {
+	{'a', NULL, NULL,
+	 "all file types: sockets, pipes, FIFOs, devices too (default:\nregular "
+	 "files only)",
+	 0},
+	TOOL_DURATION,
+	TOOL_JSON("one JSON object per slow call"),
+	TOOL_TID,
+	TOOL_NAME,
+	TOOL_PID,
+	TOOL_WALLCLOCK,
+	{OPT_VIA, "via", "MECH",
+	 "how to read the paths of opens: kprobe, eprobe or uprobe (default:\nthe best the "
+	 "kernel offers)",
+	 0},
+	TOOL_JSON_KEYS,
+	TOOL_EXEC,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"fileslower                # reads and writes of regular files slower than 10 ms",
+	"fileslower 1              # slower than 1 ms",
+	"fileslower -a 0 -d 1      # every read and write, all file types, for a second",
+	"fileslower -p 181 -T 5    # PID 181's over 5 ms, with wall-clock times",
+	"fileslower -j -d 10 > s.json  # 10 seconds as JSON lines",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	switch (o->key) {
+	case 'a': env.all = true; break;
+	case OPT_VIA: env.ft.sa.via = opt_choice(arg, ustr_via_names, USTR_BEST, "--via"); break;
+	}
+}
+
+static void operands(struct tool_run *t, int argc, char **argv)
+{
+	if (argc > 0)
+		env.min_ns = (uint64_t)opt_int(argv[0], 0, 1LL << 31, "MIN_MS") * 1000000ULL;
+	if (argc > 1)
+		opt_fail("unexpected argument: '%s' (see -h)", argv[1]);
+}
+
+/* --- per event -------------------------------------------------------------------------------- */
+
+static void on_enter(struct tep_record *rec, void *ctx)
+{
+	struct ev *e = ctx;
+	struct sysc_call *c =
+		sysc_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts, (int)(e - env.ev));
+	if (c)
+		*(int *)sysc_data(c) = (int)reader_num(rec, e->fd);
+}
+
+static void on_exit_call(struct tep_record *rec, void *ctx)
+{
+	struct ev *e = ctx;
+	sysc_exit(&env.join, rec, tep_data_pid(env.t->s.tep, rec), reader_num(rec, e->ret));
+}
+
+/* The kernel's own codes for a call a signal interrupted, as the exit tracepoint sees them
+ * (before the signal is handled: the process then sees EINTR, or the call is made again). */
+static const char *const restart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND", NULL,
+				      "ERESTART_RESTARTBLOCK"};
+
+/* A call ended: shown when slow enough and of a file shown (a stand-in is no regular file). */
+static void ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+{
+	struct sysc_call *c = call;
+	uint64_t ns = rec->ts > c->ts ? rec->ts - c->ts : 0;
+	if (ns < env.min_ns)
+		return;
+	int fd = *(int *)sysc_data(c), tgid = fdtrack_tgid(&env.ft, tid);
+	struct fdtab_file *f = fdtrack_file(&env.ft, tgid, fd);
+	if (!f || (!env.all && f->type != 'R' && (f->type != '?' || f->unnamed)))
+		return;
+	char bytes[32], type[2] = {f->type, 0};
+	if (ret >= 0)
+		snprintf(bytes, sizeof(bytes), "%lld", ret);
+	else if (-ret >= 512 && -ret <= 516 && restart[-ret - 512])
+		snprintf(bytes, sizeof(bytes), "%s", restart[-ret - 512]);
+	else if (-ret < 4096 && strerrorname_np((int)-ret))
+		snprintf(bytes, sizeof(bytes), "%s", strerrorname_np((int)-ret));
+	else
+		snprintf(bytes, sizeof(bytes), "E%lld", -ret);
+	struct row *r = &env.row;
+	row_begin(r, rec->ts);
+	row_str(r, tool_comm(env.t, tid), 16);
+	row_int(r, tid);
+	row_int(r, tgid);
+	row_word(r, calls[c->kind].write ? "W" : "R");
+	row_word(r, calls[c->kind].name);
+	row_int(r, fd);
+	row_word(r, bytes);
+	if (ret >= 0)
+		row_uint(r, (unsigned long long)ret);
+	else
+		row_none(r);
+	row_int(r, ret < 0 ? -ret : 0);
+	row_float(r, ns / 1e6);
+	row_uint(r, ns);
+	row_word(r, type);
+	if (f->unnamed)
+		row_word(r, f->name);
+	else
+		row_bytes(r, f->name, f->len);
+	FILE *j = row_json(r);
+	if (j)
+		fputs(f->unnamed ? "false" : "true", j);
+	row_end(r);
+}
+
+/* --- set up ----------------------------------------------------------------------------------- */
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	for (int i = 0; i < NCALLS; i++) {
+		struct ev *e = &env.ev[i];
+		e->enter = sysc_event(&t->s, "enter", calls[i].name);
+		e->exit = sysc_event(&t->s, "exit", calls[i].name);
+		if (!e->exit || !(e->ret = tep_find_field(e->exit, "ret")) || !e->enter ||
+		    !(e->fd = tep_find_field(e->enter, "fd")))
+			e->enter = NULL;
+	}
+	if (!env.ev[0].enter) {
+		fprintf(stderr, "fileslower: no syscall tracepoints in this kernel "
+				"(CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)\n");
+		return TOOL_FAIL;
+	}
+	/* A call may sleep and return on another CPU: sysc's loss policy forgets every call
+	 * in progress at a loss (SPAN_LOSS_ALL). */
+	if (fdtrack_prepare(&env.ft, t, "fileslower") ||
+	    sysc_init(&env.join, 4096, sizeof(int), ended, NULL))
+		return TOOL_FAIL;
+	/* every read and write of the machine is recorded, slow or not */
+	t->buffer_kb = session_flood_buffer_kb();
+	return TOOL_OK;
+}
+
+static int setup(struct tool_run *t)
+{
+	int ret;
+	row_init(&env.row, &table, stdout, t->o.json, true, t->o.wallclock);
+	if ((ret = fdtrack_setup(&env.ft, t)))
+		return ret;
+	if (reader_on_lost(&t->r, sysc_lost, &env.join))
+		return TOOL_FAIL;
+	for (int i = 0; i < NCALLS; i++) {
+		struct ev *e = &env.ev[i];
+		if (!e->enter)
+			continue;
+		/* the exit first: an entry is kept only while its exit can be seen */
+		if ((ret = tool_trace(t, e->exit, NULL, on_exit_call, e)) ||
+		    (ret = tool_trace(t, e->enter, NULL, on_enter, e)))
+			return ret;
+	}
+	snprintf(t->traced, sizeof(t->traced),
+		 "reads and writes of %s taking %llu ms or more, paths via %s",
+		 env.all ? "any file" : "regular files", (unsigned long long)(env.min_ns / 1000000),
+		 env.ft.sa.what);
+	return TOOL_OK;
+}
+
+/* --- at the end ------------------------------------------------------------------------------- */
+
+static void end(struct tool_run *t)
+{
+	span_report(&env.join.span, "fileslower", "read and write returns");
+	fdtrack_report(&env.ft);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	sysc_free(&env.join);
+	fdtrack_free(&env.ft);
+}
+
+static const struct tool fileslower = {
+	.name = "fileslower",
+	.opts = options,
+	.operands = "[MIN_MS]",
+	.operand_help = "   MIN_MS      show calls of at least this many milliseconds (default\n"
+			"               10; 0: every call)\n",
+	.examples = examples,
+	.formats =
+		(const char *const[]){"syscalls:sys_enter_read", "syscalls:sys_exit_read",
+				      "syscalls:sys_enter_write", "syscalls:sys_exit_write", NULL},
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.operands_fn = operands,
+	.prepare = prepare,
+	.setup = setup,
+	.row = &env.row,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&fileslower, argc, argv);
+}
