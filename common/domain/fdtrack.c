@@ -79,7 +79,6 @@ char fdtrack_late_type(const char *proc, int tgid, int fd, const char *path, siz
 static void on_open(const struct tep_record *exit, int tid, const struct sysarg_done *d, void *ctx)
 {
 	struct fdtrack *ft = ctx;
-	(void)exit;
 	if (d->ret < 0)
 		return;
 	int tgid = fdtrack_tgid(ft, tid), fd = (int)d->ret;
@@ -163,7 +162,6 @@ static void ended(const struct tep_record *rec, int tid, long long ret, void *ca
 {
 	struct fdtrack *ft = ctx;
 	struct sysc_call *c = call;
-	(void)rec;
 	fdtrack_apply(ft, fdtrack_tgid(ft, tid), c->kind, ((struct args *)sysc_data(c))->a, ret);
 }
 
@@ -217,8 +215,6 @@ static void on_task_exit(struct tep_record *rec, void *ctx)
 static void on_lost(int cpu, long long n, void *ctx)
 {
 	struct fdtrack *ft = ctx;
-	(void)cpu;
-	(void)n;
 	fdtab_forget(&ft->tab);
 }
 
