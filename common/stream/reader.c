@@ -448,13 +448,17 @@ static int batch(struct reader *r, bool all)
 int reader_read_until(struct reader *r, uint64_t limit)
 {
 	bool more;
+	int pages;
+	/* Until nothing more can be read: a CPU whose pages in memory (CPUBUF_MAX_PENDING)
+	 * are all stamped after limit says more but reads none, and waits for the next read
+	 * (looping on it spun at full CPU for good under a flood: vfsstat, 2 dd of 64 bytes). */
 	do {
-		if (fill_and_dispatch(r, r->mono ? limit : ~0ULL) < 0)
+		if ((pages = fill_and_dispatch(r, r->mono ? limit : ~0ULL)) < 0)
 			return -1;
 		more = false;
 		for (int i = 0; i < r->ncpus; i++)
 			more |= r->cpus[i].more;
-	} while (more && sig_stop < 2);
+	} while (more && pages > 0 && sig_stop < 2);
 	return 0;
 }
 
