@@ -355,7 +355,7 @@ static int interval(struct tool_run *t, uint64_t now)
 			(unsigned long long)env.prom_lost);
 		env.prom_lost = 0;
 	}
-	fflush(stdout);
+	out_flush();
 	return 0;
 }
 

@@ -79,5 +79,11 @@ for bad in "-s x" "-r x" "0" "1 0" "-p 0"; do
 	check "filetop $bad: usage error (exit 2), one line" sh -c \
 		"[ $? -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q '^filetop: ' '$TMP/err'"
 done
+# A reader that goes away (| head -1) ends the run quietly, exit 0 (the interval's own
+# flush once left the error on stdout, and the exit said 'Input/output error', exit 1).
+rm -f "$TMP/rc"
+{ "$BIN/filetop" -C 0.2 2> "$TMP/err"; echo $? > "$TMP/rc"; } | head -1 > "$TMP/out"
+check "filetop -C 0.2 | head -1: exit 0 ($(cat "$TMP/rc")), nothing on stderr but the banner" sh -c "
+	[ \"\$(cat '$TMP/rc')\" = 0 ] && ! grep -v -e '^Tracing ' -e 'CONFIG_KPROBE_EVENTS' '$TMP/err' | grep -q ."
 check "after every run: tracefs as before" same_state
 summary
