@@ -24,7 +24,7 @@
 #include "stream/usym.h"
 
 #define MAX_SITES 64
-enum { OPT_VIA = OPT_LONG + 0x30 };
+enum { OPT_VIA = OPT_LONG + 0x30, OPT_STRING };
 /* How a semaphore is raised: by the kernel's reference counter, or here in one process. */
 enum { VIA_KERNEL, VIA_PROC, VIA_BEST };
 static const char *const via_names[] = {"kernel", "proc"};
@@ -46,7 +46,7 @@ static struct env {
 
 static const struct opt_spec options[] = {
 	{'l', NULL, NULL, "list the probes of PATH (or of every file PID maps, with -p)", 0},
-	{'s', NULL, "N", "read argument N as the string it points to", 0},
+	{OPT_STRING, "string", "N", "read argument N as the string it points to", 0},
 	{OPT_VIA, "via", "HOW",
 	 "how semaphores are raised: kernel (its reference counter, Linux\n"
 	 "4.20) or proc (by usdt in the process of -p, through /proc/PID/mem;\n"
@@ -73,7 +73,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 {
 	if (o->key == 'l')
 		env.list = true;
-	else if (o->key == 's')
+	else if (o->key == OPT_STRING)
 		env.string_arg = (int)opt_int(arg, 1, SDT_ARGC_MAX, "argument number");
 	else if (o->key == OPT_VIA)
 		env.via = opt_choice(arg, via_names, VIA_BEST, "--via");

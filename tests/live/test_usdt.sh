@@ -33,8 +33,8 @@ check "uprobe -l: the program's functions, then its 4 USDT probes as usdt:PROVID
 	[ \"\$(grep '^usdt:' '$TMP/out' | sort | tr '\\n' ' ')\" = 'usdt:ftt:consts usdt:ftt:gated usdt:ftt:text usdt:ftt:values ' ]"
 
 for args in "$DT:ftt|PATH:PROVIDER:NAME expected" "$DT::x|PATH:PROVIDER:NAME" \
-	"-s 13 $DT:ftt:text|argument number" "/nonexistent/x:a:b|target not found" \
-	"$DT:ftt:nosuch|no probe ftt:nosuch" "-s 3 $DT:ftt:text|ftt:text has 2 arguments" \
+	"--string 13 $DT:ftt:text|argument number" "/nonexistent/x:a:b|target not found" \
+	"$DT:ftt:nosuch|no probe ftt:nosuch" "--string 3 $DT:ftt:text|ftt:text has 2 arguments" \
 	"-l -p 1 $DT|no PATH too"; do
 	eval "\"\$BIN/usdt\" -d 1 ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
@@ -116,16 +116,16 @@ check "usdt ftt:values (text): $N lines with the program's name, pid and exact a
 	[ \$(grep -c '^ *usdt_target-$DTPID .* values: (.*) arg1=-100 arg2=200 arg3=-30000 arg4=60000 arg5=-2000000000 arg6=4000000000 arg7=-9000000000000000000 arg8=18000000000000000000\$' '$TMP/out') -eq $N ]"
 check "usdt: untraced, ftt:gated never fired" [ "$(cat "$TMP/target.out" | tr '\n' ' ')" = "before=0 during=0 gated=0 after=0 " ]
 
-# -s: strings. The kernel reads none of one of 4096 bytes or more (an empty string); one that
+# --string: strings. The kernel reads none of one of 4096 bytes or more (an empty string); one that
 # fits in a page of the ring buffer with the rest of the event is read whole; 4095 bytes do
 # not fit: that event is lost (usdt(8), STRINGS).
-run_traced -j -s 1 "$DT:ftt:text"
+run_traced -j --string 1 "$DT:ftt:text"
 want=$(awk 'BEGIN { for (i = 0; i < 4095; i++) printf "%d", i % 10 }')
-check "usdt -s 1: the 100,000-byte string empty, its length 100000, $N times" \
+check "usdt --string 1: the 100,000-byte string empty, its length 100000, $N times" \
 	[ "$(grep -cF '"arg1":"","arg2":100000}' "$TMP/out")" -eq $N ]
-check "usdt -s 1: the 4096-byte string empty, its length 4096, $N times" \
+check "usdt --string 1: the 4096-byte string empty, its length 4096, $N times" \
 	[ "$(grep -cF '"arg1":"","arg2":4096}' "$TMP/out")" -eq $N ]
-check "usdt -s 1: no event of the 4095-byte string (larger than a page with the event)" \
+check "usdt --string 1: no event of the 4095-byte string (larger than a page with the event)" \
 	[ "$(grep -c '"arg2":4095}' "$TMP/out")" -eq 0 -a "$(wc -l < "$TMP/out")" -eq $((N * 2)) ]
 
 # --exec and -c (in the kernel where it can, else here): exactly N.
