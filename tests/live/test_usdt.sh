@@ -80,9 +80,15 @@ run_traced() {
 	wait $DTPID
 }
 
+# -p of a process that does not map the file (this shell): it fires none of its probes,
+# said (it traced on in silence before).
+"$BIN/usdt" -c -d 0.2 -p $$ "$DT:ftt:values" > "$TMP/out" 2> "$TMP/err"
+check "usdt -p of a process that does not map the file: exit 0 ($?), a warning naming both" \
+	grep -q "process $$ does not map $DT now" "$TMP/err"
 LIST_P=1 run_traced -j "$DT:ftt:*"
 check "usdt -l -p: the program's 4 probes, under its path" \
 	[ "$(grep -c "^$DT ftt " "$TMP/list")" -eq 4 -a "$(head -1 "$TMP/list")" = "PATH PROVIDER         NAME                         ADDRESS            SEMAPHORE          ARGS" ]
+check "usdt -p of the program that maps it: no warning" sh -c "! grep -q 'does not map' '$TMP/err'"
 check "usdt -j ftt:*: exit 0, valid JSON, $((N * 6)) events" sh -c "
 	[ $RC -eq 0 ] && '$JSONCHECK' '$TMP/out' ts time cpu pid comm event fields &&
 	[ \$(wc -l < '$TMP/out') -eq $((N * 6)) ]"
