@@ -145,11 +145,14 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 /* --- the ends of sockets -------------------------------------------------------------------- */
 
-/* The life at sk now: the one known, else a new one (after CLOSE, or first seen). */
-static struct name *life_of(uint64_t sk)
+/* The life at sk now: the one known, else a new one (first seen; or, where a state change
+ * or new ends begin one, after CLOSE). Bytes after CLOSE are the closed life's: a socket
+ * reads what it was sent before its peer's FIN after it (shutdown(SHUT_WR), then a
+ * receive: one connection was two rows). */
+static struct name *life_of(uint64_t sk, bool begins)
 {
 	struct name *n = pair_get(&env.names, sk, 0);
-	if (n && !n->closed)
+	if (n && (!n->closed || !begins))
 		return n;
 	n = pair_put(&env.names, sk, 0);
 	memset(n, 0, sizeof(*n));
@@ -182,7 +185,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	}
 	struct sock_tuple tup;
 	sock_tuple_read(&env.st.f, rec, &tup);
-	struct name *n = life_of(sk);
+	struct name *n = life_of(sk, true);
 	if (tup.sport || !n->named)
 		name_life(n, &tup);
 }
@@ -193,7 +196,7 @@ static void on_adjust(struct tep_record *rec, void *ctx)
 	uint64_t sk = sock_skaddr(&env.fadjust, rec);
 	if (!sk)
 		return;
-	struct name *n = life_of(sk);
+	struct name *n = life_of(sk, false);
 	if (n->named)
 		return;
 	struct sock_tuple tup;
@@ -252,7 +255,7 @@ static void on_bytes(struct tep_record *rec, void *ctx)
 		return;
 	uint64_t sk = (uint64_t)reader_num(rec, send ? env.send_sk : env.recv_sk);
 	int family = reader_num(rec, send ? env.send_fam : env.recv_fam) == 10 ? 6 : 4;
-	count(rec, life_of(sk), sk, family, (uint64_t)ret, send);
+	count(rec, life_of(sk, false), sk, family, (uint64_t)ret, send);
 }
 
 /* A receive begins: what tcp_cleanup_rbuf says next is counted from 0. */
@@ -287,10 +290,10 @@ static void on_kprobe(struct tep_record *rec, void *ctx)
 	struct sock_tuple tup;
 	sock_tuple_read(f, rec, &tup);
 	/* Other ends at the same address: a new life (no CLOSE is traced on this path). */
-	struct name *life = life_of(sk);
+	struct name *life = life_of(sk, false);
 	if (life->named && memcmp(&life->tup, &tup, sizeof(tup))) {
 		life->closed = true;
-		life = life_of(sk);
+		life = life_of(sk, true);
 	}
 	name_life(life, &tup);
 	count(rec, life, sk, tup.family ? tup.family : 4, (uint64_t)n, send);

@@ -24,6 +24,10 @@
  *	benchmark). Line: "storm N SECONDS"
  *   refusals PORT N   N connects to PORT, where nothing listens, as fast as they go (each a
  *	reset and a drop). Line: "refusals N SECONDS"
+ *   halfclose PORT TX RX   the client (a child, renamed "tcpt-half") connects to
+ *	127.0.0.1:PORT, sends TX bytes and shuts its side down (SHUT_WR); the server reads them
+ *	to the end, sends RX bytes and closes; the client reads them 100 ms later, after the
+ *	server's FIN (its socket then CLOSE), and closes. Line: "halfclose CLIENT_PID CLIENT_PORT"
  *   early PORT TX HOLD_MS   a connection on 127.0.0.1:PORT made before START-FILE (a tracer
  *	starting later sees no state change of it), then the client (renamed "tcpt-early")
  *	sends TX bytes, the server reads them; the client waits HOLD_MS (a sender that
@@ -367,6 +371,47 @@ static int refusals(int argc, char **argv)
 	return 0;
 }
 
+static int halfclose(int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	int port = num(argv[0]), tx = num(argv[1]), rx = num(argv[2]);
+	int l = listener(AF_INET, "127.0.0.1", port, 8);
+	fflush(stdout);
+	pid_t client = fork();
+	if (client < 0)
+		die("fork");
+	if (client == 0) {
+		prctl(PR_SET_NAME, "tcpt-half", 0, 0, 0);
+		struct sockaddr_storage ss;
+		socklen_t len = addr(&ss, AF_INET, "127.0.0.1", port);
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+		if (c < 0 || connect(c, (struct sockaddr *)&ss, len))
+			die("connect");
+		printf("halfclose %d %d\n", (int)getpid(), local_port(c));
+		fflush(stdout);
+		xfer(c, tx, 1);
+		if (shutdown(c, SHUT_WR))
+			die("shutdown");
+		msleep(100);
+		xfer(c, rx, 0);
+		close(c);
+		_exit(0);
+	}
+	int s = accept(l, NULL, NULL);
+	if (s < 0)
+		die("accept");
+	xfer(s, tx, 0);
+	char ch;
+	if (read(s, &ch, 1) != 0) /* the client's shutdown */
+		die("read EOF");
+	xfer(s, rx, 1);
+	close(s);
+	int st;
+	waitpid(client, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 static void wait_start(const char *file)
 {
 	while (access(file, F_OK))
@@ -434,9 +479,9 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
-	} modes[] = {{"conn", conn},	   {"refused", refused}, {"backlog", backlog},
-		     {"retrans", retrans}, {"storm", storm},	 {"refusals", refusals},
-		     {"syndrop", syndrop}};
+	} modes[] = {{"conn", conn},	   {"refused", refused},    {"backlog", backlog},
+		     {"retrans", retrans}, {"storm", storm},	    {"refusals", refusals},
+		     {"syndrop", syndrop}, {"halfclose", halfclose}};
 	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
 		if (!strcmp(argv[2], modes[i].name)) {
 			int r = modes[i].fn(argc - 3, argv + 3);

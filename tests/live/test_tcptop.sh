@@ -25,7 +25,7 @@ if [ ! -d "$T/events/sock/sock_send_length" ] && [ ! -w "$T/kprobe_events" ]; th
 fi
 
 P4=$((24000 + ($$ % 2000) * 4))
-P6=$((P4 + 1)) PE=$((P4 + 2))
+P6=$((P4 + 1)) PE=$((P4 + 2)) PH=$((P4 + 3))
 TX=100000 RX=300000 TXE=123456
 
 # bg NAME ARGS...: tcptop in the background, ready; its PID in $BG_NAME.
@@ -43,6 +43,8 @@ rm -f "$TMP/go"
 EPID=$!
 "$TT" "$TMP/go" conn $P4 $P6 $TX $RX 100 > "$TMP/conn" &
 TTPID=$!
+"$TT" "$TMP/go" halfclose $PH 5000 4321 > "$TMP/half" &
+HPID=$!
 wait_line "$TMP/early" '^early ' 10 || notok "the early connection is made"
 # Intervals of 0.5 s: the early client sends, then waits 3 s before it closes, so a table is
 # printed while it is a sender that neither received nor changed state. The early server,
@@ -55,6 +57,7 @@ bg name -j -n 'tcpt-c*' 30
 bg text -C 30
 touch "$TMP/go"
 wait $TTPID
+wait $HPID
 wait $EPID
 # All stopped at once: before Linux 5.9 a run reading its buffers holds every instance, so
 # runs that end apart cannot remove theirs (the -p run ends with its process, just before;
@@ -97,6 +100,15 @@ check "tcptop: the connection made before tracing, the client's row (named from 
 	grep -qxF "$ecpid 4 127.0.0.1 $eport 127.0.0.1 $PE $TXE 0" "$TMP/all.sums"
 check "tcptop: the connection made before tracing, the server's row: received $TXE" \
 	grep -qxF "$espid 4 127.0.0.1 $PE 127.0.0.1 $eport 0 $TXE" "$TMP/all.sums"
+
+# A client that shut its side down and read the server's answer after the server's FIN
+# (its socket CLOSE by then): one connection, one row in the run's one table (the bytes
+# read after CLOSE were another row, as if a new connection, before).
+read -r _ hpid hport < "$TMP/half"
+check "tcptop: a half-closed connection's client, one row: sent 5000, received 4321" sh -c "
+	[ \$(grep -c '\"pid\":$hpid,.*\"lport\":$hport,' '$TMP/v4.out') -eq 1 ] &&
+	grep -q '\"pid\":$hpid,.*\"lport\":$hport,.*\"tx_bytes\":5000,\"rx_bytes\":4321' '$TMP/v4.out'" ||
+	grep "\"pid\":$hpid," "$TMP/v4.out" | sed 's/^/# /'
 
 # Filters: each run's rows on these ports are exactly the ones it keeps.
 ours() { grep -E " ($P4|$P6|$PE) " "$1" | sort; }
