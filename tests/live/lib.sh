@@ -23,6 +23,10 @@ check() {
 }
 # What a failed check shows: the tool's stdout and stderr, if any.
 show_output() { { echo "stdout:"; head -15 "$TMP/out"; echo "stderr:"; head -5 "$TMP/err"; } > "$TMP/shown" 2>/dev/null; }
+# The system's python3, not a version manager's shim found first in PATH (pyenv's took 0.65
+# s a start here, against 0.18: test_prom starts it some forty times).
+PYTHON3=python3
+[ -x /usr/bin/python3 ] && PYTHON3=/usr/bin/python3
 summary() {
 	rm -rf "$TMP"
 	echo "$PASS passed, $FAIL failed, $SKIP skipped"

@@ -126,7 +126,7 @@ for b in bad[:5]:
 print("# %d series equal" % len(want))
 sys.exit(1 if bad else 0)
 PY
-promcmp() { python3 "$TMP/promcmp.py" "$@"; }
+promcmp() { $PYTHON3 "$TMP/promcmp.py" "$@"; }
 promtool_ok() { "$PROMTOOL" check metrics < "$1" > "$TMP/lint" 2>&1; }
 
 # --- syscount -----------------------------------------------------------------------------------
@@ -152,17 +152,17 @@ hist_checks() { # NAME FILE JSON METRIC KEYS SCALE: _sum from the JSON's sum (in
 	check "$1 --prom: the buckets are the printed slots, cumulative, in seconds" \
 		promcmp "$2" "$3" "$4" "$5" hist "$6"
 	check "$1 --prom: _count and _sum as printed" sh -c "
-		python3 '$TMP/promcmp.py' '$2' '$3' '$4'_count '$5' count &&
+		$PYTHON3 '$TMP/promcmp.py' '$2' '$3' '$4'_count '$5' count &&
 		if grep -q '\"total_us\"' '$3'; then
-			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' total_us 1e-6
+			$PYTHON3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' total_us 1e-6
 		else
-			python3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6
+			$PYTHON3 '$TMP/promcmp.py' '$2' '$3' '$4'_sum '$5' sum $6
 		fi"
 }
 # tcpretrans -c beside it (no time of its own): a listener's full queue refuses a SYN, which
 # is sent again a second later (tcp_target backlog, as in test_tcp)
 TCPT=${TCP_TARGET:-$BIN/tests/tcp_target}
-PBL=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PBL=$($PYTHON3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 rm -f "$TMP/go" "$TMP/trerr"
 "$TCPT" "$TMP/go" backlog $PBL 1400 > "$TMP/bl" 2>&1 &
 TTPID=$!
@@ -182,7 +182,7 @@ else
 	check "tcpretrans -c -j --prom: exit 0, promtool check metrics passes" sh -c "
 		[ $RC -eq 0 ] && '$PROMTOOL' check metrics < '$D/tcpretrans.prom'" || cat "$TMP/trerr" "$TMP/lint"
 	check "tcpretrans -c --prom: a counter per printed flow, its count; the refused SYN's once" sh -c "
-		python3 '$TMP/promcmp.py' '$D/tcpretrans.prom' '$TMP/trj' ftrace_tools_tcpretrans_retransmits_total ip,laddr,lport,raddr,rport count &&
+		$PYTHON3 '$TMP/promcmp.py' '$D/tcpretrans.prom' '$TMP/trj' ftrace_tools_tcpretrans_retransmits_total ip,laddr,lport,raddr,rport count &&
 		grep -q 'raddr=\"127.0.0.1\",rport=\"$PBL\"} 1\$' '$D/tcpretrans.prom'" || cat "$D/tcpretrans.prom"
 fi
 hist_checks "runqlat 0.3 3" "$D/runqlat.prom" "$TMP/rj" ftrace_tools_runqlat_wait_seconds "" 1e-6
@@ -291,14 +291,14 @@ flrc=$?
 check "funccount --prom on ftt_*: exit 0, promtool check metrics passes" sh -c "
 	[ $fcrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funccount.prom'" || cat "$TMP/fcerr" "$TMP/lint"
 check "funccount --prom: each function's counter is its printed count (ftt_add 3, ftt_greet 1)" sh -c "
-	python3 '$TMP/promcmp.py' '$D/funccount.prom' '$TMP/fcj' ftrace_tools_funccount_calls_total func count &&
+	$PYTHON3 '$TMP/promcmp.py' '$D/funccount.prom' '$TMP/fcj' ftrace_tools_funccount_calls_total func count &&
 	grep -q 'ftt_add\"} 3\$' '$D/funccount.prom' && grep -q 'ftt_greet\"} 1\$' '$D/funccount.prom'"
 check "funclatency -k comm --prom on ftt_add: exit 0, promtool check metrics passes" sh -c "
 	[ $flrc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funclatency.prom'" || cat "$TMP/flerr" "$TMP/lint"
 check "funclatency -k comm --prom: the buckets are the printed slots, cumulative, in seconds" \
 	promcmp "$D/funclatency.prom" "$TMP/flj" ftrace_tools_funclatency_call_seconds func,comm hist 1e-6
 check "funclatency -k comm --prom: _count as printed (3 calls)" sh -c "
-	python3 '$TMP/promcmp.py' '$D/funclatency.prom' '$TMP/flj' ftrace_tools_funclatency_call_seconds_count func,comm count &&
+	$PYTHON3 '$TMP/promcmp.py' '$D/funclatency.prom' '$TMP/flj' ftrace_tools_funclatency_call_seconds_count func,comm count &&
 	grep -q '_count{func=\"ftt_add\",comm=\"uprobe_target\"} 3\$' '$D/funclatency.prom'"
 wait $FCK
 fckrc=$?
@@ -312,12 +312,12 @@ for t in funccount:fck funclatency:flk; do
 	elif [ $tool = funccount ]; then
 		check "funccount --prom on vfs_read*: exit 0, promtool passes, the counters as printed" sh -c "
 			[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funccount-k.prom' &&
-			python3 '$TMP/promcmp.py' '$D/funccount-k.prom' '$TMP/fckj' ftrace_tools_funccount_calls_total func count" ||
+			$PYTHON3 '$TMP/promcmp.py' '$D/funccount-k.prom' '$TMP/fckj' ftrace_tools_funccount_calls_total func count" ||
 			cat "$TMP/${f}err"
 	else
 		check "funclatency --prom on vfs_read: exit 0, promtool passes, the buckets as printed" sh -c "
 			[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/funclatency-k.prom' &&
-			python3 '$TMP/promcmp.py' '$D/funclatency-k.prom' '$TMP/flkj' ftrace_tools_funclatency_call_seconds func hist 1e-6" ||
+			$PYTHON3 '$TMP/promcmp.py' '$D/funclatency-k.prom' '$TMP/flkj' ftrace_tools_funclatency_call_seconds func hist 1e-6" ||
 			cat "$TMP/${f}err"
 	fi
 done
@@ -371,8 +371,8 @@ if [ -s "$TMP/bj" ]; then
 	check "bitesize --prom: the buckets are the printed KiB slots in whole bytes (le 2^k*1024 - 1)" \
 		promcmp "$D/bitesize.prom" "$TMP/bj" ftrace_tools_bitesize_io_bytes pid,comm hist 1024 1
 	check "bitesize --prom: _count and _sum (bytes) as printed" sh -c "
-		python3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_count pid,comm count &&
-		python3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_sum pid,comm bytes"
+		$PYTHON3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_count pid,comm count &&
+		$PYTHON3 '$TMP/promcmp.py' '$D/bitesize.prom' '$TMP/bj' ftrace_tools_bitesize_io_bytes_sum pid,comm bytes"
 	check "bitesize --prom: 8 KiB writes under le=\"16383\"" grep -q 'le="16383"' "$D/bitesize.prom"
 else
 	skip "bitesize --prom: no block I/O issued"
@@ -423,7 +423,7 @@ for i in range(6):
 PY
 HPATH=$(printf '%s/a"b\\c\nd.txt' "$TMP")
 rm -f "$TMP/hgo"
-python3 "$TMP/hostile.py" "$TMP/hgo" "$HPATH" > "$TMP/hpid" 2> "$TMP/herr" &
+$PYTHON3 "$TMP/hostile.py" "$TMP/hgo" "$HPATH" > "$TMP/hpid" 2> "$TMP/herr" &
 HP=$!
 wait_line "$TMP/hpid" '^[0-9]' 10 || notok "the hostile-named process starts" "$TMP/herr"
 LP=
@@ -522,7 +522,7 @@ else
 fi
 
 # --- the file is read by node_exporter ----------------------------------------------------------
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$($PYTHON3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT/metrics
 "$EXPORTER" --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
 	--collector.textfile --collector.textfile.directory="$D" > "$TMP/exporter" 2>&1 &
@@ -530,7 +530,7 @@ EXPID=$!
 up=no
 i=0
 while [ $i -lt 50 ]; do
-	python3 -c "import urllib.request; urllib.request.urlopen('$URL', timeout=1)" 2> /dev/null && { up=yes; break; }
+	$PYTHON3 -c "import urllib.request; urllib.request.urlopen('$URL', timeout=1)" 2> /dev/null && { up=yes; break; }
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -578,7 +578,7 @@ if [ $up = yes ]; then
 		promcmp "$URL" "$TMP/ttj" ftrace_tools_tcptop_sent_bytes_total "$TTK" tx_bytes
 	[ -s "$D/klockstat.prom" ] && check "node_exporter: klockstat's lock waits as printed" \
 		promcmp "$URL" "$TMP/klj" ftrace_tools_klockstat_lock_waits_total "$KLK" count
-	check "node_exporter: no textfile errors" python3 -c "import sys, urllib.request
+	check "node_exporter: no textfile errors" $PYTHON3 -c "import sys, urllib.request
 sys.exit('node_textfile_scrape_error 0' not in urllib.request.urlopen('$URL').read().decode().splitlines())"
 else
 	notok "node_exporter serves $URL" "$TMP/exporter"
@@ -612,7 +612,7 @@ fi
 # Every object ends with the host's name and the kernel's release, as uname says them: through
 # the row (execsnoop, syscount) and evprint's objects made in one buffer (tpoint).
 tagged() { # FILE: every line valid JSON, ending with host and kernel
-	python3 - "$1" "$(uname -n)" "$(uname -r)" <<'PY'
+	$PYTHON3 - "$1" "$(uname -n)" "$(uname -r)" <<'PY'
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 bad = [l for l in lines if list(json.loads(l))[-2:] != ["host", "kernel"] or

@@ -17,7 +17,7 @@ save_state
 
 CHECKER=tests/live/tracejsoncheck.py
 PY=
-command -v python3 > /dev/null 2>&1 && PY=python3
+command -v python3 > /dev/null 2>&1 && PY=$PYTHON3
 # tracejson_ok KIND FILE LINES: the checker's verdict (its line in $TMP/verdict).
 tracejson_ok() {
 	$PY "$CHECKER" "$1" "$2" "$3" > "$TMP/verdict" 2>&1
