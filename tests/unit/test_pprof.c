@@ -110,7 +110,12 @@ static void top_field(unsigned f, int wt, uint64_t v, const unsigned char *d, si
 	case 5: p->functions++; break;
 	case 6:
 		assert_int_equal(wt, 2);
-		p->str[p->nstr++] = strndup((const char *)d, n);
+		/* (not strndup: the string may end the buffer, unterminated, and strndup's
+		 * interceptor under ASan reads one byte past it) */
+		p->str[p->nstr] = malloc(n + 1);
+		assert_non_null(p->str[p->nstr]);
+		memcpy(p->str[p->nstr], d, n);
+		p->str[p->nstr++][n] = 0;
 		break;
 	case 9: p->time = v; break;
 	case 10: p->duration = v; break;
