@@ -51,7 +51,8 @@ else
 	# there is no line of the naps to find)
 	check "offcputime -p --folded: exit 0, the naps under ftt_nap and the kernel's nanosleep, 200 ms (less those not recorded) to 2 s" sh -c "
 		[ \"\$(cat '$TMP/f.rc')\" = 0 ] && { [ \$(echo '$nap' | grep -c .) -eq 1 ] || [ $least -le 0 ]; } &&
-		[ '${us:-0}' -ge $least ] && [ '${us:-0}' -lt 2000000 ]" || { cat "$TMP/f.err"; grep sched_target "$TMP/f.out"; }
+		[ '${us:-0}' -ge $least ] && [ '${us:-0}' -lt 2000000 ]" ||
+		{ cat "$TMP/f.rc" "$TMP/f.err"; grep sched_target "$TMP/f.out"; } | sed 's/^/# /'
 fi
 # Under -p the kernel also records the switches between the process and others: the others'
 # times are neither counted nor said missing (each switch in the line counts is one counted).
@@ -111,14 +112,15 @@ if [ -n "$PERF_USTACK" ]; then
 			grep -o '\"ftt_deep\"' | wc -l | grep -qx 21 || [ $least -le 0 ]; }" ||
 		{ cat "$TMP/Dj.err"; grep sched_target "$TMP/Dj.out" | head -3; }
 	# --pprof: the folded lines' stacks and times (the lines in whole microseconds, cut), read
-	# by go tool pprof where it is
+	# by go tool pprof where it is; ftt_deep there where the folded lines have it (a run
+	# whose naps the kernel did not record has none, judged above)
 	fus=$(awk '{t += $NF} END {printf "%.0f\n", t}' "$TMP/D.out")
 	nl=$(grep -c . "$TMP/D.out")
 	if command -v go > /dev/null && HOME=$TMP GOCACHE=$TMP/go GOFLAGS=-mod=mod \
 		go tool pprof -raw "$TMP/off.pb.gz" > "$TMP/pp.out" 2> "$TMP/pp.err"; then
 		pns=$(awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+: / {sub(/:.*/, ""); t += $1} END {printf "%.0f\n", t}' "$TMP/pp.out")
 		check "offcputime --pprof: go tool pprof reads off_cpu nanoseconds, the folded lines' ($pns ns, $fus us in $nl lines), ftt_deep there" sh -c "
-			grep -q 'off_cpu/nanoseconds' '$TMP/pp.out' && grep -q ' ftt_deep :' '$TMP/pp.out' &&
+			grep -q 'off_cpu/nanoseconds' '$TMP/pp.out' && { grep -q ' ftt_deep :' '$TMP/pp.out' || [ -z '$deep' ]; } &&
 			[ $pns -ge $((fus * 1000)) ] && [ $pns -lt $(((fus + nl) * 1000)) ]" ||
 			head -12 "$TMP/pp.out" "$TMP/pp.err" | sed 's/^/# /'
 	else
