@@ -28,7 +28,7 @@ verdict() { cat "$TMP/verdict" 2> /dev/null; }
 mkdir "$TMP/u"
 echo keep > "$TMP/u/target"
 ln -s "$TMP/u/target" "$TMP/u/link.json"
-ls -la "$TMP/u" > "$TMP/u.before"
+ls -lA "$TMP/u" > "$TMP/u.before"
 # The paths on one tool (the driver checks them for all), the option twice on each.
 for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP/u/link.json" \
 	"iosnoop --trace-json $TMP/u/target/x.json" "iosnoop --trace-json $TMP/u/" \
@@ -37,7 +37,7 @@ for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP
 	tool=$1; shift
 	"$BIN/$tool" "$@" 1 > "$TMP/out" 2> "$TMP/err"
 	rc=$?
-	ls -la "$TMP/u" > "$TMP/u.after"
+	ls -lA "$TMP/u" > "$TMP/u.after"
 	check "$case: usage error, exit 2, one line, nothing made or changed" sh -c "
 		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] &&
 		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
@@ -46,7 +46,7 @@ done
 for tool in iosnoop runqslower drsnoop tcplife; do
 	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
-	ls -la "$TMP/u" > "$TMP/u.after"
+	ls -lA "$TMP/u" > "$TMP/u.after"
 	check "$tool --trace-json A --trace-json B: usage error, exit 2, one line, nothing made" sh -c "
 		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] &&
 		grep -q '^$tool: --trace-json given twice' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after'"
