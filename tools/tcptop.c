@@ -289,13 +289,16 @@ static void on_kprobe(struct tep_record *rec, void *ctx)
 	uint64_t sk = sock_skaddr(f, rec);
 	struct sock_tuple tup;
 	sock_tuple_read(f, rec, &tup);
-	/* Other ends at the same address: a new life (no CLOSE is traced on this path). */
+	/* Other ends at the same address: a new life (no CLOSE is traced on this path where
+	 * the kernel has no inet_sock_set_state). Not after CLOSE: the socket's port is given
+	 * back then (its ends read 0), and what it still reads is its connection's. */
 	struct name *life = life_of(sk, false);
-	if (life->named && memcmp(&life->tup, &tup, sizeof(tup))) {
+	if (!life->closed && life->named && memcmp(&life->tup, &tup, sizeof(tup))) {
 		life->closed = true;
 		life = life_of(sk, true);
 	}
-	name_life(life, &tup);
+	if (!life->closed)
+		name_life(life, &tup);
 	count(rec, life, sk, tup.family ? tup.family : 4, (uint64_t)n, send);
 }
 
