@@ -290,14 +290,16 @@ static void on_kprobe(struct tep_record *rec, void *ctx)
 	struct sock_tuple tup;
 	sock_tuple_read(f, rec, &tup);
 	/* Other ends at the same address: a new life (no CLOSE is traced on this path where
-	 * the kernel has no inet_sock_set_state). Not after CLOSE: the socket's port is given
-	 * back then (its ends read 0), and what it still reads is its connection's. */
+	 * the kernel has no inet_sock_set_state). Not a local port of 0, nor after CLOSE: the
+	 * kernel gives the port back at CLOSE, and what the socket still reads is its
+	 * connection's (the 5.10 guest: the read after CLOSE was a row of its own, port 0). */
 	struct name *life = life_of(sk, false);
-	if (!life->closed && life->named && memcmp(&life->tup, &tup, sizeof(tup))) {
+	bool ends = tup.sport && !life->closed;
+	if (ends && life->named && memcmp(&life->tup, &tup, sizeof(tup))) {
 		life->closed = true;
 		life = life_of(sk, true);
 	}
-	if (!life->closed)
+	if (ends)
 		name_life(life, &tup);
 	count(rec, life, sk, tup.family ? tup.family : 4, (uint64_t)n, send);
 }
