@@ -22,18 +22,6 @@
 #include "stream/reader.h"
 #include "tool.h"
 
-/* The read and write family: what bcc's fileslower sees through vfs_read and vfs_write from
- * these calls (sendfile, splice and copy_file_range are not among them: two files each). */
-static const struct call {
-	const char *name;
-	bool write;
-} calls[] = {
-	{"read", false},    {"pread64", false}, {"readv", false},   {"preadv", false},
-	{"preadv2", false}, {"write", true},	{"pwrite64", true}, {"writev", true},
-	{"pwritev", true},  {"pwritev2", true},
-};
-#define NCALLS (int)(sizeof(calls) / sizeof(*calls))
-
 /* --- settings and options --------------------------------------------------------------------- */
 
 static struct env {
@@ -41,11 +29,6 @@ static struct env {
 	uint64_t min_ns; /* the operand */
 	struct tool_run *t;
 	struct fdtrack ft;
-	struct sysc join;
-	struct ev {
-		struct tep_event *enter, *exit;
-		struct tep_format_field *fd, *ret;
-	} ev[NCALLS];
 	struct row row;
 } env = {.min_ns = 10 * 1000000ULL, .ft = FDTRACK_INIT};
 
@@ -127,34 +110,19 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 /* --- per event -------------------------------------------------------------------------------- */
 
-static void on_enter(struct tep_record *rec, void *ctx)
-{
-	struct ev *e = ctx;
-	struct sysc_call *c =
-		sysc_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts, (int)(e - env.ev));
-	if (c)
-		*(int *)sysc_data(c) = (int)reader_num(rec, e->fd);
-}
-
-static void on_exit_call(struct tep_record *rec, void *ctx)
-{
-	struct ev *e = ctx;
-	sysc_exit(&env.join, rec, tep_data_pid(env.t->s.tep, rec), reader_num(rec, e->ret));
-}
-
 /* The kernel's own codes for a call a signal interrupted, as the exit tracepoint sees them
  * (before the signal is handled: the process then sees EINTR, or the call is made again). */
 static const char *const restart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND", NULL,
 				      "ERESTART_RESTARTBLOCK"};
 
 /* A call ended: shown when slow enough and of a file shown (a stand-in is no regular file). */
-static void ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+static void ended(const struct tep_record *rec, int tid, long long ret, const struct sysc_call *c,
+		  int fd, void *ctx)
 {
-	struct sysc_call *c = call;
 	uint64_t ns = rec->ts > c->ts ? rec->ts - c->ts : 0;
 	if (ns < env.min_ns)
 		return;
-	int fd = *(int *)sysc_data(c), tgid = fdtrack_tgid(&env.ft, tid);
+	int tgid = fdtrack_tgid(&env.ft, tid);
 	struct fdtab_file *f = fdtrack_file(&env.ft, tgid, fd);
 	if (!f || (!env.all && f->type != 'R' && (f->type != '?' || f->unnamed)))
 		return;
@@ -172,8 +140,8 @@ static void ended(const struct tep_record *rec, int tid, long long ret, void *ca
 	row_str(r, tool_comm(env.t, tid), 16);
 	row_int(r, tid);
 	row_int(r, tgid);
-	row_word(r, calls[c->kind].write ? "W" : "R");
-	row_word(r, calls[c->kind].name);
+	row_word(r, fdtrack_rw_calls[c->kind].write ? "W" : "R");
+	row_word(r, fdtrack_rw_calls[c->kind].name);
 	row_int(r, fd);
 	row_word(r, bytes);
 	if (ret >= 0)
@@ -199,23 +167,9 @@ static void ended(const struct tep_record *rec, int tid, long long ret, void *ca
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
-	for (int i = 0; i < NCALLS; i++) {
-		struct ev *e = &env.ev[i];
-		e->enter = sysc_event(&t->s, "enter", calls[i].name);
-		e->exit = sysc_event(&t->s, "exit", calls[i].name);
-		if (!e->exit || !(e->ret = tep_find_field(e->exit, "ret")) || !e->enter ||
-		    !(e->fd = tep_find_field(e->enter, "fd")))
-			e->enter = NULL;
-	}
-	if (!env.ev[0].enter) {
-		fprintf(stderr, "fileslower: no syscall tracepoints in this kernel "
-				"(CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)\n");
-		return TOOL_FAIL;
-	}
 	/* A call may sleep and return on another CPU: sysc's loss policy forgets every call
 	 * in progress at a loss (SPAN_LOSS_ALL). */
-	if (fdtrack_prepare(&env.ft, t, "fileslower") ||
-	    sysc_init(&env.join, 4096, sizeof(int), ended, NULL))
+	if (fdtrack_prepare(&env.ft, t, "fileslower") || fdtrack_rw(&env.ft, ended, NULL))
 		return TOOL_FAIL;
 	/* every read and write of the machine is recorded, slow or not */
 	t->buffer_kb = session_flood_buffer_kb();
@@ -228,17 +182,6 @@ static int setup(struct tool_run *t)
 	row_init(&env.row, &table, stdout, t->o.json, true, t->o.wallclock);
 	if ((ret = fdtrack_setup(&env.ft, t)))
 		return ret;
-	if (reader_on_lost(&t->r, sysc_lost, &env.join))
-		return TOOL_FAIL;
-	for (int i = 0; i < NCALLS; i++) {
-		struct ev *e = &env.ev[i];
-		if (!e->enter)
-			continue;
-		/* the exit first: an entry is kept only while its exit can be seen */
-		if ((ret = tool_trace(t, e->exit, NULL, on_exit_call, e)) ||
-		    (ret = tool_trace(t, e->enter, NULL, on_enter, e)))
-			return ret;
-	}
 	snprintf(t->traced, sizeof(t->traced),
 		 "reads and writes of %s taking %llu ms or more, paths via %s",
 		 env.all ? "any file" : "regular files", (unsigned long long)(env.min_ns / 1000000),
@@ -250,13 +193,12 @@ static int setup(struct tool_run *t)
 
 static void end(struct tool_run *t)
 {
-	span_report(&env.join.span, "fileslower", "read and write returns");
+	span_report(&env.ft.rw.span, "fileslower", "read and write returns");
 	fdtrack_report(&env.ft);
 }
 
 static void cleanup(struct tool_run *t)
 {
-	sysc_free(&env.join);
 	fdtrack_free(&env.ft);
 }
 

@@ -29,17 +29,6 @@
 #include "stream/reader.h"
 #include "tool.h"
 
-/* The read and write calls, joined here (fdtrack.h names their descriptors). */
-static const struct call {
-	const char *name;
-	bool write;
-} calls[] = {
-	{"read", false},    {"pread64", false}, {"readv", false},   {"preadv", false},
-	{"preadv2", false}, {"write", true},	{"pwrite64", true}, {"writev", true},
-	{"pwritev", true},  {"pwritev2", true},
-};
-#define NCALLS (int)(sizeof(calls) / sizeof(*calls))
-
 enum sort { S_ALL, S_READS, S_WRITES, S_RBYTES, S_WBYTES };
 static const char *const sort_names[] = {"all", "reads", "writes", "rbytes", "wbytes"};
 
@@ -51,11 +40,6 @@ static struct env {
 	bool clearing;
 	struct tool_run *t;
 	struct fdtrack ft;
-	struct sysc join;
-	struct ev {
-		struct tep_event *enter, *exit;
-		struct tep_format_field *fd, *ret;
-	} ev[NCALLS];
 	struct fdtab_file **used; /* files read or written this interval, each held */
 	size_t nused, capused;
 	struct row row;
@@ -104,21 +88,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 /* --- the tables ----------------------------------------------------------------------------- */
 
-static void on_enter(struct tep_record *rec, void *ctx)
-{
-	struct ev *e = ctx;
-	struct sysc_call *c =
-		sysc_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts, (int)(e - env.ev));
-	if (c)
-		*(int *)sysc_data(c) = (int)reader_num(rec, e->fd);
-}
-
-static void on_exit_call(struct tep_record *rec, void *ctx)
-{
-	struct ev *e = ctx;
-	sysc_exit(&env.join, rec, tep_data_pid(env.t->s.tep, rec), reader_num(rec, e->ret));
-}
-
 static void use(struct fdtab_file *f, int tid, bool write, long long bytes)
 {
 	if (!f->listed) {
@@ -144,15 +113,14 @@ static void use(struct fdtab_file *f, int tid, bool write, long long bytes)
 	}
 }
 
-static void ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+static void ended(const struct tep_record *rec, int tid, long long ret, const struct sysc_call *c,
+		  int fd, void *ctx)
 {
-	struct sysc_call *c = call;
 	if (ret < 0)
 		return;
-	struct fdtab_file *f =
-		fdtrack_file(&env.ft, fdtrack_tgid(&env.ft, tid), *(int *)sysc_data(c));
+	struct fdtab_file *f = fdtrack_file(&env.ft, fdtrack_tgid(&env.ft, tid), fd);
 	if (f)
-		use(f, tid, calls[c->kind].write, ret);
+		use(f, tid, fdtrack_rw_calls[c->kind].write, ret);
 }
 
 /* --- the run -------------------------------------------------------------------------------- */
@@ -180,21 +148,7 @@ static const struct row_table table = ROW_TABLE("each file, each interval", cols
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
-	for (int i = 0; i < NCALLS; i++) {
-		struct ev *e = &env.ev[i];
-		e->enter = sysc_event(&t->s, "enter", calls[i].name);
-		e->exit = sysc_event(&t->s, "exit", calls[i].name);
-		if (!e->exit || !(e->ret = tep_find_field(e->exit, "ret")) || !e->enter ||
-		    !(e->fd = tep_find_field(e->enter, "fd")))
-			e->enter = NULL;
-	}
-	if (!env.ev[0].enter) {
-		fprintf(stderr, "filetop: no syscall tracepoints in this kernel "
-				"(CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)\n");
-		return TOOL_FAIL;
-	}
-	if (fdtrack_prepare(&env.ft, t, "filetop") ||
-	    sysc_init(&env.join, 4096, sizeof(int), ended, NULL))
+	if (fdtrack_prepare(&env.ft, t, "filetop") || fdtrack_rw(&env.ft, ended, NULL))
 		return TOOL_FAIL;
 	t->buffer_kb = session_flood_buffer_kb();
 	return TOOL_OK;
@@ -207,17 +161,6 @@ static int setup(struct tool_run *t)
 	env.clearing = !t->o.json && !env.no_clear && isatty(STDOUT_FILENO);
 	if ((ret = fdtrack_setup(&env.ft, t)))
 		return ret;
-	if (reader_on_lost(&t->r, sysc_lost, &env.join))
-		return TOOL_FAIL;
-	for (int i = 0; i < NCALLS; i++) {
-		struct ev *e = &env.ev[i];
-		if (!e->enter)
-			continue;
-		/* the exit first: an entry is kept only while its exit can be seen */
-		if ((ret = tool_trace(t, e->exit, NULL, on_exit_call, e)) ||
-		    (ret = tool_trace(t, e->enter, NULL, on_enter, e)))
-			return ret;
-	}
 	snprintf(t->traced, sizeof(t->traced), "reads and writes by file, paths via %s",
 		 env.ft.sa.what);
 	return TOOL_OK;
@@ -371,7 +314,6 @@ static void cleanup(struct tool_run *t)
 	for (size_t i = 0; i < env.nused; i++)
 		fdtab_put(env.used[i]);
 	free(env.used);
-	sysc_free(&env.join);
 	fdtrack_free(&env.ft);
 	prom_set_free(&env.prom[0]);
 	prom_set_free(&env.prom[1]);

@@ -218,6 +218,63 @@ static void on_lost(int cpu, long long n, void *ctx)
 	fdtab_forget(&ft->tab);
 }
 
+/* --- the read and write family -------------------------------------------------------------- */
+
+const struct fdtrack_rw_call fdtrack_rw_calls[FDTRACK_RW_CALLS] = {
+	{"read", false},    {"pread64", false}, {"readv", false},   {"preadv", false},
+	{"preadv2", false}, {"write", true},	{"pwrite64", true}, {"writev", true},
+	{"pwritev", true},  {"pwritev2", true},
+};
+
+static void on_rw_enter(struct tep_record *rec, void *ctx)
+{
+	struct fdtrack_rw_ev *e = ctx;
+	struct fdtrack *ft = e->ft;
+	struct sysc_call *c =
+		sysc_enter(&ft->rw, tep_data_pid(ft->t->s.tep, rec), rec->ts, e->kind);
+	if (c)
+		*(int *)sysc_data(c) = (int)reader_num(rec, e->fd);
+}
+
+static void on_rw_exit(struct tep_record *rec, void *ctx)
+{
+	struct fdtrack_rw_ev *e = ctx;
+	sysc_exit(&e->ft->rw, rec, tep_data_pid(e->ft->t->s.tep, rec), reader_num(rec, e->ret));
+}
+
+static void rw_ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
+{
+	struct fdtrack *ft = ctx;
+	struct sysc_call *c = call;
+	ft->rw_done(rec, tid, ret, c, *(int *)sysc_data(c), ft->rw_ctx);
+}
+
+int fdtrack_rw(struct fdtrack *ft, fdtrack_rw_fn done, void *ctx)
+{
+	for (int i = 0; i < FDTRACK_RW_CALLS; i++) {
+		struct fdtrack_rw_ev *e = &ft->rwev[i];
+		e->ft = ft;
+		e->kind = i;
+		e->enter = sysc_event(&ft->t->s, "enter", fdtrack_rw_calls[i].name);
+		e->exit = sysc_event(&ft->t->s, "exit", fdtrack_rw_calls[i].name);
+		if (!e->exit || !(e->ret = tep_find_field(e->exit, "ret")) || !e->enter ||
+		    !(e->fd = tep_find_field(e->enter, "fd")))
+			e->enter = NULL;
+	}
+	if (!ft->rwev[0].enter) {
+		fprintf(stderr,
+			"%s: no syscall tracepoints in this kernel "
+			"(CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)\n",
+			ft->tool);
+		return -1;
+	}
+	ft->rw_done = done;
+	ft->rw_ctx = ctx;
+	return sysc_init(&ft->rw, 4096, sizeof(int), rw_ended, ft);
+}
+
+/* --- the run ---------------------------------------------------------------------------------- */
+
 int fdtrack_prepare(struct fdtrack *ft, struct tool_run *t, const char *tool)
 {
 	ft->t = t;
@@ -307,6 +364,17 @@ int fdtrack_setup(struct fdtrack *ft, struct tool_run *t)
 	    (ret = tool_trace(t, ft->exit, NULL, on_task_exit, ft)))
 		return ret;
 	read_proc(ft, t);
+	if (!ft->rw_done)
+		return TOOL_OK;
+	if (reader_on_lost(&t->r, sysc_lost, &ft->rw))
+		return TOOL_FAIL;
+	for (int i = 0; i < FDTRACK_RW_CALLS; i++) {
+		struct fdtrack_rw_ev *e = &ft->rwev[i];
+		/* the exit first: an entry is kept only while its exit can be seen */
+		if (e->enter && ((ret = tool_trace(t, e->exit, NULL, on_rw_exit, e)) ||
+				 (ret = tool_trace(t, e->enter, NULL, on_rw_enter, e))))
+			return ret;
+	}
 	return TOOL_OK;
 }
 
@@ -330,5 +398,7 @@ void fdtrack_free(struct fdtrack *ft)
 {
 	sysarg_free(&ft->sa);
 	sysc_free(&ft->join);
+	if (ft->rw_done)
+		sysc_free(&ft->rw);
 	fdtab_free(&ft->tab);
 }

@@ -30,6 +30,18 @@ struct tep_format_field;
 
 #define FDTRACK_CALLS 6 /* dup, dup2, dup3, fcntl, close, close_range */
 
+/* The read and write family the tools name descriptors for (fdtrack_rw): read, pread64,
+ * readv, preadv, preadv2 and their writes. */
+#define FDTRACK_RW_CALLS 10
+extern const struct fdtrack_rw_call {
+	const char *name;
+	bool write;
+} fdtrack_rw_calls[FDTRACK_RW_CALLS];
+/* A read or write returned: call's which indexes fdtrack_rw_calls, its ts is the entry's;
+ * fd the descriptor it was given. */
+typedef void (*fdtrack_rw_fn)(const struct tep_record *exit, int tid, long long ret,
+			      const struct sysc_call *call, int fd, void *ctx);
+
 struct fdtrack {
 	struct fdtab tab;
 	struct sysarg sa; /* the opens; .via may be set before fdtrack_setup (--via) */
@@ -42,6 +54,16 @@ struct fdtrack {
 	} ev[FDTRACK_CALLS];
 	struct tep_event *newtask, *exec, *exit;
 	struct tep_format_field *newtask_pid, *newtask_flags, *exec_pid, *exit_pid, *exit_dead;
+	/* fdtrack_rw: the read and write family joined per thread, each return to rw_done */
+	struct sysc rw;
+	struct fdtrack_rw_ev {
+		struct fdtrack *ft;
+		int kind;
+		struct tep_event *enter, *exit;
+		struct tep_format_field *fd, *ret;
+	} rwev[FDTRACK_RW_CALLS];
+	fdtrack_rw_fn rw_done;
+	void *rw_ctx;
 	uint64_t unnamed; /* descriptors used that were not seen made (fdtrack_file's stand-ins) */
 	struct tool_run *t;
 	const char *tool;
@@ -56,6 +78,9 @@ struct fdtrack {
 /* In prepare(): the events' formats loaded, the tables made. A kernel without what it needs
  * is said on stderr, prefixed with tool (-1). */
 int fdtrack_prepare(struct fdtrack *ft, struct tool_run *t, const char *tool);
+/* After fdtrack_prepare: the read and write family joined too (traced by fdtrack_setup), each
+ * return given to done. A kernel without their tracepoints is said (-1). */
+int fdtrack_rw(struct fdtrack *ft, fdtrack_rw_fn done, void *ctx);
 /* In setup(): the events traced, the reader's losses followed, /proc read (-p's process, or
  * every process but this one). Returns a TOOL_ status; ft->sa.what says how paths are read. */
 int fdtrack_setup(struct fdtrack *ft, struct tool_run *t);
