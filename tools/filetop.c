@@ -291,13 +291,7 @@ static int interval(struct tool_run *t, uint64_t now)
 	env.nused = 0;
 	if (t->prom)
 		prom_write(t);
-	if (env.prom_lost) {
-		fprintf(stderr,
-			"filetop: WARNING: %llu files not counted in --prom's file (out "
-			"of memory)\n",
-			(unsigned long long)env.prom_lost);
-		env.prom_lost = 0;
-	}
+	prom_say_lost(&env.prom_lost, "filetop", "files");
 	out_flush();
 	return 0;
 }

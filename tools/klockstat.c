@@ -502,13 +502,7 @@ static int interval(struct tool_run *t, uint64_t now)
 		return 1;
 	if (t->prom)
 		prom_write(t);
-	if (env.prom_lost) {
-		fprintf(stderr,
-			"klockstat: WARNING: %llu rows not counted in --prom's file (out "
-			"of memory)\n",
-			(unsigned long long)env.prom_lost);
-		env.prom_lost = 0;
-	}
+	prom_say_lost(&env.prom_lost, "klockstat", "rows");
 	if (env.not_kept) {
 		fprintf(stderr, "klockstat: WARNING: %llu waits not counted (out of memory)\n",
 			(unsigned long long)env.not_kept);

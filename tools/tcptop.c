@@ -451,12 +451,7 @@ static void prom_rows(struct tool_run *t, const struct lines *l)
 		ps->count += x->b.tx;
 		ps->sum += x->b.rx;
 	}
-	if (env.prom_lost) {
-		fprintf(stderr,
-			"tcptop: WARNING: %llu rows not counted in --prom's file (out of memory)\n",
-			(unsigned long long)env.prom_lost);
-		env.prom_lost = 0;
-	}
+	prom_say_lost(&env.prom_lost, "tcptop", "rows");
 	struct prom *p = tool_prom(t);
 	if (!p)
 		return;

@@ -371,6 +371,15 @@ struct prom_series *prom_series(struct prom_set *set, const char *labels)
 	return s;
 }
 
+void prom_say_lost(uint64_t *lost, const char *tool, const char *what)
+{
+	if (!*lost)
+		return;
+	fprintf(stderr, "%s: WARNING: %llu %s not counted in --prom's file (out of memory)\n", tool,
+		(unsigned long long)*lost, what);
+	*lost = 0;
+}
+
 void prom_set_free(struct prom_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {

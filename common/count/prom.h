@@ -88,6 +88,9 @@ struct prom_set {
 /* The series of labels (made at zero), NULL when memory ran out. */
 struct prom_series *prom_series(struct prom_set *set, const char *labels);
 void prom_set_free(struct prom_set *set);
+/* "TOOL: WARNING: N WHAT not counted in --prom's file (out of memory)" on stderr when *lost,
+ * which is then 0: the rows an interval could not add to their series. */
+void prom_say_lost(uint64_t *lost, const char *tool, const char *what);
 /* h added to into. */
 void prom_hist_add(struct hist_log2 *into, const struct hist_log2 *h);
 

@@ -37,6 +37,18 @@ static void test_escape(void **state)
 	assert_string_equal(small, "\\\"");
 }
 
+/* The rows an interval could not keep: said once (on stderr), then counted afresh. */
+static void test_say_lost(void **state)
+{
+	(void)state;
+	uint64_t n = 0;
+	prom_say_lost(&n, "t", "rows");
+	assert_int_equal(n, 0);
+	n = 3;
+	prom_say_lost(&n, "t", "rows");
+	assert_int_equal(n, 0);
+}
+
 static void test_file(void **state)
 {
 	(void)state;
@@ -219,9 +231,9 @@ int main(void)
 {
 	assert_non_null(mkdtemp(dir));
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_escape),	   cmocka_unit_test(test_file),
-		cmocka_unit_test(test_bounds),	   cmocka_unit_test(test_set),
-		cmocka_unit_test(test_unwritable),
+		cmocka_unit_test(test_escape),	 cmocka_unit_test(test_file),
+		cmocka_unit_test(test_say_lost), cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_set),	 cmocka_unit_test(test_unwritable),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[64];
