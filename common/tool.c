@@ -115,8 +115,11 @@ int tool_on_lost(struct tool_run *t, reader_lost_fn fn, void *ctx)
 {
 	if (t->reader_open)
 		return reader_on_lost(&t->r, fn, ctx);
-	if (t->non_lost == (int)(sizeof(t->on_lost) / sizeof(t->on_lost[0])))
+	if (t->non_lost == (int)(sizeof(t->on_lost) / sizeof(t->on_lost[0]))) {
+		fprintf(stderr, "%s: more than %d listeners of lost events\n", t->tool->name,
+			t->non_lost);
 		return -1;
+	}
 	t->on_lost[t->non_lost].fn = fn;
 	t->on_lost[t->non_lost++].ctx = ctx;
 	return 0;
