@@ -39,6 +39,15 @@ need_programs() {
 		[ -x "$p" ] || { notok "test program $p missing (make check builds it)"; summary; exit 1; }
 	done
 }
+# need_program VAR NAME [GIVEN]: VAR set to GIVEN, else to test program NAME as make check
+# builds it ($BIN/tests/NAME), else as the guests have it (beside the tools); a missing one
+# ends the suite with a failure.
+need_program() {
+	_p=${3:-$BIN/tests/$2}
+	[ -x "$_p" ] || _p=$BIN/$2
+	need_programs "$_p"
+	eval "$1=\$_p"
+}
 # require_syscalls TOOL: where the kernel has no syscall tracepoints the suite ends, a skip
 # naming them.
 require_syscalls() {

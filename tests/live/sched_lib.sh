@@ -4,9 +4,7 @@
 # pair itself, tools run side by side on one workload.
 
 # The test program (tests/live/sched_target.c): children of known switches and naps.
-ST=${SCHED_TARGET:-$BIN/tests/sched_target}
-[ -x "$ST" ] || ST=$BIN/sched_target
-need_programs "$ST"
+need_program ST sched_target "${SCHED_TARGET:-}"
 
 # Pairing in the kernel: hist triggers with synthetic events, used from Linux 6.1 (before it
 # two runs' triggers on the same events hold each other: span.c); binning there too:

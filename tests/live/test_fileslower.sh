@@ -14,14 +14,8 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-FT=${FILE_TARGET:-$BIN/tests/file_target}
-[ -x "$FT" ] || [ -z "${LIVE_GUEST:-}" ] || FT=$BIN/file_target # the guests: beside the tools
-[ -x "$FT" ] || { notok "test program $FT missing (make check builds it)"; summary; exit 1; }
-if [ ! -d "$T/events/syscalls/sys_enter_read" ]; then
-	skip "fileslower: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)"
-	summary
-	exit 0
-fi
+need_program FT file_target "${FILE_TARGET:-}"
+require_syscalls fileslower
 if [ ! -e "$T/kprobe_events" ] && [ ! -e "$T/uprobe_events" ]; then
 	skip "fileslower: no kprobe or uprobe events to read paths (CONFIG_KPROBE_EVENTS, CONFIG_UPROBE_EVENTS)"
 	summary

@@ -10,9 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-FT=${FILE_TARGET:-$BIN/tests/file_target}
-[ -x "$FT" ] || [ -z "${LIVE_GUEST:-}" ] || FT=$BIN/file_target # the guests: beside the tools
-need_programs "$FT"
+need_program FT file_target "${FILE_TARGET:-}"
 require_syscalls filetop
 if [ ! -e "$T/kprobe_events" ] && [ ! -e "$T/uprobe_events" ]; then
 	skip "filetop: no kprobe or uprobe events to read paths (CONFIG_KPROBE_EVENTS, CONFIG_UPROBE_EVENTS)"

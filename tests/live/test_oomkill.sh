@@ -11,9 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-ST=${SNOOP_TARGET:-$BIN/tests/snoop_target}
-[ -x "$ST" ] || ST=$BIN/snoop_target
-need_programs "$ST"
+need_program ST snoop_target "${SNOOP_TARGET:-}"
 
 if [ ! -d "$T/events/oom/mark_victim" ] && [ ! -e "$T/kprobe_events" ]; then
 	"$BIN/oomkill" -d 0.1 > "$TMP/out" 2> "$TMP/err"

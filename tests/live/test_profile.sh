@@ -11,9 +11,7 @@ require_live
 save_state
 
 P=$BIN/profile
-PT=${PROFILE_TARGET:-$BIN/tests/profile_target}
-[ -x "$PT" ] || PT=$BIN/profile_target
-need_programs "$PT"
+need_program PT profile_target "${PROFILE_TARGET:-}"
 
 # Perf events at all: the tool names what is missing (a kernel without them is a skip).
 "$P" -d 0.1 > "$TMP/out" 2> "$TMP/err"

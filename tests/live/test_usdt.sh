@@ -9,9 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-DT=${USDT_TARGET:-$BIN/tests/usdt_target}
-[ -x "$DT" ] || DT=$BIN/usdt_target
-need_programs "$DT"
+need_program DT usdt_target "${USDT_TARGET:-}"
 DT=$(cd "$(dirname "$DT")" && pwd)/$(basename "$DT")
 N=5
 

@@ -9,9 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-FT=${FILE_TARGET:-$BIN/tests/file_target}
-[ -x "$FT" ] || [ -z "${LIVE_GUEST:-}" ] || FT=$BIN/file_target # the guests: beside the tools
-need_programs "$FT"
+need_program FT file_target "${FILE_TARGET:-}"
 require_syscalls vfsstat
 
 "$BIN/vfsstat" -v > "$TMP/out" 2> "$TMP/err"
