@@ -5,8 +5,11 @@
 # 48 MiB are written (12288 hits, 12288 dirtied); -v, text and JSON,
 # interval and count, bad input and every way of stopping. The counts are of the whole
 # system: the test's own commands (starting dd, the greps and sleeps that wait for the tool)
-# look up pages too, 1,700 to 2,800 in the guests as measured by a run of the same commands
-# on no file: the hits may be up to 4096 over.
+# look up pages too, 1,700 to 3,200 in the guests as measured by a run of the same commands
+# on no file, and more in a slow guest, where the waits for the tool poll longer (the 4.19
+# guest of a loaded CI failed the cold read's check once, its numbers cut from the log, now
+# printed on failure): the hits may be up to 8192 over, still short of
+# the 12288 that a read counted on the wrong side would add.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -59,13 +62,15 @@ else
 	fi
 	if phase "a cold read" "dd if='$F' of=/dev/null bs=1M 2> /dev/null"; then
 		read -r h m d n < "$TMP/sums"
-		check "cachestat during a cold read of 48 MiB: 12288 misses, few hits" sh -c \
-			"[ $RC -eq 0 ] && [ $m -ge 12288 ] && [ $m -le 12352 ] && [ $h -le 4096 ] && [ $d -le 64 ]"
+		check "cachestat during a cold read of 48 MiB: 12288 misses, fewer hits than that" sh -c \
+			"[ $RC -eq 0 ] && [ $m -ge 12288 ] && [ $m -le 12352 ] && [ $h -le 8192 ] && [ $d -le 64 ]" ||
+			{ echo "# exit $RC: $h hits, $m misses, $d dirtied"; sed 's/^/# /' "$TMP/out" "$TMP/err"; }
 	fi
 	if phase "a warm read" "dd if='$F' of=/dev/null bs=1M 2> /dev/null"; then
 		read -r h m d n < "$TMP/sums"
 		check "cachestat during a warm read of 48 MiB: 12288 hits and the commands', no misses" sh -c \
-			"[ $RC -eq 0 ] && [ $h -ge 12288 ] && [ $h -le 16384 ] && [ $m -le 64 ]"
+			"[ $RC -eq 0 ] && [ $h -ge 12288 ] && [ $h -le 20480 ] && [ $m -le 64 ]" ||
+			{ echo "# exit $RC: $h hits, $m misses, $d dirtied"; sed 's/^/# /' "$TMP/out" "$TMP/err"; }
 	fi
 	# Writes look up no page (4.9 to 6.12): they take no hits away. perf-tools' and bcc's
 	# formula subtracted buffers dirtied, four a page on the guests' 1 KiB-block ext4:
