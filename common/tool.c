@@ -443,9 +443,7 @@ static const struct opt_spec driver_opts[] = {
 	 "also keep the run's raw events in FILE, a trace.dat for\ntrace-cmd report and "
 	 "KernelShark",
 	 TOOL_OPT_RECORD},
-	{'o', "output", "FILE",
-	 "write the output to FILE (made, or emptied; not through a\nlink); the command of "
-	 "--exec keeps standard output",
+	{'o', "output", "FILE", "write the output to FILE (made, or emptied; not through a\nlink)",
 	 TOOL_OPT_OUTPUT},
 	{TOOL_LONG_TAG, "tag", "KEYS",
 	 "with -j: also \"host\" (the node name) and \"kernel\" (the\nrelease) in each object: "

@@ -103,11 +103,12 @@ enum tool_opt_id {
 		'T', NULL, NULL, "TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK \
 	}
 /* Takes the rest of the command line (tool.c finds it before the options are parsed). */
-#define TOOL_EXEC                                                                           \
-	{                                                                                   \
-		TOOL_LONG_EXEC, "exec", "CMD [ARG...]",                                     \
-			"run CMD and trace only it and what it starts; end\nwhen it exits", \
-			TOOL_OPT_EXEC                                                       \
+#define TOOL_EXEC                                                                            \
+	{                                                                                    \
+		TOOL_LONG_EXEC, "exec", "CMD [ARG...]",                                      \
+			"run CMD and trace only it and what it starts; end\nwhen it exits; " \
+			"CMD keeps standard output, not -o's",                               \
+			TOOL_OPT_EXEC                                                        \
 	}
 /* The keys of -j's objects, from the tool's row tables (row.h); the man page lists them. */
 #define TOOL_JSON_KEYS                                                                            \
