@@ -151,7 +151,7 @@ void tool_operand_duration(struct tool_run *t, int argc, char **argv)
 void tool_operand_interval(struct tool_run *t, int argc, char **argv)
 {
 	if (argc > 0)
-		t->o.interval = opt_seconds(argv[0], "interval");
+		t->o.interval = opt_interval(argv[0]);
 	if (argc > 1)
 		t->o.count = opt_int(argv[1], 1, 1LL << 40, "count");
 	if (argc > 2)
@@ -609,7 +609,7 @@ static void operands_usage(const struct tool *tool, struct opt_usage *u, char *h
 		if (tool->interval_default_s)
 			snprintf(dflt, sizeof(dflt), "%u", tool->interval_default_s);
 		snprintf(help, len,
-			 "   interval    seconds between %s (default %s)\n"
+			 "   interval    seconds between %s, 0.01 or more (default %s)\n"
 			 "   count       number of %s, then exit (default: until Ctrl-C)\n",
 			 tool->interval_prints, dflt, tool->interval_prints);
 		u->operands = "[interval [count]]";

@@ -137,7 +137,7 @@ static const char *const examples[] = {
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
 	switch (o->key) {
-	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
+	case 'i': t->o.interval = opt_interval(arg); break;
 	case 'v': env.verbose = true; break;
 	case OPT_TOP: env.top = opt_int(arg, 0, 1LL << 30, "N (rows)"); break;
 	case OPT_VIA: env.via = (enum via)opt_choice(arg, via_names, 6, "--via"); break;

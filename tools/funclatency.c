@@ -81,7 +81,7 @@ static const char *const examples[] = {
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
 	switch (o->key) {
-	case 'i': t->o.interval = opt_seconds(arg, "interval"); break;
+	case 'i': t->o.interval = opt_interval(arg); break;
 	case 'k': env.key = (enum key)(opt_choice(arg, key_names, 2, "KEY") + 1); break;
 	case 'm': env.millis = true; break;
 	case 'N': env.nanos = true; break;

@@ -317,6 +317,14 @@ uint64_t opt_seconds(const char *s, const char *what)
 	return opt_decimal(s, 1e9, what, "seconds");
 }
 
+uint64_t opt_interval(const char *s)
+{
+	uint64_t ns = opt_seconds(s, "interval");
+	if (ns < OPT_INTERVAL_MIN_NS)
+		opt_fail("invalid interval: %s (at least 0.01 seconds)", s);
+	return ns;
+}
+
 pid_t opt_live_pid(const char *s)
 {
 	pid_t pid = opt_pid(s);

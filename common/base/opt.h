@@ -28,6 +28,10 @@ long long opt_int(const char *s, long long min, long long max, const char *what)
 pid_t opt_pid(const char *s);
 /* Seconds, fractions allowed ("0.5"), greater than 0; returned in nanoseconds. */
 uint64_t opt_seconds(const char *s, const char *what);
+/* An interval between reports, as opt_seconds and at least 10 ms (perf stat -I's floor):
+ * shorter, each report's own reading and printing would be most of the time measured. */
+#define OPT_INTERVAL_MIN_NS 10000000ULL
+uint64_t opt_interval(const char *s);
 /* A decimal greater than 0 times scale (opt_decimal("1.5", 1e6, "MS", "milliseconds")). */
 uint64_t opt_decimal(const char *s, double scale, const char *what, const char *unit);
 /* A PID that names a running process. */

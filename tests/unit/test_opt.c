@@ -23,6 +23,11 @@ static void call_seconds(const void *s)
 	opt_seconds(s, "duration");
 }
 
+static void call_interval(const void *s)
+{
+	opt_interval(s);
+}
+
 static const char *const mechs[] = {"kprobe", "eprobe", "uprobe"};
 static void call_choice(const void *s)
 {
@@ -95,6 +100,13 @@ static void test_seconds(void **state)
 	assert_usage_error(call_seconds, "", "invalid duration");
 	assert_usage_error(call_seconds, "1.2.3", "invalid duration");
 	assert_usage_error(call_seconds, "99999999999", "invalid duration");
+	/* intervals: 10 ms at least */
+	assert_int_equal(opt_interval("0.01"), 10000000ULL);
+	assert_int_equal(opt_interval("2"), 2000000000ULL);
+	assert_usage_error(call_interval, "0.0001",
+			   "invalid interval: 0.0001 (at least 0.01 seconds)");
+	assert_usage_error(call_interval, "0.009", "invalid interval: 0.009");
+	assert_usage_error(call_interval, "0", "invalid interval: 0");
 }
 
 /* The usage comes from the table: synopsis (flags in one bracket, lower case first; values
