@@ -34,13 +34,15 @@ static const char *const via_names[] = {"kernel", "proc"};
 static struct env {
 	struct tracer tr;
 	bool list;					 /* -l */
-	int string_arg;					 /* -s N */
+	int string_arg;					 /* --string N */
 	const char *spec;				 /* PATH:PROVIDER:NAME */
 	char path[PATH_MAX];				 /* PATH resolved */
 	char provider[SDT_NAME_MAX], name[SDT_NAME_MAX]; /* globs */
 	struct sdt_probe sites[MAX_SITES];
 	int nsites, matched;
 	struct tep_event *events[MAX_SITES];
+	char labels[MAX_SITES][2 * SDT_NAME_MAX + 2]; /* PROVIDER:NAME, as -c, -j, --prom say */
+	const char *label[MAX_SITES];
 	int via; /* VIA_* */
 	struct sdt_sem sems[MAX_SITES];
 	int nsems;
@@ -65,7 +67,7 @@ static const struct opt_spec options[] = {
 static const char *const examples[] = {
 	"usdt -l /usr/bin/python3                        # python's probes",
 	"usdt -l -p 1234                                 # of every file PID 1234 maps",
-	"usdt -s 2 /usr/bin/python3:python:function__entry  # functions called",
+	"usdt --string 2 /usr/bin/python3:python:function__entry  # functions called",
 	"usdt -c '/usr/bin/python3:python:gc__*'         # collections per second",
 	"usdt -k arg1 /usr/bin/python3:python:gc__start  # collections by generation",
 	NULL,
@@ -253,7 +255,7 @@ static int make_probe(struct tool_run *t, int i, int fd, unsigned missing)
 		return TOOL_FAIL;
 	}
 	if (env.string_arg > n) {
-		fprintf(stderr, "usdt: -s %d: %s:%s has %d argument%s\n", env.string_arg,
+		fprintf(stderr, "usdt: --string %d: %s:%s has %d argument%s\n", env.string_arg,
 			p->note.provider, p->note.name, n, n == 1 ? "" : "s");
 		return TOOL_USAGE;
 	}
@@ -276,6 +278,8 @@ static int make_probe(struct tool_run *t, int i, int fd, unsigned missing)
 	event_name(i, name, sizeof(name));
 	if (!(env.events[i] = probe_create(&t->s, PROBE_UPROBE, 'p', name, target, args)))
 		return TOOL_FAIL;
+	snprintf(env.labels[i], sizeof(env.labels[i]), "%s:%s", p->note.provider, name);
+	env.label[i] = env.labels[i];
 	return TOOL_OK;
 }
 
@@ -365,6 +369,7 @@ static int prepare(struct tool_run *t)
 		 env.nsites == 1 ? "" : "s", env.provider, env.name, base ? base + 1 : env.path);
 	env.tr.events = env.events;
 	env.tr.nevents = env.nsites;
+	env.tr.names = env.label;
 	return tracer_prepare(t);
 }
 
@@ -408,7 +413,8 @@ static const struct tool usdt = {
 		"   PROVIDER, NAME  globs: every site of every matching probe is traced\n"
 		"   filter      an ftrace filter on the arguments ('arg1 > 100')\n"
 		"  Arguments are named arg1..argN, decoded from the probe's note with\n"
-		"  their sizes and signs; a string (-s) is cut by the kernel at 4095 bytes.\n",
+		"  their sizes and signs; a string (--string) is cut by the kernel at 4095\n"
+		"  bytes.\n",
 	.examples = examples,
 	.formats = (const char *const[]){"ftrace:user_stack", NULL},
 	.state = &env.tr,

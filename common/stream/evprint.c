@@ -94,6 +94,20 @@ struct evprint *evprint_new(struct tep_handle *tep, bool json, bool wallclock)
 	return p;
 }
 
+static struct evfields *fields_of(struct evprint *p, struct tep_event *ev);
+
+int evprint_name(struct evprint *p, struct tep_event *ev, const char *name)
+{
+	struct evfields *e = fields_of(p, ev);
+	if (!e)
+		return -1;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	if (p->json)
+		e->jeventlen =
+			out_json_bytes_buf(e->jevent, e->name, strnlen(e->name, sizeof(e->name)));
+	return 0;
+}
+
 void evprint_stacks(struct evprint *p, struct tep_event *kstack, struct ksyms *ksyms,
 		    struct tep_event *ustack)
 {

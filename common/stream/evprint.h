@@ -52,6 +52,9 @@ int evprint_kstack_caller_first(unsigned long long *a, int n, int from, unsigned
 /* A kernel stack held elsewhere (n frames of a, innermost first), as the trailers' are
  * printed. */
 void evprint_kstack(struct evprint *p, const unsigned long long *a, int n);
+/* ev's name in -j's objects ("event"): name, not SYSTEM:NAME (the probes of a run's own
+ * group, whose system means nothing to the user). -1 when out of memory. */
+int evprint_name(struct evprint *p, struct tep_event *ev, const char *name);
 /* The header row of the text layout. */
 void evprint_header(struct evprint *p);
 /* One event; comm: the name of its task when it happened. */

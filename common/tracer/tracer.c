@@ -22,6 +22,18 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+/* The name of event i as -c, -j and --prom give it (tracer.h: names). */
+static const char *event_label(const struct tracer *tr, int i, char *buf, size_t len)
+{
+	const struct tep_event *ev = tr->events[i];
+	if (tr->names && tr->names[i])
+		return tr->names[i];
+	if (!strcmp(ev->system, probe_group()))
+		return ev->name;
+	snprintf(buf, len, "%s:%s", ev->system, ev->name);
+	return buf;
+}
+
 static struct tracer *tracer_of(struct tool_run *t)
 {
 	return t->tool->state;
@@ -368,6 +380,12 @@ int tracer_setup(struct tool_run *t)
 		if (!(tr->p = evprint_new(t->s.tep, t->o.json, t->o.wallclock)))
 			return TOOL_FAIL;
 		evprint_stacks(tr->p, kstack, tr->ksyms, ustack);
+		for (int i = 0; t->o.json && i < tr->nevents; i++) {
+			char buf[160];
+			const char *name = event_label(tr, i, buf, sizeof(buf));
+			if (name != buf && evprint_name(tr->p, tr->events[i], name))
+				return TOOL_FAIL;
+		}
 		for (int i = 0; kstack && i < tr->nevents; i++) {
 			const struct tep_format_field *at = stack_at_of(tr, tr->events[i]);
 			if (at &&
@@ -432,9 +450,9 @@ static void prom_counts(struct tracer *tr)
 		tr->t->failed = true;
 	}
 	for (int i = 0; !tr->k && i < tr->nevents; i++) {
-		snprintf(name, sizeof(name), "%s:%s", tr->events[i]->system, tr->events[i]->name);
 		struct prom_series *ps = prom_series(
-			&tr->prom, prom_labels(labels, sizeof(labels), "event", name, NULL));
+			&tr->prom, prom_labels(labels, sizeof(labels), "event",
+					       event_label(tr, i, name, sizeof(name)), NULL));
 		if (ps)
 			ps->count += tr->counts[i];
 	}
@@ -460,12 +478,12 @@ static void print_counts(struct tracer *tr, const char *when)
 		printf("%s\n%-40s %12s\n", when, "EVENT", "COUNT");
 	}
 	for (int i = 0; i < tr->nevents; i++) {
-		char name[160];
-		snprintf(name, sizeof(name), "%s:%s", tr->events[i]->system, tr->events[i]->name);
+		char buf[160];
+		const char *name = event_label(tr, i, buf, sizeof(buf));
 		if (tr->t->o.json) {
 			row_begin(&w, 0);
 			row_word(&w, when);
-			row_str(&w, name, sizeof(name));
+			row_str(&w, name, strlen(name));
 			row_uint(&w, tr->counts[i]);
 			row_end(&w);
 		} else

@@ -114,6 +114,9 @@ struct tracer {
 	struct tep_event **events;
 	int nevents;
 	const char *filter; /* the user's ftrace filter, may be NULL */
+	/* Each event's name in -c, -j and --prom (NULL, or a NULL entry: SYSTEM:NAME, or NAME
+	 * alone for a probe of the run's own group, ftt_<run id>). */
+	const char **names;
 	/* The events are written by the instance's tracer (ftrace:function), which the tool
 	 * sets: they are not enabled or filtered, and this process's own are dropped. */
 	bool by_tracer;

@@ -90,8 +90,8 @@ check "usdt -p of the program that maps it: no warning" sh -c "! grep -q 'does n
 check "usdt -j ftt:*: exit 0, valid JSON, $((N * 6)) events" sh -c "
 	[ $RC -eq 0 ] && '$JSONCHECK' '$TMP/out' ts time cpu pid comm event fields &&
 	[ \$(wc -l < '$TMP/out') -eq $((N * 6)) ]"
-check "usdt: ftt:values' 8 arguments exact, 1 to 8 bytes, signed and unsigned, a variable through %rip, $N times" \
-	[ "$(grep -cF ':values","fields":{"__probe_ip":' "$TMP/out")" -eq $N -a \
+check "usdt: ftt:values' (so named, not by the run's probe group) 8 arguments exact, 1 to 8 bytes, signed and unsigned, a variable through %rip, $N times" \
+	[ "$(grep -cF '"event":"ftt:values","fields":{"__probe_ip":' "$TMP/out")" -eq $N -a \
 	"$(grep -cF '"arg1":-100,"arg2":200,"arg3":-30000,"arg4":60000,"arg5":-2000000000,"arg6":4000000000,"arg7":-9000000000000000000,"arg8":18000000000000000000}' "$TMP/out")" -eq $N ]
 if [ -n "$IMM" ]; then
 	check "usdt: ftt:consts' constants 42 and -7 (immediates), $N times" \
@@ -135,8 +135,8 @@ check "usdt --string 1: no event of the 4095-byte string (larger than a page wit
 # --exec and -c (in the kernel where it can, else here): exactly N.
 touch "$TMP/go" "$TMP/stop"
 "$BIN/usdt" -c "$DT:ftt:values" --exec "$DT" "$TMP/go" "$TMP/stop" $N > "$TMP/out" 2> "$TMP/err"
-check "usdt -c --exec: exit 0, $N hits of ftt:values counted" sh -c "[ $? -eq 0 ] &&
-	[ \$(awk '/:values / { s += \$2 } END { print s + 0 }' '$TMP/out') -eq $N ]"
+check "usdt -c --exec: exit 0, $N hits of ftt:values counted, so named" sh -c "[ $? -eq 0 ] &&
+	[ \$(awk '/^ftt:values / { s += \$2 } END { print s + 0 }' '$TMP/out') -eq $N ]"
 
 # A runtime's probes: python's gc__start (generation in arg1, semaphore) counted on a script
 # that calls gc.collect() 0 and 7 times: 7 more full collections (the interpreter makes a
