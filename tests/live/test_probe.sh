@@ -371,7 +371,7 @@ if [ -e "$T/uprobe_events" ]; then
 	trace_target "$BIN/uprobe" -j -U "r:$UT:ftt_add"
 	ucheck "uprobe -j -U: one object per event, its ustack a field of it, main first" sh -c "
 		[ \$(wc -l < '$TMP/out') -eq 3 ] &&
-		[ \$(grep -c '^{\"ts\".*\"event\":\"[^\"]*:ftt_add_ret\".*,\"ustack\":\[\"main+0x[0-9a-f]* (.*uprobe_target)\"' '$TMP/out') -eq 3 ]"
+		[ \$(grep -c '^{\"ts\".*\"event\":\"ftt_add_ret\".*,\"ustack\":\[\"main+0x[0-9a-f]* (.*uprobe_target)\"' '$TMP/out') -eq 3 ]"
 
 	"$BIN/uprobe" -k nosuch "p:$UT:ftt_add" > "$TMP/out" 2> "$TMP/err"
 	check "uprobe -k on a field the probe lacks: exit 2, one line" sh -c \
