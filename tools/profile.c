@@ -38,11 +38,14 @@
 #define OPT_PPROF (OPT_LONG + 3)
 #define OPT_OFFCPU (OPT_LONG + 4)
 #define MAXF PERFEV_MAX_STACK
+#define MAXPIDS 64
 
 static struct env {
 	unsigned hz;
 	uint64_t period;
 	int cpu;
+	pid_t pids[MAXPIDS]; /* -p PID,PID...: more than one (one is the driver's -p) */
+	int npids;
 	bool user_only, kernel_only, idle, folded, verbose;
 	long long top;
 	unsigned max_stack;
@@ -89,7 +92,8 @@ static const struct opt_spec options[] = {
 	TOOL_JSON("one JSON object per stack"),
 	{'K', NULL, NULL, "kernel stacks only", 0},
 	TOOL_TID,
-	TOOL_PID,
+	{'p', NULL, "PID[,PID...]",
+	 "only these processes (all their threads, also new ones); one:\nthe run ends with it", 0},
 	{'U', NULL, NULL, "user stacks only", 0},
 	{'v', NULL, NULL, "say how the samples are taken, then exit", 0},
 	{OPT_PPROF, "pprof", "FILE",
@@ -108,6 +112,7 @@ static const struct opt_spec options[] = {
 static const char *const examples[] = {
 	"profile 5                  # every CPU at 49 Hz for 5 seconds",
 	"profile -F 99 -p 181 10    # PID 181's threads at 99 Hz",
+	"profile -f -p 181,182 10   # two processes, one profile",
 	"profile -f 10 | flamegraph > cpu.svg   # a CPU flame graph",
 	"profile -d 10 --pprof cpu.pb.gz; go tool pprof -top cpu.pb.gz",
 	"profile -U --exec ./a.out  # user stacks of a command",
@@ -115,6 +120,31 @@ static const char *const examples[] = {
 	"profile --prom profile.prom 60 > /dev/null # samples by task name, node_exporter",
 	NULL,
 };
+
+/* -p PID[,PID...]: one is the driver's -p (the run ends when it does); more are sampled
+ * alike, the run going on until its duration or a signal. */
+static void pids(struct tool_run *t, const char *arg)
+{
+	char buf[MAXPIDS * 12], *save = NULL;
+	if (strlen(arg) >= sizeof(buf))
+		opt_fail("-p: at most %d PIDs", MAXPIDS);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	env.npids = 0;
+	for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+		pid_t pid = opt_live_pid(s);
+		bool seen = false;
+		for (int i = 0; i < env.npids; i++)
+			seen |= env.pids[i] == pid;
+		if (seen)
+			continue;
+		if (env.npids == MAXPIDS)
+			opt_fail("-p: at most %d PIDs", MAXPIDS);
+		env.pids[env.npids++] = pid;
+	}
+	if (!env.npids || arg[strlen(arg) - 1] == ',' || *arg == ',' || strstr(arg, ",,"))
+		opt_fail("invalid PID list: '%s' (PID[,PID...])", arg);
+	t->o.pid = env.npids == 1 ? env.pids[0] : 0;
+}
 
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
@@ -126,6 +156,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		break;
 	case 'F': env.hz = (unsigned)opt_int(arg, 1, 100000, "HZ"); break;
 	case 'I': env.idle = true; break;
+	case 'p': pids(t, arg); break;
 	case 'K': env.kernel_only = true; break;
 	case 'U': env.user_only = true; break;
 	case 'v': env.verbose = true; break;
@@ -140,6 +171,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 static void operands(struct tool_run *t, int argc, char **argv)
 {
 	tool_operand_duration(t, argc, argv);
+	if (env.npids > 1 && (t->o.tid || t->o.exec || t->cgroup))
+		opt_fail("-p names processes: not with -L, --exec or --cgroup");
 	if (env.user_only && env.kernel_only)
 		opt_fail("-U and -K exclude each other");
 	if (env.folded && t->o.json)
@@ -324,6 +357,9 @@ static int off_open(const struct perf_event_attr *clock, pid_t pid, size_t pages
 			 "(attr.context_switch, Linux 4.3)");
 	if (!ret && pid > 0 && a.inherit && perfev_add_threads(&env.off, &a, pid, why, len) < 0)
 		ret = -1;
+	for (int i = 1; !ret && i < env.npids; i++)
+		if (perfev_add_process(&env.off, &a, env.pids[i], why, len) < 0)
+			ret = -1;
 	return ret;
 }
 
@@ -520,7 +556,14 @@ static const char *who(struct tool_run *t, char *buf, size_t len)
 		snprintf(buf, len, "the command and what it starts");
 	else if (t->o.pid)
 		snprintf(buf, len, "PID %d and what it starts", (int)t->o.pid);
-	else if (t->cgroup)
+	else if (env.npids > 1) {
+		size_t o = (size_t)snprintf(buf, len, "PIDs");
+		for (int i = 0; i < env.npids && o < len; i++)
+			o += (size_t)snprintf(buf + o, len - o, "%s %d", i ? "," : "",
+					      (int)env.pids[i]);
+		if (o < len)
+			snprintf(buf + o, len - o, " and what they start");
+	} else if (t->cgroup)
 		snprintf(buf, len, "cgroup %s", t->cgroup->path);
 	else
 		snprintf(buf, len, "every task");
@@ -588,8 +631,8 @@ static int setup(struct tool_run *t)
 	pid_t pid = -1;
 	if (t->o.tid) {
 		pid = t->o.tid;
-	} else if (t->o.pid) {
-		pid = t->o.pid;
+	} else if (t->o.pid || env.npids > 1) {
+		pid = t->o.pid ? t->o.pid : env.pids[0];
 		a.inherit = 1; /* its threads and children, also new ones */
 	} else if (t->cgroup) {
 		env.cgroup_fd = open(t->cgroup->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -615,6 +658,9 @@ static int setup(struct tool_run *t)
 	if (!ret && pid > 0 && a.inherit &&
 	    perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
 		ret = -1;
+	for (int i = 1; !ret && i < env.npids; i++)
+		if (perfev_add_process(&env.pe, &a, env.pids[i], why, sizeof(why)) < 0)
+			ret = -1;
 	if (!ret && env.offcpu)
 		/* a record per switch, each with its call chain (~1 KiB): up to ~25,000 switches
 		 * a second per CPU between two reads at 256 pages; more are lost and said */

@@ -177,8 +177,23 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
 	return 0;
 }
 
+static int add_tasks(struct perfev *p, struct perf_event_attr *attr, pid_t pid, bool main,
+		     char *why, size_t len);
+
 int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
 		       size_t len)
+{
+	return add_tasks(p, attr, pid, false, why, len);
+}
+
+int perfev_add_process(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
+		       size_t len)
+{
+	return add_tasks(p, attr, pid, true, why, len);
+}
+
+static int add_tasks(struct perfev *p, struct perf_event_attr *attr, pid_t pid, bool main,
+		     char *why, size_t len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
@@ -191,7 +206,7 @@ int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		int tid = atoi(e->d_name);
-		if (tid <= 0 || tid == pid)
+		if (tid <= 0 || (tid == pid && !main))
 			continue;
 		bool any = false;
 		for (int i = 0; i < p->n; i++) {

@@ -63,6 +63,11 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
  */
 int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
 		       size_t len);
+/* The same for another process, its first thread too: each of its threads now, writing into
+ * the rings of the events perfev_open made (profile -p PID,PID). Returns how many threads
+ * were added (0: the process is gone), or -1 with the reason in why. */
+int perfev_add_process(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
+		       size_t len);
 int perfev_enable(struct perfev *p, char *why, size_t len);
 /* Stop sampling (what is in the rings stays to be read). */
 void perfev_disable(struct perfev *p);

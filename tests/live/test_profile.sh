@@ -154,6 +154,23 @@ check "profile -U -f -p: exit 0, no kernel frames, only its process" sh -c "
 	[ $urc = 0 ] && [ -s '$TMP/u.out' ] && ! grep -q '_\[k\]' '$TMP/u.out' &&
 	! grep -qv '^profile_target;' '$TMP/u.out'" || { cat "$TMP/u.err"; head -3 "$TMP/u.out"; }
 
+# -p PID,PID: two busy processes sampled, a third beside them not (it runs on the same CPUs).
+sh -c 'while :; do :; done' &
+B1=$!
+sh -c 'while :; do :; done' &
+B2=$!
+sh -c 'while :; do :; done' &
+B3=$!
+"$P" -F 99 -j -p $B1,$B2 -d 1 > "$TMP/pp.out" 2> "$TMP/pp.err"
+rc=$?
+kill $B1 $B2 $B3
+wait $B1 $B2 $B3 2> /dev/null
+check "profile -p A,B: exit 0, samples of both, none of a third busy beside them" sh -c "
+	[ $rc = 0 ] && grep -q 'of PIDs $B1, $B2 and what they start' '$TMP/pp.err' &&
+	grep -q '\"pid\":$B1,' '$TMP/pp.out' && grep -q '\"pid\":$B2,' '$TMP/pp.out' &&
+	! grep -v '\"pid\":$B1,' '$TMP/pp.out' | grep -qv '\"pid\":$B2,'" ||
+	{ cat "$TMP/pp.err"; head -3 "$TMP/pp.out"; }
+
 # The idle tasks: left out (and counted on stderr) without -I.
 "$P" -f -d 1 > "$TMP/i.out" 2> "$TMP/i.err"
 check "profile -f -d 1: no idle task (swapper) lines" sh -c "! grep -q '^swapper' '$TMP/i.out'" ||
@@ -168,7 +185,7 @@ check "profile -v: says perf_event_open, cpu-clock, 49 Hz, per-CPU" sh -c "
 
 # Usage errors: exit 2, one line.
 for args in "-U -K" "-F 0" "-f -j" "-c 5" "--record $TMP/x.dat" "--top 0" "--off-cpu" \
-	"-f --off-cpu --top 3"; do
+	"-f --off-cpu --top 3" "-p $$,,1" "-p $$," "-p $$,1 -L $$"; do
 	"$P" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	show_output
