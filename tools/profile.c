@@ -57,6 +57,7 @@ static struct env {
 	int cgroup_fd;
 	const char *pprof;		 /* --pprof FILE */
 	uint64_t start_wall, start_mono; /* when sampling began */
+	uint64_t printed;		 /* when the stacks are printed (reader_now) */
 	struct row row;
 	struct tool_run *t;
 	/* --off-cpu: the context switches of the same tasks, off-CPU time by stack */
@@ -71,6 +72,8 @@ static struct env {
 
 /* Each stack, most samples first (-j). */
 static const struct row_col cols[] = {
+	{NULL, "time", 0, ROW_WALL, 0, 0,
+	 "wall-clock HH:MM:SS of the print: the end, or the interval's end (-i)"},
 	{NULL, "comm", 0, ROW_STR, 0, 0, "the task's name when sampled"},
 	{NULL, "pid", 0, ROW_INT, 0, 0, "its process"},
 	{NULL, "kstack", 0, ROW_JSON, 0, 0, "its kernel stack, innermost frame first (-U: [])"},
@@ -89,6 +92,9 @@ static const struct opt_spec options[] = {
 	 "frames _[k])",
 	 OPT_FOLDED},
 	{'I', NULL, NULL, "include the idle tasks (pid 0; left out by default)", 0},
+	{'i', NULL, "SECS",
+	 "print the stacks every SECS seconds, each interval's own\n(default: once, at the end)",
+	 0},
 	TOOL_JSON("one JSON object per stack"),
 	{'K', NULL, NULL, "kernel stacks only", 0},
 	TOOL_TID,
@@ -156,6 +162,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		break;
 	case 'F': env.hz = (unsigned)opt_int(arg, 1, 100000, "HZ"); break;
 	case 'I': env.idle = true; break;
+	case 'i': t->o.interval = opt_interval(arg); break;
 	case 'p': pids(t, arg); break;
 	case 'K': env.kernel_only = true; break;
 	case 'U': env.user_only = true; break;
@@ -171,6 +178,9 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 static void operands(struct tool_run *t, int argc, char **argv)
 {
 	tool_operand_duration(t, argc, argv);
+	if (t->o.interval && (env.folded || env.pprof || env.offcpu))
+		opt_fail("-i prints each interval's stacks: not with -f, --pprof or --off-cpu, "
+			 "which are of the whole run");
 	if (env.npids > 1 && (t->o.tid || t->o.exec || t->cgroup))
 		opt_fail("-p names processes: not with -L, --exec or --cgroup");
 	if (env.user_only && env.kernel_only)
@@ -678,6 +688,7 @@ static void banner(struct tool_run *t)
 	char why[512];
 	struct timespec w;
 	clock_gettime(CLOCK_REALTIME, &w);
+	row_init(&env.row, &table, stdout, t->o.json, false, true);
 	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
 	env.start_mono = reader_now();
 	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
@@ -769,7 +780,7 @@ static void print_line(const struct line *l)
 		cl = (size_t)(open - comm);
 	}
 	if (env.t->o.json) {
-		row_begin(&env.row, 0);
+		row_begin(&env.row, env.printed);
 		row_bytes(&env.row, comm, cl);
 		row_int(&env.row, pid);
 		for (int kernel = 1; kernel >= 0; kernel--) {
@@ -809,6 +820,7 @@ static void write_pprof(const char *folded, size_t size)
 /* The stacks as folded.c prints them (merged by name), read back and sorted by count. */
 static void print_stacks(void)
 {
+	env.printed = reader_now();
 	char *buf = NULL;
 	size_t size = 0;
 	FILE *mem = open_memstream(&buf, &size);
@@ -868,13 +880,39 @@ static void prom_write(struct tool_run *t)
 			(unsigned long long)env.prom_lost);
 }
 
+/* -i: the interval's stacks, under the time in text, then a new count. */
+static int interval(struct tool_run *t, uint64_t now)
+{
+	drain();
+	char when[16];
+	if (!t->o.json) {
+		out_table_gap(stdout);
+		printf("%s\n", out_wallclock(reader_now(), when));
+	}
+	print_stacks();
+	if (t->prom)
+		prom_write(t);
+	folded_free(env.fold);
+	if (!(env.fold = folded_new_depth(env.ksyms, MAXF, MAXF))) {
+		fprintf(stderr, "profile: out of memory for the stacks\n");
+		t->failed = true;
+		return 1;
+	}
+	fflush(stdout);
+	return 0;
+}
+
 static void end(struct tool_run *t)
 {
 	perfev_disable(&env.pe); /* the run is over: what is in the rings, then the stacks */
 	if (env.offcpu)
 		perfev_disable(&env.off);
 	drain();
-	row_init(&env.row, &table, stdout, t->o.json, false, false);
+	if (t->o.interval && !t->o.json && folded_total(env.fold)) {
+		char when[16];
+		out_table_gap(stdout);
+		printf("%s\n", out_wallclock(reader_now(), when));
+	}
 	print_stacks();
 	if (t->prom)
 		prom_write(t);
@@ -927,6 +965,7 @@ static const struct tool profile = {
 	.setup = setup,
 	.banner = banner,
 	.wake = wake,
+	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
 };

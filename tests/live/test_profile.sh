@@ -163,6 +163,8 @@ sh -c 'while :; do :; done' &
 B3=$!
 "$P" -F 99 -j -p $B1,$B2 -d 1 > "$TMP/pp.out" 2> "$TMP/pp.err"
 rc=$?
+"$P" -F 99 -i 0.3 -p $B1 -d 1 > "$TMP/pi.out" 2> "$TMP/pi.err"
+irc=$?
 kill $B1 $B2 $B3
 wait $B1 $B2 $B3 2> /dev/null
 check "profile -p A,B: exit 0, samples of both, none of a third busy beside them" sh -c "
@@ -170,6 +172,14 @@ check "profile -p A,B: exit 0, samples of both, none of a third busy beside them
 	grep -q '\"pid\":$B1,' '$TMP/pp.out' && grep -q '\"pid\":$B2,' '$TMP/pp.out' &&
 	! grep -v '\"pid\":$B1,' '$TMP/pp.out' | grep -qv '\"pid\":$B2,'" ||
 	{ cat "$TMP/pp.err"; head -3 "$TMP/pp.out"; }
+
+# -i: each interval's stacks once under its time (the sum of all counts is the samples
+# counted): 0.3, 0.6, 0.9 and what is left at 1 s.
+check "profile -i 0.3 -d 1: exit 0, 3 or more intervals, every sample in one of them" sh -c "
+	[ $irc = 0 ] && [ \$(grep -Ec '^[0-9]{2}:[0-9]{2}:[0-9]{2}\$' '$TMP/pi.out') -ge 3 ] &&
+	[ \$(awk '/^        [0-9]+\$/ { s += \$1 } END { print s + 0 }' '$TMP/pi.out') = \
+	  \$(sed -n 's/^profile: \\([0-9]*\\) samples counted.*/\\1/p' '$TMP/pi.err') ]" ||
+	{ cat "$TMP/pi.err"; head -20 "$TMP/pi.out"; }
 
 # The idle tasks: left out (and counted on stderr) without -I.
 "$P" -f -d 1 > "$TMP/i.out" 2> "$TMP/i.err"
@@ -185,7 +195,7 @@ check "profile -v: says perf_event_open, cpu-clock, 49 Hz, per-CPU" sh -c "
 
 # Usage errors: exit 2, one line.
 for args in "-U -K" "-F 0" "-f -j" "-c 5" "--record $TMP/x.dat" "--top 0" "--off-cpu" \
-	"-f --off-cpu --top 3" "-p $$,,1" "-p $$," "-p $$,1 -L $$"; do
+	"-f --off-cpu --top 3" "-p $$,,1" "-p $$," "-p $$,1 -L $$" "-i 1 -f" "-i 0.001"; do
 	"$P" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	show_output
