@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <elf.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
@@ -564,6 +565,99 @@ static int by_addr(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+/* The GNU build ID of elf (NT_GNU_BUILD_ID) in id; its length, 0 when it has none. */
+static size_t build_id(Elf *elf, unsigned char *id, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Nhdr nh;
+		size_t off = 0, name, desc;
+		while (d && d->d_buf && (off = gelf_getnote(d, off, &nh, &name, &desc)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name, "GNU", 4) && nh.n_descsz <= max &&
+			    nh.n_descsz >= 2) {
+				memcpy(id, (char *)d->d_buf + desc, nh.n_descsz);
+				return nh.n_descsz;
+			}
+	}
+	return 0;
+}
+
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+const char *usym_debug_root = "/usr/lib/debug";
+
+/*
+ * The separate debug file of a stripped ELF file (no .symtab), as gdb and perf find it: by
+ * its build ID (DEBUG/.build-id/ab/cdef....debug, what Debian's -dbg and -dbgsym packages
+ * install), else by its .gnu_debuglink name in DEBUG/DIR/ or DIR/.debug/ (DIR the file's
+ * folder), that one taken only when its build ID is the file's. Root's files only, not
+ * through a link: the names printed come from it. NULL when none.
+ */
+static Elf *debug_file(Elf *elf, const char *path, int *fd)
+{
+	unsigned char id[64], other[64];
+	size_t n = build_id(elf, id, sizeof(id));
+	char p[PATH_MAX];
+	if (n) {
+		int o = snprintf(p, sizeof(p), "%s/.build-id/%02x/", usym_debug_root, id[0]);
+		for (size_t i = 1; i < n && o > 0 && (size_t)o < sizeof(p) - 8; i++)
+			o += snprintf(p + o, sizeof(p) - (size_t)o, "%02x", id[i]);
+		if (o > 0 && (size_t)o < sizeof(p) - 8)
+			snprintf(p + o, sizeof(p) - (size_t)o, ".debug");
+		Elf *d = usym_elf_open(p, fd);
+		if (d && trusted_fd(*fd, S_IFREG) && has_symtab(d))
+			return d;
+		if (d) {
+			elf_end(d);
+			close(*fd);
+		}
+	}
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	const char *link = NULL;
+	while (!elf_getshdrstrndx(elf, &shstrndx) && !link && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(name, ".gnu_debuglink") && (d = elf_getdata(scn, NULL)) && d->d_buf &&
+		    d->d_size > 1 && memchr(d->d_buf, 0, d->d_size) && !strchr(d->d_buf, '/'))
+			link = d->d_buf;
+	}
+	const char *slash = strrchr(path, '/');
+	if (!link || !slash || !n)
+		return NULL;
+	int dir = (int)(slash - path);
+	for (int i = 0; i < 2; i++) {
+		if (i == 0)
+			snprintf(p, sizeof(p), "%s%.*s/%s", usym_debug_root, dir, path, link);
+		else
+			snprintf(p, sizeof(p), "%.*s/.debug/%s", dir, path, link);
+		Elf *d = usym_elf_open(p, fd);
+		if (d && trusted_fd(*fd, S_IFREG) && has_symtab(d) &&
+		    build_id(d, other, sizeof(other)) == n && !memcmp(id, other, n))
+			return d;
+		if (d) {
+			elf_end(d);
+			close(*fd);
+		}
+	}
+	return NULL;
+}
+
 /* The index of PATH in files[], loading its symbols the first time; -1 when full. */
 static int symfile_get(const char *path)
 {
@@ -581,6 +675,13 @@ static int symfile_get(const char *path)
 	if (elf) {
 		struct symbuf b = {0};
 		each_symbol(elf, add_fsym, &b);
+		int dfd;
+		Elf *debug = has_symtab(elf) ? NULL : debug_file(elf, path, &dfd);
+		if (debug) { /* its .symtab: the local functions a stripped file lacks */
+			each_symbol(debug, add_fsym, &b);
+			elf_end(debug);
+			close(dfd);
+		}
 		if (b.n) /* none (stripped): b.v is NULL, which qsort must not be given */
 			qsort(b.v, b.n, sizeof(*b.v), by_addr);
 		f->syms = b.v;

@@ -47,6 +47,21 @@ check "profile -F 99 -f --exec: exit 0, shares 1:2:3 within $tol points, $least 
 check "profile -f: user frames root first, main;ratio;burn_three;spin" grep -q '^profile_target;.*;main;ratio;burn_three;spin' "$TMP/r.out" ||
 	head -5 "$TMP/r.out"
 
+# A stripped library's local functions, named from its separate debug file found by build ID
+# (Debian's libc6-dbg, a check dependency): the C library's __libc_start_call_main under main
+# ([libc.so.6] before). The guests' programs are static.
+LIBC=$(ldd "$PT" 2> /dev/null | awk '/libc\.so/ { print $3 }')
+ID=$(readelf -n "$LIBC" 2> /dev/null | awk '/Build ID/ { print $3 }')
+if [ -z "$ID" ]; then
+	skip "profile: a stripped file's debug file by build ID: no shared C library (or readelf) here"
+elif [ ! -f "/usr/lib/debug/.build-id/${ID%"${ID#??}"}/${ID#??}.debug" ]; then
+	skip "profile: a stripped file's debug file by build ID: none for $LIBC (Debian's libc6-dbg)"
+else
+	check "profile -f: the C library's local __libc_start_call_main named (its debug file by build ID)" \
+		grep -q '^profile_target;__libc_start_call_main;main;ratio;' "$TMP/r.out" ||
+		head -3 "$TMP/r.out" | sed 's/^/# /'
+fi
+
 # --pprof: the same samples as the folded lines, read by go tool pprof where it is.
 total=$(awk '{t += $NF} END {print t + 0}' "$TMP/r.out")
 if command -v go > /dev/null && HOME=$TMP GOCACHE=$TMP/go GOFLAGS=-mod=mod \
