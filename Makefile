@@ -279,7 +279,7 @@ deb:
 	@ls $(B)/deb/*.deb
 
 # The overhead benchmark (bench/bench.sh): never part of check; writes bench/REPORT.md.
-BENCH_DEPS := bpftrace perf-tools-unstable time bc python3
+BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
 bench: all bench-deps

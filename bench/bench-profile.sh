@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# What a sampling profiler costs, side by side in one run: profile (perf_event_open read
+# here), perf record -g and bpftrace's profile probe, each sampling every CPU with kernel and
+# user stacks at 49, 99 and 999 Hz; writes bench/PROFILE.md. Needs root, `make all`, perf
+# and bpftrace (make bench-deps).
+#
+# The workload: one CPU-bound shell loop per CPU (a fixed number of iterations each, pinned),
+# the same work in every run. Per profiler and rate, REPS runs, each after an untraced one:
+#   slowdown      (traced wall time - untraced) / untraced, of the workload, the median run
+#   CPU ms/s      the profiler's own CPU time (user + system, /proc/PID/stat) while the
+#                 workload ran, per second of it
+#   peak RSS      the profiler's VmHWM at the end (MiB)
+#   samples       what the profiler said it took in the whole run (profile: "N samples
+#                 counted"; bpftrace: the sum of its map, idle CPUs' included; perf: perf
+#                 report's count): that each sampled, not a rate
+# perf record writes its perf.data to a tmpfs folder; its report is not part of its cost.
+#
+# Environment: BENCH_ITER (workload iterations per CPU, 3000000), BENCH_REPS (3),
+# BENCH_RATES ("49 99 999"), BENCH_REPORT (bench/PROFILE.md), BENCH_ONLY (a regex of names).
+set -u
+set -m # each profiler in its own process group
+cd "$(dirname "$0")/.."
+B=${B:-build}
+ITER=${BENCH_ITER:-3000000}
+REPS=${BENCH_REPS:-3}
+RATES=${BENCH_RATES:-49 99 999}
+REPORT=${BENCH_REPORT:-bench/PROFILE.md}
+ONLY=${BENCH_ONLY:-.}
+WORK=$(mktemp -d /tmp/ftt-bench-profile.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+die() { echo "bench-profile: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root"
+[ -x "$B/profile" ] || die "$B/profile missing: make all"
+for t in bpftrace perf taskset; do command -v $t > /dev/null || die "$t not found: make bench-deps"; done
+NCPU=$(nproc)
+TCK=$(getconf CLK_TCK)
+
+# The workload's wall time in ms: one loop per CPU, pinned, all at once.
+work() {
+	local t0 t1 pids=() c
+	t0=$(date +%s%N)
+	for c in $(seq 0 $((NCPU - 1))); do
+		taskset -c "$c" sh -c "i=0; while [ \$i -lt $ITER ]; do i=\$((i + 1)); done" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+# The CPU ticks (user + system) of PID so far.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2> /dev/null || echo 0; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
+
+# start NAME CMD...: the profiler in the background; its PID in $PROF once it samples.
+start() {
+	local name=$1
+	shift
+	"$@" > "$WORK/out" 2> "$WORK/err" &
+	PROF=$!
+	local i=0
+	case $name in
+	profile*) until grep -q '^Tracing' "$WORK/err" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done ;;
+	bpftrace*) until grep -q '^Attaching' "$WORK/out" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done ;;
+	perf*) sleep 1 ;; # perf record says nothing until its end
+	esac
+	sleep 0.5
+}
+stop() {
+	kill -INT "$PROF" 2> /dev/null
+	wait "$PROF" 2> /dev/null
+}
+# The samples the profiler took, from its own words.
+samples() {
+	case $1 in
+	profile*) sed -n 's/^profile: \([0-9]*\) samples counted.*/\1/p' "$WORK/err" ;;
+	bpftrace*) awk '/^@\[/ { on = 1 } on && /\]: [0-9]+$/ { s += $NF } END { print s + 0 }' "$WORK/out" ;;
+	perf*) perf report -i "$WORK/perf.data" --stdio --sort comm 2> /dev/null |
+		sed -n 's/^# Samples: \([0-9.]*\)\([KM]\?\) .*/\1 \2/p' | head -1 |
+		awk '{ m = $2 == "K" ? 1000 : $2 == "M" ? 1000000 : 1; printf "%.0f\n", $1 * m }' ;;
+	esac
+}
+
+work > /dev/null # warm
+{
+	echo "# Profilers side by side: every CPU, kernel and user stacks"
+	echo
+	echo "Measured $(date -u +%Y-%m-%d) on $(uname -r), $NCPU CPUs ($(uname -m)), by bench/bench-profile.sh:"
+	echo "a CPU-bound shell loop on each CPU, $ITER iterations each (the same work every run),"
+	echo "median of $REPS runs, each after an untraced one. CPU ms/s: the profiler's own CPU time per"
+	echo "second of the workload (bpftrace's and perf's sampling runs in the kernel, in the"
+	echo "workload's time: their cost is in the slowdown); samples: of the whole run, as each said."
+	echo "perf: \`perf record -F HZ -a -g\` (perf.data on tmpfs, its report not counted); bpftrace:"
+	echo "\`profile:hz:HZ { @[kstack, ustack, comm] = count(); }\`; profile: \`profile -F HZ -f\`."
+	echo
+	echo "| profiler | Hz | slowdown % | CPU ms/s | peak RSS MiB | samples |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+} > "$REPORT.new"
+for hz in $RATES; do
+	for name in profile perf bpftrace; do
+		[[ $name =~ $ONLY ]] || continue
+		case $name in
+		profile) cmd=("$B/profile" -F "$hz" -f) ;;
+		perf) cmd=(perf record -q -F "$hz" -a -g -o "$WORK/perf.data") ;;
+		bpftrace) cmd=(bpftrace -e "profile:hz:$hz { @[kstack, ustack, comm] = count(); }") ;;
+		esac
+		slow=() cpu=() rss=() smp=()
+		for _ in $(seq 1 "$REPS"); do
+			base=$(work)
+			start "$name" "${cmd[@]}"
+			c0=$(ticks "$PROF")
+			w=$(work)
+			c1=$(ticks "$PROF")
+			r=$(awk '/^VmHWM/ { print int($2 / 1024) }' "/proc/$PROF/status" 2> /dev/null)
+			stop
+			slow+=("$(echo "$w $base" | awk '{ printf "%.1f\n", ($1 - $2) * 100 / $2 }')")
+			cpu+=("$(echo "$c0 $c1 $w $TCK" | awk '{ printf "%.1f\n", ($2 - $1) * 1000 / $4 / ($3 / 1000) }')")
+			rss+=("${r:--}")
+			n=$(samples "$name")
+			smp+=("${n:-0}")
+		done
+		printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$hz" \
+			"$(printf '%s\n' "${slow[@]}" | median)" "$(printf '%s\n' "${cpu[@]}" | median)" \
+			"$(printf '%s\n' "${rss[@]}" | median)" "$(printf '%s\n' "${smp[@]}" | median)" >> "$REPORT.new"
+		echo "bench-profile: $name at $hz Hz done" >&2
+	done
+done
+mv "$REPORT.new" "$REPORT"
+cat "$REPORT"
