@@ -126,5 +126,56 @@ for hz in $RATES; do
 		echo "bench-profile: $name at $hz Hz done" >&2
 	done
 done
+
+# Side by side at the same time, on the same workload: profile_target's three functions that
+# burn CPU in the shares 1:2:3 (5 s), sampled by the three at 99 Hz at once; each one's shares
+# of the samples whose user stack holds one of them.
+PT=$B/tests/profile_target
+if [ -x "$PT" ] && [[ side =~ $ONLY ]]; then
+	rm -f "$WORK/go"
+	"$PT" ratio 5 "$WORK/go" > /dev/null &
+	TP=$!
+	"$B/profile" -F 99 -f -p $TP > "$WORK/side.prof" 2> /dev/null &
+	P1=$!
+	perf record -q -F 99 -g -p $TP -o "$WORK/side.data" > /dev/null 2>&1 &
+	P2=$!
+	# (bpftrace names user frames when it prints, at its end: it must end while the
+	# process lives, else its frames are bare addresses; 4 of the 5 s then)
+	bpftrace -e "profile:hz:99 /pid == $TP/ { @[ustack] = count(); } interval:s:5 { exit(); }" \
+		> "$WORK/side.bt" 2> /dev/null &
+	P3=$!
+	i=0
+	until grep -q '^Attaching' "$WORK/side.bt" || [ $i -ge 300 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 1
+	touch "$WORK/go"
+	wait $TP
+	kill -INT $P2 $P3 2> /dev/null
+	wait $P1 $P2 $P3 2> /dev/null
+	# "one two three total" samples of each
+	fromfolded() { awk '{ n = $NF; for (f = 1; f <= 3; f++) if (index($0, ";burn_" w[f] ";")) { s[f] += n; t += n } }
+		BEGIN { split("one two three", w) } END { print s[1] + 0, s[2] + 0, s[3] + 0, t + 0 }' "$1"; }
+	fromblocks() { awk '/^@\[/ { b = "" } { b = b " " $0 } /\]: [0-9]+$/ { n = $NF
+		for (f = 1; f <= 3; f++) if (index(b, "burn_" w[f] "+")) { s[f] += n; t += n } }
+		BEGIN { split("one two three", w) } END { print s[1] + 0, s[2] + 0, s[3] + 0, t + 0 }' "$1"; }
+	fromperf() { perf script -i "$1" -F ip,sym 2> /dev/null | awk '
+		/^$/ { for (f = 1; f <= 3; f++) if (index(b, " burn_" w[f] " ")) { s[f]++; t++ }; b = ""; next }
+		{ b = b " " $2 " " } BEGIN { split("one two three", w) }
+		END { print s[1] + 0, s[2] + 0, s[3] + 0, t + 0 }'; }
+	shares() { awk '{ if ($4) printf "%.1f / %.1f / %.1f | %d", $1 * 100 / $4, $2 * 100 / $4, $3 * 100 / $4, $4; else printf "- | 0" }'; }
+	{
+		echo
+		echo "## Side by side: the same 1:2:3 workload, sampled by the three at once at 99 Hz"
+		echo
+		echo "profile_target ratio 5 (burn_one, burn_two, burn_three: 16.7 / 33.3 / 50.0 % of its"
+		echo "CPU time); each profiler's shares of the samples whose user stack holds one of them"
+		echo "(bpftrace's of 4 s: it names user frames at its end, and must end while the process lives)."
+		echo
+		echo "| profiler | burn_one / burn_two / burn_three % | samples |"
+		echo "| --- | --- | --- |"
+		echo "| profile -F 99 -f -p | $(fromfolded "$WORK/side.prof" | shares) |"
+		echo "| perf record -F 99 -g -p | $(fromperf "$WORK/side.data" | shares) |"
+		echo "| bpftrace profile:hz:99 | $(fromblocks "$WORK/side.bt" | shares) |"
+	} >> "$REPORT.new"
+fi
 mv "$REPORT.new" "$REPORT"
 cat "$REPORT"
