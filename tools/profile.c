@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -281,14 +282,18 @@ static void on_mmap2(const void *body, size_t len)
 	 * flags, then the file name */
 	if (len <= 64)
 		return;
-	uint32_t pid;
-	uint64_t v[3];
+	uint32_t pid, maj, min;
+	uint64_t v[3], ino;
 	memcpy(&pid, body, 4);
 	memcpy(v, (const char *)body + 8, 24);
+	/* (a build ID there instead only when attr.build_id asks for it: not here) */
+	memcpy(&maj, (const char *)body + 32, 4);
+	memcpy(&min, (const char *)body + 36, 4);
+	memcpy(&ino, (const char *)body + 40, 8);
 	const char *name = (const char *)body + 64;
 	if (!memchr(name, 0, len - 64))
 		return;
-	usym_addr_map((int)pid, v[0], v[1], v[2], name);
+	usym_addr_map((int)pid, v[0], v[1], v[2], name, makedev(maj, min), ino);
 }
 
 static void on_comm(const struct perf_event_header *h, const void *body, size_t len)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static bool is_file(const char *p)
@@ -533,7 +534,8 @@ int usym_list(const char *path, FILE *out)
 
 /* The function symbols of one ELF file, by address, and its loadable segments. */
 static struct symfile {
-	char *path;
+	char *path;  /* what is opened */
+	char *shown; /* its name in the output: path, or "PATH (deleted)", "PATH (replaced)" */
 	struct fsym *syms;
 	size_t nsyms;
 	char *names;
@@ -658,8 +660,9 @@ static Elf *debug_file(Elf *elf, const char *path, int *fd)
 	return NULL;
 }
 
-/* The index of PATH in files[], loading its symbols the first time; -1 when full. */
-static int symfile_get(const char *path)
+/* The index of PATH in files[], loading its symbols the first time (shown: its name in the
+ * output, NULL: PATH); -1 when full. */
+static int symfile_get_as(const char *path, const char *shown)
 {
 	for (int i = 0; i < nfiles; i++)
 		if (!strcmp(files[i].path, path))
@@ -668,8 +671,10 @@ static int symfile_get(const char *path)
 		return -1;
 	struct symfile *f = &files[nfiles];
 	memset(f, 0, sizeof(*f));
-	if (!(f->path = strdup(path)))
+	if (!(f->path = strdup(path)) || !(f->shown = strdup(shown ? shown : path))) {
+		free(f->path);
 		return -1;
+	}
 	int fd;
 	Elf *elf = usym_elf_open(path, &fd); /* unreadable: kept, with no symbols */
 	if (elf) {
@@ -700,18 +705,38 @@ static int symfile_get(const char *path)
 	return nfiles++;
 }
 
+static int symfile_get(const char *path)
+{
+	return symfile_get_as(path, NULL);
+}
+
 /*
  * The file a process maps, as this process can open it: a process in another mount namespace
  * (a container) maps its own /usr/bin/x, seen here through /proc/PID/root when that is another
  * file than our /usr/bin/x (or ours has none). Two stat() per mapped file, when the maps are
- * read.
+ * read. The mapping's device and inode (ino 0: not known): a file deleted since it was mapped
+ * ("PATH (deleted)" in the maps), or replaced by another at its path, is read through
+ * /proc/PID/map_files/START-END, the mapped file itself, and said as such; never the symbols
+ * of the file now at the path. Gone with the process: then no symbols, not wrong ones.
  */
-static int map_file(int pid, const char *path)
+static int map_file(int pid, const char *path, dev_t dev, unsigned long long ino,
+		    unsigned long long start, unsigned long long end)
 {
-	char rooted[PATH_MAX + 64];
+	char rooted[PATH_MAX + 64], name[PATH_MAX + 16];
 	struct stat theirs, ours;
-	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", pid, path);
-	if (stat(rooted, &theirs) == 0 &&
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(deleted) - 1;
+	bool gone = n > d && !strcmp(path + n - d, deleted);
+	snprintf(rooted, sizeof(rooted), "/proc/%d/root%.*s", pid, (int)(gone ? n - d : n), path);
+	bool found = stat(rooted, &theirs) == 0;
+	if (gone || (ino && found && (theirs.st_ino != ino || theirs.st_dev != dev))) {
+		char mapped[96];
+		snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%llx-%llx", pid, start, end);
+		snprintf(name, sizeof(name), "%.*s (%s)", (int)(gone ? n - d : n), path,
+			 gone ? "deleted" : "replaced");
+		return symfile_get_as(mapped, name);
+	}
+	if (found &&
 	    (stat(path, &ours) || theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino))
 		return symfile_get(rooted);
 	return symfile_get(path);
@@ -729,11 +754,12 @@ static int procmaps_load(struct procmaps *p, int pid)
 		return -1;
 	size_t cap = 0;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
+		unsigned long long start, end, off, ino = 0;
+		unsigned maj = 0, min = 0;
 		char perms[8];
 		int name_at = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &name_at) < 4 ||
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off,
+			   &maj, &min, &ino, &name_at) < 4 ||
 		    !strchr(perms, 'x'))
 			continue;
 		if (p->n == cap) {
@@ -748,7 +774,7 @@ static int procmaps_load(struct procmaps *p, int pid)
 		name[strcspn(name, "\n")] = 0;
 		*m = (struct umap){start, end, off, -1, ""};
 		if (name[0] == '/')
-			m->file = map_file(pid, name);
+			m->file = map_file(pid, name, makedev(maj, min), ino, start, end);
 		/* [vdso], anonymous (JIT code), or a file past the MAX_FILES we keep */
 		if (m->file < 0)
 			snprintf(m->special, sizeof(m->special), "%s",
@@ -782,7 +808,7 @@ int usym_prime(int pid)
 }
 
 int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
-		  const char *path)
+		  const char *path, dev_t dev, unsigned long long ino)
 {
 	struct procmaps *p = procmaps_get(pid);
 	if (!p) { /* gone already: its maps are the ones told */
@@ -809,7 +835,7 @@ int usym_addr_map(int pid, unsigned long long start, unsigned long long len, uns
 	*u = (struct umap){start, end, off, -1, ""};
 	bool anon = !strcmp(path, "//anon"); /* the kernel's name of anonymous memory */
 	if (path[0] == '/' && !anon)
-		u->file = map_file(pid, path);
+		u->file = map_file(pid, path, dev, ino, start, end);
 	if (u->file < 0 && !anon)
 		snprintf(u->special, sizeof(u->special), "%s",
 			 path[0] == '/' ? "[unread file]" : path);
@@ -975,9 +1001,9 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 		}
 	const char *name = file_sym(f, vaddr, &off);
 	if (name)
-		snprintf(buf, len, "%s+0x%llx (%s)", name, off, f->path);
+		snprintf(buf, len, "%s+0x%llx (%s)", name, off, f->shown);
 	else
-		snprintf(buf, len, "0x%llx (%s)", vaddr, f->path);
+		snprintf(buf, len, "0x%llx (%s)", vaddr, f->shown);
 	return buf;
 }
 
@@ -1026,6 +1052,7 @@ void usym_addr_free(void)
 		free(procs[i].m);
 	for (int i = 0; i < nfiles; i++) {
 		free(files[i].path);
+		free(files[i].shown);
 		free(files[i].syms);
 		free(files[i].names);
 	}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /*
  * TARGET as the user gave it: a path; a program found in PATH (only in folders that are
@@ -76,9 +77,11 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len);
 void usym_addr_free(void);
 /* A mapping of pid told by the kernel (a perf MMAP2 record): added to its maps (read from
  * /proc first while it lives), over what it covers. A process that has exited is named from
- * the mappings told. 0, or -1 when out of memory. */
+ * the mappings told. dev and ino: the mapped file's (ino 0: not known); a file since replaced
+ * at its path is read as mapped while the process lives, else has no symbols. 0, or -1 when
+ * out of memory. */
 int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
-		  const char *path);
+		  const char *path, dev_t dev, unsigned long long ino);
 /* A new process (a fork, a perf FORK record): child's maps are parent's until it execs or
  * maps more (the kernel tells no mapping for a fork). 0, or -1 when parent's are not known. */
 int usym_addr_fork(int parent, int child);

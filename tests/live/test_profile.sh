@@ -196,6 +196,22 @@ check "profile -i 0.3 -d 1: exit 0, 3 or more intervals, every sample in one of 
 	  \$(sed -n 's/^profile: \\([0-9]*\\) samples counted.*/\\1/p' '$TMP/pi.err') ]" ||
 	{ cat "$TMP/pi.err"; head -20 "$TMP/pi.out"; }
 
+# A program deleted while it runs ("PATH (deleted)" in its maps): its functions still named,
+# from the mapped file itself (/proc/PID/map_files), not [pt (deleted)].
+cp "$PT" "$TMP/pt"
+rm -f "$TMP/go"
+"$TMP/pt" ratio 1 "$TMP/go" &
+TP=$!
+rm "$TMP/pt"
+"$P" -F 99 -f -p $TP > "$TMP/del.out" 2> "$TMP/del.err" &
+D=$!
+wait_ready $D "$TMP/del.err"
+touch "$TMP/go"
+wait $TP
+wait $D
+check "profile -f of a program deleted while it runs: its burn_three named" \
+	grep -q ';ratio;burn_three;spin' "$TMP/del.out" || head -3 "$TMP/del.out" | sed 's/^/# /'
+
 # The idle tasks: left out (and counted on stderr) without -I.
 "$P" -f -d 1 > "$TMP/i.out" 2> "$TMP/i.err"
 check "profile -f -d 1: no idle task (swapper) lines" sh -c "! grep -q '^swapper' '$TMP/i.out'" ||

@@ -56,7 +56,7 @@ static void test_told_mappings(void **state)
 	fclose(f);
 	assert_true(a >= start && a < end);
 	int gone = 0x7ffffffe;
-	assert_int_equal(usym_addr_map(gone, start, end - start, off, self), 0);
+	assert_int_equal(usym_addr_map(gone, start, end - start, off, self, 0, 0), 0);
 	char buf[4200], want[4200];
 	usym_addr(gone, a + 2, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s)", self);
