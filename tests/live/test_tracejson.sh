@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Live tests of --trace-json (iosnoop, runqslower, drsnoop, tcplife): the tools run on known
-# work (direct writes from two dd at once; two busy children pinned to one CPU; cat reading
-# a file in a small memory cgroup; three TCP connections) with -j and --trace-json
-# together, and tracejsoncheck.py checks the file: the Trace Event format, every span well
-# formed, the spans of a track nested or disjoint, as many spans as -j lines with their
-# members and times, the tracks named as -j printed. The file is whole after SIGTERM, SIGINT
+# Live tests of --trace-json (iosnoop, runqslower, drsnoop, tcplife, offcputime): the tools
+# run on known work (direct writes from two dd at once; two busy children pinned to one CPU;
+# cat reading a file in a small memory cgroup; three TCP connections; stop_all's sleep 0.3)
+# with -j and --trace-json together, and tracejsoncheck.py checks the file: the Trace Event
+# format, every span well formed, the spans of a track nested or disjoint, as many spans as
+# -j lines with their members and times (offcputime: their times summed by name as its
+# stacks), the tracks named as -j printed. The file is whole after SIGTERM, SIGINT
 # and -d, only FILE.tmp after SIGKILL (removed by the next run); a path that cannot be
 # written, a link, the option twice are usage errors that change nothing; tracefs as before.
 cd "$(dirname "$0")/../.." || exit 1
@@ -43,7 +44,7 @@ for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP
 		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
 		[ \"\$(cat '$TMP/u/target')\" = keep ]"
 done
-for tool in iosnoop runqslower drsnoop tcplife; do
+for tool in iosnoop runqslower drsnoop tcplife offcputime; do
 	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	ls -lA "$TMP/u" > "$TMP/u.after"
@@ -100,15 +101,16 @@ if start_bg "$BIN/iosnoop" --trace-json "$J"; then
 	check "iosnoop killed, then a new run: tracefs as before" same_state
 fi
 
-# --- runqslower, drsnoop and tcplife at once, stopped by SIGINT: two busy children on one
-# CPU; cat reading a 16 MB file in no cache from a memory cgroup of 8 MB; the test program's
-# three TCP connections, both sides --------------------------------------------------------
+# --- runqslower, drsnoop, tcplife and offcputime at once, stopped by SIGINT: two busy
+# children on one CPU; cat reading a 16 MB file in no cache from a memory cgroup of 8 MB; the
+# test program's three TCP connections, both sides; stop_all's sleep 0.3 -------------------
 PIN=
 [ "$(grep -c '^processor' /proc/cpuinfo)" -ge 2 ] && PIN="taskset -c 1"
-R=$TMP/runq.json D=$TMP/dr.json L=$TMP/tcp.json
+R=$TMP/runq.json D=$TMP/dr.json L=$TMP/tcp.json O=$TMP/off.json
 F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-dr.$$
 TT=${TCP_TARGET:-$BIN/tests/tcp_target}
 run_bg runq $PIN "$BIN/runqslower" -j -t --trace-json "$R" 0
+run_bg off $PIN "$BIN/offcputime" -s -j --trace-json "$O"
 DR= TCP=
 if [ ! -d "$T/events/vmscan/mm_vmscan_memcg_reclaim_begin" ]; then
 	skip "drsnoop --trace-json: no vmscan:mm_vmscan_memcg_reclaim_begin (CONFIG_MEMCG)"
@@ -165,6 +167,12 @@ if [ -n "$TCP" ]; then
 	check "tcplife --trace-json: exit 0, FILE.tmp gone, the Trace Event format, sessions on lanes of their process, as -j printed them ($(verdict)), the test program's $n sides of 3 connections" \
 		sh -c "[ \"\$(cat '$TMP/tcp.rc')\" = 0 ] && [ ! -e '$L.tmp' ] && [ $v -eq 0 ] && [ $n -ge 6 ]"
 fi
-check "runqslower, drsnoop, tcplife --trace-json: tracefs as before" same_state
+# offcputime: stop_all's sleep 0.3 in do_nanosleep, its first frame outside the scheduler
+n=$(grep -c '"ph":"X","name":"do_nanosleep",[^}]*"dur":[2-9][0-9][0-9][0-9][0-9][0-9]\.[0-9]*,[^}]*"comm":"sleep"' "$O" 2> /dev/null)
+tracejson_ok off "$O" "$TMP/off.out"
+v=$?
+check "offcputime --trace-json: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, the times summed by comm and name as -j printed them ($(verdict)), a sleep of 0.2 s or more in do_nanosleep ($n)" \
+	sh -c "[ \"\$(cat '$TMP/off.rc')\" = 0 ] && [ ! -e '$O.tmp' ] && [ $v -eq 0 ] && [ $n -ge 1 ]"
+check "runqslower, drsnoop, tcplife, offcputime --trace-json: tracefs as before" same_state
 
 summary

@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
-# (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t) or tcp (tcplife -j -t). Checks: the file is JSON, an object with
+# (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t)
+# or off (offcputime -j -s: one -j line per stack). Checks: the file is JSON, an object with
 # traceEvents and displayTimeUnit; every event has ph, name, pid (an integer), and by kind
 # its members (X: ts and dur numbers >= 0, tid, args; M: process_name or thread_name with
 # args.name; C: ts, args); the spans of one track (pid, tid) are nested or disjoint, never
 # overlapping in part; there are as many X events as -j lines, in the same order, each with
 # the -j line's members as args and its times; the names of the tracks are those -j printed
 # (io: the processes are the DEV column's, tcp: the COMM column's; runq, dr: each thread's
-# name is its comm, as last printed). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
+# name is its comm, as last printed; off: the spans' times summed by comm and name are the
+# -j lines' us summed by comm and the stack's first frame without "schedule", each line's
+# us cut to the microsecond, and each thread's name is the comm of a span on it). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
 import json
 import sys
 from decimal import Decimal
@@ -82,6 +85,40 @@ for key, es in tracks.items():
         fail("track %s has no thread_name" % (key,))
     if key[0] not in pnames:
         fail("track %s has no process_name" % (key,))
+
+
+def wait_name(kstack):
+    """offcputime's span name: the innermost frame outside the scheduler."""
+    for f in kstack:
+        if "schedule" not in f:
+            return f
+    return kstack[0] if kstack else "off-cpu"
+
+
+if kind == "off":
+    want, got, lines_of = {}, {}, {}
+    for p in printed:
+        key = (p["comm"], wait_name(p["kstack"]))
+        want[key] = want.get(key, 0) + p["us"]
+        lines_of[key] = lines_of.get(key, 0) + 1
+    for e in spans:
+        key = (e["args"].get("comm"), e["name"])
+        got[key] = got.get(key, 0) + e["dur"]
+        if e["args"].get("tid") != e["tid"] or e["args"].get("pid") != e["pid"] \
+                or tnames[(e["pid"], e["tid"])] != e["args"]["comm"] and \
+                not any(s["args"]["comm"] == tnames[(e["pid"], e["tid"])]
+                        for s in tracks[(e["pid"], e["tid"])]):
+            fail("span %s: not on its thread's track, or the track not named by a comm" % e)
+    if set(want) != set(got):
+        fail("spans by (comm, name) %s, -j printed %s"
+             % (sorted(set(got) - set(want))[:3], sorted(set(want) - set(got))[:3]))
+    for key, us in want.items():
+        # -j cuts each line to the microsecond: the spans' sum is in [us, us + lines)
+        if not us <= got[key] < us + lines_of[key]:
+            fail("%s: spans %s us in all, -j printed %s us in %d lines"
+                 % (key, got[key], us, lines_of[key]))
+    print("%d spans, %d tracks, %d names" % (len(spans), len(tracks), len(want)))
+    sys.exit(0)
 
 if len(spans) != len(printed):
     fail("%d spans, %d lines printed with -j" % (len(spans), len(printed)))
