@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Live tests of --trace-json (iosnoop, runqslower, drsnoop, tcplife, offcputime): the tools
-# run on known work (direct writes from two dd at once; two busy children pinned to one CPU;
-# cat reading a file in a small memory cgroup; three TCP connections; stop_all's sleep 0.3)
-# with -j and --trace-json together, and tracejsoncheck.py checks the file: the Trace Event
-# format, every span well formed, the spans of a track nested or disjoint, as many spans as
-# -j lines with their members and times (offcputime: their times summed by name as its
-# stacks), the tracks named as -j printed. The file is whole after SIGTERM, SIGINT
-# and -d, only FILE.tmp after SIGKILL (removed by the next run); a path that cannot be
-# written, a link, the option twice are usage errors that change nothing; tracefs as before.
+# Live tests of --trace-json (iosnoop, biotop, runqslower, drsnoop, tcplife, offcputime): the
+# tools run on known work (direct writes from two dd at once; two busy children pinned to
+# one CPU; cat reading a file in a small memory cgroup; three TCP connections; this shell
+# waiting for stop_all's sleep 0.3) with -j and --trace-json together, and tracejsoncheck.py checks the file: the
+# Trace Event format, every span well formed, the spans of a track nested or disjoint, as
+# many spans as -j lines with their members and times (offcputime: their times summed by
+# name as its stacks; biotop: their counts, bytes and times summed as its rows), the tracks
+# named as -j printed. The file is whole after SIGTERM, SIGINT and -d, only FILE.tmp after
+# SIGKILL (removed by the next run); a path that cannot be written, a link, the option
+# twice are usage errors that change nothing; tracefs as before.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 . tests/live/memcg.sh
@@ -44,7 +45,7 @@ for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP
 		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
 		[ \"\$(cat '$TMP/u/target')\" = keep ]"
 done
-for tool in iosnoop runqslower drsnoop tcplife offcputime; do
+for tool in iosnoop runqslower drsnoop tcplife offcputime biotop; do
 	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	ls -lA "$TMP/u" > "$TMP/u.after"
@@ -62,7 +63,9 @@ fi
 
 # --- iosnoop: two dd writing at once, stopped by SIGTERM ------------------------------------
 F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson.$$
-J=$TMP/io.json
+J=$TMP/io.json BT=$TMP/bio.json
+# biotop at the same time, a table at its end (SIGINT): its I/O on the disks' lanes too
+run_bg bio "$BIN/biotop" -j -r 0 --trace-json "$BT" 60
 if start_bg "$BIN/iosnoop" -j -s -t --trace-json "$J"; then
 	write_direct "$F.1" 32 &
 	ddpid=$!
@@ -80,8 +83,14 @@ if start_bg "$BIN/iosnoop" -j -s -t --trace-json "$J"; then
 		sh -c "[ $v -eq 0 ] && [ $dd -ge 64 ]"
 	check "iosnoop --trace-json: the number said on stderr is the file's" \
 		grep -q "^iosnoop: wrote $(grep -c '"ph":"X"' "$J") spans to $J\$" "$TMP/err"
-	check "iosnoop --trace-json: tracefs as before" same_state
 fi
+stop_all
+dd=$(grep '"comm":"dd"' "$TMP/bio.out" | sed 's/.*"count":\([0-9]*\).*/\1/' | awk '{n += $1} END {print n + 0}')
+tracejson_ok bio "$BT" "$TMP/bio.out"
+v=$?
+check "biotop --trace-json: exit 0, FILE.tmp gone, the Trace Event format, each I/O on a lane of its disk, as many and as long as the rows counted ($(verdict); $dd of dd's, 64 written)" \
+	sh -c "[ \"\$(cat '$TMP/bio.rc')\" = 0 ] && [ ! -e '$BT.tmp' ] && [ $v -eq 0 ] && [ $dd -ge 64 ]"
+check "iosnoop, biotop --trace-json: tracefs as before" same_state
 
 # SIGKILL: FILE as it was, FILE.tmp left; the next run removes it and writes FILE, at the
 # end of its duration.
@@ -103,14 +112,15 @@ fi
 
 # --- runqslower, drsnoop, tcplife and offcputime at once, stopped by SIGINT: two busy
 # children on one CPU; cat reading a 16 MB file in no cache from a memory cgroup of 8 MB; the
-# test program's three TCP connections, both sides; stop_all's sleep 0.3 -------------------
+# test program's three TCP connections, both sides; this shell's wait for stop_all's sleep
 PIN=
 [ "$(grep -c '^processor' /proc/cpuinfo)" -ge 2 ] && PIN="taskset -c 1"
 R=$TMP/runq.json D=$TMP/dr.json L=$TMP/tcp.json O=$TMP/off.json
 F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-dr.$$
 TT=${TCP_TARGET:-$BIN/tests/tcp_target}
 run_bg runq $PIN "$BIN/runqslower" -j -t --trace-json "$R" 0
-run_bg off $PIN "$BIN/offcputime" -s -j --trace-json "$O"
+# (offcputime: this shell's switches only, none lost to a full buffer)
+run_bg off $PIN "$BIN/offcputime" -s -j -p $$ --trace-json "$O"
 DR= TCP=
 if [ ! -d "$T/events/vmscan/mm_vmscan_memcg_reclaim_begin" ]; then
 	skip "drsnoop --trace-json: no vmscan:mm_vmscan_memcg_reclaim_begin (CONFIG_MEMCG)"
@@ -167,11 +177,12 @@ if [ -n "$TCP" ]; then
 	check "tcplife --trace-json: exit 0, FILE.tmp gone, the Trace Event format, sessions on lanes of their process, as -j printed them ($(verdict)), the test program's $n sides of 3 connections" \
 		sh -c "[ \"\$(cat '$TMP/tcp.rc')\" = 0 ] && [ ! -e '$L.tmp' ] && [ $v -eq 0 ] && [ $n -ge 6 ]"
 fi
-# offcputime: stop_all's sleep 0.3 in do_nanosleep, its first frame outside the scheduler
-n=$(grep -c '"ph":"X","name":"do_nanosleep",[^}]*"dur":[2-9][0-9][0-9][0-9][0-9][0-9]\.[0-9]*,[^}]*"comm":"sleep"' "$O" 2> /dev/null)
+# offcputime: this shell waiting for stop_all's sleep 0.3 in do_wait, its first frame
+# outside the scheduler
+n=$(grep -c "\"ph\":\"X\",\"name\":\"do_wait\",[^}]*\"dur\":[2-9][0-9][0-9][0-9][0-9][0-9]\.[0-9]*,\"pid\":$$,\"tid\":$$," "$O" 2> /dev/null)
 tracejson_ok off "$O" "$TMP/off.out"
 v=$?
-check "offcputime --trace-json: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, the times summed by comm and name as -j printed them ($(verdict)), a sleep of 0.2 s or more in do_nanosleep ($n)" \
+check "offcputime --trace-json: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, the times summed by comm and name as -j printed them ($(verdict)), this shell's wait of 0.2 s or more for sleep in do_wait ($n)" \
 	sh -c "[ \"\$(cat '$TMP/off.rc')\" = 0 ] && [ ! -e '$O.tmp' ] && [ $v -eq 0 ] && [ $n -ge 1 ]"
 check "runqslower, drsnoop, tcplife, offcputime --trace-json: tracefs as before" same_state
 

@@ -2,7 +2,8 @@
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
 # (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t)
-# or off (offcputime -j -s: one -j line per stack). Checks: the file is JSON, an object with
+# off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0: rows of intervals).
+# Checks: the file is JSON, an object with
 # traceEvents and displayTimeUnit; every event has ph, name, pid (an integer), and by kind
 # its members (X: ts and dur numbers >= 0, tid, args; M: process_name or thread_name with
 # args.name; C: ts, args); the spans of one track (pid, tid) are nested or disjoint, never
@@ -11,7 +12,9 @@
 # (io: the processes are the DEV column's, tcp: the COMM column's; runq, dr: each thread's
 # name is its comm, as last printed; off: the spans' times summed by comm and name are the
 # -j lines' us summed by comm and the stack's first frame without "schedule", each line's
-# us cut to the microsecond, and each thread's name is the comm of a span on it). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
+# us cut to the microsecond, and each thread's name is the comm of a span on it; bio: the
+# spans summed by disk (the process's name), direction and comm are the rows' count, bytes
+# and avg_ms times count, and each span's args are iosnoop's). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
 import json
 import sys
 from decimal import Decimal
@@ -37,6 +40,7 @@ printed = [json.loads(l, parse_float=Decimal) for l in open(lines, encoding="utf
                                                              errors="surrogateescape") if l.strip()]
 
 num = (int, Decimal)
+us = Decimal("0.5")  # -j's times: microseconds, rounded
 spans, pnames, tnames = [], {}, {}
 for i, e in enumerate(doc["traceEvents"]):
     where = "event %d (%s)" % (i, json.dumps(e, default=str)[:200])
@@ -120,9 +124,39 @@ if kind == "off":
     print("%d spans, %d tracks, %d names" % (len(spans), len(tracks), len(want)))
     sys.exit(0)
 
+if kind == "bio":
+    def direction(rwbs):
+        if rwbs[:1] == "F" and rwbs[1:]:
+            rwbs = rwbs[1:]
+        return rwbs[:1] or "N"
+
+    want, got = {}, {}
+    for p in printed:
+        key = (p["dev"], p["dir"], p["comm"])
+        w = want.setdefault(key, [0, 0, Decimal(0)])
+        w[0] += p["count"]
+        w[1] += p["bytes"]
+        w[2] += p["avg_ms"] * 1000 * p["count"]
+    for e in spans:
+        a = e["args"]
+        if set(a) != {"comm", "pid", "type", "dev", "sector", "bytes", "error"} \
+                or a["dev"] != pnames[e["pid"]] or a["type"] != e["name"] \
+                or not tnames[(e["pid"], e["tid"])].startswith("lane "):
+            fail("span %s: not iosnoop's args, or not on a lane of its disk" % e)
+        g = got.setdefault((a["dev"], direction(a["type"]), a["comm"]), [0, 0, Decimal(0)])
+        g[0] += 1
+        g[1] += a["bytes"]
+        g[2] += e["dur"]
+    for key in set(want) | set(got):
+        w, g = want.get(key), got.get(key)
+        # avg_ms: 3 decimals at most, so 0.5 us off per I/O
+        if not w or not g or w[:2] != g[:2] or abs(w[2] - g[2]) > us * w[0] + 1:
+            fail("%s: spans (count, bytes, us) %s, -j rows %s" % (key, g, w))
+    print("%d spans, %d tracks, %d rows" % (len(spans), len(tracks), len(want)))
+    sys.exit(0)
+
 if len(spans) != len(printed):
     fail("%d spans, %d lines printed with -j" % (len(spans), len(printed)))
-us = Decimal("0.5")  # -j's times: microseconds, rounded
 last_comm = {}
 for e, p in zip(spans, printed):
     a = e["args"]

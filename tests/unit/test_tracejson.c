@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "count/tracejson.h"
+#include "domain/blk.h"
 
 #include <sys/stat.h>
 
@@ -160,6 +161,70 @@ static void test_lanes(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* iosnoop's and biotop's I/O (blk_trace_json): a disk a pseudo process named as DEV, two I/O
+ * that overlap on two lanes, a third after both on lane 1, another disk its own process; a
+ * completion stamped before its start (clocks of two CPUs) a span of 0, not 2^64 ns. */
+static void test_blk_io(void **state)
+{
+	(void)state;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/io.json", dir);
+	struct tracejson tj;
+	assert_int_equal(tracejson_open(&tj, path, "iosnoop"), 0);
+	struct blk_io a = {.start_ns = 1000,
+			   .end_ns = 3500,
+			   .sector = 8,
+			   .dev = 253u << 20,
+			   .bytes = 4096,
+			   .error = 0,
+			   .pid = 42,
+			   .comm = "dd",
+			   .rwbs = "WS"};
+	struct blk_io b = a, c = a, d = a, e = a;
+	b.start_ns = 2000, b.end_ns = 4000, b.pid = 43, b.rwbs[0] = 'R', b.rwbs[1] = 0;
+	c.start_ns = 5000, c.end_ns = 6000, c.error = -5;
+	d.dev = 8u << 20 | 16;
+	e.start_ns = 7000, e.end_ns = 6999;
+	blk_trace_json(&tj, &a, "253,0");
+	blk_trace_json(&tj, &b, "253,0");
+	blk_trace_json(&tj, &c, "253,0");
+	blk_trace_json(&tj, &d, "8,16");
+	blk_trace_json(&tj, &e, "253,0");
+	assert_int_equal(tj.spans, 5);
+	assert_int_equal(tracejson_commit(&tj), 0);
+	const char *want =
+		"{\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194305,\"tid\":0,\"args\":{"
+		"\"name\":\"253,0\"}},\n"
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194305,\"tid\":1,\"args\":{"
+		"\"name\":\"lane 1\"}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":1.000,\"dur\":2.500,\"pid\":"
+		"4194305,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":0}},\n"
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194305,\"tid\":2,\"args\":{"
+		"\"name\":\"lane 2\"}},\n"
+		"{\"ph\":\"X\",\"name\":\"R\",\"cat\":\"io\",\"ts\":2.000,\"dur\":2.000,\"pid\":"
+		"4194305,\"tid\":2,\"args\":{\"comm\":\"dd\",\"pid\":43,\"type\":\"R\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":0}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":5.000,\"dur\":1.000,\"pid\":"
+		"4194305,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":-5}},\n"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194306,\"tid\":0,\"args\":{"
+		"\"name\":\"8,16\"}},\n"
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194306,\"tid\":1,\"args\":{"
+		"\"name\":\"lane 1\"}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":1.000,\"dur\":2.500,\"pid\":"
+		"4194306,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"8,16\",\"sector\":8,\"bytes\":4096,\"error\":0}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":7.000,\"dur\":0.000,\"pid\":"
+		"4194305,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":0}}\n"
+		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"iosnoop\",\"clock\":"
+		"\"mono\",\"spans\":5}}\n";
+	assert_string_equal(slurp(path), want);
+	unlink(path);
+}
+
 /* Refused at start, with nothing made: a folder, a link, a name ending in '/', a folder not
  * there; a FILE.tmp left by a killed run is replaced, a link there is not followed. */
 static void test_refused(void **state)
@@ -205,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_empty_and_long),
 		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_blk_io),
 		cmocka_unit_test(test_refused),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
