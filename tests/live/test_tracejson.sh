@@ -1,15 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Live tests of --trace-json (iosnoop, biotop, runqslower, drsnoop, tcplife, offcputime): the
-# tools run on known work (direct writes from two dd at once; two busy children pinned to
-# one CPU; cat reading a file in a small memory cgroup; three TCP connections; this shell
-# waiting for stop_all's sleep 0.3) with -j and --trace-json together, and tracejsoncheck.py checks the file: the
-# Trace Event format, every span well formed, the spans of a track nested or disjoint, as
-# many spans as -j lines with their members and times (offcputime: their times summed by
-# name as its stacks; biotop: their counts, bytes and times summed as its rows), the tracks
-# named as -j printed. The file is whole after SIGTERM, SIGINT and -d, only FILE.tmp after
-# SIGKILL (removed by the next run); a path that cannot be written, a link, the option
-# twice are usage errors that change nothing; tracefs as before.
+# Live tests of --trace-json (iosnoop, biotop, runqslower, drsnoop, tcplife, offcputime,
+# fileslower): the tools run on known work (direct writes from two dd at once; two busy
+# children pinned to one CPU; cat reading a file in a small memory cgroup; three TCP
+# connections; this shell waiting for stop_all's sleep 0.3; dd's 16 synchronous writes) with
+# -j and --trace-json together, and tracejsoncheck.py checks the file: the Trace Event
+# format, every span well formed, the spans of a track nested or disjoint, as many spans as
+# -j lines with their members and times (offcputime: their times summed by name as its
+# stacks; biotop: their counts, bytes and times summed as its rows), the tracks named as -j
+# printed. The file is whole after SIGTERM, SIGINT, -d and --exec's end, only FILE.tmp after
+# SIGKILL (removed by the next run); a path that cannot be written, a link, the option twice
+# are usage errors that change nothing; tracefs as before.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 . tests/live/memcg.sh
@@ -45,7 +46,7 @@ for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP
 		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
 		[ \"\$(cat '$TMP/u/target')\" = keep ]"
 done
-for tool in iosnoop runqslower drsnoop tcplife offcputime biotop; do
+for tool in iosnoop runqslower drsnoop tcplife offcputime biotop fileslower; do
 	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	ls -lA "$TMP/u" > "$TMP/u.after"
@@ -185,5 +186,26 @@ v=$?
 check "offcputime --trace-json: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, the times summed by comm and name as -j printed them ($(verdict)), this shell's wait of 0.2 s or more for sleep in do_wait ($n)" \
 	sh -c "[ \"\$(cat '$TMP/off.rc')\" = 0 ] && [ ! -e '$O.tmp' ] && [ $v -eq 0 ] && [ $n -ge 1 ]"
 check "runqslower, drsnoop, tcplife, offcputime --trace-json: tracefs as before" same_state
+
+# --- fileslower: dd's 16 writes of 64 KiB with O_DSYNC to a file, traced from its start
+# (--exec), every call (0 ms) ------------------------------------------------------------
+if [ ! -d "$T/events/syscalls/sys_enter_read" ]; then
+	skip "fileslower --trace-json: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)"
+elif [ ! -e "$T/kprobe_events" ] && [ ! -e "$T/uprobe_events" ]; then
+	skip "fileslower --trace-json: no kprobe or uprobe events to read paths (CONFIG_KPROBE_EVENTS, CONFIG_UPROBE_EVENTS)"
+else
+	F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-fs.$$ FS=$TMP/file.json
+	"$BIN/fileslower" -j --trace-json "$FS" 0 --exec dd if=/dev/zero of="$F" bs=64k count=16 oflag=dsync \
+		> "$TMP/fs.out" 2> "$TMP/fs.err"
+	rc=$?
+	rm -f "$F"
+	n=$(grep '"ph":"X","name":"write",' "$FS" 2> /dev/null | grep -F '"comm":"dd",' |
+		grep -F '"bytes":65536,' | grep -cF "\"file\":\"$F\"")
+	tracejson_ok file "$FS" "$TMP/fs.out"
+	v=$?
+	check "fileslower --trace-json --exec dd: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), dd's $n writes of 64 KiB to its file (16)" \
+		sh -c "[ $rc -eq 0 ] && [ ! -e '$FS.tmp' ] && [ $v -eq 0 ] && [ $n -eq 16 ]"
+	check "fileslower --trace-json: tracefs as before" same_state
+fi
 
 summary

@@ -1,20 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
-# (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t)
-# off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0: rows of intervals).
-# Checks: the file is JSON, an object with
-# traceEvents and displayTimeUnit; every event has ph, name, pid (an integer), and by kind
-# its members (X: ts and dur numbers >= 0, tid, args; M: process_name or thread_name with
-# args.name; C: ts, args); the spans of one track (pid, tid) are nested or disjoint, never
-# overlapping in part; there are as many X events as -j lines, in the same order, each with
-# the -j line's members as args and its times; the names of the tracks are those -j printed
-# (io: the processes are the DEV column's, tcp: the COMM column's; runq, dr: each thread's
-# name is its comm, as last printed; off: the spans' times summed by comm and name are the
-# -j lines' us summed by comm and the stack's first frame without "schedule", each line's
-# us cut to the microsecond, and each thread's name is the comm of a span on it; bio: the
+# (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t),
+# file (fileslower -j), off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0:
+# rows of intervals). Checks: the file is JSON, an object with traceEvents and
+# displayTimeUnit; every event has ph, name, pid (an integer), and by kind its members (X: ts
+# and dur numbers >= 0, tid, args; M: process_name or thread_name with args.name; C: ts,
+# args); the spans of one track (pid, tid) are nested or disjoint, never overlapping in
+# part; there are as many X events as -j lines, in the same order, each with the -j line's
+# members as args and its times; the names of the tracks are those -j printed (io: the
+# processes are the DEV column's, tcp: the COMM column's; runq, dr, file: each thread's name
+# is its comm, as last printed). off: the spans' times summed by comm and name are the -j
+# lines' us summed by comm and the stack's first frame without "schedule", each line's us
+# cut to the microsecond, and each thread's name is the comm of a span on it. bio: the
 # spans summed by disk (the process's name), direction and comm are the rows' count, bytes
-# and avg_ms times count, and each span's args are iosnoop's). Prints "N spans, N tracks" and exits 0, or the first thing wrong and exits 1.
+# and avg_ms times count, and each span's args are iosnoop's. Prints "N spans, N tracks"
+# and exits 0, or the first thing wrong and exits 1.
 import json
 import sys
 from decimal import Decimal
@@ -175,6 +176,12 @@ for e, p in zip(spans, printed):
     else:
         if kind == "runq":
             keys, tid, lat = ("comm", "tid", "cpu", "prev_comm", "prev_tid"), p["tid"], p["lat_us"]
+        elif kind == "file":
+            keys, tid, lat = ("comm", "tid", "pid", "dir", "call", "fd", "bytes", "errno",
+                              "type", "file"), p["tid"], Decimal(p["lat_ns"]) / 1000
+            if e["name"] != p["call"] or e["pid"] != p["pid"]:
+                fail("span %s named %r in process %d, -j printed call %r pid %d"
+                     % (e, e["name"], e["pid"], p["call"], p["pid"]))
         else:
             keys, tid, lat = ("comm", "pid", "type", "pages", "order", "gfp"), p["pid"], \
                 p["lat_ms"] * 1000
@@ -189,7 +196,7 @@ for e, p in zip(spans, printed):
     if abs(e["ts"] - start) > us + (us if kind != "io" else 0) or abs(e["dur"] - dur) > us:
         fail("span at %s us for %s us, -j printed start %s us for %s us"
              % (e["ts"], e["dur"], start, dur))
-if kind in ("runq", "dr"):
+if kind in ("runq", "dr", "file"):
     for key, comm in last_comm.items():
         if tnames[key] != comm:
             fail("thread %s named %r, -j printed %r last" % (key, tnames[key], comm))
