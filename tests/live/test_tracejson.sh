@@ -46,7 +46,7 @@ for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP
 		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
 		[ \"\$(cat '$TMP/u/target')\" = keep ]"
 done
-for tool in iosnoop runqslower drsnoop tcplife offcputime biotop fileslower; do
+for tool in iosnoop runqslower drsnoop tcplife offcputime biotop fileslower funcslower funcgraph; do
 	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	ls -lA "$TMP/u" > "$TMP/u.after"
@@ -119,6 +119,7 @@ PIN=
 R=$TMP/runq.json D=$TMP/dr.json L=$TMP/tcp.json O=$TMP/off.json
 F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-dr.$$
 TT=${TCP_TARGET:-$BIN/tests/tcp_target}
+need_program SYT sys_target "${SYS_TARGET:-}"
 run_bg runq $PIN "$BIN/runqslower" -j -t --trace-json "$R" 0
 # (offcputime: this shell's switches only, none lost to a full buffer)
 run_bg off $PIN "$BIN/offcputime" -s -j -p $$ --trace-json "$O"
@@ -206,6 +207,46 @@ else
 	check "fileslower --trace-json --exec dd: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), dd's $n writes of 64 KiB to its file (16)" \
 		sh -c "[ $rc -eq 0 ] && [ ! -e '$FS.tmp' ] && [ $v -eq 0 ] && [ $n -eq 16 ]"
 	check "fileslower --trace-json: tracefs as before" same_state
+fi
+
+# --- funcslower: the test program's naps of 1 and 30 ms in a function of its own (uprobes) --
+if [ ! -e "$T/uprobe_events" ]; then
+	skip "funcslower --trace-json: no uprobe events (CONFIG_UPROBE_EVENTS)"
+else
+	FL=$TMP/func.json
+	"$BIN/funcslower" -j -a 2 --trace-json "$FL" "$SYT:ftt_nap" 0 --exec "$SYT" 0 0 1000 30000 \
+		> "$TMP/fl.out" 2> "$TMP/fl.err"
+	rc=$?
+	n=$(grep -c '"ph":"X","name":"ftt_nap",[^}]*"args":"0x3e8 0x3e8"}\|"ph":"X","name":"ftt_nap",[^}]*"args":"0x7530 0x7530"}' "$FL" 2> /dev/null)
+	tracejson_ok fslow "$FL" "$TMP/fl.out"
+	v=$?
+	check "funcslower --trace-json --exec: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), both naps with their arguments ($n)" \
+		sh -c "[ $rc -eq 0 ] && [ ! -e '$FL.tmp' ] && [ $v -eq 0 ] && [ $n -eq 2 ]"
+	check "funcslower --trace-json: tracefs as before" same_state
+fi
+
+# --- funcgraph: 40 getppid calls of the test program, each a span with its callees nested
+# on its thread's track (the top level is funcgraph's while it runs: its settings judged) --
+if ! grep -qw function_graph "$T/available_tracers" 2> /dev/null; then
+	skip "funcgraph --trace-json: no function_graph tracer (CONFIG_FUNCTION_GRAPH_TRACER)"
+else
+	TOPLEVEL_STATE=1
+	save_state
+	F=
+	for f in __x64_sys_getppid __do_sys_getppid sys_getppid __arm64_sys_getppid; do
+		grep -qx "$f" "$T/available_filter_functions" && { F=$f; break; }
+	done
+	G=$TMP/graph.json
+	"$BIN/funcgraph" -j --trace-json "$G" "${F:-sys_getppid}" --exec "$SYT" 40 0 \
+		> "$TMP/g.out" 2> "$TMP/g.err"
+	rc=$?
+	n=$(grep -c "\"ph\":\"X\",\"name\":\"${F:-sys_getppid}\",[^}]*\"depth\":0," "$G" 2> /dev/null)
+	deeper=$(grep -c '"ph":"X",[^}]*"depth":[1-9]' "$G" 2> /dev/null)
+	tracejson_ok graph "$G" "$TMP/g.out"
+	v=$?
+	check "funcgraph --trace-json --exec: exit 0, FILE.tmp gone, the Trace Event format, the calls nested per thread, as the graph -j printed them ($(verdict)), 40 getppid calls ($n) with $deeper callees" \
+		sh -c "[ $rc -eq 0 ] && [ ! -e '$G.tmp' ] && [ $v -eq 0 ] && [ $n -eq 40 ] && [ $deeper -gt 0 ]"
+	check "funcgraph --trace-json: tracefs and the top level as before" same_state
 fi
 
 summary

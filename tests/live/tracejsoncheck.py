@@ -2,14 +2,15 @@
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
 # (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t),
-# file (fileslower -j), off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0:
+# file (fileslower -j), fslow (funcslower -j), graph (funcgraph -j: spans from its entry
+# and exit lines, nested per thread), off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0:
 # rows of intervals). Checks: the file is JSON, an object with traceEvents and
 # displayTimeUnit; every event has ph, name, pid (an integer), and by kind its members (X: ts
 # and dur numbers >= 0, tid, args; M: process_name or thread_name with args.name; C: ts,
 # args); the spans of one track (pid, tid) are nested or disjoint, never overlapping in
 # part; there are as many X events as -j lines, in the same order, each with the -j line's
 # members as args and its times; the names of the tracks are those -j printed (io: the
-# processes are the DEV column's, tcp: the COMM column's; runq, dr, file: each thread's name
+# processes are the DEV column's, tcp: the COMM column's; runq, dr, file, fslow: each thread's name
 # is its comm, as last printed). off: the spans' times summed by comm and name are the -j
 # lines' us summed by comm and the stack's first frame without "schedule", each line's us
 # cut to the microsecond, and each thread's name is the comm of a span on it. bio: the
@@ -125,6 +126,41 @@ if kind == "off":
     print("%d spans, %d tracks, %d names" % (len(spans), len(tracks), len(want)))
     sys.exit(0)
 
+if kind == "graph":
+    # funcgraph: the spans the graph's lines make, each thread's calls begun kept by depth
+    # (64 at most) as the tool keeps them: an exit closes the one begun at its depth, if
+    # shown, and every deeper one; a leaf is a span of its own
+    want, stacks, last_comm = [], {}, {}
+    for p in printed:
+        n, ts = stacks.get(p["pid"], (0, {}))
+        d = p["depth"]
+        if p["call"] == "entry":
+            ts[d] = p["ts"]
+            n = d + 1 if 0 <= d < 64 else 0
+        else:
+            if p["call"] == "leaf" or 0 <= d < n:
+                want.append((p, ts.get(d) if p["call"] == "exit" else p["ts"]))
+            if 0 <= d < n:
+                n = d
+        stacks[p["pid"]] = (n, ts)
+    if len(spans) != len(want):
+        fail("%d spans, %d calls closed in the graph -j printed" % (len(spans), len(want)))
+    for e, (p, start) in zip(spans, want):
+        a = e["args"]
+        if e["name"] != p["func"] or e["tid"] != p["pid"] or \
+                {k: a.get(k) for k in ("comm", "pid", "cpu", "depth", "dur_ns")} != \
+                {k: p[k] for k in ("comm", "pid", "cpu", "depth", "dur_ns")}:
+            fail("span %s, -j printed %s" % (e, p))
+        if abs(e["ts"] - start * 1000000) > us or (p["call"] == "exit" and abs(
+                e["ts"] + e["dur"] - p["ts"] * 1000000) > 2 * us):
+            fail("span %s: not from the entry at %s to the exit %s" % (e, start, p))
+        last_comm[(e["pid"], e["tid"])] = p["comm"]
+    for key, comm in last_comm.items():
+        if tnames[key] != comm:
+            fail("thread %s named %r, -j printed %r last" % (key, tnames[key], comm))
+    print("%d spans, %d tracks" % (len(spans), len(tracks)))
+    sys.exit(0)
+
 if kind == "bio":
     def direction(rwbs):
         if rwbs[:1] == "F" and rwbs[1:]:
@@ -176,6 +212,12 @@ for e, p in zip(spans, printed):
     else:
         if kind == "runq":
             keys, tid, lat = ("comm", "tid", "cpu", "prev_comm", "prev_tid"), p["tid"], p["lat_us"]
+        elif kind == "fslow":
+            keys, tid, lat = ("comm", "pid", "lat_ns", "ret", "func"), p["pid"], \
+                Decimal(p["lat_ns"]) / 1000
+            if e["name"] != p["func"] or a.get("args") != (" ".join(p["args"]) if p["args"]
+                                                           else None):
+                fail("span %s: not named %r, or args not %s" % (e, p["func"], p["args"]))
         elif kind == "file":
             keys, tid, lat = ("comm", "tid", "pid", "dir", "call", "fd", "bytes", "errno",
                               "type", "file"), p["tid"], Decimal(p["lat_ns"]) / 1000
@@ -185,7 +227,8 @@ for e, p in zip(spans, printed):
         else:
             keys, tid, lat = ("comm", "pid", "type", "pages", "order", "gfp"), p["pid"], \
                 p["lat_ms"] * 1000
-        start, dur = p["ts"] * 1000000 - lat, lat
+        # (funcslower's ts is the call's start, the others' its end)
+        start, dur = p["ts"] * 1000000 - (lat if kind != "fslow" else 0), lat
         if e["tid"] != tid:
             fail("span %s on thread %d, -j printed %d" % (e, e["tid"], tid))
         if kind == "dr" and e["name"] != p["type"]:
@@ -196,7 +239,7 @@ for e, p in zip(spans, printed):
     if abs(e["ts"] - start) > us + (us if kind != "io" else 0) or abs(e["dur"] - dur) > us:
         fail("span at %s us for %s us, -j printed start %s us for %s us"
              % (e["ts"], e["dur"], start, dur))
-if kind in ("runq", "dr", "file"):
+if kind in ("runq", "dr", "file", "fslow"):
     for key, comm in last_comm.items():
         if tnames[key] != comm:
             fail("thread %s named %r, -j printed %r last" % (key, tnames[key], comm))
