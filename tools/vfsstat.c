@@ -17,6 +17,7 @@
 #include <event-parse.h>
 
 #include "count/prom.h"
+#include "count/tracejson.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "join/sysc.h"
@@ -57,7 +58,8 @@ static const struct opt_spec options[] = {
 	TOOL_DURATION,	TOOL_JSON("one JSON object per interval"),
 	TOOL_PID,	{'v', NULL, NULL, "say which calls are counted how, then exit", 0},
 	TOOL_JSON_KEYS, TOOL_EXEC,
-	TOOL_PROM,	TOOL_OPT_END,
+	TOOL_PROM,	TOOL_TRACE_JSON,
+	TOOL_OPT_END,
 };
 
 static const char *const examples[] = {
@@ -66,6 +68,7 @@ static const char *const examples[] = {
 	"vfsstat -p 181        # PID 181's calls",
 	"vfsstat -j 1 10 > v.json  # ten seconds of JSON lines",
 	"vfsstat --prom vfs.prom 15 > /dev/null # counters for node_exporter",
+	"vfsstat --trace-json vfs.json 1 10 # ten seconds of counters for Perfetto",
 	NULL,
 };
 
@@ -200,6 +203,22 @@ static void prom_write(struct tool_run *t)
 	prom_commit(p);
 }
 
+/* --trace-json: the interval's counts as one counter event at its start ("vfsstat", a series
+ * per -j member: Perfetto draws a counter track each), on a process of its own named
+ * vfsstat; at the end, zeros at the last interval's end, so that the last one has a width. */
+static void trace_counts(struct tool_run *t, uint64_t start, const uint64_t *count)
+{
+	struct tracejson *tj = tool_trace_json(t);
+	int pid = tj ? tracejson_pseudo_pid(tj, 0) : -1;
+	if (pid < 0)
+		return;
+	long long v[KINDS];
+	for (int k = 0; k < KINDS; k++)
+		v[k] = count ? (long long)count[k] : 0;
+	tracejson_process_name(tj, pid, "vfsstat", SIZE_MAX);
+	tracejson_counters(tj, pid, "vfsstat", start, kind_names, v, KINDS);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	/* The calls made up to now, not those the reader has yet to see. */
@@ -219,6 +238,7 @@ static int interval(struct tool_run *t, uint64_t now)
 	row_end(w);
 	if (t->prom)
 		prom_write(t);
+	trace_counts(t, env.since, env.count);
 	memset(env.count, 0, sizeof(env.count));
 	env.since = now;
 	return 0;
@@ -228,6 +248,7 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
 		interval(t, reader_now());
+	trace_counts(t, env.since, NULL);
 }
 
 static const struct tool vfsstat = {

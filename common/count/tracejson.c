@@ -306,8 +306,8 @@ void tracejson_span_end(struct tracejson *tj)
 		fputs("}}", tj->f);
 }
 
-void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
-		       const char *series, long long v)
+void tracejson_counters(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
+			const char *const *series, const long long *v, int n)
 {
 	if (!next_event(tj))
 		return;
@@ -316,6 +316,17 @@ void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t
 	fputs("{\"ph\":\"C\",\"name\":", tj->f);
 	out_json_str(tj->f, name, SIZE_MAX);
 	fprintf(tj->f, ",\"ts\":%s,\"pid\":%d,\"tid\":0,\"args\":{", ts, pid);
-	out_json_str(tj->f, series, SIZE_MAX);
-	fprintf(tj->f, ":%lld}}", v);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putc(',', tj->f);
+		out_json_str(tj->f, series[i], SIZE_MAX);
+		fprintf(tj->f, ":%lld", v[i]);
+	}
+	fputs("}}", tj->f);
+}
+
+void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
+		       const char *series, long long v)
+{
+	tracejson_counters(tj, pid, name, ts_ns, &series, &v, 1);
 }

@@ -88,6 +88,10 @@ void tracejson_span_end(struct tracejson *tj);
  * reaches the file). */
 void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
 		       const char *series, long long v);
+/* The same with n series in one event (series[i] = v[i]): Perfetto draws each as a counter
+ * track of its own ("name series"), chrome://tracing stacks them in one. */
+void tracejson_counters(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
+			const char *const *series, const long long *v, int n);
 
 /* Microseconds of ns, with three decimals, into dst (32 bytes); its length. */
 size_t tracejson_us(char *dst, uint64_t ns);

@@ -46,7 +46,7 @@ for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP
 		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
 		[ \"\$(cat '$TMP/u/target')\" = keep ]"
 done
-for tool in iosnoop runqslower drsnoop tcplife offcputime biotop fileslower funcslower funcgraph; do
+for tool in iosnoop runqslower drsnoop tcplife offcputime biotop fileslower funcslower funcgraph vfsstat; do
 	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	ls -lA "$TMP/u" > "$TMP/u.after"
@@ -207,6 +207,23 @@ else
 	check "fileslower --trace-json --exec dd: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), dd's $n writes of 64 KiB to its file (16)" \
 		sh -c "[ $rc -eq 0 ] && [ ! -e '$FS.tmp' ] && [ $v -eq 0 ] && [ $n -eq 16 ]"
 	check "fileslower --trace-json: tracefs as before" same_state
+fi
+
+# --- vfsstat: dd's 20 reads and writes of 4 KiB (--exec), counters per interval ------------
+if [ ! -d "$T/events/syscalls/sys_enter_read" ]; then
+	skip "vfsstat --trace-json: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)"
+else
+	F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-vfs.$$ V=$TMP/vfs.json
+	"$BIN/vfsstat" -j --trace-json "$V" 10 --exec dd if=/dev/zero of="$F" bs=4k count=20 \
+		> "$TMP/vfs.out" 2> "$TMP/vfs.err"
+	rc=$?
+	rm -f "$F"
+	n=$(grep -c '"ph":"C","name":"vfsstat",[^}]*"args":{"reads":[2-9][0-9],"writes":[2-9][0-9],' "$V" 2> /dev/null)
+	tracejson_ok vfs "$V" "$TMP/vfs.out"
+	v=$?
+	check "vfsstat --trace-json --exec dd: exit 0, FILE.tmp gone, the Trace Event format, a counter event per interval with -j's counts, zeros at the end ($(verdict)), dd's 20 reads and writes in one ($n)" \
+		sh -c "[ $rc -eq 0 ] && [ ! -e '$V.tmp' ] && [ $v -eq 0 ] && [ $n -eq 1 ]"
+	check "vfsstat --trace-json: tracefs as before" same_state
 fi
 
 # --- funcslower: the test program's naps of 1 and 30 ms in a function of its own (uprobes) --

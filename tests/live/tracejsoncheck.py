@@ -2,7 +2,7 @@
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
 # (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t),
-# file (fileslower -j), fslow (funcslower -j), graph (funcgraph -j: spans from its entry
+# vfs (vfsstat -j: counters), file (fileslower -j), fslow (funcslower -j), graph (funcgraph -j: spans from its entry
 # and exit lines, nested per thread), off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0:
 # rows of intervals). Checks: the file is JSON, an object with traceEvents and
 # displayTimeUnit; every event has ph, name, pid (an integer), and by kind its members (X: ts
@@ -43,7 +43,7 @@ printed = [json.loads(l, parse_float=Decimal) for l in open(lines, encoding="utf
 
 num = (int, Decimal)
 us = Decimal("0.5")  # -j's times: microseconds, rounded
-spans, pnames, tnames = [], {}, {}
+spans, pnames, tnames, counters = [], {}, {}, []
 for i, e in enumerate(doc["traceEvents"]):
     where = "event %d (%s)" % (i, json.dumps(e, default=str)[:200])
     if not isinstance(e, dict) or e.get("ph") not in ("X", "M", "C"):
@@ -71,6 +71,9 @@ for i, e in enumerate(doc["traceEvents"]):
     else:
         if not isinstance(e.get("ts"), num) or not isinstance(e.get("args"), dict):
             fail(where + ": counter without ts or args")
+        if not all(isinstance(v, int) for v in e["args"].values()):
+            fail(where + ": a counter's value not an integer")
+        counters.append(e)
 
 # Nested or disjoint on each track: by start, the longer first; a span must end by the end
 # of every open span it starts inside.
@@ -124,6 +127,24 @@ if kind == "off":
             fail("%s: spans %s us in all, -j printed %s us in %d lines"
                  % (key, got[key], us, lines_of[key]))
     print("%d spans, %d tracks, %d names" % (len(spans), len(tracks), len(want)))
+    sys.exit(0)
+
+if kind == "vfs":
+    # vfsstat: a counter event per -j line at its interval's start, its counts as series,
+    # then zeros at the last one's end; the intervals as long as -j's secs (3 decimals)
+    keys = ("reads", "writes", "creates", "opens", "fsyncs", "unlinks")
+    if spans or len(counters) != len(printed) + 1:
+        fail("%d spans, %d counters for %d lines" % (len(spans), len(counters), len(printed)))
+    for i, e in enumerate(counters):
+        if e["name"] != "vfsstat" or pnames.get(e["pid"]) != "vfsstat":
+            fail("counter %s not vfsstat's, in a process named vfsstat" % e)
+        want = {k: printed[i][k] for k in keys} if i < len(printed) else dict.fromkeys(keys, 0)
+        if e["args"] != want:
+            fail("counter %s, -j printed %s" % (e, want))
+        if i and abs(e["ts"] - counters[i - 1]["ts"] - printed[i - 1]["secs"] * 1000000) > 501:
+            fail("counter at %s: %s us after the one before, -j printed %s s"
+                 % (e["ts"], e["ts"] - counters[i - 1]["ts"], printed[i - 1]["secs"]))
+    print("%d counters, %d intervals" % (len(counters), len(printed)))
     sys.exit(0)
 
 if kind == "graph":

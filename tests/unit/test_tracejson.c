@@ -60,6 +60,9 @@ static void test_file(void **state)
 	tracejson_span_end(&tj);
 	tracejson_thread_name(&tj, 10, 11, "renamed", 16); /* changed: written again */
 	tracejson_counter(&tj, 10, "io", 3000, "count", -2);
+	static const char *const series[] = {"reads", "a\"b"};
+	const long long v[] = {7, 0};
+	tracejson_counters(&tj, 10, "vfs", 4000, series, v, 2);
 	assert_int_equal(tj.spans, 2);
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(tracejson_commit(&tj), 0);
@@ -86,7 +89,9 @@ static void test_file(void **state)
 		"\"renamed\"}},\n"
 		"{\"ph\":\"C\",\"name\":\"io\",\"ts\":3.000,\"pid\":10,\"tid\":0,\"args\":{"
 		"\"count\":"
-		"-2}}\n"
+		"-2}},\n"
+		"{\"ph\":\"C\",\"name\":\"vfs\",\"ts\":4.000,\"pid\":10,\"tid\":0,\"args\":{"
+		"\"reads\":7,\"a\\\"b\":0}}\n"
 		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"t\",\"clock\":\"mono\","
 		"\"spans\":2}}\n");
 	unlink(path);
