@@ -203,20 +203,16 @@ static void prom_write(struct tool_run *t)
 	prom_commit(p);
 }
 
-/* --trace-json: the interval's counts as one counter event at its start ("vfsstat", a series
- * per -j member: Perfetto draws a counter track each), on a process of its own named
- * vfsstat; at the end, zeros at the last interval's end, so that the last one has a width. */
+/* --trace-json: the interval's counts as one counter event at its start, a series per -j
+ * member (Perfetto draws a counter track each); zeros at the end (tracejson_interval). */
 static void trace_counts(struct tool_run *t, uint64_t start, const uint64_t *count)
 {
 	struct tracejson *tj = tool_trace_json(t);
-	int pid = tj ? tracejson_pseudo_pid(tj, 0) : -1;
-	if (pid < 0)
-		return;
 	long long v[KINDS];
 	for (int k = 0; k < KINDS; k++)
 		v[k] = count ? (long long)count[k] : 0;
-	tracejson_process_name(tj, pid, "vfsstat", SIZE_MAX);
-	tracejson_counters(tj, pid, "vfsstat", start, kind_names, v, KINDS);
+	if (tj)
+		tracejson_interval(tj, start, kind_names, count ? v : NULL, KINDS);
 }
 
 static int interval(struct tool_run *t, uint64_t now)

@@ -330,3 +330,16 @@ void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t
 {
 	tracejson_counters(tj, pid, name, ts_ns, &series, &v, 1);
 }
+
+void tracejson_interval(struct tracejson *tj, uint64_t start_ns, const char *const *series,
+			const long long *v, int n)
+{
+	int pid = tracejson_pseudo_pid(tj, 0);
+	if (pid < 0)
+		return;
+	long long zeros[16] = {0};
+	if (!v && n > (int)(sizeof(zeros) / sizeof(*zeros)))
+		n = (int)(sizeof(zeros) / sizeof(*zeros));
+	tracejson_process_name(tj, pid, tj->tool, SIZE_MAX);
+	tracejson_counters(tj, pid, tj->tool, start_ns, series, v ? v : zeros, n);
+}

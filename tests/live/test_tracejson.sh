@@ -46,7 +46,7 @@ for case in "iosnoop --trace-json $TMP/u/none/x.json" "iosnoop --trace-json $TMP
 		grep -q '^$tool: ' '$TMP/err' && cmp -s '$TMP/u.before' '$TMP/u.after' &&
 		[ \"\$(cat '$TMP/u/target')\" = keep ]"
 done
-for tool in iosnoop runqslower drsnoop tcplife offcputime biotop fileslower funcslower funcgraph vfsstat; do
+for tool in iosnoop runqslower drsnoop tcplife offcputime biotop fileslower funcslower funcgraph vfsstat cachestat; do
 	"$BIN/$tool" --trace-json "$TMP/u/a.json" --trace-json "$TMP/u/b.json" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	ls -lA "$TMP/u" > "$TMP/u.after"
@@ -224,6 +224,20 @@ else
 	check "vfsstat --trace-json --exec dd: exit 0, FILE.tmp gone, the Trace Event format, a counter event per interval with -j's counts, zeros at the end ($(verdict)), dd's 20 reads and writes in one ($n)" \
 		sh -c "[ $rc -eq 0 ] && [ ! -e '$V.tmp' ] && [ $v -eq 0 ] && [ $n -eq 1 ]"
 	check "vfsstat --trace-json: tracefs as before" same_state
+fi
+
+# --- cachestat: two intervals of 0.2 s, counters ------------------------------------------
+if [ ! -e "$T/kprobe_events" ]; then
+	skip "cachestat --trace-json: no kprobe events to count page look-ups (CONFIG_KPROBE_EVENTS)"
+else
+	C=$TMP/cache.json
+	"$BIN/cachestat" -j --trace-json "$C" 0.2 2 > "$TMP/cs.out" 2> "$TMP/cs.err"
+	rc=$?
+	tracejson_ok cache "$C" "$TMP/cs.out"
+	v=$?
+	check "cachestat --trace-json 0.2 2: exit 0, FILE.tmp gone, the Trace Event format, a counter event per interval with -j's counts, zeros at the end ($(verdict))" \
+		sh -c "[ $rc -eq 0 ] && [ ! -e '$C.tmp' ] && [ $v -eq 0 ] && grep -qx '3 counters, 2 intervals' '$TMP/verdict'"
+	check "cachestat --trace-json: tracefs as before" same_state
 fi
 
 # --- funcslower: the test program's naps of 1 and 30 ms in a function of its own (uprobes) --

@@ -2,7 +2,7 @@
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
 # (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t),
-# vfs (vfsstat -j: counters), file (fileslower -j), fslow (funcslower -j), graph (funcgraph -j: spans from its entry
+# vfs (vfsstat -j: counters), cache (cachestat -j: counters), file (fileslower -j), fslow (funcslower -j), graph (funcgraph -j: spans from its entry
 # and exit lines, nested per thread), off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0:
 # rows of intervals). Checks: the file is JSON, an object with traceEvents and
 # displayTimeUnit; every event has ph, name, pid (an integer), and by kind its members (X: ts
@@ -129,19 +129,22 @@ if kind == "off":
     print("%d spans, %d tracks, %d names" % (len(spans), len(tracks), len(want)))
     sys.exit(0)
 
-if kind == "vfs":
-    # vfsstat: a counter event per -j line at its interval's start, its counts as series,
-    # then zeros at the last one's end; the intervals as long as -j's secs (3 decimals)
-    keys = ("reads", "writes", "creates", "opens", "fsyncs", "unlinks")
+if kind in ("vfs", "cache"):
+    # vfsstat, cachestat: a counter event per -j line at its interval's start, its counts
+    # as series, then zeros at the last one's end; vfsstat's intervals as long as -j's secs
+    # (3 decimals)
+    keys = ("reads", "writes", "creates", "opens", "fsyncs", "unlinks") if kind == "vfs" \
+        else ("hits", "misses", "dirties")
+    tool = "vfsstat" if kind == "vfs" else "cachestat"
     if spans or len(counters) != len(printed) + 1:
         fail("%d spans, %d counters for %d lines" % (len(spans), len(counters), len(printed)))
     for i, e in enumerate(counters):
-        if e["name"] != "vfsstat" or pnames.get(e["pid"]) != "vfsstat":
-            fail("counter %s not vfsstat's, in a process named vfsstat" % e)
+        if e["name"] != tool or pnames.get(e["pid"]) != tool:
+            fail("counter %s not %s's, in a process named so" % (e, tool))
         want = {k: printed[i][k] for k in keys} if i < len(printed) else dict.fromkeys(keys, 0)
         if e["args"] != want:
             fail("counter %s, -j printed %s" % (e, want))
-        if i and abs(e["ts"] - counters[i - 1]["ts"] - printed[i - 1]["secs"] * 1000000) > 501:
+        if i and kind == "vfs" and abs(e["ts"] - counters[i - 1]["ts"] - printed[i - 1]["secs"] * 1000000) > 501:
             fail("counter at %s: %s us after the one before, -j printed %s s"
                  % (e["ts"], e["ts"] - counters[i - 1]["ts"], printed[i - 1]["secs"]))
     print("%d counters, %d intervals" % (len(counters), len(printed)))

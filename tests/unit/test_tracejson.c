@@ -230,6 +230,33 @@ static void test_blk_io(void **state)
 	unlink(path);
 }
 
+/* An interval tool's counters: a pseudo process named as the tool, an event per interval,
+ * zeros at the end. */
+static void test_interval(void **state)
+{
+	(void)state;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/c.json", dir);
+	struct tracejson tj;
+	assert_int_equal(tracejson_open(&tj, path, "vfsstat"), 0);
+	static const char *const series[] = {"reads", "writes"};
+	tracejson_interval(&tj, 1000, series, (const long long[]){3, 4}, 2);
+	tracejson_interval(&tj, 2000, series, NULL, 2);
+	assert_int_equal(tracejson_commit(&tj), 0);
+	assert_string_equal(
+		slurp(path),
+		"{\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194305,\"tid\":0,\"args\":{"
+		"\"name\":\"vfsstat\"}},\n"
+		"{\"ph\":\"C\",\"name\":\"vfsstat\",\"ts\":1.000,\"pid\":4194305,\"tid\":0,"
+		"\"args\":{\"reads\":3,\"writes\":4}},\n"
+		"{\"ph\":\"C\",\"name\":\"vfsstat\",\"ts\":2.000,\"pid\":4194305,\"tid\":0,"
+		"\"args\":{\"reads\":0,\"writes\":0}}\n"
+		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"vfsstat\",\"clock\":"
+		"\"mono\",\"spans\":0}}\n");
+	unlink(path);
+}
+
 /* Refused at start, with nothing made: a folder, a link, a name ending in '/', a folder not
  * there; a FILE.tmp left by a killed run is replaced, a link there is not followed. */
 static void test_refused(void **state)
@@ -276,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_long),
 		cmocka_unit_test(test_lanes),
 		cmocka_unit_test(test_blk_io),
+		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_refused),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
