@@ -1,16 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Live tests of --trace-json (iosnoop, biotop, runqslower, drsnoop, tcplife, offcputime,
-# fileslower): the tools run on known work (direct writes from two dd at once; two busy
-# children pinned to one CPU; cat reading a file in a small memory cgroup; three TCP
-# connections; this shell waiting for stop_all's sleep 0.3; dd's 16 synchronous writes) with
-# -j and --trace-json together, and tracejsoncheck.py checks the file: the Trace Event
-# format, every span well formed, the spans of a track nested or disjoint, as many spans as
-# -j lines with their members and times (offcputime: their times summed by name as its
-# stacks; biotop: their counts, bytes and times summed as its rows), the tracks named as -j
-# printed. The file is whole after SIGTERM, SIGINT, -d and --exec's end, only FILE.tmp after
-# SIGKILL (removed by the next run); a path that cannot be written, a link, the option twice
-# are usage errors that change nothing; tracefs as before.
+# fileslower, vfsstat, cachestat, funcslower, funcgraph): the tools run on known work (direct
+# writes from two dd at once; two busy children pinned to one CPU; cat reading a file in a
+# small memory cgroup; three TCP connections; this shell waiting for stop_all's sleep 0.3;
+# dd's 16 synchronous writes, its 20 reads and writes; the test program's naps and getppid
+# calls) with -j and --trace-json together, and tracejsoncheck.py checks the file: the Trace
+# Event format, every span well formed, the spans of a track nested or disjoint, as many
+# spans as -j lines with their members and times (offcputime: their times summed by name as
+# its stacks; biotop: their counts, bytes and times summed as its rows; funcgraph: the calls
+# its graph closed; vfsstat, cachestat: a counter event per interval), the tracks named as
+# -j printed. The file is whole after SIGTERM, SIGINT, -d, a count and --exec's end, only
+# FILE.tmp after SIGKILL (removed by the next run); a path that cannot be written, a link,
+# the option twice are usage errors that change nothing; tracefs as before. What a kernel
+# lacks (kprobes for cachestat, function_graph for funcgraph, uprobes, syscall tracepoints)
+# is a skip that names it.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 . tests/live/memcg.sh

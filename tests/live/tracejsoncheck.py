@@ -2,21 +2,24 @@
 # tracejsoncheck.py KIND FILE JSONLINES: is FILE, a tool's --trace-json, the Trace Event
 # format, and does it hold what the same run printed with -j (JSONLINES)? KIND: io
 # (iosnoop -j -s -t), runq (runqslower -j -t), dr (drsnoop -j -e -t), tcp (tcplife -j -t),
-# vfs (vfsstat -j: counters), cache (cachestat -j: counters), file (fileslower -j), fslow (funcslower -j), graph (funcgraph -j: spans from its entry
-# and exit lines, nested per thread), off (offcputime -j -s: one -j line per stack) or bio (biotop -j -r 0:
-# rows of intervals). Checks: the file is JSON, an object with traceEvents and
-# displayTimeUnit; every event has ph, name, pid (an integer), and by kind its members (X: ts
-# and dur numbers >= 0, tid, args; M: process_name or thread_name with args.name; C: ts,
-# args); the spans of one track (pid, tid) are nested or disjoint, never overlapping in
-# part; there are as many X events as -j lines, in the same order, each with the -j line's
-# members as args and its times; the names of the tracks are those -j printed (io: the
-# processes are the DEV column's, tcp: the COMM column's; runq, dr, file, fslow: each thread's name
-# is its comm, as last printed). off: the spans' times summed by comm and name are the -j
-# lines' us summed by comm and the stack's first frame without "schedule", each line's us
-# cut to the microsecond, and each thread's name is the comm of a span on it. bio: the
-# spans summed by disk (the process's name), direction and comm are the rows' count, bytes
-# and avg_ms times count, and each span's args are iosnoop's. Prints "N spans, N tracks"
-# and exits 0, or the first thing wrong and exits 1.
+# file (fileslower -j), fslow (funcslower -j), graph (funcgraph -j), off (offcputime -j -s:
+# one -j line per stack), bio (biotop -j -r 0: rows of intervals), vfs (vfsstat -j) or cache
+# (cachestat -j). Checks: the file is JSON, an object with traceEvents and displayTimeUnit;
+# every event has ph, name, pid (an integer), and by kind its members (X: ts and dur numbers
+# >= 0, tid, args; M: process_name or thread_name with args.name; C: ts, integer args); the
+# spans of one track (pid, tid) are nested or disjoint, never overlapping in part; there are
+# as many X events as -j lines, in the same order, each with the -j line's members as args
+# and its times; the names of the tracks are those -j printed (io: the processes are the DEV
+# column's, tcp: the COMM column's; runq, dr, file, fslow, graph: each thread's name is its
+# comm, as last printed). graph: the spans are the calls the graph closed (an exit whose
+# entry it showed, a leaf), rebuilt from its lines with the tool's rules, each from its
+# entry to its exit. off: the spans' times summed by comm and name are the -j lines' us
+# summed by comm and the stack's first frame without "schedule", each line's us cut to the
+# microsecond, and each thread's name is the comm of a span on it. bio: the spans summed by
+# disk (the process's name), direction and comm are the rows' count, bytes and avg_ms times
+# count, and each span's args are iosnoop's. vfs, cache: no span, a counter event per -j
+# line with its counts, zeros last. Prints "N spans, N tracks" (or counters) and exits 0, or
+# the first thing wrong and exits 1.
 import json
 import sys
 from decimal import Decimal
