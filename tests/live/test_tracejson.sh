@@ -30,6 +30,20 @@ tracejson_ok() {
 	$PY "$CHECKER" "$1" "$2" "$3" > "$TMP/verdict" 2>&1
 }
 verdict() { cat "$TMP/verdict" 2> /dev/null; }
+# traced KIND NAME TOOL ARGS...: TOOL -j --trace-json $TMP/NAME.json ARGS to its end (stdout,
+# stderr in $TMP/NAME.out, .err); its exit status in $rc, the checker's verdict in $v.
+traced() {
+	_k=$1 _n=$2 _t=$3
+	shift 3
+	"$BIN/$_t" -j --trace-json "$TMP/$_n.json" "$@" > "$TMP/$_n.out" 2> "$TMP/$_n.err"
+	rc=$?
+	tracejson_ok "$_k" "$TMP/$_n.json" "$TMP/$_n.out"
+	v=$?
+}
+# traced_ok NAME [TEST]: exit 0, NAME.json.tmp gone, the checker's verdict 0, and TEST.
+traced_ok() {
+	[ $rc -eq 0 ] && [ ! -e "$TMP/$1.json.tmp" ] && [ $v -eq 0 ] && { [ $# -lt 2 ] || sh -c "$2"; }
+}
 
 # --- usage errors: exit 2, one line, nothing made -------------------------------------------
 mkdir "$TMP/u"
@@ -199,17 +213,13 @@ if [ ! -d "$T/events/syscalls/sys_enter_read" ]; then
 elif [ ! -e "$T/kprobe_events" ] && [ ! -e "$T/uprobe_events" ]; then
 	skip "fileslower --trace-json: no kprobe or uprobe events to read paths (CONFIG_KPROBE_EVENTS, CONFIG_UPROBE_EVENTS)"
 else
-	F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-fs.$$ FS=$TMP/file.json
-	"$BIN/fileslower" -j --trace-json "$FS" 0 --exec dd if=/dev/zero of="$F" bs=64k count=16 oflag=dsync \
-		> "$TMP/fs.out" 2> "$TMP/fs.err"
-	rc=$?
+	F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-fs.$$
+	traced file file fileslower 0 --exec dd if=/dev/zero of="$F" bs=64k count=16 oflag=dsync
 	rm -f "$F"
-	n=$(grep '"ph":"X","name":"write",' "$FS" 2> /dev/null | grep -F '"comm":"dd",' |
+	n=$(grep '"ph":"X","name":"write",' "$TMP/file.json" 2> /dev/null | grep -F '"comm":"dd",' |
 		grep -F '"bytes":65536,' | grep -cF "\"file\":\"$F\"")
-	tracejson_ok file "$FS" "$TMP/fs.out"
-	v=$?
 	check "fileslower --trace-json --exec dd: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), dd's $n writes of 64 KiB to its file (16)" \
-		sh -c "[ $rc -eq 0 ] && [ ! -e '$FS.tmp' ] && [ $v -eq 0 ] && [ $n -eq 16 ]"
+		traced_ok file "[ $n -eq 16 ]"
 	check "fileslower --trace-json: tracefs as before" same_state
 fi
 
@@ -217,16 +227,12 @@ fi
 if [ ! -d "$T/events/syscalls/sys_enter_read" ]; then
 	skip "vfsstat --trace-json: no syscall tracepoints (CONFIG_FTRACE_SYSCALLS, Linux 2.6.33)"
 else
-	F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-vfs.$$ V=$TMP/vfs.json
-	"$BIN/vfsstat" -j --trace-json "$V" 10 --exec dd if=/dev/zero of="$F" bs=4k count=20 \
-		> "$TMP/vfs.out" 2> "$TMP/vfs.err"
-	rc=$?
+	F=${LIVE_FILE_DIR:-/var/tmp}/ftt-tracejson-vfs.$$
+	traced vfs vfs vfsstat 10 --exec dd if=/dev/zero of="$F" bs=4k count=20
 	rm -f "$F"
-	n=$(grep -c '"ph":"C","name":"vfsstat",[^}]*"args":{"reads":[2-9][0-9],"writes":[2-9][0-9],' "$V" 2> /dev/null)
-	tracejson_ok vfs "$V" "$TMP/vfs.out"
-	v=$?
+	n=$(grep -c '"ph":"C","name":"vfsstat",[^}]*"args":{"reads":[2-9][0-9],"writes":[2-9][0-9],' "$TMP/vfs.json" 2> /dev/null)
 	check "vfsstat --trace-json --exec dd: exit 0, FILE.tmp gone, the Trace Event format, a counter event per interval with -j's counts, zeros at the end ($(verdict)), dd's 20 reads and writes in one ($n)" \
-		sh -c "[ $rc -eq 0 ] && [ ! -e '$V.tmp' ] && [ $v -eq 0 ] && [ $n -eq 1 ]"
+		traced_ok vfs "[ $n -eq 1 ]"
 	check "vfsstat --trace-json: tracefs as before" same_state
 fi
 
@@ -234,13 +240,9 @@ fi
 if [ ! -e "$T/kprobe_events" ]; then
 	skip "cachestat --trace-json: no kprobe events to count page look-ups (CONFIG_KPROBE_EVENTS)"
 else
-	C=$TMP/cache.json
-	"$BIN/cachestat" -j --trace-json "$C" 0.2 2 > "$TMP/cs.out" 2> "$TMP/cs.err"
-	rc=$?
-	tracejson_ok cache "$C" "$TMP/cs.out"
-	v=$?
+	traced cache cache cachestat 0.2 2
 	check "cachestat --trace-json 0.2 2: exit 0, FILE.tmp gone, the Trace Event format, a counter event per interval with -j's counts, zeros at the end ($(verdict))" \
-		sh -c "[ $rc -eq 0 ] && [ ! -e '$C.tmp' ] && [ $v -eq 0 ] && grep -qx '3 counters, 2 intervals' '$TMP/verdict'"
+		traced_ok cache "grep -qx '3 counters, 2 intervals' '$TMP/verdict'"
 	check "cachestat --trace-json: tracefs as before" same_state
 fi
 
@@ -248,15 +250,10 @@ fi
 if [ ! -e "$T/uprobe_events" ]; then
 	skip "funcslower --trace-json: no uprobe events (CONFIG_UPROBE_EVENTS)"
 else
-	FL=$TMP/func.json
-	"$BIN/funcslower" -j -a 2 --trace-json "$FL" "$SYT:ftt_nap" 0 --exec "$SYT" 0 0 1000 30000 \
-		> "$TMP/fl.out" 2> "$TMP/fl.err"
-	rc=$?
-	n=$(grep -c '"ph":"X","name":"ftt_nap",[^}]*"args":"0x3e8 0x3e8"}\|"ph":"X","name":"ftt_nap",[^}]*"args":"0x7530 0x7530"}' "$FL" 2> /dev/null)
-	tracejson_ok fslow "$FL" "$TMP/fl.out"
-	v=$?
+	traced fslow func funcslower -a 2 "$SYT:ftt_nap" 0 --exec "$SYT" 0 0 1000 30000
+	n=$(grep -c '"ph":"X","name":"ftt_nap",[^}]*"args":"0x3e8 0x3e8"}\|"ph":"X","name":"ftt_nap",[^}]*"args":"0x7530 0x7530"}' "$TMP/func.json" 2> /dev/null)
 	check "funcslower --trace-json --exec: exit 0, FILE.tmp gone, the Trace Event format, one track per thread, as -j printed them ($(verdict)), both naps with their arguments ($n)" \
-		sh -c "[ $rc -eq 0 ] && [ ! -e '$FL.tmp' ] && [ $v -eq 0 ] && [ $n -eq 2 ]"
+		traced_ok func "[ $n -eq 2 ]"
 	check "funcslower --trace-json: tracefs as before" same_state
 fi
 
@@ -267,20 +264,15 @@ if ! grep -qw function_graph "$T/available_tracers" 2> /dev/null; then
 else
 	TOPLEVEL_STATE=1
 	save_state
-	F=
+	F=sys_getppid
 	for f in __x64_sys_getppid __do_sys_getppid sys_getppid __arm64_sys_getppid; do
 		grep -qx "$f" "$T/available_filter_functions" && { F=$f; break; }
 	done
-	G=$TMP/graph.json
-	"$BIN/funcgraph" -j --trace-json "$G" "${F:-sys_getppid}" --exec "$SYT" 40 0 \
-		> "$TMP/g.out" 2> "$TMP/g.err"
-	rc=$?
-	n=$(grep -c "\"ph\":\"X\",\"name\":\"${F:-sys_getppid}\",[^}]*\"depth\":0," "$G" 2> /dev/null)
-	deeper=$(grep -c '"ph":"X",[^}]*"depth":[1-9]' "$G" 2> /dev/null)
-	tracejson_ok graph "$G" "$TMP/g.out"
-	v=$?
+	traced graph graph funcgraph "$F" --exec "$SYT" 40 0
+	n=$(grep -c "\"ph\":\"X\",\"name\":\"$F\",[^}]*\"depth\":0," "$TMP/graph.json" 2> /dev/null)
+	deeper=$(grep -c '"ph":"X",[^}]*"depth":[1-9]' "$TMP/graph.json" 2> /dev/null)
 	check "funcgraph --trace-json --exec: exit 0, FILE.tmp gone, the Trace Event format, the calls nested per thread, as the graph -j printed them ($(verdict)), 40 getppid calls ($n) with $deeper callees" \
-		sh -c "[ $rc -eq 0 ] && [ ! -e '$G.tmp' ] && [ $v -eq 0 ] && [ $n -eq 40 ] && [ $deeper -gt 0 ]"
+		traced_ok graph "[ $n -eq 40 ] && [ $deeper -gt 0 ]"
 	check "funcgraph --trace-json: tracefs and the top level as before" same_state
 fi
 
