@@ -83,6 +83,7 @@ static const struct opt_spec options[] = {
 	 "clear the screen before each table also when standard output\nis not a terminal", 0},
 	TOOL_JSON_KEYS,
 	TOOL_PROM,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -94,6 +95,7 @@ static const char *const examples[] = {
 	"biotop -p 181            # only the I/O of PID 181",
 	"biotop -j 1 5 > top.json # five tables as JSON lines",
 	"biotop -C --prom biotop.prom 15 > /dev/null # counters for node_exporter",
+	"biotop -C --trace-json io.json 5 1 > /dev/null # 5 seconds of I/O for Perfetto",
 	NULL,
 };
 
@@ -130,11 +132,13 @@ static char direction(const char *rwbs)
 	return rwbs[0] ? rwbs[0] : 'N';
 }
 
-/* Per I/O: two glob or hash look-ups at most and one hash update. */
+/* Per I/O: two glob or hash look-ups at most and one hash update (--trace-json: a line of
+ * JSON, as iosnoop's). */
 static void on_io(const struct blk_io *io, void *ctx)
 {
 	struct tool_run *t = ctx;
-	if (env.name && fnmatch(env.name, io->comm, 0))
+	/* after the last table (its count reached): in no table, so in no span either */
+	if (t->last_interval || (env.name && fnmatch(env.name, io->comm, 0)))
 		return;
 	/* The submitter's process from the names the run follows (its thread group then). */
 	struct comm_task ti;
@@ -156,6 +160,12 @@ static void on_io(const struct blk_io *io, void *ctx)
 	}
 	s->bytes += io->bytes;
 	s->ns += io->end_ns > io->start_ns ? io->end_ns - io->start_ns : 0;
+	struct tracejson *tj = tool_trace_json(t);
+	if (tj) {
+		char dev[24];
+		snprintf(dev, sizeof(dev), "%u,%u", BLK_MAJOR(io->dev), BLK_MINOR(io->dev));
+		blk_trace_json(tj, io, dev);
+	}
 }
 
 /* --- output --------------------------------------------------------------------------------- */

@@ -28,6 +28,7 @@
 #include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
+#include "count/tracejson.h"
 #include "kernel/session.h"
 #include "tool.h"
 
@@ -65,7 +66,11 @@ static struct env {
 	bool verbose;
 	struct row row;
 	uint64_t totals[3]; /* --prom: hits, misses, dirties from the start */
+	uint64_t since;	    /* --trace-json: the interval's start */
 } env;
+
+/* --trace-json: the series of each interval's counter event, as -j's members. */
+static const char *const trace_series[] = {"hits", "misses", "dirties"};
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -74,6 +79,7 @@ static const struct opt_spec options[] = {
 	{'v', NULL, NULL, "say what is counted where, then exit", 0},
 	TOOL_JSON_KEYS,
 	TOOL_PROM,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -83,6 +89,7 @@ static const char *const examples[] = {
 	"cachestat 1 10             # ten seconds, one line each",
 	"cachestat -j 1 60 > cs.json # a minute of JSON lines",
 	"cachestat --prom cs.prom 15 > /dev/null # counters for node_exporter",
+	"cachestat --trace-json cs.json 1 10 # ten seconds of counters for Perfetto",
 	NULL,
 };
 
@@ -208,6 +215,7 @@ static int setup(struct tool_run *t)
 		if ((ret = tool_trace(t, env.c[r].ev, env.c[r].by_hits ? "common_pid < 0" : NULL,
 				      on_event, &env.c[r])))
 			return ret;
+	env.since = reader_now();
 	return TOOL_OK;
 }
 
@@ -299,6 +307,13 @@ static int interval(struct tool_run *t, uint64_t now)
 	uint64_t hits = total - misses;
 	if (t->prom)
 		prom_write(t, (const uint64_t[]){hits, misses, n[DIRTIED]});
+	struct tracejson *tj = tool_trace_json(t);
+	if (tj)
+		tracejson_interval(tj, env.since, trace_series,
+				   (const long long[]){(long long)hits, (long long)misses,
+						       (long long)n[DIRTIED]},
+				   3);
+	env.since = now;
 	long long buffers, cached;
 	meminfo(&buffers, &cached);
 	struct row *w = &env.row;
@@ -326,6 +341,9 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
 		interval(t, reader_now());
+	struct tracejson *tj = tool_trace_json(t);
+	if (tj)
+		tracejson_interval(tj, env.since, trace_series, NULL, 3);
 	if (env.missed)
 		fprintf(stderr,
 			"cachestat: the kernel's kprobes missed %llu calls (a probe hit while "

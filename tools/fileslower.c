@@ -17,6 +17,7 @@
 #include <event-parse.h>
 
 #include "base/row.h"
+#include "count/tracejson.h"
 #include "domain/fdtrack.h"
 #include "join/sysc.h"
 #include "stream/reader.h"
@@ -80,6 +81,7 @@ static const struct opt_spec options[] = {
 	 0},
 	TOOL_JSON_KEYS,
 	TOOL_EXEC,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -89,6 +91,7 @@ static const char *const examples[] = {
 	"fileslower -a 0 -d 1      # every read and write, all file types, for a second",
 	"fileslower -p 181 -T 5    # PID 181's over 5 ms, with wall-clock times",
 	"fileslower -j -d 10 > s.json  # 10 seconds as JSON lines",
+	"fileslower --trace-json f.json -d 10 1 # calls of 1 ms or more, for Perfetto",
 	NULL,
 };
 
@@ -114,6 +117,31 @@ static void operands(struct tool_run *t, int argc, char **argv)
  * (before the signal is handled: the process then sees EINTR, or the call is made again). */
 static const char *const restart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND", NULL,
 				      "ERESTART_RESTARTBLOCK"};
+
+/* --trace-json: the call on the track of its thread, in its process, named by the system
+ * call; args as -j's (bytes left out when it failed, as -j's null). */
+static void trace_call(struct tracejson *tj, int tid, int tgid, long long ret, uint64_t start_ns,
+		       uint64_t ns, const struct sysc_call *c, int fd, const struct fdtab_file *f)
+{
+	const char *call = fdtrack_rw_calls[c->kind].name;
+	char type[2] = {f->type, 0}, comm[16]; /* (the table's slot may move at a look-up) */
+	snprintf(comm, sizeof(comm), "%s", tool_comm(env.t, tid));
+	tracejson_process_name(tj, tgid, tgid == tid ? comm : tool_comm(env.t, tgid), 16);
+	tracejson_thread_name(tj, tgid, tid, comm, sizeof(comm));
+	tracejson_span_begin(tj, tgid, tid, call, SIZE_MAX, "file", start_ns, ns);
+	tracejson_arg_str(tj, "comm", comm, sizeof(comm));
+	tracejson_arg_int(tj, "tid", tid);
+	tracejson_arg_int(tj, "pid", tgid);
+	tracejson_arg_str(tj, "dir", fdtrack_rw_calls[c->kind].write ? "W" : "R", SIZE_MAX);
+	tracejson_arg_str(tj, "call", call, SIZE_MAX);
+	tracejson_arg_int(tj, "fd", fd);
+	if (ret >= 0)
+		tracejson_arg_uint(tj, "bytes", (unsigned long long)ret);
+	tracejson_arg_int(tj, "errno", ret < 0 ? -ret : 0);
+	tracejson_arg_str(tj, "type", type, SIZE_MAX);
+	tracejson_arg_str(tj, "file", f->name, f->unnamed ? SIZE_MAX : f->len);
+	tracejson_span_end(tj);
+}
 
 /* A call ended: shown when slow enough and of a file shown (a stand-in is no regular file). */
 static void ended(const struct tep_record *rec, int tid, long long ret, const struct sysc_call *c,
@@ -160,6 +188,9 @@ static void ended(const struct tep_record *rec, int tid, long long ret, const st
 	if (j)
 		fputs(f->unnamed ? "false" : "true", j);
 	row_end(r);
+	struct tracejson *tj = tool_trace_json(env.t);
+	if (tj)
+		trace_call(tj, tid, tgid, ret, rec->ts - ns, ns, c, fd, f);
 }
 
 /* --- set up ----------------------------------------------------------------------------------- */

@@ -22,7 +22,10 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "base/pair.h"
+#include "count/tracejson.h"
 #include "kernel/ftrace.h"
+#include "stream/comm.h"
 #include "stream/ksym.h"
 #include "base/opt.h"
 #include "base/out.h"
@@ -77,8 +80,17 @@ static struct env {
 	} * cpus;
 	unsigned int wakes;
 	int ncpus;
-	struct row json; /* -j's objects (the graph's text is drawn by line()) */
+	struct row json;	/* -j's objects (the graph's text is drawn by line()) */
+	struct pair_table open; /* --trace-json: per thread, its calls shown begun (struct open) */
 } env;
+
+/* --trace-json: a thread's calls begun and not yet returned, as the graph showed them: the
+ * entry's time at each depth below n. */
+#define OPEN_DEPTH 64
+struct open {
+	int n;
+	uint64_t ts[OPEN_DEPTH];
+};
 
 static const struct opt_spec options[] = {
 	{'a', NULL, NULL, "all columns: the same as -HPt", 0},
@@ -96,6 +108,7 @@ static const struct opt_spec options[] = {
 	TOOL_WALLCLOCK,
 	TOOL_EXEC,
 	TOOL_JSON_KEYS,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -106,6 +119,7 @@ static const char *const examples[] = {
 	"funcgraph -C -D do_sys_open         # opens, no durations",
 	"funcgraph -d 1 -j do_sys_open       # one second as JSON lines",
 	"funcgraph vfs_read --exec cat FILE  # a command's reads",
+	"funcgraph --trace-json g.json -d 1 do_nanosleep # nested spans for Perfetto",
 	NULL,
 };
 
@@ -326,12 +340,59 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each line of the graph", cols);
 
-/* One line of the graph. dur_ns: the call's duration (EXIT and LEAF). */
+/* --trace-json: a call the graph closed (EXIT, or LEAF: end_ns its return record's time) as a
+ * span from its entry record to its return record, on its thread's track: the calls of a
+ * thread nest as its graph does. An EXIT whose entry the graph did not show (begun before
+ * the run, or deeper than OPEN_DEPTH) makes none. The times are the records' (the kernel's
+ * call and return times are another clock before Linux 6.x: dur_ns, in the args, is theirs,
+ * as -j's). */
+static void trace_call(struct tool_run *t, struct tracejson *tj, int cpu, int tid, uint64_t ts,
+		       uint64_t end_ns, enum kind k, const char *name, int depth, uint64_t dur_ns)
+{
+	struct open *o = pair_get(&env.open, (uint64_t)tid, 0);
+	if (k == ENTRY) {
+		if (!o)
+			o = pair_put(&env.open, (uint64_t)tid, 0);
+		if (depth >= 0 && depth < OPEN_DEPTH)
+			o->ts[depth] = ts;
+		o->n = depth >= 0 && depth < OPEN_DEPTH ? depth + 1 : 0;
+		return;
+	}
+	uint64_t start = ts;
+	if (k == EXIT) {
+		if (!o || depth < 0 || depth >= o->n)
+			return;
+		start = o->ts[depth];
+		end_ns = ts;
+	}
+	if (o && depth >= 0 && depth < o->n)
+		o->n = depth;
+	struct comm_task info;
+	int pid = t->names && !comm_task(t->names, tid, &info) && info.tgid > 0 ? info.tgid : tid;
+	char comm[16]; /* (the table's slot may move when the process is looked up) */
+	snprintf(comm, sizeof(comm), "%s", tool_comm(t, tid));
+	tracejson_process_name(tj, pid, pid == tid ? comm : tool_comm(t, pid), 16);
+	tracejson_thread_name(tj, pid, tid, comm, sizeof(comm));
+	tracejson_span_begin(tj, pid, tid, name, SIZE_MAX, "func", start,
+			     end_ns > start ? end_ns - start : 0);
+	tracejson_arg_str(tj, "comm", comm, sizeof(comm));
+	tracejson_arg_int(tj, "pid", tid);
+	tracejson_arg_int(tj, "cpu", cpu);
+	tracejson_arg_int(tj, "depth", depth);
+	tracejson_arg_uint(tj, "dur_ns", dur_ns);
+	tracejson_span_end(tj);
+}
+
+/* One line of the graph. dur_ns: the call's duration (EXIT and LEAF); end_ns: a LEAF's return
+ * record's time. */
 static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
-		 unsigned long long func, int depth, uint64_t dur_ns)
+		 unsigned long long func, int depth, uint64_t dur_ns, uint64_t end_ns)
 {
 	char buf[32], when[16];
 	const char *name = fname(func, buf);
+	struct tracejson *tj = tool_trace_json(t);
+	if (tj)
+		trace_call(t, tj, cpu, pid, ts, end_ns, k, name, depth, dur_ns);
 	if (t->o.json) {
 		static const char *const kinds[] = {"entry", "exit", "leaf"};
 		struct row *w = &env.json;
@@ -377,7 +438,7 @@ static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
 static void flush_held(struct tool_run *t, int cpu, struct cpu_state *c)
 {
 	if (c->held)
-		line(t, cpu, c->pid, c->ts, ENTRY, c->func, c->depth, 0);
+		line(t, cpu, c->pid, c->ts, ENTRY, c->func, c->depth, 0, 0);
 	c->held = false;
 }
 
@@ -575,12 +636,12 @@ static void on_exit_record(struct tep_record *rec, void *ctx)
 	if (h->held && h->func == func && h->depth == depth) {
 		/* shown on the CPU of its entry, with the entry's time */
 		h->held = false;
-		line(t, hcpu, pid, h->ts, LEAF, func, depth, dur);
+		line(t, hcpu, pid, h->ts, LEAF, func, depth, dur, rec->ts);
 		return;
 	}
 	flush_held(t, hcpu, h);
 	flush_held(t, rec->cpu, c);
-	line(t, rec->cpu, pid, rec->ts, EXIT, func, depth, dur);
+	line(t, rec->cpu, pid, rec->ts, EXIT, func, depth, dur, 0);
 }
 
 /* Records of a CPU were lost: what it holds cannot be matched any more, and the graph says
@@ -644,6 +705,8 @@ static void find_addresses(void)
 static int setup(struct tool_run *t)
 {
 	find_addresses();
+	if (t->trace_json_path && pair_init(&env.open, 1024, sizeof(struct open)))
+		return TOOL_FAIL;
 	if (t->o.json)
 		row_init(&env.json, &table, stdout, true, true, true);
 	if (reader_on(&t->r, env.entry, on_entry, t) ||
@@ -681,6 +744,7 @@ static void cleanup(struct tool_run *t)
 		toplevel_release(t->top);
 	ksym_free(env.ksyms);
 	free(env.cpus);
+	pair_free(&env.open);
 }
 
 static const struct tool funcgraph = {

@@ -15,6 +15,8 @@
 
 #include <event-parse.h>
 
+#include "count/tracejson.h"
+#include "stream/comm.h"
 #include "stream/evprint.h"
 #include "join/funcpair.h"
 #include "stream/ksym.h"
@@ -55,6 +57,7 @@ static const struct opt_spec options[] = {
 	 "pair entries and returns here, even where the kernel\ncan (hist triggers)", 0},
 	TOOL_EXEC,
 	TOOL_JSON_KEYS,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -64,6 +67,7 @@ static const char *const examples[] = {
 	"funcslower -T ext4_sync_file 5000   # with the wall-clock time each began",
 	"funcslower libc:getaddrinfo 100000  # user: name lookups over 100 ms",
 	"funcslower ./app:parse 500 --exec ./app input # a program's slow parses",
+	"funcslower --trace-json fs.json -d 10 vfs_fsync 1000 # fsyncs over 1 ms, for Perfetto",
 	NULL,
 };
 
@@ -143,6 +147,33 @@ static int prepare(struct tool_run *t)
 
 /* --- per call ------------------------------------------------------------------------------ */
 
+/* --trace-json: the call on the track of its thread, in its process (as the names the run
+ * follows know it), named by the function; args as -j's, the arguments one string. */
+static void trace_call(struct tracejson *tj, struct tool_run *t, int tid, const char *comm,
+		       const struct funcpair_call *c, long long retval)
+{
+	struct comm_task info;
+	int pid = t->names && !comm_task(t->names, tid, &info) && info.tgid > 0 ? info.tgid : tid;
+	tracejson_process_name(tj, pid, pid == tid ? comm : tool_comm(t, pid), 16);
+	tracejson_thread_name(tj, pid, tid, comm, 16);
+	tracejson_span_begin(tj, pid, tid, env.fp.func, sizeof(env.fp.func), "func", c->entry_ts,
+			     c->ns);
+	tracejson_arg_str(tj, "comm", comm, 16);
+	tracejson_arg_int(tj, "pid", tid);
+	tracejson_arg_uint(tj, "lat_ns", c->ns);
+	tracejson_arg_int(tj, "ret", retval);
+	tracejson_arg_str(tj, "func", env.fp.func, sizeof(env.fp.func));
+	if (env.fp.nargs) {
+		char args[FUNCPAIR_MAX_ARGS * 20] = "";
+		size_t n = 0;
+		for (int i = 0; i < env.fp.nargs && n < sizeof(args); i++)
+			n += (size_t)snprintf(args + n, sizeof(args) - n, "%s0x%" PRIx64,
+					      i ? " " : "", c->args[i]);
+		tracejson_arg_str(tj, "args", args, sizeof(args));
+	}
+	tracejson_span_end(tj);
+}
+
 static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
 	uint64_t ns = c->ns;
@@ -176,6 +207,12 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	if (env.ustack)
 		evprint_trailers(env.stacks, ret);
 	row_close(w);
+	struct tracejson *tj = tool_trace_json(t);
+	if (tj) {
+		char comm[16];
+		snprintf(comm, sizeof(comm), "%s", tool_comm(t, tid));
+		trace_call(tj, t, tid, comm, c, funcpair_retval(&env.fp, ret));
+	}
 }
 
 static int setup(struct tool_run *t)

@@ -14,7 +14,6 @@
 #include "base/out.h"
 #include "base/pair.h"
 #include "base/row.h"
-#include "count/tracejson.h"
 #include "tool.h"
 
 static struct env {
@@ -89,29 +88,6 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	}
 }
 
-/* --trace-json: each disk a process of its own (its name the DEV column), the I/O that
- * overlap on it spread over lanes (its threads), the submitter in the args. */
-static void trace_io(struct tracejson *tj, const struct blk_io *io, const char *dev)
-{
-	int pid = tracejson_pseudo_pid(tj, io->dev), lane;
-	if (pid < 0 || (lane = tracejson_lane(tj, pid, io->start_ns, io->end_ns)) < 0)
-		return;
-	char name[32];
-	snprintf(name, sizeof(name), "lane %d", lane);
-	tracejson_process_name(tj, pid, dev, SIZE_MAX);
-	tracejson_thread_name(tj, pid, lane, name, sizeof(name));
-	tracejson_span_begin(tj, pid, lane, io->rwbs, sizeof(io->rwbs), "io", io->start_ns,
-			     io->end_ns - io->start_ns);
-	tracejson_arg_str(tj, "comm", io->comm, sizeof(io->comm));
-	tracejson_arg_int(tj, "pid", io->pid);
-	tracejson_arg_str(tj, "type", io->rwbs, sizeof(io->rwbs));
-	tracejson_arg_str(tj, "dev", dev, SIZE_MAX);
-	tracejson_arg_uint(tj, "sector", io->sector);
-	tracejson_arg_uint(tj, "bytes", io->bytes);
-	tracejson_arg_int(tj, "error", io->error);
-	tracejson_span_end(tj);
-}
-
 static void on_io(const struct blk_io *io, void *ctx)
 {
 	const struct tool_run *t = ctx;
@@ -137,7 +113,7 @@ static void on_io(const struct blk_io *io, void *ctx)
 	row_end(&env.row);
 	struct tracejson *tj = tool_trace_json((struct tool_run *)t);
 	if (tj)
-		trace_io(tj, io, dev);
+		blk_trace_json(tj, io, dev);
 }
 
 /* The submitter's name comes from the block events (the kernel's comm at the time). */

@@ -22,6 +22,7 @@
 #include <event-parse.h>
 
 #include "count/pprof.h"
+#include "count/tracejson.h"
 #include "stream/comm.h"
 #include "stream/evprint.h"
 #include "stream/folded.h"
@@ -126,6 +127,7 @@ static const struct opt_spec options[] = {
 	 "or ftrace (at most 8); default: perf where it can be opened",
 	 0},
 	TOOL_JSON_KEYS,
+	TOOL_TRACE_JSON,
 	TOOL_OPT_END,
 };
 
@@ -135,6 +137,7 @@ static const char *const examples[] = {
 	"offcputime -p 181 -d 10  # PID 181's threads for 10 seconds",
 	"offcputime -u --folded 10 | flamegraph > off.svg   # user threads, a flame graph",
 	"offcputime -v -U         # where the user stacks come from here",
+	"offcputime -s --trace-json off.json 5 # each time off the CPU, for Perfetto",
 	NULL,
 };
 
@@ -207,6 +210,47 @@ static void out_of_memory(void)
 	sig_request_stop();
 }
 
+/* --trace-json: the name of a time off the CPU, the function it waits in: the innermost
+ * kernel frame outside the scheduler (the first whose name has no "schedule": __schedule,
+ * schedule, schedule_timeout, io_schedule, preempt_schedule_common ...), as -j prints it;
+ * the innermost frame when all are; "off-cpu" without kernel stacks. */
+static const char *wait_name(const struct out *o, char *buf, size_t size)
+{
+	const char *first = NULL;
+	for (int i = 0; i < o->nk; i++) {
+		unsigned long long off, addr = o->k[i];
+		/* above the innermost, return addresses: folded.c names addr - 1 */
+		const char *sym =
+			env.ksyms ? ksym_find(env.ksyms, i && addr ? addr - 1 : addr, &off) : NULL;
+		if (!sym) {
+			snprintf(buf, size, "0x%llx", addr);
+			sym = buf;
+		}
+		if (!strstr(sym, "schedule"))
+			return sym;
+		if (!first) {
+			snprintf(buf, size, "%s", sym);
+			first = buf;
+		}
+	}
+	return first ? first : "off-cpu";
+}
+
+/* --trace-json: the time off the CPU on the track of its thread, in its process. */
+static void trace_off(struct tracejson *tj, const struct out *o, int tid, int tgid,
+		      uint64_t start_ns, uint64_t ns)
+{
+	char buf[160];
+	const char *name = wait_name(o, buf, sizeof(buf));
+	tracejson_process_name(tj, tgid, tgid == tid ? o->comm : tool_comm(env.t, tgid), 16);
+	tracejson_thread_name(tj, tgid, tid, o->comm, sizeof(o->comm));
+	tracejson_span_begin(tj, tgid, tid, name, SIZE_MAX, "offcpu", start_ns, ns);
+	tracejson_arg_str(tj, "comm", o->comm, sizeof(o->comm));
+	tracejson_arg_int(tj, "tid", tid);
+	tracejson_arg_int(tj, "pid", tgid);
+	tracejson_span_end(tj);
+}
+
 /* The task's time off the CPU ended: counted under its stacks. */
 static void on_back(const struct tep_record *end, const struct span_start *st, uint64_t ns,
 		    void *data, void *ctx)
@@ -223,6 +267,9 @@ static void on_back(const struct tep_record *end, const struct span_start *st, u
 		return;
 	env.counted++;
 	env.ns_total += ns;
+	struct tracejson *tj = tool_trace_json(env.t);
+	if (tj)
+		trace_off(tj, o, tid, tgid, st->ts, ns);
 	if (env.perf_ustack) {
 		if (env.nbacks == env.capbacks) {
 			size_t cap = env.capbacks ? env.capbacks * 2 : 256;

@@ -17,6 +17,7 @@
 #include <event-parse.h>
 
 #include "count/prom.h"
+#include "count/tracejson.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "join/sysc.h"
@@ -57,7 +58,8 @@ static const struct opt_spec options[] = {
 	TOOL_DURATION,	TOOL_JSON("one JSON object per interval"),
 	TOOL_PID,	{'v', NULL, NULL, "say which calls are counted how, then exit", 0},
 	TOOL_JSON_KEYS, TOOL_EXEC,
-	TOOL_PROM,	TOOL_OPT_END,
+	TOOL_PROM,	TOOL_TRACE_JSON,
+	TOOL_OPT_END,
 };
 
 static const char *const examples[] = {
@@ -66,6 +68,7 @@ static const char *const examples[] = {
 	"vfsstat -p 181        # PID 181's calls",
 	"vfsstat -j 1 10 > v.json  # ten seconds of JSON lines",
 	"vfsstat --prom vfs.prom 15 > /dev/null # counters for node_exporter",
+	"vfsstat --trace-json vfs.json 1 10 # ten seconds of counters for Perfetto",
 	NULL,
 };
 
@@ -200,6 +203,18 @@ static void prom_write(struct tool_run *t)
 	prom_commit(p);
 }
 
+/* --trace-json: the interval's counts as one counter event at its start, a series per -j
+ * member (Perfetto draws a counter track each); zeros at the end (tracejson_interval). */
+static void trace_counts(struct tool_run *t, uint64_t start, const uint64_t *count)
+{
+	struct tracejson *tj = tool_trace_json(t);
+	long long v[KINDS];
+	for (int k = 0; k < KINDS; k++)
+		v[k] = count ? (long long)count[k] : 0;
+	if (tj)
+		tracejson_interval(tj, start, kind_names, count ? v : NULL, KINDS);
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	/* The calls made up to now, not those the reader has yet to see. */
@@ -219,6 +234,7 @@ static int interval(struct tool_run *t, uint64_t now)
 	row_end(w);
 	if (t->prom)
 		prom_write(t);
+	trace_counts(t, env.since, env.count);
 	memset(env.count, 0, sizeof(env.count));
 	env.since = now;
 	return 0;
@@ -228,6 +244,7 @@ static void end(struct tool_run *t)
 {
 	if (!t->last_interval)
 		interval(t, reader_now());
+	trace_counts(t, env.since, NULL);
 }
 
 static const struct tool vfsstat = {

@@ -306,8 +306,8 @@ void tracejson_span_end(struct tracejson *tj)
 		fputs("}}", tj->f);
 }
 
-void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
-		       const char *series, long long v)
+void tracejson_counters(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
+			const char *const *series, const long long *v, int n)
 {
 	if (!next_event(tj))
 		return;
@@ -316,6 +316,30 @@ void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t
 	fputs("{\"ph\":\"C\",\"name\":", tj->f);
 	out_json_str(tj->f, name, SIZE_MAX);
 	fprintf(tj->f, ",\"ts\":%s,\"pid\":%d,\"tid\":0,\"args\":{", ts, pid);
-	out_json_str(tj->f, series, SIZE_MAX);
-	fprintf(tj->f, ":%lld}}", v);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putc(',', tj->f);
+		out_json_str(tj->f, series[i], SIZE_MAX);
+		fprintf(tj->f, ":%lld", v[i]);
+	}
+	fputs("}}", tj->f);
+}
+
+void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
+		       const char *series, long long v)
+{
+	tracejson_counters(tj, pid, name, ts_ns, &series, &v, 1);
+}
+
+void tracejson_interval(struct tracejson *tj, uint64_t start_ns, const char *const *series,
+			const long long *v, int n)
+{
+	int pid = tracejson_pseudo_pid(tj, 0);
+	if (pid < 0)
+		return;
+	long long zeros[16] = {0};
+	if (!v && n > (int)(sizeof(zeros) / sizeof(*zeros)))
+		n = (int)(sizeof(zeros) / sizeof(*zeros));
+	tracejson_process_name(tj, pid, tj->tool, SIZE_MAX);
+	tracejson_counters(tj, pid, tj->tool, start_ns, series, v ? v : zeros, n);
 }

@@ -88,6 +88,16 @@ void tracejson_span_end(struct tracejson *tj);
  * reaches the file). */
 void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
 		       const char *series, long long v);
+/* The same with n series in one event (series[i] = v[i]): Perfetto draws each as a counter
+ * track of its own ("name series"), chrome://tracing stacks them in one. */
+void tracejson_counters(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
+			const char *const *series, const long long *v, int n);
+
+/* An interval tool's counts (vfsstat, cachestat): one counter event named tool at the
+ * interval's start, v[i] for series[i], on a pseudo process of its own named tool; v NULL:
+ * zeros, written once at the last interval's end so that the last one has a width. */
+void tracejson_interval(struct tracejson *tj, uint64_t start_ns, const char *const *series,
+			const long long *v, int n);
 
 /* Microseconds of ns, with three decimals, into dst (32 bytes); its length. */
 size_t tracejson_us(char *dst, uint64_t ns);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "domain/blk.h"
 #include "base/opt.h"
+#include "count/tracejson.h"
 #include "stream/reader.h"
 #include "kernel/session.h"
 
@@ -363,4 +364,25 @@ const char *blk_dev_name(uint32_t kdev, char *buf, size_t len)
 		snprintf(buf, len, "%s", base ? base + 1 : link);
 	}
 	return buf;
+}
+
+void blk_trace_json(struct tracejson *tj, const struct blk_io *io, const char *dev)
+{
+	int pid = tracejson_pseudo_pid(tj, io->dev), lane;
+	if (pid < 0 || (lane = tracejson_lane(tj, pid, io->start_ns, io->end_ns)) < 0)
+		return;
+	char name[32];
+	snprintf(name, sizeof(name), "lane %d", lane);
+	tracejson_process_name(tj, pid, dev, SIZE_MAX);
+	tracejson_thread_name(tj, pid, lane, name, sizeof(name));
+	tracejson_span_begin(tj, pid, lane, io->rwbs, sizeof(io->rwbs), "io", io->start_ns,
+			     io->end_ns > io->start_ns ? io->end_ns - io->start_ns : 0);
+	tracejson_arg_str(tj, "comm", io->comm, sizeof(io->comm));
+	tracejson_arg_int(tj, "pid", io->pid);
+	tracejson_arg_str(tj, "type", io->rwbs, sizeof(io->rwbs));
+	tracejson_arg_str(tj, "dev", dev, SIZE_MAX);
+	tracejson_arg_uint(tj, "sector", io->sector);
+	tracejson_arg_uint(tj, "bytes", io->bytes);
+	tracejson_arg_int(tj, "error", io->error);
+	tracejson_span_end(tj);
 }

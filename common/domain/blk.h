@@ -105,6 +105,14 @@ void blk_free(struct blk *b);
 /* At the end: the completions that found no start (begun before tracing, lost), if any. */
 void blk_report(const struct blk *b, const char *tool);
 
+/* --trace-json (tracejson.h), iosnoop's and biotop's: one I/O as a span on its disk's track:
+ * each disk a pseudo process named dev (the DEV column, "MAJOR,MINOR"), the I/O that
+ * overlap on it spread over lanes (its threads, "lane 1", ...), the span named by its rwbs,
+ * args comm, pid (the submitting thread), type, dev, sector, bytes and error as iosnoop's
+ * -j. Nothing written when the file has failed (out of memory for the lanes). */
+struct tracejson;
+void blk_trace_json(struct tracejson *tj, const struct blk_io *io, const char *dev);
+
 /* Check an -i TYPE glob before anything is changed in the kernel; NULL when fine. */
 const char *blk_type_invalid(const char *type);
 

@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "count/tracejson.h"
+#include "domain/blk.h"
 
 #include <sys/stat.h>
 
@@ -59,6 +60,9 @@ static void test_file(void **state)
 	tracejson_span_end(&tj);
 	tracejson_thread_name(&tj, 10, 11, "renamed", 16); /* changed: written again */
 	tracejson_counter(&tj, 10, "io", 3000, "count", -2);
+	static const char *const series[] = {"reads", "a\"b"};
+	const long long v[] = {7, 0};
+	tracejson_counters(&tj, 10, "vfs", 4000, series, v, 2);
 	assert_int_equal(tj.spans, 2);
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(tracejson_commit(&tj), 0);
@@ -85,7 +89,9 @@ static void test_file(void **state)
 		"\"renamed\"}},\n"
 		"{\"ph\":\"C\",\"name\":\"io\",\"ts\":3.000,\"pid\":10,\"tid\":0,\"args\":{"
 		"\"count\":"
-		"-2}}\n"
+		"-2}},\n"
+		"{\"ph\":\"C\",\"name\":\"vfs\",\"ts\":4.000,\"pid\":10,\"tid\":0,\"args\":{"
+		"\"reads\":7,\"a\\\"b\":0}}\n"
 		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"t\",\"clock\":\"mono\","
 		"\"spans\":2}}\n");
 	unlink(path);
@@ -160,6 +166,97 @@ static void test_lanes(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* iosnoop's and biotop's I/O (blk_trace_json): a disk a pseudo process named as DEV, two I/O
+ * that overlap on two lanes, a third after both on lane 1, another disk its own process; a
+ * completion stamped before its start (clocks of two CPUs) a span of 0, not 2^64 ns. */
+static void test_blk_io(void **state)
+{
+	(void)state;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/io.json", dir);
+	struct tracejson tj;
+	assert_int_equal(tracejson_open(&tj, path, "iosnoop"), 0);
+	struct blk_io a = {.start_ns = 1000,
+			   .end_ns = 3500,
+			   .sector = 8,
+			   .dev = 253u << 20,
+			   .bytes = 4096,
+			   .error = 0,
+			   .pid = 42,
+			   .comm = "dd",
+			   .rwbs = "WS"};
+	struct blk_io b = a, c = a, d = a, e = a;
+	b.start_ns = 2000, b.end_ns = 4000, b.pid = 43, b.rwbs[0] = 'R', b.rwbs[1] = 0;
+	c.start_ns = 5000, c.end_ns = 6000, c.error = -5;
+	d.dev = 8u << 20 | 16;
+	e.start_ns = 7000, e.end_ns = 6999;
+	blk_trace_json(&tj, &a, "253,0");
+	blk_trace_json(&tj, &b, "253,0");
+	blk_trace_json(&tj, &c, "253,0");
+	blk_trace_json(&tj, &d, "8,16");
+	blk_trace_json(&tj, &e, "253,0");
+	assert_int_equal(tj.spans, 5);
+	assert_int_equal(tracejson_commit(&tj), 0);
+	const char *want =
+		"{\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194305,\"tid\":0,\"args\":{"
+		"\"name\":\"253,0\"}},\n"
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194305,\"tid\":1,\"args\":{"
+		"\"name\":\"lane 1\"}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":1.000,\"dur\":2.500,\"pid\":"
+		"4194305,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":0}},\n"
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194305,\"tid\":2,\"args\":{"
+		"\"name\":\"lane 2\"}},\n"
+		"{\"ph\":\"X\",\"name\":\"R\",\"cat\":\"io\",\"ts\":2.000,\"dur\":2.000,\"pid\":"
+		"4194305,\"tid\":2,\"args\":{\"comm\":\"dd\",\"pid\":43,\"type\":\"R\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":0}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":5.000,\"dur\":1.000,\"pid\":"
+		"4194305,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":-5}},\n"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194306,\"tid\":0,\"args\":{"
+		"\"name\":\"8,16\"}},\n"
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":4194306,\"tid\":1,\"args\":{"
+		"\"name\":\"lane 1\"}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":1.000,\"dur\":2.500,\"pid\":"
+		"4194306,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"8,16\",\"sector\":8,\"bytes\":4096,\"error\":0}},\n"
+		"{\"ph\":\"X\",\"name\":\"WS\",\"cat\":\"io\",\"ts\":7.000,\"dur\":0.000,\"pid\":"
+		"4194305,\"tid\":1,\"args\":{\"comm\":\"dd\",\"pid\":42,\"type\":\"WS\",\"dev\":"
+		"\"253,0\",\"sector\":8,\"bytes\":4096,\"error\":0}}\n"
+		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"iosnoop\",\"clock\":"
+		"\"mono\",\"spans\":5}}\n";
+	assert_string_equal(slurp(path), want);
+	unlink(path);
+}
+
+/* An interval tool's counters: a pseudo process named as the tool, an event per interval,
+ * zeros at the end. */
+static void test_interval(void **state)
+{
+	(void)state;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/c.json", dir);
+	struct tracejson tj;
+	assert_int_equal(tracejson_open(&tj, path, "vfsstat"), 0);
+	static const char *const series[] = {"reads", "writes"};
+	tracejson_interval(&tj, 1000, series, (const long long[]){3, 4}, 2);
+	tracejson_interval(&tj, 2000, series, NULL, 2);
+	assert_int_equal(tracejson_commit(&tj), 0);
+	assert_string_equal(
+		slurp(path),
+		"{\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":4194305,\"tid\":0,\"args\":{"
+		"\"name\":\"vfsstat\"}},\n"
+		"{\"ph\":\"C\",\"name\":\"vfsstat\",\"ts\":1.000,\"pid\":4194305,\"tid\":0,"
+		"\"args\":{\"reads\":3,\"writes\":4}},\n"
+		"{\"ph\":\"C\",\"name\":\"vfsstat\",\"ts\":2.000,\"pid\":4194305,\"tid\":0,"
+		"\"args\":{\"reads\":0,\"writes\":0}}\n"
+		"],\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"vfsstat\",\"clock\":"
+		"\"mono\",\"spans\":0}}\n");
+	unlink(path);
+}
+
 /* Refused at start, with nothing made: a folder, a link, a name ending in '/', a folder not
  * there; a FILE.tmp left by a killed run is replaced, a link there is not followed. */
 static void test_refused(void **state)
@@ -205,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_empty_and_long),
 		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_blk_io),
+		cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_refused),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
