@@ -211,6 +211,12 @@ const char *tool_comm(struct tool_run *t, int pid)
 	return t->names ? comm_get(t->names, pid) : "<...>";
 }
 
+int tool_tgid(struct tool_run *t, int tid)
+{
+	struct comm_task ti;
+	return t->names && !comm_task(t->names, tid, &ti) && ti.tgid > 0 ? ti.tgid : tid;
+}
+
 /* -n checked here: the tool's handler sees only events of tasks named as asked. */
 static void on_named_event(struct tep_record *rec, void *ctx)
 {

@@ -285,6 +285,9 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 
 /* The name of task pid when its current event happened (or "<...>"). */
 const char *tool_comm(struct tool_run *t, int pid);
+/* The process (thread group) of thread tid, as the names followed know it; tid itself when
+ * they do not (no names followed, or a thread not seen). */
+int tool_tgid(struct tool_run *t, int tid);
 
 /* With --cgroup: is task tid in the group (or a descendant) now? Always true without.
  * Reads /proc/TID/cgroup: for a tool that checks pids itself (pids_checked_here). */

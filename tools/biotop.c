@@ -141,8 +141,7 @@ static void on_io(const struct blk_io *io, void *ctx)
 	if (t->last_interval || (env.name && fnmatch(env.name, io->comm, 0)))
 		return;
 	/* The submitter's process from the names the run follows (its thread group then). */
-	struct comm_task ti;
-	int pid = t->names && !comm_task(t->names, io->pid, &ti) ? ti.tgid : io->pid;
+	int pid = tool_tgid(t, io->pid);
 	if ((env.pid && pid != env.pid) ||
 	    /* --cgroup is checked here: completions run in interrupts, in any task */
 	    !tool_in_cgroup(t, io->pid))

@@ -367,8 +367,7 @@ static void trace_call(struct tool_run *t, struct tracejson *tj, int cpu, int ti
 	}
 	if (o && depth >= 0 && depth < o->n)
 		o->n = depth;
-	struct comm_task info;
-	int pid = t->names && !comm_task(t->names, tid, &info) && info.tgid > 0 ? info.tgid : tid;
+	int pid = tool_tgid(t, tid);
 	char comm[16]; /* (the table's slot may move when the process is looked up) */
 	snprintf(comm, sizeof(comm), "%s", tool_comm(t, tid));
 	tracejson_process_name(tj, pid, pid == tid ? comm : tool_comm(t, pid), 16);

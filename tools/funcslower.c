@@ -152,8 +152,7 @@ static int prepare(struct tool_run *t)
 static void trace_call(struct tracejson *tj, struct tool_run *t, int tid, const char *comm,
 		       const struct funcpair_call *c, long long retval)
 {
-	struct comm_task info;
-	int pid = t->names && !comm_task(t->names, tid, &info) && info.tgid > 0 ? info.tgid : tid;
+	int pid = tool_tgid(t, tid);
 	tracejson_process_name(tj, pid, pid == tid ? comm : tool_comm(t, pid), 16);
 	tracejson_thread_name(tj, pid, tid, comm, 16);
 	tracejson_span_begin(tj, pid, tid, env.fp.func, sizeof(env.fp.func), "func", c->entry_ts,

@@ -263,8 +263,7 @@ static void on_begin(struct tep_record *rec, void *ctx)
 	w->caller = caller_of(w->k, w->nk);
 	if (env.folded) {
 		struct tool_run *t = env.t;
-		struct comm_task ti;
-		w->tgid = t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid;
+		w->tgid = tool_tgid(t, tid);
 		snprintf(w->comm, sizeof(w->comm), "%s", tool_comm(t, tid));
 	}
 }

@@ -261,8 +261,7 @@ static void on_back(const struct tep_record *end, const struct span_start *st, u
 		return;
 	}
 	int tid = (int)reader_num(end, env.se.next_pid);
-	struct comm_task info;
-	int tgid = env.t->names && comm_task(env.t->names, tid, &info) == 0 ? info.tgid : tid;
+	int tgid = tool_tgid(env.t, tid);
 	if (env.t->o.pid && tgid != env.t->o.pid)
 		return;
 	env.counted++;

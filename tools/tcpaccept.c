@@ -132,8 +132,7 @@ static void accepted(const struct tep_record *end, const struct span_start *star
 	struct open *o = data;
 	struct tool_run *t = env.t;
 	int tid = tep_data_pid(t->s.tep, (struct tep_record *)end);
-	struct comm_task ti;
-	int pid = t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid;
+	int pid = tool_tgid(t, tid);
 	print(end->ts, pid, tid, tool_comm(t, tid), &o->tup, delta / 1e6);
 }
 
@@ -153,10 +152,9 @@ static void on_state(struct tep_record *rec, void *ctx)
 		/* listen(2), in the listener's task: it owns the opens to come on that port. */
 		struct tool_run *t = env.t;
 		int tid = tep_data_pid(t->s.tep, rec);
-		struct comm_task ti;
 		struct sock_listener l = {.family = tup.family, .port = tup.sport};
 		memcpy(l.addr, tup.saddr, sizeof(l.addr));
-		l.pid = t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid;
+		l.pid = tool_tgid(t, tid);
 		snprintf(l.comm, sizeof(l.comm), "%s", tool_comm(t, tid));
 		sock_listener_add(&env.listeners, &l);
 		return;

@@ -162,8 +162,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	if (new == env.st.syn_sent) {
 		struct tool_run *t = env.t;
 		int tid = tep_data_pid(t->s.tep, rec);
-		struct comm_task ti;
-		int pid = t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid;
+		int pid = tool_tgid(t, tid);
 		const char *comm = tool_comm(t, tid);
 		if ((env.pid && pid != env.pid) || (env.name && fnmatch(env.name, comm, 0))) {
 			span_drop(&env.connects, sk, 0);

@@ -309,8 +309,7 @@ static void on_kfree(struct tep_record *rec, void *ctx)
 		pair_del(&env.connecting, conn);
 	}
 	d.tcp_site = known || tcp_site(d.loc);
-	struct comm_task ti;
-	d.pid = t->names && !comm_task(t->names, d.tid, &ti) ? ti.tgid : d.tid;
+	d.pid = tool_tgid(t, d.tid);
 	snprintf(d.comm, sizeof(d.comm), "%s", tool_comm(t, d.tid));
 	if (!known && !rx && env.held && rec->cpu >= 0 && rec->cpu < env.ncpus) {
 		d.held = true;

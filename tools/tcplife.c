@@ -219,9 +219,7 @@ static void own_task(struct life *l, enum owner o, struct tep_record *rec)
 {
 	struct tool_run *t = env.t;
 	int tid = tep_data_pid(t->s.tep, rec);
-	struct comm_task ti;
-	own(l, o, t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid, tid,
-	    tool_comm(t, tid));
+	own(l, o, tool_tgid(t, tid), tid, tool_comm(t, tid));
 }
 
 static void on_state(struct tep_record *rec, void *ctx)

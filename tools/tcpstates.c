@@ -105,12 +105,11 @@ static void on_state(struct tep_record *rec, void *ctx)
 		span_begin(&env.last, sk, 0, rec->ts, rec->cpu, 0);
 
 	int tid = tep_data_pid(t->s.tep, rec), flags = tep_data_flags(t->s.tep, rec);
-	struct comm_task ti;
 	char a[SOCK_ADDRSTRLEN], b[SOCK_ADDRSTRLEN], o[16], n[16];
 	struct row *r = &env.row;
 	row_begin(r, rec->ts);
 	row_hex(r, sk);
-	row_int(r, t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid);
+	row_int(r, tool_tgid(t, tid));
 	row_str(r, tool_comm(t, tid), 16);
 	/* TRACE_FLAG_HARDIRQ 0x08, TRACE_FLAG_SOFTIRQ 0x10, TRACE_FLAG_NMI 0x40 */
 	row_word(r, flags & 0x48 ? "irq" : flags & 0x10 ? "softirq" : "task");

@@ -221,8 +221,7 @@ static void count(struct tep_record *rec, const struct name *life, uint64_t sk, 
 {
 	struct tool_run *t = env.t;
 	int tid = tep_data_pid(t->s.tep, rec);
-	struct comm_task ti;
-	int pid = t->names && !comm_task(t->names, tid, &ti) ? ti.tgid : tid;
+	int pid = tool_tgid(t, tid);
 	if (env.pid && pid != env.pid)
 		return;
 	const char *comm = tool_comm(t, tid);
