@@ -23,6 +23,7 @@
 #include <tracefs.h>
 
 #include "kernel/ftrace.h"
+#include "kernel/funcprof.h"
 #include "count/kernhist.h"
 #include "base/opt.h"
 #include "base/out.h"
@@ -44,9 +45,6 @@
 #define PROBES_BEST 50
 /* At most this many probes in one run (--via hits or events, user functions). */
 #define MAX_PROBES 1000
-
-/* The function profiler's table shows a name in at most this many characters. */
-#define PROFILE_NAME 30
 
 enum via { VIA_BEST, VIA_HITS, VIA_EVENTS, VIA_PROFILE, VIA_FTRACE, VIA_HIST };
 static const char *const via_names[] = {"best",	  "hits", "events", "profile",
@@ -364,8 +362,7 @@ static bool by_events(const struct tool_run *t)
 static const char *profile_ambiguous(void)
 {
 	for (int i = 1; i < env.n; i++) /* sorted by name */
-		if (strlen(env.f[i].name) >= PROFILE_NAME &&
-		    !strncmp(env.f[i - 1].name, env.f[i].name, PROFILE_NAME))
+		if (funcprof_alike(env.f[i - 1].name, env.f[i].name))
 			return env.f[i].name;
 	return NULL;
 }
@@ -376,7 +373,7 @@ static const char *profile_ambiguous(void)
 static int take_profiler(struct tool_run *t)
 {
 	bool must = env.via == VIA_PROFILE;
-	bool have = tracefs_file_exists(NULL, "function_profile_enabled");
+	bool have = funcprof_available();
 	const char *alike = profile_ambiguous();
 	if (!must && (env.via != VIA_BEST || env.user || filtered(t) || !have || alike))
 		return TOOL_OK;
@@ -389,23 +386,13 @@ static int take_profiler(struct tool_run *t)
 		fprintf(stderr,
 			"funccount: %s and another matching name are alike in their first %d "
 			"characters, all the profiler shows: use --via hits\n",
-			alike, PROFILE_NAME);
+			alike, FUNCPROF_NAME);
 		return TOOL_USAGE;
 	}
-	if ((must ? toplevel_acquire : toplevel_try)(&env.tl, "funccount"))
-		return must ? TOOL_FAIL : TOOL_OK;
-	char *on = tracefs_instance_file_read(NULL, "function_profile_enabled", NULL);
-	bool idle = on && atoi(on) == 0;
-	free(on);
-	if (!idle) {
-		toplevel_release(&env.tl);
-		if (!must)
-			return TOOL_OK;
-		fprintf(stderr, "funccount: the function profiler is in use "
-				"(function_profile_enabled is not 0)\n");
+	int ret = funcprof_take(&env.tl, "funccount", must);
+	if (ret < 0)
 		return TOOL_FAIL;
-	}
-	env.profile = true;
+	env.profile = ret == 0;
 	return TOOL_OK;
 }
 
@@ -455,22 +442,11 @@ static int start_profiler(void)
 {
 	int n;
 	const char **words = filter_words(&n);
-	size_t len = 1;
-	for (int i = 0; words && i < n; i++)
-		len += strlen(words[i]) + 1;
-	char *text = words ? malloc(len) : NULL, *p = text;
-	if (!text) {
-		free(words);
+	if (!words) {
 		fprintf(stderr, "funccount: out of memory\n");
 		return TOOL_FAIL;
 	}
-	for (int i = 0; i < n; i++)
-		p += sprintf(p, "%s%s", i ? " " : "", words[i]);
-	int ret = toplevel_set(&env.tl, "set_ftrace_filter", text) ||
-				  toplevel_set(&env.tl, "function_profile_enabled", "1") ?
-			  TOOL_FAIL :
-			  TOOL_OK;
-	free(text);
+	int ret = funcprof_start(&env.tl, words, n, "funccount") ? TOOL_FAIL : TOOL_OK;
 	free(words);
 	return ret;
 }
@@ -815,17 +791,24 @@ static void hit(const char *name, unsigned long long hits, unsigned long long mi
 	f->missed = missed;
 }
 
-/* The function we count that the profiler shows as name (cut to PROFILE_NAME characters):
+/* The function we count that the profiler shows as name (cut to FUNCPROF_NAME characters):
  * one at most (profile_ambiguous). */
 static struct func *profiled(const char *name)
 {
 	struct func *f = bsearch(name, env.f, (size_t)env.n, sizeof(*env.f), by_name_key);
-	if (f || strlen(name) < PROFILE_NAME)
+	if (f || strlen(name) < FUNCPROF_NAME)
 		return f;
 	for (int i = 0; i < env.n; i++)
-		if (!strncmp(env.f[i].name, name, PROFILE_NAME))
+		if (funcprof_shows(name, env.f[i].name))
 			return &env.f[i];
 	return NULL;
+}
+
+static void profile_line(const char *name, unsigned long long hits, void *ctx)
+{
+	struct func *f = profiled(name);
+	if (f)
+		f->sum += hits;
 }
 
 /* trace_stat/function<cpu>: "  name  hits  [time ...]" after two header lines; the calls
@@ -834,27 +817,7 @@ static int read_profile(void)
 {
 	for (int i = 0; i < env.n; i++)
 		env.f[i].sum = 0;
-	/* Every possible CPU's table: a CPU offline now leaves a gap in the numbers. */
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	int cpus = 0;
-	for (int cpu = 0; cpu < (ncpus > 0 ? ncpus : 1); cpu++) {
-		char file[64];
-		snprintf(file, sizeof(file), "trace_stat/function%d", cpu);
-		char *text = tracefs_instance_file_read(NULL, file, NULL);
-		if (!text)
-			continue;
-		cpus++;
-		char *save = NULL;
-		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			char name[256];
-			unsigned long long hits;
-			struct func *f;
-			if (sscanf(l, "%255s %llu", name, &hits) == 2 && (f = profiled(name)))
-				f->sum += hits;
-		}
-		free(text);
-	}
-	if (!cpus)
+	if (funcprof_read(profile_line, NULL))
 		return -1;
 	for (int i = 0; i < env.n; i++) {
 		struct func *f = &env.f[i];
