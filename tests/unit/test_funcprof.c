@@ -6,6 +6,7 @@
  * it changed written back at the release.
  */
 #include "helpers.h"
+#include "fake_top.h"
 
 #include <tracefs.h>
 
@@ -34,19 +35,12 @@ static const char table_nograph[] = "  Function                               Hi
 static int make_tree(void **state)
 {
 	(void)state;
-	strcpy(tree, "/tmp/ftt-prof-XXXXXX");
-	assert_non_null(mkdtemp(tree));
-	write_file(tree, "current_tracer", "nop\n");
-	write_file(tree, "tracing_on", "1\n");
-	write_file(tree, "set_event", "");
-	write_file(tree, "set_ftrace_filter", "#### all functions enabled ####\n");
-	write_file(tree, "function_profile_enabled", "0\n");
-	assert_int_equal(tracefs_set_tracing_dir(tree), 0);
-	snprintf(run, sizeof(run), "%s/run", tree);
-	snprintf(lock, sizeof(lock), "%s/ftrace-lock", tree);
-	state_dir_for_tests = run;
-	state_fake_tracefs = true; /* the tree is on tmpfs: only paths are checked */
-	toplevel_perf_tools_lock = lock;
+	static const struct fake_file files[] = {
+		{"set_ftrace_filter", "#### all functions enabled ####\n"},
+		{"function_profile_enabled", "0\n"},
+		{NULL, NULL},
+	};
+	fake_top_make(tree, "/tmp/ftt-prof-XXXXXX", run, lock, files);
 	return 0;
 }
 
