@@ -48,12 +48,10 @@
 #include "join/sysc.h"
 #include "tool.h"
 #include "stream/usym.h"
+#include "domain/execargs.h"
 #include "domain/ustr.h"
 
-#define MAX_ARGS 40	/* the most --max-args takes: 2 fetches each, the kernel takes 128 */
-#define ARGS_BYTES 4096 /* as much as one event can hold */
-#define SIZE_UNKNOWN UINT32_MAX	    /* an argument cut where its length is not known */
-#define MAX_ARG_LEN 131072	    /* the kernel's MAX_ARG_STRLEN: no argument is longer */
+#define MAX_ARGS EXECARGS_MAX	    /* the most --max-args takes */
 #define PENDING 64		    /* execs waiting for the loader's record */
 #define LOADER_WAIT_NS 200000000ULL /* of the reader's time, when nothing else comes */
 #define LOADER_LATE_NS 20000000ULL  /* of trace time: an event this much later came first */
@@ -61,30 +59,8 @@
 static const char *const calls[] = {"execve", "execveat"};
 #define NCALLS 2
 
-/* Where the arguments came from. */
-enum src { SRC_NONE, SRC_KPROBE, SRC_EPROBE, SRC_LIBC, SRC_LOADER, SRC_PROC };
-static const char *const src_names[] = {"none", "kprobe", "eprobe", "uprobe", "loader", "proc"};
 enum via { VIA_KPROBE, VIA_EPROBE, VIA_UPROBE, VIA_PROC, VIA_BEST };
 static const char *const via_names[] = {"kprobe", "eprobe", "uprobe", "proc"};
-
-struct args {
-	unsigned char from; /* enum src */
-	bool cut;	    /* there were more arguments than are held (--max-args) */
-	unsigned short n;   /* arguments held */
-	unsigned short len; /* bytes of buf: n strings, each ending with a NUL */
-	/* Each one's length as passed: more than the bytes held when it was cut (SIZE_UNKNOWN:
-	 * cut at a length not known). */
-	uint32_t size[MAX_ARGS];
-	char buf[ARGS_BYTES];
-};
-
-/* The new program's arguments as its stack has them: how many, and the lengths of the first
- * ones (nsize), from the pointers. */
-struct image {
-	bool known;
-	int argc, nsize;
-	uint32_t size[MAX_ARGS];
-};
 
 /* What an event tells: IMAGE is the new program's stack (start_thread, or the loader's entry:
  * LOADER_IMAGE), LOADER the strings there. */
@@ -93,7 +69,7 @@ enum role { ENTER, EXIT, EXEC, ARGS, LIBC, LIBC_ARGV, LOADER, IMAGE, LOADER_IMAG
 struct evinfo {
 	enum role role;
 	int call;
-	enum src src;
+	enum execargs_from src;
 	struct tep_format_field *ret, *filename, *pid, *old_pid, *argc, *end;
 	struct tep_format_field *ptr[MAX_ARGS + 1], *str[MAX_ARGS], *slot[MAX_ARGS + 3];
 };
@@ -101,8 +77,8 @@ struct evinfo {
 /* An exec in progress (the join's data). */
 struct exec_data {
 	char filename[PATH_MAX]; /* as the kernel ran it (sched_process_exec) */
-	struct args a;
-	struct image im;
+	struct execargs a;
+	struct execargs_image im;
 };
 
 /* A successful exec whose arguments (or their lengths) the loader will tell, if the program
@@ -113,8 +89,8 @@ struct pending {
 	uint64_t ts, deadline;
 	char pcomm[16];
 	struct exec_data d;
-	struct args loader;   /* the loader's strings */
-	struct args fallback; /* /proc/PID/cmdline when the exec was seen */
+	struct execargs loader;	  /* the loader's strings */
+	struct execargs fallback; /* /proc/PID/cmdline when the exec was seen */
 };
 
 static struct env {
@@ -128,9 +104,10 @@ static struct env {
 	struct tool_run *t;
 	struct row row;
 	struct sysc join;
-	struct pair_table stash;  /* tid -> struct args from the C library, before the call */
+	struct pair_table stash;  /* tid -> struct execargs from the C library, before the call */
 	struct pair_table counts; /* tid -> struct args, how many it passed, when only that came */
-	struct pair_table images; /* tid -> struct image from start_thread, during the call */
+	struct pair_table
+		images; /* tid -> struct execargs_image from start_thread, during the call */
 	struct pending pend[PENDING];
 	int nev;
 	struct evinfo ev[16];
@@ -183,239 +160,52 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	}
 }
 
-/* --- arguments ------------------------------------------------------------------------------ */
+/* --- arguments from records (execargs.h puts them together) ------------------------------- */
 
-static void args_clear(struct args *a)
+/* The pointers of argv a record holds (0: NULL, or no such field). */
+static void record_ptrs(uint64_t *ptr, const struct tep_record *rec, const struct evinfo *ei)
 {
-	memset(a, 0, offsetof(struct args, buf));
+	for (int i = 0; i <= env.max_args; i++)
+		ptr[i] = ei->ptr[i] ? (uint64_t)reader_num(rec, ei->ptr[i]) : 0;
 }
 
-/* Copy a (its held bytes only). */
-static void args_copy(struct args *to, const struct args *a)
+static bool args_from_record(struct execargs *a, const struct tep_record *rec,
+			     const struct evinfo *ei)
 {
-	memcpy(to, a, offsetof(struct args, buf) + a->len);
-}
-
-/* An argument: n bytes held of one size bytes long (SIZE_UNKNOWN: cut, length unknown). What
- * does not fit in the buffer is cut there, its length kept. */
-static void args_add(struct args *a, const char *s, size_t n, uint32_t size)
-{
-	if (a->n == MAX_ARGS)
-		return;
-	size_t room = sizeof(a->buf) - a->len - 1;
-	if (a->len >= sizeof(a->buf)) { /* no room even for its NUL: the list is cut here */
-		a->cut = true;
-		return;
-	}
-	if (n > room)
-		n = room;
-	memcpy(a->buf + a->len, s, n);
-	a->buf[a->len + n] = 0;
-	a->len += (unsigned short)(n + 1);
-	a->size[a->n++] = size;
-}
-
-/* Argument i's held bytes (o: its offset, advanced to the next). */
-static const char *args_next(const struct args *a, size_t *o, size_t *held)
-{
-	const char *s = a->buf + *o;
-	*held = strlen(s);
-	*o += *held + 1;
-	return s;
-}
-
-static bool arg_cut(const struct args *a, int i, size_t held)
-{
-	return a->size[i] != held;
-}
-
-/* From a probe's record: argc (the loader) or the pointers say how many there are. A string
- * the kernel could not read makes the record useless (then /proc): an eprobe that cannot
- * read user memory (Debian's 6.1 and 6.12), a page not in memory. A uprobe's record whose
- * last string ($comm, always readable) is missing had a string of 4 KB or more: the last
- * string held before it is a prefix, the ones after it are lost (held empty, cut). */
-static bool args_from_record(struct args *a, const struct tep_record *rec, const struct evinfo *ei)
-{
-	int n = env.max_args;
-	args_clear(a);
-	if (ei->argc) {
-		long long argc = reader_num(rec, ei->argc);
-		if (argc < n)
-			n = argc < 0 ? 0 : (int)argc;
-		a->cut = argc > env.max_args;
-	} else {
-		for (int i = 0; i <= env.max_args; i++)
-			if (!ei->ptr[i] || !reader_num(rec, ei->ptr[i])) {
-				n = i;
-				break;
-			}
-		a->cut = n == env.max_args && ei->ptr[n] && reader_num(rec, ei->ptr[n]);
-	}
-	bool kernel = ei->src == SRC_KPROBE || ei->src == SRC_EPROBE;
-	const char *s[MAX_ARGS];
-	size_t len[MAX_ARGS];
-	int last = -1; /* the last string slot holding something (beyond n too: the loader's) */
-	for (int i = 0; i < env.max_args; i++) {
-		s[i] = ei->str[i] ? reader_str(rec, ei->str[i], &len[i]) : NULL;
-		if (s[i] && len[i])
-			last = i;
-	}
-	size_t endlen = 0;
-	bool stolen = ei->end && (reader_str(rec, ei->end, &endlen), !endlen);
-	for (int i = 0; i < n; i++) {
-		bool lost = stolen && i > last, cut = stolen && i == last;
-		/* A uprobe records "" with its NUL and a fault with nothing. A kprobe or eprobe
-		 * records "" with nothing (its copy does not count the NUL of an empty string)
-		 * and, since Linux 6.4, a fault as the text "(fault)". */
-		if (!lost && (!s[i] || (!len[i] && !kernel) ||
-			      (kernel && len[i] >= 7 && !strncmp(s[i], "(fault)", len[i]))))
-			return false;
-		size_t held = lost ? 0 : len[i] ? strnlen(s[i], len[i]) : 0;
-		args_add(a, lost ? "" : s[i], held, lost || cut ? SIZE_UNKNOWN : (uint32_t)held);
-	}
-	/* argv[0] read as "" from every exec: an eprobe that reads nothing (6.1). */
-	if (ei->src == SRC_EPROBE && n && !a->buf[0])
-		return false;
-	a->from = (unsigned char)ei->src;
-	return true;
+	struct execargs_record r = {.from = ei->src, .has_argc = ei->argc, .has_end = ei->end};
+	if (ei->argc)
+		r.argc = reader_num(rec, ei->argc);
+	else
+		record_ptrs(r.ptr, rec, ei);
+	for (int i = 0; i < env.max_args; i++)
+		r.str[i] = ei->str[i] ? reader_str(rec, ei->str[i], &r.len[i]) : NULL;
+	if (ei->end)
+		reader_str(rec, ei->end, &r.end_len);
+	return execargs_from_record(a, &r, env.max_args);
 }
 
 /* The new program's stack: argc, then the pointers argv[0..argc-1], NULL, envp[0] (slots 1
- * on). The strings are packed in that order, so each argument's length is the distance to
- * the next one's start, the last one's to envp[0]'s (unknown without an environment). */
-static void image_from_record(struct image *im, const struct tep_record *rec,
+ * on). */
+static void image_from_record(struct execargs_image *im, const struct tep_record *rec,
 			      const struct evinfo *ei)
 {
 	uint64_t slot[MAX_ARGS + 3] = {0};
-	int nslots = env.max_args + 2;
-	long long argc = reader_num(rec, ei->argc);
-	memset(im, 0, sizeof(*im));
-	if (argc < 0 || argc > MAX_ARG_LEN)
-		return;
-	for (int j = 1; j <= nslots; j++)
+	for (int j = 1; j <= env.max_args + 2; j++)
 		slot[j] = ei->slot[j] ? (uint64_t)reader_num(rec, ei->slot[j]) : 0;
-	im->known = true;
-	im->argc = (int)argc;
-	for (int i = 0; i < im->argc && i < env.max_args; i++) {
-		uint64_t at = slot[i + 1], next = 0;
-		if (i + 1 < im->argc)
-			next = slot[i + 2];
-		else if (im->argc + 2 <= nslots)
-			next = slot[im->argc + 2];
-		if (!at || next <= at || next - at - 1 > MAX_ARG_LEN)
-			break;
-		im->size[i] = (uint32_t)(next - at - 1);
-		im->nsize = i + 1;
-	}
+	execargs_image_from(im, reader_num(rec, ei->argc), slot, env.max_args);
 }
 
-/*
- * The lengths of the new program's arguments for a's, when they are the same arguments: a
- * script's interpreter gets other ones (its own name first). Every argument a holds whole
- * must have the image's length; then each one cut gets its true length. Returns whether
- * they were the same.
- */
-static bool args_sizes_from(struct args *a, const struct image *im)
+/* How many pointers argv has (a record of the pointers only, which is never too large). */
+static void args_count(struct execargs *a, const struct tep_record *rec, const struct evinfo *ei)
 {
-	if (!im->known || a->from == SRC_NONE || (a->cut ? im->argc <= a->n : im->argc != a->n))
-		return false;
-	size_t o = 0, held;
-	for (int i = 0; i < a->n && i < im->nsize; i++) {
-		args_next(a, &o, &held);
-		if (arg_cut(a, i, held) ? held > im->size[i] : held != im->size[i])
-			return false;
-	}
-	o = 0;
-	for (int i = 0; i < a->n && i < im->nsize; i++) {
-		args_next(a, &o, &held);
-		a->size[i] = im->size[i];
-	}
-	return true;
-}
-
-/* Nothing of the strings, only how many there were and how long (their record was too large
- * to be written): each one shown cut, with its length. */
-static void args_from_image(struct args *a, const struct image *im, enum src from)
-{
-	args_clear(a);
-	for (int i = 0; i < im->argc && i < env.max_args; i++)
-		args_add(a, "", 0, i < im->nsize ? im->size[i] : SIZE_UNKNOWN);
-	a->cut = im->argc > env.max_args;
-	a->from = (unsigned char)from;
-}
-
-/* How many pointers argv has (a record of the pointers only, which is never too large): that
- * many arguments, not read. */
-static void args_count(struct args *a, const struct tep_record *rec, const struct evinfo *ei)
-{
-	int n = env.max_args;
-	args_clear(a);
-	for (int i = 0; i <= env.max_args; i++)
-		if (!ei->ptr[i] || !reader_num(rec, ei->ptr[i])) {
-			n = i;
-			break;
-		}
-	for (int i = 0; i < n; i++)
-		args_add(a, "", 0, SIZE_UNKNOWN);
-	a->cut = n == env.max_args && ei->ptr[n] && reader_num(rec, ei->ptr[n]);
-	a->from = (unsigned char)ei->src;
-}
-
-static bool args_whole(const struct args *a)
-{
-	size_t o = 0, held;
-	for (int i = 0; i < a->n; i++) {
-		args_next(a, &o, &held);
-		if (arg_cut(a, i, held))
-			return false;
-	}
-	return a->from != SRC_NONE;
-}
-
-/* The last resort: the process's command line as it is now (late: it may have changed, or
- * be another program's after a second exec), read to its end for the true lengths. */
-static void args_from_proc(struct args *a, int pid)
-{
-	char path[64], buf[65536], arg[ARGS_BYTES];
-	size_t held = 0, size = 0;
-	args_clear(a);
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n;
-	bool any = false;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		any = true;
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i]) {
-				if (held < sizeof(arg))
-					arg[held++] = buf[i];
-				size++;
-				continue;
-			}
-			if (a->n == env.max_args) {
-				a->cut = true;
-				break;
-			}
-			args_add(a, arg, held,
-				 size > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)size);
-			held = size = 0;
-		}
-		if (a->cut)
-			break;
-	}
-	close(fd);
-	if (!any)
-		return;	     /* gone, or a kernel thread */
-	if (size && !a->cut) /* a last argument without its NUL (a program that rewrote it) */
-		args_add(a, arg, held, (uint32_t)size);
-	a->from = SRC_PROC;
+	uint64_t ptr[MAX_ARGS + 1];
+	record_ptrs(ptr, rec, ei);
+	execargs_count(a, ptr, env.max_args, ei->src);
 }
 
 /* --- output --------------------------------------------------------------------------------- */
 
-static bool arg_matches(const struct args *a)
+static bool arg_matches(const struct execargs *a)
 {
 	if (!env.arg)
 		return true;
@@ -450,48 +240,19 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each exec", cols);
 
-/* The ARGS column of text: each argument one word, then what was cut or read late. */
-static void args_text(FILE *f, const struct args *a, const struct exec_data *d)
-{
-	size_t o = 0, held;
-	if (a->from == SRC_NONE) {
-		/* Not read: the file the kernel ran, when it ran one. */
-		if (d->filename[0]) {
-			out_text_arg(f, d->filename, strlen(d->filename), env.quote);
-			putc(' ', f);
-		}
-		fputs("[arguments not read]", f);
-		return;
-	}
-	for (int i = 0; i < a->n; i++) {
-		const char *s = args_next(a, &o, &held);
-		if (i)
-			putc(' ', f);
-		out_text_arg(f, s, held, env.quote);
-		if (a->size[i] == SIZE_UNKNOWN)
-			fputs(" [cut]", f);
-		else if (arg_cut(a, i, held))
-			fprintf(f, " [cut: %u byte%s]", a->size[i], a->size[i] == 1 ? "" : "s");
-	}
-	if (a->cut)
-		fputs(" [...]", f);
-	if (a->from == SRC_PROC)
-		fputs(" [late]", f);
-}
-
 static void print_exec(uint64_t ts, int pid, int call, long long ret, const char *pcomm,
 		       const struct exec_data *d)
 {
-	const struct args *a = &d->a;
+	const struct execargs *a = &d->a;
 	struct comm_task ti;
 	int ppid = comm_task(env.t->names, pid, &ti) ? -1 : ti.ppid;
 	if ((env.name && fnmatch(env.name, pcomm, 0)) || !arg_matches(a))
 		return;
-	bool whole = args_whole(a), read = a->from != SRC_NONE;
+	bool read = a->from != EXECARGS_NONE, cut = execargs_any_cut(a);
 	env.shown++;
-	env.late += a->from == SRC_PROC;
+	env.late += a->from == EXECARGS_PROC;
 	env.unknown += !read;
-	env.cut += read && !whole;
+	env.cut += read && !execargs_whole(a);
 	struct row *w = &env.row;
 	FILE *f;
 	row_begin(w, ts);
@@ -508,30 +269,14 @@ static void print_exec(uint64_t ts, int pid, int call, long long ret, const char
 	else
 		row_none(w);
 	if ((f = row_text(w)))
-		args_text(f, a, d);
-	if ((f = row_json(w))) {
-		size_t o = 0, held;
-		fputs(read ? "[" : "null", f);
-		for (int i = 0; read && i < a->n; i++) {
-			const char *s = args_next(a, &o, &held);
-			if (i)
-				putc(',', f);
-			out_json_str(f, s, held);
-		}
-		if (read)
-			putc(']', f);
-	}
+		execargs_text(f, a, d->filename, env.quote);
 	if ((f = row_json(w)))
-		fputs(read && (a->cut || !whole) ? "true" : "false", f);
-	row_word(w, src_names[a->from]);
-	if ((f = row_json(w))) {
-		fputs(read ? "[" : "null", f);
-		for (int i = 0; read && i < a->n; i++)
-			fprintf(f, a->size[i] == SIZE_UNKNOWN ? "%snull" : "%s%u", i ? "," : "",
-				a->size[i]);
-		if (read)
-			putc(']', f);
-	}
+		execargs_json(f, a);
+	if ((f = row_json(w)))
+		fputs(cut ? "true" : "false", f);
+	row_word(w, execargs_from_names[a->from]);
+	if ((f = row_json(w)))
+		execargs_json_sizes(f, a);
 	row_end(w);
 }
 
@@ -542,22 +287,7 @@ static void print_exec(uint64_t ts, int pid, int call, long long ret, const char
  * lengths. */
 static void pending_show(struct pending *p)
 {
-	struct args *a = &p->d.a;
-	const struct image *im = &p->d.im;
-	args_sizes_from(a, im);
-	args_sizes_from(&p->loader, im);
-	if (!args_whole(a)) {
-		if (args_whole(&p->loader))
-			args_copy(a, &p->loader);
-		else if (a->from != SRC_NONE)
-			; /* the arguments as passed, what of them was read */
-		else if (p->loader.from != SRC_NONE)
-			args_copy(a, &p->loader);
-		else if (p->fallback.from != SRC_NONE)
-			args_copy(a, &p->fallback);
-		else if (im->known)
-			args_from_image(a, im, SRC_LOADER);
-	}
+	execargs_best(&p->d.a, &p->loader, &p->fallback, &p->d.im, env.max_args);
 	print_exec(p->ts, p->pid, p->call, 0, p->pcomm, &p->d);
 	p->used = false;
 }
@@ -581,7 +311,7 @@ static void exec_ended(const struct tep_record *rec, int tid, long long ret, voi
 	struct tool_run *t = ctx;
 	struct sysc_call *c = call;
 	struct exec_data *d = sysc_data(c);
-	struct image *im = pair_get(&env.images, (uint64_t)tid, 0);
+	struct execargs_image *im = pair_get(&env.images, (uint64_t)tid, 0);
 	if (im) { /* start_thread(), in the new program */
 		if (ret == 0)
 			d->im = *im;
@@ -591,12 +321,12 @@ static void exec_ended(const struct tep_record *rec, int tid, long long ret, voi
 		return;
 	const char *pcomm = tool_comm(t, tid);
 	if (ret == 0)
-		args_sizes_from(&d->a, &d->im);
-	if (ret < 0 || args_whole(&d->a) || !env.loader) {
-		if (ret == 0 && d->a.from == SRC_NONE) {
-			args_from_proc(&d->a, tid);
-			if (d->a.from == SRC_NONE && d->im.known)
-				args_from_image(&d->a, &d->im, SRC_KPROBE);
+		execargs_sizes_from(&d->a, &d->im);
+	if (ret < 0 || execargs_whole(&d->a) || !env.loader) {
+		if (ret == 0 && d->a.from == EXECARGS_NONE) {
+			execargs_from_proc(&d->a, tid, env.max_args);
+			if (d->a.from == EXECARGS_NONE && d->im.known)
+				execargs_from_image(&d->a, &d->im, env.max_args, EXECARGS_KPROBE);
 		}
 		print_exec(rec->ts, tid, c->kind, ret, pcomm, d);
 		return;
@@ -620,11 +350,11 @@ static void exec_ended(const struct tep_record *rec, int tid, long long ret, voi
 	p->deadline = reader_now() + LOADER_WAIT_NS;
 	snprintf(p->pcomm, sizeof(p->pcomm), "%s", pcomm);
 	memcpy(p->d.filename, d->filename, sizeof(d->filename));
-	args_copy(&p->d.a, &d->a);
+	execargs_copy(&p->d.a, &d->a);
 	p->d.im = d->im;
-	args_clear(&p->loader);
+	execargs_clear(&p->loader);
 	/* Read now, as early as it can be: used if the loader says nothing. */
-	args_from_proc(&p->fallback, tid);
+	execargs_from_proc(&p->fallback, tid, env.max_args);
 }
 
 static void on_event(struct tep_record *rec, void *ctx)
@@ -641,10 +371,10 @@ static void on_event(struct tep_record *rec, void *ctx)
 		struct exec_data *d = sysc_data(sysc_enter(&env.join, tid, rec->ts, ei->call));
 		/* The C library's record of this call, or of how many arguments it had (its
 		 * strings too many for one event). */
-		struct args *st = pair_get(&env.stash, (uint64_t)tid, 0);
-		struct args *cnt = pair_get(&env.counts, (uint64_t)tid, 0);
+		struct execargs *st = pair_get(&env.stash, (uint64_t)tid, 0);
+		struct execargs *cnt = pair_get(&env.counts, (uint64_t)tid, 0);
 		if (st || cnt)
-			args_copy(&d->a, st ? st : cnt);
+			execargs_copy(&d->a, st ? st : cnt);
 		if (st)
 			pair_del(&env.stash, st);
 		if (cnt)
@@ -654,12 +384,12 @@ static void on_event(struct tep_record *rec, void *ctx)
 	case ARGS: {
 		struct sysc_call *c = sysc_current(&env.join, tid);
 		struct exec_data *d = c ? sysc_data(c) : NULL;
-		if (d && d->a.from == SRC_NONE)
+		if (d && d->a.from == EXECARGS_NONE)
 			args_from_record(&d->a, rec, ei);
 		break;
 	}
 	case LIBC: {
-		struct args *st = pair_put(&env.stash, (uint64_t)tid, 0);
+		struct execargs *st = pair_put(&env.stash, (uint64_t)tid, 0);
 		if (!args_from_record(st, rec, ei))
 			pair_del(&env.stash, st);
 		break;
@@ -688,7 +418,7 @@ static void on_event(struct tep_record *rec, void *ctx)
 		} else {
 			p->strings = true;
 			if (!args_from_record(&p->loader, rec, ei))
-				args_clear(&p->loader);
+				execargs_clear(&p->loader);
 		}
 		/* Both came (the strings may have been too many for one event: not written). */
 		if (p->strings && (p->d.im.known || !env.loader_image))
@@ -717,7 +447,7 @@ static void wake(struct tool_run *t, uint64_t now)
 /* --- the rungs ------------------------------------------------------------------------------ */
 
 static int trace_role(struct tool_run *t, struct tep_event *ev, enum role role, int call,
-		      enum src src)
+		      enum execargs_from src)
 {
 	struct evinfo *ei = &env.ev[env.nev++];
 	*ei = (struct evinfo){.role = role, .call = call, .src = src};
@@ -824,7 +554,7 @@ static int via_kprobe(void *ctx, const char **why)
 							 entries[e].funcs[c], args[c]);
 			if (!ev && c == 0)
 				break;
-			if (ev && (ret = trace_role(t, ev, ARGS, c, SRC_KPROBE)))
+			if (ev && (ret = trace_role(t, ev, ARGS, c, EXECARGS_KPROBE)))
 				return ret;
 			n += ev != NULL;
 		}
@@ -835,7 +565,7 @@ static int via_kprobe(void *ctx, const char **why)
 		fetch_stack(stack, sizeof(stack), "%dx", true, false);
 		struct tep_event *ev =
 			probe_try(&t->s, PROBE_KPROBE, 'p', "image", "start_thread", stack);
-		if (ev && (ret = trace_role(t, ev, IMAGE, 0, SRC_KPROBE)))
+		if (ev && (ret = trace_role(t, ev, IMAGE, 0, EXECARGS_KPROBE)))
 			return ret;
 		snprintf(env.what_args, sizeof(env.what_args), "kprobes on %s%s%s%s",
 			 entries[e].funcs[0], n > 1 ? " and " : "",
@@ -868,7 +598,7 @@ static int via_eprobe(void *ctx, const char **why)
 		struct tep_event *ev = ustr_eprobe(&t->s, name, calls[c], args);
 		if (!ev && n == 0)
 			return -1;
-		if (ev && (ret = trace_role(t, ev, ARGS, c, SRC_EPROBE)))
+		if (ev && (ret = trace_role(t, ev, ARGS, c, EXECARGS_EPROBE)))
 			return ret;
 		n += ev != NULL;
 	}
@@ -883,13 +613,13 @@ static bool libc_failed;
 
 static void libc_made(struct tep_event *ev, int i, void *ctx)
 {
-	if (!libc_failed && trace_role(ctx, ev, LIBC, 0, SRC_LIBC))
+	if (!libc_failed && trace_role(ctx, ev, LIBC, 0, EXECARGS_LIBC))
 		libc_failed = true; /* said on stderr */
 }
 
 static void libc_argv_made(struct tep_event *ev, int i, void *ctx)
 {
-	if (!libc_failed && trace_role(ctx, ev, LIBC_ARGV, 0, SRC_LIBC))
+	if (!libc_failed && trace_role(ctx, ev, LIBC_ARGV, 0, EXECARGS_LIBC))
 		libc_failed = true;
 }
 
@@ -927,7 +657,7 @@ static int loader_uprobes(struct tool_run *t, const char *target)
 	int ret;
 	fetch_stack(stack, sizeof(stack), "%sp", false, false);
 	struct tep_event *ev = probe_try(&t->s, PROBE_UPROBE, 'p', "loader_argv", target, stack);
-	if (ev && (ret = trace_role(t, ev, LOADER_IMAGE, 0, SRC_LOADER)))
+	if (ev && (ret = trace_role(t, ev, LOADER_IMAGE, 0, EXECARGS_LOADER)))
 		return ret;
 	env.loader_image = ev != NULL;
 	fetch_stack(strings, sizeof(strings), "%sp", false, true);
@@ -935,7 +665,7 @@ static int loader_uprobes(struct tool_run *t, const char *target)
 		*strstr(strings, " end=") = 0;
 		ev = probe_try(&t->s, PROBE_UPROBE, 'p', "loader", target, strings);
 	}
-	if (ev && (ret = trace_role(t, ev, LOADER, 0, SRC_LOADER)))
+	if (ev && (ret = trace_role(t, ev, LOADER, 0, EXECARGS_LOADER)))
 		return ret;
 	env.loader = ev != NULL;
 	return 0;
@@ -987,9 +717,9 @@ static int setup(struct tool_run *t)
 		return TOOL_FAIL;
 	}
 	if (sysc_init(&env.join, 256, sizeof(struct exec_data), exec_ended, t) ||
-	    pair_init(&env.stash, 256, sizeof(struct args)) ||
-	    pair_init(&env.counts, 256, sizeof(struct args)) ||
-	    pair_init(&env.images, 256, sizeof(struct image)) ||
+	    pair_init(&env.stash, 256, sizeof(struct execargs)) ||
+	    pair_init(&env.counts, 256, sizeof(struct execargs)) ||
+	    pair_init(&env.images, 256, sizeof(struct execargs_image)) ||
 	    reader_on_lost(&t->r, sysc_lost, &env.join) || reader_on_lost(&t->r, lost, NULL) ||
 	    session_exclude_self(&t->s))
 		return TOOL_FAIL;
@@ -1002,11 +732,11 @@ static int setup(struct tool_run *t)
 		struct tep_event *en = sysc_event(&t->s, "enter", calls[c]);
 		struct tep_event *ex = sysc_event(&t->s, "exit", calls[c]);
 		if (en && ex &&
-		    ((ret = trace_role(t, en, ENTER, c, SRC_NONE)) ||
-		     (ret = trace_role(t, ex, EXIT, c, SRC_NONE))))
+		    ((ret = trace_role(t, en, ENTER, c, EXECARGS_NONE)) ||
+		     (ret = trace_role(t, ex, EXIT, c, EXECARGS_NONE))))
 			return ret;
 	}
-	if ((ret = trace_role(t, exec_ev, EXEC, 0, SRC_NONE)))
+	if ((ret = trace_role(t, exec_ev, EXEC, 0, EXECARGS_NONE)))
 		return ret;
 	snprintf(t->traced, sizeof(t->traced), "exec()s, arguments via %s", env.what_args);
 	return TOOL_OK;

@@ -23,6 +23,8 @@
 #include <tracefs.h>
 
 #include "kernel/ftrace.h"
+#include "base/ladder.h"
+#include "kernel/funcprof.h"
 #include "count/kernhist.h"
 #include "base/opt.h"
 #include "base/out.h"
@@ -45,19 +47,24 @@
 /* At most this many probes in one run (--via hits or events, user functions). */
 #define MAX_PROBES 1000
 
-/* The function profiler's table shows a name in at most this many characters. */
-#define PROFILE_NAME 30
-
 enum via { VIA_BEST, VIA_HITS, VIA_EVENTS, VIA_PROFILE, VIA_FTRACE, VIA_HIST };
 static const char *const via_names[] = {"best",	  "hits", "events", "profile",
 					"ftrace", "hist", NULL};
+/* The ways to count, best first: --via best takes the first that can count this run. */
+enum way { WAY_PROFILE, WAY_FTRACE, WAY_HIST, WAY_EVENTS, WAY_HITS, NWAYS };
+static const char *const way_names[] = {"profile", "ftrace", "hist", "events", "hits"};
+static const int way_of_via[] = {
+	[VIA_BEST] = NWAYS,	     [VIA_HITS] = WAY_HITS,	[VIA_EVENTS] = WAY_EVENTS,
+	[VIA_PROFILE] = WAY_PROFILE, [VIA_FTRACE] = WAY_FTRACE, [VIA_HIST] = WAY_HIST};
 
 static struct env {
 	char **globs;
 	int nglobs;
 	enum via via;
-	bool verbose;  /* -v */
-	long long top; /* --top, 0: all */
+	enum way way;	      /* the way chosen */
+	bool kprobes, tracer; /* what the kernel has */
+	bool verbose;	      /* -v */
+	long long top;	      /* --top, 0: all */
 	struct func {
 		char *name;   /* as shown: the kernel function, or LIB:FUNC */
 		char *target; /* a user function's PATH:0xOFFSET, NULL for a kernel one */
@@ -353,10 +360,11 @@ static bool filtered(const struct tool_run *t)
 	return t->o.pid || t->o.tid || t->o.name || t->o.exec;
 }
 
-static bool by_events(const struct tool_run *t)
+/* Each call an event of the run (the tracer's, or a probe's; a hist trigger that the
+ * kernel refused leaves the probe's events on): not counted in the kernel. */
+static bool by_events(void)
 {
-	return !env.profile &&
-	       (env.ftrace || env.via == VIA_EVENTS || env.via == VIA_HIST || filtered(t));
+	return env.way != WAY_PROFILE && env.way != WAY_HITS;
 }
 
 /* The function profiler's table cuts names: two of ours alike in their first characters
@@ -364,49 +372,103 @@ static bool by_events(const struct tool_run *t)
 static const char *profile_ambiguous(void)
 {
 	for (int i = 1; i < env.n; i++) /* sorted by name */
-		if (strlen(env.f[i].name) >= PROFILE_NAME &&
-		    !strncmp(env.f[i - 1].name, env.f[i].name, PROFILE_NAME))
+		if (funcprof_alike(env.f[i - 1].name, env.f[i].name))
 			return env.f[i].name;
 	return NULL;
 }
 
-/* Whether the function profiler counts this run: it exists, it can count these (kernel
- * functions, every task, names it shows whole enough), and the top level is ours with the
- * profiler off. With --via profile, why not is said; with best, the hit counts do instead. */
-static int take_profiler(struct tool_run *t)
+/* --- how the calls are counted: the ladder's rungs (ctx: the run) ------------------------- */
+
+/* The function profiler: it exists, it can count these (kernel functions, every task, names
+ * it shows whole enough), and the top level is ours with the profiler off. With --via
+ * profile, why not is said; with best, the next way counts instead. */
+static int way_profile(void *ctx, const char **why)
 {
+	struct tool_run *t = ctx;
 	bool must = env.via == VIA_PROFILE;
-	bool have = tracefs_file_exists(NULL, "function_profile_enabled");
 	const char *alike = profile_ambiguous();
-	if (!must && (env.via != VIA_BEST || env.user || filtered(t) || !have || alike))
-		return TOOL_OK;
-	if (!have) {
-		fprintf(stderr, "funccount: no function profiler in this kernel "
-				"(CONFIG_FUNCTION_PROFILER)\n");
-		return TOOL_FAIL;
-	}
+	*why = "no function profiler in this kernel (CONFIG_FUNCTION_PROFILER)";
+	if (!funcprof_available())
+		return -1;
+	*why = "not for user functions, -p, -L, -n or --exec"; /* --via profile: a usage error */
+	if (env.user || filtered(t))
+		return -1;
+	*why = "names alike in the profiler's table";
+	if (alike && !must)
+		return -1;
 	if (alike) {
 		fprintf(stderr,
 			"funccount: %s and another matching name are alike in their first %d "
 			"characters, all the profiler shows: use --via hits\n",
-			alike, PROFILE_NAME);
+			alike, FUNCPROF_NAME);
 		return TOOL_USAGE;
 	}
-	if ((must ? toplevel_acquire : toplevel_try)(&env.tl, "funccount"))
-		return must ? TOOL_FAIL : TOOL_OK;
-	char *on = tracefs_instance_file_read(NULL, "function_profile_enabled", NULL);
-	bool idle = on && atoi(on) == 0;
-	free(on);
-	if (!idle) {
-		toplevel_release(&env.tl);
-		if (!must)
-			return TOOL_OK;
-		fprintf(stderr, "funccount: the function profiler is in use "
-				"(function_profile_enabled is not 0)\n");
-		return TOOL_FAIL;
-	}
-	env.profile = true;
-	return TOOL_OK;
+	int ret = funcprof_take(&env.tl, "funccount", must);
+	*why = "the top level or the profiler is in use";
+	return ret < 0 ? TOOL_FAIL : ret ? -1 : 0;
+}
+
+/* The function tracer: asked for, or without kprobes, or more functions than probes are
+ * quick to make (PROBES_BEST). */
+static int way_ftrace(void *ctx, const char **why)
+{
+	*why = "no function tracer in this kernel (CONFIG_FUNCTION_TRACER)";
+	if (!env.tracer)
+		return -1;
+	if (env.via == VIA_FTRACE)
+		return 0;
+	*why = "probes for user functions, or for this few";
+	return env.kernel && !env.user && (!env.kprobes || env.n > PROBES_BEST) ? 0 : -1;
+}
+
+/* A probe per function: not more than MAX_PROBES. */
+static int probes_fit(void)
+{
+	if (env.n <= MAX_PROBES)
+		return 0;
+	fprintf(stderr,
+		"funccount: %d functions match; at most %d can be counted by probes (one "
+		"each)%s\n",
+		env.n, MAX_PROBES,
+		env.user ? ": narrow the pattern" : ": narrow the pattern, or --via ftrace");
+	return TOOL_USAGE;
+}
+
+/* -p, -L, --exec: a hist trigger per probe where the kernel has them and they count the
+ * traced tasks alone (kernhist_tasks_ok), not -n (4.9's filters know no comm), nor --record
+ * (which keeps the events); by default for up to PROBES_BEST functions. */
+static int way_hist(void *ctx, const char **why)
+{
+	struct tool_run *t = ctx;
+	int ret = probes_fit();
+	if (ret)
+		return ret;
+	*why = "every task counted, -n, --record or many functions";
+	if (env.via != VIA_HIST &&
+	    (!filtered(t) || t->o.name || t->record_path || env.n > PROBES_BEST))
+		return -1;
+	*why = "no hist triggers in this kernel (CONFIG_HIST_TRIGGERS, Linux 4.7)";
+	if (!kernhist_can())
+		return -1;
+	*why = "this kernel's triggers count every task's probe hits, not those of -p, -L or "
+	       "--exec alone (before Linux 5.15)";
+	return filtered(t) && !kernhist_tasks_ok() ? -1 : 0;
+}
+
+/* Each call an event, counted here: the way for -n, and for -p, -L, --exec otherwise. */
+static int way_events(void *ctx, const char **why)
+{
+	int ret = probes_fit();
+	if (ret)
+		return ret;
+	*why = "every task: counted in the kernel";
+	return env.via == VIA_EVENTS || filtered(ctx) ? 0 : -1;
+}
+
+/* The probes' hit counts, every task's (--via hits with -p, ...: a usage error). */
+static int way_hits(void *ctx, const char **why)
+{
+	return probes_fit();
 }
 
 static void release_top(void *arg)
@@ -455,22 +517,11 @@ static int start_profiler(void)
 {
 	int n;
 	const char **words = filter_words(&n);
-	size_t len = 1;
-	for (int i = 0; words && i < n; i++)
-		len += strlen(words[i]) + 1;
-	char *text = words ? malloc(len) : NULL, *p = text;
-	if (!text) {
-		free(words);
+	if (!words) {
 		fprintf(stderr, "funccount: out of memory\n");
 		return TOOL_FAIL;
 	}
-	for (int i = 0; i < n; i++)
-		p += sprintf(p, "%s%s", i ? " " : "", words[i]);
-	int ret = toplevel_set(&env.tl, "set_ftrace_filter", text) ||
-				  toplevel_set(&env.tl, "function_profile_enabled", "1") ?
-			  TOOL_FAIL :
-			  TOOL_OK;
-	free(text);
+	int ret = funcprof_start(&env.tl, words, n, "funccount") ? TOOL_FAIL : TOOL_OK;
 	free(words);
 	return ret;
 }
@@ -618,13 +669,20 @@ static int prepare(struct tool_run *t)
 				"LIB:GLOB\n");
 		return TOOL_USAGE;
 	}
-	bool tracer = ftrace_tracer_available("function");
+	if (env.via == VIA_HIST && (t->o.name || t->record_path)) {
+		fprintf(stderr, "funccount: --via hist: not with %s\n",
+			t->o.name ?
+				"-n (a name the kernel's filters cannot match on every kernel)" :
+				"--record (no event is written to keep)");
+		return TOOL_USAGE;
+	}
+	bool tracer = env.tracer = ftrace_tracer_available("function");
 	if (env.via == VIA_FTRACE && !tracer) {
 		fprintf(stderr, "funccount: no function tracer in this kernel "
 				"(CONFIG_FUNCTION_TRACER)\n");
 		return TOOL_FAIL;
 	}
-	bool kprobes = env.kernel && probe_available(&t->s, PROBE_KPROBE, true);
+	bool kprobes = env.kprobes = env.kernel && probe_available(&t->s, PROBE_KPROBE, true);
 	/* Without kprobes, kernel functions are counted by the function tracer. */
 	if (env.kernel && !kprobes && env.via != VIA_PROFILE && env.via != VIA_FTRACE &&
 	    (env.via != VIA_BEST || env.user || !tracer)) {
@@ -644,50 +702,23 @@ static int prepare(struct tool_run *t)
 			"funccount: %d matching IFUNCs are left out (a uprobe would count their "
 			"resolver, which runs once at load, not the calls)\n",
 			env.ifuncs);
-	if ((ret = take_profiler(t)))
-		return ret;
-	/* Kernel functions by the function tracer: asked for, or without kprobes, or more
-	 * of them than probes are quick to make (PROBES_BEST). */
-	env.ftrace = !env.profile &&
-		     (env.via == VIA_FTRACE || (env.via == VIA_BEST && env.kernel && !env.user &&
-						tracer && (!kprobes || env.n > PROBES_BEST)));
-	if (!env.profile && !env.ftrace && env.n > MAX_PROBES) {
-		fprintf(stderr,
-			"funccount: %d functions match; at most %d can be counted by probes (one "
-			"each)%s\n",
-			env.n, MAX_PROBES,
-			env.user ? ": narrow the pattern" :
-				   ": narrow the pattern, or --via ftrace");
-		return TOOL_USAGE;
-	}
-	/* -p, -L, --exec: a hist trigger per probe where the kernel has them and they count
-	 * the traced tasks alone (kernhist_tasks_ok), not -n (4.9's filters know no comm), nor
-	 * --record (which keeps the events). */
-	if (env.via == VIA_HIST && (t->o.name || t->record_path)) {
-		fprintf(stderr, "funccount: --via hist: not with %s\n",
-			t->o.name ?
-				"-n (a name the kernel's filters cannot match on every kernel)" :
-				"--record (no event is written to keep)");
-		return TOOL_USAGE;
-	}
-	bool tasks_ok = !filtered(t) || kernhist_tasks_ok();
-	env.hist = !env.profile && !env.ftrace && by_events(t) && !t->o.name && !t->record_path &&
-		   (env.via == VIA_HIST || (env.via == VIA_BEST && env.n <= PROBES_BEST)) &&
-		   kernhist_can() && tasks_ok;
-	if (env.via == VIA_HIST && !env.hist) {
-		fprintf(stderr, "funccount: --via hist: %s\n",
-			!kernhist_can() ?
-				"no hist triggers in this kernel (CONFIG_HIST_TRIGGERS, "
-				"Linux 4.7)" :
-				"this kernel's triggers count every task's probe hits, not "
-				"those of -p, -L or --exec alone (before Linux 5.15)");
-		return TOOL_FAIL;
-	}
-	const char *how = env.profile  ? "counted in the kernel: the function profiler" :
-			  env.hist     ? "counted in the kernel: a hist trigger on each probe" :
-			  env.ftrace   ? "each call an event of the function tracer, counted here" :
-			  by_events(t) ? "each call an event, counted here" :
-					 "counted in the kernel: probe hit counts";
+	static const ladder_rung_fn ways[] = {way_profile, way_ftrace, way_hist, way_events,
+					      way_hits};
+	int way = way_of_via[env.via];
+	if ((ret = ladder_climb(ways, way_names, NWAYS, &way, t, "funccount")))
+		return ret == -1 ? TOOL_FAIL : ret;
+	env.way = (enum way)way;
+	env.profile = env.way == WAY_PROFILE;
+	env.ftrace = env.way == WAY_FTRACE;
+	env.hist = env.way == WAY_HIST;
+	static const char *const hows[] = {
+		[WAY_PROFILE] = "counted in the kernel: the function profiler",
+		[WAY_FTRACE] = "each call an event of the function tracer, counted here",
+		[WAY_HIST] = "counted in the kernel: a hist trigger on each probe",
+		[WAY_EVENTS] = "each call an event, counted here",
+		[WAY_HITS] = "counted in the kernel: probe hit counts",
+	};
+	const char *how = hows[env.way];
 	if (env.verbose) {
 		toplevel_release(&env.tl);
 		fprintf(stderr, "funccount: %d function%s, %s\n", env.n, env.n == 1 ? "" : "s",
@@ -780,7 +811,7 @@ static int start_hist(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	/* Hit counts: the filter drops every event, after the profile has counted the hit. */
-	const char *filter = by_events(t) ? NULL : "common_pid < 0";
+	const char *filter = by_events() ? NULL : "common_pid < 0";
 	int ret;
 	if (env.profile)
 		return start_profiler(); /* its counts start at 0 when it is enabled */
@@ -795,7 +826,7 @@ static int setup(struct tool_run *t)
 	/* The hits so far are of the setup itself (enabling each probe allocates and
 	 * patches code, which the probes enabled before count: __kmalloc 75,000 of them on
 	 * 4.19): the counts start from here. */
-	if (!by_events(t) && read_hits() == 0)
+	if (!by_events() && read_hits() == 0)
 		for (int i = 0; i < env.n; i++)
 			env.f[i].count = 0;
 	return TOOL_OK;
@@ -815,17 +846,24 @@ static void hit(const char *name, unsigned long long hits, unsigned long long mi
 	f->missed = missed;
 }
 
-/* The function we count that the profiler shows as name (cut to PROFILE_NAME characters):
+/* The function we count that the profiler shows as name (cut to FUNCPROF_NAME characters):
  * one at most (profile_ambiguous). */
 static struct func *profiled(const char *name)
 {
 	struct func *f = bsearch(name, env.f, (size_t)env.n, sizeof(*env.f), by_name_key);
-	if (f || strlen(name) < PROFILE_NAME)
+	if (f || strlen(name) < FUNCPROF_NAME)
 		return f;
 	for (int i = 0; i < env.n; i++)
-		if (!strncmp(env.f[i].name, name, PROFILE_NAME))
+		if (funcprof_shows(name, env.f[i].name))
 			return &env.f[i];
 	return NULL;
+}
+
+static void profile_line(const char *name, unsigned long long hits, void *ctx)
+{
+	struct func *f = profiled(name);
+	if (f)
+		f->sum += hits;
 }
 
 /* trace_stat/function<cpu>: "  name  hits  [time ...]" after two header lines; the calls
@@ -834,27 +872,7 @@ static int read_profile(void)
 {
 	for (int i = 0; i < env.n; i++)
 		env.f[i].sum = 0;
-	/* Every possible CPU's table: a CPU offline now leaves a gap in the numbers. */
-	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	int cpus = 0;
-	for (int cpu = 0; cpu < (ncpus > 0 ? ncpus : 1); cpu++) {
-		char file[64];
-		snprintf(file, sizeof(file), "trace_stat/function%d", cpu);
-		char *text = tracefs_instance_file_read(NULL, file, NULL);
-		if (!text)
-			continue;
-		cpus++;
-		char *save = NULL;
-		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			char name[256];
-			unsigned long long hits;
-			struct func *f;
-			if (sscanf(l, "%255s %llu", name, &hits) == 2 && (f = profiled(name)))
-				f->sum += hits;
-		}
-		free(text);
-	}
-	if (!cpus)
+	if (funcprof_read(profile_line, NULL))
 		return -1;
 	for (int i = 0; i < env.n; i++) {
 		struct func *f = &env.f[i];
@@ -902,7 +920,7 @@ static int take_counts(struct tool_run *t)
 		return 0;
 	}
 	/* The counts would be short: the run ends, and fails. */
-	if (!by_events(t) && read_hits()) {
+	if (!by_events() && read_hits()) {
 		fprintf(stderr, "funccount: cannot read the %s: the counts are lost\n",
 			env.profile ? "function profiler's counts (trace_stat/function*)" :
 			env.kernel  ? "probes' hit counts (kprobe_profile)" :

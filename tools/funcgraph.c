@@ -30,6 +30,7 @@
 #include "base/opt.h"
 #include "base/out.h"
 #include "base/row.h"
+#include "base/threads.h"
 #include "kernel/toplevel.h"
 #include "tool.h"
 
@@ -261,7 +262,7 @@ static int instance(struct tool_run *t)
 		/* One write where the kernel takes a list (4.10; function-fork came in 4.14): each
 		 * costs ~0.1 s under emulation (4.19), 1200 threads in 64-byte lists took 10 s. */
 		bool lists = tracefs_file_exists(NULL, "options/function-fork");
-		if (session_each_task("funcgraph", t->o.pid, t->o.tid, lists ? 0 : 64, add_top_pid,
+		if (threads_each_list("funcgraph", t->o.pid, t->o.tid, lists ? 0 : 64, add_top_pid,
 				      &to))
 			return TOOL_FAIL;
 		if (!t->o.tid && lists && toplevel_set(tl, "options/function-fork", "1"))

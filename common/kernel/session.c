@@ -4,8 +4,8 @@
 #include "base/sig.h"
 #include "base/runid.h"
 #include "base/opt.h"
+#include "base/threads.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -440,84 +440,6 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter)
 	return 0;
 }
 
-/* IDs gathered into lists of less than chunk bytes (0: one list), each handed to add. */
-struct id_lists {
-	const char *tool;
-	char *buf;
-	size_t len, cap, chunk;
-	int (*add)(void *ctx, const char *ids);
-	void *ctx;
-};
-
-static int flush_ids(struct id_lists *l)
-{
-	if (!l->len)
-		return 0;
-	l->len = 0;
-	return l->add(l->ctx, l->buf);
-}
-
-static int push_id(struct id_lists *l, const char *id)
-{
-	size_t n = strlen(id);
-	if (l->chunk && l->len && l->len + 1 + n >= l->chunk && flush_ids(l))
-		return -1;
-	if (l->len + n + 2 > l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		char *buf = realloc(l->buf, cap);
-		if (!buf) {
-			fprintf(stderr, "%s: out of memory for a list of thread IDs\n", l->tool);
-			return -1;
-		}
-		l->buf = buf;
-		l->cap = cap;
-	}
-	l->len += (size_t)sprintf(l->buf + l->len, "%s%s", l->len ? " " : "", id);
-	return 0;
-}
-
-int session_each_task(const char *tool, pid_t pid, pid_t tid, size_t chunk,
-		      int (*add)(void *ctx, const char *ids), void *ctx)
-{
-	char id[32];
-	if (tid) {
-		snprintf(id, sizeof(id), "%d", (int)tid);
-		return add(ctx, id);
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d) {
-		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", tool, (int)pid,
-			path, errno == ENOENT ? "the process has exited" : strerror(errno));
-		return -1;
-	}
-	struct id_lists l = {tool, NULL, 0, 0, chunk, add, ctx};
-	struct dirent *de;
-	int ret = 0;
-	errno = 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(id, sizeof(id), "%.*s", (int)sizeof(id) - 1, de->d_name);
-		if (push_id(&l, id)) {
-			ret = -1;
-			break;
-		}
-		errno = 0;
-	}
-	if (!ret && errno) {
-		fprintf(stderr, "%s: cannot read the threads of PID %d (%s): %s\n", tool, (int)pid,
-			path, strerror(errno));
-		ret = -1;
-	}
-	if (!ret && flush_ids(&l))
-		ret = -1;
-	closedir(d);
-	free(l.buf);
-	return ret;
-}
-
 struct add_to {
 	struct session *s;
 	const char *file;
@@ -545,7 +467,7 @@ static int set_pids(struct session *s, const char *file, enum tracefs_option_id 
 	 * kernel waits for every CPU), so few: 1200 threads one a write took 26 s. */
 	bool lists = fork_option == TRACEFS_OPTION_EVENT_FORK ||
 		     tracefs_option_is_supported(s->inst, fork_option); /* 4.14: lists since 4.10 */
-	if (session_each_task(s->tool, pid, tid, lists ? 0 : 64, add_task, &to))
+	if (threads_each_list(s->tool, pid, tid, lists ? 0 : 64, add_task, &to))
 		return -1;
 	if (tid)
 		return 0;

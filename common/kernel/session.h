@@ -122,16 +122,6 @@ int session_enable(struct session *s, struct tep_event *ev, const char *filter);
  * thread tid; neither: everything. Says what failed.
  */
 int session_set_pids(struct session *s, pid_t pid, pid_t tid);
-/*
- * The threads -p or -L name, as lists of IDs separated by spaces ("12 13 14") handed to add,
- * each of less than chunk bytes (0: all in one): every thread of pid now (from
- * /proc/PID/task), or tid alone. No limit on their number: none is dropped. The kernel's pid
- * files take a list a write (set_ftrace_pid before 4.10 one ID of less than 64 bytes). -1
- * with the failure said (a process gone, a directory unreadable), or when add fails (add
- * says why).
- */
-int session_each_task(const char *tool, pid_t pid, pid_t tid, size_t chunk,
-		      int (*add)(void *ctx, const char *ids), void *ctx);
 /* Add task IDs to what the instance traces (set_event_pid, and set_ftrace_pid where the
  * instance has it), in one write each; with fork, what they start later too (event-fork,
  * function-fork where the kernel has it). --cgroup. */

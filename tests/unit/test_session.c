@@ -3,9 +3,7 @@
 #include "helpers.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <event-parse.h>
@@ -550,122 +548,6 @@ static void test_buffer_env(void **state)
 	assert_int_equal(session_buffer_kb(0), 0);
 }
 
-/* -p of a process with many threads: every one handed over, far past 4 KB of IDs (funcgraph
- * kept only what fit in 4 KB, ~500 threads, without a word). */
-#define MANY_THREADS 900
-static pid_t thread_ids[MANY_THREADS];
-static int thread_pipe[2];
-static pthread_barrier_t threads_up;
-
-static void *blocked_thread(void *arg)
-{
-	thread_ids[(long)arg] = (pid_t)syscall(SYS_gettid);
-	pthread_barrier_wait(&threads_up);
-	char c;
-	while (read(thread_pipe[0], &c, 1) < 0 && errno == EINTR)
-		;
-	return NULL;
-}
-
-struct seen {
-	int n, lists;
-	size_t longest;
-	pid_t ids[MANY_THREADS + 8];
-	int fail_at;
-};
-
-static int collect(void *ctx, const char *ids)
-{
-	struct seen *s = ctx;
-	if (s->lists++ == s->fail_at)
-		return -1;
-	if (strlen(ids) > s->longest)
-		s->longest = strlen(ids);
-	for (char *end; *ids; ids = end) {
-		long id = strtol(ids, &end, 10);
-		assert_true(end > ids && (*end == ' ' || !*end));
-		if (s->n < MANY_THREADS + 8)
-			s->ids[s->n] = (pid_t)id;
-		s->n++;
-		if (*end)
-			end++;
-	}
-	return 0;
-}
-
-static void reset(struct seen *s, int fail_at)
-{
-	s->n = s->lists = 0;
-	s->longest = 0;
-	s->fail_at = fail_at;
-}
-
-static bool has(const struct seen *s, pid_t id)
-{
-	for (int i = 0; i < s->n && i < MANY_THREADS + 8; i++)
-		if (s->ids[i] == id)
-			return true;
-	return false;
-}
-
-static void test_each_task(void **state)
-{
-	(void)state;
-	pthread_t t[MANY_THREADS];
-	assert_int_equal(pipe(thread_pipe), 0);
-	pthread_barrier_init(&threads_up, NULL, MANY_THREADS + 1);
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 64 * 1024);
-	for (long i = 0; i < MANY_THREADS; i++)
-		assert_int_equal(pthread_create(&t[i], &attr, blocked_thread, (void *)i), 0);
-	pthread_barrier_wait(&threads_up);
-
-	static struct seen s;
-	/* in one list */
-	reset(&s, -1);
-	assert_int_equal(session_each_task("test", getpid(), 0, 0, collect, &s), 0);
-	assert_int_equal(s.lists, 1);
-	assert_int_equal(s.n, MANY_THREADS + 1);
-	assert_true(has(&s, getpid()));
-	for (int i = 0; i < MANY_THREADS; i++)
-		assert_true(has(&s, thread_ids[i]));
-	/* in lists of less than 64 bytes (set_ftrace_pid before 4.10) */
-	reset(&s, -1);
-	assert_int_equal(session_each_task("test", getpid(), 0, 64, collect, &s), 0);
-	assert_int_equal(s.n, MANY_THREADS + 1);
-	assert_true(s.lists > 1 && s.longest < 64 && s.longest > 40);
-	for (int i = 0; i < MANY_THREADS; i++)
-		assert_true(has(&s, thread_ids[i]));
-
-	/* -L: that thread alone */
-	reset(&s, -1);
-	assert_int_equal(session_each_task("test", getpid(), thread_ids[7], 64, collect, &s), 0);
-	assert_int_equal(s.n, 1);
-	assert_int_equal(s.ids[0], thread_ids[7]);
-
-	/* add fails: stops there, -1 */
-	reset(&s, 3);
-	assert_int_equal(session_each_task("test", getpid(), 0, 64, collect, &s), -1);
-	assert_int_equal(s.lists, 4);
-
-	close(thread_pipe[1]);
-	for (int i = 0; i < MANY_THREADS; i++)
-		pthread_join(t[i], NULL);
-	close(thread_pipe[0]);
-	pthread_attr_destroy(&attr);
-	pthread_barrier_destroy(&threads_up);
-
-	/* a process gone: said, -1 */
-	pid_t gone = fork();
-	if (!gone)
-		_exit(0);
-	waitpid(gone, NULL, 0);
-	reset(&s, -1);
-	assert_int_equal(session_each_task("test", gone, 0, 0, collect, &s), -1);
-	assert_int_equal(s.lists, 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,7 +561,6 @@ int main(void)
 						remove_tree),
 		cmocka_unit_test(test_format_sound),
 		cmocka_unit_test(test_buffer_env),
-		cmocka_unit_test(test_each_task),
 		cmocka_unit_test_setup_teardown(test_hostile_tree, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_files_gone_mid_run, make_tree, remove_tree),
 	};

@@ -2,6 +2,7 @@
 /* The top level's owner and its saved settings, against a fake tracefs tree and a private
  * state folder (state.h). */
 #include "helpers.h"
+#include "fake_top.h"
 
 #include <tracefs.h>
 
@@ -14,23 +15,16 @@ static char tree[64], lock[128], run[128];
 static int make_tree(void **state)
 {
 	(void)state;
-	strcpy(tree, "/tmp/ftt-top-XXXXXX");
-	assert_non_null(mkdtemp(tree));
-	write_file(tree, "current_tracer", "nop\n");
-	write_file(tree, "set_graph_function", "#### all functions enabled ####\n");
-	write_file(tree, "set_ftrace_pid", "no pid\n");
-	write_file(tree, "max_graph_depth", "0\n");
-	write_file(tree, "trace_clock", "[local] global counter mono\n");
-	write_file(tree, "buffer_size_kb", "7 (expanded: 1408)\n");
-	write_file(tree, "tracing_on", "1\n");
-	write_file(tree, "set_event", "");
-	write_file(tree, "options/sleep-time", "1\n");
-	assert_int_equal(tracefs_set_tracing_dir(tree), 0);
-	snprintf(run, sizeof(run), "%s/run", tree);
-	snprintf(lock, sizeof(lock), "%s/ftrace-lock", tree);
-	state_dir_for_tests = run;
-	state_fake_tracefs = true; /* the tree is on tmpfs: only paths are checked */
-	toplevel_perf_tools_lock = lock;
+	static const struct fake_file files[] = {
+		{"set_graph_function", "#### all functions enabled ####\n"},
+		{"set_ftrace_pid", "no pid\n"},
+		{"max_graph_depth", "0\n"},
+		{"trace_clock", "[local] global counter mono\n"},
+		{"buffer_size_kb", "7 (expanded: 1408)\n"},
+		{"options/sleep-time", "1\n"},
+		{NULL, NULL},
+	};
+	fake_top_make(tree, "/tmp/ftt-top-XXXXXX", run, lock, files);
 	return 0;
 }
 
