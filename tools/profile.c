@@ -234,18 +234,7 @@ static void on_sample(const void *body, size_t len)
  * from them. */
 static void on_mmap2(const void *body, size_t len)
 {
-	/* pid, tid, addr, len, pgoff, maj/min (or a build id), ino, ino_generation, prot,
-	 * flags, then the file name */
-	if (len <= 64)
-		return;
-	uint32_t pid;
-	uint64_t v[3];
-	memcpy(&pid, body, 4);
-	memcpy(v, (const char *)body + 8, 24);
-	const char *name = (const char *)body + 64;
-	if (!memchr(name, 0, len - 64))
-		return;
-	usym_addr_map((int)pid, v[0], v[1], v[2], name);
+	usym_addr_mmap2(body, len);
 }
 
 static void on_comm(const struct perf_event_header *h, const void *body, size_t len)

@@ -177,6 +177,30 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
 	return 0;
 }
 
+int perfev_add(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why, size_t len)
+{
+	for (int i = 0; i < p->n; i++) {
+		int *m = realloc(p->more, (size_t)(p->nmore + 1) * sizeof(*m));
+		if (!m) {
+			snprintf(why, len, "out of memory");
+			return -1;
+		}
+		p->more = m;
+		int fd = sys_perf_event_open(attr, pid, p->ring[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ESRCH)
+			return 0; /* the thread is gone */
+		if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->ring[i].fd)) {
+			int err = errno;
+			if (fd >= 0)
+				close(fd);
+			snprintf(why, len, "thread %d: %s", (int)pid, strerror(err));
+			return -1;
+		}
+		p->more[p->nmore++] = fd;
+	}
+	return 0;
+}
+
 int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
 		       size_t len)
 {
@@ -193,31 +217,12 @@ int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid
 		int tid = atoi(e->d_name);
 		if (tid <= 0 || tid == pid)
 			continue;
-		bool any = false;
-		for (int i = 0; i < p->n; i++) {
-			int *m = realloc(p->more, (size_t)(p->nmore + 1) * sizeof(*m));
-			if (!m) {
-				closedir(d);
-				snprintf(why, len, "out of memory");
-				return -1;
-			}
-			p->more = m;
-			int fd = sys_perf_event_open(attr, tid, p->ring[i].cpu, -1,
-						     PERF_FLAG_FD_CLOEXEC);
-			if (fd < 0 && errno == ESRCH)
-				break; /* the thread is gone */
-			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->ring[i].fd)) {
-				int err = errno;
-				if (fd >= 0)
-					close(fd);
-				closedir(d);
-				snprintf(why, len, "thread %d: %s", tid, strerror(err));
-				return -1;
-			}
-			p->more[p->nmore++] = fd;
-			any = true;
+		int before = p->nmore;
+		if (perfev_add(p, attr, tid, why, len)) {
+			closedir(d);
+			return -1;
 		}
-		added += any;
+		added += p->nmore > before;
 	}
 	closedir(d);
 	return added;
@@ -378,6 +383,14 @@ int perfev_sample(const void *body, size_t len, uint64_t type, struct perfev_sam
 		if (b > e || s->nr > (uint64_t)(e - b) / 8)
 			return -1;
 		s->chain = (const uint64_t *)(const void *)b;
+		b += s->nr * 8;
+	}
+	if (type & PERF_SAMPLE_RAW) {
+		TAKE(&s->raw_size, 4);
+		if (s->raw_size > (uint64_t)(e - b))
+			return -1;
+		s->raw = b;
+		b += s->raw_size;
 	}
 #undef TAKE
 	return b > e ? -1 : 0;

@@ -63,6 +63,13 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
  */
 int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
 		       size_t len);
+/*
+ * After perfev_open: one more event, attr for pid (a thread or, with attr->inherit, what it
+ * starts), on each CPU of p writing into that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT), so
+ * that several events come in one time-ordered stream per CPU. Their sample_type must be
+ * p's. 0 (pid gone: 0 too, nothing added), or -1 with the reason in why.
+ */
+int perfev_add(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why, size_t len);
 int perfev_enable(struct perfev *p, char *why, size_t len);
 /* Stop sampling (what is in the rings stays to be read). */
 void perfev_disable(struct perfev *p);
@@ -90,10 +97,12 @@ struct perfev_sample {
 	uint64_t time, period;
 	uint64_t nr; /* call chain entries, markers included */
 	const uint64_t *chain;
+	uint32_t raw_size; /* PERF_SAMPLE_RAW: a tracepoint's record as ftrace writes it */
+	const void *raw;
 };
 
-/* A PERF_RECORD_SAMPLE's body as sample_type says (IP, TID, TIME, CPU, PERIOD, CALLCHAIN in
- * the kernel's order): 0, or -1 when it is shorter than that. */
+/* A PERF_RECORD_SAMPLE's body as sample_type says (IP, TID, TIME, CPU, PERIOD, CALLCHAIN, RAW
+ * in the kernel's order): 0, or -1 when it is shorter than that. */
 int perfev_sample(const void *body, size_t len, uint64_t sample_type, struct perfev_sample *s);
 
 /* The time of a record: a sample's, or with attr.sample_id_all (3.0+) the one at the end of

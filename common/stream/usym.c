@@ -931,3 +931,17 @@ void usym_addr_free(void)
 	memset(procs, 0, sizeof(procs));
 	nfiles = 0;
 }
+
+int usym_addr_mmap2(const void *body, size_t len)
+{
+	if (len <= 64)
+		return -1;
+	uint32_t pid;
+	uint64_t v[3];
+	memcpy(&pid, body, 4);
+	memcpy(v, (const char *)body + 8, 24);
+	const char *name = (const char *)body + 64;
+	if (!memchr(name, 0, len - 64))
+		return -1;
+	return usym_addr_map((int)pid, v[0], v[1], v[2], name);
+}

@@ -76,6 +76,10 @@ void usym_addr_free(void);
  * the mappings told. 0, or -1 when out of memory. */
 int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
 		  const char *path);
+/* The same from a PERF_RECORD_MMAP2 record's body (attr.mmap2, 3.16+: pid, tid, addr, len,
+ * pgoff, device or build id, inode, generation, prot, flags, then the file's name): 0, or -1
+ * when it is too short or out of memory. */
+int usym_addr_mmap2(const void *body, size_t len);
 /* A new process (a fork, a perf FORK record): child's maps are parent's until it execs or
  * maps more (the kernel tells no mapping for a fork). 0, or -1 when parent's are not known. */
 int usym_addr_fork(int parent, int child);

@@ -206,6 +206,34 @@ static void test_sample_short(void **state)
 	assert_int_equal(perfev_sample(body, 20, TYPE, &s), -1);
 }
 
+/* A tracepoint's sample (memleak's: TID, TIME, CALLCHAIN, RAW): the raw record after the
+ * chain, its size as the kernel wrote it; a raw size past the end refused. */
+static void test_sample_raw(void **state)
+{
+	(void)state;
+	const uint64_t type =
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	uint64_t body[8] = {0};
+	uint32_t ids[2] = {41, 42}, raw_size = 20;
+	memcpy(&body[0], ids, 8);
+	body[1] = 777;					 /* time */
+	body[2] = 2;					 /* nr */
+	body[3] = PERF_CONTEXT_USER, body[4] = 0x401000; /* chain */
+	char *b = (char *)&body[5];
+	memcpy(b, &raw_size, 4);
+	memcpy(b + 4, "0123456789abcdefghij", 20);
+	struct perfev_sample s;
+	assert_int_equal(perfev_sample(body, 5 * 8 + 24, type, &s), 0);
+	assert_int_equal(s.tid, 42);
+	assert_int_equal(s.time, 777);
+	assert_int_equal(s.nr, 2);
+	assert_int_equal(s.chain[1], 0x401000);
+	assert_int_equal(s.raw_size, 20);
+	assert_memory_equal(s.raw, "0123456789abcdefghij", 20);
+	assert_int_equal(perfev_sample(body, 5 * 8 + 23, type, &s), -1);
+	assert_int_equal(perfev_sample(body, 5 * 8 + 2, type, &s), -1);
+}
+
 /* Kernel frames after PERF_CONTEXT_KERNEL, user frames after PERF_CONTEXT_USER, each leaf
  * first; a guest's or hypervisor's frames left out; the limits kept. */
 static void test_chain_split(void **state)
@@ -277,9 +305,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_wraps),   cmocka_unit_test(test_ring_bad),
-		cmocka_unit_test(test_sample_short), cmocka_unit_test(test_chain_split),
-		cmocka_unit_test(test_time),	     cmocka_unit_test(test_fold_deep),
-		cmocka_unit_test(test_switch_in),
+		cmocka_unit_test(test_sample_short), cmocka_unit_test(test_sample_raw),
+		cmocka_unit_test(test_chain_split),  cmocka_unit_test(test_time),
+		cmocka_unit_test(test_fold_deep),    cmocka_unit_test(test_switch_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
