@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of memleak: the test program leaks 7 blocks of 1000 bytes from the bottom of a
+# chain of 10 functions (deeper than ftrace's 8-frame user stacks), 3000 bytes by calloc and
+# 2000 by realloc from two others, and frees the 400 blocks churn() makes through every
+# allocator: memleak shows exactly those 3 stacks, 12000 bytes in 9 allocations, the frames
+# named, nothing of churn(); --exec and -p, -z, -j with -a; bad input and every run leave
+# tracefs as they found it.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+for args in "|-p PID or --exec" "-p 1 --older x|MS" "-p 1 -z 5 -Z 4|-Z 4" "-p 1 --top 0|N" \
+	"-p x|PID" "-p 1 1 2 3|unexpected"; do
+	eval "\"\$BIN/memleak\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "memleak ${args%|*}: exit 2, one line '${args#*|}'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '${args#*|}' '$TMP/err'"
+done
+check "memleak's bad input changed nothing in tracefs" same_state
+
+if [ ! -e "$T/uprobe_events" ]; then
+	skip "memleak: no uprobes in this kernel (CONFIG_UPROBE_EVENTS)"
+	summary; exit $?
+fi
+LT=$BIN/tests/leak_target
+if [ ! -x "$LT" ]; then
+	# The guests have only static programs, whose allocations are not libc.so's.
+	skip "memleak: no dynamic test program $LT (the guests' are static: no libc.so to probe)"
+	summary; exit $?
+fi
+
+# The 3 stacks as text must show them: the count line, then the target's own frames.
+cat > "$TMP/want" << 'EOF2'
+7000 bytes in 7 allocations from stack
+deep_leak deep9 deep8 deep7 deep6 deep5 deep4 deep3 deep2 deep1 main
+3000 bytes in 1 allocations from stack
+leak_calloc main
+2000 bytes in 1 allocations from stack
+leak_realloc main
+Outstanding: 12000 bytes in 9 allocations from 3 stacks
+EOF2
+# stacks FILE: each stack's line and its frames of leak_target, by name, on one line.
+stacks() {
+	awk '
+	/ bytes in .* from stack/ { if (f != "") print f; f = ""; sub(/^\t/, ""); sub(/ \(PID.*/, ""); print; next }
+	/^\t\t/ && /leak_target\)$/ { n = $1; sub(/\+0x.*/, "", n); f = f (f == "" ? "" : " ") n; next }
+	/^Outstanding:/ { if (f != "") print f; f = ""; sub(/ \(older.*/, ""); print }
+	' "$1"
+}
+
+"$BIN/memleak" --exec "$LT" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+stacks "$TMP/out" > "$TMP/got"
+check "memleak --exec: exit 0, exactly the 3 leaking stacks, 12000 bytes in 9 blocks, frames named" \
+	sh -c "[ $rc -eq 0 ] && cmp -s '$TMP/want' '$TMP/got'" ||
+	{ diff "$TMP/want" "$TMP/got" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/err"; }
+check "memleak --exec: nothing of the freed blocks (churn), no losses or unpaired calls said" \
+	sh -c "! grep -q churn '$TMP/out' && [ \$(wc -l < '$TMP/err') -eq 1 ]"
+
+"$BIN/memleak" -z 1500 --exec "$LT" > "$TMP/out" 2> "$TMP/err"
+check "memleak -z 1500: only the 3000 and 2000 byte blocks" \
+	grep -qx 'Outstanding: 5000 bytes in 2 allocations from 2 stacks (older than 0 ms)' "$TMP/out"
+
+"$BIN/memleak" -j -a --exec "$LT" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+need_program JC jsoncheck
+check "memleak -j -a: 3 JSON objects with their keys, the blocks listed" sh -c "
+	[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/out') -eq 3 ] &&
+	'$JC' '$TMP/out' time pid bytes allocs stack blocks &&
+	grep -c '\"size\":1000,' '$TMP/out' | grep -qx 1 &&
+	[ \$(grep -o '\"size\":1000,' '$TMP/out' | wc -l) -eq 7 ] &&
+	grep -q '\"bytes\":7000,\"allocs\":7,\"stack\":\[\"deep_leak+' '$TMP/out'"
+
+# -p: that process's blocks only, not those of another run of the program meanwhile.
+rm -f "$TMP/go"
+"$LT" "$TMP/go" &
+P=$!
+if start_bg "$BIN/memleak" -p $P; then
+	"$LT"
+	touch "$TMP/go"
+	wait_exit $BGPID 10
+	stacks "$TMP/out" > "$TMP/got"
+	check "memleak -p: ends with its process, exit 0, its 3 stacks only" \
+		sh -c "[ $RC -eq 0 ] && cmp -s '$TMP/want' '$TMP/got' &&
+			! grep 'from stack' '$TMP/out' | grep -v '(PID $P)\$'" ||
+		{ diff "$TMP/want" "$TMP/got" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/err"; }
+fi
+kill $P 2> /dev/null
+wait $P 2> /dev/null
+check "memleak: tracefs as before after every run" same_state
+
+summary
