@@ -196,7 +196,7 @@ $(B)/static/profile_target: tests/live/profile_target.c | $(B)/static
 # memleak's known leaks from a deep chain of functions (frame pointers, no sibling calls:
 # each level its own frame); dynamic, as memleak probes libc.so (the guests' are static).
 $(B)/tests/leak_target: tests/live/leak_target.c | $(B)/tests
-	$(CC) -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra -Werror -o $@ $<
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra -Werror -pthread -o $@ $<
 # Known host name lookups for gethostlatency, answered from /etc/hosts: dynamic, since a
 # static program's lookups are not the C library's (the guests have no libc.so: skipped).
 $(B)/tests/resolve_target: tests/live/resolve_target.c | $(B)/tests

@@ -409,7 +409,9 @@ static void on_record(const struct perf_event_header *h, const void *body, size_
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: on_sample(body, len); break;
 	case PERF_RECORD_LOST:
-		/* which calls' entries or returns were lost is not known */
+	case PERF_RECORD_THROTTLE:
+		/* which calls' entries or returns were lost (or not sampled: a throttled event
+		 * drops its samples until unthrottled) is not known */
 		env.lost_pending += 1;
 		pair_clear(&env.pending);
 		break;
@@ -691,8 +693,8 @@ static void end(struct tool_run *t)
 		perfev_report(&env.pe, "memleak");
 	if (env.lost_pending)
 		fprintf(stderr,
-			"memleak: records lost %llu times: some frees may be missing (their blocks "
-			"shown outstanding) and some calls unpaired\n",
+			"memleak: records lost or throttled %llu times: some frees may be missing "
+			"(their blocks shown outstanding) and some calls unpaired\n",
 			(unsigned long long)env.lost_pending);
 	if (env.unpaired)
 		fprintf(stderr, "memleak: %llu allocator calls without their entry or return\n",

@@ -5,16 +5,21 @@
  * of 10 functions (deeper than ftrace's 8-frame user stack), 1 block of 3 x 1000 bytes by
  * calloc in leak_calloc, 1 block of 2000 bytes by realloc in leak_realloc (grown from a
  * malloc of 100). churn() allocates and frees 200 blocks of 777 bytes through every
- * allocator. With an argument FILE, it first waits until FILE exists (memleak -p).
+ * allocator. A thread made at the start (before memleak -p attaches) leaks 2 blocks of 4321
+ * bytes in thread_leak and hands 50 blocks of 555 bytes through a pipe to the main thread,
+ * which frees them (a free in another thread, often on another CPU, than the allocation).
+ * With an argument FILE, it first waits until FILE exists (memleak -p).
  */
 #define _GNU_SOURCE
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static void *volatile keep[16];
+static void *volatile keep[16]; /* 0-8 the main thread's, 12-13 the worker's */
 static int nkeep;
 
 #define LEVEL(n, next)                                       \
@@ -70,8 +75,56 @@ __attribute__((noinline)) static void churn(void)
 	__asm__ volatile("" ::: "memory");
 }
 
+static pthread_barrier_t start;
+static int handed[2];
+
+__attribute__((noinline)) static void thread_leak(void)
+{
+	for (volatile int i = 0; i < 2; i++) /* one call site, not unrolled */
+		keep[12 + i] = malloc(4321);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The calling thread on CPU cpu, where there is one: the worker's allocations and the main
+ * thread's frees of them then come in two CPUs' rings. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pin(1);
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < 50; i++) {
+		void *p = malloc(555);
+		if (write(handed[1], &p, sizeof(p)) != sizeof(p))
+			abort();
+	}
+	close(handed[1]);
+	thread_leak();
+	return NULL;
+}
+
+/* The worker's blocks, freed here as they come. */
+__attribute__((noinline)) static void free_handed(void)
+{
+	void *p;
+	while (read(handed[0], &p, sizeof(p)) == sizeof(p))
+		free(p);
+}
+
 int main(int argc, char **argv)
 {
+	pthread_t w;
+	pin(0);
+	if (pipe(handed) || pthread_barrier_init(&start, NULL, 2) ||
+	    pthread_create(&w, NULL, worker, NULL))
+		return 1;
 	while (argc > 1 && access(argv[1], F_OK))
 		usleep(10000);
 	churn();
@@ -79,6 +132,9 @@ int main(int argc, char **argv)
 		deep1(i);
 	leak_calloc();
 	leak_realloc();
+	pthread_barrier_wait(&start);
+	free_handed();
+	pthread_join(w, NULL);
 	churn();
 	return 0;
 }
