@@ -79,6 +79,7 @@ static struct env {
 		int off_ret;  /* return: the value's */
 	} f[NFUNCS];
 	struct perfev pe;
+	struct perfev_batch batch;
 	bool open;
 	unsigned max_stack;
 	struct pair_table pending; /* by thread: the allocator calls not yet returned */
@@ -433,62 +434,6 @@ static void on_record(const struct perf_event_header *h, const void *body, size_
 	}
 }
 
-/*
- * The records of a read, in time order (the rings are per CPU). Those of the last HOLD_NS
- * wait for the next read: a record of another CPU may still be on its way, and a free read
- * before the allocation it gives back would leave that block counted for good.
- */
-struct held {
-	uint64_t time, seq;
-	size_t at; /* in the blob: the header, then the body */
-};
-static struct {
-	struct held *h;
-	size_t n, cap;
-	char *blob;
-	size_t used, size;
-	uint64_t seq;
-	bool oom;
-} batch;
-
-static void hold(const struct perf_event_header *h, const void *body, size_t len, void *ctx)
-{
-	if (batch.n == batch.cap) {
-		size_t cap = batch.cap ? batch.cap * 2 : 1024;
-		struct held *m = realloc(batch.h, cap * sizeof(*m));
-		if (!m) {
-			batch.oom = true;
-			return;
-		}
-		batch.h = m;
-		batch.cap = cap;
-	}
-	size_t need = (sizeof(*h) + len + 7) & ~(size_t)7;
-	if (batch.used + need > batch.size) {
-		size_t size = (batch.used + need) * 2;
-		char *m = realloc(batch.blob, size);
-		if (!m) {
-			batch.oom = true;
-			return;
-		}
-		batch.blob = m;
-		batch.size = size;
-	}
-	batch.h[batch.n++] = (struct held){perfev_time(h, body, len, env.pe.sample_type),
-					   batch.seq++, batch.used};
-	memcpy(batch.blob + batch.used, h, sizeof(*h));
-	memcpy(batch.blob + batch.used + sizeof(*h), body, len);
-	batch.used += need;
-}
-
-static int by_time(const void *a, const void *b)
-{
-	const struct held *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 static uint64_t mono_now(void)
 {
 	struct timespec ts;
@@ -496,39 +441,30 @@ static uint64_t mono_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Read the rings; all: every record (at the end), else up to HOLD_NS ago. */
+static void run_one(const struct perf_event_header *h, const void *body, size_t len, uint64_t time,
+		    int src, void *ctx)
+{
+	on_record(h, body, len);
+}
+
+/*
+ * Read the rings, and handle their records in time order up to HOLD_NS ago (all: every one,
+ * at the end): a record of another CPU may still be on its way, and a free handled before
+ * the allocation it gives back would leave that block counted for good.
+ */
 static void drain(bool all)
 {
 	if (!env.open)
 		return;
-	uint64_t until = mono_now() - HOLD_NS;
-	perfev_drain(&env.pe, hold, NULL);
-	if (batch.oom) {
+	uint64_t until = all ? UINT64_MAX : mono_now() - HOLD_NS;
+	perfev_batch_add(&env.batch, &env.pe, 0);
+	if (env.batch.oom) {
 		fprintf(stderr, "memleak: out of memory for the records: ending\n");
 		env.t->failed = true;
 		sig_request_stop();
-		batch.oom = false;
+		env.batch.oom = false;
 	}
-	if (batch.n > 1)
-		qsort(batch.h, batch.n, sizeof(*batch.h), by_time);
-	size_t i = 0;
-	for (; i < batch.n && (all || batch.h[i].time <= until); i++) {
-		struct perf_event_header h;
-		memcpy(&h, batch.blob + batch.h[i].at, sizeof(h));
-		on_record(&h, batch.blob + batch.h[i].at + sizeof(h), h.size - sizeof(h));
-	}
-	/* The rest to the front, for the next read. */
-	size_t used = 0, n = 0;
-	for (; i < batch.n; i++) {
-		struct perf_event_header h;
-		memcpy(&h, batch.blob + batch.h[i].at, sizeof(h));
-		size_t sz = (h.size + 7) & ~(size_t)7;
-		memmove(batch.blob + used, batch.blob + batch.h[i].at, sz);
-		batch.h[n++] = (struct held){batch.h[i].time, batch.h[i].seq, used};
-		used += sz;
-	}
-	batch.n = n;
-	batch.used = used;
+	perfev_batch_run(&env.batch, until, run_one, NULL);
 }
 
 static void wake(struct tool_run *t, uint64_t now)
@@ -886,8 +822,7 @@ static void cleanup(struct tool_run *t)
 	free(stacks.s);
 	free(stacks.head);
 	free(blocks.b);
-	free(batch.h);
-	free(batch.blob);
+	perfev_batch_free(&env.batch);
 	pair_free(&env.pending);
 	usym_addr_free();
 }

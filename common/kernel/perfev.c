@@ -341,6 +341,107 @@ size_t perfev_drain(struct perfev *p, perfev_fn fn, void *ctx)
 	return n;
 }
 
+void perfev_batch_keep(struct perfev_batch *b, const struct perf_event_header *h, const void *body,
+		       size_t len, uint64_t time, int src)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct perfev_held *m = realloc(b->h, cap * sizeof(*m));
+		if (!m) {
+			b->oom = true;
+			return;
+		}
+		b->h = m;
+		b->cap = cap;
+	}
+	size_t need = (sizeof(*h) + len + 7) & ~(size_t)7;
+	if (b->used + need > b->size) {
+		size_t size = (b->used + need) * 2;
+		char *m = realloc(b->blob, size);
+		if (!m) {
+			b->oom = true;
+			return;
+		}
+		b->blob = m;
+		b->size = size;
+	}
+	b->h[b->n++] = (struct perfev_held){time, b->seq++, b->used, src};
+	memcpy(b->blob + b->used, h, sizeof(*h));
+	memcpy(b->blob + b->used + sizeof(*h), body, len);
+	b->used += need;
+}
+
+struct batch_add {
+	struct perfev_batch *b;
+	struct perfev *p;
+	int src;
+};
+
+static void batch_add_one(const struct perf_event_header *h, const void *body, size_t len,
+			  void *ctx)
+{
+	struct batch_add *a = ctx;
+	perfev_batch_keep(a->b, h, body, len, perfev_time(h, body, len, a->p->sample_type), a->src);
+}
+
+void perfev_batch_add(struct perfev_batch *b, struct perfev *p, int src)
+{
+	struct batch_add a = {b, p, src};
+	perfev_drain(p, batch_add_one, &a);
+}
+
+static int held_by_time(const void *x, const void *y)
+{
+	const struct perfev_held *a = x, *b = y;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+size_t perfev_batch_run(struct perfev_batch *b, uint64_t until, perfev_batch_fn fn, void *ctx)
+{
+	if (b->n > 1)
+		qsort(b->h, b->n, sizeof(*b->h), held_by_time);
+	size_t i = 0;
+	for (; i < b->n && b->h[i].time <= until; i++) {
+		struct perf_event_header h;
+		memcpy(&h, b->blob + b->h[i].at, sizeof(h));
+		fn(&h, b->blob + b->h[i].at + sizeof(h), h.size - sizeof(h), b->h[i].time,
+		   b->h[i].src, ctx);
+	}
+	size_t ran = i, used = 0, n = 0;
+	/* The later ones into a new blob, in order, for the next run (moved in place, one
+	 * could land on another not yet moved: the blob is in arrival order, not time). */
+	char *blob = i < b->n ? malloc(b->size) : NULL;
+	if (i < b->n && !blob) {
+		b->oom = true;
+		i = b->n; /* dropped */
+	}
+	for (; i < b->n; i++) {
+		struct perf_event_header h;
+		memcpy(&h, b->blob + b->h[i].at, sizeof(h));
+		size_t sz = (h.size + 7) & ~(size_t)7;
+		memcpy(blob + used, b->blob + b->h[i].at, sz);
+		b->h[n] = b->h[i];
+		b->h[n++].at = used;
+		used += sz;
+	}
+	if (blob) {
+		free(b->blob);
+		b->blob = blob;
+	}
+	b->n = n;
+	b->used = used;
+	return ran;
+}
+
+void perfev_batch_free(struct perfev_batch *b)
+{
+	free(b->h);
+	free(b->blob);
+	memset(b, 0, sizeof(*b));
+}
+
 int perfev_sample(const void *body, size_t len, uint64_t type, struct perfev_sample *s)
 {
 	const char *b = body, *e = b + len;

@@ -91,6 +91,38 @@ size_t perfev_ring_read(struct perfev *p, const char *data, size_t size, uint64_
 /* Every ring's new records; returns how many. */
 size_t perfev_drain(struct perfev *p, perfev_fn fn, void *ctx);
 
+/*
+ * The records of several rings (one event's CPUs, or more events) in time order: each CPU's
+ * ring is in order, but a task's records on two CPUs (a block allocated on one and freed on
+ * another, an exec on one and its samples on the next) are in order only once merged.
+ * perfev_batch_add copies every new record of p's rings (tagged src, for the caller);
+ * perfev_batch_run sorts them by time (then arrival) and hands to fn those at or before
+ * until, keeping the later ones for the next run (a record of another CPU may still be on
+ * its way: until = now less a margin; UINT64_MAX at the end).
+ */
+struct perfev_held {
+	uint64_t time, seq;
+	size_t at; /* in the blob: the header, then the body */
+	int src;
+};
+struct perfev_batch {
+	struct perfev_held *h;
+	size_t n, cap;
+	char *blob;
+	size_t used, size;
+	uint64_t seq;
+	bool oom; /* a record could not be kept (said by the caller, then cleared) */
+};
+typedef void (*perfev_batch_fn)(const struct perf_event_header *h, const void *body, size_t len,
+				uint64_t time, int src, void *ctx);
+/* Keep one record (what perfev_batch_add does for each). */
+void perfev_batch_keep(struct perfev_batch *b, const struct perf_event_header *h, const void *body,
+		       size_t len, uint64_t time, int src);
+void perfev_batch_add(struct perfev_batch *b, struct perfev *p, int src);
+/* Returns how many records were handed to fn. */
+size_t perfev_batch_run(struct perfev_batch *b, uint64_t until, perfev_batch_fn fn, void *ctx);
+void perfev_batch_free(struct perfev_batch *b);
+
 struct perfev_sample {
 	uint64_t ip;
 	uint32_t pid, tid, cpu;
