@@ -8,7 +8,8 @@
  * allocator. A thread made at the start (before memleak -p attaches) leaks 2 blocks of 4321
  * bytes in thread_leak and hands 50 blocks of 555 bytes through a pipe to the main thread,
  * which frees them (a free in another thread, often on another CPU, than the allocation).
- * With an argument FILE, it first waits until FILE exists (memleak -p).
+ * With an argument FILE, it first waits until FILE exists (memleak -p); with a second, DONE,
+ * it waits at the end until DONE exists (a report while it lives).
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -136,5 +137,7 @@ int main(int argc, char **argv)
 	free_handed();
 	pthread_join(w, NULL);
 	churn();
+	while (argc > 2 && access(argv[2], F_OK))
+		usleep(10000);
 	return 0;
 }

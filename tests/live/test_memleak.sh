@@ -6,7 +6,8 @@
 # and frees the 400 blocks churn() makes through every allocator and 50 the thread hands to
 # the main thread: memleak shows exactly those 4 stacks, 20642 bytes in 11 allocations, the
 # frames named, nothing of churn() nor of the handed blocks; --exec and -p, -z, -j with -a;
-# bad input and every run leave tracefs as they found it.
+# a report while the process lives, with --older; bad input and every run leave tracefs as
+# they found it.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -94,6 +95,28 @@ if start_bg "$BIN/memleak" -z 500 -p $P; then
 fi
 kill $P 2> /dev/null
 wait $P 2> /dev/null
+
+# A report while the process lives, after 1 s: every block with --older 0, none of them with
+# --older 5000 (all younger); the count of 1 ends the run, not the process.
+for older in 0 5000; do
+	rm -f "$TMP/go" "$TMP/done"
+	"$LT" "$TMP/go" "$TMP/done" &
+	P=$!
+	if start_bg "$BIN/memleak" -z 500 --older $older -p $P 1 1; then
+		touch "$TMP/go"
+		wait_exit $BGPID 10
+		if [ $older = 0 ]; then
+			want='Outstanding: 20642 bytes in 11 allocations from 4 stacks (older than 0 ms)'
+		else
+			want='Outstanding: 0 bytes in 0 allocations from 0 stacks (older than 5000 ms)'
+		fi
+		check "memleak --older $older -p PID 1 1: one report while it lives, exit 0" sh -c "
+			[ $RC -eq 0 ] && kill -0 $P && [ \$(grep -c '^Outstanding' '$TMP/out') -eq 1 ] &&
+			grep -qx '$want' '$TMP/out'" || sed 's/^/#   /' "$TMP/out"
+	fi
+	touch "$TMP/done"
+	wait $P 2> /dev/null
+done
 check "memleak: tracefs as before after every run" same_state
 
 summary
