@@ -680,6 +680,11 @@ static int prepare(struct tool_run *t)
 		       env.max_stack);
 		return TOOL_DONE;
 	}
+	if (t->o.pid && !usym_maps_file(t->o.pid, env.lib))
+		fprintf(stderr,
+			"memleak: WARNING: process %d does not map %s: its allocations (a static "
+			"program's, or another C library's) are not seen\n",
+			(int)t->o.pid, env.lib);
 	if (!probe_available(&t->s, PROBE_UPROBE, false))
 		return TOOL_FAIL;
 	char why[512];

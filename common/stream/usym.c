@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static bool is_file(const char *p)
@@ -944,4 +945,26 @@ int usym_addr_mmap2(const void *body, size_t len)
 	if (!memchr(name, 0, len - 64))
 		return -1;
 	return usym_addr_map((int)pid, v[0], v[1], v[2], name);
+}
+
+bool usym_maps_file(int pid, const char *path)
+{
+	struct stat st;
+	char maps[64], line[PATH_MAX + 128];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	FILE *f = stat(path, &st) ? NULL : fopen(maps, "r");
+	if (!f)
+		return true;
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		found = sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 &&
+			ino == (unsigned long long)st.st_ino && makedev(maj, min) == st.st_dev;
+		if (!strchr(line, '\n')) /* the rest of a long line */
+			while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
+				;
+	}
+	fclose(f);
+	return found;
 }

@@ -66,6 +66,10 @@ int usym_list(const char *path, FILE *out);
  * process is gone. Maps and symbol tables are cached (the maps read again when an address
  * is in none of them). The result is in buf.
  */
+/* Does process pid map the file at path now (its device and inode among its maps)? true
+ * when it cannot be told. (A uprobe is on the file: a process that maps another copy, or
+ * none, fires none.) */
+bool usym_maps_file(int pid, const char *path);
 /* Read PID's maps now, while it lives, for usym_addr to name its frames after it has exited
  * (a -p target that ends before its events are read). 0, or -1 when it cannot be read. */
 int usym_prime(int pid);

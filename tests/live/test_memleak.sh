@@ -117,6 +117,18 @@ for older in 0 5000; do
 	touch "$TMP/done"
 	wait $P 2> /dev/null
 done
+# A static program maps no libc.so: said, not a silent empty report.
+need_program ST sched_target
+rm -f "$TMP/go"
+"$ST" "$TMP/go" nap 1 1 > /dev/null &
+P=$!
+"$BIN/memleak" -p $P -d 0.1 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "memleak -p of a static program: exit 0, the warning that it maps no C library" sh -c "
+	[ $rc -eq 0 ] && grep -q '^memleak: WARNING: process $P does not map .*libc' '$TMP/err'" ||
+	sed 's/^/#   /' "$TMP/err"
+touch "$TMP/go"
+wait $P
 check "memleak: tracefs as before after every run" same_state
 
 summary
