@@ -503,28 +503,48 @@ static int by_bytes(const void *a, const void *b)
 	return x->id - y->id;
 }
 
-static void print_blocks(int id, uint64_t now, uint64_t older, bool json)
+static int by_age(const void *a, const void *b)
 {
-	bool any = false;
+	const struct block *x = *(const struct block *const *)a,
+			   *y = *(const struct block *const *)b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* -a: the stack's blocks (allocs of them), oldest first. */
+static void print_blocks(int id, uint64_t allocs, uint64_t now, uint64_t older, bool json)
+{
+	const struct block **list = calloc((size_t)allocs + 1, sizeof(*list));
+	size_t n = 0;
+	for (size_t i = 0; list && i < blocks.cap && n < allocs; i++) {
+		const struct block *b = &blocks.b[i];
+		if (b->addr && b->stack == id && now - b->time >= older)
+			list[n++] = b;
+	}
+	if (n > 1)
+		qsort(list, n, sizeof(*list), by_age);
 	FILE *f = json ? row_json(&env.row) : stdout;
 	if (json && f)
 		fputc('[', f);
-	for (size_t i = 0; f && i < blocks.cap; i++) {
-		const struct block *b = &blocks.b[i];
-		if (!b->addr || b->stack != id || now - b->time < older)
-			continue;
+	for (size_t i = 0; f && i < n; i++) {
+		const struct block *b = list[i];
 		unsigned long long age = now > b->time ? (now - b->time) / 1000000 : 0;
 		if (json)
 			fprintf(f, "%s{\"addr\":\"0x%llx\",\"size\":%llu,\"age_ms\":%llu}",
-				any ? "," : "", (unsigned long long)b->addr,
+				i ? "," : "", (unsigned long long)b->addr,
 				(unsigned long long)b->size, age);
 		else
 			printf("\t\taddr = 0x%llx size = %llu age = %llu ms\n",
 			       (unsigned long long)b->addr, (unsigned long long)b->size, age);
-		any = true;
 	}
 	if (json && f)
 		fputc(']', f);
+	if (!list) {
+		fprintf(stderr, "memleak: out of memory for the blocks of a stack\n");
+		env.t->failed = true;
+	}
+	free(list);
 }
 
 static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const char *when)
@@ -548,7 +568,7 @@ static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const
 			fputc(']', f);
 		}
 		if (env.show_allocs)
-			print_blocks(s->id, now, older, true);
+			print_blocks(s->id, s->allocs, now, older, true);
 		else
 			row_none(&env.row);
 		row_end(&env.row);
@@ -565,7 +585,7 @@ static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const
 	if (!st->n)
 		printf("\t\t[no user stack]\n");
 	if (env.show_allocs)
-		print_blocks(s->id, now, older, false);
+		print_blocks(s->id, s->allocs, now, older, false);
 }
 
 static void report(uint64_t older)
