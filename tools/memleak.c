@@ -687,11 +687,20 @@ static int prepare(struct tool_run *t)
 	env.max_stack = kmax < MAXF ? kmax : MAXF;
 	if (env.verbose) {
 		printf("uprobes on %s:", env.lib);
+		unsigned long long offs[NFUNCS];
 		for (int i = 0; i < NFUNCS; i++) {
-			unsigned long long off;
 			char why[256];
-			if (!usym_offset(env.lib, funcs[i].name, false, &off, why, sizeof(why)))
-				printf(" %s (0x%llx)", funcs[i].name, off);
+			offs[i] = 0;
+			if (usym_offset(env.lib, funcs[i].name, false, &offs[i], why, sizeof(why)))
+				continue;
+			int alias = -1;
+			for (int k = 0; k < i && alias < 0; k++)
+				alias = offs[k] == offs[i] ? k : -1;
+			if (alias >= 0)
+				printf(" %s (0x%llx: %s's, probed once)", funcs[i].name, offs[i],
+				       funcs[alias].name);
+			else
+				printf(" %s (0x%llx)", funcs[i].name, offs[i]);
 		}
 		printf("\nread as perf events (perf_event_open, a tracepoint event per probe, "
 		       "3.5+), every hit sampled with its record and, at an allocator's return, "
