@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -193,6 +193,10 @@ $(B)/tests/profile_target: tests/live/profile_target.c | $(B)/tests
 	$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 $(B)/static/profile_target: tests/live/profile_target.c | $(B)/static
 	$(CC) -O1 -g -fno-omit-frame-pointer -static -Wall -Wextra -Werror -pthread -o $@ $<
+# memleak's known leaks from a deep chain of functions (frame pointers, no sibling calls:
+# each level its own frame); dynamic, as memleak probes libc.so (the guests' are static).
+$(B)/tests/leak_target: tests/live/leak_target.c | $(B)/tests
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra -Werror -pthread -o $@ $<
 # Known host name lookups for gethostlatency, answered from /etc/hosts: dynamic, since a
 # static program's lookups are not the C library's (the guests have no libc.so: skipped).
 $(B)/tests/resolve_target: tests/live/resolve_target.c | $(B)/tests
@@ -214,7 +218,7 @@ $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 
 # (the image holds make static's binaries, which the build of SANITIZE=1 has none of: there
 # the image's suite skips, saying so)
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target $(B)/tests/lock_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target $(B)/tests/lock_target $(B)/tests/leak_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" \
 		LIVE_SKIP="$(if $(filter 1,$(SANITIZE)),test_examples test_pictures test_prom)" tests/check.sh
 

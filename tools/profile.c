@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -278,22 +277,7 @@ static void on_sample(const void *body, size_t len)
  * from them. */
 static void on_mmap2(const void *body, size_t len)
 {
-	/* pid, tid, addr, len, pgoff, maj/min (or a build id), ino, ino_generation, prot,
-	 * flags, then the file name */
-	if (len <= 64)
-		return;
-	uint32_t pid, maj, min;
-	uint64_t v[3], ino;
-	memcpy(&pid, body, 4);
-	memcpy(v, (const char *)body + 8, 24);
-	/* (a build ID there instead only when attr.build_id asks for it: not here) */
-	memcpy(&maj, (const char *)body + 32, 4);
-	memcpy(&min, (const char *)body + 36, 4);
-	memcpy(&ino, (const char *)body + 40, 8);
-	const char *name = (const char *)body + 64;
-	if (!memchr(name, 0, len - 64))
-		return;
-	usym_addr_map((int)pid, v[0], v[1], v[2], name, makedev(maj, min), ino);
+	usym_addr_mmap2(body, len);
 }
 
 static void on_comm(const struct perf_event_header *h, const void *body, size_t len)
@@ -471,89 +455,37 @@ static void off_print_folded(struct folded *fold, bool off)
 /*
  * The records of a drain, in time order: the rings are per CPU, and a process's exec and
  * mappings on one CPU must be seen before its samples on another (and after the samples of
- * its old program). Copied here (a few KiB per 100 ms at 49 Hz), then sorted.
+ * its old program). Copied (a few KiB per 100 ms at 49 Hz), then sorted (perfev_batch).
  */
-struct held {
-	uint64_t time, seq;
-	size_t at; /* in the blob: the header, then the body */
-	bool off;  /* from the context-switch events (--off-cpu) */
-};
-static struct {
-	struct held *h;
-	size_t n, cap;
-	char *blob;
-	size_t used, size;
-	bool oom;
-} batch;
+static struct perfev_batch batch;
 
-static void hold(const struct perf_event_header *h, const void *body, size_t len, void *ctx)
+static void run_one(const struct perf_event_header *h, const void *body, size_t len, uint64_t time,
+		    int src, void *ctx)
 {
-	if (batch.n == batch.cap) {
-		size_t cap = batch.cap ? batch.cap * 2 : 1024;
-		struct held *m = realloc(batch.h, cap * sizeof(*m));
-		if (!m) {
-			batch.oom = true;
-			return;
-		}
-		batch.h = m;
-		batch.cap = cap;
-	}
-	if (batch.used + sizeof(*h) + len > batch.size) {
-		size_t size = (batch.used + sizeof(*h) + len) * 2;
-		char *m = realloc(batch.blob, size);
-		if (!m) {
-			batch.oom = true;
-			return;
-		}
-		batch.blob = m;
-		batch.size = size;
-	}
-	batch.h[batch.n] = (struct held){perfev_time(h, body, len, env.pe.sample_type), batch.n,
-					 batch.used, ctx != NULL};
-	batch.n++;
-	memcpy(batch.blob + batch.used, h, sizeof(*h));
-	memcpy(batch.blob + batch.used + sizeof(*h), body, len);
-	batch.used += (sizeof(*h) + len + 7) & ~(size_t)7;
-}
-
-static int by_time(const void *a, const void *b)
-{
-	const struct held *x = a, *y = b;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (src)
+		off_record(h, body, len, time);
+	else if (h->type == PERF_RECORD_SAMPLE)
+		on_sample(body, len);
+	else if (h->type == PERF_RECORD_COMM)
+		on_comm(h, body, len);
+	else if (h->type == PERF_RECORD_MMAP2)
+		on_mmap2(body, len);
+	else if (h->type == PERF_RECORD_FORK)
+		on_fork(body, len);
 }
 
 static void drain(void)
 {
-	batch.n = batch.used = 0;
-	perfev_drain(&env.pe, hold, NULL);
+	perfev_batch_add(&batch, &env.pe, 0);
 	if (env.offcpu)
-		perfev_drain(&env.off, hold, &env.off);
+		perfev_batch_add(&batch, &env.off, 1);
 	if (batch.oom) {
 		fprintf(stderr, "profile: out of memory for the samples: ending\n");
 		env.t->failed = true;
 		sig_request_stop();
 		batch.oom = false;
 	}
-	if (batch.n > 1)
-		qsort(batch.h, batch.n, sizeof(*batch.h), by_time);
-	for (size_t i = 0; i < batch.n; i++) {
-		struct perf_event_header h;
-		memcpy(&h, batch.blob + batch.h[i].at, sizeof(h));
-		const char *body = batch.blob + batch.h[i].at + sizeof(h);
-		size_t len = h.size - sizeof(h);
-		if (batch.h[i].off)
-			off_record(&h, body, len, batch.h[i].time);
-		else if (h.type == PERF_RECORD_SAMPLE)
-			on_sample(body, len);
-		else if (h.type == PERF_RECORD_COMM)
-			on_comm(&h, body, len);
-		else if (h.type == PERF_RECORD_MMAP2)
-			on_mmap2(body, len);
-		else if (h.type == PERF_RECORD_FORK)
-			on_fork(body, len);
-	}
+	perfev_batch_run(&batch, UINT64_MAX, run_one, NULL);
 }
 
 static void wake(struct tool_run *t, uint64_t now)
@@ -949,8 +881,7 @@ static void cleanup(struct tool_run *t)
 	ksym_free(env.ksyms);
 	pair_free(&env.comms);
 	usym_addr_free();
-	free(batch.h);
-	free(batch.blob);
+	perfev_batch_free(&batch);
 	memset(&batch, 0, sizeof(batch));
 	env.fold = NULL;
 	env.ksyms = NULL;

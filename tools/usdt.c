@@ -283,30 +283,6 @@ static int make_probe(struct tool_run *t, int i, int fd, unsigned missing)
 	return TOOL_OK;
 }
 
-/* Does pid map the file at path now (its device and inode among its maps)? true when it
- * cannot be told. */
-static bool maps_file(pid_t pid, const char *path)
-{
-	struct stat st;
-	char maps[64], line[PATH_MAX + 128];
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
-	FILE *f = stat(path, &st) ? NULL : fopen(maps, "r");
-	if (!f)
-		return true;
-	bool found = false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		unsigned long long ino;
-		found = sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 &&
-			ino == (unsigned long long)st.st_ino && makedev(maj, min) == st.st_dev;
-		if (!strchr(line, '\n')) /* the rest of a long line */
-			while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
-				;
-	}
-	fclose(f);
-	return found;
-}
-
 static int prepare(struct tool_run *t)
 {
 	char why[PATH_MAX + 200];
@@ -316,7 +292,7 @@ static int prepare(struct tool_run *t)
 	}
 	/* (the kernel's uprobes are on the file: a process that maps another copy, or none,
 	 * fires none of them, which said nothing) */
-	if (t->o.pid && !maps_file(t->o.pid, env.path))
+	if (t->o.pid && !usym_maps_file(t->o.pid, env.path))
 		fprintf(stderr,
 			"usdt: WARNING: process %d does not map %s now: its probes fire only "
 			"once it does\n",

@@ -177,6 +177,30 @@ int perfev_open(struct perfev *p, struct perf_event_attr *attr, pid_t pid, int c
 	return 0;
 }
 
+int perfev_add(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why, size_t len)
+{
+	for (int i = 0; i < p->n; i++) {
+		int *m = realloc(p->more, (size_t)(p->nmore + 1) * sizeof(*m));
+		if (!m) {
+			snprintf(why, len, "out of memory");
+			return -1;
+		}
+		p->more = m;
+		int fd = sys_perf_event_open(attr, pid, p->ring[i].cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ESRCH)
+			return 0; /* the thread is gone */
+		if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->ring[i].fd)) {
+			int err = errno;
+			if (fd >= 0)
+				close(fd);
+			snprintf(why, len, "thread %d: %s", (int)pid, strerror(err));
+			return -1;
+		}
+		p->more[p->nmore++] = fd;
+	}
+	return 0;
+}
+
 static int add_tasks(struct perfev *p, struct perf_event_attr *attr, pid_t pid, bool main,
 		     char *why, size_t len);
 
@@ -208,31 +232,12 @@ static int add_tasks(struct perfev *p, struct perf_event_attr *attr, pid_t pid, 
 		int tid = atoi(e->d_name);
 		if (tid <= 0 || (tid == pid && !main))
 			continue;
-		bool any = false;
-		for (int i = 0; i < p->n; i++) {
-			int *m = realloc(p->more, (size_t)(p->nmore + 1) * sizeof(*m));
-			if (!m) {
-				closedir(d);
-				snprintf(why, len, "out of memory");
-				return -1;
-			}
-			p->more = m;
-			int fd = sys_perf_event_open(attr, tid, p->ring[i].cpu, -1,
-						     PERF_FLAG_FD_CLOEXEC);
-			if (fd < 0 && errno == ESRCH)
-				break; /* the thread is gone */
-			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, p->ring[i].fd)) {
-				int err = errno;
-				if (fd >= 0)
-					close(fd);
-				closedir(d);
-				snprintf(why, len, "thread %d: %s", tid, strerror(err));
-				return -1;
-			}
-			p->more[p->nmore++] = fd;
-			any = true;
+		int before = p->nmore;
+		if (perfev_add(p, attr, tid, why, len)) {
+			closedir(d);
+			return -1;
 		}
-		added += any;
+		added += p->nmore > before;
 	}
 	closedir(d);
 	return added;
@@ -351,6 +356,107 @@ size_t perfev_drain(struct perfev *p, perfev_fn fn, void *ctx)
 	return n;
 }
 
+void perfev_batch_keep(struct perfev_batch *b, const struct perf_event_header *h, const void *body,
+		       size_t len, uint64_t time, int src)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		struct perfev_held *m = realloc(b->h, cap * sizeof(*m));
+		if (!m) {
+			b->oom = true;
+			return;
+		}
+		b->h = m;
+		b->cap = cap;
+	}
+	size_t need = (sizeof(*h) + len + 7) & ~(size_t)7;
+	if (b->used + need > b->size) {
+		size_t size = (b->used + need) * 2;
+		char *m = realloc(b->blob, size);
+		if (!m) {
+			b->oom = true;
+			return;
+		}
+		b->blob = m;
+		b->size = size;
+	}
+	b->h[b->n++] = (struct perfev_held){time, b->seq++, b->used, src};
+	memcpy(b->blob + b->used, h, sizeof(*h));
+	memcpy(b->blob + b->used + sizeof(*h), body, len);
+	b->used += need;
+}
+
+struct batch_add {
+	struct perfev_batch *b;
+	struct perfev *p;
+	int src;
+};
+
+static void batch_add_one(const struct perf_event_header *h, const void *body, size_t len,
+			  void *ctx)
+{
+	struct batch_add *a = ctx;
+	perfev_batch_keep(a->b, h, body, len, perfev_time(h, body, len, a->p->sample_type), a->src);
+}
+
+void perfev_batch_add(struct perfev_batch *b, struct perfev *p, int src)
+{
+	struct batch_add a = {b, p, src};
+	perfev_drain(p, batch_add_one, &a);
+}
+
+static int held_by_time(const void *x, const void *y)
+{
+	const struct perfev_held *a = x, *b = y;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+size_t perfev_batch_run(struct perfev_batch *b, uint64_t until, perfev_batch_fn fn, void *ctx)
+{
+	if (b->n > 1)
+		qsort(b->h, b->n, sizeof(*b->h), held_by_time);
+	size_t i = 0;
+	for (; i < b->n && b->h[i].time <= until; i++) {
+		struct perf_event_header h;
+		memcpy(&h, b->blob + b->h[i].at, sizeof(h));
+		fn(&h, b->blob + b->h[i].at + sizeof(h), h.size - sizeof(h), b->h[i].time,
+		   b->h[i].src, ctx);
+	}
+	size_t ran = i, used = 0, n = 0;
+	/* The later ones into a new blob, in order, for the next run (moved in place, one
+	 * could land on another not yet moved: the blob is in arrival order, not time). */
+	char *blob = i < b->n ? malloc(b->size) : NULL;
+	if (i < b->n && !blob) {
+		b->oom = true;
+		i = b->n; /* dropped */
+	}
+	for (; i < b->n; i++) {
+		struct perf_event_header h;
+		memcpy(&h, b->blob + b->h[i].at, sizeof(h));
+		size_t sz = (h.size + 7) & ~(size_t)7;
+		memcpy(blob + used, b->blob + b->h[i].at, sz);
+		b->h[n] = b->h[i];
+		b->h[n++].at = used;
+		used += sz;
+	}
+	if (blob) {
+		free(b->blob);
+		b->blob = blob;
+	}
+	b->n = n;
+	b->used = used;
+	return ran;
+}
+
+void perfev_batch_free(struct perfev_batch *b)
+{
+	free(b->h);
+	free(b->blob);
+	memset(b, 0, sizeof(*b));
+}
+
 int perfev_sample(const void *body, size_t len, uint64_t type, struct perfev_sample *s)
 {
 	const char *b = body, *e = b + len;
@@ -393,6 +499,14 @@ int perfev_sample(const void *body, size_t len, uint64_t type, struct perfev_sam
 		if (b > e || s->nr > (uint64_t)(e - b) / 8)
 			return -1;
 		s->chain = (const uint64_t *)(const void *)b;
+		b += s->nr * 8;
+	}
+	if (type & PERF_SAMPLE_RAW) {
+		TAKE(&s->raw_size, 4);
+		if (s->raw_size > (uint64_t)(e - b))
+			return -1;
+		s->raw = b;
+		b += s->raw_size;
 	}
 #undef TAKE
 	return b > e ? -1 : 0;

@@ -68,6 +68,13 @@ int perfev_add_threads(struct perfev *p, struct perf_event_attr *attr, pid_t pid
  * were added (0: the process is gone), or -1 with the reason in why. */
 int perfev_add_process(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why,
 		       size_t len);
+/*
+ * After perfev_open: one more event, attr for pid (a thread or, with attr->inherit, what it
+ * starts), on each CPU of p writing into that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT), so
+ * that several events come in one time-ordered stream per CPU. Their sample_type must be
+ * p's. 0 (pid gone: 0 too, nothing added), or -1 with the reason in why.
+ */
+int perfev_add(struct perfev *p, struct perf_event_attr *attr, pid_t pid, char *why, size_t len);
 int perfev_enable(struct perfev *p, char *why, size_t len);
 /* Stop sampling (what is in the rings stays to be read). */
 void perfev_disable(struct perfev *p);
@@ -89,16 +96,50 @@ size_t perfev_ring_read(struct perfev *p, const char *data, size_t size, uint64_
 /* Every ring's new records; returns how many. */
 size_t perfev_drain(struct perfev *p, perfev_fn fn, void *ctx);
 
+/*
+ * The records of several rings (one event's CPUs, or more events) in time order: each CPU's
+ * ring is in order, but a task's records on two CPUs (a block allocated on one and freed on
+ * another, an exec on one and its samples on the next) are in order only once merged.
+ * perfev_batch_add copies every new record of p's rings (tagged src, for the caller);
+ * perfev_batch_run sorts them by time (then arrival) and hands to fn those at or before
+ * until, keeping the later ones for the next run (a record of another CPU may still be on
+ * its way: until = now less a margin; UINT64_MAX at the end).
+ */
+struct perfev_held {
+	uint64_t time, seq;
+	size_t at; /* in the blob: the header, then the body */
+	int src;
+};
+struct perfev_batch {
+	struct perfev_held *h;
+	size_t n, cap;
+	char *blob;
+	size_t used, size;
+	uint64_t seq;
+	bool oom; /* a record could not be kept (said by the caller, then cleared) */
+};
+typedef void (*perfev_batch_fn)(const struct perf_event_header *h, const void *body, size_t len,
+				uint64_t time, int src, void *ctx);
+/* Keep one record (what perfev_batch_add does for each). */
+void perfev_batch_keep(struct perfev_batch *b, const struct perf_event_header *h, const void *body,
+		       size_t len, uint64_t time, int src);
+void perfev_batch_add(struct perfev_batch *b, struct perfev *p, int src);
+/* Returns how many records were handed to fn. */
+size_t perfev_batch_run(struct perfev_batch *b, uint64_t until, perfev_batch_fn fn, void *ctx);
+void perfev_batch_free(struct perfev_batch *b);
+
 struct perfev_sample {
 	uint64_t ip;
 	uint32_t pid, tid, cpu;
 	uint64_t time, period;
 	uint64_t nr; /* call chain entries, markers included */
 	const uint64_t *chain;
+	uint32_t raw_size; /* PERF_SAMPLE_RAW: a tracepoint's record as ftrace writes it */
+	const void *raw;
 };
 
-/* A PERF_RECORD_SAMPLE's body as sample_type says (IP, TID, TIME, CPU, PERIOD, CALLCHAIN in
- * the kernel's order): 0, or -1 when it is shorter than that. */
+/* A PERF_RECORD_SAMPLE's body as sample_type says (IP, TID, TIME, CPU, PERIOD, CALLCHAIN, RAW
+ * in the kernel's order): 0, or -1 when it is shorter than that. */
 int perfev_sample(const void *body, size_t len, uint64_t sample_type, struct perfev_sample *s);
 
 /* The time of a record: a sample's, or with attr.sample_id_all (3.0+) the one at the end of

@@ -1059,3 +1059,43 @@ void usym_addr_free(void)
 	memset(procs, 0, sizeof(procs));
 	nfiles = 0;
 }
+
+int usym_addr_mmap2(const void *body, size_t len)
+{
+	if (len <= 64)
+		return -1;
+	uint32_t pid, maj, min;
+	uint64_t v[3], ino;
+	memcpy(&pid, body, 4);
+	memcpy(v, (const char *)body + 8, 24);
+	/* (a build ID there instead only when attr.build_id asks for it: not here) */
+	memcpy(&maj, (const char *)body + 32, 4);
+	memcpy(&min, (const char *)body + 36, 4);
+	memcpy(&ino, (const char *)body + 40, 8);
+	const char *name = (const char *)body + 64;
+	if (!memchr(name, 0, len - 64))
+		return -1;
+	return usym_addr_map((int)pid, v[0], v[1], v[2], name, makedev(maj, min), ino);
+}
+
+bool usym_maps_file(int pid, const char *path)
+{
+	struct stat st;
+	char maps[64], line[PATH_MAX + 128];
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	FILE *f = stat(path, &st) ? NULL : fopen(maps, "r");
+	if (!f)
+		return true;
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		found = sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min, &ino) == 3 &&
+			ino == (unsigned long long)st.st_ino && makedev(maj, min) == st.st_dev;
+		if (!strchr(line, '\n')) /* the rest of a long line */
+			while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
+				;
+	}
+	fclose(f);
+	return found;
+}

@@ -70,6 +70,10 @@ int usym_list(const char *path, FILE *out);
  * process is gone. Maps and symbol tables are cached (the maps read again when an address
  * is in none of them). The result is in buf.
  */
+/* Does process pid map the file at path now (its device and inode among its maps)? true
+ * when it cannot be told. (A uprobe is on the file: a process that maps another copy, or
+ * none, fires none.) */
+bool usym_maps_file(int pid, const char *path);
 /* Read PID's maps now, while it lives, for usym_addr to name its frames after it has exited
  * (a -p target that ends before its events are read). 0, or -1 when it cannot be read. */
 int usym_prime(int pid);
@@ -82,6 +86,10 @@ void usym_addr_free(void);
  * out of memory. */
 int usym_addr_map(int pid, unsigned long long start, unsigned long long len, unsigned long long off,
 		  const char *path, dev_t dev, unsigned long long ino);
+/* The same from a PERF_RECORD_MMAP2 record's body (attr.mmap2, 3.16+: pid, tid, addr, len,
+ * pgoff, device or build id, inode, generation, prot, flags, then the file's name): 0, or -1
+ * when it is too short or out of memory. */
+int usym_addr_mmap2(const void *body, size_t len);
 /* A new process (a fork, a perf FORK record): child's maps are parent's until it execs or
  * maps more (the kernel tells no mapping for a fork). 0, or -1 when parent's are not known. */
 int usym_addr_fork(int parent, int child);

@@ -171,7 +171,7 @@ said_absent() {
 missing() {
 	case $1 in *libc:* | *" -l libc"*) have_libc || { echo "no shared C library here"; return; } ;; esac
 	case $1 in *bash:*) command -v bash > /dev/null 2>&1 || { echo "no bash here"; return; } ;; esac
-	case $1 in gethostlatency*) have_libc || { echo "no shared C library here"; return; } ;; esac
+	case $1 in gethostlatency* | memleak*) have_libc || { echo "no shared C library here"; return; } ;; esac
 	case $1 in bashreadline*) [ -x /bin/bash ] || { echo "no /bin/bash here"; return; } ;; esac
 	case $1 in */usr/bin/python3*) [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3 here"; return; } ;; esac
 	case $1 in *"go tool pprof"*) command -v go > /dev/null 2>&1 || echo "no go here (golang-go)" ;; esac

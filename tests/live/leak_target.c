@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * memleak's test program: leaks known blocks from known functions and frees every other.
+ * Left outstanding at its exit: 7 blocks of 1000 bytes by malloc at the bottom of a chain
+ * of 10 functions (deeper than ftrace's 8-frame user stack), 1 block of 3 x 1000 bytes by
+ * calloc in leak_calloc, 1 block of 2000 bytes by realloc in leak_realloc (grown from a
+ * malloc of 100). churn() allocates and frees 200 blocks of 777 bytes through every
+ * allocator. A thread made at the start (before memleak -p attaches) leaks 2 blocks of 4321
+ * bytes in thread_leak and hands 50 blocks of 555 bytes through a pipe to the main thread,
+ * which frees them (a free in another thread, often on another CPU, than the allocation).
+ * With an argument FILE, it first waits until FILE exists (memleak -p); with a second, DONE,
+ * it waits at the end until DONE exists (a report while it lives).
+ */
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void *volatile keep[16]; /* 0-8 the main thread's, 12-13 the worker's */
+static int nkeep;
+
+#define LEVEL(n, next)                                       \
+	__attribute__((noinline)) static void deep##n(int i) \
+	{                                                    \
+		next(i);                                     \
+		__asm__ volatile("" ::: "memory");           \
+	}
+
+__attribute__((noinline)) static void deep_leak(int i)
+{
+	keep[nkeep++] = malloc(1000);
+	memset(keep[nkeep - 1], i, 1000);
+	__asm__ volatile("" ::: "memory");
+}
+LEVEL(9, deep_leak)
+LEVEL(8, deep9)
+LEVEL(7, deep8)
+LEVEL(6, deep7)
+LEVEL(5, deep6)
+LEVEL(4, deep5)
+LEVEL(3, deep4)
+LEVEL(2, deep3)
+LEVEL(1, deep2)
+
+__attribute__((noinline)) static void leak_calloc(void)
+{
+	keep[nkeep++] = calloc(3, 1000);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void leak_realloc(void)
+{
+	char *p = malloc(100);
+	if (p)
+		p[0] = 1;
+	keep[nkeep++] = realloc(p, 2000);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void churn(void)
+{
+	for (int i = 0; i < 40; i++) {
+		void *a = malloc(777), *b = calloc(1, 777), *c = realloc(NULL, 777);
+		void *d = aligned_alloc(64, 832), *e = memalign(64, 777);
+		c = realloc(c, 7770);
+		free(a);
+		free(b);
+		free(c);
+		free(d);
+		free(e);
+	}
+	__asm__ volatile("" ::: "memory");
+}
+
+static pthread_barrier_t start;
+static int handed[2];
+
+__attribute__((noinline)) static void thread_leak(void)
+{
+	for (volatile int i = 0; i < 2; i++) /* one call site, not unrolled */
+		keep[12 + i] = malloc(4321);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* The calling thread on CPU cpu, where there is one: the worker's allocations and the main
+ * thread's frees of them then come in two CPUs' rings. */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pin(1);
+	pthread_barrier_wait(&start);
+	for (int i = 0; i < 50; i++) {
+		void *p = malloc(555);
+		if (write(handed[1], &p, sizeof(p)) != sizeof(p))
+			abort();
+	}
+	close(handed[1]);
+	thread_leak();
+	return NULL;
+}
+
+/* The worker's blocks, freed here as they come. */
+__attribute__((noinline)) static void free_handed(void)
+{
+	void *p;
+	while (read(handed[0], &p, sizeof(p)) == sizeof(p))
+		free(p);
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t w;
+	pin(0);
+	if (pipe(handed) || pthread_barrier_init(&start, NULL, 2) ||
+	    pthread_create(&w, NULL, worker, NULL))
+		return 1;
+	while (argc > 1 && access(argv[1], F_OK))
+		usleep(10000);
+	churn();
+	for (int i = 0; i < 7; i++)
+		deep1(i);
+	leak_calloc();
+	leak_realloc();
+	pthread_barrier_wait(&start);
+	free_handed();
+	pthread_join(w, NULL);
+	churn();
+	while (argc > 2 && access(argv[2], F_OK))
+		usleep(10000);
+	return 0;
+}

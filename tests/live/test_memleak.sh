@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of memleak: the test program leaks 7 blocks of 1000 bytes from the bottom of a
+# chain of 10 functions (deeper than ftrace's 8-frame user stacks), 3000 bytes by calloc and
+# 2000 by realloc from two others, 2 x 4321 bytes from a thread (made before -p attaches),
+# and frees the 400 blocks churn() makes through every allocator and 50 the thread hands to
+# the main thread: memleak shows exactly those 4 stacks, 20642 bytes in 11 allocations, the
+# frames named, nothing of churn() nor of the handed blocks; --exec and -p, -z, -j with -a;
+# a report while the process lives, with --older; bad input and every run leave tracefs as
+# they found it.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+
+for args in "|-p PID or --exec" "-p 1 --older x|MS" "-p 1 -z 5 -Z 4|-Z 4" "-p 1 --top 0|N" \
+	"-p x|PID" "-p 1 1 2 3|unexpected"; do
+	eval "\"\$BIN/memleak\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "memleak ${args%|*}: exit 2, one line '${args#*|}'" sh -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '${args#*|}' '$TMP/err'"
+done
+check "memleak's bad input changed nothing in tracefs" same_state
+
+if [ ! -e "$T/uprobe_events" ]; then
+	skip "memleak: no uprobes in this kernel (CONFIG_UPROBE_EVENTS)"
+	summary; exit $?
+fi
+LT=$BIN/tests/leak_target
+if [ ! -x "$LT" ]; then
+	# The guests have only static programs, whose allocations are not libc.so's.
+	skip "memleak: no dynamic test program $LT (the guests' are static: no libc.so to probe)"
+	summary; exit $?
+fi
+
+# The 3 stacks as text must show them: the count line, then the target's own frames.
+cat > "$TMP/want" << 'EOF2'
+8642 bytes in 2 allocations from stack
+thread_leak worker
+7000 bytes in 7 allocations from stack
+deep_leak deep9 deep8 deep7 deep6 deep5 deep4 deep3 deep2 deep1 main
+3000 bytes in 1 allocations from stack
+leak_calloc main
+2000 bytes in 1 allocations from stack
+leak_realloc main
+Outstanding: 20642 bytes in 11 allocations from 4 stacks
+EOF2
+# stacks FILE: each stack's line and its frames of leak_target, by name, on one line.
+stacks() {
+	awk '
+	/ bytes in .* from stack/ { if (f != "") print f; f = ""; sub(/^\t/, ""); sub(/ \(PID.*/, ""); print; next }
+	/^\t\t/ && /leak_target\)$/ { n = $1; sub(/\+0x.*/, "", n); f = f (f == "" ? "" : " ") n; next }
+	/^Outstanding:/ { if (f != "") print f; f = ""; sub(/ \(older.*/, ""); print }
+	' "$1"
+}
+
+# -z 500: the C library's own blocks (272 bytes from ld.so for the thread's TLS, made before
+# -p attaches) are outstanding too; every block of the test is 555 bytes or more.
+"$BIN/memleak" -z 500 --exec "$LT" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+stacks "$TMP/out" > "$TMP/got"
+check "memleak --exec: exit 0, exactly the 4 leaking stacks, 20642 bytes in 11 blocks, frames named" \
+	sh -c "[ $rc -eq 0 ] && cmp -s '$TMP/want' '$TMP/got'" ||
+	{ diff "$TMP/want" "$TMP/got" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/err"; }
+check "memleak --exec: nothing of the freed blocks (churn, the handed ones), no losses said" \
+	sh -c "! grep -Eq 'churn|free_handed' '$TMP/out' && [ \$(wc -l < '$TMP/err') -eq 1 ]"
+
+"$BIN/memleak" -z 1500 -Z 4000 -j -a --exec "$LT" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+need_program JC jsoncheck
+check "memleak -z 1500 -Z 4000 -j -a: the 3000 and 2000 byte stacks only, as JSON with their blocks" sh -c "
+	[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/out') -eq 2 ] &&
+	'$JC' '$TMP/out' time pid bytes allocs stack blocks &&
+	head -1 '$TMP/out' | grep -q '\"bytes\":3000,\"allocs\":1,\"stack\":\[\"leak_calloc+' &&
+	head -1 '$TMP/out' | grep -q '\"blocks\":\[{\"addr\":\"0x[0-9a-f]*\",\"size\":3000,\"age_ms\":[0-9]*}\]}\$' &&
+	tail -1 '$TMP/out' | grep -q '\"bytes\":2000,\"allocs\":1,\"stack\":\[\"leak_realloc+'"
+
+# -p: that process's blocks only, not those of another run of the program meanwhile.
+rm -f "$TMP/go"
+"$LT" "$TMP/go" &
+P=$!
+if start_bg "$BIN/memleak" -a -z 500 -p $P; then
+	"$LT"
+	touch "$TMP/go"
+	wait_exit $BGPID 10
+	stacks "$TMP/out" > "$TMP/got"
+	check "memleak -p: ends with its process, exit 0, its 4 stacks only" \
+		sh -c "[ $RC -eq 0 ] && cmp -s '$TMP/want' '$TMP/got' &&
+			! grep 'from stack' '$TMP/out' | grep -v '(PID $P)\$'" ||
+		{ diff "$TMP/want" "$TMP/got" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/err"; }
+	check "memleak -a: each of the 11 blocks under its stack, 20642 bytes, oldest first" awk '
+		/ bytes in .* from stack/ { last = -1 }
+		/^\t\taddr = 0x[0-9a-f]+ size = [0-9]+ age = [0-9]+ ms$/ {
+			n++; sum += $6; if (last >= 0 && $9 > last) bad = 1; last = $9 }
+		END { exit !(n == 11 && sum == 20642 && !bad) }' "$TMP/out"
+fi
+kill $P 2> /dev/null
+wait $P 2> /dev/null
+
+# A report while the process lives, after 1 s: every block with --older 0, none of them with
+# --older 5000 (all younger); the count of 1 ends the run, not the process.
+for older in 0 5000; do
+	rm -f "$TMP/go" "$TMP/done"
+	"$LT" "$TMP/go" "$TMP/done" &
+	P=$!
+	if start_bg "$BIN/memleak" -z 500 --older $older -p $P 1 1; then
+		touch "$TMP/go"
+		wait_exit $BGPID 10
+		if [ $older = 0 ]; then
+			want='Outstanding: 20642 bytes in 11 allocations from 4 stacks (older than 0 ms)'
+		else
+			want='Outstanding: 0 bytes in 0 allocations from 0 stacks (older than 5000 ms)'
+		fi
+		check "memleak --older $older -p PID 1 1: one report while it lives, exit 0" sh -c "
+			[ $RC -eq 0 ] && kill -0 $P && [ \$(grep -c '^Outstanding' '$TMP/out') -eq 1 ] &&
+			grep -qx '$want' '$TMP/out'" || sed 's/^/#   /' "$TMP/out"
+	fi
+	touch "$TMP/done"
+	wait $P 2> /dev/null
+done
+# A static program maps no libc.so: said, not a silent empty report.
+need_program ST sched_target
+rm -f "$TMP/go"
+"$ST" "$TMP/go" nap 1 1 > /dev/null &
+P=$!
+"$BIN/memleak" -p $P -d 0.1 > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "memleak -p of a static program: exit 0, the warning that it maps no C library" sh -c "
+	[ $rc -eq 0 ] && grep -q '^memleak: WARNING: process $P does not map .*libc' '$TMP/err'" ||
+	sed 's/^/#   /' "$TMP/err"
+touch "$TMP/go"
+wait $P
+check "memleak: tracefs as before after every run" same_state
+
+summary

@@ -1,0 +1,888 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * memleak: the allocations of a process still outstanding, by the user stack that made them,
+ * every interval and at the end. Uprobes on the C library's allocators (malloc, calloc,
+ * realloc, reallocarray, aligned_alloc, memalign, valloc, pvalloc) give each call's size at
+ * its entry and its address at its return, a uprobe on free the addresses given back.
+ *
+ * The probes are not enabled in ftrace: each is opened as a perf event (a tracepoint event of
+ * the probe's id, perf_event_open(2), 3.5+) of the process and what it starts, sampled at
+ * every hit with its record (PERF_SAMPLE_RAW) and, at an allocator's return, the user call
+ * chain as deep as perf_event_max_stack (127 frames, where ftrace's user stack stops at 8).
+ * The kernel installs a probe only in the processes its perf events follow (uprobes' perf
+ * filter), so the rest of the machine pays nothing. All the events of a CPU write into one
+ * ring (PERF_EVENT_IOC_SET_OUTPUT); the rings are read at every wake-up of the driver's
+ * reader and merged by time, so that a block freed on another CPU than the one that made it
+ * is freed after it was made.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event-parse.h>
+
+#include "base/opt.h"
+#include "base/out.h"
+#include "base/pair.h"
+#include "base/row.h"
+#include "base/sig.h"
+#include "kernel/perfev.h"
+#include "kernel/probe.h"
+#include "stream/usym.h"
+#include "tool.h"
+
+/* The allocators and free: what each argument is (1-based; 0: none). */
+enum kind { ALLOC, FREE };
+static const struct func {
+	const char *name;
+	enum kind kind;
+	int size, nmemb, ptr; /* the size, a count it is multiplied by, a block given back */
+} funcs[] = {
+	{"malloc", ALLOC, 1, 0, 0},	   {"calloc", ALLOC, 2, 1, 0},
+	{"realloc", ALLOC, 2, 0, 1},	   {"reallocarray", ALLOC, 3, 2, 1},
+	{"aligned_alloc", ALLOC, 2, 0, 0}, {"memalign", ALLOC, 2, 0, 0},
+	{"valloc", ALLOC, 1, 0, 0},	   {"pvalloc", ALLOC, 1, 0, 0},
+	{"free", FREE, 0, 0, 1},
+};
+#define NFUNCS (int)(sizeof(funcs) / sizeof(*funcs))
+
+#if defined(__x86_64__)
+static const char *const argreg[] = {"%di", "%si", "%dx"};
+#elif defined(__aarch64__)
+static const char *const argreg[] = {"%x0", "%x1", "%x2"};
+#else
+#error "memleak: the argument registers of this architecture are not known"
+#endif
+
+#define MAXF PERFEV_MAX_STACK
+#define NEST 4		/* allocator calls pending in one thread (realloc calling malloc) */
+#define HOLD_NS 2000000 /* records this recent wait for the next read: a CPU may be late */
+
+/* --- settings and options ------------------------------------------------------------------- */
+
+static struct env {
+	uint64_t older_ns;
+	unsigned long long min_size, max_size;
+	long long top;
+	bool show_allocs, verbose;
+	char lib[PATH_MAX];
+	struct tep_event *entry[NFUNCS], *ret[NFUNCS];
+	int found; /* functions the library has */
+	unsigned long long off[NFUNCS];
+	struct {
+		int off_a[3]; /* entry: the arguments' offsets in the record */
+		int off_ret;  /* return: the value's */
+	} f[NFUNCS];
+	struct perfev pe;
+	struct perfev_batch batch;
+	bool open;
+	unsigned max_stack;
+	struct pair_table pending; /* by thread: the allocator calls not yet returned */
+	uint64_t unpaired, nested, lost_pending, bad, replaced, dropped_exec;
+	struct row row;
+	struct tool_run *t;
+} env = {.older_ns = 500000000ULL, .max_size = ~0ULL, .top = 10};
+
+enum { OPT_TOP = OPT_LONG + 1, OPT_OLDER };
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	TOOL_PID,
+	TOOL_EXEC,
+	TOOL_JSON("one JSON object per stack"),
+	TOOL_JSON_KEYS,
+	{'a', "show-allocs", NULL, "list each allocation (address, size, age) under its stack", 0},
+	{OPT_OLDER, "older", "MS",
+	 "only allocations older than MS milliseconds (default 500;\nall at the end of the "
+	 "process)",
+	 0},
+	{'z', "min-size", "BYTES", "only allocations of at least BYTES", 0},
+	{'Z', "max-size", "BYTES", "only allocations of at most BYTES", 0},
+	{OPT_TOP, "top", "N", "only the N stacks with the most bytes (default 10)", 0},
+	{'v', NULL, NULL, "say what would be traced and how, and exit", 0},
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"memleak -p 181                 # PID 181's, every 5 seconds",
+	"memleak -p 181 10 3            # every 10 seconds, 3 times",
+	"memleak --older 0 --exec ./a.out # a command's, at its end",
+	"memleak -a --top 3 -p 181      # each block of the 3 largest stacks",
+	"memleak -v -p 1                # what would be probed and how",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	switch (o->key) {
+	case 'a': env.show_allocs = true; break;
+	case 'v': env.verbose = true; break;
+	case 'z': env.min_size = (unsigned long long)opt_int(arg, 0, LLONG_MAX, "BYTES"); break;
+	case 'Z': env.max_size = (unsigned long long)opt_int(arg, 0, LLONG_MAX, "BYTES"); break;
+	case OPT_TOP: env.top = opt_int(arg, 1, 1LL << 30, "N (stacks)"); break;
+	case OPT_OLDER: env.older_ns = (uint64_t)opt_int(arg, 0, 1LL << 32, "MS") * 1000000; break;
+	}
+}
+
+static void check(struct tool_run *t)
+{
+	if (!t->o.pid && !t->o.exec && !env.verbose)
+		opt_fail("a process to watch: -p PID or --exec CMD (the kernel's allocations are "
+			 "not traced yet)");
+	if (t->record_path)
+		opt_fail("--record keeps ftrace events; memleak's are perf events: not with "
+			 "--record");
+	if (env.min_size > env.max_size)
+		opt_fail("-z %llu is more than -Z %llu", env.min_size, env.max_size);
+}
+
+/* --- the allocations and their stacks ------------------------------------------------------- */
+
+struct stack {
+	uint64_t hash;
+	uint32_t pid;
+	int n, next; /* next: in its hash chain */
+	uint64_t u[];
+};
+static struct {
+	struct stack **s;
+	int n, cap;
+	int *head; /* STACK_BUCKETS chains */
+} stacks;
+#define STACK_BUCKETS 4096
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* The stack's number, interned; -1 when out of memory. */
+static int stack_id(uint32_t pid, const uint64_t *u, int n)
+{
+	uint64_t h = mix(pid, (uint64_t)n);
+	for (int i = 0; i < n; i++)
+		h = mix(h, u[i]);
+	if (!stacks.head && !(stacks.head = malloc(STACK_BUCKETS * sizeof(int))))
+		return -1;
+	if (!stacks.n)
+		memset(stacks.head, -1, STACK_BUCKETS * sizeof(int));
+	for (int i = stacks.head[h % STACK_BUCKETS]; i >= 0; i = stacks.s[i]->next) {
+		struct stack *s = stacks.s[i];
+		if (s->hash == h && s->pid == pid && s->n == n && !memcmp(s->u, u, n * sizeof(*u)))
+			return i;
+	}
+	if (stacks.n == stacks.cap) {
+		int cap = stacks.cap ? stacks.cap * 2 : 256;
+		struct stack **m = realloc(stacks.s, (size_t)cap * sizeof(*m));
+		if (!m)
+			return -1;
+		stacks.s = m;
+		stacks.cap = cap;
+	}
+	struct stack *s = malloc(sizeof(*s) + (size_t)n * sizeof(*u));
+	if (!s)
+		return -1;
+	*s = (struct stack){h, pid, n, stacks.head[h % STACK_BUCKETS]};
+	memcpy(s->u, u, (size_t)n * sizeof(*u));
+	stacks.s[stacks.n] = s;
+	stacks.head[h % STACK_BUCKETS] = stacks.n;
+	return stacks.n++;
+}
+
+/* The blocks outstanding, by process and address: open addressing, linear probing, removal
+ * by shifting back (no tombstones), grown at half full. */
+struct block {
+	uint64_t addr; /* 0: free slot */
+	uint64_t size, time;
+	uint32_t pid;
+	int stack;
+};
+static struct {
+	struct block *b;
+	size_t cap, n; /* cap a power of two */
+} blocks;
+
+static size_t slot(uint32_t pid, uint64_t addr)
+{
+	return (size_t)(mix(pid, addr) * 0x9e3779b97f4a7c15ULL >> 20) & (blocks.cap - 1);
+}
+
+static struct block *block_find(uint32_t pid, uint64_t addr)
+{
+	if (!blocks.cap)
+		return NULL;
+	for (size_t i = slot(pid, addr);; i = (i + 1) & (blocks.cap - 1)) {
+		struct block *b = &blocks.b[i];
+		if (!b->addr)
+			return NULL;
+		if (b->addr == addr && b->pid == pid)
+			return b;
+	}
+}
+
+static int block_grow(void)
+{
+	size_t old = blocks.cap, cap = old ? old * 2 : 4096;
+	struct block *was = blocks.b, *b = calloc(cap, sizeof(*b));
+	if (!b)
+		return -1;
+	blocks.b = b;
+	blocks.cap = cap;
+	for (size_t i = 0; i < old; i++)
+		if (was[i].addr) {
+			size_t j = slot(was[i].pid, was[i].addr);
+			while (b[j].addr)
+				j = (j + 1) & (cap - 1);
+			b[j] = was[i];
+		}
+	free(was);
+	return 0;
+}
+
+static void block_del(struct block *b)
+{
+	size_t i = (size_t)(b - blocks.b), mask = blocks.cap - 1;
+	blocks.b[i].addr = 0;
+	blocks.n--;
+	/* Move back the entries after it whose home is at or before the hole. */
+	for (size_t j = (i + 1) & mask; blocks.b[j].addr; j = (j + 1) & mask) {
+		size_t home = slot(blocks.b[j].pid, blocks.b[j].addr);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			blocks.b[i] = blocks.b[j];
+			blocks.b[j].addr = 0;
+			i = j;
+		}
+	}
+}
+
+static void block_add(uint32_t pid, uint64_t addr, uint64_t size, uint64_t time, int stack)
+{
+	struct block *b = block_find(pid, addr);
+	if (b) { /* its free was not seen (a lost record, a free not through free()) */
+		env.replaced++;
+		*b = (struct block){addr, size, time, pid, stack};
+		return;
+	}
+	if ((blocks.n + 1) * 2 > blocks.cap && block_grow()) {
+		fprintf(stderr, "memleak: out of memory for the allocations: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+		return;
+	}
+	size_t i = slot(pid, addr);
+	while (blocks.b[i].addr)
+		i = (i + 1) & (blocks.cap - 1);
+	blocks.b[i] = (struct block){addr, size, time, pid, stack};
+	blocks.n++;
+}
+
+static void block_free(uint32_t pid, uint64_t addr)
+{
+	struct block *b = block_find(pid, addr);
+	if (b)
+		block_del(b);
+}
+
+/* A process that calls exec has a new heap: its blocks are gone. */
+static void blocks_drop_pid(uint32_t pid)
+{
+	for (size_t i = 0; i < blocks.cap;) {
+		if (blocks.b[i].addr && blocks.b[i].pid == pid) {
+			block_del(&blocks.b[i]);
+			env.dropped_exec++;
+			continue; /* another may have moved here */
+		}
+		i++;
+	}
+}
+
+/* --- per event ------------------------------------------------------------------------------ */
+
+struct call {
+	int fn;
+	bool nested;
+	uint64_t size, ptr;
+};
+struct pend {
+	int depth;
+	struct call c[NEST];
+};
+
+static uint64_t raw_u64(const struct perfev_sample *s, int off)
+{
+	uint64_t v = 0;
+	if (off >= 0 && (size_t)off + 8 <= s->raw_size)
+		memcpy(&v, (const char *)s->raw + off, 8);
+	return v;
+}
+
+static void on_entry(int i, const struct perfev_sample *s)
+{
+	const struct func *f = &funcs[i];
+	uint64_t a[3];
+	for (int k = 0; k < 3; k++)
+		a[k] = raw_u64(s, env.f[i].off_a[k]);
+	if (f->kind == FREE) {
+		if (a[f->ptr - 1])
+			block_free(s->pid, a[f->ptr - 1]);
+		return;
+	}
+	struct pend *p = pair_put(&env.pending, s->tid, 0);
+	if (p->depth == NEST) { /* returns not seen: start again */
+		env.unpaired += (uint64_t)p->depth;
+		p->depth = 0;
+	}
+	struct call *c = &p->c[p->depth];
+	/* An allocator inside another (glibc's realloc(NULL, n) calls malloc): the outer one
+	 * is the caller's, counted once. */
+	c->nested = p->depth > 0;
+	c->fn = i;
+	c->size = a[f->size - 1];
+	if (f->nmemb)
+		c->size *= a[f->nmemb - 1];
+	c->ptr = f->ptr ? a[f->ptr - 1] : 0;
+	p->depth++;
+}
+
+static void on_return(int i, const struct perfev_sample *s)
+{
+	struct pend *p = pair_get(&env.pending, s->tid, 0);
+	if (!p || !p->depth || p->c[p->depth - 1].fn != i) {
+		/* its entry lost, or the thread's calls out of step: forget them */
+		env.unpaired++;
+		if (p)
+			pair_del(&env.pending, p);
+		return;
+	}
+	struct call c = p->c[--p->depth];
+	if (!p->depth)
+		pair_del(&env.pending, p);
+	if (c.nested) {
+		env.nested++;
+		return;
+	}
+	uint64_t addr = raw_u64(s, env.f[i].off_ret);
+	/* realloc: the old block is given back, unless it failed (NULL for a size > 0) */
+	if (c.ptr && (addr || !c.size))
+		block_free(s->pid, c.ptr);
+	if (!addr || c.size < env.min_size || c.size > env.max_size)
+		return;
+	uint64_t k[1], u[MAXF];
+	int nk, nu;
+	perfev_chain_split(s->chain, s->nr, k, &nk, 0, u, &nu, MAXF);
+	int id = stack_id(s->pid, u, nu);
+	if (id < 0) {
+		fprintf(stderr, "memleak: out of memory for the stacks: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+		return;
+	}
+	block_add(s->pid, addr, c.size, s->time, id);
+}
+
+static void on_sample(const void *body, size_t len)
+{
+	struct perfev_sample s;
+	uint16_t type;
+	if (perfev_sample(body, len, env.pe.sample_type, &s) || s.raw_size < 8) {
+		env.bad++;
+		return;
+	}
+	memcpy(&type, s.raw, 2); /* common_type: the probe's event id */
+	for (int i = 0; i < NFUNCS; i++) {
+		if (env.entry[i] && env.entry[i]->id == type)
+			return on_entry(i, &s);
+		if (env.ret[i] && env.ret[i]->id == type)
+			return on_return(i, &s);
+	}
+	env.bad++;
+}
+
+static void on_record(const struct perf_event_header *h, const void *body, size_t len)
+{
+	uint32_t ids[4];
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: on_sample(body, len); break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_THROTTLE:
+		/* which calls' entries or returns were lost (or not sampled: a throttled event
+		 * drops its samples until unthrottled) is not known */
+		env.lost_pending += 1;
+		pair_clear(&env.pending);
+		break;
+	case PERF_RECORD_MMAP2: usym_addr_mmap2(body, len); break;
+	case PERF_RECORD_COMM:
+		if (len >= 8 && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+			memcpy(ids, body, 8);
+			usym_addr_forget((int)ids[0]);
+			blocks_drop_pid(ids[0]);
+		}
+		break;
+	case PERF_RECORD_FORK:
+		if (len >= 16) {
+			memcpy(ids, body, 16); /* pid, ppid, tid, ptid */
+			if (ids[0] != ids[1])
+				usym_addr_fork((int)ids[1], (int)ids[0]);
+		}
+		break;
+	}
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void run_one(const struct perf_event_header *h, const void *body, size_t len, uint64_t time,
+		    int src, void *ctx)
+{
+	on_record(h, body, len);
+}
+
+/*
+ * Read the rings, and handle their records in time order up to HOLD_NS ago (all: every one,
+ * at the end): a record of another CPU may still be on its way, and a free handled before
+ * the allocation it gives back would leave that block counted for good.
+ */
+static void drain(bool all)
+{
+	if (!env.open)
+		return;
+	uint64_t until = all ? UINT64_MAX : mono_now() - HOLD_NS;
+	perfev_batch_add(&env.batch, &env.pe, 0);
+	if (env.batch.oom) {
+		fprintf(stderr, "memleak: out of memory for the records: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+		env.batch.oom = false;
+	}
+	perfev_batch_run(&env.batch, until, run_one, NULL);
+}
+
+static void wake(struct tool_run *t, uint64_t now)
+{
+	drain(false);
+}
+
+/* --- every interval and at the end ---------------------------------------------------------- */
+
+static const struct row_col cols[] = {
+	ROW_COL_WHEN,
+	{NULL, "pid", 0, ROW_INT, 0, ROW_NOTEXT, "the process that made the allocations"},
+	{NULL, "bytes", 0, ROW_UINT, 0, ROW_NOTEXT, "bytes outstanding from this stack"},
+	{NULL, "allocs", 0, ROW_UINT, 0, ROW_NOTEXT, "allocations outstanding from this stack"},
+	{NULL, "stack", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "the user stack of the allocator's caller, leaf first: an array of \"symbol+0xoff "
+	 "(file)\" strings"},
+	{NULL, "blocks", 0, ROW_JSON, 0, ROW_NOTEXT,
+	 "with -a: an array of {\"addr\": \"0x...\", \"size\": bytes, \"age_ms\": ms}; else "
+	 "null"},
+};
+static const struct row_table table = ROW_TABLE("each stack with outstanding allocations", cols);
+
+struct sum {
+	uint64_t bytes, allocs;
+	int id;
+};
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct sum *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->allocs != y->allocs)
+		return x->allocs > y->allocs ? -1 : 1;
+	return x->id - y->id;
+}
+
+static int by_age(const void *a, const void *b)
+{
+	const struct block *x = *(const struct block *const *)a,
+			   *y = *(const struct block *const *)b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* -a: the stack's blocks (allocs of them), oldest first. */
+static void print_blocks(int id, uint64_t allocs, uint64_t now, uint64_t older, bool json)
+{
+	const struct block **list = calloc((size_t)allocs + 1, sizeof(*list));
+	size_t n = 0;
+	for (size_t i = 0; list && i < blocks.cap && n < allocs; i++) {
+		const struct block *b = &blocks.b[i];
+		if (b->addr && b->stack == id && now - b->time >= older)
+			list[n++] = b;
+	}
+	if (n > 1)
+		qsort(list, n, sizeof(*list), by_age);
+	FILE *f = json ? row_json(&env.row) : stdout;
+	if (json && f)
+		fputc('[', f);
+	for (size_t i = 0; f && i < n; i++) {
+		const struct block *b = list[i];
+		unsigned long long age = now > b->time ? (now - b->time) / 1000000 : 0;
+		if (json)
+			fprintf(f, "%s{\"addr\":\"0x%llx\",\"size\":%llu,\"age_ms\":%llu}",
+				i ? "," : "", (unsigned long long)b->addr,
+				(unsigned long long)b->size, age);
+		else
+			printf("\t\taddr = 0x%llx size = %llu age = %llu ms\n",
+			       (unsigned long long)b->addr, (unsigned long long)b->size, age);
+	}
+	if (json && f)
+		fputc(']', f);
+	if (!list) {
+		fprintf(stderr, "memleak: out of memory for the blocks of a stack\n");
+		env.t->failed = true;
+	}
+	free(list);
+}
+
+static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const char *when)
+{
+	const struct stack *st = stacks.s[s->id];
+	char buf[PATH_MAX + 256];
+	if (env.t->o.json) {
+		row_begin(&env.row, 0);
+		row_word(&env.row, when);
+		row_int(&env.row, st->pid);
+		row_uint(&env.row, s->bytes);
+		row_uint(&env.row, s->allocs);
+		FILE *f = row_json(&env.row);
+		if (f) {
+			fputc('[', f);
+			for (int i = 0; i < st->n; i++) {
+				fputs(i ? "," : "", f);
+				const char *a = usym_addr((int)st->pid, st->u[i], buf, sizeof(buf));
+				out_json_str(f, a, strlen(a));
+			}
+			fputc(']', f);
+		}
+		if (env.show_allocs)
+			print_blocks(s->id, s->allocs, now, older, true);
+		else
+			row_none(&env.row);
+		row_end(&env.row);
+		return;
+	}
+	printf("\t%llu bytes in %llu allocations from stack (PID %u)\n",
+	       (unsigned long long)s->bytes, (unsigned long long)s->allocs, st->pid);
+	for (int i = 0; i < st->n; i++) {
+		const char *a = usym_addr((int)st->pid, st->u[i], buf, sizeof(buf));
+		fputs("\t\t", stdout);
+		out_text_line(stdout, a, strlen(a));
+		fputc('\n', stdout);
+	}
+	if (!st->n)
+		printf("\t\t[no user stack]\n");
+	if (env.show_allocs)
+		print_blocks(s->id, s->allocs, now, older, false);
+}
+
+static void report(uint64_t older)
+{
+	uint64_t now = mono_now();
+	struct sum *sums = calloc((size_t)stacks.n + 1, sizeof(*sums));
+	if (!sums) {
+		fprintf(stderr, "memleak: out of memory for the report\n");
+		env.t->failed = true;
+		return;
+	}
+	uint64_t bytes = 0, allocs = 0;
+	for (int i = 0; i < stacks.n; i++)
+		sums[i].id = i;
+	for (size_t i = 0; i < blocks.cap; i++) {
+		const struct block *b = &blocks.b[i];
+		if (!b->addr || now - b->time < older)
+			continue;
+		sums[b->stack].bytes += b->size;
+		sums[b->stack].allocs++;
+		bytes += b->size;
+		allocs++;
+	}
+	if (stacks.n > 1)
+		qsort(sums, (size_t)stacks.n, sizeof(*sums), by_bytes);
+	int n = 0;
+	while (n < stacks.n && sums[n].allocs)
+		n++;
+	char when[16];
+	out_wallclock(now, when);
+	if (!env.t->o.json)
+		printf("[%s] Top %d stacks with outstanding allocations:\n", when,
+		       (int)(n < env.top ? n : env.top));
+	for (int i = 0; i < n && i < env.top; i++)
+		print_stack(&sums[i], now, older, when);
+	if (!env.t->o.json)
+		printf("Outstanding: %llu bytes in %llu allocations from %d stacks (older than "
+		       "%llu ms)\n\n",
+		       (unsigned long long)bytes, (unsigned long long)allocs, n,
+		       (unsigned long long)(older / 1000000));
+	free(sums);
+}
+
+static int interval(struct tool_run *t, uint64_t now)
+{
+	drain(false);
+	report(env.older_ns);
+	return 0;
+}
+
+static void end(struct tool_run *t)
+{
+	if (env.open)
+		perfev_disable(&env.pe);
+	drain(true);
+	/* The process is gone: what it had not freed will never be. */
+	bool gone = t->o.exec || (t->o.pid && kill(t->o.pid, 0) && errno == ESRCH);
+	if (!t->last_interval)
+		report(gone ? 0 : env.older_ns);
+	if (env.open)
+		perfev_report(&env.pe, "memleak");
+	if (env.lost_pending)
+		fprintf(stderr,
+			"memleak: records lost or throttled %llu times: some frees may be missing "
+			"(their blocks shown outstanding) and some calls unpaired\n",
+			(unsigned long long)env.lost_pending);
+	if (env.unpaired)
+		fprintf(stderr, "memleak: %llu allocator calls without their entry or return\n",
+			(unsigned long long)env.unpaired);
+	if (env.replaced)
+		fprintf(stderr,
+			"memleak: %llu blocks allocated again at an address whose free was not "
+			"seen\n",
+			(unsigned long long)env.replaced);
+	if (env.bad)
+		fprintf(stderr, "memleak: %llu malformed records\n", (unsigned long long)env.bad);
+}
+
+/* --- set up --------------------------------------------------------------------------------- */
+
+static int field_off(struct tep_event *ev, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+	return f ? f->offset : -1;
+}
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	t->follow_names = false;
+	t->ordered = false;
+	if (usym_target("libc", env.lib, sizeof(env.lib))) {
+		fprintf(stderr,
+			"memleak: no shared C library found to probe (libc.so.6): the allocations "
+			"of static programs cannot be traced with uprobes\n");
+		return TOOL_FAIL;
+	}
+	unsigned kmax = perfev_max_stack();
+	env.max_stack = kmax < MAXF ? kmax : MAXF;
+	if (env.verbose) {
+		printf("uprobes on %s:", env.lib);
+		unsigned long long offs[NFUNCS];
+		for (int i = 0; i < NFUNCS; i++) {
+			char why[256];
+			offs[i] = 0;
+			if (usym_offset(env.lib, funcs[i].name, false, &offs[i], why, sizeof(why)))
+				continue;
+			int alias = -1;
+			for (int k = 0; k < i && alias < 0; k++)
+				alias = offs[k] == offs[i] ? k : -1;
+			if (alias >= 0)
+				printf(" %s (0x%llx: %s's, probed once)", funcs[i].name, offs[i],
+				       funcs[alias].name);
+			else
+				printf(" %s (0x%llx)", funcs[i].name, offs[i]);
+		}
+		printf("\nread as perf events (perf_event_open, a tracepoint event per probe, "
+		       "3.5+), every hit sampled with its record and, at an allocator's return, "
+		       "the user call chain of up to %u frames; one ring per CPU, read every "
+		       "100 ms\n",
+		       env.max_stack);
+		return TOOL_DONE;
+	}
+	if (t->o.pid && !usym_maps_file(t->o.pid, env.lib))
+		fprintf(stderr,
+			"memleak: WARNING: process %d does not map %s: its allocations (a static "
+			"program's, or another C library's) are not seen\n",
+			(int)t->o.pid, env.lib);
+	if (!probe_available(&t->s, PROBE_UPROBE, false))
+		return TOOL_FAIL;
+	char why[512];
+	if (perfev_check(why, sizeof(why))) {
+		fprintf(stderr, "memleak: %s\n", why);
+		return TOOL_FAIL;
+	}
+	for (int i = 0; i < NFUNCS; i++) {
+		const struct func *f = &funcs[i];
+		unsigned long long off;
+		if (usym_offset(env.lib, f->name, false, &off, why, sizeof(why)))
+			continue; /* not in this C library (pvalloc, reallocarray before 2.26) */
+		/* An alias (glibc before 2.38: aligned_alloc is memalign): one probe there,
+		 * or each call would be seen twice. */
+		bool alias = false;
+		for (int k = 0; k < i; k++)
+			alias |= env.entry[k] && env.off[k] == off;
+		if (alias)
+			continue;
+		env.off[i] = off;
+		char target[PATH_MAX + 32], args[128] = "", name[64];
+		snprintf(target, sizeof(target), "%s:0x%llx", env.lib, off);
+		int n = f->size > f->nmemb ? f->size : f->nmemb;
+		n = n > f->ptr ? n : f->ptr;
+		for (int k = 0; k < n; k++)
+			snprintf(args + strlen(args), sizeof(args) - strlen(args), "%sa%d=%s:u64",
+				 k ? " " : "", k + 1, argreg[k]);
+		snprintf(name, sizeof(name), "ml_%s", f->name);
+		if (!(env.entry[i] = probe_create(&t->s, PROBE_UPROBE, 'p', name, target, args)))
+			return TOOL_FAIL;
+		for (int k = 0; k < 3; k++) {
+			char a[8];
+			snprintf(a, sizeof(a), "a%d", k + 1);
+			env.f[i].off_a[k] = field_off(env.entry[i], a);
+		}
+		if (f->kind == ALLOC) {
+			snprintf(name, sizeof(name), "ml_%s_ret", f->name);
+			if (!(env.ret[i] = probe_create(&t->s, PROBE_UPROBE, 'r', name, target,
+							"ret=$retval:u64")))
+				return TOOL_FAIL;
+			env.f[i].off_ret = field_off(env.ret[i], "ret");
+		}
+		env.found++;
+	}
+	if (!env.entry[0]) {
+		fprintf(stderr, "memleak: no malloc in %s\n", env.lib);
+		return TOOL_FAIL;
+	}
+	if (pair_init(&env.pending, 4096, sizeof(struct pend)))
+		return TOOL_FAIL;
+	snprintf(t->traced, sizeof(t->traced), "outstanding allocations of %s (%d functions of %s)",
+		 t->o.exec ? "the command and what it starts" : "the process and what it starts",
+		 env.found, env.lib);
+	row_init(&env.row, &table, stdout, t->o.json, false, false);
+	return TOOL_OK;
+}
+
+static void close_events(void *arg)
+{
+	if (env.open)
+		perfev_close(&env.pe);
+	env.open = false;
+}
+
+static int setup(struct tool_run *t)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.sample_period = 1;
+	a.sample_type =
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW;
+	a.exclude_callchain_kernel = 1;
+	a.sample_max_stack = (uint16_t)env.max_stack;
+	a.inherit = 1; /* the threads and children it makes later */
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC; /* the ages, from mono_now() */
+	a.disabled = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = 1 << 20; /* nobody waits: the reader drains on its own wake-ups */
+	pid_t pid = t->o.pid;
+	char why[512];
+	bool first = true;
+	int ret = 0;
+	if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, close_events, NULL))
+		return TOOL_FAIL;
+	/* -p: its maps read while it lives (the kernel tells only the mappings made from now
+	 * on; the frames are named at the end, which can be after it has exited) */
+	if (!t->o.exec)
+		usym_prime(pid);
+	for (int i = 0; i < NFUNCS && !ret; i++)
+		for (int r = 0; r < 2 && !ret; r++) {
+			struct tep_event *ev = r ? env.ret[i] : env.entry[i];
+			if (!ev)
+				continue;
+			a.config = (uint64_t)ev->id;
+			a.exclude_callchain_user = !r; /* the stack of the return only */
+			/* The first event also tells the maps, execs and forks (for the names of
+			 * the frames of a process that has exited by the end). */
+			/* (attr.mmap too: the kernel counts only it, or mmap_data, as asking for
+			 * mapping records, and tells none to an event of mmap2 alone) */
+			a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.sample_id_all = first;
+			if (first) {
+				/* 2 MiB a CPU: ~10,000 allocations (a return with 20 frames is ~250
+				 * bytes) between two reads 100 ms apart; more are lost and said. */
+				ret = perfev_open(&env.pe, &a, pid, -1, -1, 512, why, sizeof(why));
+				if (ret) {
+					perfev_close(&env.pe);
+					ret = perfev_open(&env.pe, &a, pid, -1, -1, 64, why,
+							  sizeof(why));
+				}
+				env.open = !ret;
+				first = false;
+			} else {
+				ret = perfev_add(&env.pe, &a, pid, why, sizeof(why));
+			}
+			/* -p: the threads it has now (inherit follows the new ones) */
+			if (!ret && perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
+				ret = -1;
+		}
+	if (!ret)
+		ret = perfev_enable(&env.pe, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "memleak: %s\n", why);
+		return TOOL_FAIL;
+	}
+	return TOOL_OK;
+}
+
+static void header(struct tool_run *t)
+{
+}
+
+static void cleanup(struct tool_run *t)
+{
+	close_events(NULL);
+	for (int i = 0; i < stacks.n; i++)
+		free(stacks.s[i]);
+	free(stacks.s);
+	free(stacks.head);
+	free(blocks.b);
+	perfev_batch_free(&env.batch);
+	pair_free(&env.pending);
+	usym_addr_free();
+}
+
+static const struct tool memleak = {
+	.name = "memleak",
+	.opts = options,
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "reports",
+	.interval_default_s = 5,
+	.examples = examples,
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.no_cgroup = true, /* a cgroup's perf events would need another filter: not yet */
+	.option = option,
+	.check = check,
+	.prepare = prepare,
+	.setup = setup,
+	.header = header,
+	.row = &env.row,
+	.interval = interval,
+	.wake = wake,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&memleak, argc, argv);
+}
