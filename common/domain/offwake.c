@@ -73,6 +73,9 @@ long long offwake_switch(struct sched_events *se, struct span *s, struct tep_rec
 	 * counted); prev was switched in unseen: its time off the CPU before ended unseen. */
 	if (sched_chain_step(&se->chain, rec->cpu, prev, next, comm, len) >= 0 && prev > 0)
 		span_drop(s, (uint64_t)prev, 0);
+	/* the idle task tells how this kernel encodes the states (schedev.h) */
+	if (prev == 0)
+		sched_idle_switch(se, reader_num(rec, se->prev_state));
 	/* under -p the other tasks of the switches recorded are not the run's */
 	if (next > 0 && sched_traced(se, next)) {
 		if (end_next)

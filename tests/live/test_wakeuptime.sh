@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Live tests of wakeuptime. Ground truth: two threads of the test program, "ping" and "pong",
+# pass a byte 2000 times each way through pipes, each writing only once the other sleeps in
+# read(2): each is woken by the other exactly 2000 times, from the kernel's pipe write, and
+# blocked no longer than the program measured its reads took. The same counts summed over
+# intervals; user stacks; -m; usage errors; every way of stopping.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/live/lib.sh
+require_live
+save_state
+. tests/live/sched_lib.sh
+
+O=$BIN/wakeuptime
+N=2000
+if [ ! -d "$T/events/sched/sched_waking" ]; then
+	skip "wakeuptime: no sched:sched_waking in this kernel (Linux 4.3)"
+	summary
+	exit 0
+fi
+
+rm -f "$TMP/go"
+"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
+P=$!
+run_bg j "$O" -p $P -j
+run_bg f "$O" -p $P --folded
+run_bg i "$O" -p $P -j 0.3
+run_bg U "$O" -p $P -U --folded
+run_bg m "$O" -p $P -m 10000000 --folded
+touch "$TMP/go"
+wait $P
+stop_all
+# "wake N PING_TID PONG_TID PING_NS PONG_NS"
+set -- $(cat "$TMP/t") 0 0 0 0 0 0
+ping_us=$(($5 / 1000)) pong_us=$(($6 / 1000))
+# obj WAKER TARGET FILE: the object of the pipe write's wake-ups, "count us"
+obj() {
+	grep "\"waker\":\"$1\"" "$3" | grep "\"target\":\"$2\"" | grep 'pipe_write' |
+		sed -n 's/.*"count":\([0-9]*\),"us":\([0-9]*\).*/\1 \2/p'
+}
+set -- $(obj ping pong "$TMP/j.out") x x
+c1=$1 u1=$2
+set -- $(obj pong ping "$TMP/j.out") x x
+c2=$1 u2=$2
+check "wakeuptime -p -j: valid JSON, exit 0; ping woke pong $N times from the pipe write ($c1), pong woke ping $N times ($c2)" sh -c "
+	[ \"\$(cat '$TMP/j.rc')\" = 0 ] && '$JSONCHECK' '$TMP/j.out' waker kstack ustack target count us &&
+	[ '$c1' = $N ] && [ '$c2' = $N ]" || { cat "$TMP/t" "$TMP/j.err"; grep -E '"(ping|pong)"' "$TMP/j.out" | cut -c1-300; }
+check "wakeuptime -j: the blocked times within the reads' as the program measured them (pong $u1 <= $pong_us us, ping $u2 <= $ping_us us)" sh -c "
+	[ '$u1' -gt 0 ] && [ '$u1' -le $pong_us ] && [ '$u2' -gt 0 ] && [ '$u2' -le $ping_us ]" 2> /dev/null || cat "$TMP/t"
+# --folded: waker;frames root first;--;target, the same time
+fl=$(grep '^ping;.*pipe_write[^;]*_\[k\];.*try_to_wake_up_\[k\];--;pong ' "$TMP/f.out")
+check "wakeuptime --folded: ping;...pipe_write_[k];...;try_to_wake_up_[k];--;pong, its time the -j run's order (${fl##* } us)" sh -c "
+	[ \$(echo '$fl' | grep -c .) -eq 1 ] && [ '${fl##* }' -gt 0 ] && [ '${fl##* }' -le $pong_us ]" ||
+	grep -E '^(ping|pong)' "$TMP/f.out" | cut -c1-300
+# intervals: the counts of each interval add up to the run's
+sum=$(grep '"waker":"ping"' "$TMP/i.out" | grep '"target":"pong"' | grep pipe_write |
+	sed -n 's/.*"count":\([0-9]*\).*/\1/p' | awk '{t += $1} END {print t + 0}')
+check "wakeuptime -j 0.3: intervals, their ping-to-pong counts add up to $N ($sum)" [ "$sum" = $N ] ||
+	grep -c . "$TMP/i.out"
+check "wakeuptime -U --folded: the wakers' user frames only, ping's line there" sh -c "
+	grep -q '^ping;[^ ]*;--;pong [0-9]*\$' '$TMP/U.out' && ! grep -q '_\\[k\\]' '$TMP/U.out'" ||
+	grep -E '^(ping|pong)' "$TMP/U.out" | head -3
+check "wakeuptime -m 10 s: none of the wake-ups, all said left out" sh -c "
+	! grep -q '^ping' '$TMP/m.out' && grep -Eq '; [0-9]+ outside -m/-M left out' '$TMP/m.err'" || cat "$TMP/m.err"
+
+# --- usage errors change nothing --------------------------------------------------------------
+for args in "--folded -j" "-m x" "-M -1" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1" "1 2 3"; do
+	"$O" $args > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	check "wakeuptime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
+		cat "$TMP/err"
+done
+check "after the usage errors: tracefs as before" same_state
+
+stop_cases wakeuptime "$O" -d 3
+check "at the end: tracefs as before" same_state
+summary

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wakeuptime: who woke the tasks that blocked, and how long they were blocked. Each time a
+ * task leaves the CPU not runnable (sched_switch), until another task wakes it
+ * (sched_waking, in the waker's context): the blocked time, summed by the waker's name and
+ * stack then (the kernel stack, -U its user stack) and the blocked task's name; at the end or
+ * every interval, the largest first, or (--folded) as folded lines for flame graphs:
+ * waker;user frames;kernel frames;--;target MICROSECONDS. -p: only the blocked tasks of that
+ * process (bcc's meaning); -m/-M: only blocked times of at least, at most so long.
+ *
+ * The blocked time ends at the wake-up, not at the switch in (offcputime's end): the wait
+ * for a CPU after it is not the waker's. Paired here by thread (offwake.h, span.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event-parse.h>
+
+#include "base/opt.h"
+#include "base/out.h"
+#include "base/row.h"
+#include "base/sig.h"
+#include "count/pprof.h"
+#include "domain/offwake.h"
+#include "domain/schedev.h"
+#include "join/span.h"
+#include "kernel/session.h"
+#include "stream/comm.h"
+#include "stream/ksym.h"
+#include "stream/reader.h"
+#include "stream/usym.h"
+#include "tool.h"
+
+#define OPT_FOLDED (OPT_LONG + 1)
+#define OPT_PPROF (OPT_LONG + 2)
+
+static struct env {
+	bool kstack, ustack, folded;
+	uint64_t min_ns, max_ns;
+	struct sched_events se;
+	struct tep_event *waking;
+	struct tep_format_field *waking_pid, *waking_comm;
+	struct span s;
+	struct ksyms *ksyms;
+	struct offwake_trailers tr;
+	struct offwake_sums sums;
+	const char *pprof;
+	uint64_t start_wall, start_mono;
+	uint64_t counted, ns_total, left_out;
+	bool oom;
+	struct row row;
+	struct tool_run *t;
+} env;
+
+static const struct row_col cols[] = {
+	{NULL, "waker", 0, ROW_STR, 0, 0, "the name of the task that woke it"},
+	{NULL, "kstack", 0, ROW_JSON, 0, 0,
+	 "the waker's kernel stack then, innermost frame first (-s; [] without)"},
+	{NULL, "ustack", 0, ROW_JSON, 0, 0,
+	 "the waker's user stack then, innermost frame first (-U; [] without)"},
+	{NULL, "target", 0, ROW_STR, 0, 0, "the name of the task it woke"},
+	{NULL, "count", 0, ROW_UINT, 0, 0, "the wake-ups counted"},
+	{NULL, "us", 0, ROW_UINT, 0, 0, "the time blocked until then, microseconds in all"},
+};
+static const struct row_table table = ROW_TABLE("each waker stack and target", cols);
+
+static const struct opt_spec options[] = {
+	TOOL_DURATION,
+	TOOL_JSON("one JSON object per waker stack and target"),
+	TOOL_TID,
+	{'m', "min", "USECS", "only blocked times of at least USECS microseconds", 0},
+	{'M', "max", "USECS", "only blocked times of at most USECS microseconds", 0},
+	{'p', NULL, "PID", "only the blocked tasks of this process (all its threads)",
+	 TOOL_OPT_PID},
+	{'s', NULL, NULL, "the waker's kernel stack (the default)", 0},
+	{'U', NULL, NULL, "the waker's user stack (ftrace's: at most 8 frames)", 0},
+	{OPT_FOLDED, "folded", NULL,
+	 "folded lines for flame graphs: waker;user frames;kernel\nframes;--;target US "
+	 "(kernel frames _[k])",
+	 0},
+	{OPT_PPROF, "pprof", "FILE",
+	 "also write the stacks to FILE as a gzip'd pprof profile of the\nblocked time (go "
+	 "tool pprof)",
+	 0},
+	TOOL_JSON_KEYS,
+	TOOL_OPT_END,
+};
+
+static const char *const examples[] = {
+	"wakeuptime -d 5            # 5 seconds, the wakers' kernel stacks",
+	"wakeuptime -p 181 -d 10    # who wakes PID 181's threads, 10 seconds",
+	"wakeuptime -m 1000 -d 5    # blocked 1 ms or more",
+	"wakeuptime -s -U -d 5      # the wakers' kernel and user stacks",
+	"wakeuptime --folded -d 10 | flamegraph > wake.svg   # a flame graph",
+	"wakeuptime -j 1 3          # three 1-second intervals as JSON",
+	NULL,
+};
+
+static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
+{
+	switch (o->key) {
+	case 'm': env.min_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
+	case 'M': env.max_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
+	case 's': env.kstack = true; break;
+	case 'U': env.ustack = true; break;
+	case OPT_FOLDED: env.folded = true; break;
+	case OPT_PPROF: env.pprof = arg; break;
+	}
+}
+
+static void check(struct tool_run *t)
+{
+	if (env.folded && t->o.json)
+		opt_fail("--folded prints folded lines: not with -j");
+	if (env.max_ns && env.min_ns > env.max_ns)
+		opt_fail("-m %llu is more than -M %llu", (unsigned long long)(env.min_ns / 1000),
+			 (unsigned long long)(env.max_ns / 1000));
+	if (env.pprof && t->o.interval)
+		opt_fail("--pprof writes one profile of the run: not with an interval");
+	if (!env.ustack)
+		env.kstack = true;
+}
+
+/* --- per event ------------------------------------------------------------------------------ */
+
+/* A task blocked: its time begins (the next switch in of a task forgets a start left). */
+static void on_switch(struct tep_record *rec, void *ctx)
+{
+	long long prev = offwake_switch(&env.se, &env.s, rec, false);
+	if (prev < 0 || sched_runnable(&env.se, reader_num(rec, env.se.prev_state)))
+		return;
+	span_begin(&env.s, (uint64_t)prev, 0, rec->ts, rec->cpu, 0);
+}
+
+/* The wake-up of a blocked task: summed under its waker's stacks. */
+static void on_woken(const struct tep_record *end, const struct span_start *st, uint64_t ns,
+		     void *data, void *ctx)
+{
+	if (ns < env.min_ns || (env.max_ns && ns > env.max_ns)) {
+		env.left_out++;
+		return;
+	}
+	static struct offwake_stack waker, target;
+	int pid = tep_data_pid(env.t->s.tep, (struct tep_record *)end);
+	struct comm_task info;
+	snprintf(waker.comm, sizeof(waker.comm), "%s", tool_comm(env.t, pid));
+	waker.tgid = env.t->names && comm_task(env.t->names, pid, &info) == 0 ? info.tgid : pid;
+	waker.nk = waker.nu = 0;
+	offwake_stack_read(&env.tr, end, &waker);
+	reader_strcpy(target.comm, sizeof(target.comm), end, env.waking_comm);
+	env.counted++;
+	env.ns_total += ns;
+	if (offwake_add(&env.sums, &waker, &target, ns) && !env.oom) {
+		env.oom = true;
+		fprintf(stderr, "wakeuptime: out of memory for the stacks: ending\n");
+		env.t->failed = true;
+		sig_request_stop();
+	}
+}
+
+static void on_waking(struct tep_record *rec, void *ctx)
+{
+	long long tid = reader_num(rec, env.waking_pid);
+	int pid = tep_data_pid(env.t->s.tep, rec);
+	/* the woken task left this CPU unseen: its start is not known */
+	if (sched_chain_seen(&env.se.chain, rec->cpu, tid, pid) >= 0)
+		span_drop(&env.s, (uint64_t)tid, 0);
+	if (tid > 0 && sched_traced(&env.se, tid))
+		span_end(&env.s, rec, (uint64_t)tid, 0, rec->ts);
+}
+
+/* --- the run -------------------------------------------------------------------------------- */
+
+static int prepare(struct tool_run *t)
+{
+	env.t = t;
+	if (env.pprof && pprof_check(env.pprof)) {
+		fprintf(stderr, "wakeuptime: --pprof: cannot write %s: %s\n", env.pprof,
+			strerror(errno));
+		return TOOL_FAIL;
+	}
+	if (sched_load(&t->s, &env.se, false))
+		return TOOL_FAIL;
+	/* sched_waking is recorded by the waker (sched_wakeup may be by the woken task's CPU) */
+	if (!(env.waking = session_load_event(&t->s, "sched", "sched_waking"))) {
+		fprintf(stderr, "wakeuptime: no sched:sched_waking in this kernel (Linux 4.3)\n");
+		return TOOL_FAIL;
+	}
+	if (!(env.waking_pid = session_field(&t->s, env.waking, "pid", true)) ||
+	    !(env.waking_comm = session_field(&t->s, env.waking, "comm", true)))
+		return TOOL_FAIL;
+	t->follow_names = true; /* the wakers' names, their processes for user symbols */
+	t->buffer_kb = session_flood_buffer_kb();
+	if (env.kstack)
+		env.ksyms = ksym_load();
+	if (offwake_sums_init(&env.sums, env.ksyms, false))
+		return TOOL_FAIL;
+	snprintf(t->traced, sizeof(t->traced), "blocked time by waker %s stack%s",
+		 env.kstack && env.ustack ? "kernel and user" :
+		 env.kstack		  ? "kernel" :
+					    "user",
+		 env.kstack && env.ustack ? "s" : "");
+	return TOOL_OK;
+}
+
+static int setup(struct tool_run *t)
+{
+	struct timespec w;
+	clock_gettime(CLOCK_REALTIME, &w);
+	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
+	env.start_mono = reader_now();
+	struct tep_event *kev = NULL, *uev = NULL;
+	int ret = tool_stacks(t, env.kstack, env.ustack, false, &kev, &uev);
+	if (ret)
+		return ret;
+	/* the frames above try_to_wake_up are the tracepoint's and ftrace's */
+	offwake_trailers_init(&env.tr, kev, uev, env.ksyms, "try_to_wake_up");
+	/* Not tool_trace: its filter leaves this process's events out, and its switches and
+	 * wake-ups are others' times. -p, -L, --cgroup: the kernel records the switches and
+	 * wake-ups of the traced tasks only (set_event_pid): the chains have gaps. */
+	env.se.chain.off = t->o.pid || t->o.tid || t->cgroup;
+	env.se.t = t;
+	if (span_init_run(t, &env.s, 4096, 8, SPAN_LOSS_ALL, on_woken, NULL) ||
+	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
+	    session_enable(&t->s, env.waking, NULL) || session_enable(&t->s, env.se.sw, NULL) ||
+	    reader_on(&t->r, env.waking, on_waking, NULL) ||
+	    reader_on(&t->r, env.se.sw, on_switch, NULL))
+		return TOOL_FAIL;
+	return TOOL_OK;
+}
+
+/* --- the output ----------------------------------------------------------------------------- */
+
+/* The frames of one folded stack "comm;f1;f2..." (root first), innermost first: its kernel
+ * ones (kernel) or its user ones. */
+static void frames(const char *s, size_t len, bool kernel,
+		   void (*fn)(const char *f, size_t n, void *c), void *ctx)
+{
+	const char *end = s + len, *e;
+	for (e = end; e > s;) {
+		const char *b = e;
+		while (b > s && b[-1] != ';')
+			b--;
+		if (b == s) /* the name */
+			break;
+		size_t l = (size_t)(e - b);
+		bool k = l > 4 && !strncmp(b + l - 4, "_[k]", 4);
+		if (k == kernel)
+			fn(b, k ? l - 4 : l, ctx);
+		e = b - 1;
+	}
+}
+
+static void text_frame(const char *f, size_t n, void *ctx)
+{
+	printf("    %.*s\n", (int)n, f);
+}
+
+struct json_frames {
+	FILE *out;
+	bool any;
+};
+
+static void json_frame(const char *f, size_t n, void *ctx)
+{
+	struct json_frames *j = ctx;
+	char buf[1024];
+	if (n >= sizeof(buf) / 4)
+		n = sizeof(buf) / 4 - 1;
+	size_t l = folded_unescape(f, n, buf);
+	fputs(j->any ? "," : "", j->out);
+	out_json_bytes(j->out, buf, l);
+	j->any = true;
+}
+
+/* A name from a folded line (its escapes undone) into out (80 bytes). */
+static size_t name_of(const char *s, size_t n, char *out)
+{
+	return folded_unescape(s, n < 64 ? n : 64, out);
+}
+
+static void print_pair(const char *line, uint64_t count, uint64_t ns, void *ctx)
+{
+	FILE *folded = ctx;
+	if (folded && folded != stdout) { /* --pprof's */
+		fprintf(folded, "%s %llu\n", line, (unsigned long long)(ns / 1000));
+		return;
+	}
+	/* A reader gone (| head): nothing more is written (each write would be a SIGPIPE, a
+	 * second stop). Flushed per key: a key's text at most once a write. */
+	if (out_closed() || out_flush())
+		return;
+	if (folded) {
+		fprintf(folded, "%s %llu\n", line, (unsigned long long)(ns / 1000));
+		return;
+	}
+	/* waker;frames;--;target */
+	const char *semi = strchr(line, ';');
+	const char *sep = semi ? strstr(semi, ";--;") : NULL;
+	if (!sep)
+		return;
+	const char *target = sep + 4;
+	char waker[80], tname[80];
+	size_t wl = name_of(line, (size_t)(semi - line), waker);
+	size_t tl = name_of(target, strlen(target), tname);
+	size_t stack = (size_t)(sep - line);
+	if (env.t->o.json) {
+		row_begin(&env.row, 0);
+		row_bytes(&env.row, waker, wl);
+		for (int kernel = 1; kernel >= 0; kernel--) {
+			FILE *f = row_json(&env.row);
+			struct json_frames j = {f, false};
+			if (!f)
+				continue;
+			fputc('[', f);
+			frames(line, stack, kernel, json_frame, &j);
+			fputc(']', f);
+		}
+		row_bytes(&env.row, tname, tl);
+		row_uint(&env.row, count);
+		row_uint(&env.row, ns / 1000);
+		row_end(&env.row);
+		return;
+	}
+	printf("    target:  ");
+	out_text(stdout, tname, tl, 0);
+	printf("\n");
+	frames(line, stack, true, text_frame, NULL);
+	if (env.kstack && env.ustack)
+		printf("    --\n");
+	frames(line, stack, false, text_frame, NULL);
+	printf("    waker:   ");
+	out_text(stdout, waker, wl, 0);
+	printf("\n        %llu us, %llu wake-ups\n\n", (unsigned long long)(ns / 1000),
+	       (unsigned long long)count);
+}
+
+static void write_pprof(void)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&buf, &size);
+	if (!mem)
+		return;
+	offwake_visit(&env.sums, print_pair, mem);
+	fclose(mem);
+	if (pprof_write_folded(env.pprof, buf, size, "blocked", 1, env.start_wall,
+			       env.start_mono ? reader_now() - env.start_mono : 0)) {
+		fprintf(stderr, "wakeuptime: cannot write %s: %s\n", env.pprof, strerror(errno));
+		env.t->failed = true;
+	}
+	free(buf);
+}
+
+static int interval(struct tool_run *t, uint64_t now)
+{
+	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
+	if (t->o.interval && !t->o.json && !env.folded) {
+		char when[16];
+		printf("%s\n", out_wallclock(now, when));
+	}
+	if (env.pprof)
+		write_pprof();
+	if (!offwake_visit(&env.sums, print_pair, env.folded ? stdout : NULL) && !t->o.json &&
+	    !env.folded)
+		out_none(stdout, "wake-up");
+	offwake_reset(&env.sums);
+	return 0;
+}
+
+static void end(struct tool_run *t)
+{
+	if (!t->last_interval)
+		interval(t, reader_now());
+	sched_chain_report(&env.se.chain, "wakeuptime", env.s.replaced,
+			   "the blocked time of the tasks switched out unseen");
+	fprintf(stderr, "wakeuptime: %llu wake-ups of blocked tasks counted, %.6f s blocked%s",
+		(unsigned long long)env.counted, env.ns_total / 1e9, env.left_out ? "" : "\n");
+	if (env.left_out)
+		fprintf(stderr, "; %llu outside -m/-M left out\n",
+			(unsigned long long)env.left_out);
+}
+
+static void cleanup(struct tool_run *t)
+{
+	span_free(&env.s);
+	sched_chain_free(&env.se.chain);
+	offwake_sums_free(&env.sums);
+	ksym_free(env.ksyms);
+	usym_addr_free();
+	env.ksyms = NULL;
+}
+
+static const struct tool wakeuptime = {
+	.name = "wakeuptime",
+	.opts = options,
+	.operand_kind = TOOL_OPERAND_INTERVALS,
+	.interval_prints = "stacks",
+	.interval_default_s = 0,
+	.examples = examples,
+	.rows = (const struct row_table *const[]){&table, NULL},
+	.option = option,
+	.check = check,
+	.prepare = prepare,
+	.setup = setup,
+	.interval = interval,
+	.end = end,
+	.cleanup = cleanup,
+};
+
+int main(int argc, char **argv)
+{
+	return tool_main(&wakeuptime, argc, argv);
+}
