@@ -28,7 +28,6 @@
 #include "domain/schedev.h"
 #include "join/span.h"
 #include "kernel/session.h"
-#include "stream/comm.h"
 #include "stream/ksym.h"
 #include "stream/reader.h"
 #include "stream/usym.h"
@@ -41,8 +40,7 @@ static struct env {
 	bool kstack, ustack, folded;
 	uint64_t min_ns, max_ns;
 	struct sched_events se;
-	struct tep_event *waking;
-	struct tep_format_field *waking_pid, *waking_comm;
+	struct offwake_waking waking;
 	struct span s;
 	struct ksyms *ksyms;
 	struct offwake_trailers tr;
@@ -144,13 +142,8 @@ static void on_woken(const struct tep_record *end, const struct span_start *st, 
 		return;
 	}
 	static struct offwake_stack waker, target;
-	int pid = tep_data_pid(env.t->s.tep, (struct tep_record *)end);
-	struct comm_task info;
-	snprintf(waker.comm, sizeof(waker.comm), "%s", tool_comm(env.t, pid));
-	waker.tgid = env.t->names && comm_task(env.t->names, pid, &info) == 0 ? info.tgid : pid;
-	waker.nk = waker.nu = 0;
-	offwake_stack_read(&env.tr, end, &waker);
-	reader_strcpy(target.comm, sizeof(target.comm), end, env.waking_comm);
+	offwake_waker(env.t, &env.tr, end, &waker);
+	reader_strcpy(target.comm, sizeof(target.comm), end, env.waking.comm);
 	env.counted++;
 	env.ns_total += ns;
 	if (offwake_add(&env.sums, &waker, &target, ns) && !env.oom) {
@@ -163,12 +156,8 @@ static void on_woken(const struct tep_record *end, const struct span_start *st, 
 
 static void on_waking(struct tep_record *rec, void *ctx)
 {
-	long long tid = reader_num(rec, env.waking_pid);
-	int pid = tep_data_pid(env.t->s.tep, rec);
-	/* the woken task left this CPU unseen: its start is not known */
-	if (sched_chain_seen(&env.se.chain, rec->cpu, tid, pid) >= 0)
-		span_drop(&env.s, (uint64_t)tid, 0);
-	if (tid > 0 && sched_traced(&env.se, tid))
+	long long tid = offwake_woken(&env.se, &env.s, &env.waking, rec);
+	if (tid > 0)
 		span_end(&env.s, rec, (uint64_t)tid, 0, rec->ts);
 }
 
@@ -185,12 +174,7 @@ static int prepare(struct tool_run *t)
 	if (sched_load(&t->s, &env.se, false))
 		return TOOL_FAIL;
 	/* sched_waking is recorded by the waker (sched_wakeup may be by the woken task's CPU) */
-	if (!(env.waking = session_load_event(&t->s, "sched", "sched_waking"))) {
-		fprintf(stderr, "wakeuptime: no sched:sched_waking in this kernel (Linux 4.3)\n");
-		return TOOL_FAIL;
-	}
-	if (!(env.waking_pid = session_field(&t->s, env.waking, "pid", true)) ||
-	    !(env.waking_comm = session_field(&t->s, env.waking, "comm", true)))
+	if (offwake_waking_load(&t->s, &env.waking))
 		return TOOL_FAIL;
 	t->follow_names = true; /* the wakers' names, their processes for user symbols */
 	t->buffer_kb = session_flood_buffer_kb();
@@ -225,8 +209,8 @@ static int setup(struct tool_run *t)
 	env.se.t = t;
 	if (span_init_run(t, &env.s, 4096, 8, SPAN_LOSS_ALL, on_woken, NULL) ||
 	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
-	    session_enable(&t->s, env.waking, NULL) || session_enable(&t->s, env.se.sw, NULL) ||
-	    reader_on(&t->r, env.waking, on_waking, NULL) ||
+	    session_enable(&t->s, env.waking.ev, NULL) || session_enable(&t->s, env.se.sw, NULL) ||
+	    reader_on(&t->r, env.waking.ev, on_waking, NULL) ||
 	    reader_on(&t->r, env.se.sw, on_switch, NULL))
 		return TOOL_FAIL;
 	return TOOL_OK;
@@ -234,46 +218,9 @@ static int setup(struct tool_run *t)
 
 /* --- the output ----------------------------------------------------------------------------- */
 
-/* The frames of one folded stack "comm;f1;f2..." (root first), innermost first: its kernel
- * ones (kernel) or its user ones. */
-static void frames(const char *s, size_t len, bool kernel,
-		   void (*fn)(const char *f, size_t n, void *c), void *ctx)
-{
-	const char *end = s + len, *e;
-	for (e = end; e > s;) {
-		const char *b = e;
-		while (b > s && b[-1] != ';')
-			b--;
-		if (b == s) /* the name */
-			break;
-		size_t l = (size_t)(e - b);
-		bool k = l > 4 && !strncmp(b + l - 4, "_[k]", 4);
-		if (k == kernel)
-			fn(b, k ? l - 4 : l, ctx);
-		e = b - 1;
-	}
-}
-
 static void text_frame(const char *f, size_t n, void *ctx)
 {
 	printf("    %.*s\n", (int)n, f);
-}
-
-struct json_frames {
-	FILE *out;
-	bool any;
-};
-
-static void json_frame(const char *f, size_t n, void *ctx)
-{
-	struct json_frames *j = ctx;
-	char buf[1024];
-	if (n >= sizeof(buf) / 4)
-		n = sizeof(buf) / 4 - 1;
-	size_t l = folded_unescape(f, n, buf);
-	fputs(j->any ? "," : "", j->out);
-	out_json_bytes(j->out, buf, l);
-	j->any = true;
 }
 
 /* A name from a folded line (its escapes undone) into out (80 bytes). */
@@ -312,12 +259,8 @@ static void print_pair(const char *line, uint64_t count, uint64_t ns, void *ctx)
 		row_bytes(&env.row, waker, wl);
 		for (int kernel = 1; kernel >= 0; kernel--) {
 			FILE *f = row_json(&env.row);
-			struct json_frames j = {f, false};
-			if (!f)
-				continue;
-			fputc('[', f);
-			frames(line, stack, kernel, json_frame, &j);
-			fputc(']', f);
+			if (f)
+				offwake_json_frames(f, line, stack, false, kernel);
 		}
 		row_bytes(&env.row, tname, tl);
 		row_uint(&env.row, count);
@@ -328,10 +271,10 @@ static void print_pair(const char *line, uint64_t count, uint64_t ns, void *ctx)
 	printf("    target:  ");
 	out_text(stdout, tname, tl, 0);
 	printf("\n");
-	frames(line, stack, true, text_frame, NULL);
+	offwake_frames(line, stack, false, true, text_frame, NULL);
 	if (env.kstack && env.ustack)
 		printf("    --\n");
-	frames(line, stack, false, text_frame, NULL);
+	offwake_frames(line, stack, false, false, text_frame, NULL);
 	printf("    waker:   ");
 	out_text(stdout, waker, wl, 0);
 	printf("\n        %llu us, %llu wake-ups\n\n", (unsigned long long)(ns / 1000),

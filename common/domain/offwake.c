@@ -3,9 +3,14 @@
 #include "domain/schedev.h"
 #include "join/span.h"
 #include "stream/ksym.h"
+#include "kernel/session.h"
+#include "stream/comm.h"
 #include "stream/reader.h"
+#include "base/out.h"
+#include "tool.h"
 
 #include <event-parse.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,4 +261,98 @@ void offwake_sums_free(struct offwake_sums *w)
 	agg_sorted(&w->a, free_line, NULL);
 	agg_free(&w->a);
 	memset(&w->a, 0, sizeof(w->a));
+}
+
+/* --- the frames of a visited line ------------------------------------------------------------ */
+
+void offwake_frames(const char *s, size_t len, bool leaf_first, bool kernel,
+		    void (*fn)(const char *f, size_t n, void *ctx), void *ctx)
+{
+	const char *end = s + len;
+	if (leaf_first) { /* f1;f2;...;name */
+		for (const char *b = s; b < end;) {
+			const char *e = memchr(b, ';', (size_t)(end - b));
+			if (!e) /* the name */
+				break;
+			size_t l = (size_t)(e - b);
+			bool k = l > 4 && !strncmp(b + l - 4, "_[k]", 4);
+			if (k == kernel)
+				fn(b, k ? l - 4 : l, ctx);
+			b = e + 1;
+		}
+		return;
+	}
+	for (const char *e = end; e > s;) { /* name;root;...;leaf */
+		const char *b = e;
+		while (b > s && b[-1] != ';')
+			b--;
+		if (b == s) /* the name */
+			break;
+		size_t l = (size_t)(e - b);
+		bool k = l > 4 && !strncmp(b + l - 4, "_[k]", 4);
+		if (k == kernel)
+			fn(b, k ? l - 4 : l, ctx);
+		e = b - 1;
+	}
+}
+
+struct json_frames {
+	FILE *out;
+	bool any;
+};
+
+static void json_frame(const char *f, size_t n, void *ctx)
+{
+	struct json_frames *j = ctx;
+	char buf[1024];
+	if (n >= sizeof(buf) / 4)
+		n = sizeof(buf) / 4 - 1;
+	size_t l = folded_unescape(f, n, buf);
+	fputs(j->any ? "," : "", j->out);
+	out_json_bytes(j->out, buf, l);
+	j->any = true;
+}
+
+void offwake_json_frames(FILE *out, const char *s, size_t len, bool leaf_first, bool kernel)
+{
+	struct json_frames j = {out, false};
+	fputc('[', out);
+	offwake_frames(s, len, leaf_first, kernel, json_frame, &j);
+	fputc(']', out);
+}
+
+/* --- wake-ups -------------------------------------------------------------------------------- */
+
+int offwake_waking_load(struct session *s, struct offwake_waking *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!(w->ev = session_load_event(s, "sched", "sched_waking"))) {
+		fprintf(stderr, "%s: no sched:sched_waking in this kernel (Linux 4.3)\n", s->tool);
+		return -1;
+	}
+	if (!(w->pid = session_field(s, w->ev, "pid", true)) ||
+	    !(w->comm = session_field(s, w->ev, "comm", true)))
+		return -1;
+	return 0;
+}
+
+long long offwake_woken(struct sched_events *se, struct span *sp, const struct offwake_waking *w,
+			struct tep_record *rec)
+{
+	long long tid = reader_num(rec, w->pid);
+	int pid = tep_data_pid(se->t->s.tep, rec);
+	if (sched_chain_seen(&se->chain, rec->cpu, tid, pid) >= 0)
+		span_drop(sp, (uint64_t)tid, 0);
+	return tid > 0 && sched_traced(se, tid) ? tid : -1;
+}
+
+void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct tep_record *rec,
+		   struct offwake_stack *st)
+{
+	int pid = tep_data_pid(t->s.tep, (struct tep_record *)rec);
+	struct comm_task info;
+	snprintf(st->comm, sizeof(st->comm), "%s", tool_comm(t, pid));
+	st->tgid = t->names && comm_task(t->names, pid, &info) == 0 ? info.tgid : pid;
+	st->nk = st->nu = 0;
+	offwake_stack_read(tr, rec, st);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/agg.h"
 #include "stream/folded.h"
@@ -80,6 +81,33 @@ int offwake_add(struct offwake_sums *w, const struct offwake_stack *a,
 size_t offwake_visit(struct offwake_sums *w,
 		     void (*fn)(const char *line, uint64_t count, uint64_t ns, void *ctx),
 		     void *ctx);
+/*
+ * The frames of one stack of a visited line, s (len bytes: one side of ";--;"), innermost
+ * first: its kernel frames (kernel, their _[k] left out) or its user frames. leaf_first: s
+ * is written leaf first with its name last (reverse_b's second stack), else name first.
+ */
+void offwake_frames(const char *s, size_t len, bool leaf_first, bool kernel,
+		    void (*fn)(const char *f, size_t n, void *ctx), void *ctx);
+/* Those frames as a JSON array on out, each unescaped (folded_unescape). */
+void offwake_json_frames(FILE *out, const char *s, size_t len, bool leaf_first, bool kernel);
+
+/* sched:sched_waking: a wake-up recorded in the context of the task that wakes (4.3). */
+struct offwake_waking {
+	struct tep_event *ev;
+	struct tep_format_field *pid, *comm;
+};
+struct session;
+struct tool_run;
+/* Loaded into w; -1 with one line on stderr (the tool's name first) naming what is missing. */
+int offwake_waking_load(struct session *s, struct offwake_waking *w);
+/* A wake-up record: the woken thread when the run traces it, else -1. A woken task that
+ * left this CPU unseen (schedev.h's chain) first forgets its start in sp. */
+long long offwake_woken(struct sched_events *se, struct span *sp, const struct offwake_waking *w,
+			struct tep_record *rec);
+/* The waker of rec: its name as the run knows it, its process, its stacks (tr). */
+void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct tep_record *rec,
+		   struct offwake_stack *st);
+
 /* Forget every pair (each interval). */
 void offwake_reset(struct offwake_sums *w);
 void offwake_sums_free(struct offwake_sums *w);
