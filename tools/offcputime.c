@@ -393,48 +393,9 @@ static int by_time(const void *a, const void *b)
 	return strcmp(x->stack, y->stack);
 }
 
-/* The frames of a folded line, innermost first: kernel ones (kernel = true) or user ones. */
-static void frames(const char *stack, bool kernel, void (*fn)(const char *f, size_t n, void *c),
-		   void *ctx)
-{
-	static const char *f[FOLDED_KFRAMES + PERFEV_MAX_STACK + 1];
-	static size_t len[FOLDED_KFRAMES + PERFEV_MAX_STACK + 1];
-	int n = 0;
-	const char *p = strchr(stack, ';'); /* after the name */
-	while (p && n < (int)(sizeof(f) / sizeof(*f))) {
-		const char *s = p + 1, *e = strchr(s, ';');
-		size_t l = e ? (size_t)(e - s) : strlen(s);
-		bool k = l > 4 && !strncmp(s + l - 4, "_[k]", 4);
-		if (k == kernel) {
-			f[n] = s;
-			len[n++] = k ? l - 4 : l;
-		}
-		p = e;
-	}
-	for (int i = n - 1; i >= 0; i--)
-		fn(f[i], len[i], ctx);
-}
-
 static void text_frame(const char *f, size_t n, void *ctx)
 {
 	printf("    %.*s\n", (int)n, f);
-}
-
-struct json_frames {
-	FILE *out;
-	bool any;
-};
-
-static void json_frame(const char *f, size_t n, void *ctx)
-{
-	struct json_frames *j = ctx;
-	char buf[1024];
-	if (n >= sizeof(buf) / 4)
-		n = sizeof(buf) / 4 - 1;
-	size_t l = folded_unescape(f, n, buf);
-	fputs(j->any ? "," : "", j->out);
-	out_json_bytes(j->out, buf, l);
-	j->any = true;
 }
 
 static void print_line(const struct line *l)
@@ -448,12 +409,8 @@ static void print_line(const struct line *l)
 		row_bytes(&env.row, comm, cl);
 		for (int kernel = 1; kernel >= 0; kernel--) {
 			FILE *f = row_json(&env.row);
-			struct json_frames j = {f, false};
-			if (!f)
-				continue;
-			fputc('[', f);
-			frames(l->stack, kernel, json_frame, &j);
-			fputc(']', f);
+			if (f)
+				offwake_json_frames(f, l->stack, strlen(l->stack), false, kernel);
 		}
 		row_uint(&env.row, l->ns / 1000);
 		row_end(&env.row);
@@ -463,10 +420,10 @@ static void print_line(const struct line *l)
 		printf("%s %llu\n", l->stack, (unsigned long long)(l->ns / 1000));
 		return;
 	}
-	frames(l->stack, true, text_frame, NULL);
+	offwake_frames(l->stack, strlen(l->stack), false, true, text_frame, NULL);
 	if (env.kstack && env.ustack)
 		printf("    --\n");
-	frames(l->stack, false, text_frame, NULL);
+	offwake_frames(l->stack, strlen(l->stack), false, false, text_frame, NULL);
 	printf("    -                ");
 	out_text(stdout, comm, cl, 0);
 	printf("\n        %llu\n\n", (unsigned long long)(l->ns / 1000));

@@ -44,17 +44,14 @@ struct blocked {
 };
 
 static struct env {
-	bool kstack, ustack, folded;
-	uint64_t min_ns, max_ns;
+	bool kstack, ustack;
 	struct sched_events se;
 	struct offwake_waking waking;
 	struct span s;
 	struct ksyms *ksyms;
 	struct offwake_trailers at_switch, at_wake;
-	struct offwake_sums sums;
-	const char *pprof;
-	uint64_t start_wall, start_mono;
-	uint64_t counted, ns_total, left_out, unwoken;
+	struct offwake_output out;
+	uint64_t counted, ns_total, unwoken;
 	bool oom;
 	struct row row;
 	struct tool_run *t;
@@ -110,24 +107,18 @@ static const char *const examples[] = {
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
 	switch (o->key) {
-	case 'm': env.min_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
-	case 'M': env.max_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
+	case 'm': env.out.min_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
+	case 'M': env.out.max_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
 	case 's': env.kstack = true; break;
 	case 'U': env.ustack = true; break;
-	case OPT_FOLDED: env.folded = true; break;
-	case OPT_PPROF: env.pprof = arg; break;
+	case OPT_FOLDED: env.out.folded = true; break;
+	case OPT_PPROF: env.out.pprof = arg; break;
 	}
 }
 
 static void check(struct tool_run *t)
 {
-	if (env.folded && t->o.json)
-		opt_fail("--folded prints folded lines: not with -j");
-	if (env.max_ns && env.min_ns > env.max_ns)
-		opt_fail("-m %llu is more than -M %llu", (unsigned long long)(env.min_ns / 1000),
-			 (unsigned long long)(env.max_ns / 1000));
-	if (env.pprof && t->o.interval)
-		opt_fail("--pprof writes one profile of the run: not with an interval");
+	offwake_output_check(&env.out, t->o.json, t->o.interval);
 	if (!env.kstack && !env.ustack)
 		env.kstack = env.ustack = true;
 }
@@ -141,17 +132,15 @@ static void on_back(const struct tep_record *end, const struct span_start *st, u
 	struct blocked *b = data;
 	if (st->kind) /* preempted: not blocked */
 		return;
-	if (ns < env.min_ns || (env.max_ns && ns > env.max_ns)) {
-		env.left_out++;
+	if (!offwake_output_keeps(&env.out, ns))
 		return;
-	}
 	if (!b->waker.comm[0]) {
 		snprintf(b->waker.comm, sizeof(b->waker.comm), "[unknown]");
 		env.unwoken++;
 	}
 	env.counted++;
 	env.ns_total += ns;
-	if (offwake_add(&env.sums, &b->target, &b->waker, ns) && !env.oom) {
+	if (offwake_add(&env.out.sums, &b->target, &b->waker, ns) && !env.oom) {
 		env.oom = true;
 		fprintf(stderr, "offwaketime: out of memory for the stacks: ending\n");
 		env.t->failed = true;
@@ -193,8 +182,8 @@ static void on_waking(struct tep_record *rec, void *ctx)
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
-	if (env.pprof && pprof_check(env.pprof)) {
-		fprintf(stderr, "offwaketime: --pprof: cannot write %s: %s\n", env.pprof,
+	if (env.out.pprof && pprof_check(env.out.pprof)) {
+		fprintf(stderr, "offwaketime: --pprof: cannot write %s: %s\n", env.out.pprof,
 			strerror(errno));
 		return TOOL_FAIL;
 	}
@@ -204,7 +193,7 @@ static int prepare(struct tool_run *t)
 	t->buffer_kb = session_flood_buffer_kb();
 	if (env.kstack)
 		env.ksyms = ksym_load();
-	if (offwake_sums_init(&env.sums, env.ksyms, true))
+	if (offwake_sums_init(&env.out.sums, env.ksyms, true))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "blocked time by %s stacks and the waker's",
 		 env.kstack && env.ustack ? "kernel and user" :
@@ -215,10 +204,7 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
-	struct timespec w;
-	clock_gettime(CLOCK_REALTIME, &w);
-	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
-	env.start_mono = reader_now();
+	offwake_output_start(&env.out);
 	struct tep_event *kev = NULL, *uev = NULL;
 	int ret = tool_stacks(t, env.kstack, env.ustack, false, &kev, &uev);
 	if (ret)
@@ -246,17 +232,6 @@ static void text_frame(const char *f, size_t n, void *ctx)
 
 static void print_pair(const char *line, uint64_t count, uint64_t ns, void *ctx)
 {
-	FILE *folded = ctx;
-	if (folded && folded != stdout) { /* --pprof's */
-		fprintf(folded, "%s %llu\n", line, (unsigned long long)(ns / 1000));
-		return;
-	}
-	if (out_closed() || out_flush()) /* as wakeuptime's */
-		return;
-	if (folded) {
-		fprintf(folded, "%s %llu\n", line, (unsigned long long)(ns / 1000));
-		return;
-	}
 	/* target;frames;--;waker frames leaf first;waker */
 	const char *semi = strchr(line, ';');
 	const char *sep = semi ? strstr(semi, ";--;") : NULL;
@@ -304,36 +279,12 @@ static void print_pair(const char *line, uint64_t count, uint64_t ns, void *ctx)
 	       (unsigned long long)count);
 }
 
-static void write_pprof(void)
-{
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *mem = open_memstream(&buf, &size);
-	if (!mem)
-		return;
-	offwake_visit(&env.sums, print_pair, mem);
-	fclose(mem);
-	if (pprof_write_folded(env.pprof, buf, size, "blocked", 1, env.start_wall,
-			       env.start_mono ? reader_now() - env.start_mono : 0)) {
-		fprintf(stderr, "offwaketime: cannot write %s: %s\n", env.pprof, strerror(errno));
-		env.t->failed = true;
-	}
-	free(buf);
-}
-
 static int interval(struct tool_run *t, uint64_t now)
 {
 	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
-	if (t->o.interval && !t->o.json && !env.folded) {
-		char when[16];
-		printf("%s\n", out_wallclock(now, when));
-	}
-	if (env.pprof)
-		write_pprof();
-	if (!offwake_visit(&env.sums, print_pair, env.folded ? stdout : NULL) && !t->o.json &&
-	    !env.folded)
-		out_none(stdout, "blocked time");
-	offwake_reset(&env.sums);
+	env.out.fn = print_pair;
+	if (offwake_output_print(&env.out, t, now, "blocked time"))
+		t->failed = true;
 	return 0;
 }
 
@@ -348,17 +299,17 @@ static void end(struct tool_run *t)
 		"offwaketime: %llu blocked times counted, %.6f s in all, %llu without a wake-up "
 		"seen%s",
 		(unsigned long long)env.counted, env.ns_total / 1e9,
-		(unsigned long long)env.unwoken, env.left_out ? "" : "\n");
-	if (env.left_out)
+		(unsigned long long)env.unwoken, env.out.left_out ? "" : "\n");
+	if (env.out.left_out)
 		fprintf(stderr, "; %llu outside -m/-M left out\n",
-			(unsigned long long)env.left_out);
+			(unsigned long long)env.out.left_out);
 }
 
 static void cleanup(struct tool_run *t)
 {
 	span_free(&env.s);
 	sched_chain_free(&env.se.chain);
-	offwake_sums_free(&env.sums);
+	offwake_sums_free(&env.out.sums);
 	ksym_free(env.ksyms);
 	usym_addr_free();
 	env.ksyms = NULL;

@@ -6,12 +6,16 @@
 #include "kernel/session.h"
 #include "stream/comm.h"
 #include "stream/reader.h"
+#include "base/opt.h"
 #include "base/out.h"
+#include "count/pprof.h"
 #include "tool.h"
 
 #include <event-parse.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 void offwake_trailers_init(struct offwake_trailers *tr, struct tep_event *kev,
@@ -355,4 +359,87 @@ void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct
 	st->tgid = t->names && comm_task(t->names, pid, &info) == 0 ? info.tgid : pid;
 	st->nk = st->nu = 0;
 	offwake_stack_read(tr, rec, st);
+}
+
+/* --- the output of wakeuptime and offwaketime ----------------------------------------------- */
+
+void offwake_output_check(const struct offwake_output *o, bool json, uint64_t interval)
+{
+	if (o->folded && json)
+		opt_fail("--folded prints folded lines: not with -j");
+	if (o->max_ns && o->min_ns > o->max_ns)
+		opt_fail("-m %llu is more than -M %llu", (unsigned long long)(o->min_ns / 1000),
+			 (unsigned long long)(o->max_ns / 1000));
+	if (o->pprof && interval)
+		opt_fail("--pprof writes one profile of the run: not with an interval");
+}
+
+bool offwake_output_keeps(struct offwake_output *o, uint64_t ns)
+{
+	if (ns >= o->min_ns && (!o->max_ns || ns <= o->max_ns))
+		return true;
+	o->left_out++;
+	return false;
+}
+
+void offwake_output_start(struct offwake_output *o)
+{
+	struct timespec w;
+	clock_gettime(CLOCK_REALTIME, &w);
+	o->start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
+	o->start_mono = reader_now();
+}
+
+static void fold_line(const char *line, uint64_t count, uint64_t ns, void *ctx)
+{
+	fprintf(ctx, "%s %llu\n", line, (unsigned long long)(ns / 1000));
+}
+
+struct shown {
+	struct offwake_output *o;
+	void *ctx;
+};
+
+/* A reader gone (| head): nothing more is written (each write would be a SIGPIPE, a second
+ * stop). Flushed per line: a line's text at most once a write. */
+static void show_line(const char *line, uint64_t count, uint64_t ns, void *ctx)
+{
+	struct shown *s = ctx;
+	if (out_closed() || out_flush())
+		return;
+	if (s->o->folded)
+		fold_line(line, count, ns, stdout);
+	else
+		s->o->fn(line, count, ns, s->ctx);
+}
+
+int offwake_output_print(struct offwake_output *o, struct tool_run *t, uint64_t now,
+			 const char *none)
+{
+	int ret = 0;
+	if (t->o.interval && !t->o.json && !o->folded) {
+		char when[16];
+		printf("%s\n", out_wallclock(now, when));
+	}
+	if (o->pprof) {
+		char *buf = NULL;
+		size_t size = 0;
+		FILE *mem = open_memstream(&buf, &size);
+		if (mem) {
+			offwake_visit(&o->sums, fold_line, mem);
+			fclose(mem);
+		}
+		if (!mem || pprof_write_folded(o->pprof, buf, size, "blocked", 1, o->start_wall,
+					       o->start_mono ? now - o->start_mono : 0)) {
+			fprintf(stderr, "%s: cannot write %s: %s\n", t->tool->name, o->pprof,
+				strerror(errno));
+			ret = -1;
+		}
+		free(buf);
+	}
+	struct shown s = {o, NULL};
+	if (!offwake_visit(&o->sums, show_line, &s) && !t->o.json && !o->folded)
+		out_none(stdout, none);
+	offwake_reset(&o->sums);
+	return ret;
 }

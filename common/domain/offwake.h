@@ -108,6 +108,32 @@ long long offwake_woken(struct sched_events *se, struct span *sp, const struct o
 void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct tep_record *rec,
 		   struct offwake_stack *st);
 
+/*
+ * What wakeuptime and offwaketime print every interval and at the end, and how: --folded
+ * (the lines as they are), --pprof FILE (also a profile of the blocked time, once), the
+ * times of -m/-M; the tool's own text and JSON of one line by fn.
+ */
+struct offwake_output {
+	struct offwake_sums sums;
+	bool folded;
+	const char *pprof;		 /* --pprof FILE */
+	uint64_t min_ns, max_ns;	 /* -m, -M (0: none) */
+	uint64_t start_wall, start_mono; /* when tracing began, for --pprof */
+	uint64_t left_out;		 /* times outside -m/-M */
+	void (*fn)(const char *line, uint64_t count, uint64_t ns, void *ctx);
+};
+/* The usage errors of those options (opt_fail): --folded with -j, -m above -M, --pprof
+ * with an interval. */
+void offwake_output_check(const struct offwake_output *o, bool json, uint64_t interval);
+/* Is ns within -m/-M? (counted when not) */
+bool offwake_output_keeps(struct offwake_output *o, uint64_t ns);
+/* At setup: the start times --pprof records. */
+void offwake_output_start(struct offwake_output *o);
+/* The pairs counted since the last time: --pprof's file (a failure said, -1), the lines (on
+ * standard output; "none" when there are none, in the text), then forgotten. */
+int offwake_output_print(struct offwake_output *o, struct tool_run *t, uint64_t now,
+			 const char *none);
+
 /* Forget every pair (each interval). */
 void offwake_reset(struct offwake_sums *w);
 void offwake_sums_free(struct offwake_sums *w);
