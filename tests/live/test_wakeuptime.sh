@@ -4,7 +4,8 @@
 # pass a byte 2000 times each way through pipes, each writing only once the other sleeps in
 # read(2): each is woken by the other exactly 2000 times, from the kernel's pipe write, and
 # blocked no longer than the program measured its reads took. The same counts summed over
-# intervals; user stacks; -m; usage errors; every way of stopping.
+# intervals; user stacks; -m; where bpftrace is installed, a bpftrace program pairing the same
+# events counts the same wake-ups; usage errors; every way of stopping.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -27,6 +28,16 @@ run_bg f "$O" -p $P --folded
 run_bg i "$O" -p $P -j 0.3
 run_bg U "$O" -p $P -U --folded
 run_bg m "$O" -p $P -m 10000000 --folded
+BT=
+if command -v bpftrace > /dev/null 2>&1; then
+	# blocked (S or D) at the switch out, until the wake-up: counted by waker and target name
+	bpftrace -e "tracepoint:sched:sched_switch /pid == $P && (args->prev_state & 3)/ { @start[tid] = nsecs; }
+		tracepoint:sched:sched_waking /@start[args->pid]/ { @wakes[comm, args->comm] = count(); delete(@start[args->pid]); }
+		tracepoint:sched:sched_process_exit /pid == $P && tid == $P/ { exit(); }" \
+		> "$TMP/bt.out" 2> "$TMP/bt.err" &
+	BT=$!
+	wait_line "$TMP/bt.out" '^Attaching' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
+fi
 touch "$TMP/go"
 wait $P
 stop_all
@@ -47,6 +58,17 @@ check "wakeuptime -p -j: valid JSON, exit 0; ping woke pong $N times from the pi
 	[ '$c1' = $N ] && [ '$c2' = $N ]" || { cat "$TMP/t" "$TMP/j.err"; grep -E '"(ping|pong)"' "$TMP/j.out" | cut -c1-300; }
 check "wakeuptime -j: the blocked times within the reads' as the program measured them (pong $u1 <= $pong_us us, ping $u2 <= $ping_us us)" sh -c "
 	[ '$u1' -gt 0 ] && [ '$u1' -le $pong_us ] && [ '$u2' -gt 0 ] && [ '$u2' -le $ping_us ]" 2> /dev/null || cat "$TMP/t"
+# bpftrace: the wake-ups of each by the other, all stacks together
+if [ -n "$BT" ]; then
+	wait_exit $BT 20 || notok "bpftrace ends with the process"
+	bt1=$(sed -n 's/^@wakes\[ping, pong\]: //p' "$TMP/bt.out") bt2=$(sed -n 's/^@wakes\[pong, ping\]: //p' "$TMP/bt.out")
+	all() { grep "\"waker\":\"$1\"" "$TMP/j.out" | grep "\"target\":\"$2\"" | sed -n 's/.*"count":\([0-9]*\).*/\1/p' | awk '{t += $1} END {print t + 0}'; }
+	w1=$(all ping pong) w2=$(all pong ping)
+	check "wakeuptime and bpftrace count the same wake-ups: ping woke pong $w1 and $bt1 times, pong woke ping $w2 and $bt2 times" \
+		[ "$w1" = "${bt1:-x}" -a "$w2" = "${bt2:-x}" ] || cat "$TMP/bt.out" "$TMP/bt.err"
+else
+	skip "wakeuptime beside bpftrace: bpftrace not installed"
+fi
 # --folded: waker;frames root first;--;target, the same time
 fl=$(grep '^ping;.*pipe_write[^;]*_\[k\];.*try_to_wake_up_\[k\];--;pong ' "$TMP/f.out")
 check "wakeuptime --folded: ping;...pipe_write_[k];...;try_to_wake_up_[k];--;pong, its time the -j run's order (${fl##* } us)" sh -c "
