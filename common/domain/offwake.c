@@ -72,6 +72,14 @@ void offwake_stack_read(struct offwake_trailers *tr, const struct tep_record *re
 	}
 }
 
+/* Under -p, -L (schedev.h) and --cgroup the kernel also records the switches and wake-ups
+ * between the run's tasks and others: the others' are not the run's. A lookup per event
+ * under --cgroup (the answers are kept), nothing more without. */
+static bool traced(const struct sched_events *se, long long tid)
+{
+	return sched_traced(se, tid) && (!se->t || tool_in_cgroup(se->t, (pid_t)tid));
+}
+
 long long offwake_switch(struct sched_events *se, struct span *s, struct tep_record *rec,
 			 bool end_next)
 {
@@ -86,13 +94,13 @@ long long offwake_switch(struct sched_events *se, struct span *s, struct tep_rec
 	if (prev == 0)
 		sched_idle_switch(se, reader_num(rec, se->prev_state));
 	/* under -p the other tasks of the switches recorded are not the run's */
-	if (next > 0 && sched_traced(se, next)) {
+	if (next > 0 && traced(se, next)) {
 		if (end_next)
 			span_end(s, rec, (uint64_t)next, 0, rec->ts);
 		else
 			span_drop(s, (uint64_t)next, 0);
 	}
-	return prev > 0 && sched_traced(se, prev) ? prev : -1;
+	return prev > 0 && traced(se, prev) ? prev : -1;
 }
 
 /* --- sums by pair ----------------------------------------------------------------------- */
@@ -347,7 +355,7 @@ long long offwake_woken(struct sched_events *se, struct span *sp, const struct o
 	int pid = tep_data_pid(se->t->s.tep, rec);
 	if (sched_chain_seen(&se->chain, rec->cpu, tid, pid) >= 0)
 		span_drop(sp, (uint64_t)tid, 0);
-	return tid > 0 && sched_traced(se, tid) ? tid : -1;
+	return tid > 0 && traced(se, tid) ? tid : -1;
 }
 
 void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct tep_record *rec,

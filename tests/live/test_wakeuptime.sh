@@ -20,14 +20,26 @@ if [ ! -d "$T/events/sched/sched_waking" ]; then
 	exit 0
 fi
 
+# The program in a control group of its own where one can be made (v1's pids, else v2), for
+# --cgroup on the same workload; removed at the end.
+G=
+for d in /sys/fs/cgroup/pids /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	[ -e "$d/cgroup.procs" ] && mkdir "$d/ftt-live-$$" 2> /dev/null && G=$d/ftt-live-$$ && break
+done
+[ -n "$G" ] && trap 'rmdir "$G" 2> /dev/null' EXIT
 rm -f "$TMP/go"
-"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
+if [ -n "$G" ]; then
+	sh -c "echo \$\$ > '$G/cgroup.procs' && exec '$ST' '$TMP/go' wake $N 0" > "$TMP/t" &
+else
+	"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
+fi
 P=$!
 run_bg j "$O" -p $P -j
 run_bg f "$O" -p $P --folded
 run_bg i "$O" -p $P -j 0.3
 run_bg U "$O" -p $P -U --folded
 run_bg m "$O" -p $P -m 10000000 --folded
+[ -n "$G" ] && run_bg c "$O" --cgroup "$G" -j
 BT=
 if command -v bpftrace > /dev/null 2>&1; then
 	# blocked (S or D) at the switch out, until the wake-up: counted by waker and target name
@@ -58,6 +70,14 @@ check "wakeuptime -p -j: valid JSON, exit 0; ping woke pong $N times from the pi
 	[ '$c1' = $N ] && [ '$c2' = $N ]" || { cat "$TMP/t" "$TMP/j.err"; grep -E '"(ping|pong)"' "$TMP/j.out" | cut -c1-300; }
 check "wakeuptime -j: the blocked times within the reads' as the program measured them (pong $u1 <= $pong_us us, ping $u2 <= $ping_us us)" sh -c "
 	[ '$u1' -gt 0 ] && [ '$u1' -le $pong_us ] && [ '$u2' -gt 0 ] && [ '$u2' -le $ping_us ]" 2> /dev/null || cat "$TMP/t"
+if [ -n "$G" ]; then
+	set -- $(obj ping pong "$TMP/c.out") x x
+	check "wakeuptime --cgroup: ping woke pong $N times ($1), and only the group's tasks were blocked" sh -c "
+		[ '$1' = $N ] && ! grep -v '\"target\":\"\\(ping\\|pong\\|sched_target\\)\"' '$TMP/c.out' | grep -q ." ||
+		{ cat "$TMP/c.err"; grep -o '\"target\":\"[^\"]*\"' "$TMP/c.out" | sort | uniq -c; }
+else
+	skip "wakeuptime --cgroup: no control group could be made here"
+fi
 # bpftrace: the wake-ups of each by the other, all stacks together
 if [ -n "$BT" ]; then
 	wait_exit $BT 20 || notok "bpftrace ends with the process"
