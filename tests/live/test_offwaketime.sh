@@ -19,19 +19,30 @@ if [ ! -d "$T/events/sched/sched_waking" ]; then
 	exit 0
 fi
 
+# The program in a control group of its own where one can be made, for --cgroup.
+G=
+for d in /sys/fs/cgroup/pids /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	[ -e "$d/cgroup.procs" ] && mkdir "$d/ftt-live-$$" 2> /dev/null && G=$d/ftt-live-$$ && break
+done
+[ -n "$G" ] && trap 'rmdir "$G" 2> /dev/null' EXIT
 rm -f "$TMP/go"
-"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
+if [ -n "$G" ]; then
+	sh -c "echo \$\$ > '$G/cgroup.procs' && exec '$ST' '$TMP/go' wake $N 0" > "$TMP/t" &
+else
+	"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
+fi
 P=$!
 run_bg j "$O" -p $P -j
 run_bg f "$O" -p $P -s --folded
+[ -n "$G" ] && run_bg c "$O" -s --cgroup "$G" -j
 touch "$TMP/go"
 wait $P
 stop_all
 set -- $(cat "$TMP/t") 0 0 0 0 0 0
 ping_us=$(($5 / 1000)) pong_us=$(($6 / 1000))
-# obj TARGET WAKER: the pipe read woken by the pipe write, "count us"
+# obj TARGET WAKER [FILE]: the pipe read woken by the pipe write, "count us"
 obj() {
-	grep "\"target\":\"$1\"" "$TMP/j.out" | grep "\"waker\":\"$2\"" | grep '"kstack":\[[^]]*pipe_read' |
+	grep "\"target\":\"$1\"" "${3:-$TMP/j.out}" | grep "\"waker\":\"$2\"" | grep '"kstack":\[[^]]*pipe_read' |
 		grep '"waker_kstack":\[[^]]*pipe_write' | sed -n 's/.*"count":\([0-9]*\),"us":\([0-9]*\).*/\1 \2/p'
 }
 set -- $(obj pong ping) x x
@@ -46,6 +57,16 @@ check "offwaketime -p -j: valid JSON, exit 0; pong's pipe read woken by ping's p
 	{ cat "$TMP/t" "$TMP/j.err"; grep -E '"(ping|pong)"' "$TMP/j.out" | cut -c1-400; }
 check "offwaketime -j: the blocked times within the reads' as the program measured them (pong $u1 <= $pong_us us, ping $u2 <= $ping_us us)" sh -c "
 	[ '$u1' -gt 0 ] && [ '$u1' -le $pong_us ] && [ '$u2' -gt 0 ] && [ '$u2' -le $ping_us ]" 2> /dev/null || cat "$TMP/t"
+if [ -n "$G" ]; then
+	set -- $(obj pong ping "$TMP/c.out") x x
+	cok=0
+	counted_ok "$1" $N "$TMP/c.err" && cok=1
+	check "offwaketime --cgroup: pong's read woken by ping's write $N times ($1), only the group's tasks blocked" sh -c "
+		[ $cok = 1 ] && ! grep -v '\"target\":\"\\(ping\\|pong\\|sched_target\\)\"' '$TMP/c.out' | grep -q ." ||
+		{ cat "$TMP/c.err"; grep -o '\"target\":\"[^\"]*\"' "$TMP/c.out" | sort | uniq -c; }
+else
+	skip "offwaketime --cgroup: no control group could be made here"
+fi
 # --folded: target;...;pipe_read_[k];...;--;try_to_wake_up_[k];...pipe_write...;waker
 fl=$(grep '^pong;.*pipe_read[^;]*_\[k\];[^ ]*;--;try_to_wake_up_\[k\];[^ ]*pipe_write[^;]*_\[k\];[^ ]*;ping [0-9]*$' "$TMP/f.out")
 check "offwaketime -s --folded: pong;...pipe_read_[k];...;--;try_to_wake_up_[k];...pipe_write_[k];...;ping, kernel frames only (${fl##* } us)" sh -c "
