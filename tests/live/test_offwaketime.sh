@@ -12,26 +12,7 @@ save_state
 . tests/live/sched_lib.sh
 
 O=$BIN/offwaketime
-N=2000
-if [ ! -d "$T/events/sched/sched_waking" ]; then
-	skip "offwaketime: no sched:sched_waking in this kernel (Linux 4.3)"
-	summary
-	exit 0
-fi
-
-# The program in a control group of its own where one can be made, for --cgroup.
-G=
-for d in /sys/fs/cgroup/pids /sys/fs/cgroup/unified /sys/fs/cgroup; do
-	[ -e "$d/cgroup.procs" ] && mkdir "$d/ftt-live-$$" 2> /dev/null && G=$d/ftt-live-$$ && break
-done
-[ -n "$G" ] && trap 'rmdir "$G" 2> /dev/null' EXIT
-rm -f "$TMP/go"
-if [ -n "$G" ]; then
-	sh -c "echo \$\$ > '$G/cgroup.procs' && exec '$ST' '$TMP/go' wake $N 0" > "$TMP/t" &
-else
-	"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
-fi
-P=$!
+wake_start offwaketime
 run_bg j "$O" -p $P -j
 run_bg f "$O" -p $P -s --folded
 [ -n "$G" ] && run_bg c "$O" -s --cgroup "$G" -j

@@ -13,27 +13,7 @@ save_state
 . tests/live/sched_lib.sh
 
 O=$BIN/wakeuptime
-N=2000
-if [ ! -d "$T/events/sched/sched_waking" ]; then
-	skip "wakeuptime: no sched:sched_waking in this kernel (Linux 4.3)"
-	summary
-	exit 0
-fi
-
-# The program in a control group of its own where one can be made (v1's pids, else v2), for
-# --cgroup on the same workload; removed at the end.
-G=
-for d in /sys/fs/cgroup/pids /sys/fs/cgroup/unified /sys/fs/cgroup; do
-	[ -e "$d/cgroup.procs" ] && mkdir "$d/ftt-live-$$" 2> /dev/null && G=$d/ftt-live-$$ && break
-done
-[ -n "$G" ] && trap 'rmdir "$G" 2> /dev/null' EXIT
-rm -f "$TMP/go"
-if [ -n "$G" ]; then
-	sh -c "echo \$\$ > '$G/cgroup.procs' && exec '$ST' '$TMP/go' wake $N 0" > "$TMP/t" &
-else
-	"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
-fi
-P=$!
+wake_start wakeuptime
 run_bg j "$O" -p $P -j
 run_bg f "$O" -p $P --folded
 run_bg i "$O" -p $P -j 0.3
@@ -102,8 +82,11 @@ check "wakeuptime -j 0.3: intervals, their ping-to-pong counts add up to $N ($su
 check "wakeuptime -U --folded: the wakers' user frames only, ping's line there" sh -c "
 	grep -q '^ping;[^ ]*;--;pong [0-9]*\$' '$TMP/U.out' && ! grep -q '_\\[k\\]' '$TMP/U.out'" ||
 	grep -E '^(ping|pong)' "$TMP/U.out" | head -3
-check "wakeuptime -m 10 s: none of the wake-ups, all said left out" sh -c "
-	! grep -q '^ping' '$TMP/m.out' && grep -Eq '; [0-9]+ outside -m/-M left out' '$TMP/m.err'" || cat "$TMP/m.err"
+# (the main thread, blocked in pthread_join the whole run, may be: 10 s in a slow guest)
+check "wakeuptime -m 10 s: none of ping's or pong's blocked times, the others said left out" sh -c "
+	! grep -Eq ';--;(ping|pong) [0-9]+\$' '$TMP/m.out' && grep -Eq '; [0-9]+ outside -m/-M left out' '$TMP/m.err'" ||
+	cat "$TMP/m.err" "$TMP/m.out" | cut -c1-200 | sed 's/^/# /'
+
 
 # --- usage errors change nothing --------------------------------------------------------------
 for args in "--folded -j" "-m x" "-M -1" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1" "1 2 3"; do

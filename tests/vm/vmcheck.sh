@@ -57,7 +57,7 @@ fi
 # function profiler and kprobes: one kernel of each kind (4.9 or 4.14: hist triggers without
 # synthetic events; 4.19: all of them; 6.12: the newest). VM_ONE_GUEST= runs them in every
 # guest.
-ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports test_funcslower=4.14.325+4.19.222+bookworm-backports test_funccount=4.9.337+4.19.222+bookworm-backports}
+ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports test_funcslower=4.14.325+4.19.222+bookworm-backports test_funccount=4.9.337+4.19.222+bookworm-backports test_offwaketime=4.9.337+4.19.222}
 TIMEOUT=${VM_TIMEOUT:-1500}
 WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
 [ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
