@@ -211,16 +211,8 @@ static int setup(struct tool_run *t)
 		return ret;
 	offwake_trailers_init(&env.at_switch, kev, uev, env.ksyms, "__schedule");
 	offwake_trailers_init(&env.at_wake, kev, uev, env.ksyms, "try_to_wake_up");
-	/* As wakeuptime: not tool_trace; -p, -L, --cgroup: the chains have gaps. */
-	env.se.chain.off = t->o.pid || t->o.tid || t->cgroup;
-	env.se.t = t;
-	if (span_init_run(t, &env.s, 4096, sizeof(struct blocked), SPAN_LOSS_ALL, on_back, NULL) ||
-	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
-	    session_enable(&t->s, env.waking.ev, NULL) || session_enable(&t->s, env.se.sw, NULL) ||
-	    reader_on(&t->r, env.waking.ev, on_waking, NULL) ||
-	    reader_on(&t->r, env.se.sw, on_switch, NULL))
-		return TOOL_FAIL;
-	return TOOL_OK;
+	return offwake_trace(t, &env.se, &env.waking, &env.s, sizeof(struct blocked), on_back,
+			     on_switch, on_waking);
 }
 
 /* --- the output ----------------------------------------------------------------------------- */

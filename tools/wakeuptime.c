@@ -188,18 +188,7 @@ static int setup(struct tool_run *t)
 		return ret;
 	/* the frames above try_to_wake_up are the tracepoint's and ftrace's */
 	offwake_trailers_init(&env.tr, kev, uev, env.ksyms, "try_to_wake_up");
-	/* Not tool_trace: its filter leaves this process's events out, and its switches and
-	 * wake-ups are others' times. -p, -L, --cgroup: the kernel records the switches and
-	 * wake-ups of the traced tasks only (set_event_pid): the chains have gaps. */
-	env.se.chain.off = t->o.pid || t->o.tid || t->cgroup;
-	env.se.t = t;
-	if (span_init_run(t, &env.s, 4096, 8, SPAN_LOSS_ALL, on_woken, NULL) ||
-	    reader_on_lost(&t->r, sched_chain_lost, &env.se.chain) ||
-	    session_enable(&t->s, env.waking.ev, NULL) || session_enable(&t->s, env.se.sw, NULL) ||
-	    reader_on(&t->r, env.waking.ev, on_waking, NULL) ||
-	    reader_on(&t->r, env.se.sw, on_switch, NULL))
-		return TOOL_FAIL;
-	return TOOL_OK;
+	return offwake_trace(t, &env.se, &env.waking, &env.s, 8, on_woken, on_switch, on_waking);
 }
 
 /* --- the output ----------------------------------------------------------------------------- */

@@ -358,6 +358,21 @@ long long offwake_woken(struct sched_events *se, struct span *sp, const struct o
 	return tid > 0 && traced(se, tid) ? tid : -1;
 }
 
+int offwake_trace(struct tool_run *t, struct sched_events *se, const struct offwake_waking *w,
+		  struct span *s, size_t data, span_done_fn done,
+		  void (*on_switch)(struct tep_record *rec, void *ctx),
+		  void (*on_waking)(struct tep_record *rec, void *ctx))
+{
+	se->chain.off = t->o.pid || t->o.tid || t->cgroup;
+	se->t = t;
+	if (span_init_run(t, s, 4096, data, SPAN_LOSS_ALL, done, NULL) ||
+	    reader_on_lost(&t->r, sched_chain_lost, &se->chain) ||
+	    session_enable(&t->s, w->ev, NULL) || session_enable(&t->s, se->sw, NULL) ||
+	    reader_on(&t->r, w->ev, on_waking, NULL) || reader_on(&t->r, se->sw, on_switch, NULL))
+		return TOOL_FAIL;
+	return TOOL_OK;
+}
+
 void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct tep_record *rec,
 		   struct offwake_stack *st)
 {

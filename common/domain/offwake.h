@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "base/agg.h"
+#include "join/span.h"
 #include "stream/folded.h"
 
 struct ksyms;
@@ -104,6 +105,17 @@ int offwake_waking_load(struct session *s, struct offwake_waking *w);
  * left this CPU unseen (schedev.h's chain) first forgets its start in sp. */
 long long offwake_woken(struct sched_events *se, struct span *sp, const struct offwake_waking *w,
 			struct tep_record *rec);
+/*
+ * In setup(), after tool_stacks: the switches and wake-ups enabled (not through tool_trace:
+ * its filter leaves this process's events out, and its switches and wake-ups are others'
+ * times) and handed to on_switch and on_waking; the pairs by thread in s (SPAN_LOSS_ALL, data
+ * bytes each, done() at the end); under -p, -L and --cgroup the kernel records only the
+ * traced tasks' events (set_event_pid), so the chains have gaps. A TOOL_ status.
+ */
+int offwake_trace(struct tool_run *t, struct sched_events *se, const struct offwake_waking *w,
+		  struct span *s, size_t data, span_done_fn done,
+		  void (*on_switch)(struct tep_record *rec, void *ctx),
+		  void (*on_waking)(struct tep_record *rec, void *ctx));
 /* The waker of rec: its name as the run knows it, its process, its stacks (tr). */
 void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct tep_record *rec,
 		   struct offwake_stack *st);
