@@ -80,9 +80,12 @@ sum=$(grep '"waker":"ping"' "$TMP/i.out" | grep '"target":"pong"' | grep pipe_wr
 	sed -n 's/.*"count":\([0-9]*\).*/\1/p' | awk '{t += $1} END {print t + 0}')
 check "wakeuptime -j 0.3: intervals, their ping-to-pong counts add up to $N ($sum)" [ "$sum" = $N ] ||
 	grep -c . "$TMP/i.out"
-check "wakeuptime -U --folded: the wakers' user frames only, ping's line there" sh -c "
+case $(uname -r) in
+4.18.0-*.el8*) skip "wakeuptime -U: RHEL 8.1's 4.18 records no user stack for an instance's events" ;;
+*) check "wakeuptime -U --folded: the wakers' user frames only, ping's line there" sh -c "
 	grep -q '^ping;[^ ]*;--;pong [0-9]*\$' '$TMP/U.out' && ! grep -q '_\\[k\\]' '$TMP/U.out'" ||
-	grep -E '^(ping|pong)' "$TMP/U.out" | head -3
+	grep -E '^(ping|pong)' "$TMP/U.out" | head -3 | sed 's/^/# /' ;;
+esac
 # (the main thread, blocked in pthread_join the whole run, may be: 10 s in a slow guest)
 check "wakeuptime -m 10 s: none of ping's or pong's blocked times, the others said left out" sh -c "
 	! grep -Eq ';--;(ping|pong) [0-9]+\$' '$TMP/m.out' && grep -Eq '; [0-9]+ outside -m/-M left out' '$TMP/m.err'" ||
