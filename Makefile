@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -12,10 +12,10 @@ COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair 
 	count/hist count/keys count/kernhist count/pprof count/prom count/tracejson \
 	tool \
 	join/span join/funcpair join/sysc \
-	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/histset domain/spanhist domain/member domain/fdtab domain/fdtrack domain/execargs \
+	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/offwake domain/histset domain/spanhist domain/member domain/fdtab domain/fdtrack domain/execargs \
 	tracer/tracer \
 	pictures/json pictures/heat pictures/flame
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_offwake test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -240,7 +240,7 @@ DEPS       := gcc make pkg-config libc6-dev libtracefs-dev libtraceevent-dev lib
 	libzstd-dev zlib1g-dev
 CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps python3 \
 	libxml2-utils chromium trace-cmd nftables tmux bash-completion golang-go prometheus \
-	prometheus-node-exporter podman runc systemtap-sdt-dev libc6-dbg
+	prometheus-node-exporter podman runc systemtap-sdt-dev libc6-dbg bpftrace
 ifeq ($(SANITIZE),1)
 CHECK_DEPS += clang libclang-rt-14-dev
 endif

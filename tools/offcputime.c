@@ -32,6 +32,7 @@
 #include "base/pair.h"
 #include "stream/reader.h"
 #include "base/row.h"
+#include "domain/offwake.h"
 #include "domain/schedev.h"
 #include "kernel/session.h"
 #include "base/sig.h"
@@ -49,11 +50,7 @@ static const char *const via_names[] = {"perf", "ftrace"};
 
 /* A switch out: the task's name then and its stacks, until its switch in (the user stack:
  * ftrace's, when the perf event's could not be had). */
-struct out {
-	char comm[16];
-	int16_t nk, nu;
-	unsigned long long k[FOLDED_KFRAMES], u[FOLDED_UFRAMES];
-};
+#define out offwake_stack
 
 /* A time off the CPU that waits for the perf sample of its switch out (read at the wake-up
  * that follows: the sample was written at the switch out, before the switch in was read). */
@@ -81,9 +78,8 @@ static struct env {
 	const char *pprof;		 /* --pprof FILE */
 	uint64_t start_wall, start_mono; /* when tracing began, for --pprof */
 	struct tep_event *kstack_ev, *ustack_ev;
-	struct tep_format_field *kcaller, *ucaller;
-	struct pair_table kthreads;	 /* tid -> 1 kernel thread, 2 user thread */
-	unsigned long long sched_ret[4]; /* return addresses in __schedule seen: the stack's top */
+	struct offwake_trailers tr; /* the stacks after each switch, from __schedule */
+	struct pair_table kthreads; /* tid -> 1 kernel thread, 2 user thread */
 	uint64_t counted, short_ones, ns_total;
 	struct row row;
 	struct tool_run *t;
@@ -315,66 +311,17 @@ static void wake(struct tool_run *t, uint64_t now)
 		join_ustacks();
 }
 
-/* The frames above __schedule are the tracing's own (the tracepoint's and the event's
- * functions): the stack starts at __schedule. Its return addresses are learnt by name once
- * each (one call site of the tracepoint in practice), then compared as numbers. */
-static void from_schedule(struct out *o)
-{
-	if (!env.ksyms)
-		return;
-	int top = -1;
-	for (int i = 0; i < o->nk && i < 8 && top < 0; i++)
-		for (int j = 0; j < 4 && env.sched_ret[j]; j++)
-			if (o->k[i] == env.sched_ret[j])
-				top = i;
-	for (int i = 0; i < o->nk && i < 8 && top < 0; i++) {
-		unsigned long long off;
-		const char *name = ksym_find(env.ksyms, o->k[i], &off);
-		if (name && !strcmp(name, "__schedule")) {
-			top = i;
-			for (int j = 0; j < 4; j++)
-				if (!env.sched_ret[j]) {
-					env.sched_ret[j] = o->k[i];
-					break;
-				}
-		}
-	}
-	if (top > 0) {
-		memmove(o->k, o->k + top, (size_t)(o->nk - top) * sizeof(*o->k));
-		o->nk = (int16_t)(o->nk - top);
-	}
-}
-
 static void on_switch(struct tep_record *rec, void *ctx)
 {
-	long long prev = reader_num(rec, env.se.prev_pid), next = reader_num(rec, env.se.next_pid);
 	env.seen_ns = rec->ts;
-	/* A switch not recorded: the task that left unseen has no start (its switch in is
-	 * not counted); the one that came unseen starts again below. */
-	size_t len = 0;
-	const char *comm = reader_str(rec, env.se.next_comm, &len);
-	/* prev was switched in unseen: its time off the CPU before ended unseen */
-	if (sched_chain_step(&env.se.chain, rec->cpu, prev, next, comm, len) >= 0 && prev > 0)
-		span_drop(&env.s, (uint64_t)prev, 0);
-	/* under -p the other tasks of the switches recorded are not the run's */
-	if (next > 0 && sched_traced(&env.se, next))
-		span_end(&env.s, rec, (uint64_t)next, 0, rec->ts);
-	if (prev <= 0 || !sched_traced(&env.se, prev))
+	long long prev = offwake_switch(&env.se, &env.s, rec, true);
+	if (prev < 0)
 		return;
 	if ((env.user_only || env.kernel_only) && kernel_thread((int)prev) != env.kernel_only)
 		return;
 	struct out *o = span_begin(&env.s, (uint64_t)prev, 0, rec->ts, rec->cpu, 0);
 	reader_strcpy(o->comm, sizeof(o->comm), rec, env.se.prev_comm);
-	const struct reader_trailers *tr = reader_record_trailers(rec);
-	for (int i = 0; tr && i < tr->n; i++) {
-		if (env.kstack_ev && tr->id[i] == env.kstack_ev->id) {
-			o->nk = (int16_t)folded_frames(tr->rec[i], env.kcaller, true, o->k,
-						       FOLDED_KFRAMES);
-			from_schedule(o);
-		} else if (env.ustack_ev && tr->id[i] == env.ustack_ev->id)
-			o->nu = (int16_t)folded_frames(tr->rec[i], env.ucaller, false, o->u,
-						       FOLDED_UFRAMES);
-	}
+	offwake_stack_read(&env.tr, rec, o);
 }
 
 /* --- the run -------------------------------------------------------------------------------- */
@@ -464,8 +411,8 @@ static int setup(struct tool_run *t)
 			      &env.ustack_ev);
 	if (ret)
 		return ret;
-	env.kcaller = env.kstack_ev ? tep_find_field(env.kstack_ev, "caller") : NULL;
-	env.ucaller = env.ustack_ev ? tep_find_field(env.ustack_ev, "caller") : NULL;
+	/* The frames above __schedule are the tracing's own (the tracepoint's, the event's). */
+	offwake_trailers_init(&env.tr, env.kstack_ev, env.ustack_ev, env.ksyms, "__schedule");
 	/* A switch out until its switch in, maybe on another CPU. Not tool_trace: its filter
 	 * leaves this process's switches out, and each is another task's end. */
 	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */
@@ -492,48 +439,9 @@ static int by_time(const void *a, const void *b)
 	return strcmp(x->stack, y->stack);
 }
 
-/* The frames of a folded line, innermost first: kernel ones (kernel = true) or user ones. */
-static void frames(const char *stack, bool kernel, void (*fn)(const char *f, size_t n, void *c),
-		   void *ctx)
-{
-	static const char *f[FOLDED_KFRAMES + PERFEV_MAX_STACK + 1];
-	static size_t len[FOLDED_KFRAMES + PERFEV_MAX_STACK + 1];
-	int n = 0;
-	const char *p = strchr(stack, ';'); /* after the name */
-	while (p && n < (int)(sizeof(f) / sizeof(*f))) {
-		const char *s = p + 1, *e = strchr(s, ';');
-		size_t l = e ? (size_t)(e - s) : strlen(s);
-		bool k = l > 4 && !strncmp(s + l - 4, "_[k]", 4);
-		if (k == kernel) {
-			f[n] = s;
-			len[n++] = k ? l - 4 : l;
-		}
-		p = e;
-	}
-	for (int i = n - 1; i >= 0; i--)
-		fn(f[i], len[i], ctx);
-}
-
 static void text_frame(const char *f, size_t n, void *ctx)
 {
 	printf("    %.*s\n", (int)n, f);
-}
-
-struct json_frames {
-	FILE *out;
-	bool any;
-};
-
-static void json_frame(const char *f, size_t n, void *ctx)
-{
-	struct json_frames *j = ctx;
-	char buf[1024];
-	if (n >= sizeof(buf) / 4)
-		n = sizeof(buf) / 4 - 1;
-	size_t l = folded_unescape(f, n, buf);
-	fputs(j->any ? "," : "", j->out);
-	out_json_bytes(j->out, buf, l);
-	j->any = true;
 }
 
 static void print_line(const struct line *l)
@@ -547,12 +455,8 @@ static void print_line(const struct line *l)
 		row_bytes(&env.row, comm, cl);
 		for (int kernel = 1; kernel >= 0; kernel--) {
 			FILE *f = row_json(&env.row);
-			struct json_frames j = {f, false};
-			if (!f)
-				continue;
-			fputc('[', f);
-			frames(l->stack, kernel, json_frame, &j);
-			fputc(']', f);
+			if (f)
+				offwake_json_frames(f, l->stack, strlen(l->stack), false, kernel);
 		}
 		row_uint(&env.row, l->ns / 1000);
 		row_end(&env.row);
@@ -562,10 +466,10 @@ static void print_line(const struct line *l)
 		printf("%s %llu\n", l->stack, (unsigned long long)(l->ns / 1000));
 		return;
 	}
-	frames(l->stack, true, text_frame, NULL);
+	offwake_frames(l->stack, strlen(l->stack), false, true, text_frame, NULL);
 	if (env.kstack && env.ustack)
 		printf("    --\n");
-	frames(l->stack, false, text_frame, NULL);
+	offwake_frames(l->stack, strlen(l->stack), false, false, text_frame, NULL);
 	printf("    -                ");
 	out_text(stdout, comm, cl, 0);
 	printf("\n        %llu\n\n", (unsigned long long)(l->ns / 1000));

@@ -150,22 +150,23 @@ static void user_frame(struct str *s, int tgid, unsigned long long addr)
 	put(s, folded_frame(name, esc, sizeof(esc)));
 }
 
-static char *name_stack(const struct folded *f, const struct key *k)
+char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
+		  const unsigned long long *k, int nk, const unsigned long long *u, int nu)
 {
 	struct str s = {0};
 	char esc[4 * 64 + 16], buf[160];
-	put(&s, folded_frame(k->comm, esc, sizeof(esc)));
-	for (int i = k->nu - 1; i >= 0; i--) {
+	put(&s, folded_frame(comm, esc, sizeof(esc)));
+	for (int i = nu - 1; i >= 0; i--) {
 		put(&s, ";");
 		/* Frames above the innermost are return addresses: the call is before them (a
 		 * call to a function that does not return can end its caller, whose return
 		 * address is then the next function's first byte). */
-		user_frame(&s, k->tgid, i && k->addr[i] ? k->addr[i] - 1 : k->addr[i]);
+		user_frame(&s, tgid, i && u[i] ? u[i] - 1 : u[i]);
 	}
-	for (int i = k->nk - 1; i >= 0; i--) {
-		unsigned long long addr = k->addr[f->umax + i], off;
+	for (int i = nk - 1; i >= 0; i--) {
+		unsigned long long addr = k[i], off;
 		const char *sym =
-			!f->ksyms ? NULL : ksym_find(f->ksyms, i && addr ? addr - 1 : addr, &off);
+			!ksyms ? NULL : ksym_find(ksyms, i && addr ? addr - 1 : addr, &off);
 		if (!sym)
 			snprintf(buf, sizeof(buf), "0x%llx", addr);
 		put(&s, ";");
@@ -177,6 +178,13 @@ static char *name_stack(const struct folded *f, const struct key *k)
 		return NULL;
 	}
 	return s.s;
+}
+
+static char *name_stack(const struct folded *f, const struct key *k)
+{
+	return folded_name(f->ksyms, k->comm, k->tgid,
+			   (const unsigned long long *)k->addr + f->umax, k->nk,
+			   (const unsigned long long *)k->addr, k->nu);
 }
 
 int folded_add(struct folded *f, const char *comm, int tgid, const unsigned long long *k, int nk,

@@ -39,6 +39,10 @@ int folded_add(struct folded *f, const char *comm, int tgid, const unsigned long
  * nothing. */
 int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned long long *k, int nk,
 		 const unsigned long long *u, int nu, uint64_t n);
+/* One stack's folded text, as folded_add's lines name it (comm;user root..leaf;kernel
+ * root..leaf with _[k]), malloc'd; NULL when out of memory. Frames leaf first, as recorded. */
+char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
+		  const unsigned long long *k, int nk, const unsigned long long *u, int nu);
 /* The folded lines, sorted by stack; returns how many. */
 size_t folded_print(struct folded *f, FILE *out);
 /* How many stacks were counted. */

@@ -75,3 +75,30 @@ counted_ok() {
 	[ "$1" -eq "$2" ] && return 0
 	[ "$1" -lt "$2" ] && [ $(($2 - $1)) -le "$(unrecorded "$3")" ]
 }
+
+# wake_start TOOL: the ping-pong of sched_target's wake mode (test_wakeuptime.sh,
+# test_offwaketime.sh), N round trips (fewer under qemu's TCG, where each takes
+# milliseconds), started waiting for $TMP/go: its PID in P, its output in $TMP/t; in a control
+# group of its own where one can be made (v1's pids, else v2; its path in G, removed at the
+# exit), for --cgroup. Without sched:sched_waking the suite ends here, a skip naming it.
+wake_start() {
+	N=2000
+	[ -n "${LIVE_GUEST:-}" ] && N=500
+	if [ ! -d "$T/events/sched/sched_waking" ]; then
+		skip "$1: no sched:sched_waking in this kernel (Linux 4.3)"
+		summary
+		exit 0
+	fi
+	G=
+	for d in /sys/fs/cgroup/pids /sys/fs/cgroup/unified /sys/fs/cgroup; do
+		[ -e "$d/cgroup.procs" ] && mkdir "$d/ftt-live-$$" 2> /dev/null && G=$d/ftt-live-$$ && break
+	done
+	[ -n "$G" ] && trap 'rmdir "$G" 2> /dev/null' EXIT
+	rm -f "$TMP/go"
+	if [ -n "$G" ]; then
+		sh -c "echo \$\$ > '$G/cgroup.procs' && exec '$ST' '$TMP/go' wake $N 0" > "$TMP/t" &
+	else
+		"$ST" "$TMP/go" wake $N 0 > "$TMP/t" &
+	fi
+	P=$!
+}

@@ -17,6 +17,11 @@
  *   sched_target GOFILE pong N CPU    a context-switch storm: a child and this process, both on
  *                                     CPU, pass a byte back and forth N times through pipes (two
  *                                     switches each); prints "pong N NS" with the time it took
+ *   sched_target GOFILE wake N 0      two threads, "ping" and "pong", pass a byte N times each way
+ *                                     through pipes; each writes only once the other is asleep in
+ *                                     read(2), so every write wakes a blocked reader: N wake-ups
+ *                                     each way. Prints "wake N PING_TID PONG_TID PING_NS PONG_NS",
+ *                                     the time each thread spent in those reads
  *
  * FTT_NAME in the environment: the children name themselves so (prctl), for hostile names;
  * FTT_LINGER_MS: they stay that long before exiting, in ftt_linger (their maps still there
@@ -27,8 +32,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -134,6 +141,86 @@ static int pong(long n, int cpu)
 	return 0;
 }
 
+/* One side of wake: its pipes, the other side's TID, the time in its reads. */
+struct side {
+	const char *name;
+	int rfd, wfd;
+	bool first; /* writes before it reads */
+	pid_t tid, *other;
+	long n;
+	long long read_ns;
+	pthread_barrier_t *go;
+};
+
+/* Until thread tid sleeps in read(2): state S in /proc/self/task/TID/stat, system call
+ * SYS_read in .../syscall (a sleep elsewhere, as in the barrier, is not that). */
+static int wait_in_read(pid_t tid)
+{
+	char path[64], buf[512];
+	for (;;) {
+		int asleep = 0, nr = -1;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return -1;
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		const char *p = strrchr(buf, ')');
+		asleep = p && p[1] == ' ' && p[2] == 'S';
+		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+		if (asleep && (f = fopen(path, "r"))) {
+			if (fscanf(f, "%d", &nr) != 1)
+				nr = -1;
+			fclose(f);
+		}
+		if (asleep && nr == SYS_read)
+			return 0;
+		sched_yield();
+	}
+}
+
+static void *wake_side(void *arg)
+{
+	struct side *s = arg;
+	char c = 0;
+	s->tid = (pid_t)syscall(SYS_gettid);
+	if (prctl(PR_SET_NAME, s->name))
+		return (void *)1;
+	pthread_barrier_wait(s->go);
+	for (long i = 0; i < s->n; i++) {
+		if (s->first && (wait_in_read(*s->other) || write(s->wfd, &c, 1) != 1))
+			return (void *)1;
+		long long t0 = now_ns();
+		if (read(s->rfd, &c, 1) != 1)
+			return (void *)1;
+		s->read_ns += now_ns() - t0;
+		if (!s->first && (wait_in_read(*s->other) || write(s->wfd, &c, 1) != 1))
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static int wake(long n)
+{
+	int ab[2], ba[2];
+	pthread_barrier_t go;
+	if (pipe(ab) || pipe(ba) || pthread_barrier_init(&go, NULL, 2))
+		return 1;
+	struct side ping = {"ping", ba[0], ab[1], true, 0, NULL, n, 0, &go};
+	struct side pong = {"pong", ab[0], ba[1], false, 0, &ping.tid, n, 0, &go};
+	ping.other = &pong.tid;
+	pthread_t a, b;
+	void *ra, *rb;
+	if (pthread_create(&a, NULL, wake_side, &ping) ||
+	    pthread_create(&b, NULL, wake_side, &pong) || pthread_join(a, &ra) ||
+	    pthread_join(b, &rb) || ra || rb)
+		return 1;
+	printf("wake %ld %d %d %lld %lld\n", n, (int)ping.tid, (int)pong.tid, ping.read_ns,
+	       pong.read_ns);
+	return 0;
+}
+
 static long nap_ms, nap_count;
 
 static void *napper(void *arg)
@@ -167,6 +254,8 @@ int main(int argc, char **argv)
 	}
 	if (argv[2][0] == 'p')
 		return pong(a, (int)b);
+	if (argv[2][0] == 'w')
+		return wake(a);
 	if (argv[2][0] == 'd') {
 		ftt_deep(DEEP, a, b);
 		const char *linger = getenv("FTT_LINGER_MS");
