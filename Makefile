@@ -282,12 +282,14 @@ deb:
 	lintian --fail-on error $(B)/deb/*.deb
 	@ls $(B)/deb/*.deb
 
-# The overhead benchmark (bench/bench.sh): never part of check; writes bench/REPORT.md.
+# The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh):
+# never part of check; write bench/REPORT.md and bench/PROFILE.md.
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
-bench: all bench-deps
+bench: all bench-deps $(B)/tests/profile_target
 	bench/bench.sh
+	bench/bench-profile.sh
 # The function tools' counting paths in the qemu guests (bench/guest-run.sh): bench/GUEST.md.
 bench-guest: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) bench/guest-run.sh

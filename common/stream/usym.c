@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 static bool is_file(const char *p)
@@ -558,6 +559,7 @@ static struct procmaps {
 	unsigned long use; /* the least recently used is replaced */
 	struct umap *m;
 	size_t n;
+	uint64_t read_ns; /* when /proc/PID/maps was read (CLOCK_MONOTONIC), 0: never */
 } procs[MAX_PROCS];
 static unsigned long use_clock;
 
@@ -742,6 +744,13 @@ static int map_file(int pid, const char *path, dev_t dev, unsigned long long ino
 	return symfile_get(path);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* Read the executable mappings of PID into p; -1 when the process is gone. */
 static int procmaps_load(struct procmaps *p, int pid)
 {
@@ -782,6 +791,7 @@ static int procmaps_load(struct procmaps *p, int pid)
 	}
 	fclose(f);
 	p->pid = pid;
+	p->read_ns = now_ns();
 	return 0;
 }
 
@@ -966,13 +976,19 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 {
 	struct procmaps *p = procmaps_get(pid);
 	const struct umap *m = p ? find_map(p, addr) : NULL;
-	if (p && !m) { /* mapped since (dlopen): read the maps again, if it is still there */
+	/* Mapped since (dlopen): the maps read again, if the process is still there, and not
+	 * more often than every 50 ms: a stack walked by frame pointers through code built
+	 * without them (dash, most of Debian) has frames that are no code, each a read of the
+	 * maps (most of profile's own CPU at 99 Hz on two shell loops). */
+	if (p && !m && now_ns() - p->read_ns >= 50000000ULL) {
 		struct procmaps now = {0};
 		if (!procmaps_load(&now, pid)) {
 			free(p->m);
 			now.use = p->use;
 			*p = now;
 			m = find_map(p, addr);
+		} else {
+			p->read_ns = now_ns(); /* gone: its maps are the ones told */
 		}
 	}
 	/* Code a JIT made in anonymous memory: named from its /tmp/perf-PID.map, if any. */
@@ -1032,7 +1048,7 @@ int usym_addr_fork(int parent, int child)
 		return -1;
 	}
 	free(c->m);
-	*c = (struct procmaps){child, ++use_clock, m, n};
+	*c = (struct procmaps){child, ++use_clock, m, n, 0};
 	return 0;
 }
 
