@@ -559,7 +559,7 @@ static struct procmaps {
 	unsigned long use; /* the least recently used is replaced */
 	struct umap *m;
 	size_t n;
-	uint64_t read_ns; /* when /proc/PID/maps was read (CLOCK_MONOTONIC), 0: never */
+	uint64_t futile_ns; /* when a read for an address found it in no map either (CLOCK_MONOTONIC) */
 } procs[MAX_PROCS];
 static unsigned long use_clock;
 
@@ -791,7 +791,6 @@ static int procmaps_load(struct procmaps *p, int pid)
 	}
 	fclose(f);
 	p->pid = pid;
-	p->read_ns = now_ns();
 	return 0;
 }
 
@@ -976,20 +975,22 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 {
 	struct procmaps *p = procmaps_get(pid);
 	const struct umap *m = p ? find_map(p, addr) : NULL;
-	/* Mapped since (dlopen): the maps read again, if the process is still there, and not
-	 * more often than every 50 ms: a stack walked by frame pointers through code built
-	 * without them (dash, most of Debian) has frames that are no code, each a read of the
-	 * maps (most of profile's own CPU at 99 Hz on two shell loops). */
-	if (p && !m && now_ns() - p->read_ns >= 50000000ULL) {
+	/* Mapped since (dlopen): the maps read again, if the process is still there; but for
+	 * 50 ms after a read that found the address in no map either, not again: a stack walked
+	 * by frame pointers through code built without them (dash, most of Debian) has frames
+	 * that are no code, and each was a read of the maps (most of profile's own CPU at 99 Hz
+	 * on two shell loops). */
+	uint64_t t = p && !m ? now_ns() : 0;
+	if (p && !m && t - p->futile_ns >= 50000000ULL) {
 		struct procmaps now = {0};
 		if (!procmaps_load(&now, pid)) {
 			free(p->m);
 			now.use = p->use;
 			*p = now;
 			m = find_map(p, addr);
-		} else {
-			p->read_ns = now_ns(); /* gone: its maps are the ones told */
 		}
+		if (!m) /* (or gone: its maps are the ones told) */
+			p->futile_ns = t;
 	}
 	/* Code a JIT made in anonymous memory: named from its /tmp/perf-PID.map, if any. */
 	if (!m || (m->file < 0 && !m->special[0])) {
