@@ -84,6 +84,7 @@ samples() {
 
 work > /dev/null # warm
 {
+	echo "<!-- SPDX-License-Identifier: GPL-2.0-only (written by bench/bench-profile.sh) -->"
 	echo "# Profilers side by side: every CPU, kernel and user stacks"
 	echo
 	echo "Measured $(date -u +%Y-%m-%d) on $(uname -r), $NCPU CPUs ($(uname -m)), by bench/bench-profile.sh:"
