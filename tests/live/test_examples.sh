@@ -12,7 +12,7 @@
 # sweeps of what they leave, are not judged), and the top level is as before.
 #
 # What cannot be run as written on every machine is replaced, and only this:
-#   -p N, -L N (181, 1234, ...)       the PID of a sleep the test starts
+#   -p N, -L N (181, 1234, ...)       the PID of a sleep the test starts (-p N,N: two sleeps)
 #   -d DEV of iosnoop and iolatency   DEV if /sys/block has it, else the first disk there
 #   FILE                              a file of the test
 #   ./app, ./app:parse, ./app input   the probe tests' program (uprobe_target), its ftt_add,
@@ -94,6 +94,8 @@ done
 
 sleep 1000 &
 SLEEPER=$!
+sleep 1000 &
+SLEEPER2=$!
 DISK=
 for d in /sys/block/*; do
 	case ${d##*/} in loop* | ram* | zram* | '*') continue ;; esac
@@ -113,7 +115,8 @@ IOFILE=${LIVE_FILE_DIR:-$PWD}/ftt-examples.$$
 substitute() {
 	line=$1
 	case $line in *-[pL]\ [0-9]* | *-d\ * | *FILE* | *./app* | *--exec*) ;; *) echo "$line"; return ;; esac
-	line=$(echo "$line" | sed -E "s/(^| )-([pL]) [0-9]+( |\$)/\\1-\\2 $SLEEPER\\3/g")
+	line=$(echo "$line" | sed -E "s/(^| )-p [0-9]+,[0-9,]+( |\$)/\\1-p $SLEEPER,$SLEEPER2\\2/g
+		s/(^| )-([pL]) [0-9]+( |\$)/\\1-\\2 $SLEEPER\\3/g")
 	case $line in
 	iosnoop* | iolatency*)
 		dev=$(echo "$line" | sed -n -E 's/.* -d ([A-Za-z0-9]+)( .*|$)/\1/p')
@@ -306,8 +309,8 @@ for page in "$MAN"/*.8; do
 	done < "$TMP/examples"
 done
 rm -f "$IOFILE"
-kill $SLEEPER 2> /dev/null
-wait $SLEEPER 2> /dev/null
+kill $SLEEPER $SLEEPER2 2> /dev/null
+wait $SLEEPER $SLEEPER2 2> /dev/null
 end=$(cut -d' ' -f1 /proc/uptime)
 read -r _ u1 n1 s1 i1 _ < /proc/stat
 echo "# $n_ex examples of $(ls "$MAN"/*.8 | wc -l) pages in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s; CPUs busy $(( (u1 + n1 + s1 - u0 - n0 - s0) * 100 / (u1 + n1 + s1 + i1 - u0 - n0 - s0 - i0 + 1) )) % of it"
