@@ -31,6 +31,7 @@
 #include "base/pair.h"
 #include "base/row.h"
 #include "base/sig.h"
+#include "count/prom.h"
 #include "kernel/perfev.h"
 #include "kernel/probe.h"
 #include "stream/usym.h"
@@ -96,6 +97,7 @@ static const struct opt_spec options[] = {
 	TOOL_EXEC,
 	TOOL_JSON("one JSON object per stack"),
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	{'a', "show-allocs", NULL, "list each allocation (address, size, age) under its stack", 0},
 	{OPT_OLDER, "older", "MS",
 	 "only allocations older than MS milliseconds (default 500;\nall at the end of the "
@@ -588,6 +590,48 @@ static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const
 		print_blocks(s->id, s->allocs, now, older, false);
 }
 
+/* --prom: the outstanding bytes and allocations of each process, as the report counts them
+ * (older than --older), gauges: what is outstanding now, not a count from the start. */
+static void prom_write(uint64_t now, uint64_t older)
+{
+	struct prom *p = tool_prom(env.t);
+	if (!p)
+		return;
+	struct prom_set set = {0};
+	struct prom_series *ps = NULL;
+	uint32_t last = 0;
+	uint64_t lost = 0;
+	char labels[64], pid[16];
+	for (size_t i = 0; i < blocks.cap; i++) {
+		const struct block *b = &blocks.b[i];
+		if (!b->addr || now - b->time < older)
+			continue;
+		if (!ps || b->pid != last) {
+			snprintf(pid, sizeof(pid), "%u", b->pid);
+			ps = prom_series(&set,
+					 prom_labels(labels, sizeof(labels), "pid", pid, NULL));
+			last = b->pid;
+		}
+		if (!ps) {
+			lost++;
+			continue;
+		}
+		ps->count++;
+		ps->sum += b->size;
+	}
+	const char *bytes = "ftrace_tools_memleak_outstanding_bytes",
+		   *allocs = "ftrace_tools_memleak_outstanding_allocations";
+	prom_family(p, bytes, "gauge", "Bytes allocated and not freed (older than --older).");
+	for (size_t i = 0; i < set.n; i++)
+		prom_uint(p, bytes, set.s[i]->labels, set.s[i]->sum);
+	prom_family(p, allocs, "gauge", "Allocations not freed (older than --older).");
+	for (size_t i = 0; i < set.n; i++)
+		prom_uint(p, allocs, set.s[i]->labels, set.s[i]->count);
+	prom_commit(p);
+	prom_set_free(&set);
+	prom_say_lost(&lost, "memleak", "blocks");
+}
+
 static void report(uint64_t older)
 {
 	uint64_t now = mono_now();
@@ -627,6 +671,8 @@ static void report(uint64_t older)
 		       (unsigned long long)bytes, (unsigned long long)allocs, n,
 		       (unsigned long long)(older / 1000000));
 	free(sums);
+	if (env.t->prom)
+		prom_write(now, older);
 }
 
 static int interval(struct tool_run *t, uint64_t now)

@@ -55,7 +55,7 @@ static struct env {
 	bool oom;
 	struct row row;
 	struct tool_run *t;
-} env;
+} env = {.out = {.label_a = "target", .label_b = "waker"}};
 
 static const struct row_col cols[] = {
 	{NULL, "target", 0, ROW_STR, 0, 0, "the blocked task's name when it left the CPU"},
@@ -93,6 +93,7 @@ static const struct opt_spec options[] = {
 	 "tool pprof)",
 	 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -301,7 +302,7 @@ static void cleanup(struct tool_run *t)
 {
 	span_free(&env.s);
 	sched_chain_free(&env.se.chain);
-	offwake_sums_free(&env.out.sums);
+	offwake_output_free(&env.out);
 	ksym_free(env.ksyms);
 	usym_addr_free();
 	env.ksyms = NULL;

@@ -48,7 +48,7 @@ static struct env {
 	bool oom;
 	struct row row;
 	struct tool_run *t;
-} env;
+} env = {.out = {.label_a = "waker", .label_b = "target"}};
 
 static const struct row_col cols[] = {
 	{NULL, "waker", 0, ROW_STR, 0, 0, "the name of the task that woke it"},
@@ -81,6 +81,7 @@ static const struct opt_spec options[] = {
 	 "tool pprof)",
 	 0},
 	TOOL_JSON_KEYS,
+	TOOL_PROM,
 	TOOL_OPT_END,
 };
 
@@ -269,7 +270,7 @@ static void cleanup(struct tool_run *t)
 {
 	span_free(&env.s);
 	sched_chain_free(&env.se.chain);
-	offwake_sums_free(&env.out.sums);
+	offwake_output_free(&env.out);
 	ksym_free(env.ksyms);
 	usym_addr_free();
 	env.ksyms = NULL;

@@ -436,6 +436,76 @@ static void show_line(const char *line, uint64_t count, uint64_t ns, void *ctx)
 		s->o->fn(line, count, ns, s->ctx);
 }
 
+/* The name of a stack of a line (one side of ";--;", len bytes), unescaped into buf: the
+ * first frame, or the last (leaf_first). */
+static void side_name(const char *s, size_t len, bool leaf_first, char *buf)
+{
+	const char *n = s, *e = s + len;
+	if (leaf_first) {
+		for (const char *p = s; p < e; p++)
+			if (*p == ';')
+				n = p + 1;
+	} else {
+		const char *semi = memchr(s, ';', len);
+		e = semi ? semi : e;
+	}
+	size_t l = (size_t)(e - n);
+	buf[folded_unescape(n, l < 64 ? l : 64, buf)] = 0;
+}
+
+struct prom_add {
+	struct offwake_output *o;
+	bool leaf_first;
+};
+
+/* --prom: a line's time and count under its two names. */
+static void prom_line(const char *line, uint64_t count, uint64_t ns, void *ctx)
+{
+	struct prom_add *pa = ctx;
+	const char *sep = strstr(line, ";--;");
+	if (!sep)
+		return;
+	char a[4 * 64 + 1], b[4 * 64 + 1], labels[1024];
+	side_name(line, (size_t)(sep - line), false, a);
+	side_name(sep + 4, strlen(sep + 4), pa->leaf_first, b);
+	struct prom_series *ps =
+		prom_series(&pa->o->prom, prom_labels(labels, sizeof(labels), pa->o->label_a, a,
+						      pa->o->label_b, b, NULL));
+	if (!ps) {
+		pa->o->prom_lost++;
+		return;
+	}
+	ps->count += count;
+	ps->sum += ns;
+}
+
+static void prom_write(struct offwake_output *o, struct tool_run *t)
+{
+	struct prom_add pa = {o, o->sums.reverse_b};
+	offwake_visit(&o->sums, prom_line, &pa);
+	struct prom *p = tool_prom(t);
+	if (!p)
+		return;
+	char secs[96], count[96];
+	snprintf(secs, sizeof(secs), "ftrace_tools_%s_blocked_seconds_total", t->tool->name);
+	snprintf(count, sizeof(count), "ftrace_tools_%s_wakeups_total", t->tool->name);
+	prom_family(p, secs, "counter",
+		    "Time blocked, by the blocked task's and its waker's names.");
+	for (size_t i = 0; i < o->prom.n; i++)
+		prom_scaled(p, secs, o->prom.s[i]->labels, o->prom.s[i]->sum, PROM_NS);
+	prom_family(p, count, "counter", "Wake-ups that ended a time blocked, by the same names.");
+	for (size_t i = 0; i < o->prom.n; i++)
+		prom_uint(p, count, o->prom.s[i]->labels, o->prom.s[i]->count);
+	prom_commit(p);
+	prom_say_lost(&o->prom_lost, t->tool->name, "lines");
+}
+
+void offwake_output_free(struct offwake_output *o)
+{
+	offwake_sums_free(&o->sums);
+	prom_set_free(&o->prom);
+}
+
 int offwake_output_print(struct offwake_output *o, struct tool_run *t, uint64_t now,
 			 const char *none)
 {
@@ -460,6 +530,8 @@ int offwake_output_print(struct offwake_output *o, struct tool_run *t, uint64_t 
 		}
 		free(buf);
 	}
+	if (t->prom)
+		prom_write(o, t);
 	struct shown s = {o, NULL};
 	if (!offwake_visit(&o->sums, show_line, &s) && !t->o.json && !o->folded)
 		out_none(stdout, none);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "base/agg.h"
+#include "count/prom.h"
 #include "join/span.h"
 #include "stream/folded.h"
 
@@ -133,6 +134,11 @@ struct offwake_output {
 	uint64_t start_wall, start_mono; /* when tracing began, for --pprof */
 	uint64_t left_out;		 /* times outside -m/-M */
 	void (*fn)(const char *line, uint64_t count, uint64_t ns, void *ctx);
+	/* --prom: the times and counts by the two tasks' names, from the start; the label of
+	 * the first stack's name and of the second's ("waker", "target"). */
+	const char *label_a, *label_b;
+	struct prom_set prom;
+	uint64_t prom_lost; /* lines not in it: out of memory */
 };
 /* The usage errors of those options (opt_fail): --folded with -j, -m above -M, --pprof
  * with an interval. */
@@ -141,13 +147,16 @@ void offwake_output_check(const struct offwake_output *o, bool json, uint64_t in
 bool offwake_output_keeps(struct offwake_output *o, uint64_t ns);
 /* At setup: the start times --pprof records. */
 void offwake_output_start(struct offwake_output *o);
-/* The pairs counted since the last time: --pprof's file (a failure said, -1), the lines (on
- * standard output; "none" when there are none, in the text), then forgotten. */
+/* The pairs counted since the last time: --pprof's file (a failure said, -1), --prom's (the
+ * totals from the start), the lines (on standard output; "none" when there are none, in the
+ * text), then forgotten. */
 int offwake_output_print(struct offwake_output *o, struct tool_run *t, uint64_t now,
 			 const char *none);
 
 /* Forget every pair (each interval). */
 void offwake_reset(struct offwake_sums *w);
 void offwake_sums_free(struct offwake_sums *w);
+/* The sums and --prom's series freed. */
+void offwake_output_free(struct offwake_output *o);
 
 #endif

@@ -521,6 +521,39 @@ else
 		[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && [ ! -e '$D/bad.prom' ]" || cat "$TMP/err"
 fi
 
+# --- wakeuptime, offwaketime, memleak --------------------------------------------------------------
+# The machine's own wake-ups for 0.5 s: the counters by the two names the sums of the printed
+# lines of those names (their us whole microseconds, each line's cut allowed).
+for W in wakeuptime:waker,target offwaketime:target,waker; do
+	WT=${W%%:*} WK=${W#*:}
+	if [ ! -d "$T/events/sched/sched_waking" ]; then
+		skip "$WT --prom: no sched:sched_waking in this kernel (Linux 4.3)"
+		continue
+	fi
+	"$BIN/$WT" -j --prom "$D/$WT.prom" -d 0.5 > "$TMP/wj" 2> "$TMP/werr"
+	rc=$?
+	check "$WT -j -d 0.5 --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/$WT.prom'" || cat "$TMP/werr" "$TMP/lint"
+	check "$WT --prom: wakeups_total by $WK the sums of the printed counts" \
+		promcmp "$D/$WT.prom" "$TMP/wj" ftrace_tools_${WT}_wakeups_total "$WK" count
+	check "$WT --prom: blocked_seconds_total the sums of the printed us (each line's cut allowed)" \
+		promcmp "$D/$WT.prom" "$TMP/wj" ftrace_tools_${WT}_blocked_seconds_total "$WK" us 1e-6 1e-9 1
+done
+# memleak: a program's leaks (leak_target, 20642 bytes in 11 blocks of its own): the gauges of
+# its process the sums of the printed stacks.
+if [ -x "$BIN/tests/leak_target" ] && "$BIN/uprobe" -l libc > /dev/null 2>&1; then
+	"$BIN/memleak" -j --prom "$D/memleak.prom" --exec "$BIN/tests/leak_target" > "$TMP/mj" 2> "$TMP/merr"
+	rc=$?
+	check "memleak -j --exec --prom: exit 0, promtool check metrics passes" sh -c "
+		[ $rc -eq 0 ] && '$PROMTOOL' check metrics < '$D/memleak.prom'" || cat "$TMP/merr" "$TMP/lint"
+	check "memleak --prom: outstanding_bytes by pid the sum of the printed stacks' bytes" \
+		promcmp "$D/memleak.prom" "$TMP/mj" ftrace_tools_memleak_outstanding_bytes pid bytes
+	check "memleak --prom: outstanding_allocations by pid the sum of their allocs" \
+		promcmp "$D/memleak.prom" "$TMP/mj" ftrace_tools_memleak_outstanding_allocations pid allocs
+else
+	skip "memleak --prom: no leak_target or no shared C library here"
+fi
+
 # --- the file is read by node_exporter ----------------------------------------------------------
 PORT=$($PYTHON3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT/metrics
