@@ -227,16 +227,23 @@ static bool from_saved(struct comm_table *t, int pid, const char **name, size_t 
 {
 	if (!t->saved && !(t->saved = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL)))
 		t->saved = strdup("");
+	/* Each line's PID read here, digit by digit: strtol and strchr on what is left of a
+	 * buffer of thousands of lines each look at all of it under ASan's strict string
+	 * checks (make check SANITIZE=1: test_comm took 12 minutes). */
 	for (const char *l = t->saved; l && *l;) {
-		char *end;
-		long p = strtol(l, &end, 10);
-		const char *eol = strchr(l, '\n');
-		if (p == pid && *end == ' ') {
-			*name = end + 1;
-			*len = eol ? (size_t)(eol - *name) : strlen(*name);
+		long long p = 0;
+		const char *c = l;
+		for (; *c >= '0' && *c <= '9'; c++)
+			p = p < 1LL << 40 ? p * 10 + (*c - '0') : p;
+		const char *eol = c;
+		while (*eol && *eol != '\n')
+			eol++;
+		if (c > l && p == pid && *c == ' ') {
+			*name = c + 1;
+			*len = (size_t)(eol - *name);
 			return true;
 		}
-		l = eol ? eol + 1 : NULL;
+		l = *eol ? eol + 1 : NULL;
 	}
 	return false;
 }
