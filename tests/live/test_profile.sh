@@ -202,6 +202,12 @@ cp "$PT" "$TMP/pt"
 rm -f "$TMP/go"
 "$TMP/pt" ratio 1 "$TMP/go" &
 TP=$!
+# (deleted once it runs: before its exec, a slow guest's shell found no file to run)
+i=0
+until grep -q "$TMP/pt\$" /proc/$TP/maps 2> /dev/null || [ $i -ge 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 rm "$TMP/pt"
 "$P" -F 99 -f -p $TP > "$TMP/del.out" 2> "$TMP/del.err" &
 D=$!
@@ -210,7 +216,8 @@ touch "$TMP/go"
 wait $TP
 wait $D
 check "profile -f of a program deleted while it runs: its burn_three named" \
-	grep -q ';ratio;burn_three;spin' "$TMP/del.out" || head -3 "$TMP/del.out" | sed 's/^/# /'
+	grep -q ';ratio;burn_three;spin' "$TMP/del.out" ||
+	{ head -3 "$TMP/del.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/del.err"; }
 
 # The idle tasks: left out (and counted on stderr) without -I.
 "$P" -f -d 1 > "$TMP/i.out" 2> "$TMP/i.err"
