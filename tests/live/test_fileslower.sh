@@ -95,14 +95,16 @@ if run -a -T 30; then
 	n=$((UFFD * 2))
 	L="^[0-9.]+ +[0-9:]{8} +file_target +$P_a"
 	MS='+(6[0-9]|[7-9][0-9]|[0-9]{3,})\.[0-9]{2}'
-	# text: FILENAME escaped; the FIFO's read of 10 bytes and the one a signal interrupted
+	# text: FILENAME escaped; the FIFO's read of 10 bytes and the one a signal interrupted.
+	# Of 60 ms or more, only those: a guest beside another and the fuzzers (the CI preview's
+	# 4.14) made one of the program's fast calls take over 30 ms once.
 	check "fileslower -a -T 30 (text, the machine): the slow calls of the file and of the FIFO, names escaped, the interrupted read by its error" sh -c "
 		[ $RC -eq 0 ] &&
 		[ \$(grep -Ec '$L R +2000 $MS $A/slow\\\\x0a\\\\xff\\\\x20file\$' '$TMP/out') -eq $UFFD ] &&
 		[ \$(grep -Ec '$L W +1000 $MS $A/slow\\\\x0a\\\\xff\\\\x20file\$' '$TMP/out') -eq $UFFD ] &&
 		[ \$(grep -Ec '$L R +10 $MS $A/fifo\$' '$TMP/out') -eq 1 ] &&
 		[ \$(grep -Ec '$L R ERESTARTSYS $MS $A/fifo\$' '$TMP/out') -eq 1 ] &&
-		[ \$(grep -c ' $P_a [RW] ' '$TMP/out') -eq $((n + 2)) ] &&
+		[ \$(grep -Ec ' $P_a [RW] .*$MS ' '$TMP/out') -eq $((n + 2)) ] &&
 		grep -Eq '^TIME\\(s\\) +TIME +COMM +TID D +BYTES +LAT\\(ms\\) FILENAME\$' '$TMP/out'"
 	check "fileslower -a (the machine): the other program's slow calls too" sh -c "
 		[ \$(grep -Ec ' $P_b [RW] .* $TMP/b/(slow|fifo)' '$TMP/out') -eq $((n + 2)) ]"
