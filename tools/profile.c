@@ -25,6 +25,7 @@
 #include "base/out.h"
 #include "base/pair.h"
 #include "kernel/perfev.h"
+#include "domain/offwake.h"
 #include "count/pprof.h"
 #include "stream/reader.h"
 #include "count/prom.h"
@@ -679,23 +680,6 @@ static void text_frame(const char *f, size_t n, void *ctx)
 	printf("    %.*s\n", (int)n, f);
 }
 
-struct json_frames {
-	FILE *out;
-	bool any;
-};
-
-static void json_frame(const char *f, size_t n, void *ctx)
-{
-	struct json_frames *j = ctx;
-	char buf[1024];
-	if (n >= sizeof(buf) / 4)
-		n = sizeof(buf) / 4 - 1;
-	size_t l = folded_unescape(f, n, buf);
-	fputs(j->any ? "," : "", j->out);
-	out_json_bytes(j->out, buf, l);
-	j->any = true;
-}
-
 static void print_line(const struct line *l)
 {
 	if (env.folded) {
@@ -722,12 +706,8 @@ static void print_line(const struct line *l)
 		row_int(&env.row, pid);
 		for (int kernel = 1; kernel >= 0; kernel--) {
 			FILE *f = row_json(&env.row);
-			struct json_frames j = {f, false};
-			if (!f)
-				continue;
-			fputc('[', f);
-			frames(l->stack, kernel, json_frame, &j);
-			fputc(']', f);
+			if (f)
+				offwake_json_frames(f, l->stack, strlen(l->stack), false, kernel);
 		}
 		row_uint(&env.row, l->n);
 		row_end(&env.row);
