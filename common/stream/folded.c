@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "stream/folded.h"
-#include "base/agg.h"
 #include "stream/ksym.h"
 #include "stream/usym.h"
 
@@ -10,21 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct key {
-	char comm[32];
+/* One stack counted: only its own frames are kept (a table of pointers to these), so a
+ * profile's room for 127 + 127 frames costs nothing where a stack has 20. */
+struct ent {
+	uint64_t hash, count;
+	char *line; /* named when first seen */
 	int32_t tgid;
 	int16_t nk, nu;
-	uint64_t addr[]; /* umax user frames, then kmax kernel frames */
+	char comm[32];
+	uint64_t addr[]; /* nu user frames, then nk kernel frames */
 };
 
 struct folded {
-	struct agg a;
+	struct ent **slot; /* open addressing, at most half full */
+	size_t cap, used;
 	const struct ksyms *ksyms;
 	unsigned long long total;
-	bool oom;
 	int kmax, umax;
-	struct key *key; /* the one being counted (its size is the table's) */
-	size_t keysize;
 };
 
 struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int uframes)
@@ -34,9 +35,8 @@ struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int ufra
 		return NULL;
 	f->kmax = kframes;
 	f->umax = uframes;
-	f->keysize = sizeof(struct key) + (size_t)(kframes + uframes) * 8;
-	if (!(f->key = malloc(f->keysize)) || agg_init(&f->a, f->keysize, sizeof(char *))) {
-		free(f->key);
+	f->cap = 256;
+	if (!(f->slot = calloc(f->cap, sizeof(*f->slot)))) {
 		free(f);
 		return NULL;
 	}
@@ -180,11 +180,56 @@ char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
 	return s.s;
 }
 
-static char *name_stack(const struct folded *f, const struct key *k)
+/* A word at a time (a stack is tens of words): multiply and fold, as a 64-bit mixer does. */
+static uint64_t mix(uint64_t h, uint64_t w)
 {
-	return folded_name(f->ksyms, k->comm, k->tgid,
-			   (const unsigned long long *)k->addr + f->umax, k->nk,
-			   (const unsigned long long *)k->addr, k->nu);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 32);
+}
+
+static uint64_t stack_hash(const char comm[32], int tgid, int nk, int nu,
+			   const unsigned long long *k, const unsigned long long *u)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, w;
+	for (int i = 0; i < 32; i += 8) {
+		memcpy(&w, comm + i, 8);
+		h = mix(h, w);
+	}
+	h = mix(h, (uint64_t)(uint32_t)tgid << 32 | (uint32_t)nk << 16 | (uint32_t)nu);
+	for (int i = 0; i < nu; i++)
+		h = mix(h, u[i]);
+	for (int i = 0; i < nk; i++)
+		h = mix(h, k[i]);
+	return h;
+}
+
+static bool same(const struct ent *e, uint64_t h, const char comm[32], int tgid, int nk, int nu,
+		 const unsigned long long *k, const unsigned long long *u)
+{
+	return e->hash == h && e->tgid == tgid && e->nk == nk && e->nu == nu &&
+	       !memcmp(e->comm, comm, 32) && !memcmp(e->addr, u, (size_t)nu * 8) &&
+	       !memcmp(e->addr + nu, k, (size_t)nk * 8);
+}
+
+static int grow(struct folded *f)
+{
+	size_t cap = f->cap * 2;
+	struct ent **n = calloc(cap, sizeof(*n));
+	if (!n)
+		return -1;
+	for (size_t i = 0; i < f->cap; i++) {
+		struct ent *e = f->slot[i];
+		if (!e)
+			continue;
+		size_t j = e->hash & (cap - 1);
+		while (n[j])
+			j = (j + 1) & (cap - 1);
+		n[j] = e;
+	}
+	free(f->slot);
+	f->slot = n;
+	f->cap = cap;
+	return 0;
 }
 
 int folded_add(struct folded *f, const char *comm, int tgid, const unsigned long long *k, int nk,
@@ -198,23 +243,45 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 {
 	if (!n)
 		return 0;
-	struct key *key = f->key;
-	memset(key, 0, f->keysize);
-	snprintf(key->comm, sizeof(key->comm), "%s", comm);
-	key->tgid = tgid;
+	char c[32] = {0};
+	snprintf(c, sizeof(c), "%s", comm);
 	/* The frames nearest the event are kept: the root side of a deeper stack is cut. */
-	key->nk = (int16_t)(nk < f->kmax ? nk : f->kmax);
-	key->nu = (int16_t)(nu < f->umax ? nu : f->umax);
-	if (key->nu)
-		memcpy(key->addr, u, (size_t)key->nu * 8);
-	if (key->nk)
-		memcpy(key->addr + f->umax, k, (size_t)key->nk * 8);
-	char **line = agg_add(&f->a, key, n);
-	if (!line)
+	if (nk > f->kmax)
+		nk = f->kmax;
+	if (nu > f->umax)
+		nu = f->umax;
+	uint64_t h = stack_hash(c, tgid, nk, nu, k, u);
+	size_t i = h & (f->cap - 1);
+	for (struct ent *e; (e = f->slot[i]); i = (i + 1) & (f->cap - 1)) {
+		if (same(e, h, c, tgid, nk, nu, k, u)) {
+			e->count += n;
+			f->total++;
+			return 0;
+		}
+	}
+	if (2 * (f->used + 1) > f->cap) {
+		if (grow(f))
+			return -1;
+		for (i = h & (f->cap - 1); f->slot[i]; i = (i + 1) & (f->cap - 1))
+			;
+	}
+	struct ent *e = malloc(sizeof(*e) + (size_t)(nk + nu) * 8);
+	if (!e)
 		return -1;
+	*e = (struct ent){
+		.hash = h, .count = n, .tgid = tgid, .nk = (int16_t)nk, .nu = (int16_t)nu};
+	memcpy(e->comm, c, sizeof(c));
+	if (nu)
+		memcpy(e->addr, u, (size_t)nu * 8);
+	if (nk)
+		memcpy(e->addr + nu, k, (size_t)nk * 8);
+	if (!(e->line = folded_name(f->ksyms, c, tgid, k, nk, u, nu))) {
+		free(e);
+		return -1;
+	}
+	f->slot[i] = e;
+	f->used++;
 	f->total++;
-	if (!*line && !(*line = name_stack(f, key)))
-		return -1;
 	return 0;
 }
 
@@ -228,15 +295,6 @@ struct lines {
 	size_t n;
 };
 
-static void collect(const void *key, uint64_t count, const void *val, void *ctx)
-{
-	struct lines *ls = ctx;
-	const char *s;
-	memcpy(&s, val, sizeof(s));
-	if (s)
-		ls->l[ls->n++] = (struct line){s, count};
-}
-
 static int by_stack(const void *a, const void *b)
 {
 	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
@@ -244,10 +302,12 @@ static int by_stack(const void *a, const void *b)
 
 size_t folded_print(struct folded *f, FILE *out)
 {
-	struct lines ls = {calloc(f->a.used ? f->a.used : 1, sizeof(struct line)), 0};
+	struct lines ls = {calloc(f->used ? f->used : 1, sizeof(struct line)), 0};
 	if (!ls.l)
 		return 0;
-	agg_sorted(&f->a, collect, &ls);
+	for (size_t i = 0; i < f->cap; i++)
+		if (f->slot[i])
+			ls.l[ls.n++] = (struct line){f->slot[i]->line, f->slot[i]->count};
 	if (ls.n)
 		qsort(ls.l, ls.n, sizeof(*ls.l), by_stack);
 	size_t printed = 0;
@@ -268,20 +328,16 @@ unsigned long long folded_total(const struct folded *f)
 	return f ? f->total : 0;
 }
 
-static void free_line(const void *key, uint64_t count, const void *val, void *ctx)
-{
-	(void)key, (void)count, (void)ctx;
-	char *s;
-	memcpy(&s, val, sizeof(s));
-	free(s);
-}
-
 void folded_free(struct folded *f)
 {
 	if (!f)
 		return;
-	agg_sorted(&f->a, free_line, NULL);
-	agg_free(&f->a);
-	free(f->key);
+	for (size_t i = 0; i < f->cap; i++) {
+		if (f->slot[i]) {
+			free(f->slot[i]->line);
+			free(f->slot[i]);
+		}
+	}
+	free(f->slot);
 	free(f);
 }

@@ -27,7 +27,8 @@ struct tep_format_field;
 
 struct folded *folded_new(const struct ksyms *ksyms);
 /* With room for kframes kernel and uframes user frames (profile's 127 each); comm up to 31
- * bytes (a name with its pid: "sh (123)"). The key is 40 bytes plus 8 per frame. */
+ * bytes (a name with its pid: "sh (123)"). A stack counted costs 64 bytes plus 8 per frame
+ * it has, and its folded line. */
 struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int uframes);
 /*
  * Count one stack of task comm in process tgid: kernel frames k[0..nk) and user frames

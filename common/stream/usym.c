@@ -889,10 +889,12 @@ static const char *file_sym(const struct symfile *f, unsigned long long vaddr,
  * LuaJIT...) writes of the code it makes: "START SIZE name" lines, hex. Read only when it is
  * a regular file (not followed through a link) owned by root or by the process's owner: a
  * file in /tmp anyone could have made for another's PID. One process's map is kept, read
- * again when it has grown.
+ * again when it has grown, and looked for at most every 50 ms per process (a stack walked
+ * through code without frame pointers has frames in no map: each was a stat and an open).
  */
 static struct {
-	int pid;
+	int pid, tried_pid;
+	uint64_t tried_ns;
 	off_t size;
 	struct jsym {
 		unsigned long long start, end;
@@ -906,13 +908,21 @@ static void perfmap_free(void)
 	for (size_t i = 0; i < jit.n; i++)
 		free(jit.e[i].name);
 	free(jit.e);
-	memset(&jit, 0, sizeof(jit));
+	jit.e = NULL;
+	jit.n = 0;
+	jit.pid = 0;
+	jit.size = 0;
 }
 
 static void perfmap_load(int pid)
 {
 	char path[64];
 	struct stat proc, st;
+	uint64_t t = now_ns();
+	if (jit.tried_pid == pid && t - jit.tried_ns < 50000000ULL)
+		return;
+	jit.tried_pid = pid;
+	jit.tried_ns = t;
 	snprintf(path, sizeof(path), "/proc/%d", pid);
 	bool alive = stat(path, &proc) == 0;
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
@@ -1065,6 +1075,7 @@ void usym_addr_forget(int pid)
 void usym_addr_free(void)
 {
 	perfmap_free();
+	jit.tried_pid = 0;
 	for (int i = 0; i < MAX_PROCS; i++)
 		free(procs[i].m);
 	for (int i = 0; i < nfiles; i++) {

@@ -93,6 +93,15 @@ static void test_perf_map(void **state)
 	assert_string_equal(buf, want);
 	usym_addr(getpid(), 0x20010, buf, sizeof(buf)); /* past its size */
 	assert_string_equal(buf, "0x20010");
+	/* code the JIT writes later: its line is read once the 50 ms hold after a miss is over */
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs("30000 10 later\n", f);
+	fclose(f);
+	usleep(60000);
+	usym_addr(getpid(), 0x30004, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "later+0x4 ([perf-%d.map])", (int)getpid());
+	assert_string_equal(buf, want);
 	usym_addr_free();
 	snprintf(other, sizeof(other), "%s.real", path);
 	assert_int_equal(rename(path, other), 0);
