@@ -426,25 +426,12 @@ static int setup(struct tool_run *t)
 
 /* --- the end -------------------------------------------------------------------------------- */
 
-struct line {
-	char *stack; /* comm;user...;kernel..._[k], root first */
-	uint64_t ns;
-};
-
-static int by_time(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? 1 : -1;
-	return strcmp(x->stack, y->stack);
-}
-
 static void text_frame(const char *f, size_t n, void *ctx)
 {
 	printf("    %.*s\n", (int)n, f);
 }
 
-static void print_line(const struct line *l)
+static void print_line(const struct folded_line *l)
 {
 	const char *semi = strchr(l->stack, ';');
 	size_t clen = semi ? (size_t)(semi - l->stack) : strlen(l->stack);
@@ -458,12 +445,12 @@ static void print_line(const struct line *l)
 			if (f)
 				offwake_json_frames(f, l->stack, strlen(l->stack), false, kernel);
 		}
-		row_uint(&env.row, l->ns / 1000);
+		row_uint(&env.row, l->n / 1000);
 		row_end(&env.row);
 		return;
 	}
 	if (env.folded) {
-		printf("%s %llu\n", l->stack, (unsigned long long)(l->ns / 1000));
+		printf("%s %llu\n", l->stack, (unsigned long long)(l->n / 1000));
 		return;
 	}
 	offwake_frames(l->stack, strlen(l->stack), false, true, text_frame, NULL);
@@ -472,7 +459,7 @@ static void print_line(const struct line *l)
 	offwake_frames(l->stack, strlen(l->stack), false, false, text_frame, NULL);
 	printf("    -                ");
 	out_text(stdout, comm, cl, 0);
-	printf("\n        %llu\n\n", (unsigned long long)(l->ns / 1000));
+	printf("\n        %llu\n\n", (unsigned long long)(l->n / 1000));
 }
 
 /* --pprof: the folded lines as a pprof profile of off-CPU nanoseconds, same frames and totals. */
@@ -490,37 +477,19 @@ static void write_pprof(const char *folded, size_t size)
  * by time. */
 static void print_stacks(void)
 {
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *mem = open_memstream(&buf, &size);
-	if (!mem) {
+	size_t size, n;
+	char *buf = folded_text(env.fold, &size, &n);
+	if (!buf) {
 		fprintf(stderr, "offcputime: out of memory for the output\n");
 		env.t->failed = true;
 		return;
 	}
-	size_t n = folded_print(env.fold, mem);
-	fclose(mem);
 	if (env.pprof)
 		write_pprof(buf, size);
-	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
-	size_t got = 0;
-	for (char *p = buf, *nl; lines && p && *p && got < n; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			break;
-		*nl = 0;
-		char *sp = strrchr(p, ' ');
-		if (!sp)
-			continue;
-		*sp = 0;
-		lines[got++] = (struct line){p, strtoull(sp + 1, NULL, 10)};
-	}
-	if (lines) {
-		if (!env.folded)
-			qsort(lines, got, sizeof(*lines), by_time);
-		for (size_t i = 0; i < got; i++)
-			print_line(&lines[i]);
-	}
+	size_t got;
+	struct folded_line *lines = folded_split(buf, n, &got, !env.folded);
+	for (size_t i = 0; lines && i < got; i++)
+		print_line(&lines[i]);
 	free(lines);
 	free(buf);
 }

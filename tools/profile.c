@@ -640,47 +640,12 @@ static void banner(struct tool_run *t)
 
 /* --- the end -------------------------------------------------------------------------------- */
 
-struct line {
-	char *stack; /* comm (pid);user...;kernel..._[k], root first */
-	uint64_t n;
-};
-
-static int by_count(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-	if (x->n != y->n)
-		return x->n < y->n ? 1 : -1;
-	return strcmp(x->stack, y->stack);
-}
-
-/* The frames of a folded line, innermost first: kernel ones (kernel = true) or user ones. */
-static void frames(const char *stack, bool kernel, void (*fn)(const char *f, size_t n, void *c),
-		   void *ctx)
-{
-	static const char *f[2 * MAXF + 1];
-	static size_t len[2 * MAXF + 1];
-	int n = 0;
-	const char *p = strchr(stack, ';'); /* after the name */
-	while (p && n < 2 * MAXF + 1) {
-		const char *s = p + 1, *e = strchr(s, ';');
-		size_t l = e ? (size_t)(e - s) : strlen(s);
-		bool k = l > 4 && !strncmp(s + l - 4, "_[k]", 4);
-		if (k == kernel) {
-			f[n] = s;
-			len[n++] = k ? l - 4 : l;
-		}
-		p = e;
-	}
-	for (int i = n - 1; i >= 0; i--)
-		fn(f[i], len[i], ctx);
-}
-
 static void text_frame(const char *f, size_t n, void *ctx)
 {
 	printf("    %.*s\n", (int)n, f);
 }
 
-static void print_line(const struct line *l)
+static void print_line(const struct folded_line *l)
 {
 	if (env.folded) {
 		printf("%s %llu\n", l->stack, (unsigned long long)l->n);
@@ -713,10 +678,10 @@ static void print_line(const struct line *l)
 		row_end(&env.row);
 		return;
 	}
-	frames(l->stack, true, text_frame, NULL);
+	offwake_frames(l->stack, strlen(l->stack), false, true, text_frame, NULL);
 	if (!env.user_only && !env.kernel_only)
 		printf("    --\n");
-	frames(l->stack, false, text_frame, NULL);
+	offwake_frames(l->stack, strlen(l->stack), false, false, text_frame, NULL);
 	printf("    -                ");
 	out_text(stdout, comm, cl, 0);
 	printf(" (%lld)\n        %llu\n\n", pid, (unsigned long long)l->n);
@@ -738,16 +703,13 @@ static void write_pprof(const char *folded, size_t size)
 static void print_stacks(void)
 {
 	env.printed = reader_now();
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *mem = open_memstream(&buf, &size);
-	if (!mem) {
+	size_t size, n;
+	char *buf = folded_text(env.fold, &size, &n);
+	if (!buf) {
 		fprintf(stderr, "profile: out of memory for the output\n");
 		env.t->failed = true;
 		return;
 	}
-	size_t n = folded_print(env.fold, mem);
-	fclose(mem);
 	if (env.pprof)
 		write_pprof(buf, size);
 	if (env.offcpu) {
@@ -756,22 +718,9 @@ static void print_stacks(void)
 		free(buf);
 		return;
 	}
-	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
-	size_t got = 0;
-	for (char *p = buf, *nl; lines && p && *p && got < n; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			break;
-		*nl = 0;
-		char *sp = strrchr(p, ' ');
-		if (!sp)
-			continue;
-		*sp = 0;
-		lines[got++] = (struct line){p, strtoull(sp + 1, NULL, 10)};
-	}
+	size_t got;
+	struct folded_line *lines = folded_split(buf, n, &got, !env.folded || env.top);
 	if (lines) {
-		if (!env.folded || env.top)
-			qsort(lines, got, sizeof(*lines), by_count);
 		if (env.top && (size_t)env.top < got)
 			got = (size_t)env.top;
 		for (size_t i = 0; i < got; i++)

@@ -323,6 +323,49 @@ size_t folded_print(struct folded *f, FILE *out)
 	return printed;
 }
 
+char *folded_text(struct folded *f, size_t *size, size_t *n)
+{
+	char *buf = NULL;
+	FILE *mem = open_memstream(&buf, size);
+	if (!mem)
+		return NULL;
+	*n = folded_print(f, mem);
+	if (fclose(mem)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int by_count_desc(const void *a, const void *b)
+{
+	const struct folded_line *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+struct folded_line *folded_split(char *text, size_t n, size_t *got, bool by_count)
+{
+	struct folded_line *l = calloc(n ? n : 1, sizeof(*l));
+	*got = 0;
+	if (!l)
+		return NULL;
+	for (char *p = text, *nl; p && *p && *got < n; p = nl + 1) {
+		if (!(nl = strchr(p, '\n')))
+			break;
+		*nl = 0;
+		char *sp = strrchr(p, ' ');
+		if (!sp)
+			continue;
+		*sp = 0;
+		l[(*got)++] = (struct folded_line){p, strtoull(sp + 1, NULL, 10)};
+	}
+	if (by_count)
+		qsort(l, *got, sizeof(*l), by_count_desc);
+	return l;
+}
+
 unsigned long long folded_total(const struct folded *f)
 {
 	return f ? f->total : 0;

@@ -46,6 +46,18 @@ char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
 		  const unsigned long long *k, int nk, const unsigned long long *u, int nu);
 /* The folded lines, sorted by stack; returns how many. */
 size_t folded_print(struct folded *f, FILE *out);
+/* The folded lines as folded_print writes them, in memory (malloc'd, *size bytes, *n lines);
+ * NULL when out of memory. */
+char *folded_text(struct folded *f, size_t *size, size_t *n);
+/* A line of that text split in two: its stack and its count. */
+struct folded_line {
+	char *stack;
+	uint64_t n;
+};
+/* The n lines of text (folded_text's, cut in place) as an array (malloc'd, *got entries),
+ * by count, the largest first, when by_count (ties by stack), else as written; NULL when out
+ * of memory. */
+struct folded_line *folded_split(char *text, size_t n, size_t *got, bool by_count);
 /* How many stacks were counted. */
 unsigned long long folded_total(const struct folded *f);
 void folded_free(struct folded *f);

@@ -121,6 +121,52 @@ static void test_return_addresses(void **state)
 	ksym_free(k);
 }
 
+/* The lines read back (profile's and offcputime's text and JSON): split into stack and count,
+ * by count with ties by stack, or as printed (by stack); many distinct stacks, each kept
+ * apart (the table grows past its first 256 slots). */
+static void test_lines_read_back(void **state)
+{
+	(void)state;
+	struct folded *f = folded_new(NULL);
+	assert_non_null(f);
+	for (unsigned long long i = 0; i < 1000; i++) {
+		unsigned long long k[3] = {0xffffffff81000000ULL + i, 0xffffffff82000000ULL, i};
+		assert_int_equal(folded_add_n(f, i < 500 ? "b" : "a", 1, k, 3, NULL, 0, i % 7 + 1),
+				 0);
+	}
+	size_t size, n, got;
+	char *text = folded_text(f, &size, &n);
+	assert_non_null(text);
+	assert_int_equal(n, 1000);
+	assert_int_equal(strlen(text), size);
+	struct folded_line *l = folded_split(text, n, &got, true);
+	assert_non_null(l);
+	assert_int_equal(got, 1000);
+	unsigned long long sum = 0;
+	for (size_t i = 0; i < got; i++) {
+		sum += l[i].n;
+		if (i)
+			assert_true(
+				l[i - 1].n > l[i].n ||
+				(l[i - 1].n == l[i].n && strcmp(l[i - 1].stack, l[i].stack) < 0));
+		assert_null(strchr(l[i].stack, ' '));
+	}
+	unsigned long long want = 0;
+	for (unsigned long long i = 0; i < 1000; i++)
+		want += i % 7 + 1;
+	assert_int_equal(sum, want);
+	free(l);
+	free(text);
+	text = folded_text(f, &size, &n);
+	l = folded_split(text, n, &got, false); /* as printed: by stack */
+	assert_int_equal(got, 1000);
+	for (size_t i = 1; i < got; i++)
+		assert_true(strcmp(l[i - 1].stack, l[i].stack) < 0);
+	free(l);
+	free(text);
+	folded_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_return_addresses),
+		cmocka_unit_test(test_lines_read_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
