@@ -67,6 +67,29 @@ if loop=$(tsort <<< "$pairs" 2>&1 > /dev/null) && [ -z "$loop" ] && [ -z "$bad" 
 else
 	fail=$((fail + 1)); echo "includes: FAILED, in common/:"; printf '%s' "$bad"; echo "$loop"
 fi
+# Every tool is run by a live suite: its own (test_<tool>.sh) or its family's, and every suite
+# is a tool's or in CONTRIBUTING.md's table of suites (with the tools it tests).
+tools=$(sed -n 's/^TOOLS *:= *//p' Makefile)
+table=$(sed -n 's/^| \(`test_[a-z_]*\.sh`.*\) | \(.*\) |$/\1|\2/p' CONTRIBUTING.md)
+bad=""
+for t in $tools; do
+	own=tests/live/test_${t//-/_}.sh
+	suites=$([ -f "$own" ] && echo "$own"; grep -E "[ |,]$t(,| |\()" <<< "$table" | grep -o 'test_[a-z_]*\.sh' | sed 's|^|tests/live/|')
+	[ -n "$suites" ] || { bad="$bad$t: no suite of its own and in no family's row"$'\n'; continue; }
+	for f in $suites; do
+		grep -q "BIN}\?/$t\b" "$f" 2> /dev/null || bad="$bad$t: $f does not run it"$'\n'
+	done
+done
+for f in tests/live/test_*.sh; do
+	n=$(basename "$f" .sh); n=${n#test_}
+	grep -qw -- "${n//_/-}" <<< "$tools" || grep -q "\`test_$n\.sh\`" <<< "$table" ||
+		bad="$bad$f: neither a tool's suite nor in CONTRIBUTING.md's table"$'\n'
+done
+if [ -z "$bad" ]; then
+	pass=$((pass + 1)); echo "suites: ok"
+else
+	fail=$((fail + 1)); echo "suites: FAILED:"; printf '%s' "$bad"
+fi
 # docs/design.md's table of the layers names every module of common/ in its folder, and no
 # other: the map matches the ground.
 map=$(sed -n 's/^| `\([a-z]*\)\/` | \([a-z, ]*\) |.*/\1: \2/p' docs/design.md | tr -d ,)
