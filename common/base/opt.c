@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "base/opt.h"
+#include "base/testhooks.h"
 #include "base/out.h"
 
 #include <ctype.h>

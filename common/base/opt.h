@@ -15,9 +15,6 @@ void opt_init(const char *argv0);
 
 /* "tool: <message>" on stderr, exit 2. */
 void opt_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-/* The fuzzers' way to go on after a usage error: when set, opt_fail calls it after the
- * message instead of exiting (it must not return: it longjmps). NULL in the tools. */
-extern void (*opt_fail_hook)(void);
 /* A value the user gave, fit to be shown between single quotes in a message: quotes and
  * backslashes as \' and \\, control characters and bytes past ASCII as \xNN, cut at 200
  * bytes ("..."). In a buffer of its own, four in turn. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "base/state.h"
+#include "base/testhooks.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -26,9 +26,4 @@ int state_open(const char *dir, const char *name, int flags);
  * folder tracing (or, when tracing is NULL, tracefs's), on tracefs? */
 bool state_tracefs_file(const char *path, const char *tracing);
 
-/* For the unit tests: the folder instead of /run/ftrace-tools (its checks still apply), and
- * whether a replayed write must land on tracefs itself (a fake tree is on tmpfs). */
-extern const char *state_dir_for_tests;
-extern bool state_fake_tracefs;
-
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "kernel/reset.h"
+#include "base/testhooks.h"
 #include "base/runid.h"
 #include "kernel/toplevel.h"
 

@@ -36,8 +36,4 @@ int reset_toplevel(const struct reset_opts *o);
  */
 int reset_reader(char *who, size_t len);
 
-/* For the unit tests: a file read instead of /proc/self/mounts (the machine's own tracing
- * folders, which someone may be reading, left out of a test on a fake tree). */
-extern const char *reset_mounts_for_tests;
-
 #endif

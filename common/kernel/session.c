@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "kernel/session.h"
+#include "base/testhooks.h"
 #include "kernel/format.h"
 #include "base/sig.h"
 #include "base/runid.h"

@@ -167,11 +167,5 @@ int session_append(const char *file, const char *line);
 /* strerror(err), but an EPERM or EACCES under a kernel locked down for confidentiality says
  * so (/sys/kernel/security/lockdown): a bare "Operation not permitted" would not. */
 const char *session_strerror(int err);
-/* Where the lockdown mode is read (the unit tests point it elsewhere). */
-extern const char *session_lockdown_file;
-
-/* For the unit tests: called with the new instance's directory right after it is made (a
- * fake tracefs tree has no kernel to fill it). NULL in the tools. */
-extern void (*session_after_mkdir)(const char *dir);
 
 #endif

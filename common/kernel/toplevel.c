@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "kernel/toplevel.h"
+#include "base/testhooks.h"
 #include "base/sig.h"
 #include "base/state.h"
 #include "kernel/sweepsay.h"

@@ -19,9 +19,6 @@
 
 #define TOPLEVEL_MAX_SETTINGS 16
 
-/* perf-tools' lock: its tools refuse to run while it exists, and ours while it does. */
-extern const char *toplevel_perf_tools_lock;
-
 struct toplevel {
 	const char *tool;
 	char dir[PATH_MAX]; /* the tracing directory */

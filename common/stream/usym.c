@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "stream/usym.h"
+#include "base/testhooks.h"
 
 #include <ctype.h>
 #include <errno.h>

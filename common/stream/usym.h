@@ -16,11 +16,6 @@
  * real path, or -1.
  */
 int usym_target(const char *target, char *path, size_t len);
-/* The loader's cache usym_target reads (/etc/ld.so.cache; the unit tests point it elsewhere). */
-extern const char *usym_ld_cache;
-/* Where the separate debug files of stripped files are (/usr/lib/debug; the unit tests point
- * it elsewhere): usym_addr names a stripped file's local functions from them. */
-extern const char *usym_debug_root;
 
 /*
  * The file offset of SYMBOL[+off] in the ELF file, for uprobe_events. SYMBOL may carry a

@@ -17,6 +17,7 @@
 #include "fuzz.h"
 #include "count/keys.h"
 #include "base/opt.h"
+#include "base/testhooks.h"
 #include "kernel/probe.h"
 
 static jmp_buf refused;

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "../fixture_tep.h"
+#include "base/testhooks.h"
 
 /* Run fn(arg) in a child; return its exit status and what it wrote on stderr. */
 static inline int run_child(void (*fn)(const void *), const void *arg, char *err, size_t len)
