@@ -301,8 +301,8 @@ fi
 # `dd bs=1 count=NSYS` (a read and a write per byte) started by syscount --exec, strace -c -f,
 # perf trace -s and bpftrace -c (a raw_syscalls:sys_exit count by id for its child): dd's own
 # time (its "copied, X s" line, so no tracer's start-up is in it) against dd untraced.
-SYSC=$WORK/sysc # tracer rep dd_ns read_calls cpu_s rss_kb
-: > "$SYSC"
+SYSPAIR=$WORK/syspair # tracer rep dd_ns read_calls cpu_s rss_kb
+: > "$SYSPAIR"
 NSYS=${BENCH_NSYS:-100000}
 SYSDD="$(command -v taskset) -c $WCPU $(command -v dd) if=/dev/zero of=/dev/null bs=1 count=$NSYS"
 dd_ns() { awk '{for (i = 1; i < NF; i++) if ($i == "copied,") {printf "%.0f\n", $(i + 1) * 1e9; exit}}' "$1"; }
@@ -320,7 +320,7 @@ sys_run() { # TRACER REP KIND CMD...
 	none) d=- ;;
 	esac
 	read -r u s m < <(tail -1 "$WORK/time")
-	echo "$tracer $rep ${el:--} ${d:--} $(echo "$u + $s" | bc) $m" >> "$SYSC"
+	echo "$tracer $rep ${el:--} ${d:--} $(echo "$u + $s" | bc) $m" >> "$SYSPAIR"
 	printf '  syscalls %-12s rep %d: dd %s ns, read counted %s of %d\n' "$tracer" "$rep" \
 		"${el:--}" "${d:--}" "$NSYS" >&2
 }
@@ -344,6 +344,6 @@ fi
 # --- report ----------------------------------------------------------------------------------
 printf '%s\n' "${SCEN[@]}" > "$WORK/scenarios"
 python3 bench/report.py "$RESULTS" "$FIRST" "$IO" "$WORK/scenarios" "$N" "$NIO" "$REPS" "$BASE" \
-	"$AFTER" "$WCPU" "$TCPU" "$SYSC" "$NSYS" > "$WORK/report.md" || die "the report could not be written"
+	"$AFTER" "$WCPU" "$TCPU" "$SYSPAIR" "$NSYS" > "$WORK/report.md" || die "the report could not be written"
 mv "$WORK/report.md" "$REPORT"
 echo "bench: wrote $REPORT" >&2

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from collections import defaultdict
 
-(results, first, io, scen_file, n, nio, reps, base, after, wcpu, tcpu, sysc, nsys) = sys.argv[1:14]
+(results, first, io, scen_file, n, nio, reps, base, after, wcpu, tcpu, syspair, nsys) = sys.argv[1:14]
 N, NIO, REPS, NSYS = int(n), int(nio), int(reps), int(nsys)
 
 
@@ -192,7 +192,7 @@ p("")
 
 # system calls counted
 sysr = defaultdict(list)
-for line in open(sysc):
+for line in open(syspair):
     f = line.split()
     if len(f) >= 6:
         sysr[f[0]].append(tuple(num(x) for x in f[2:6]))

@@ -58,7 +58,7 @@ static const char *const examples[] = {
 static void option(struct tool_run *t, const struct opt_spec *o, const char *arg)
 {
 	switch (o->key) {
-	case 'k': env.sh.key = histset_key_of(arg); break;
+	case 'k': env.sh.key = histbykey_key_of(arg); break;
 	case 'm': env.sh.millis = true; break;
 	case 'O': env.off_cpu = true; break;
 	case 'P': env.per_process = true; break;
@@ -183,7 +183,7 @@ static const struct tool cpudist = {
 	.interval_prints = "histograms",
 	.interval_default_s = 0,
 	.examples = examples,
-	.rows = (const struct row_table *const[]){&histset_rows, NULL},
+	.rows = (const struct row_table *const[]){&histbykey_rows, NULL},
 	.option = option,
 	.check = check,
 	.prepare = prepare,

@@ -5,7 +5,7 @@
  *
  * The exec itself comes from tracepoints (syscalls:sys_enter_/sys_exit_execve(at), with
  * sched:sched_process_exec for the file the kernel ran and the thread that became the
- * leader), joined per thread (sysc.h). The arguments come from the best rung the kernel
+ * leader), joined per thread (syspair.h). The arguments come from the best rung the kernel
  * offers:
  *   kprobe  the syscall's entry (__x64_sys_execve: argv from the saved user registers),
  *   eprobe  event probes on syscalls:sys_enter_execve(at) reading argv,
@@ -45,7 +45,7 @@
 #include "kernel/probe.h"
 #include "stream/reader.h"
 #include "base/row.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "tool.h"
 #include "stream/usym.h"
 #include "domain/execargs.h"
@@ -103,7 +103,7 @@ static struct env {
 	bool loader_image;	/* and the pointers on the new program's stack there */
 	struct tool_run *t;
 	struct row row;
-	struct sysc join;
+	struct syspair join;
 	struct pair_table stash;  /* tid -> struct execargs from the C library, before the call */
 	struct pair_table counts; /* tid -> struct args, how many it passed, when only that came */
 	struct pair_table
@@ -309,8 +309,8 @@ static struct pending *pending_of(int tid)
 static void exec_ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct tool_run *t = ctx;
-	struct sysc_call *c = call;
-	struct exec_data *d = sysc_data(c);
+	struct syspair_call *c = call;
+	struct exec_data *d = syspair_data(c);
 	struct execargs_image *im = pair_get(&env.images, (uint64_t)tid, 0);
 	if (im) { /* start_thread(), in the new program */
 		if (ret == 0)
@@ -368,7 +368,8 @@ static void on_event(struct tep_record *rec, void *ctx)
 			pending_show(&env.pend[i]);
 	switch (ei->role) {
 	case ENTER: {
-		struct exec_data *d = sysc_data(sysc_enter(&env.join, tid, rec->ts, ei->call));
+		struct exec_data *d =
+			syspair_data(syspair_enter(&env.join, tid, rec->ts, ei->call));
 		/* The C library's record of this call, or of how many arguments it had (its
 		 * strings too many for one event). */
 		struct execargs *st = pair_get(&env.stash, (uint64_t)tid, 0);
@@ -382,8 +383,8 @@ static void on_event(struct tep_record *rec, void *ctx)
 		break;
 	}
 	case ARGS: {
-		struct sysc_call *c = sysc_current(&env.join, tid);
-		struct exec_data *d = c ? sysc_data(c) : NULL;
+		struct syspair_call *c = syspair_current(&env.join, tid);
+		struct exec_data *d = c ? syspair_data(c) : NULL;
 		if (d && d->a.from == EXECARGS_NONE)
 			args_from_record(&d->a, rec, ei);
 		break;
@@ -401,13 +402,13 @@ static void on_event(struct tep_record *rec, void *ctx)
 	case EXEC: {
 		/* The kernel ran the file; a thread other than the leader now has its ID. */
 		int pid = (int)reader_num(rec, ei->pid), old = (int)reader_num(rec, ei->old_pid);
-		struct sysc_call *c = sysc_move(&env.join, old, pid);
+		struct syspair_call *c = syspair_move(&env.join, old, pid);
 		if (c)
-			reader_strcpy(((struct exec_data *)sysc_data(c))->filename, PATH_MAX, rec,
-				      ei->filename);
+			reader_strcpy(((struct exec_data *)syspair_data(c))->filename, PATH_MAX,
+				      rec, ei->filename);
 		break;
 	}
-	case EXIT: sysc_exit(&env.join, rec, tid, reader_num(rec, ei->ret)); break;
+	case EXIT: syspair_exit(&env.join, rec, tid, reader_num(rec, ei->ret)); break;
 	case LOADER:
 	case LOADER_IMAGE: {
 		struct pending *p = pending_of(tid);
@@ -591,7 +592,7 @@ static int via_eprobe(void *ctx, const char **why)
 	*why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
 	fetch_args(args, sizeof(args), "$argv", true, false);
 	for (int c = 0; c < NCALLS; c++) {
-		if (!sysc_event(&t->s, "enter", calls[c]))
+		if (!syspair_event(&t->s, "enter", calls[c]))
 			continue;
 		char name[32];
 		snprintf(name, sizeof(name), "%s_args", calls[c]);
@@ -710,17 +711,17 @@ static int setup(struct tool_run *t)
 	env.t = t;
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	struct tep_event *exec_ev = session_load_event(&t->s, "sched", "sched_process_exec");
-	if (!sysc_event(&t->s, "enter", "execve") || !sysc_event(&t->s, "exit", "execve") ||
+	if (!syspair_event(&t->s, "enter", "execve") || !syspair_event(&t->s, "exit", "execve") ||
 	    !exec_ev) {
 		fprintf(stderr, "execsnoop: tracepoints syscalls:sys_enter_execve, sys_exit_execve "
 				"and sched:sched_process_exec needed (CONFIG_FTRACE_SYSCALLS)\n");
 		return TOOL_FAIL;
 	}
-	if (sysc_init(&env.join, 256, sizeof(struct exec_data), exec_ended, t) ||
+	if (syspair_init(&env.join, 256, sizeof(struct exec_data), exec_ended, t) ||
 	    pair_init(&env.stash, 256, sizeof(struct execargs)) ||
 	    pair_init(&env.counts, 256, sizeof(struct execargs)) ||
 	    pair_init(&env.images, 256, sizeof(struct execargs_image)) ||
-	    reader_on_lost(&t->r, sysc_lost, &env.join) || reader_on_lost(&t->r, lost, NULL) ||
+	    reader_on_lost(&t->r, syspair_lost, &env.join) || reader_on_lost(&t->r, lost, NULL) ||
 	    session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	int via = env.via;
@@ -729,8 +730,8 @@ static int setup(struct tool_run *t)
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;
 	for (int c = 0; c < NCALLS; c++) {
-		struct tep_event *en = sysc_event(&t->s, "enter", calls[c]);
-		struct tep_event *ex = sysc_event(&t->s, "exit", calls[c]);
+		struct tep_event *en = syspair_event(&t->s, "enter", calls[c]);
+		struct tep_event *ex = syspair_event(&t->s, "exit", calls[c]);
 		if (en && ex &&
 		    ((ret = trace_role(t, en, ENTER, c, EXECARGS_NONE)) ||
 		     (ret = trace_role(t, ex, EXIT, c, EXECARGS_NONE))))
@@ -774,7 +775,7 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	sysc_free(&env.join);
+	syspair_free(&env.join);
 	pair_free(&env.stash);
 	pair_free(&env.counts);
 	pair_free(&env.images);

@@ -17,7 +17,7 @@
 #include "stream/reader.h"
 #include "base/row.h"
 #include "base/sig.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "tool.h"
 
 /* How a task or a process is ending, as far as the events have said. */
@@ -272,8 +272,8 @@ static int prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	env.comm = tep_find_field(env.exit_ev, "comm");
 	env.group_dead = tep_find_field(env.exit_ev, "group_dead");
-	env.group_ev = sysc_event(&t->s, "enter", "exit_group");
-	env.thread_ev = sysc_event(&t->s, "enter", "exit");
+	env.group_ev = syspair_event(&t->s, "enter", "exit_group");
+	env.thread_ev = syspair_event(&t->s, "enter", "exit");
 	env.deliver_ev = session_load_event(&t->s, "signal", "signal_deliver");
 	env.generate_ev = session_load_event(&t->s, "signal", "signal_generate");
 	if (env.generate_ev) {

@@ -3,7 +3,7 @@
  * fileslower: each synchronous read or write that took at least a threshold (10 ms by
  * default), with its file, as bcc's fileslower: when it ended, the task, R or W, the bytes it
  * returned, its latency and the file's name. From the syscall tracepoints alone (no kprobes):
- * each call's entry (its descriptor) and exit (its result) joined per thread (sysc.h), the
+ * each call's entry (its descriptor) and exit (its result) joined per thread (syspair.h), the
  * latency between the two; the descriptor named from the event stream by fdtrack.h, as it was
  * when the call was made. Only regular files unless -a, as bcc: a descriptor's type is what it
  * led to when it was opened (or at the start, from /proc).
@@ -19,7 +19,7 @@
 #include "base/row.h"
 #include "count/tracejson.h"
 #include "domain/fdtrack.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "stream/reader.h"
 #include "tool.h"
 
@@ -121,7 +121,8 @@ static const char *const restart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTART
 /* --trace-json: the call on the track of its thread, in its process, named by the system
  * call; args as -j's (bytes left out when it failed, as -j's null). */
 static void trace_call(struct tracejson *tj, int tid, int tgid, long long ret, uint64_t start_ns,
-		       uint64_t ns, const struct sysc_call *c, int fd, const struct fdtab_file *f)
+		       uint64_t ns, const struct syspair_call *c, int fd,
+		       const struct fdtab_file *f)
 {
 	const char *call = fdtrack_rw_calls[c->kind].name;
 	char type[2] = {f->type, 0}, comm[16]; /* (the table's slot may move at a look-up) */
@@ -144,8 +145,8 @@ static void trace_call(struct tracejson *tj, int tid, int tgid, long long ret, u
 }
 
 /* A call ended: shown when slow enough and of a file shown (a stand-in is no regular file). */
-static void ended(const struct tep_record *rec, int tid, long long ret, const struct sysc_call *c,
-		  int fd, void *ctx)
+static void ended(const struct tep_record *rec, int tid, long long ret,
+		  const struct syspair_call *c, int fd, void *ctx)
 {
 	uint64_t ns = rec->ts > c->ts ? rec->ts - c->ts : 0;
 	if (ns < env.min_ns)
@@ -198,7 +199,7 @@ static void ended(const struct tep_record *rec, int tid, long long ret, const st
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
-	/* A call may sleep and return on another CPU: sysc's loss policy forgets every call
+	/* A call may sleep and return on another CPU: syspair's loss policy forgets every call
 	 * in progress at a loss (SPAN_LOSS_ALL). */
 	if (fdtrack_prepare(&env.ft, t, "fileslower") || fdtrack_rw(&env.ft, ended, NULL))
 		return TOOL_FAIL;

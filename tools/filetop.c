@@ -25,7 +25,7 @@
 #include "base/row.h"
 #include "count/prom.h"
 #include "domain/fdtrack.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "stream/reader.h"
 #include "tool.h"
 
@@ -113,8 +113,8 @@ static void use(struct fdtab_file *f, int tid, bool write, long long bytes)
 	}
 }
 
-static void ended(const struct tep_record *rec, int tid, long long ret, const struct sysc_call *c,
-		  int fd, void *ctx)
+static void ended(const struct tep_record *rec, int tid, long long ret,
+		  const struct syspair_call *c, int fd, void *ctx)
 {
 	if (ret < 0)
 		return;

@@ -25,7 +25,7 @@
 #include "kernel/ftrace.h"
 #include "base/ladder.h"
 #include "kernel/funcprof.h"
-#include "count/kernhist.h"
+#include "count/fieldhist.h"
 #include "base/opt.h"
 #include "base/out.h"
 #include "kernel/probe.h"
@@ -435,7 +435,7 @@ static int probes_fit(void)
 }
 
 /* -p, -L, --exec: a hist trigger per probe where the kernel has them and they count the
- * traced tasks alone (kernhist_tasks_ok), not -n (4.9's filters know no comm), nor --record
+ * traced tasks alone (fieldhist_tasks_ok), not -n (4.9's filters know no comm), nor --record
  * (which keeps the events); by default for up to PROBES_BEST functions. */
 static int way_hist(void *ctx, const char **why)
 {
@@ -448,11 +448,11 @@ static int way_hist(void *ctx, const char **why)
 	    (!filtered(t) || t->o.name || t->record_path || env.n > PROBES_BEST))
 		return -1;
 	*why = "no hist triggers in this kernel (CONFIG_HIST_TRIGGERS, Linux 4.7)";
-	if (!kernhist_can())
+	if (!fieldhist_can())
 		return -1;
 	*why = "this kernel's triggers count every task's probe hits, not those of -p, -L or "
 	       "--exec alone (before Linux 5.15)";
-	return filtered(t) && !kernhist_tasks_ok() ? -1 : 0;
+	return filtered(t) && !fieldhist_tasks_ok() ? -1 : 0;
 }
 
 /* Each call an event, counted here: the way for -n, and for -p, -L, --exec otherwise. */

@@ -2,7 +2,7 @@
 /*
  * killsnoop: signals sent by processes (kill, tkill, tgkill, rt_sigqueueinfo,
  * rt_tgsigqueueinfo, pidfd_send_signal), each call's entry joined to its result per thread
- * (sysc.h); with -K every signal the kernel generates, its own included (signal_generate).
+ * (syspair.h); with -K every signal the kernel generates, its own included (signal_generate).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,7 +15,7 @@
 #include "stream/reader.h"
 #include "base/row.h"
 #include "base/sig.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "tool.h"
 
 /* The calls, each traced where the kernel has it; which argument is the target, which the
@@ -44,7 +44,7 @@ static struct env {
 	unsigned long long sigs[2]; /* --signal: bit per signal 0..127 */
 	bool any_sig;		    /* no --signal: every signal */
 	struct tool_run *t;
-	struct sysc join;
+	struct syspair join;
 	struct ev {
 		const struct call *call;
 		bool enter;
@@ -210,8 +210,8 @@ static void signal_columns(struct row *r, int sig)
 /* A call ended: the signal, its target, the result. */
 static void print_call(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
-	struct sysc_call *c = call;
-	const struct sent *s = sysc_data(c);
+	struct syspair_call *c = call;
+	const struct sent *s = syspair_data(c);
 	const struct call *what = &calls[c->kind];
 	bool pidfd = !strcmp(what->target, "pidfd");
 	struct row *r = pidfd ? &env.pidfds : &env.calls;
@@ -241,11 +241,11 @@ static void on_syscall(struct tep_record *rec, void *ctx)
 	const struct ev *e = ctx;
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	if (!e->enter) {
-		sysc_exit(&env.join, rec, tid, reader_num(rec, e->ret));
+		syspair_exit(&env.join, rec, tid, reader_num(rec, e->ret));
 		return;
 	}
-	struct sysc_call *c = sysc_enter(&env.join, tid, rec->ts, (int)(e->call - calls));
-	struct sent *s = sysc_data(c);
+	struct syspair_call *c = syspair_enter(&env.join, tid, rec->ts, (int)(e->call - calls));
+	struct sent *s = syspair_data(c);
 	/* The arguments as the call takes them (pid_t, int) from their 8-byte slots, which the
 	 * formats call unsigned: kill(-1, ...) is 0x00000000ffffffff there. */
 	s->target = (pid_t)reader_num(rec, e->target);
@@ -321,12 +321,12 @@ static int setup(struct tool_run *t)
 		return setup_kernel(t);
 	int n = 0, ret;
 	/* Every one of these events happens in a process: leave ourselves out before. */
-	if (sysc_init(&env.join, 1024, sizeof(struct sent), print_call, NULL) ||
-	    reader_on_lost(&t->r, sysc_lost, &env.join) || session_exclude_self(&t->s))
+	if (syspair_init(&env.join, 1024, sizeof(struct sent), print_call, NULL) ||
+	    reader_on_lost(&t->r, syspair_lost, &env.join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	for (size_t i = 0; i < NCALLS; i++) {
-		struct tep_event *enter = sysc_event(&t->s, "enter", calls[i].name);
-		struct tep_event *exit_ = sysc_event(&t->s, "exit", calls[i].name);
+		struct tep_event *enter = syspair_event(&t->s, "enter", calls[i].name);
+		struct tep_event *exit_ = syspair_event(&t->s, "exit", calls[i].name);
 		if (!enter || !exit_)
 			continue;
 		struct ev *e = &env.ev[env.nev++];
@@ -354,7 +354,7 @@ static int setup(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	sysc_free(&env.join);
+	syspair_free(&env.join);
 }
 
 static const struct tool killsnoop = {

@@ -4,7 +4,7 @@
  * process. The result comes from the syscall's exit tracepoint; the path from the best
  * mechanism the kernel offers (ustr.h): a kprobe where the kernel has copied it, an event
  * probe on the syscall's entry, or uprobes on the C library's open functions. Entry, path and
- * exit are joined per thread (sysc.h).
+ * exit are joined per thread (syspair.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +22,7 @@
 #include "kernel/probe.h"
 #include "stream/reader.h"
 #include "base/row.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "tool.h"
 #include "domain/ustr.h"
 
@@ -77,7 +77,7 @@ static struct env {
 	bool extended;	   /* -e */
 	enum ustr_via via; /* --via, then the mechanism in use */
 	struct tool_run *t;
-	struct sysc join;
+	struct syspair join;
 	int nev;
 	bool failed_trace;
 	int exit_call; /* of the exit being joined */
@@ -224,8 +224,8 @@ static void path_column(struct row *r, bool known, const char *unknown, const st
 static void print_open(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct tool_run *t = ctx;
-	struct sysc_call *c = call;
-	struct open_data *o = sysc_data(c);
+	struct syspair_call *c = call;
+	struct open_data *o = syspair_data(c);
 	int fd = ret >= 0 ? (int)ret : -1, err = ret < 0 ? (int)-ret : 0;
 	/* An eprobe that cannot read user memory records "" (6.1) or "(fault)" (6.12). */
 	bool known = o->named && o->path[0] && strcmp(o->path, "(fault)");
@@ -279,18 +279,18 @@ static void on_event(struct tep_record *rec, void *ctx)
 	int tid = tep_data_pid(env.t->s.tep, rec);
 	if (ei->role == EXIT) {
 		env.exit_call = ei->call;
-		sysc_exit(&env.join, rec, tid, reader_num(rec, ei->ret));
+		syspair_exit(&env.join, rec, tid, reader_num(rec, ei->ret));
 		return;
 	}
-	struct sysc_call *c = sysc_current(&env.join, tid);
-	struct open_data *o = c ? sysc_data(c) : NULL;
+	struct syspair_call *c = syspair_current(&env.join, tid);
+	struct open_data *o = c ? syspair_data(c) : NULL;
 	/* A call begins at its entry, unless this is the other of a C library function's two
 	 * probes (in either order): the call begun has the one's part and not this one's. */
 	bool bare = ei->role == ENTER && ei->uprobe && !ei->file;
 	if (ei->role == ENTER &&
 	    (!ei->uprobe || !o ||
 	     (bare ? o->ptr_seen || !o->str_seen : o->str_seen || !o->ptr_seen)))
-		o = sysc_data(c = sysc_enter(&env.join, tid, rec->ts, ei->call));
+		o = syspair_data(c = syspair_enter(&env.join, tid, rec->ts, ei->call));
 	if (ei->uprobe) {
 		o->ptr_seen |= bare;
 		o->str_seen |= !bare;
@@ -358,7 +358,7 @@ static int via_kprobe(void *ctx, const char **why)
 	if (!ev)
 		return -1;
 	for (int c = 0; c < NCALLS; c++) {
-		struct tep_event *enter = sysc_event(&t->s, "enter", calls[c]);
+		struct tep_event *enter = syspair_event(&t->s, "enter", calls[c]);
 		if (enter && (ret = trace_role(t, enter, ENTER, c, c == CALL_CREAT)))
 			return ret;
 	}
@@ -381,7 +381,7 @@ static int via_eprobe(void *ctx, const char **why)
 	int n = 0, ret;
 	*why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
 	for (int c = 0; c < NCALLS; c++) {
-		if (!sysc_event(&t->s, "enter", calls[c]))
+		if (!syspair_event(&t->s, "enter", calls[c]))
 			continue;
 		struct tep_event *ev = ustr_eprobe(&t->s, calls[c], calls[c], args[c]);
 		if (!ev && n == 0)
@@ -474,15 +474,15 @@ static int setup(struct tool_run *t)
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "flags", env.extended);
 	row_show(&env.row, "mode", env.extended);
-	if (!sysc_event(&t->s, "exit", "openat")) {
+	if (!syspair_event(&t->s, "exit", "openat")) {
 		fprintf(stderr,
 			"opensnoop: tracepoint syscalls:sys_exit_openat not available in this "
 			"kernel (CONFIG_FTRACE_SYSCALLS)\n");
 		return TOOL_FAIL;
 	}
 	/* Every event here happens in a process: leave ourselves out before any is written. */
-	if (sysc_init(&env.join, 1024, sizeof(struct open_data), print_open, t) ||
-	    reader_on_lost(&t->r, sysc_lost, &env.join) || session_exclude_self(&t->s))
+	if (syspair_init(&env.join, 1024, sizeof(struct open_data), print_open, t) ||
+	    reader_on_lost(&t->r, syspair_lost, &env.join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	bool chosen = env.via != USTR_BEST;
 	ret = ladder_climb(rungs, ustr_via_names, USTR_BEST, &via, t, "opensnoop");
@@ -498,7 +498,7 @@ static int setup(struct tool_run *t)
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;
 	for (int c = 0; c < NCALLS; c++) {
-		struct tep_event *ex = sysc_event(&t->s, "exit", calls[c]);
+		struct tep_event *ex = syspair_event(&t->s, "exit", calls[c]);
 		if (ex && (ret = trace_role(t, ex, EXIT, c, false)))
 			return ret;
 	}
@@ -523,7 +523,7 @@ static void end(struct tool_run *t)
 
 static void cleanup(struct tool_run *t)
 {
-	sysc_free(&env.join);
+	syspair_free(&env.join);
 }
 
 static const struct tool opensnoop = {

@@ -20,12 +20,12 @@
 #include "base/agg.h"
 #include "stream/comm.h"
 #include "kernel/ftrace.h"
-#include "count/kernhist.h"
+#include "count/fieldhist.h"
 #include "base/out.h"
 #include "count/prom.h"
 #include "stream/reader.h"
 #include "base/row.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "domain/sysnr.h"
 #include "tool.h"
 
@@ -41,9 +41,9 @@ static struct env {
 	struct tep_event *enter, *exit;
 	struct tep_format_field *enter_id, *exit_id, *exit_ret;
 	struct sysnr nr;
-	struct agg calls; /* call number -> count, and ns */
-	struct sysc join; /* -L: entry to exit, per thread */
-	struct agg procs; /* -P: process -> count, and ns and its latest name */
+	struct agg calls;    /* call number -> count, and ns */
+	struct syspair join; /* -L: entry to exit, per thread */
+	struct agg procs;    /* -P: process -> count, and ns and its latest name */
 	/* in the kernel */
 	bool hist;
 	char trigger[512];
@@ -311,15 +311,15 @@ static void on_sys_exit(struct tep_record *rec, void *ctx)
 	if (env.ret_here && ret != -env.errnum)
 		return;
 	if (env.latency)
-		sysc_exit(&env.join, rec, tid, ret);
+		syspair_exit(&env.join, rec, tid, ret);
 	else
 		count(env.t, reader_num(rec, env.exit_id), tid, 0);
 }
 
 static void on_sys_enter(struct tep_record *rec, void *ctx)
 {
-	sysc_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts,
-		   (int)reader_num(rec, env.enter_id));
+	syspair_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts,
+		      (int)reader_num(rec, env.enter_id));
 }
 
 /* -L: a call ended; its time from entry to exit (the filter on the exit: -x, -e). */
@@ -328,7 +328,7 @@ static void count_timed(const struct tep_record *rec, int tid, long long ret, vo
 	if (env.ret_here && ret != -env.errnum)
 		return;
 	struct tool_run *t = ctx;
-	struct sysc_call *c = call;
+	struct syspair_call *c = call;
 	count(t, c->kind, tid, rec->ts >= c->ts ? rec->ts - c->ts : 0);
 }
 
@@ -444,7 +444,7 @@ static int prepare(struct tool_run *t)
 	/* In the kernel: counts by call, a filter on the result. Not -L (each call's two
 	 * ends), -n (a name glob the trigger cannot take) nor -P: the kernel's histograms key
 	 * by thread, not process, and name it as it was at its first call (before an exec). */
-	env.hist = !env.user && !env.latency && !t->o.name && !env.by_process && kernhist_can() &&
+	env.hist = !env.user && !env.latency && !t->o.name && !env.by_process && fieldhist_can() &&
 		   session_load_event(&t->s, "raw_syscalls", "sys_exit");
 	t->follow_names = env.by_process || t->o.name;
 	t->ordered = t->follow_names;
@@ -483,7 +483,7 @@ static int prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	if (env.by_process && agg_init(&env.procs, sizeof(int64_t), sizeof(struct proc_val)))
 		return TOOL_FAIL;
-	if (env.latency && sysc_init(&env.join, 4096, 0, count_timed, t))
+	if (env.latency && syspair_init(&env.join, 4096, 0, count_timed, t))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "system calls%s",
 		 env.hist ? " (counted in the kernel)" : "");
@@ -531,7 +531,7 @@ static int setup(struct tool_run *t)
 		}
 		return TOOL_OK;
 	}
-	if (env.latency && reader_on_lost(&t->r, sysc_lost, &env.join))
+	if (env.latency && reader_on_lost(&t->r, syspair_lost, &env.join))
 		return TOOL_FAIL;
 	/* The exit first: an entry is kept only while its exit can be seen. */
 	if ((ret = tool_trace(t, env.exit, *filter ? filter : NULL, on_sys_exit, NULL)) ||
@@ -579,7 +579,7 @@ static void cleanup(struct tool_run *t)
 	agg_free(&env.read);
 	prom_set_free(&env.prom);
 	if (env.latency)
-		sysc_free(&env.join);
+		syspair_free(&env.join);
 	if (env.by_process)
 		agg_free(&env.procs);
 }

@@ -20,7 +20,7 @@
 #include "count/tracejson.h"
 #include "stream/reader.h"
 #include "base/row.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "tool.h"
 
 enum kind { READ, WRITE, CREATE, OPEN, FSYNC, UNLINK, KINDS };
@@ -112,7 +112,7 @@ static int prepare(struct tool_run *t)
 		/* Calls this kernel or architecture lacks (openat2 before 5.6, open and creat
 		 * on arm64, preadv2 before 4.6) are not counted: said by -v. */
 		struct traced *e = &env.ev[i];
-		e->ev = sysc_event(&t->s, "enter", calls[i].name);
+		e->ev = syspair_event(&t->s, "enter", calls[i].name);
 		if (e->ev && calls[i].flags && !(e->flags = tep_find_field(e->ev, calls[i].flags)))
 			e->ev = NULL;
 		found += e->ev != NULL;

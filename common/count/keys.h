@@ -36,10 +36,10 @@ int keys_add(struct keys *k, const struct tep_record *rec, int idx, const char *
 /* --hist: the bins of its histograms (log2 unless set). */
 struct hist_bins;
 void keys_set_bins(struct keys *k, const struct hist_bins *b);
-/* --hist without keys: the histogram itself, for counts made elsewhere (kernhist.h) to be
+/* --hist without keys: the histogram itself, for counts made elsewhere (fieldhist.h) to be
  * added to; NULL with keys. */
 struct hist_log2 *keys_total(struct keys *k);
-/* For counting elsewhere (kernhist.h): the keys' fields in events[idx] (NULL for pid, the
+/* For counting elsewhere (fieldhist.h): the keys' fields in events[idx] (NULL for pid, the
  * task), their number; -1 when a key is a name or bytes, or there are more than max. */
 struct tep_format_field;
 int keys_fields(const struct keys *k, int idx, const struct tep_format_field **f, int max);

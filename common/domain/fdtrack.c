@@ -123,16 +123,16 @@ static void on_enter(struct tep_record *rec, void *ctx)
 				  a[2] & (1 << 2));
 		return;
 	}
-	struct sysc_call *c = sysc_enter(&ft->join, tid, rec->ts, e->kind);
+	struct syspair_call *c = syspair_enter(&ft->join, tid, rec->ts, e->kind);
 	if (c)
-		memcpy(sysc_data(c), a, sizeof(a));
+		memcpy(syspair_data(c), a, sizeof(a));
 }
 
 static void on_exit_call(struct tep_record *rec, void *ctx)
 {
 	struct fdtrack_ev *e = ctx;
 	struct fdtrack *ft = e->ft;
-	sysc_exit(&ft->join, rec, tep_data_pid(ft->t->s.tep, rec), reader_num(rec, e->ret));
+	syspair_exit(&ft->join, rec, tep_data_pid(ft->t->s.tep, rec), reader_num(rec, e->ret));
 }
 
 void fdtrack_apply(struct fdtrack *ft, int tgid, int which, const long long a[3], long long ret)
@@ -161,8 +161,8 @@ void fdtrack_apply(struct fdtrack *ft, int tgid, int which, const long long a[3]
 static void ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct fdtrack *ft = ctx;
-	struct sysc_call *c = call;
-	fdtrack_apply(ft, fdtrack_tgid(ft, tid), c->kind, ((struct args *)sysc_data(c))->a, ret);
+	struct syspair_call *c = call;
+	fdtrack_apply(ft, fdtrack_tgid(ft, tid), c->kind, ((struct args *)syspair_data(c))->a, ret);
 }
 
 struct fdtab_file *fdtrack_file(struct fdtrack *ft, int tgid, int fd)
@@ -230,23 +230,23 @@ static void on_rw_enter(struct tep_record *rec, void *ctx)
 {
 	struct fdtrack_rw_ev *e = ctx;
 	struct fdtrack *ft = e->ft;
-	struct sysc_call *c =
-		sysc_enter(&ft->rw, tep_data_pid(ft->t->s.tep, rec), rec->ts, e->kind);
+	struct syspair_call *c =
+		syspair_enter(&ft->rw, tep_data_pid(ft->t->s.tep, rec), rec->ts, e->kind);
 	if (c)
-		*(int *)sysc_data(c) = (int)reader_num(rec, e->fd);
+		*(int *)syspair_data(c) = (int)reader_num(rec, e->fd);
 }
 
 static void on_rw_exit(struct tep_record *rec, void *ctx)
 {
 	struct fdtrack_rw_ev *e = ctx;
-	sysc_exit(&e->ft->rw, rec, tep_data_pid(e->ft->t->s.tep, rec), reader_num(rec, e->ret));
+	syspair_exit(&e->ft->rw, rec, tep_data_pid(e->ft->t->s.tep, rec), reader_num(rec, e->ret));
 }
 
 static void rw_ended(const struct tep_record *rec, int tid, long long ret, void *call, void *ctx)
 {
 	struct fdtrack *ft = ctx;
-	struct sysc_call *c = call;
-	ft->rw_done(rec, tid, ret, c, *(int *)sysc_data(c), ft->rw_ctx);
+	struct syspair_call *c = call;
+	ft->rw_done(rec, tid, ret, c, *(int *)syspair_data(c), ft->rw_ctx);
 }
 
 int fdtrack_rw(struct fdtrack *ft, fdtrack_rw_fn done, void *ctx)
@@ -255,8 +255,8 @@ int fdtrack_rw(struct fdtrack *ft, fdtrack_rw_fn done, void *ctx)
 		struct fdtrack_rw_ev *e = &ft->rwev[i];
 		e->ft = ft;
 		e->kind = i;
-		e->enter = sysc_event(&ft->t->s, "enter", fdtrack_rw_calls[i].name);
-		e->exit = sysc_event(&ft->t->s, "exit", fdtrack_rw_calls[i].name);
+		e->enter = syspair_event(&ft->t->s, "enter", fdtrack_rw_calls[i].name);
+		e->exit = syspair_event(&ft->t->s, "exit", fdtrack_rw_calls[i].name);
 		if (!e->exit || !(e->ret = tep_find_field(e->exit, "ret")) || !e->enter ||
 		    !(e->fd = tep_find_field(e->enter, "fd")))
 			e->enter = NULL;
@@ -270,7 +270,7 @@ int fdtrack_rw(struct fdtrack *ft, fdtrack_rw_fn done, void *ctx)
 	}
 	ft->rw_done = done;
 	ft->rw_ctx = ctx;
-	return sysc_init(&ft->rw, 4096, sizeof(int), rw_ended, ft);
+	return syspair_init(&ft->rw, 4096, sizeof(int), rw_ended, ft);
 }
 
 /* --- the run ---------------------------------------------------------------------------------- */
@@ -289,9 +289,9 @@ int fdtrack_prepare(struct fdtrack *ft, struct tool_run *t, const char *tool)
 		struct fdtrack_ev *e = &ft->ev[i];
 		e->ft = ft;
 		e->kind = i;
-		e->enter = sysc_event(&t->s, "enter", calls[i].name);
+		e->enter = syspair_event(&t->s, "enter", calls[i].name);
 		bool at_entry = i == K_CLOSE || i == K_CLOSE_RANGE;
-		e->exit = at_entry ? NULL : sysc_event(&t->s, "exit", calls[i].name);
+		e->exit = at_entry ? NULL : syspair_event(&t->s, "exit", calls[i].name);
 		if (e->exit && !(e->ret = tep_find_field(e->exit, "ret")))
 			e->enter = NULL;
 		for (int k = 0; k < 3 && e->enter && calls[i].f[k]; k++)
@@ -320,7 +320,7 @@ int fdtrack_prepare(struct fdtrack *ft, struct tool_run *t, const char *tool)
 	ft->exec_pid = tep_find_field(ft->exec, "pid");
 	ft->exit_pid = tep_find_field(ft->exit, "pid");
 	ft->exit_dead = tep_find_field(ft->exit, "group_dead"); /* 6.x; else the leader's end */
-	if (fdtab_init(&ft->tab) || sysc_init(&ft->join, 1024, sizeof(struct args), ended, ft))
+	if (fdtab_init(&ft->tab) || syspair_init(&ft->join, 1024, sizeof(struct args), ended, ft))
 		return -1;
 	return 0;
 }
@@ -348,7 +348,7 @@ int fdtrack_setup(struct fdtrack *ft, struct tool_run *t)
 	ft->sa.strings = "paths";
 	if ((ret = sysarg_setup(&ft->sa, t, on_open, ft)))
 		return ret;
-	if (reader_on_lost(&t->r, sysc_lost, &ft->join) || reader_on_lost(&t->r, on_lost, ft))
+	if (reader_on_lost(&t->r, syspair_lost, &ft->join) || reader_on_lost(&t->r, on_lost, ft))
 		return TOOL_FAIL;
 	for (int i = 0; i < FDTRACK_CALLS; i++) {
 		struct fdtrack_ev *e = &ft->ev[i];
@@ -366,7 +366,7 @@ int fdtrack_setup(struct fdtrack *ft, struct tool_run *t)
 	read_proc(ft, t);
 	if (!ft->rw_done)
 		return TOOL_OK;
-	if (reader_on_lost(&t->r, sysc_lost, &ft->rw))
+	if (reader_on_lost(&t->r, syspair_lost, &ft->rw))
 		return TOOL_FAIL;
 	for (int i = 0; i < FDTRACK_RW_CALLS; i++) {
 		struct fdtrack_rw_ev *e = &ft->rwev[i];
@@ -397,8 +397,8 @@ void fdtrack_report(const struct fdtrack *ft)
 void fdtrack_free(struct fdtrack *ft)
 {
 	sysarg_free(&ft->sa);
-	sysc_free(&ft->join);
+	syspair_free(&ft->join);
 	if (ft->rw_done)
-		sysc_free(&ft->rw);
+		syspair_free(&ft->rw);
 	fdtab_free(&ft->tab);
 }

@@ -3,7 +3,7 @@
  * fdtrack: fdtab.h's tables kept from a run's events, for the tools that name the descriptor
  * of a read or write (filetop, fileslower): the opens with their path (open, openat,
  * openat2, creat: the path read by sysarg.h's ladder), dup, dup2, dup3, fcntl F_DUPFD and
- * F_SETFD (joined per thread, sysc.h), close and close_range at their entry, a new process
+ * F_SETFD (joined per thread, syspair.h), close and close_range at their entry, a new process
  * (task:task_newtask: a copy of its parent's table; CLONE_FILES without CLONE_THREAD makes
  * both unknowable), exec (close-on-exec), a process's end, and /proc/PID/fd for what was open
  * at the start. A loss of events forgets every table: a descriptor is named by what made it
@@ -22,7 +22,7 @@
 
 #include "domain/fdtab.h"
 #include "domain/sysarg.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 
 struct tool_run;
 struct tep_event;
@@ -40,12 +40,12 @@ extern const struct fdtrack_rw_call {
 /* A read or write returned: call's which indexes fdtrack_rw_calls, its ts is the entry's;
  * fd the descriptor it was given. */
 typedef void (*fdtrack_rw_fn)(const struct tep_record *exit, int tid, long long ret,
-			      const struct sysc_call *call, int fd, void *ctx);
+			      const struct syspair_call *call, int fd, void *ctx);
 
 struct fdtrack {
 	struct fdtab tab;
-	struct sysarg sa; /* the opens; .via may be set before fdtrack_setup (--via) */
-	struct sysc join; /* the dups and fcntl */
+	struct sysarg sa;    /* the opens; .via may be set before fdtrack_setup (--via) */
+	struct syspair join; /* the dups and fcntl */
 	struct fdtrack_ev {
 		struct fdtrack *ft;
 		int kind;
@@ -55,7 +55,7 @@ struct fdtrack {
 	struct tep_event *newtask, *exec, *exit;
 	struct tep_format_field *newtask_pid, *newtask_flags, *exec_pid, *exit_pid, *exit_dead;
 	/* fdtrack_rw: the read and write family joined per thread, each return to rw_done */
-	struct sysc rw;
+	struct syspair rw;
 	struct fdtrack_rw_ev {
 		struct fdtrack *ft;
 		int kind;

@@ -21,13 +21,13 @@ void spanhist_via(struct spanhist *sh, const char *arg)
 
 void spanhist_check(struct spanhist *sh, bool per_process)
 {
-	if (per_process && sh->key && sh->key != HISTSET_PID)
+	if (per_process && sh->key && sh->key != HISTBYKEY_PID)
 		opt_fail("-P and -k %s exclude each other",
-			 sh->key == HISTSET_TID ? "tid" : "comm");
+			 sh->key == HISTBYKEY_TID ? "tid" : "comm");
 	if (per_process)
-		sh->key = HISTSET_PID;
+		sh->key = HISTBYKEY_PID;
 	/* A task name cannot key the kernel's tables (text keys are not read back). */
-	if (sh->via == SPANHIST_HIST && sh->key == HISTSET_COMM)
+	if (sh->via == SPANHIST_HIST && sh->key == HISTBYKEY_COMM)
 		opt_fail("-k comm: not with --via hist (the kernel's tables are read by number)");
 	sh->unit = sh->millis ? 1000000 : 1000;
 }
@@ -44,15 +44,15 @@ static void account(struct spanhist *sh, int tid, const char *comm, size_t len, 
 		    uint64_t sum)
 {
 	struct tool_run *t = sh->t;
-	int tgid = sh->key == HISTSET_PID || t->o.pid ? tgid_of(t, tid) : tid;
+	int tgid = sh->key == HISTBYKEY_PID || t->o.pid ? tgid_of(t, tid) : tid;
 	if ((t->o.pid && tgid != t->o.pid) || (t->o.tid && tid != t->o.tid))
 		return;
-	int id = sh->key == HISTSET_PID ? tgid : tid;
-	if (sh->key == HISTSET_PID || !comm) {
+	int id = sh->key == HISTBYKEY_PID ? tgid : tid;
+	if (sh->key == HISTBYKEY_PID || !comm) {
 		comm = tool_comm(t, id);
 		len = strlen(comm);
 	}
-	histset_add_slot(&sh->hs, id, comm, len, k, n, sum);
+	histbykey_add_slot(&sh->hs, id, comm, len, k, n, sum);
 }
 
 static int slot_of(uint64_t v)
@@ -87,20 +87,20 @@ static void on_pair(struct tep_record *rec, void *ctx)
 /* Binned in the kernel: what its table counted since the last read. */
 static int read_kernel(struct spanhist *sh)
 {
-	struct khist now = {0};
+	struct histtable now = {0};
 	if (span_kernel_hist(&sh->k, &now))
 		return -1;
 	for (size_t i = 0; i < now.n; i++) {
-		const struct khist_entry *e = &now.e[i], *p = khist_find(&sh->prev, e->key);
+		const struct histtable_entry *e = &now.e[i], *p = histtable_find(&sh->prev, e->key);
 		uint64_t n = e->hits - (p ? p->hits : 0);
 		/* b is the units plus one (the kernel's log2 rounds up): its sum less the count */
 		uint64_t sum = e->val[0] - (p ? p->val[0] : 0) - n;
 		if (now.nkeys == 2)
 			account(sh, (int)e->key[0], NULL, 0, (int)e->key[1], n, sum);
 		else /* all of them (-L: the kernel's filter) */
-			histset_add_slot(&sh->hs, 0, "", 0, (int)e->key[0], n, sum);
+			histbykey_add_slot(&sh->hs, 0, "", 0, (int)e->key[0], n, sum);
 	}
-	khist_free(&sh->prev);
+	histtable_free(&sh->prev);
 	sh->prev = now;
 	return 0;
 }
@@ -127,9 +127,9 @@ static int choose(struct spanhist *sh, struct tool_run *t,
 			t->tool->name);
 		return -1;
 	}
-	bool hist =
-		sh->via == SPANHIST_HIST || (sh->via == SPANHIST_BEST && sh->key != HISTSET_COMM &&
-					     span_kernel_can(SPAN_K_HIST, false));
+	bool hist = sh->via == SPANHIST_HIST ||
+		    (sh->via == SPANHIST_BEST && sh->key != HISTBYKEY_COMM &&
+		     span_kernel_can(SPAN_K_HIST, false));
 	if (!hist && sh->via == SPANHIST_BEST && !span_kernel_can(SPAN_K_PAIRS, false))
 		return SPANHIST_USER;
 	describe(sh, hist);
@@ -137,7 +137,7 @@ static int choose(struct spanhist *sh, struct tool_run *t,
 	sh->k.unit_ns = sh->unit;
 	/* keyed by thread in the kernel: -P and -p map each to its process here */
 	sh->k.hist_keys =
-		sh->key == HISTSET_PID || sh->key == HISTSET_TID || t->o.pid ? "pid" : NULL;
+		sh->key == HISTBYKEY_PID || sh->key == HISTBYKEY_TID || t->o.pid ? "pid" : NULL;
 	if (span_kernel_make(t, &sh->k))
 		return hist ? SPANHIST_HIST : SPANHIST_PAIRS;
 	return sh->via == SPANHIST_BEST ? SPANHIST_USER : -1; /* said why */
@@ -147,7 +147,7 @@ int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, 
 		     void (*describe)(struct spanhist *sh, bool hist))
 {
 	sh->t = t;
-	if (histset_init(&sh->hs, sh->key, sh->millis ? "ms" : "us", counted))
+	if (histbykey_init(&sh->hs, sh->key, sh->millis ? "ms" : "us", counted))
 		return TOOL_FAIL;
 	int how = choose(sh, t, describe);
 	if (how < 0)
@@ -158,8 +158,8 @@ int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, 
 		return TOOL_FAIL;
 	/* Names: of processes (-P), of threads binned in the kernel; the process of a thread
 	 * (-P, -p). */
-	t->follow_names = sh->key == HISTSET_PID || t->o.pid ||
-			  (sh->how == SPANHIST_HIST && sh->key == HISTSET_TID);
+	t->follow_names = sh->key == HISTBYKEY_PID || t->o.pid ||
+			  (sh->how == SPANHIST_HIST && sh->key == HISTBYKEY_TID);
 	if (sh->how == SPANHIST_USER)
 		t->buffer_kb = session_flood_buffer_kb();
 	snprintf(t->traced, sizeof(t->traced), "%s (%s)", what,
@@ -182,7 +182,7 @@ int spanhist_interval(struct spanhist *sh, uint64_t now)
 		sh->t->failed = true;
 		return 1;
 	}
-	histset_print(&sh->hs, sh->t, now);
+	histbykey_print(&sh->hs, sh->t, now);
 	return 0;
 }
 
@@ -201,6 +201,6 @@ void spanhist_free(struct spanhist *sh)
 {
 	span_free(&sh->s);
 	span_kernel_free(&sh->k);
-	histset_free(&sh->hs);
-	khist_free(&sh->prev);
+	histbykey_free(&sh->hs);
+	histtable_free(&sh->prev);
 }

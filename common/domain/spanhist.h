@@ -3,7 +3,7 @@
  * spanhist: a histogram tool on span.h's pairs (runqlat, cpudist): where the pairs are made
  * (--via: binned in the kernel, paired in the kernel and read one by one, or paired here;
  * by default the first this kernel can), each pair's time in whole units (span_units) added
- * to histset.h's histograms by key, every interval, and at the end what was not paired.
+ * to histbykey.h's histograms by key, every interval, and at the end what was not paired.
  *
  * The tool describes its pairing twice: for here (span_init and its events, with
  * spanhist_done as span's done when the end record names the task as its describe says)
@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "domain/histset.h"
-#include "kernel/khist.h"
+#include "domain/histbykey.h"
+#include "kernel/histtable.h"
 #include "join/span.h"
 
 struct tool_run;
@@ -40,18 +40,18 @@ enum spanhist_via { SPANHIST_BEST, SPANHIST_HIST, SPANHIST_PAIRS, SPANHIST_USER 
 struct spanhist {
 	/* Set by the tool (options). */
 	enum spanhist_via via;
-	enum histset_key key;
+	enum histbykey_key key;
 	bool millis;
 	/* Set by spanhist_prepare. */
 	enum spanhist_via how;
 	uint64_t unit;
-	struct histset hs;
+	struct histbykey hs;
 	struct span s;
 	struct span_kernel k;
 	/* Paired here: the end record's fields that name the task. */
 	struct tep_format_field *end_pid, *end_comm;
 	struct tep_format_field *pair_pid, *pair_comm;
-	struct khist prev; /* SPANHIST_HIST: the kernel's table at the last read */
+	struct histtable prev; /* SPANHIST_HIST: the kernel's table at the last read */
 	struct tool_run *t;
 };
 

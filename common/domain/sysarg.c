@@ -126,7 +126,7 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 			void *ctx)
 {
 	struct sysarg *sa = ctx;
-	struct call_data *cd = sysc_data(call);
+	struct call_data *cd = syspair_data(call);
 	/* EFAULT: the kernel could not read a string either. What a probe recorded for it
 	 * may look like "" (4.19 records an unfit data_loc): an empty one is not trusted. */
 	for (int i = 0; ret == -EFAULT && i < sa->nstrs[sa->exit_call]; i++)
@@ -187,7 +187,7 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 
 static struct call_data *begin(struct sysarg *sa, int tid, uint64_t ts, int call)
 {
-	struct call_data *cd = sysc_data(sysc_enter(&sa->join, tid, ts, call));
+	struct call_data *cd = syspair_data(syspair_enter(&sa->join, tid, ts, call));
 	cd->d.call = call;
 	cd->d.enter_ns = ts;
 	return cd;
@@ -198,17 +198,17 @@ void sysarg_on_event(struct tep_record *rec, void *ctx)
 	struct sysarg_ev *ei = ctx;
 	struct sysarg *sa = ei->sa;
 	int tid = tep_data_pid(sa->tep, rec);
-	struct sysc_call *c;
+	struct syspair_call *c;
 	struct call_data *cd;
 	switch (ei->role) {
 	case SYSARG_EXIT:
 		sa->exit_call = ei->call;
-		sysc_exit(&sa->join, rec, tid, reader_num(rec, ei->ret));
+		syspair_exit(&sa->join, rec, tid, reader_num(rec, ei->ret));
 		break;
 	case SYSARG_ENTER:
 		/* After a C library function: the call it made (the first one). */
-		c = sysc_current(&sa->join, tid);
-		cd = c ? sysc_data(c) : NULL;
+		c = syspair_current(&sa->join, tid);
+		cd = c ? syspair_data(c) : NULL;
 		if (cd && cd->libc && !cd->entered) {
 			c->kind = ei->call;
 			cd->d.call = ei->call;
@@ -221,10 +221,10 @@ void sysarg_on_event(struct tep_record *rec, void *ctx)
 		break;
 	case SYSARG_STRS:
 		/* The probe on the syscall's own function, right after its entry. */
-		c = sysc_current(&sa->join, tid);
+		c = syspair_current(&sa->join, tid);
 		if (c && c->kind == ei->call) {
-			take_strings(sa, ei, sysc_data(c), rec);
-			((struct call_data *)sysc_data(c))->str_seen = true;
+			take_strings(sa, ei, syspair_data(c), rec);
+			((struct call_data *)syspair_data(c))->str_seen = true;
 		}
 		break;
 	case SYSARG_EPROBE:
@@ -239,8 +239,8 @@ void sysarg_on_event(struct tep_record *rec, void *ctx)
 		 * with the same strings), unless this is the other of its function's two
 		 * probes: the call begun has the one's part and not this one's (the kernel
 		 * calls them in either order; the strings' is missing when too long). */
-		c = sysc_current(&sa->join, tid);
-		cd = c ? sysc_data(c) : NULL;
+		c = syspair_current(&sa->join, tid);
+		cd = c ? syspair_data(c) : NULL;
 		if (!cd || !cd->libc || cd->entered ||
 		    (ei->bare ? cd->ptr_seen || !cd->str_seen : cd->str_seen || !cd->ptr_seen)) {
 			cd = begin(sa, tid, rec->ts, -1);
@@ -364,7 +364,7 @@ static int via_kprobe(void *ctx, const char **why)
 	for (size_t e = 0; e < sizeof(entries) / sizeof(*entries); e++) {
 		int n = 0, ret;
 		for (int c = 0; c < sa->ncalls; c++) {
-			if (!sa->nstrs[c] || !sysc_event(&t->s, "enter", sa->calls[c].name))
+			if (!sa->nstrs[c] || !syspair_event(&t->s, "enter", sa->calls[c].name))
 				continue;
 			/* A probe per string: an empty one is told from a fault only alone in
 			 * its record (take_strings). */
@@ -399,7 +399,7 @@ static int via_kprobe(void *ctx, const char **why)
 		snprintf(sa->what, sizeof(sa->what), "kprobes on %s*",
 			 entries[e].regs ? "__x64_sys_" : "sys_");
 		for (int c = 0; c < sa->ncalls; c++) {
-			struct tep_event *en = sysc_event(&t->s, "enter", sa->calls[c].name);
+			struct tep_event *en = syspair_event(&t->s, "enter", sa->calls[c].name);
 			if (en && (ret = enable_role(sa, en, SYSARG_ENTER, c)))
 				return ret;
 		}
@@ -417,7 +417,7 @@ static int via_eprobe(void *ctx, const char **why)
 	int n = 0, ret;
 	*why = "no event probes on syscall tracepoints (CONFIG_EPROBE_EVENTS) in this kernel";
 	for (int c = 0; c < sa->ncalls; c++) {
-		struct tep_event *en = sysc_event(&t->s, "enter", sa->calls[c].name);
+		struct tep_event *en = syspair_event(&t->s, "enter", sa->calls[c].name);
 		if (!en)
 			continue;
 		size_t o = 0;
@@ -483,7 +483,7 @@ static int via_uprobe(void *ctx, const char **why)
 	    sa->failed_trace)
 		return TOOL_FAIL;
 	for (int c = 0; c < sa->ncalls; c++) {
-		struct tep_event *en = sysc_event(&t->s, "enter", sa->calls[c].name);
+		struct tep_event *en = syspair_event(&t->s, "enter", sa->calls[c].name);
 		if (en && (ret = enable_role(sa, en, SYSARG_ENTER, c)))
 			return ret;
 	}
@@ -516,7 +516,7 @@ int sysarg_init(struct sysarg *sa, const char *tool, struct tep_handle *tep,
 	}
 	sa->evs = calloc(MAX_EVS, sizeof(*sa->evs));
 	size_t data = sizeof(struct call_data) + (size_t)max_strs(sa) * sa->str_size;
-	return !sa->evs || sysc_init(&sa->join, sa->threads, data, on_call_end, sa) ? -1 : 0;
+	return !sa->evs || syspair_init(&sa->join, sa->threads, data, on_call_end, sa) ? -1 : 0;
 }
 
 int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
@@ -539,8 +539,8 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 		}
 	session_load_events(&t->s, n, sys, evs);
 	for (int c = 0; c < sa->ncalls && c < SYSARG_MAX_CALLS; c++) {
-		enter[c] = sysc_event(&t->s, "enter", sa->calls[c].name);
-		any += enter[c] && sysc_event(&t->s, "exit", sa->calls[c].name);
+		enter[c] = syspair_event(&t->s, "enter", sa->calls[c].name);
+		any += enter[c] && syspair_event(&t->s, "exit", sa->calls[c].name);
 	}
 	if (!any) {
 		fprintf(stderr,
@@ -551,7 +551,7 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 	}
 	/* Every event here happens in a process: leave ourselves out before any is written. */
 	if (sysarg_init(sa, t->tool->name, t->s.tep, enter, fn, ctx) ||
-	    reader_on_lost(&t->r, sysc_lost, &sa->join) || session_exclude_self(&t->s))
+	    reader_on_lost(&t->r, syspair_lost, &sa->join) || session_exclude_self(&t->s))
 		return TOOL_FAIL;
 	int via = sa->via;
 	ret = ladder_climb(rungs, ustr_via_names, USTR_BEST, &via, sa, t->tool->name);
@@ -566,7 +566,7 @@ int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 	if (ret)
 		return ret == -1 ? TOOL_FAIL : ret;
 	for (int c = 0; c < sa->ncalls; c++) {
-		struct tep_event *ex = sysc_event(&t->s, "exit", sa->calls[c].name);
+		struct tep_event *ex = syspair_event(&t->s, "exit", sa->calls[c].name);
 		if (ex && (ret = enable_role(sa, ex, SYSARG_EXIT, c)))
 			return ret;
 	}
@@ -602,7 +602,7 @@ void sysarg_report(const struct sysarg *sa)
 
 void sysarg_free(struct sysarg *sa)
 {
-	sysc_free(&sa->join);
+	syspair_free(&sa->join);
 	free(sa->evs);
 	sa->evs = NULL;
 }

@@ -11,7 +11,7 @@
  *           have their strings.
  * Every call is shown, with the strings no rung could read as unknown (counted: not
  * through the C library on rung 3, a bad address).
- * Joined per thread (sysc.h): a loss of events forgets every call in progress. statsnoop
+ * Joined per thread (syspair.h): a loss of events forgets every call in progress. statsnoop
  * and mountsnoop.
  *
  * A tool lists its calls and, for each, which of its arguments are strings (by the entry
@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "domain/ustr.h"
 
 struct tool_run;
@@ -74,7 +74,7 @@ struct sysarg {
 	/* Set by sysarg_setup. */
 	char what[PATH_MAX + 128]; /* how the strings are read, for the banner */
 	char lib[PATH_MAX];
-	struct sysc join;
+	struct syspair join;
 	int nstrs[SYSARG_MAX_CALLS];			/* string arguments of each call */
 	int str_arg[SYSARG_MAX_CALLS][SYSARG_MAX_STRS]; /* their argument index, 0-based */
 	struct sysarg_ev *evs;

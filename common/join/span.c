@@ -11,7 +11,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "kernel/khist.h"
+#include "kernel/histtable.h"
 #include "stream/reader.h"
 #include "base/runid.h"
 #include "kernel/session.h"
@@ -558,8 +558,8 @@ int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *fil
 			nkeys += *p == ',';
 		nkeys += k->hist_keys ? 1 : 0;
 		if (!(k->base = calloc(1, sizeof(*k->base))) ||
-		    khist_read(t->s.inst, k->pair_ev, k->trig[k->pair_trig].which, nkeys, k->base,
-			       why, sizeof(why))) {
+		    histtable_read(t->s.inst, k->pair_ev, k->trig[k->pair_trig].which, nkeys,
+				   k->base, why, sizeof(why))) {
 			fprintf(stderr, "%s: %s\n", t->tool->name, k->base ? why : "out of memory");
 			return TOOL_FAIL;
 		}
@@ -572,16 +572,16 @@ struct tep_format_field *span_kernel_field(const struct span_kernel *k, const ch
 	return k->pair_ev ? tep_find_field(k->pair_ev, name) : NULL;
 }
 
-int span_kernel_hist(struct span_kernel *k, struct khist *h)
+int span_kernel_hist(struct span_kernel *k, struct histtable *h)
 {
 	char why[256];
-	if (!k->base || khist_read(k->t->s.inst, k->pair_ev, k->trig[k->pair_trig].which,
-				   k->base->nkeys, h, why, sizeof(why))) {
+	if (!k->base || histtable_read(k->t->s.inst, k->pair_ev, k->trig[k->pair_trig].which,
+				       k->base->nkeys, h, why, sizeof(why))) {
 		fprintf(stderr, "%s: %s\n", k->t->tool->name,
 			k->base ? why : "no histogram in the kernel");
 		return -1;
 	}
-	khist_sub(h, k->base);
+	histtable_sub(h, k->base);
 	return 0;
 }
 
@@ -621,7 +621,7 @@ void span_kernel_report(struct span_kernel *k, const char *tool, const char *wha
 void span_kernel_free(struct span_kernel *k)
 {
 	if (k->base)
-		khist_free(k->base);
+		histtable_free(k->base);
 	free(k->base);
 	k->base = NULL;
 }

@@ -115,7 +115,7 @@ static inline uint64_t span_units(uint64_t start_ns, uint64_t end_ns, uint64_t u
  * fields and the end's. Then only the pairs leave the kernel (SPAN_K_PAIRS), or, where hist
  * expressions also take numeric literals (Linux 5.16), not even those: a hist trigger on the
  * pair event counts them by log2 of their time in a unit, and the tool reads the table back
- * (SPAN_K_HIST, khist.h).
+ * (SPAN_K_HIST, histtable.h).
  *
  * Several start events (a wake-up, a new task's, a preempted task's switch) become one: each
  * fires a second synthetic event of the run, the start (its key, its own time, its carried
@@ -140,7 +140,7 @@ static inline uint64_t span_units(uint64_t start_ns, uint64_t end_ns, uint64_t u
 
 struct tep_event;
 struct tool_run;
-struct khist;
+struct histtable;
 
 /* An event that starts a span in the kernel. */
 struct span_kstart {
@@ -203,7 +203,7 @@ struct span_kernel {
 	struct tep_format_field *lat, *t0;
 	/* the tables' counts when tracing began: what came before is not counted */
 	uint64_t base_ends, base_pairs, base_dropped;
-	struct khist *base;
+	struct histtable *base;
 	struct undo undo;
 };
 
@@ -236,7 +236,7 @@ struct tep_format_field *span_kernel_field(const struct span_kernel *k, const ch
 /* SPAN_K_HIST: the pairs counted since tracing began, keyed by hist_keys and then by the
  * bucket, which is hist.h's log2 slot of span_units(start, end, unit_ns); each entry's val[0]
  * is the sum of those units plus one each (subtract its hits). -1 with one line on stderr. */
-int span_kernel_hist(struct span_kernel *k, struct khist *h);
+int span_kernel_hist(struct span_kernel *k, struct histtable *h);
 
 /* Since tracing began: the end's records (ends), the pairs made, and the starts or ends the
  * kernel's tables had no room for (dropped: the most of any table). -1 when unreadable. */

@@ -5,7 +5,7 @@
 #include "base/row.h"
 #include "stream/folded.h"
 #include "count/keys.h"
-#include "count/kernhist.h"
+#include "count/fieldhist.h"
 #include "stream/ksym.h"
 #include "base/out.h"
 #include "kernel/probe.h"
@@ -112,7 +112,7 @@ static bool in_kernel(const struct tool_run *t, const struct tracer *tr)
 {
 	bool tasks = t->o.pid || t->o.tid || t->o.exec || t->cgroup;
 	return tr->nevents <= 16 && !tr->user_space && !tr->by_tracer && !t->o.name &&
-	       !t->record_path && kernhist_can() && (!tasks || kernhist_tasks_ok());
+	       !t->record_path && fieldhist_can() && (!tasks || fieldhist_tasks_ok());
 }
 
 /* -k alone by up to 3 numeric keys (pid, fields the kernel reads as this tool does): their
@@ -123,11 +123,11 @@ static int keys_in_kernel(const struct tool_run *t, const struct tracer *tr, con
 	if (!tr->keys || tr->hist || !in_kernel(t, tr))
 		return 0;
 	for (int i = 0; i < tr->nevents; i++) {
-		const struct tep_format_field *f[KHIST_KEYS];
-		if ((n = keys_fields(tr->k, i, f, KHIST_KEYS)) < 1)
+		const struct tep_format_field *f[HISTTABLE_KEYS];
+		if ((n = keys_fields(tr->k, i, f, HISTTABLE_KEYS)) < 1)
 			return 0;
 		for (int j = 0; j < n; j++) {
-			if (f[j] && !kernhist_fits(tr->events[i], f[j]))
+			if (f[j] && !fieldhist_fits(tr->events[i], f[j]))
 				return 0;
 			/* one name for every event: the trigger's text is read back by it */
 			if (i && strcmp(fields[j], f[j] ? f[j]->name : "common_pid"))
@@ -140,11 +140,11 @@ static int keys_in_kernel(const struct tool_run *t, const struct tracer *tr, con
 
 static bool hist_in_kernel(const struct tool_run *t, const struct tracer *tr)
 {
-	if (!tr->hist || tr->keys || !in_kernel(t, tr) || !kernhist_bins_ok(&tr->bins))
+	if (!tr->hist || tr->keys || !in_kernel(t, tr) || !fieldhist_bins_ok(&tr->bins))
 		return false;
 	for (int i = 0; i < tr->nevents; i++) {
 		const struct tep_format_field *f = tep_find_field(tr->events[i], tr->hist);
-		if (!f || !kernhist_fits(tr->events[i], f))
+		if (!f || !fieldhist_fits(tr->events[i], f))
 			return false;
 	}
 	return true;
@@ -321,7 +321,7 @@ static bool process_context_only(struct tool_run *t, struct tracer *tr)
 static void drop_in_kernel(struct tracer *tr)
 {
 	if (tr->kh)
-		kernhist_free(tr->kh);
+		fieldhist_free(tr->kh);
 	if (tr->kc)
 		kerncount_free(tr->kc);
 	if (tr->kk)
@@ -339,8 +339,8 @@ static void drop_in_kernel(struct tracer *tr)
 static bool start_in_kernel(struct tool_run *t, struct tracer *tr)
 {
 	char why[300];
-	int ret = tr->kh ? kernhist_start(tr->kh, &t->s, tr->events, tr->nevents, tr->hist,
-					  &tr->bins, tr->filter, why, sizeof(why)) :
+	int ret = tr->kh ? fieldhist_start(tr->kh, &t->s, tr->events, tr->nevents, tr->hist,
+					   &tr->bins, tr->filter, why, sizeof(why)) :
 		  tr->kc ? kerncount_start(tr->kc, &t->s, tr->events, tr->nevents, tr->filter, why,
 					   sizeof(why)) :
 			   kernkeys_start(tr->kk, &t->s, tr->events, tr->nevents, tr->kfields,
@@ -505,7 +505,7 @@ static void add_keys(int idx, const uint64_t *key, uint64_t n, void *ctx)
 static void pull(struct tool_run *t, struct tracer *tr)
 {
 	char why[300];
-	if ((tr->kh && kernhist_read(tr->kh, keys_total(tr->k), why, sizeof(why))) ||
+	if ((tr->kh && fieldhist_read(tr->kh, keys_total(tr->k), why, sizeof(why))) ||
 	    (tr->kc && kerncount_read(tr->kc, tr->counts, why, sizeof(why))) ||
 	    (tr->kk && kernkeys_read(tr->kk, add_keys, tr, why, sizeof(why)))) {
 		fprintf(stderr, "%s: %s\n", t->tool->name, why);

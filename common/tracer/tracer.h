@@ -24,7 +24,7 @@
 
 struct tep_event;
 struct keys;
-struct kernhist;
+struct fieldhist;
 struct kerncount;
 struct kernkeys;
 struct evprint;
@@ -127,7 +127,7 @@ struct tracer {
 	/* while tracing */
 	struct tool_run *t;
 	struct keys *k;
-	struct kernhist *kh;  /* --hist counted in the kernel */
+	struct fieldhist *kh; /* --hist counted in the kernel */
 	struct kerncount *kc; /* -c counted in the kernel */
 	struct kernkeys *kk;  /* -k counted in the kernel, by these fields */
 	const char *kfields[3];

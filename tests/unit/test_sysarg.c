@@ -468,7 +468,7 @@ static void test_loss(void **state)
 	struct fix *f = *state;
 	enter(f, 8, -100, 0);
 	strs1(f, f->ev_strs, 8, "/before", 8);
-	sysc_lost(0, 12, &f->sa.join);
+	syspair_lost(0, 12, &f->sa.join);
 	leave(f, 8, 0);
 	assert_int_equal(f->n, 0);
 	assert_int_equal(f->sa.join.span.unpaired, 1);

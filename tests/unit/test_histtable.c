@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Hist trigger tables read back (khist.h), on the hist files of the kernels of the matrix
+ * Hist trigger tables read back (histtable.h), on the hist files of the kernels of the matrix
  * that have hist triggers with synthetic events (tests/fixtures/sched-kernels, recorded by
  * record-sched-kernels.sh in each): four tables of the same wake-up latencies, paired in the
  * kernel: by .log2 alone, per thread and .log2, exactly, and per thread in a table too small
@@ -10,7 +10,7 @@
  */
 #include "helpers.h"
 
-#include "kernel/khist.h"
+#include "kernel/histtable.h"
 
 static const char *const kernels[] = {
 	"4.18.0-147.5.1.el8_1.x86_64",
@@ -31,14 +31,14 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static void parse(const char *text, const char *which, int nkeys, struct khist *h)
+static void parse(const char *text, const char *which, int nkeys, struct histtable *h)
 {
 	char why[256] = "";
-	if (khist_parse(text, which, nkeys, h, why, sizeof(why)))
+	if (histtable_parse(text, which, nkeys, h, why, sizeof(why)))
 		fail_msg("table '%s': %s", which, why);
 }
 
-static uint64_t sum(const struct khist *h)
+static uint64_t sum(const struct histtable *h)
 {
 	uint64_t s = 0;
 	for (size_t i = 0; i < h->n; i++)
@@ -62,13 +62,13 @@ static void test_tables(void **state)
 		char path[512];
 		snprintf(path, sizeof(path), FIXTURES "/sched-kernels/%s/ftxl.hist", kernels[i]);
 		const char *text = slurp(path);
-		struct khist log2 = {0}, per = {0}, exact = {0}, small = {0};
+		struct histtable log2 = {0}, per = {0}, exact = {0}, small = {0};
 		parse(text, "keys=lat.log2:", 1, &log2);
 		parse(text, "keys=pid,lat.log2:", 2, &per);
 		parse(text, "keys=lat:", 1, &exact);
 		parse(text, "keys=pid:", 1, &small);
 		/* each table's entries sum to its Hits, and there are Entries of them */
-		const struct khist *all[] = {&log2, &per, &exact, &small};
+		const struct histtable *all[] = {&log2, &per, &exact, &small};
 		for (int t = 0; t < 4; t++) {
 			assert_int_equal(sum(all[t]), all[t]->hits);
 			assert_int_equal(all[t]->n, all[t]->entries);
@@ -92,7 +92,7 @@ static void test_tables(void **state)
 			exact_bucket[kernel_log2(exact.e[e].key[0])] += exact.e[e].hits;
 		for (int k = 0; k <= 64; k++) {
 			uint64_t k64 = (uint64_t)k;
-			const struct khist_entry *le = khist_find(&log2, &k64);
+			const struct histtable_entry *le = histtable_find(&log2, &k64);
 			uint64_t n = le ? le->hits : 0;
 			if (by_bucket[k] != n || exact_bucket[k] != n)
 				fail_msg("%s: 2^%d: %llu in the log2 table, %llu per thread, %llu "
@@ -103,13 +103,13 @@ static void test_tables(void **state)
 		}
 		/* a table with variables only (the starts': ts0 per thread) reads alike */
 		snprintf(path, sizeof(path), FIXTURES "/sched-kernels/%s/ftxs.hist", kernels[i]);
-		struct khist starts = {0};
+		struct histtable starts = {0};
 		parse(slurp(path), "ts0=", 1, &starts);
 		assert_int_equal(sum(&starts), starts.hits);
 		assert_true(starts.n > 10);
 		for (int t = 0; t < 4; t++)
-			khist_free((struct khist *)all[t]);
-		khist_free(&starts);
+			histtable_free((struct histtable *)all[t]);
+		histtable_free(&starts);
 	}
 }
 
@@ -128,19 +128,19 @@ static void test_sub(void **state)
 				  "{ pid:        12, b: ~ 2^3  } hitcount:          4\n"
 				  "{ pid:        12, b: ~ 2^10 } hitcount:          2\n"
 				  "\nTotals:\n    Hits: 9\n    Entries: 3\n    Dropped: 3\n";
-	struct khist a = {0}, b = {0};
+	struct histtable a = {0}, b = {0};
 	parse(before, "b.log2", 2, &a);
 	parse(now, NULL, 2, &b);
-	khist_sub(&b, &a);
+	histtable_sub(&b, &a);
 	assert_int_equal(b.hits, 4);
 	assert_int_equal(b.dropped, 2);
 	uint64_t k1[] = {7, 0}, k2[] = {12, 3}, k3[] = {12, 10}, k4[] = {12, 4};
-	assert_int_equal(khist_find(&b, k1)->hits, 2);
-	assert_int_equal(khist_find(&b, k2)->hits, 0);
-	assert_int_equal(khist_find(&b, k3)->hits, 2);
-	assert_null(khist_find(&b, k4));
-	khist_free(&a);
-	khist_free(&b);
+	assert_int_equal(histtable_find(&b, k1)->hits, 2);
+	assert_int_equal(histtable_find(&b, k2)->hits, 0);
+	assert_int_equal(histtable_find(&b, k3)->hits, 2);
+	assert_null(histtable_find(&b, k4));
+	histtable_free(&a);
+	histtable_free(&b);
 }
 
 /* A .buckets=N key (Linux 5.15) is read as its low end, beside a .log2 key and a number. */
@@ -154,9 +154,9 @@ static void test_buckets(void **state)
 		"{ bytes: ~ 18446744073709547520-18446744073709551615, lat: ~ 2^64, pid: 3 } "
 		"hitcount: 1\n"
 		"\nTotals:\n    Hits: 10\n    Entries: 3\n    Dropped: 0\n";
-	struct khist h = {0};
+	struct histtable h = {0};
 	char why[256] = "";
-	if (khist_parse(text, "bytes.buckets=4096", 3, &h, why, sizeof(why)))
+	if (histtable_parse(text, "bytes.buckets=4096", 3, &h, why, sizeof(why)))
 		fail_msg("%s", why);
 	assert_int_equal(h.n, 3);
 	assert_int_equal(h.e[0].key[0], 0);
@@ -167,7 +167,7 @@ static void test_buckets(void **state)
 	assert_int_equal(h.e[1].key[2], 12);
 	assert_int_equal(h.e[2].key[0], 18446744073709547520ULL);
 	assert_int_equal(h.e[2].key[1], 64);
-	khist_free(&h);
+	histtable_free(&h);
 }
 
 /* What is not a table of numeric keys is refused with the reason, never half read. */
@@ -209,11 +209,12 @@ static void test_refused(void **state)
 					    "lat",	"lat",	"lat", "lat"};
 	static const int nkeys[] = {1, 1, 2, 1, 1, 1, 1, 1};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		struct khist h = {0};
+		struct histtable h = {0};
 		char why[256] = "";
-		assert_int_equal(khist_parse(bad[i], which[i], nkeys[i], &h, why, sizeof(why)), -1);
+		assert_int_equal(histtable_parse(bad[i], which[i], nkeys[i], &h, why, sizeof(why)),
+				 -1);
 		assert_true(why[0] != 0);
-		khist_free(&h);
+		histtable_free(&h);
 	}
 	/* a line of 100 KB: refused, no overflow */
 	size_t len = 100 * 1024;
@@ -223,10 +224,10 @@ static void test_refused(void **state)
 	size_t o = strlen(big);
 	memset(big + o, '1', len);
 	strcpy(big + o + len, " } hitcount: 1\nTotals:\n Hits: 1\n Entries: 1\n Dropped: 0\n");
-	struct khist h = {0};
+	struct histtable h = {0};
 	char why[256];
-	assert_int_equal(khist_parse(big, "lat", 1, &h, why, sizeof(why)), -1);
-	khist_free(&h);
+	assert_int_equal(histtable_parse(big, "lat", 1, &h, why, sizeof(why)), -1);
+	histtable_free(&h);
 	free(big);
 }
 

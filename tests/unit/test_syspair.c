@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The per-thread join of a system call's start and its result (sysc.c), as opensnoop's third
+ * The per-thread join of a system call's start and its result (syspair.c), as opensnoop's third
  * rung uses it: uprobes on the C library's open64/openat64 (with the path) start a call, the
  * syscalls:sys_exit_openat tracepoint ends it. On ring-buffer pages recorded from Linux 6.18
  * (tests/fixtures/proc-6.18); the expected result of each call is read from the kernel's own
@@ -12,7 +12,7 @@
 #include <tracefs.h>
 
 #include "stream/reader.h"
-#include "join/sysc.h"
+#include "join/syspair.h"
 
 #define PROC FIXTURES "/proc-6.18"
 
@@ -24,7 +24,7 @@ struct data {
 
 struct joins {
 	struct tep_handle *tep;
-	struct sysc j;
+	struct syspair j;
 	struct tep_event *exit_ev;
 	const char *lose_after; /* a loss right after the start of the call with this path */
 	int n;
@@ -44,7 +44,7 @@ static void ended(const struct tep_record *rec, int tid, long long ret, void *ca
 	s->done[s->n].tid = tid;
 	s->done[s->n].ret = ret;
 	snprintf(s->done[s->n].path, sizeof(s->done[s->n].path), "%s",
-		 ((struct data *)sysc_data(call))->path);
+		 ((struct data *)syspair_data(call))->path);
 	s->n++;
 }
 
@@ -52,19 +52,19 @@ static void on_start(struct tep_record *rec, void *ctx)
 {
 	struct joins *s = ctx;
 	int tid = tep_data_pid(s->tep, rec);
-	struct sysc_call *c = sysc_enter(&s->j, tid, rec->ts, 0);
-	struct data *d = sysc_data(c);
+	struct syspair_call *c = syspair_enter(&s->j, tid, rec->ts, 0);
+	struct data *d = syspair_data(c);
 	reader_strcpy(d->path, sizeof(d->path), rec,
 		      tep_find_field(tep_find_event_by_record(s->tep, rec), "file"));
 	if (s->lose_after && !strcmp(d->path, s->lose_after))
-		sysc_lost(rec->cpu, -1, &s->j); /* what the reader does when a page says so */
+		syspair_lost(rec->cpu, -1, &s->j); /* what the reader does when a page says so */
 }
 
 static void on_exit_(struct tep_record *rec, void *ctx)
 {
 	struct joins *s = ctx;
-	sysc_exit(&s->j, rec, tep_data_pid(s->tep, rec),
-		  reader_num(rec, tep_find_field(s->exit_ev, "ret")));
+	syspair_exit(&s->j, rec, tep_data_pid(s->tep, rec),
+		     reader_num(rec, tep_find_field(s->exit_ev, "ret")));
 }
 
 static void join(struct joins *s, const char *lose_after)
@@ -75,7 +75,7 @@ static void join(struct joins *s, const char *lose_after)
 	assert_non_null(s->tep);
 	s->exit_ev = tep_find_event_by_name(s->tep, "syscalls", "sys_exit_openat");
 	assert_non_null(s->exit_ev);
-	assert_int_equal(sysc_init(&s->j, 64, sizeof(struct data), ended, s), 0);
+	assert_int_equal(syspair_init(&s->j, 64, sizeof(struct data), ended, s), 0);
 	struct reader r;
 	assert_int_equal(reader_open(&r, s->tep, PROC, 4096, true), 0);
 	assert_int_equal(
@@ -84,7 +84,7 @@ static void join(struct joins *s, const char *lose_after)
 		reader_on(&r, tep_find_event_by_name(s->tep, "fttrec", "openat64"), on_start, s),
 		0);
 	assert_int_equal(reader_on(&r, s->exit_ev, on_exit_, s), 0);
-	assert_int_equal(reader_on_lost(&r, sysc_lost, &s->j), 0);
+	assert_int_equal(reader_on_lost(&r, syspair_lost, &s->j), 0);
 	assert_int_equal(reader_drain(&r), 0);
 	reader_close(&r);
 }
@@ -138,7 +138,7 @@ static void test_results_match_the_kernel(void **state)
 	assert_int_equal(s.done[ftt].ret, -2); /* ENOENT */
 	/* ld.so opens without the C library: exits without a start, counted. */
 	assert_true(s.j.span.unpaired > 0);
-	sysc_free(&s.j);
+	syspair_free(&s.j);
 	tep_free(s.tep);
 }
 
@@ -155,8 +155,8 @@ static void test_loss_clears_the_join(void **state)
 	assert_int_equal(b.j.span.unpaired, a.j.span.unpaired + 1);
 	for (int i = 0; i < b.n; i++)
 		assert_string_not_equal(b.done[i].path, "/nonexistent/ftt-a");
-	sysc_free(&a.j);
-	sysc_free(&b.j);
+	syspair_free(&a.j);
+	syspair_free(&b.j);
 	tep_free(a.tep);
 	tep_free(b.tep);
 }
@@ -168,7 +168,7 @@ static void count_done(const struct tep_record *rec, int tid, long long ret, voi
 	int *seen = ctx;
 	seen[0] = tid;
 	seen[1] = (int)ret;
-	seen[2] = *(int *)sysc_data(call);
+	seen[2] = *(int *)syspair_data(call);
 }
 
 /* An exec by a thread that is not the leader: the call started as thread 12 ends as 10 (the
@@ -176,35 +176,35 @@ static void count_done(const struct tep_record *rec, int tid, long long ret, voi
 static void test_move(void **state)
 {
 	(void)state;
-	struct sysc j;
+	struct syspair j;
 	int seen[3] = {0, 0, 0};
 	struct tep_record rec = {.ts = 5};
-	assert_int_equal(sysc_init(&j, 64, sizeof(int), count_done, seen), 0);
-	*(int *)sysc_data(sysc_enter(&j, 12, 1, 0)) = 4242;
-	sysc_enter(&j, 10, 1, 0); /* the leader's own call, lost in the exec */
-	struct sysc_call *c = sysc_move(&j, 12, 10);
+	assert_int_equal(syspair_init(&j, 64, sizeof(int), count_done, seen), 0);
+	*(int *)syspair_data(syspair_enter(&j, 12, 1, 0)) = 4242;
+	syspair_enter(&j, 10, 1, 0); /* the leader's own call, lost in the exec */
+	struct syspair_call *c = syspair_move(&j, 12, 10);
 	assert_non_null(c);
-	assert_int_equal(*(int *)sysc_data(c), 4242);
-	assert_null(sysc_current(&j, 12));
-	assert_null(sysc_move(&j, 99, 10));
-	sysc_exit(&j, &rec, 10, 0);
+	assert_int_equal(*(int *)syspair_data(c), 4242);
+	assert_null(syspair_current(&j, 12));
+	assert_null(syspair_move(&j, 99, 10));
+	syspair_exit(&j, &rec, 10, 0);
 	assert_int_equal(seen[0], 10);
 	assert_int_equal(seen[2], 4242);
-	assert_null(sysc_current(&j, 10));
+	assert_null(syspair_current(&j, 10));
 	/* Into a full set of the table: the call moves, nothing else is lost. */
 	for (int tid = 1000; tid < 1400; tid++)
-		sysc_enter(&j, tid, 1, 0);
+		syspair_enter(&j, tid, 1, 0);
 	for (int tid = 1000; tid < 1400; tid++) {
-		int before = sysc_current(&j, tid) != NULL;
+		int before = syspair_current(&j, tid) != NULL;
 		if (!before)
 			continue;
-		*(int *)sysc_data(sysc_current(&j, tid)) = tid;
-		c = sysc_move(&j, tid, tid + 100000);
+		*(int *)syspair_data(syspair_current(&j, tid)) = tid;
+		c = syspair_move(&j, tid, tid + 100000);
 		if (c)
-			assert_int_equal(*(int *)sysc_data(c), tid);
-		assert_null(sysc_current(&j, tid));
+			assert_int_equal(*(int *)syspair_data(c), tid);
+		assert_null(syspair_current(&j, tid));
 	}
-	sysc_free(&j);
+	syspair_free(&j);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "domain/histset.h"
+#include "domain/histbykey.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,67 +21,67 @@ static const struct row_col cols[] = {
 	{NULL, "hist", 0, ROW_JSON, 0, 0,
 	 "the log2 histogram: [{\"low\":L,\"high\":H,\"count\":N},...], values in [L, H)"},
 };
-const struct row_table histset_rows = ROW_TABLE("each histogram, every interval", cols);
+const struct row_table histbykey_rows = ROW_TABLE("each histogram, every interval", cols);
 
 /* The key of the table: the id and the name as one fixed-size block. */
 struct key {
 	int id;
-	char comm[HISTSET_COMM_LEN];
+	char comm[HISTBYKEY_COMM_LEN];
 };
 
-int histset_init(struct histset *s, enum histset_key key, const char *unit, const char *what)
+int histbykey_init(struct histbykey *s, enum histbykey_key key, const char *unit, const char *what)
 {
 	memset(s, 0, sizeof(*s));
 	s->key = key;
 	s->unit = unit;
 	s->what = what;
-	return agg_init(&s->a, sizeof(struct key), sizeof(struct histset_val));
+	return agg_init(&s->a, sizeof(struct key), sizeof(struct histbykey_val));
 }
 
-void histset_free(struct histset *s)
+void histbykey_free(struct histbykey *s)
 {
 	agg_free(&s->a);
 	prom_set_free(&s->prom);
 }
 
-static struct histset_val *val_of(struct histset *s, int id, const char *comm, size_t len,
-				  uint64_t n)
+static struct histbykey_val *val_of(struct histbykey *s, int id, const char *comm, size_t len,
+				    uint64_t n)
 {
 	struct key k;
 	memset(&k, 0, sizeof(k));
-	if (s->key == HISTSET_PID || s->key == HISTSET_TID)
+	if (s->key == HISTBYKEY_PID || s->key == HISTBYKEY_TID)
 		k.id = id;
-	if (s->key == HISTSET_COMM)
+	if (s->key == HISTBYKEY_COMM)
 		memcpy(k.comm, comm, strnlen(comm, len < sizeof(k.comm) ? len : sizeof(k.comm)));
-	struct histset_val *v = agg_add(&s->a, &k, n);
+	struct histbykey_val *v = agg_add(&s->a, &k, n);
 	if (!v) {
 		s->oom = true;
 		sig_request_stop(); /* out of memory: end with what was counted */
 		return NULL;
 	}
 	/* The name as last seen (a key of its own with -k comm). */
-	if (s->key != HISTSET_ALL) {
+	if (s->key != HISTBYKEY_ALL) {
 		memset(v->comm, 0, sizeof(v->comm));
 		memcpy(v->comm, comm, strnlen(comm, len < sizeof(v->comm) ? len : sizeof(v->comm)));
 	}
 	return v;
 }
 
-void histset_add(struct histset *s, int id, const char *comm, size_t len, uint64_t v)
+void histbykey_add(struct histbykey *s, int id, const char *comm, size_t len, uint64_t v)
 {
-	struct histset_val *hv = val_of(s, id, comm, len, 1);
+	struct histbykey_val *hv = val_of(s, id, comm, len, 1);
 	if (hv) {
 		hist_log2_add(&hv->h, v);
 		hv->sum += v;
 	}
 }
 
-void histset_add_slot(struct histset *s, int id, const char *comm, size_t len, int k, uint64_t n,
-		      uint64_t sum)
+void histbykey_add_slot(struct histbykey *s, int id, const char *comm, size_t len, int k,
+			uint64_t n, uint64_t sum)
 {
 	if (!n || k < 0 || k >= HIST_SLOTS)
 		return;
-	struct histset_val *hv = val_of(s, id, comm, len, n);
+	struct histbykey_val *hv = val_of(s, id, comm, len, n);
 	if (hv) {
 		hv->h.slot[k] += n;
 		hv->h.total += n;
@@ -90,24 +90,24 @@ void histset_add_slot(struct histset *s, int id, const char *comm, size_t len, i
 }
 
 struct print_ctx {
-	struct histset *s;
+	struct histbykey *s;
 	struct tool_run *t;
 	uint64_t now;
 	size_t n;
 };
 
 /* --prom: a histogram printed, added to its series (from the start of the run). */
-static void prom_add(struct histset *s, const struct key *k, const struct histset_val *v)
+static void prom_add(struct histbykey *s, const struct key *k, const struct histbykey_val *v)
 {
-	char labels[256], id[16], comm[HISTSET_COMM_LEN + 1];
+	char labels[256], id[16], comm[HISTBYKEY_COMM_LEN + 1];
 	snprintf(id, sizeof(id), "%d", k->id);
 	snprintf(comm, sizeof(comm), "%.*s", (int)sizeof(v->comm), v->comm);
-	if (s->key == HISTSET_ALL)
+	if (s->key == HISTBYKEY_ALL)
 		labels[0] = 0;
-	else if (s->key == HISTSET_COMM)
+	else if (s->key == HISTBYKEY_COMM)
 		prom_labels(labels, sizeof(labels), "comm", comm, NULL);
 	else
-		prom_labels(labels, sizeof(labels), s->key == HISTSET_PID ? "pid" : "tid", id,
+		prom_labels(labels, sizeof(labels), s->key == HISTBYKEY_PID ? "pid" : "tid", id,
 			    "comm", comm, NULL);
 	struct prom_series *ps = prom_series(&s->prom, labels);
 	if (ps) {
@@ -118,7 +118,7 @@ static void prom_add(struct histset *s, const struct key *k, const struct histse
 	}
 }
 
-static void prom_write(struct histset *s, struct tool_run *t)
+static void prom_write(struct histbykey *s, struct tool_run *t)
 {
 	struct prom *p = tool_prom(t);
 	if (!p)
@@ -135,24 +135,24 @@ static void prom_write(struct histset *s, struct tool_run *t)
 static void print_one(const void *key, uint64_t count, const void *val, void *arg)
 {
 	struct print_ctx *c = arg;
-	struct histset *s = c->s;
+	struct histbykey *s = c->s;
 	const struct key *k = key;
-	const struct histset_val *v = val;
+	const struct histbykey_val *v = val;
 	c->n++;
 	if (c->t->prom && s->prom_name)
 		prom_add(s, k, v);
 	if (c->t->o.json) {
 		struct row *r = &s->row;
 		row_begin(r, c->now);
-		if (s->key == HISTSET_PID)
+		if (s->key == HISTBYKEY_PID)
 			row_int(r, k->id);
 		else
 			row_none(r);
-		if (s->key == HISTSET_TID)
+		if (s->key == HISTBYKEY_TID)
 			row_int(r, k->id);
 		else
 			row_none(r);
-		if (s->key != HISTSET_ALL)
+		if (s->key != HISTBYKEY_ALL)
 			row_str(r, v->comm, sizeof(v->comm));
 		else
 			row_none(r);
@@ -165,10 +165,10 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 		row_end(r);
 		return;
 	}
-	if (s->key != HISTSET_ALL) {
+	if (s->key != HISTBYKEY_ALL) {
 		static const char *const names[] = {"", "pid", "tid", "comm"};
 		printf("\n%s = ", names[s->key]);
-		if (s->key != HISTSET_COMM)
+		if (s->key != HISTBYKEY_COMM)
 			printf("%d ", k->id);
 		out_text(stdout, v->comm, sizeof(v->comm), 0);
 		putchar('\n');
@@ -176,9 +176,9 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 	hist_log2_print(stdout, &v->h, s->unit, s->what);
 }
 
-void histset_print(struct histset *s, struct tool_run *t, uint64_t now)
+void histbykey_print(struct histbykey *s, struct tool_run *t, uint64_t now)
 {
-	row_init(&s->row, &histset_rows, stdout, t->o.json, false, t->o.wallclock);
+	row_init(&s->row, &histbykey_rows, stdout, t->o.json, false, t->o.wallclock);
 	if (!t->o.json) {
 		char when[16];
 		out_table_gap(stdout);
@@ -188,9 +188,9 @@ void histset_print(struct histset *s, struct tool_run *t, uint64_t now)
 	struct print_ctx c = {s, t, now, 0};
 	agg_sorted(&s->a, print_one, &c);
 	/* Nothing counted: an empty histogram all the same (its header; a count of 0). */
-	if (!c.n && s->key == HISTSET_ALL) {
+	if (!c.n && s->key == HISTBYKEY_ALL) {
 		struct key k;
-		struct histset_val v;
+		struct histbykey_val v;
 		memset(&k, 0, sizeof(k));
 		memset(&v, 0, sizeof(v));
 		print_one(&k, 0, &v, &c);
@@ -206,8 +206,8 @@ void histset_print(struct histset *s, struct tool_run *t, uint64_t now)
 	s->oom = false;
 }
 
-enum histset_key histset_key_of(const char *arg)
+enum histbykey_key histbykey_key_of(const char *arg)
 {
 	static const char *const names[] = {"pid", "tid", "comm"};
-	return (enum histset_key)(opt_choice(arg, names, 3, "KEY") + 1);
+	return (enum histbykey_key)(opt_choice(arg, names, 3, "KEY") + 1);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * --hist counted in the kernel (kernhist.h): the two triggers' filters, evaluated here by a
+ * --hist counted in the kernel (fieldhist.h): the two triggers' filters, evaluated here by a
  * small evaluator of the grammar they use (parentheses, && and ||, FIELD OP NUMBER, compared
  * as the kernel compares a field of that size and sign), must send every value to exactly
  * one trigger, the value trigger taking exactly 0, the powers of two and what is beyond the
@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "count/kernhist.h"
+#include "count/fieldhist.h"
 
 /* --- an evaluator of the filters ------------------------------------------------------- */
 
@@ -138,11 +138,11 @@ static void test_filters(void **state)
 		for (int sg = 0; sg < 2; sg++) {
 			int size = sizes[si];
 			bool is_signed = sg;
-			assert_int_equal(kernhist_filter(exact, sizeof(exact), "bytes_done", size,
-							 is_signed, true),
+			assert_int_equal(fieldhist_filter(exact, sizeof(exact), "bytes_done", size,
+							  is_signed, true),
 					 0);
-			assert_int_equal(kernhist_filter(log2, sizeof(log2), "bytes_done", size,
-							 is_signed, false),
+			assert_int_equal(fieldhist_filter(log2, sizeof(log2), "bytes_done", size,
+							  is_signed, false),
 					 0);
 			/* 0, every power of two, its neighbours, and the extremes */
 			for (int k = -1; k < 64; k++)
@@ -162,21 +162,21 @@ static void test_filters(void **state)
 		}
 	/* A field's name of 16 characters still fits a trigger (a page) with room for the
 	 * run's filters; what does not fit is said (the tool then counts in user space). */
-	assert_int_equal(kernhist_filter(exact, sizeof(exact), "sixteen_chars_16", 8, false, true),
+	assert_int_equal(fieldhist_filter(exact, sizeof(exact), "sixteen_chars_16", 8, false, true),
 			 0);
 	assert_true(strlen(exact) < 3000);
-	assert_int_equal(kernhist_filter(log2, sizeof(log2), "sixteen_chars_16", 8, false, false),
+	assert_int_equal(fieldhist_filter(log2, sizeof(log2), "sixteen_chars_16", 8, false, false),
 			 0);
 	assert_true(strlen(log2) < 3000);
-	assert_int_equal(kernhist_filter(exact, 100, "bytes", 8, false, true), -1);
+	assert_int_equal(fieldhist_filter(exact, 100, "bytes", 8, false, true), -1);
 }
 
 /* --- the tables into slots ------------------------------------------------------------- */
 
-static void parse(const char *text, struct khist *h)
+static void parse(const char *text, struct histtable *h)
 {
 	char why[256] = "";
-	if (khist_parse(text, NULL, 1, h, why, sizeof(why)))
+	if (histtable_parse(text, NULL, 1, h, why, sizeof(why)))
 		fail_msg("%s", why);
 }
 
@@ -197,12 +197,12 @@ static void test_add(void **state)
 			      "{ v: 9223372036854775808 } hitcount:          1\n"
 			      "{ v: 18446744073709551615 } hitcount:          1\n"
 			      "\nTotals:\n    Hits: 10\n    Entries: 6\n    Dropped: 3\n";
-	struct khist l1 = {0}, x1 = {0}, none = {.nkeys = 1};
+	struct histtable l1 = {0}, x1 = {0}, none = {.nkeys = 1};
 	parse(log2_1, &l1);
 	parse(exact_1, &x1);
 	struct hist_log2 h = {0};
 	uint64_t dropped = 0;
-	kernhist_add(&h, &l1, &none, &x1, &none, 8, false, &dropped);
+	fieldhist_add(&h, &l1, &none, &x1, &none, 8, false, &dropped);
 	assert_int_equal(h.slot[0], 1);	 /* 0 */
 	assert_int_equal(h.slot[1], 1);	 /* 1 */
 	assert_int_equal(h.slot[2], 2);	 /* 2, 3 */
@@ -226,12 +226,12 @@ static void test_add(void **state)
 			      "{ v: 9223372036854775808 } hitcount:          1\n"
 			      "{ v: 18446744073709551615 } hitcount:          1\n"
 			      "\nTotals:\n    Hits: 11\n    Entries: 7\n    Dropped: 3\n";
-	struct khist l2 = {0}, x2 = {0};
+	struct histtable l2 = {0}, x2 = {0};
 	parse(log2_2, &l2);
 	parse(exact_2, &x2);
 	memset(&h, 0, sizeof(h));
 	dropped = 0;
-	kernhist_add(&h, &l2, &l1, &x2, &x1, 8, false, &dropped);
+	fieldhist_add(&h, &l2, &l1, &x2, &x1, 8, false, &dropped);
 	assert_int_equal(h.slot[3], 1);
 	assert_int_equal(h.slot[4], 1);
 	assert_int_equal(h.total, 2);
@@ -243,18 +243,18 @@ static void test_add(void **state)
 			      "{ v: 4294967294 } hitcount:          1\n"
 			      "{ v:          1 } hitcount:          1\n"
 			      "\nTotals:\n    Hits: 4\n    Entries: 3\n    Dropped: 0\n";
-	struct khist xs = {0}, ls = {.nkeys = 1};
+	struct histtable xs = {0}, ls = {.nkeys = 1};
 	parse(exact_s, &xs);
 	memset(&h, 0, sizeof(h));
-	kernhist_add(&h, &ls, &none, &xs, &none, 4, true, &dropped);
+	fieldhist_add(&h, &ls, &none, &xs, &none, 4, true, &dropped);
 	assert_int_equal(h.neg, 3);
 	assert_int_equal(h.slot[1], 1);
 	assert_int_equal(h.total, 4);
-	khist_free(&l1);
-	khist_free(&x1);
-	khist_free(&l2);
-	khist_free(&x2);
-	khist_free(&xs);
+	histtable_free(&l1);
+	histtable_free(&x1);
+	histtable_free(&l2);
+	histtable_free(&x2);
+	histtable_free(&xs);
 }
 
 /* --linear in the kernel: the three filters by the field's size and sign; the slots, the
@@ -267,35 +267,36 @@ static void test_linear(void **state)
 		int size;
 		bool is_signed;
 		uint64_t width;
-		enum kernhist_part part;
+		enum fieldhist_part part;
 		int ret;
 		const char *want;
 	} cases[] = {
-		{8, false, 1000, KERNHIST_SLOTS, 1, "v < 64000"},
-		{8, false, 1000, KERNHIST_BEYOND, 1, "v >= 64000"},
-		{8, false, 1000, KERNHIST_BELOW, 0, ""},
-		{4, true, 1000, KERNHIST_SLOTS, 1, "v >= 0 && v < 64000"},
-		{4, true, 1000, KERNHIST_BELOW, 1, "v < 0"},
+		{8, false, 1000, FIELDHIST_SLOTS, 1, "v < 64000"},
+		{8, false, 1000, FIELDHIST_BEYOND, 1, "v >= 64000"},
+		{8, false, 1000, FIELDHIST_BELOW, 0, ""},
+		{4, true, 1000, FIELDHIST_SLOTS, 1, "v >= 0 && v < 64000"},
+		{4, true, 1000, FIELDHIST_BELOW, 1, "v < 0"},
 		/* 64 slots of 4 cover every value a byte holds: nothing beyond */
-		{1, false, 4, KERNHIST_SLOTS, 1, ""},
-		{1, false, 4, KERNHIST_BEYOND, 0, ""},
-		{1, false, 3, KERNHIST_BEYOND, 1, "v >= 192"},
-		{1, true, 2, KERNHIST_SLOTS, 1, "v >= 0"},
-		{1, true, 2, KERNHIST_BEYOND, 0, ""},
+		{1, false, 4, FIELDHIST_SLOTS, 1, ""},
+		{1, false, 4, FIELDHIST_BEYOND, 0, ""},
+		{1, false, 3, FIELDHIST_BEYOND, 1, "v >= 192"},
+		{1, true, 2, FIELDHIST_SLOTS, 1, "v >= 0"},
+		{1, true, 2, FIELDHIST_BEYOND, 0, ""},
 		/* 2^63 and more: past a signed 8-byte field's range, within an unsigned one's */
-		{8, true, 1ULL << 57, KERNHIST_SLOTS, 1, "v >= 0"},
-		{8, false, 1ULL << 57, KERNHIST_BEYOND, 1, "v >= 9223372036854775808"},
+		{8, true, 1ULL << 57, FIELDHIST_SLOTS, 1, "v >= 0"},
+		{8, false, 1ULL << 57, FIELDHIST_BEYOND, 1, "v >= 9223372036854775808"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		strcpy(buf, "");
-		assert_int_equal(kernhist_linear_filter(buf, sizeof(buf), "v", cases[i].size,
-							cases[i].is_signed, cases[i].width,
-							cases[i].part),
+		assert_int_equal(fieldhist_linear_filter(buf, sizeof(buf), "v", cases[i].size,
+							 cases[i].is_signed, cases[i].width,
+							 cases[i].part),
 				 cases[i].ret);
 		if (cases[i].ret)
 			assert_string_equal(buf, cases[i].want);
 	}
-	assert_int_equal(kernhist_linear_filter(buf, 8, "v", 8, false, 1000, KERNHIST_BEYOND), -1);
+	assert_int_equal(fieldhist_linear_filter(buf, 8, "v", 8, false, 1000, FIELDHIST_BEYOND),
+			 -1);
 
 	const char *slots = "# trigger info: hist:keys=v.buckets=1000:vals=hitcount\n"
 			    "{ v: ~ 0-999 } hitcount:          3\n"
@@ -308,12 +309,12 @@ static void test_linear(void **state)
 	const char *below = "# trigger info: hist:keys=common_type:vals=hitcount\n"
 			    "{ common_type:        300 } hitcount:          5\n"
 			    "\nTotals:\n    Hits: 5\n    Entries: 1\n    Dropped: 0\n";
-	struct khist s1 = {0}, b1 = {0}, n1 = {0}, none = {.nkeys = 1};
+	struct histtable s1 = {0}, b1 = {0}, n1 = {0}, none = {.nkeys = 1};
 	parse(slots, &s1);
 	parse(beyond, &b1);
 	parse(below, &n1);
 	struct hist_log2 h = {0};
-	kernhist_add_linear(&h, 1000, &s1, &none, &b1, &none, &n1, &none);
+	fieldhist_add_linear(&h, 1000, &s1, &none, &b1, &none, &n1, &none);
 	assert_int_equal(h.slot[0], 3);
 	assert_int_equal(h.slot[63], 1);
 	assert_int_equal(h.slot[64], 3);
@@ -321,11 +322,11 @@ static void test_linear(void **state)
 	assert_int_equal(h.total, 12);
 	/* read again, nothing new: nothing added */
 	memset(&h, 0, sizeof(h));
-	kernhist_add_linear(&h, 1000, &s1, &s1, &b1, &b1, &n1, &n1);
+	fieldhist_add_linear(&h, 1000, &s1, &s1, &b1, &b1, &n1, &n1);
 	assert_int_equal(h.total, 0);
-	khist_free(&s1);
-	khist_free(&b1);
-	khist_free(&n1);
+	histtable_free(&s1);
+	histtable_free(&b1);
+	histtable_free(&n1);
 }
 
 int main(void)

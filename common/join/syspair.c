@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "join/sysc.h"
+#include "join/syspair.h"
 #include "kernel/session.h"
 
 #include <stdio.h>
@@ -11,11 +11,12 @@
 static void call_ended(const struct tep_record *exit, const struct span_start *start,
 		       uint64_t delta_ns, void *data, void *ctx)
 {
-	struct sysc *j = ctx;
-	j->ended(exit, j->tid, j->ret, (struct sysc_call *)start, j->ctx);
+	struct syspair *j = ctx;
+	j->ended(exit, j->tid, j->ret, (struct syspair_call *)start, j->ctx);
 }
 
-int sysc_init(struct sysc *j, size_t threads, size_t data_size, sysc_ended_fn ended, void *ctx)
+int syspair_init(struct syspair *j, size_t threads, size_t data_size, syspair_ended_fn ended,
+		 void *ctx)
 {
 	memset(j, 0, sizeof(*j));
 	j->ended = ended;
@@ -23,28 +24,28 @@ int sysc_init(struct sysc *j, size_t threads, size_t data_size, sysc_ended_fn en
 	return span_init(&j->span, threads, data_size, SPAN_LOSS_ALL, call_ended, j);
 }
 
-void sysc_free(struct sysc *j)
+void syspair_free(struct syspair *j)
 {
 	span_free(&j->span);
 }
 
-struct sysc_call *sysc_enter(struct sysc *j, int tid, uint64_t ts, int which)
+struct syspair_call *syspair_enter(struct syspair *j, int tid, uint64_t ts, int which)
 {
 	span_begin(&j->span, (uint64_t)tid, 0, ts, -1, which);
 	return span_find(&j->span, (uint64_t)tid, 0);
 }
 
-struct sysc_call *sysc_current(struct sysc *j, int tid)
+struct syspair_call *syspair_current(struct syspair *j, int tid)
 {
 	return span_find(&j->span, (uint64_t)tid, 0);
 }
 
-struct sysc_call *sysc_move(struct sysc *j, int from, int to)
+struct syspair_call *syspair_move(struct syspair *j, int from, int to)
 {
 	return span_move(&j->span, (uint64_t)from, 0, (uint64_t)to, 0);
 }
 
-void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long ret)
+void syspair_exit(struct syspair *j, const struct tep_record *rec, int tid, long long ret)
 {
 	j->tid = tid;
 	j->ret = ret;
@@ -53,13 +54,13 @@ void sysc_exit(struct sysc *j, const struct tep_record *rec, int tid, long long 
 
 /* Lost events: an entry or an exit may be among them, and the next exit of a thread could
  * then be joined to an older call's arguments. */
-void sysc_lost(int cpu, long long n, void *ctx)
+void syspair_lost(int cpu, long long n, void *ctx)
 {
-	struct sysc *j = ctx;
+	struct syspair *j = ctx;
 	span_lost(cpu, n, &j->span);
 }
 
-struct tep_event *sysc_event(struct session *s, const char *dir, const char *call)
+struct tep_event *syspair_event(struct session *s, const char *dir, const char *call)
 {
 	char name[96];
 	snprintf(name, sizeof(name), "sys_%s_%s", dir, call);

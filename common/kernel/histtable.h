@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * khist: a hist trigger's table read back from the kernel (an event's "hist" file): its
+ * histtable: a hist trigger's table read back from the kernel (an event's "hist" file): its
  * entries, each the values of its numeric keys, its hitcount and the sums of its values
  * (vals=hitcount,lat: "lat: 1234"), and its totals (Hits,
  * Entries, Dropped: the events its table had no room for). A .log2 key ("lat: ~ 2^12") is
@@ -14,8 +14,8 @@
  * An event's hist file holds one table per hist trigger: the one read is the first whose
  * "trigger info" line holds the given text (a variable only that trigger defines).
  */
-#ifndef FTT_KHIST_H
-#define FTT_KHIST_H
+#ifndef FTT_HISTTABLE_H
+#define FTT_HISTTABLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,17 +24,17 @@
 struct tracefs_instance;
 struct tep_event;
 
-#define KHIST_KEYS 3
-#define KHIST_VALS 2
+#define HISTTABLE_KEYS 3
+#define HISTTABLE_VALS 2
 
-struct khist_entry {
-	uint64_t key[KHIST_KEYS]; /* in the trigger's order; a .log2 key: its exponent */
+struct histtable_entry {
+	uint64_t key[HISTTABLE_KEYS]; /* in the trigger's order; a .log2 key: its exponent */
 	uint64_t hits;
-	uint64_t val[KHIST_VALS]; /* the sums of the trigger's values after hitcount, in order */
+	uint64_t val[HISTTABLE_VALS]; /* the sums of the trigger's values after hitcount, in order */
 };
 
-struct khist {
-	struct khist_entry *e; /* sorted by keys */
+struct histtable {
+	struct histtable_entry *e; /* sorted by keys */
 	size_t n, cap;
 	int nkeys;
 	uint64_t hits, dropped; /* the table's Totals */
@@ -46,20 +46,20 @@ struct khist {
  * h (emptied first): every entry must have nkeys numeric keys. 0, or -1 with the reason in
  * why (no such table, a line that is not an entry, out of memory).
  */
-int khist_parse(const char *text, const char *which, int nkeys, struct khist *h, char *why,
-		size_t whylen);
+int histtable_parse(const char *text, const char *which, int nkeys, struct histtable *h, char *why,
+		    size_t whylen);
 
 /* The same from the hist file of ev in an instance. */
-int khist_read(struct tracefs_instance *inst, const struct tep_event *ev, const char *which,
-	       int nkeys, struct khist *h, char *why, size_t whylen);
+int histtable_read(struct tracefs_instance *inst, const struct tep_event *ev, const char *which,
+		   int nkeys, struct histtable *h, char *why, size_t whylen);
 
 /* The entry with these keys, or NULL. */
-const struct khist_entry *khist_find(const struct khist *h, const uint64_t *key);
+const struct histtable_entry *histtable_find(const struct histtable *h, const uint64_t *key);
 
 /* now minus before, entry by entry and in the totals: what was counted between two reads of
  * a table that only grows (counts never go down; an entry is never removed). */
-void khist_sub(struct khist *now, const struct khist *before);
+void histtable_sub(struct histtable *now, const struct histtable *before);
 
-void khist_free(struct khist *h);
+void histtable_free(struct histtable *h);
 
 #endif

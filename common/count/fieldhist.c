@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "count/kernhist.h"
+#include "count/fieldhist.h"
 #include "stream/field.h"
 #include "kernel/session.h"
 
@@ -18,7 +18,7 @@
  * (O_TRUNC on a trigger file removes the triggers it has). */
 #define TRIGGER_MAX 4000
 
-bool kernhist_can(void)
+bool fieldhist_can(void)
 {
 	char *readme = tracefs_instance_file_read(NULL, "README", NULL);
 	bool yes = readme && strstr(readme, "hist:keys");
@@ -26,7 +26,7 @@ bool kernhist_can(void)
 	return yes;
 }
 
-bool kernhist_tasks_ok(void)
+bool fieldhist_tasks_ok(void)
 {
 	static int ok = -1;
 	if (ok < 0) {
@@ -37,7 +37,7 @@ bool kernhist_tasks_ok(void)
 	return ok;
 }
 
-bool kernhist_fits(struct tep_event *ev, const struct tep_format_field *f)
+bool fieldhist_fits(struct tep_event *ev, const struct tep_format_field *f)
 {
 	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING))
 		return false;
@@ -108,7 +108,7 @@ static void tree(struct text *t, const char *f, const uint64_t *v, int n, bool n
 	}
 }
 
-int kernhist_filter(char *buf, size_t len, const char *field, int size, bool is_signed, bool exact)
+int fieldhist_filter(char *buf, size_t len, const char *field, int size, bool is_signed, bool exact)
 {
 	struct text t = {buf, len, 0, false};
 	/* 0 and the powers of two of the positive range; beyond it, below 0 or from 2^63 on */
@@ -155,19 +155,20 @@ static void add_value(struct hist_log2 *h, uint64_t v, uint64_t n, int size, boo
 }
 
 /* What an entry of a table that only grows counted since before. */
-static uint64_t grown(const struct khist_entry *e, const struct khist *before)
+static uint64_t grown(const struct histtable_entry *e, const struct histtable *before)
 {
-	const struct khist_entry *b = khist_find(before, e->key);
+	const struct histtable_entry *b = histtable_find(before, e->key);
 	uint64_t was = b ? b->hits : 0;
 	return e->hits > was ? e->hits - was : 0;
 }
 
-void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
-		  const struct khist *log2_before, const struct khist *exact_now,
-		  const struct khist *exact_before, int size, bool is_signed, uint64_t *dropped)
+void fieldhist_add(struct hist_log2 *h, const struct histtable *log2_now,
+		   const struct histtable *log2_before, const struct histtable *exact_now,
+		   const struct histtable *exact_before, int size, bool is_signed,
+		   uint64_t *dropped)
 {
 	for (size_t i = 0; i < log2_now->n; i++) {
-		const struct khist_entry *e = &log2_now->e[i];
+		const struct histtable_entry *e = &log2_now->e[i];
 		uint64_t n = grown(e, log2_before);
 		/* 2^k holds (2^(k-1), 2^k) here, powers of two being the other table's */
 		if (n && e->key[0] < HIST_SLOTS) {
@@ -176,7 +177,7 @@ void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
 		}
 	}
 	for (size_t i = 0; i < exact_now->n; i++) {
-		const struct khist_entry *e = &exact_now->e[i];
+		const struct histtable_entry *e = &exact_now->e[i];
 		uint64_t n = grown(e, exact_before);
 		if (n)
 			add_value(h, e->key[0], n, size, is_signed);
@@ -185,7 +186,7 @@ void kernhist_add(struct hist_log2 *h, const struct khist *log2_now,
 		*dropped += exact_now->dropped - exact_before->dropped;
 }
 
-bool kernhist_bins_ok(const struct hist_bins *b)
+bool fieldhist_bins_ok(const struct hist_bins *b)
 {
 	static int buckets = -1;
 	if (b->kind == HIST_LOG2 || (b->kind == HIST_POWER && b->shift))
@@ -200,19 +201,19 @@ bool kernhist_bins_ok(const struct hist_bins *b)
 	return buckets;
 }
 
-int kernhist_linear_filter(char *buf, size_t len, const char *field, int size, bool is_signed,
-			   uint64_t width, enum kernhist_part part)
+int fieldhist_linear_filter(char *buf, size_t len, const char *field, int size, bool is_signed,
+			    uint64_t width, enum fieldhist_part part)
 {
 	uint64_t top = width * HIST_LINEAR_SLOTS, max = is_signed ? (1ULL << (size * 8 - 1)) - 1 :
 							size == 8 ? UINT64_MAX :
 								    (1ULL << (size * 8)) - 1;
 	bool over = top <= max; /* can a value be beyond the slots of width? */
 	int n = 0;
-	if (part == KERNHIST_BELOW) {
+	if (part == FIELDHIST_BELOW) {
 		if (!is_signed)
 			return 0;
 		n = snprintf(buf, len, "%s < 0", field);
-	} else if (part == KERNHIST_BEYOND) {
+	} else if (part == FIELDHIST_BEYOND) {
 		if (!over)
 			return 0;
 		n = snprintf(buf, len, "%s >= %llu", field, (unsigned long long)top);
@@ -228,22 +229,22 @@ int kernhist_linear_filter(char *buf, size_t len, const char *field, int size, b
 	return n < 0 || (size_t)n >= len ? -1 : 1;
 }
 
-void kernhist_add_linear(struct hist_log2 *h, uint64_t width, const struct khist *slots_now,
-			 const struct khist *slots_before, const struct khist *beyond_now,
-			 const struct khist *beyond_before, const struct khist *below_now,
-			 const struct khist *below_before)
+void fieldhist_add_linear(struct hist_log2 *h, uint64_t width, const struct histtable *slots_now,
+			  const struct histtable *slots_before, const struct histtable *beyond_now,
+			  const struct histtable *beyond_before, const struct histtable *below_now,
+			  const struct histtable *below_before)
 {
-	const struct khist *now[3] = {slots_now, beyond_now, below_now},
-			   *before[3] = {slots_before, beyond_before, below_before};
+	const struct histtable *now[3] = {slots_now, beyond_now, below_now},
+			       *before[3] = {slots_before, beyond_before, below_before};
 	for (int p = 0; p < 3; p++)
 		for (size_t i = 0; now[p] && i < now[p]->n; i++) {
-			const struct khist_entry *e = &now[p]->e[i];
+			const struct histtable_entry *e = &now[p]->e[i];
 			uint64_t n = grown(e, before[p]);
 			if (!n)
 				continue;
-			if (p == KERNHIST_BELOW)
+			if (p == FIELDHIST_BELOW)
 				h->neg += n;
-			else if (p == KERNHIST_BEYOND || e->key[0] / width >= HIST_LINEAR_SLOTS)
+			else if (p == FIELDHIST_BEYOND || e->key[0] / width >= HIST_LINEAR_SLOTS)
 				h->slot[HIST_LINEAR_SLOTS] += n;
 			else
 				h->slot[e->key[0] / width] += n;
@@ -253,22 +254,22 @@ void kernhist_add_linear(struct hist_log2 *h, uint64_t width, const struct khist
 
 /* The trigger of part p on event i (base: the run's and the user's filter), into buf: 1, or
  * 0 when the event needs none of that part, -1 when it does not fit. */
-static int trigger_text(char *buf, size_t len, const struct kernhist *kh, int i, const char *base,
+static int trigger_text(char *buf, size_t len, const struct fieldhist *kh, int i, const char *base,
 			int p)
 {
 	char filter[TRIGGER_MAX];
 	int have = 1;
 	if (kh->bins.kind != HIST_LINEAR)
-		have = kernhist_filter(filter, sizeof(filter), kh->field, kh->ev[i].size,
-				       kh->ev[i].is_signed, p == KERNHIST_EXACT) ?
+		have = fieldhist_filter(filter, sizeof(filter), kh->field, kh->ev[i].size,
+					kh->ev[i].is_signed, p == FIELDHIST_EXACT) ?
 			       -1 :
 			       1;
 	else
-		have = kernhist_linear_filter(filter, sizeof(filter), kh->field, kh->ev[i].size,
-					      kh->ev[i].is_signed, kh->bins.n, p);
+		have = fieldhist_linear_filter(filter, sizeof(filter), kh->field, kh->ev[i].size,
+					       kh->ev[i].is_signed, kh->bins.n, p);
 	if (have <= 0)
 		return have;
-	if (p == KERNHIST_SLOTS && kh->bins.kind == HIST_LINEAR && !*filter && !*base)
+	if (p == FIELDHIST_SLOTS && kh->bins.kind == HIST_LINEAR && !*filter && !*base)
 		return snprintf(buf, len, "%svals=hitcount", kh->which[p]) < (int)len ? 1 : -1;
 	int n = snprintf(buf, len, "%svals=hitcount if %s%s%s%s%s", kh->which[p], *base ? "(" : "",
 			 base, *base ? ")" : "", *base && *filter ? " && " : "", filter);
@@ -276,7 +277,7 @@ static int trigger_text(char *buf, size_t len, const struct kernhist *kh, int i,
 }
 
 /* Remove the triggers written on events before upto, and upto's before part upto_p. */
-static void remove_triggers(struct kernhist *kh, const char *base, int upto, int upto_p)
+static void remove_triggers(struct fieldhist *kh, const char *base, int upto, int upto_p)
 {
 	char text[TRIGGER_MAX + 1];
 	text[0] = '!';
@@ -290,9 +291,9 @@ static void remove_triggers(struct kernhist *kh, const char *base, int upto, int
 		}
 }
 
-int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **events, int nevents,
-		   const char *field, const struct hist_bins *bins, const char *filter, char *why,
-		   size_t whylen)
+int fieldhist_start(struct fieldhist *kh, struct session *s, struct tep_event **events, int nevents,
+		    const char *field, const struct hist_bins *bins, const char *filter, char *why,
+		    size_t whylen)
 {
 	memset(kh, 0, sizeof(*kh));
 	kh->s = s;
@@ -302,16 +303,17 @@ int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **ev
 	kh->bins = *bins;
 	if (bins->kind == HIST_LINEAR) {
 		kh->nparts = 3;
-		snprintf(kh->which[KERNHIST_SLOTS], sizeof(kh->which[0]),
+		snprintf(kh->which[FIELDHIST_SLOTS], sizeof(kh->which[0]),
 			 "hist:keys=%s.buckets=%llu:", field, (unsigned long long)bins->n);
-		snprintf(kh->which[KERNHIST_BEYOND], sizeof(kh->which[0]),
+		snprintf(kh->which[FIELDHIST_BEYOND], sizeof(kh->which[0]),
 			 "hist:keys=%s.log2:", field);
-		snprintf(kh->which[KERNHIST_BELOW], sizeof(kh->which[0]), "hist:keys=common_type:");
+		snprintf(kh->which[FIELDHIST_BELOW], sizeof(kh->which[0]),
+			 "hist:keys=common_type:");
 	} else {
 		kh->nparts = 2;
-		snprintf(kh->which[KERNHIST_LOG2], sizeof(kh->which[0]),
+		snprintf(kh->which[FIELDHIST_LOG2], sizeof(kh->which[0]),
 			 "hist:keys=%s.log2:", field);
-		snprintf(kh->which[KERNHIST_EXACT], sizeof(kh->which[0]), "hist:keys=%s:", field);
+		snprintf(kh->which[FIELDHIST_EXACT], sizeof(kh->which[0]), "hist:keys=%s:", field);
 	}
 	if (!(kh->ev = calloc((size_t)nevents, sizeof(*kh->ev)))) {
 		snprintf(why, whylen, "out of memory");
@@ -354,24 +356,24 @@ int kernhist_start(struct kernhist *kh, struct session *s, struct tep_event **ev
 	return 0;
 }
 
-int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t whylen)
+int fieldhist_read(struct fieldhist *kh, struct hist_log2 *h, char *why, size_t whylen)
 {
 	for (int i = 0; i < kh->nevents; i++) {
-		struct khist now[KERNHIST_PARTS] = {{0}};
-		struct kernhist_event *e = &kh->ev[i];
+		struct histtable now[FIELDHIST_PARTS] = {{0}};
+		struct fieldhist_event *e = &kh->ev[i];
 		/* An event counted between two reads is in one table: this interval's or the
 		 * next, in its own slot either way. */
 		for (int p = kh->nparts - 1; p >= 0; p--) {
-			if (e->has[p] && khist_read(kh->s->inst, kh->events[i], kh->which[p], 1,
-						    &now[p], why, whylen)) {
+			if (e->has[p] && histtable_read(kh->s->inst, kh->events[i], kh->which[p], 1,
+							&now[p], why, whylen)) {
 				for (int q = 0; q < kh->nparts; q++)
-					khist_free(&now[q]);
+					histtable_free(&now[q]);
 				return -1;
 			}
 		}
 		if (kh->bins.kind == HIST_LINEAR) {
-			kernhist_add_linear(h, kh->bins.n, &now[0], &e->tab[0], &now[1], &e->tab[1],
-					    &now[2], &e->tab[2]);
+			fieldhist_add_linear(h, kh->bins.n, &now[0], &e->tab[0], &now[1],
+					     &e->tab[1], &now[2], &e->tab[2]);
 			/* (none can fill by their filters; were one to, it is said all the same) */
 			for (int p = 0; p < kh->nparts; p++)
 				if (now[p].dropped > e->tab[p].dropped)
@@ -379,24 +381,24 @@ int kernhist_read(struct kernhist *kh, struct hist_log2 *h, char *why, size_t wh
 		} else {
 			struct hist_log2 log2;
 			hist_log2_reset(&log2);
-			kernhist_add(&log2, &now[KERNHIST_LOG2], &e->tab[KERNHIST_LOG2],
-				     &now[KERNHIST_EXACT], &e->tab[KERNHIST_EXACT], e->size,
-				     e->is_signed, &kh->dropped);
+			fieldhist_add(&log2, &now[FIELDHIST_LOG2], &e->tab[FIELDHIST_LOG2],
+				      &now[FIELDHIST_EXACT], &e->tab[FIELDHIST_EXACT], e->size,
+				      e->is_signed, &kh->dropped);
 			hist_bins_from_log2(h, &kh->bins, &log2);
 		}
 		for (int p = 0; p < kh->nparts; p++) {
-			khist_free(&e->tab[p]);
+			histtable_free(&e->tab[p]);
 			e->tab[p] = now[p];
 		}
 	}
 	return 0;
 }
 
-void kernhist_free(struct kernhist *kh)
+void fieldhist_free(struct fieldhist *kh)
 {
 	for (int i = 0; kh->ev && i < kh->nevents; i++)
-		for (int p = 0; p < KERNHIST_PARTS; p++)
-			khist_free(&kh->ev[i].tab[p]);
+		for (int p = 0; p < FIELDHIST_PARTS; p++)
+			histtable_free(&kh->ev[i].tab[p]);
 	free(kh->ev);
 	kh->ev = NULL;
 }
@@ -450,16 +452,16 @@ int kerncount_start(struct kerncount *kc, struct session *s, struct tep_event **
 int kerncount_read(struct kerncount *kc, uint64_t *counts, char *why, size_t whylen)
 {
 	for (int i = 0; i < kc->nevents; i++) {
-		struct khist h = {0};
-		if (khist_read(kc->s->inst, kc->events[i], COUNT_TRIGGER, 1, &h, why, whylen)) {
-			khist_free(&h);
+		struct histtable h = {0};
+		if (histtable_read(kc->s->inst, kc->events[i], COUNT_TRIGGER, 1, &h, why, whylen)) {
+			histtable_free(&h);
 			return -1;
 		}
 		/* Hits are the events counted in an entry, Dropped those with none free. */
 		uint64_t now = h.hits + h.dropped;
 		counts[i] += now > kc->seen[i] ? now - kc->seen[i] : 0;
 		kc->seen[i] = now;
-		khist_free(&h);
+		histtable_free(&h);
 	}
 	return 0;
 }
@@ -479,9 +481,9 @@ int kernkeys_start(struct kernkeys *kk, struct session *s, struct tep_event **ev
 	kk->events = events;
 	kk->nevents = nevents;
 	kk->nkeys = nkeys;
-	if (nkeys < 1 || nkeys > KHIST_KEYS) {
+	if (nkeys < 1 || nkeys > HISTTABLE_KEYS) {
 		snprintf(why, whylen, "%d keys: the kernel's table is read for 1 to %d", nkeys,
-			 KHIST_KEYS);
+			 HISTTABLE_KEYS);
 		return -1;
 	}
 	int n = snprintf(kk->which, sizeof(kk->which), "hist:keys=");
@@ -510,21 +512,22 @@ int kernkeys_read(struct kernkeys *kk,
 		  char *why, size_t whylen)
 {
 	for (int i = 0; i < kk->nevents; i++) {
-		struct khist now = {0};
-		if (khist_read(kk->s->inst, kk->events[i], kk->which, kk->nkeys, &now, why,
-			       whylen)) {
-			khist_free(&now);
+		struct histtable now = {0};
+		if (histtable_read(kk->s->inst, kk->events[i], kk->which, kk->nkeys, &now, why,
+				   whylen)) {
+			histtable_free(&now);
 			return -1;
 		}
 		for (size_t e = 0; e < now.n; e++) {
-			const struct khist_entry *b = khist_find(&kk->seen[i], now.e[e].key);
+			const struct histtable_entry *b =
+				histtable_find(&kk->seen[i], now.e[e].key);
 			uint64_t before = b ? b->hits : 0;
 			if (now.e[e].hits > before)
 				fn(i, now.e[e].key, now.e[e].hits - before, ctx);
 		}
 		if (now.dropped > kk->seen[i].dropped)
 			kk->dropped += now.dropped - kk->seen[i].dropped;
-		khist_free(&kk->seen[i]);
+		histtable_free(&kk->seen[i]);
 		kk->seen[i] = now;
 	}
 	return 0;
@@ -533,7 +536,7 @@ int kernkeys_read(struct kernkeys *kk,
 void kernkeys_free(struct kernkeys *kk)
 {
 	for (int i = 0; kk->seen && i < kk->nevents; i++)
-		khist_free(&kk->seen[i]);
+		histtable_free(&kk->seen[i]);
 	free(kk->seen);
 	kk->seen = NULL;
 }

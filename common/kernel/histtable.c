@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE /* memmem */
-#include "kernel/khist.h"
+#include "kernel/histtable.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +32,7 @@ static int number(const char **p, uint64_t *v)
 
 /* "{ name: value, name: ~ 2^k, name: ~ LOW-HIGH } hitcount: N ..." -> keys and hits; -1
  * when not so. */
-static int entry(const char *line, int nkeys, struct khist_entry *e)
+static int entry(const char *line, int nkeys, struct histtable_entry *e)
 {
 	const char *p = line;
 	if (strncmp(p, "{ ", 2))
@@ -71,7 +71,7 @@ static int entry(const char *line, int nkeys, struct khist_entry *e)
 	p += 11;
 	if (number(&p, &e->hits))
 		return -1;
-	/* "  name: N" for each value summed besides (the first KHIST_VALS of them) */
+	/* "  name: N" for each value summed besides (the first HISTTABLE_VALS of them) */
 	for (int i = 0; *p; i++) {
 		while (*p == ' ')
 			p++;
@@ -83,7 +83,7 @@ static int entry(const char *line, int nkeys, struct khist_entry *e)
 		uint64_t v;
 		if (number(&p, &v))
 			return -1;
-		if (i < KHIST_VALS)
+		if (i < HISTTABLE_VALS)
 			e->val[i] = v;
 	}
 	return 0;
@@ -101,8 +101,8 @@ static int nkeys_sort; /* for qsort's comparison (one parse at a time) */
 
 static int by_keys(const void *a, const void *b)
 {
-	return cmp_keys(((const struct khist_entry *)a)->key, ((const struct khist_entry *)b)->key,
-			nkeys_sort);
+	return cmp_keys(((const struct histtable_entry *)a)->key,
+			((const struct histtable_entry *)b)->key, nkeys_sort);
 }
 
 /* "    Name: N" in the totals. */
@@ -118,14 +118,14 @@ static int total(const char *line, const char *name, uint64_t *v)
 	return number(&p, v) ? -1 : 1;
 }
 
-int khist_parse(const char *text, const char *which, int nkeys, struct khist *h, char *why,
-		size_t whylen)
+int histtable_parse(const char *text, const char *which, int nkeys, struct histtable *h, char *why,
+		    size_t whylen)
 {
 	h->n = 0;
 	h->nkeys = nkeys;
 	h->hits = h->dropped = h->entries = 0;
-	if (nkeys < 1 || nkeys > KHIST_KEYS) {
-		snprintf(why, whylen, "%d keys: 1 to %d can be read", nkeys, KHIST_KEYS);
+	if (nkeys < 1 || nkeys > HISTTABLE_KEYS) {
+		snprintf(why, whylen, "%d keys: 1 to %d can be read", nkeys, HISTTABLE_KEYS);
 		return -1;
 	}
 	/* The table: after its trigger info line, up to the next "# event histogram". */
@@ -160,7 +160,7 @@ int khist_parse(const char *text, const char *which, int nkeys, struct khist *h,
 		if (line[0] == '{') {
 			if (h->n == h->cap) {
 				size_t cap = h->cap ? h->cap * 2 : 64;
-				struct khist_entry *more = realloc(h->e, cap * sizeof(*more));
+				struct histtable_entry *more = realloc(h->e, cap * sizeof(*more));
 				if (!more) {
 					snprintf(why, whylen, "out of memory");
 					return -1;
@@ -168,7 +168,7 @@ int khist_parse(const char *text, const char *which, int nkeys, struct khist *h,
 				h->e = more;
 				h->cap = cap;
 			}
-			struct khist_entry *e = &h->e[h->n];
+			struct histtable_entry *e = &h->e[h->n];
 			memset(e, 0, sizeof(*e));
 			if (entry(line, nkeys, e)) {
 				snprintf(why, whylen, "not an entry of %d numeric keys: '%.80s'",
@@ -196,8 +196,8 @@ int khist_parse(const char *text, const char *which, int nkeys, struct khist *h,
 	return 0;
 }
 
-int khist_read(struct tracefs_instance *inst, const struct tep_event *ev, const char *which,
-	       int nkeys, struct khist *h, char *why, size_t whylen)
+int histtable_read(struct tracefs_instance *inst, const struct tep_event *ev, const char *which,
+		   int nkeys, struct histtable *h, char *why, size_t whylen)
 {
 	char *text = tracefs_event_file_read(inst, ev->system, ev->name, "hist", NULL);
 	if (!text) {
@@ -205,12 +205,12 @@ int khist_read(struct tracefs_instance *inst, const struct tep_event *ev, const 
 			 ev->name, strerror(errno));
 		return -1;
 	}
-	int ret = khist_parse(text, which, nkeys, h, why, whylen);
+	int ret = histtable_parse(text, which, nkeys, h, why, whylen);
 	free(text);
 	return ret;
 }
 
-const struct khist_entry *khist_find(const struct khist *h, const uint64_t *key)
+const struct histtable_entry *histtable_find(const struct histtable *h, const uint64_t *key)
 {
 	size_t lo = 0, hi = h->n;
 	while (lo < hi) {
@@ -226,14 +226,14 @@ const struct khist_entry *khist_find(const struct khist *h, const uint64_t *key)
 	return NULL;
 }
 
-void khist_sub(struct khist *now, const struct khist *before)
+void histtable_sub(struct histtable *now, const struct histtable *before)
 {
 	for (size_t i = 0; i < now->n; i++) {
-		const struct khist_entry *b = khist_find(before, now->e[i].key);
+		const struct histtable_entry *b = histtable_find(before, now->e[i].key);
 		if (!b)
 			continue;
 		now->e[i].hits -= b->hits < now->e[i].hits ? b->hits : now->e[i].hits;
-		for (int v = 0; v < KHIST_VALS; v++)
+		for (int v = 0; v < HISTTABLE_VALS; v++)
 			now->e[i].val[v] -=
 				b->val[v] < now->e[i].val[v] ? b->val[v] : now->e[i].val[v];
 	}
@@ -241,7 +241,7 @@ void khist_sub(struct khist *now, const struct khist *before)
 	now->dropped -= before->dropped < now->dropped ? before->dropped : now->dropped;
 }
 
-void khist_free(struct khist *h)
+void histtable_free(struct histtable *h)
 {
 	free(h->e);
 	memset(h, 0, sizeof(*h));
