@@ -602,6 +602,7 @@ static int setup(struct tool_run *t)
 		ret = perfev_open(&env.pe, &a, pid, env.cpu, env.cgroup_fd, pages, why,
 				  sizeof(why));
 	}
+	usym_addr_followed(!ret && a.mmap2);
 	/* -p: the process's other threads now (inherit follows the ones made later) */
 	if (!ret && pid > 0 && a.inherit &&
 	    perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)

@@ -85,6 +85,11 @@ int usym_addr_map(int pid, unsigned long long start, unsigned long long len, uns
  * pgoff, device or build id, inode, generation, prot, flags, then the file's name): 0, or -1
  * when it is too short or out of memory. */
 int usym_addr_mmap2(const void *body, size_t len);
+/* Whether the mappings made after a process is first seen come to usym_addr_map (a tool
+ * reading attr.mmap2's records): then an address in no map is not one mapped since, and the
+ * maps are read again for it at most once a second per process (for records lost), not
+ * every 50 ms. */
+void usym_addr_followed(bool on);
 /* A new process (a fork, a perf FORK record): child's maps are parent's until it execs or
  * maps more (the kernel tells no mapping for a fork). 0, or -1 when parent's are not known. */
 int usym_addr_fork(int parent, int child);
