@@ -2,8 +2,9 @@
 /*
  * memleak: the allocations of a process still outstanding, by the user stack that made them,
  * every interval and at the end. Uprobes on the C library's allocators (malloc, calloc,
- * realloc, reallocarray, aligned_alloc, memalign, valloc, pvalloc) give each call's size at
- * its entry and its address at its return, a uprobe on free the addresses given back.
+ * realloc, reallocarray, aligned_alloc, memalign, valloc, pvalloc, posix_memalign) give each
+ * call's size at its entry and its address at its return, a uprobe on free the addresses
+ * given back; on mmap and munmap, the anonymous mappings made and what is unmapped of them.
  *
  * The probes are not enabled in ftrace: each is opened as a perf event (a tracepoint event of
  * the probe's id, perf_event_open(2), 3.5+) of the process and what it starts, sampled at
@@ -22,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -31,31 +34,41 @@
 #include "base/pair.h"
 #include "base/row.h"
 #include "base/sig.h"
+#include "domain/ustr.h"
 #include "count/prom.h"
 #include "kernel/perfev.h"
 #include "kernel/probe.h"
 #include "stream/usym.h"
 #include "tool.h"
 
-/* The allocators and free: what each argument is (1-based; 0: none). */
-enum kind { ALLOC, FREE };
+/* The allocators, free, and the anonymous mappings: what each argument is (1-based; 0:
+ * none). */
+enum kind { ALLOC, FREE, MAP, UNMAP };
 static const struct func {
 	const char *name;
 	enum kind kind;
 	int size, nmemb, ptr; /* the size, a count it is multiplied by, a block given back */
+	int out, flags;	      /* where the block's address is written; mmap's flags */
 } funcs[] = {
-	{"malloc", ALLOC, 1, 0, 0},	   {"calloc", ALLOC, 2, 1, 0},
-	{"realloc", ALLOC, 2, 0, 1},	   {"reallocarray", ALLOC, 3, 2, 1},
-	{"aligned_alloc", ALLOC, 2, 0, 0}, {"memalign", ALLOC, 2, 0, 0},
-	{"valloc", ALLOC, 1, 0, 0},	   {"pvalloc", ALLOC, 1, 0, 0},
-	{"free", FREE, 0, 0, 1},
+	{"malloc", ALLOC, 1, 0, 0, 0, 0},
+	{"calloc", ALLOC, 2, 1, 0, 0, 0},
+	{"realloc", ALLOC, 2, 0, 1, 0, 0},
+	{"reallocarray", ALLOC, 3, 2, 1, 0, 0},
+	{"aligned_alloc", ALLOC, 2, 0, 0, 0, 0},
+	{"memalign", ALLOC, 2, 0, 0, 0, 0},
+	{"valloc", ALLOC, 1, 0, 0, 0, 0},
+	{"pvalloc", ALLOC, 1, 0, 0, 0, 0},
+	{"posix_memalign", ALLOC, 3, 0, 0, 1, 0},
+	{"free", FREE, 0, 0, 1, 0, 0},
+	{"mmap", MAP, 2, 0, 0, 0, 4},
+	{"munmap", UNMAP, 2, 0, 1, 0, 0},
 };
 #define NFUNCS (int)(sizeof(funcs) / sizeof(*funcs))
 
 #if defined(__x86_64__)
-static const char *const argreg[] = {"%di", "%si", "%dx"};
+static const char *const argreg[] = {"%di", "%si", "%dx", "%cx"};
 #elif defined(__aarch64__)
-static const char *const argreg[] = {"%x0", "%x1", "%x2"};
+static const char *const argreg[] = {"%x0", "%x1", "%x2", "%x3"};
 #else
 #error "memleak: the argument registers of this architecture are not known"
 #endif
@@ -63,6 +76,10 @@ static const char *const argreg[] = {"%x0", "%x1", "%x2"};
 #define MAXF PERFEV_MAX_STACK
 #define NEST 4		/* allocator calls pending in one thread (realloc calling malloc) */
 #define HOLD_NS 2000000 /* records this recent wait for the next read: a CPU may be late */
+#define NARG 4
+/* posix_memalign writes the address into *memptr: its return's record holds the caller's
+ * stack top, STACK_WORDS words above the stack pointer, where a local pointer usually is. */
+#define STACK_WORDS 32
 
 /* --- settings and options ------------------------------------------------------------------- */
 
@@ -76,15 +93,26 @@ static struct env {
 	int found; /* functions the library has */
 	unsigned long long off[NFUNCS];
 	struct {
-		int off_a[3]; /* entry: the arguments' offsets in the record */
-		int off_ret;  /* return: the value's */
+		int off_a[NARG]; /* entry: the arguments' offsets in the record */
+		int off_ret;	 /* return: the value's */
 	} f[NFUNCS];
+	int off_sp, off_w[STACK_WORDS]; /* posix_memalign's return: the stack pointer, words */
+	uint64_t page;
+	struct {
+		struct mapkey {
+			uint64_t start;
+			uint32_t pid;
+		} * key; /* the mappings outstanding (their blocks in the table): a list, as
+			 * munmap looks for every one that overlaps its range */
+		size_t n, cap;
+	} maps;
 	struct perfev pe;
 	struct perfev_batch batch;
 	bool open;
 	unsigned max_stack;
 	struct pair_table pending; /* by thread: the allocator calls not yet returned */
 	uint64_t unpaired, nested, lost_pending, bad, replaced, dropped_exec;
+	uint64_t out_late, out_unread; /* posix_memalign: *memptr read after the call, or not */
 	struct row row;
 	struct tool_run *t;
 } env = {.older_ns = 500000000ULL, .max_size = ~0ULL, .top = 10};
@@ -115,6 +143,7 @@ static const char *const examples[] = {
 	"memleak -p 181 10 3            # every 10 seconds, 3 times",
 	"memleak --older 0 --exec ./a.out # a command's, at its end",
 	"memleak -a --top 3 -p 181      # each block of the 3 largest stacks",
+	"memleak -Z 1000000 -p 181      # up to 1 MB: not the threads' stacks",
 	"memleak -v -p 1                # what would be probed and how",
 	NULL,
 };
@@ -204,11 +233,19 @@ struct block {
 	uint64_t size, time;
 	uint32_t pid;
 	int stack;
+	bool map; /* an anonymous mapping, given back by munmap; else a block, by free */
 };
 static struct {
 	struct block *b;
 	size_t cap, n; /* cap a power of two */
 } blocks;
+
+static void oom(const char *what)
+{
+	fprintf(stderr, "memleak: out of memory for the %s: ending\n", what);
+	env.t->failed = true;
+	sig_request_stop();
+}
 
 static size_t slot(uint32_t pid, uint64_t addr)
 {
@@ -263,37 +300,86 @@ static void block_del(struct block *b)
 	}
 }
 
-static void block_add(uint32_t pid, uint64_t addr, uint64_t size, uint64_t time, int stack)
+static void block_add(uint32_t pid, uint64_t addr, uint64_t size, uint64_t time, int stack,
+		      bool map)
 {
 	struct block *b = block_find(pid, addr);
 	if (b) { /* its free was not seen (a lost record, a free not through free()) */
 		env.replaced++;
-		*b = (struct block){addr, size, time, pid, stack};
+		*b = (struct block){addr, size, time, pid, stack, map};
 		return;
 	}
 	if ((blocks.n + 1) * 2 > blocks.cap && block_grow()) {
-		fprintf(stderr, "memleak: out of memory for the allocations: ending\n");
-		env.t->failed = true;
-		sig_request_stop();
+		oom("allocations");
 		return;
 	}
 	size_t i = slot(pid, addr);
 	while (blocks.b[i].addr)
 		i = (i + 1) & (blocks.cap - 1);
-	blocks.b[i] = (struct block){addr, size, time, pid, stack};
+	blocks.b[i] = (struct block){addr, size, time, pid, stack, map};
 	blocks.n++;
 }
 
 static void block_free(uint32_t pid, uint64_t addr)
 {
 	struct block *b = block_find(pid, addr);
-	if (b)
+	if (b && !b->map)
 		block_del(b);
+}
+
+/* An anonymous mapping: a block, and its start in the list munmap searches. */
+static void map_add(uint32_t pid, uint64_t start, uint64_t len, uint64_t time, int stack)
+{
+	if (env.maps.n == env.maps.cap) {
+		size_t cap = env.maps.cap ? env.maps.cap * 2 : 64;
+		struct mapkey *k = realloc(env.maps.key, cap * sizeof(*k));
+		if (!k)
+			return oom("mappings");
+		env.maps.key = k;
+		env.maps.cap = cap;
+	}
+	env.maps.key[env.maps.n++] = (struct mapkey){start, pid};
+	block_add(pid, start, len, time, stack, true);
+}
+
+/*
+ * [start, start + len) of pid unmapped (munmap, or a new mapping over it): every mapping
+ * that overlaps it loses that part: shrunk from either end, split in two by a hole in its
+ * middle (the two parts keep its stack and age), or gone.
+ */
+static void map_remove(uint32_t pid, uint64_t start, uint64_t len)
+{
+	uint64_t end = start + len < start ? UINT64_MAX : start + len;
+	for (size_t i = 0; i < env.maps.n;) {
+		struct mapkey k = env.maps.key[i];
+		struct block *b = k.pid == pid ? block_find(pid, k.start) : NULL;
+		if (k.pid == pid && (!b || !b->map)) { /* replaced by a block: not a mapping */
+			env.maps.key[i] = env.maps.key[--env.maps.n];
+			continue;
+		}
+		if (!b || b->addr >= end || b->addr + b->size <= start) {
+			i++;
+			continue;
+		}
+		struct block m = *b;
+		block_del(b);
+		env.maps.key[i] = env.maps.key[--env.maps.n];
+		/* the parts left are added at the list's end, and overlap nothing of the range */
+		if (m.addr < start)
+			map_add(pid, m.addr, start - m.addr, m.time, m.stack);
+		if (m.addr + m.size > end)
+			map_add(pid, end, m.addr + m.size - end, m.time, m.stack);
+	}
 }
 
 /* A process that calls exec has a new heap: its blocks are gone. */
 static void blocks_drop_pid(uint32_t pid)
 {
+	for (size_t i = 0; i < env.maps.n;)
+		if (env.maps.key[i].pid == pid)
+			env.maps.key[i] = env.maps.key[--env.maps.n];
+		else
+			i++;
 	for (size_t i = 0; i < blocks.cap;) {
 		if (blocks.b[i].addr && blocks.b[i].pid == pid) {
 			block_del(&blocks.b[i]);
@@ -308,8 +394,8 @@ static void blocks_drop_pid(uint32_t pid)
 
 struct call {
 	int fn;
-	bool nested;
-	uint64_t size, ptr;
+	bool nested, skip; /* skip: a mapping not anonymous */
+	uint64_t size, ptr, out;
 };
 struct pend {
 	int depth;
@@ -327,12 +413,17 @@ static uint64_t raw_u64(const struct perfev_sample *s, int off)
 static void on_entry(int i, const struct perfev_sample *s)
 {
 	const struct func *f = &funcs[i];
-	uint64_t a[3];
-	for (int k = 0; k < 3; k++)
+	uint64_t a[NARG];
+	for (int k = 0; k < NARG; k++)
 		a[k] = raw_u64(s, env.f[i].off_a[k]);
 	if (f->kind == FREE) {
 		if (a[f->ptr - 1])
 			block_free(s->pid, a[f->ptr - 1]);
+		return;
+	}
+	if (f->kind == UNMAP) { /* the kernel unmaps whole pages */
+		uint64_t start = a[f->ptr - 1] & ~(env.page - 1);
+		map_remove(s->pid, start, a[f->ptr - 1] + a[f->size - 1] - start);
 		return;
 	}
 	struct pend *p = pair_put(&env.pending, s->tid, 0);
@@ -349,7 +440,30 @@ static void on_entry(int i, const struct perfev_sample *s)
 	if (f->nmemb)
 		c->size *= a[f->nmemb - 1];
 	c->ptr = f->ptr ? a[f->ptr - 1] : 0;
+	c->out = f->out ? a[f->out - 1] : 0;
+	c->skip = f->flags && !(a[f->flags - 1] & MAP_ANONYMOUS);
+	if (f->kind == MAP) /* what the kernel maps: whole pages */
+		c->size = (c->size + env.page - 1) & ~(env.page - 1);
 	p->depth++;
+}
+
+/*
+ * posix_memalign's block: what it wrote at *memptr. The return's record has the caller's
+ * stack top, where `void *p; posix_memalign(&p, ...)` puts it; elsewhere (a global, a heap
+ * structure) it is read from the process now, up to 0.1 s after the call: it may have
+ * changed or gone by then, and both are counted and said at the end. 0: not read.
+ */
+static uint64_t out_value(const struct perfev_sample *s, const struct call *c)
+{
+	uint64_t sp = raw_u64(s, env.off_sp), at = c->out - sp, v = 0;
+	if (c->out >= sp && at < STACK_WORDS * 8 && !(at % 8))
+		return raw_u64(s, env.off_w[at / 8]);
+	if (ustr_caller_memory((int)s->tid, c->out, (char *)&v, sizeof(v)) == sizeof(v) && v) {
+		env.out_late++;
+		return v;
+	}
+	env.out_unread++;
+	return 0;
 }
 
 static void on_return(int i, const struct perfev_sample *s)
@@ -370,6 +484,13 @@ static void on_return(int i, const struct perfev_sample *s)
 		return;
 	}
 	uint64_t addr = raw_u64(s, env.f[i].off_ret);
+	if (funcs[i].kind == MAP) {
+		if (c.skip || addr > UINT64_MAX - 4096)
+			return;			  /* a file's mapping, or MAP_FAILED */
+		map_remove(s->pid, addr, c.size); /* MAP_FIXED replaces what was there */
+	}
+	if (c.out && (addr = (uint32_t)addr ? 0 : out_value(s, &c)) == 0)
+		return; /* posix_memalign failed (an error number), or its result not read */
 	/* realloc: the old block is given back, unless it failed (NULL for a size > 0) */
 	if (c.ptr && (addr || !c.size))
 		block_free(s->pid, c.ptr);
@@ -379,13 +500,13 @@ static void on_return(int i, const struct perfev_sample *s)
 	int nk, nu;
 	perfev_chain_split(s->chain, s->nr, k, &nk, 0, u, &nu, MAXF);
 	int id = stack_id(s->pid, u, nu);
-	if (id < 0) {
-		fprintf(stderr, "memleak: out of memory for the stacks: ending\n");
-		env.t->failed = true;
-		sig_request_stop();
-		return;
+	if (id < 0)
+		return oom("stacks");
+	if (funcs[i].kind == MAP) {
+		map_add(s->pid, addr, c.size, s->time, id);
+	} else {
+		block_add(s->pid, addr, c.size, s->time, id, false);
 	}
-	block_add(s->pid, addr, c.size, s->time, id);
 }
 
 static void on_sample(const void *body, size_t len)
@@ -708,6 +829,16 @@ static void end(struct tool_run *t)
 			(unsigned long long)env.replaced);
 	if (env.bad)
 		fprintf(stderr, "memleak: %llu malformed records\n", (unsigned long long)env.bad);
+	if (env.out_late)
+		fprintf(stderr,
+			"memleak: %llu posix_memalign results read from the process after the "
+			"call (not on the caller's stack): they may have changed since\n",
+			(unsigned long long)env.out_late);
+	if (env.out_unread)
+		fprintf(stderr,
+			"memleak: %llu posix_memalign blocks not counted: their address (not on "
+			"the caller's stack) could not be read from the process\n",
+			(unsigned long long)env.out_unread);
 }
 
 /* --- set up --------------------------------------------------------------------------------- */
@@ -780,27 +911,46 @@ static int prepare(struct tool_run *t)
 		if (alias)
 			continue;
 		env.off[i] = off;
-		char target[PATH_MAX + 32], args[128] = "", name[64];
+		char target[PATH_MAX + 32], args[STACK_WORDS * 24 + 64] = "", name[64];
 		snprintf(target, sizeof(target), "%s:0x%llx", env.lib, off);
-		int n = f->size > f->nmemb ? f->size : f->nmemb;
-		n = n > f->ptr ? n : f->ptr;
+		int n = 0;
+		for (int k = 0; k < 5; k++) {
+			int a = (int[]){f->size, f->nmemb, f->ptr, f->out, f->flags}[k];
+			n = a > n ? a : n;
+		}
 		for (int k = 0; k < n; k++)
 			snprintf(args + strlen(args), sizeof(args) - strlen(args), "%sa%d=%s:u64",
 				 k ? " " : "", k + 1, argreg[k]);
 		snprintf(name, sizeof(name), "ml_%s", f->name);
 		if (!(env.entry[i] = probe_create(&t->s, PROBE_UPROBE, 'p', name, target, args)))
 			return TOOL_FAIL;
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < NARG; k++) {
 			char a[8];
 			snprintf(a, sizeof(a), "a%d", k + 1);
 			env.f[i].off_a[k] = field_off(env.entry[i], a);
 		}
-		if (f->kind == ALLOC) {
+		if (f->kind == ALLOC || f->kind == MAP) {
 			snprintf(name, sizeof(name), "ml_%s_ret", f->name);
-			if (!(env.ret[i] = probe_create(&t->s, PROBE_UPROBE, 'r', name, target,
-							"ret=$retval:u64")))
+			snprintf(args, sizeof(args), "ret=$retval:u64");
+			if (f->out) {
+				snprintf(args + strlen(args), sizeof(args) - strlen(args),
+					 " sp=%%sp:u64");
+				for (int k = 0; k < STACK_WORDS; k++)
+					snprintf(args + strlen(args), sizeof(args) - strlen(args),
+						 " w%d=+%d(%%sp):u64", k, k * 8);
+			}
+			if (!(env.ret[i] =
+				      probe_create(&t->s, PROBE_UPROBE, 'r', name, target, args)))
 				return TOOL_FAIL;
 			env.f[i].off_ret = field_off(env.ret[i], "ret");
+			if (f->out) {
+				env.off_sp = field_off(env.ret[i], "sp");
+				for (int k = 0; k < STACK_WORDS; k++) {
+					char w[8];
+					snprintf(w, sizeof(w), "w%d", k);
+					env.off_w[k] = field_off(env.ret[i], w);
+				}
+			}
 		}
 		env.found++;
 	}
@@ -808,6 +958,7 @@ static int prepare(struct tool_run *t)
 		fprintf(stderr, "memleak: no malloc in %s\n", env.lib);
 		return TOOL_FAIL;
 	}
+	env.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (pair_init(&env.pending, 4096, sizeof(struct pend)))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "outstanding allocations of %s (%d functions of %s)",
@@ -902,6 +1053,7 @@ static void cleanup(struct tool_run *t)
 	free(stacks.s);
 	free(stacks.head);
 	free(blocks.b);
+	free(env.maps.key);
 	perfev_batch_free(&env.batch);
 	pair_free(&env.pending);
 	usym_addr_free();

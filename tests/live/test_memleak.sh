@@ -3,11 +3,15 @@
 # Live tests of memleak: the test program leaks 7 blocks of 1000 bytes from the bottom of a
 # chain of 10 functions (deeper than ftrace's 8-frame user stacks), 3000 bytes by calloc and
 # 2000 by realloc from two others, 2 x 4321 bytes from a thread (made before -p attaches),
-# and frees the 400 blocks churn() makes through every allocator and 50 the thread hands to
-# the main thread: memleak shows exactly those 4 stacks, 20642 bytes in 11 allocations, the
-# frames named, nothing of churn() nor of the handed blocks; --exec and -p, -z, -j with -a;
-# a report while the process lives, with --older; bad input and every run leave tracefs as
-# they found it.
+# a block through each other allocator from a function of its own (2 x 1111 posix_memalign,
+# 2560 aligned_alloc, 1280 memalign, 5000 valloc, 6000 pvalloc, 300000 malloc that glibc
+# maps), and 3 anonymous mappings left of two partly unmapped (12288 bytes in 2 from one
+# call, 8192 from the other), and frees all that churn() makes through every allocator and
+# mmap (in parts too) and the 50 blocks the thread hands to the main thread: memleak shows
+# exactly those 12 stacks, 358184 bytes in 21 allocations, the frames named, nothing of
+# churn() nor of the handed blocks nor of its file mapping; --exec and -p, -z, -j with -a; a
+# report while the process lives, with --older; bad input and every run leave tracefs as
+# they found it. -Z 1000000 leaves out the thread's stack (8 MiB, mapped by pthread_create).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -35,15 +39,31 @@ fi
 
 # The 3 stacks as text must show them: the count line, then the target's own frames.
 cat > "$TMP/want" << 'EOF2'
+300000 bytes in 1 allocations from stack
+leak_big main
+12288 bytes in 2 allocations from stack
+leak_mmap main
 8642 bytes in 2 allocations from stack
 thread_leak worker
+8192 bytes in 1 allocations from stack
+leak_mmap main
 7000 bytes in 7 allocations from stack
 deep_leak deep9 deep8 deep7 deep6 deep5 deep4 deep3 deep2 deep1 main
+6000 bytes in 1 allocations from stack
+leak_pvalloc main
+5000 bytes in 1 allocations from stack
+leak_valloc main
 3000 bytes in 1 allocations from stack
 leak_calloc main
+2560 bytes in 1 allocations from stack
+leak_aligned main
+2222 bytes in 2 allocations from stack
+leak_posix_memalign main
 2000 bytes in 1 allocations from stack
 leak_realloc main
-Outstanding: 20642 bytes in 11 allocations from 4 stacks
+1280 bytes in 1 allocations from stack
+leak_memalign main
+Outstanding: 358184 bytes in 21 allocations from 12 stacks
 EOF2
 # stacks FILE: each stack's line and its frames of leak_target, by name, on one line.
 stacks() {
@@ -56,10 +76,11 @@ stacks() {
 
 # -z 500: the C library's own blocks (272 bytes from ld.so for the thread's TLS, made before
 # -p attaches) are outstanding too; every block of the test is 555 bytes or more.
-"$BIN/memleak" -z 500 --exec "$LT" > "$TMP/out" 2> "$TMP/err"
+ML="$BIN/memleak -z 500 -Z 1000000 --top 20"
+$ML --exec "$LT" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 stacks "$TMP/out" > "$TMP/got"
-check "memleak --exec: exit 0, exactly the 4 leaking stacks, 20642 bytes in 11 blocks, frames named" \
+check "memleak --exec: exit 0, exactly the 12 leaking stacks, 358184 bytes in 21 blocks, frames named" \
 	sh -c "[ $rc -eq 0 ] && cmp -s '$TMP/want' '$TMP/got'" ||
 	{ diff "$TMP/want" "$TMP/got" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/err"; }
 check "memleak --exec: nothing of the freed blocks (churn, the handed ones), no losses said" \
@@ -68,31 +89,32 @@ check "memleak --exec: nothing of the freed blocks (churn, the handed ones), no 
 "$BIN/memleak" -z 1500 -Z 4000 -j -a --exec "$LT" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 need_program JC jsoncheck
-check "memleak -z 1500 -Z 4000 -j -a: the 3000 and 2000 byte stacks only, as JSON with their blocks" sh -c "
-	[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/out') -eq 2 ] &&
+check "memleak -z 1500 -Z 4000 -j -a: the 3000, 2560 and 2000 byte stacks only, as JSON with their blocks" sh -c "
+	[ $rc -eq 0 ] && [ \$(wc -l < '$TMP/out') -eq 3 ] &&
 	'$JC' '$TMP/out' time pid bytes allocs stack blocks &&
 	head -1 '$TMP/out' | grep -q '\"bytes\":3000,\"allocs\":1,\"stack\":\[\"leak_calloc+' &&
 	head -1 '$TMP/out' | grep -q '\"blocks\":\[{\"addr\":\"0x[0-9a-f]*\",\"size\":3000,\"age_ms\":[0-9]*}\]}\$' &&
+	sed -n 2p '$TMP/out' | grep -q '\"bytes\":2560,\"allocs\":1,\"stack\":\[\"leak_aligned+' &&
 	tail -1 '$TMP/out' | grep -q '\"bytes\":2000,\"allocs\":1,\"stack\":\[\"leak_realloc+'"
 
 # -p: that process's blocks only, not those of another run of the program meanwhile.
 rm -f "$TMP/go"
 "$LT" "$TMP/go" &
 P=$!
-if start_bg "$BIN/memleak" -a -z 500 -p $P; then
+if start_bg $ML -a -p $P; then
 	"$LT"
 	touch "$TMP/go"
 	wait_exit $BGPID 10
 	stacks "$TMP/out" > "$TMP/got"
-	check "memleak -p: ends with its process, exit 0, its 4 stacks only" \
+	check "memleak -p: ends with its process, exit 0, its 12 stacks only" \
 		sh -c "[ $RC -eq 0 ] && cmp -s '$TMP/want' '$TMP/got' &&
 			! grep 'from stack' '$TMP/out' | grep -v '(PID $P)\$'" ||
 		{ diff "$TMP/want" "$TMP/got" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/err"; }
-	check "memleak -a: each of the 11 blocks under its stack, 20642 bytes, oldest first" awk '
+	check "memleak -a: each of the 21 blocks under its stack, 358184 bytes, oldest first" awk '
 		/ bytes in .* from stack/ { last = -1 }
 		/^\t\taddr = 0x[0-9a-f]+ size = [0-9]+ age = [0-9]+ ms$/ {
 			n++; sum += $6; if (last >= 0 && $9 > last) bad = 1; last = $9 }
-		END { exit !(n == 11 && sum == 20642 && !bad) }' "$TMP/out"
+		END { exit !(n == 21 && sum == 358184 && !bad) }' "$TMP/out"
 fi
 kill $P 2> /dev/null
 wait $P 2> /dev/null
@@ -103,11 +125,11 @@ for older in 0 5000; do
 	rm -f "$TMP/go" "$TMP/done"
 	"$LT" "$TMP/go" "$TMP/done" &
 	P=$!
-	if start_bg "$BIN/memleak" -z 500 --older $older -p $P 1 1; then
+	if start_bg $ML --older $older -p $P 1 1; then
 		touch "$TMP/go"
 		wait_exit $BGPID 10
 		if [ $older = 0 ]; then
-			want='Outstanding: 20642 bytes in 11 allocations from 4 stacks (older than 0 ms)'
+			want='Outstanding: 358184 bytes in 21 allocations from 12 stacks (older than 0 ms)'
 		else
 			want='Outstanding: 0 bytes in 0 allocations from 0 stacks (older than 5000 ms)'
 		fi
