@@ -38,6 +38,7 @@
 #include "count/prom.h"
 #include "kernel/perfev.h"
 #include "kernel/probe.h"
+#include "stream/ksym.h"
 #include "stream/usym.h"
 #include "tool.h"
 
@@ -64,6 +65,27 @@ static const struct func {
 	{"munmap", UNMAP, 2, 0, 1, 0, 0},
 };
 #define NFUNCS (int)(sizeof(funcs) / sizeof(*funcs))
+
+/* Without -p or --exec, the kernel's: slab objects by address, pages by physical address
+ * (pfn x page size; a struct page's address before the pfn field, 4.?: kernel addresses,
+ * which slab objects' are not either). */
+enum kkind { KALLOC, KFREE, PALLOC, PFREE };
+static const struct kev {
+	const char *name;
+	enum kkind kind;
+	bool required;
+} kevs[] = {
+	{"kmalloc", KALLOC, true},
+	{"kmalloc_node", KALLOC, false}, /* before 6.1; then kmalloc's node field */
+	{"kmem_cache_alloc", KALLOC, true},
+	{"kmem_cache_alloc_node", KALLOC, false},
+	{"kfree", KFREE, true},
+	{"kmem_cache_free", KFREE, true},
+	{"mm_page_alloc", PALLOC, true},
+	{"mm_page_free", PFREE, true},
+	{"mm_page_free_batched", PFREE, false}, /* order 0 pages freed in a list */
+};
+#define NKEVS (int)(sizeof(kevs) / sizeof(*kevs))
 
 #if defined(__x86_64__)
 static const char *const argreg[] = {"%di", "%si", "%dx", "%cx"};
@@ -111,6 +133,12 @@ static struct env {
 	bool open;
 	unsigned max_stack;
 	struct pair_table pending; /* by thread: the allocator calls not yet returned */
+	bool kernel;		   /* the kernel's allocations (no -p, no --exec) */
+	struct tep_event *kev[NKEVS];
+	struct {
+		int ptr, bytes, pfn, page, order; /* offsets in the record, -1: none */
+	} kf[NKEVS];
+	struct ksyms *ksyms;
 	uint64_t unpaired, nested, lost_pending, bad, replaced, dropped_exec;
 	uint64_t out_late, out_unread; /* posix_memalign: *memptr read after the call, or not */
 	struct row row;
@@ -145,6 +173,7 @@ static const char *const examples[] = {
 	"memleak -a --top 3 -p 181      # each block of the 3 largest stacks",
 	"memleak -Z 1000000 -p 181      # up to 1 MB: not the threads' stacks",
 	"memleak -v -p 1                # what would be probed and how",
+	"memleak -z 4096 --older 1000 10 1 # the kernel's, 4 KB or more, older than 1 s",
 	NULL,
 };
 
@@ -162,9 +191,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void check(struct tool_run *t)
 {
-	if (!t->o.pid && !t->o.exec && !env.verbose)
-		opt_fail("a process to watch: -p PID or --exec CMD (the kernel's allocations are "
-			 "not traced yet)");
+	env.kernel = !t->o.pid && !t->o.exec;
 	if (t->record_path)
 		opt_fail("--record keeps ftrace events; memleak's are perf events: not with "
 			 "--record");
@@ -509,6 +536,42 @@ static void on_return(int i, const struct perfev_sample *s)
 	}
 }
 
+static uint64_t raw_field(const struct perfev_sample *s, int off, int size)
+{
+	uint64_t v = 0;
+	if (off >= 0 && (size_t)off + (size_t)size <= s->raw_size)
+		memcpy(&v, (const char *)s->raw + off, (size_t)size); /* little-endian */
+	return v;
+}
+
+static void on_kernel(int i, const struct perfev_sample *s)
+{
+	uint64_t addr, size;
+	if (kevs[i].kind == KALLOC || kevs[i].kind == KFREE) {
+		addr = raw_u64(s, env.kf[i].ptr);
+		size = raw_u64(s, env.kf[i].bytes);
+	} else {
+		addr = env.kf[i].pfn >= 0 ? raw_u64(s, env.kf[i].pfn) * env.page :
+					    raw_u64(s, env.kf[i].page);
+		size = env.page << (env.kf[i].order >= 0 ? raw_field(s, env.kf[i].order, 4) : 0);
+	}
+	if (!addr)
+		return;
+	if (kevs[i].kind == KFREE || kevs[i].kind == PFREE) {
+		block_free(0, addr);
+		return;
+	}
+	if (size < env.min_size || size > env.max_size)
+		return block_free(0, addr); /* not kept; nor one before it at that address */
+	uint64_t k[MAXF], u[1];
+	int nk, nu;
+	perfev_chain_split(s->chain, s->nr, k, &nk, MAXF, u, &nu, 0);
+	int id = stack_id(0, k, nk);
+	if (id < 0)
+		return oom("stacks");
+	block_add(0, addr, size, s->time, id, false);
+}
+
 static void on_sample(const void *body, size_t len)
 {
 	struct perfev_sample s;
@@ -518,6 +581,9 @@ static void on_sample(const void *body, size_t len)
 		return;
 	}
 	memcpy(&type, s.raw, 2); /* common_type: the probe's event id */
+	for (int i = 0; env.kernel && i < NKEVS; i++)
+		if (env.kev[i] && env.kev[i]->id == type)
+			return on_kernel(i, &s);
 	for (int i = 0; i < NFUNCS; i++) {
 		if (env.entry[i] && env.entry[i]->id == type)
 			return on_entry(i, &s);
@@ -670,6 +736,22 @@ static void print_blocks(int id, uint64_t allocs, uint64_t now, uint64_t older, 
 	free(list);
 }
 
+/* Frame i of a stack: symbol+0xoff (file) of the process, or a kernel symbol+0xoff. */
+static const char *frame_name(const struct stack *st, int i, char *buf, size_t len)
+{
+	if (!env.kernel)
+		return usym_addr((int)st->pid, st->u[i], buf, len);
+	unsigned long long off, addr = st->u[i];
+	/* above the innermost, return addresses: the call is the byte before */
+	const char *sym =
+		env.ksyms ? ksym_find(env.ksyms, i && addr ? addr - 1 : addr, &off) : NULL;
+	if (sym)
+		snprintf(buf, len, "%s+0x%llx", sym, off + (i && addr ? 1 : 0));
+	else
+		snprintf(buf, len, "0x%llx", addr);
+	return buf;
+}
+
 static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const char *when)
 {
 	const struct stack *st = stacks.s[s->id];
@@ -685,7 +767,7 @@ static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const
 			fputc('[', f);
 			for (int i = 0; i < st->n; i++) {
 				fputs(i ? "," : "", f);
-				const char *a = usym_addr((int)st->pid, st->u[i], buf, sizeof(buf));
+				const char *a = frame_name(st, i, buf, sizeof(buf));
 				out_json_str(f, a, strlen(a));
 			}
 			fputc(']', f);
@@ -697,16 +779,20 @@ static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const
 		row_end(&env.row);
 		return;
 	}
-	printf("\t%llu bytes in %llu allocations from stack (PID %u)\n",
-	       (unsigned long long)s->bytes, (unsigned long long)s->allocs, st->pid);
+	if (env.kernel)
+		printf("\t%llu bytes in %llu allocations from kernel stack\n",
+		       (unsigned long long)s->bytes, (unsigned long long)s->allocs);
+	else
+		printf("\t%llu bytes in %llu allocations from stack (PID %u)\n",
+		       (unsigned long long)s->bytes, (unsigned long long)s->allocs, st->pid);
 	for (int i = 0; i < st->n; i++) {
-		const char *a = usym_addr((int)st->pid, st->u[i], buf, sizeof(buf));
+		const char *a = frame_name(st, i, buf, sizeof(buf));
 		fputs("\t\t", stdout);
 		out_text_line(stdout, a, strlen(a));
 		fputc('\n', stdout);
 	}
 	if (!st->n)
-		printf("\t\t[no user stack]\n");
+		printf("\t\t[no %s stack]\n", env.kernel ? "kernel" : "user");
 	if (env.show_allocs)
 		print_blocks(s->id, s->allocs, now, older, false);
 }
@@ -817,8 +903,9 @@ static void end(struct tool_run *t)
 	if (env.lost_pending)
 		fprintf(stderr,
 			"memleak: records lost or throttled %llu times: some frees may be missing "
-			"(their blocks shown outstanding) and some calls unpaired\n",
-			(unsigned long long)env.lost_pending);
+			"(their blocks shown outstanding)%s\n",
+			(unsigned long long)env.lost_pending,
+			env.kernel ? "" : " and some calls unpaired");
 	if (env.unpaired)
 		fprintf(stderr, "memleak: %llu allocator calls without their entry or return\n",
 			(unsigned long long)env.unpaired);
@@ -849,11 +936,66 @@ static int field_off(struct tep_event *ev, const char *name)
 	return f ? f->offset : -1;
 }
 
+/* Without -p or --exec: the kmem tracepoints' formats, their fields by name (they moved
+ * between versions: kmem_cache_free got a name in 5.12, kmalloc a node in 6.1). */
+static int prepare_kernel(struct tool_run *t)
+{
+	if (env.verbose) {
+		printf("tracepoints:");
+		for (int i = 0; i < NKEVS; i++)
+			printf(" kmem:%s", kevs[i].name);
+		printf(" (those this kernel has), read as perf events of every CPU "
+		       "(perf_event_open, "
+		       "3.5+), every hit sampled with its record and, at an allocation, the kernel "
+		       "call chain of up to %u frames; one ring per CPU, read every 100 ms\n",
+		       env.max_stack);
+		return TOOL_DONE;
+	}
+	char why[512];
+	if (perfev_check(why, sizeof(why))) {
+		fprintf(stderr, "memleak: %s\n", why);
+		return TOOL_FAIL;
+	}
+	for (int i = 0; i < NKEVS; i++) {
+		struct tep_event *ev = session_load_event(&t->s, "kmem", kevs[i].name);
+		if (!ev && kevs[i].required) {
+			session_event(&t->s, "kmem", kevs[i].name, true); /* says why */
+			return TOOL_FAIL;
+		}
+		env.kev[i] = ev;
+		if (!ev)
+			continue;
+		env.kf[i].ptr = field_off(ev, "ptr");
+		env.kf[i].bytes = field_off(ev, "bytes_alloc");
+		env.kf[i].pfn = field_off(ev, "pfn");
+		env.kf[i].page = field_off(ev, "page");
+		env.kf[i].order = field_off(ev, "order");
+		bool slab = kevs[i].kind == KALLOC || kevs[i].kind == KFREE;
+		if (slab ? env.kf[i].ptr < 0 || (kevs[i].kind == KALLOC && env.kf[i].bytes < 0) :
+			   env.kf[i].pfn < 0 && env.kf[i].page < 0) {
+			fprintf(stderr, "memleak: kmem:%s has no field %s in this kernel\n",
+				kevs[i].name, slab ? "ptr or bytes_alloc" : "pfn or page");
+			return TOOL_FAIL;
+		}
+	}
+	env.ksyms = ksym_load(); /* without kallsyms, addresses */
+	snprintf(t->traced, sizeof(t->traced),
+		 "outstanding kernel allocations (kmalloc, kmem_cache_alloc, pages)");
+	row_init(&env.row, &table, stdout, t->o.json, false, false);
+	return TOOL_OK;
+}
+
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	t->follow_names = false;
 	t->ordered = false;
+	env.page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (env.kernel) {
+		unsigned kmax = perfev_max_stack();
+		env.max_stack = kmax < MAXF ? kmax : MAXF;
+		return prepare_kernel(t);
+	}
 	if (usym_target("libc", env.lib, sizeof(env.lib))) {
 		fprintf(stderr,
 			"memleak: no shared C library found to probe (libc.so.6): the allocations "
@@ -958,7 +1100,6 @@ static int prepare(struct tool_run *t)
 		fprintf(stderr, "memleak: no malloc in %s\n", env.lib);
 		return TOOL_FAIL;
 	}
-	env.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (pair_init(&env.pending, 4096, sizeof(struct pend)))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "outstanding allocations of %s (%d functions of %s)",
@@ -998,11 +1139,38 @@ static int setup(struct tool_run *t)
 	int ret = 0;
 	if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, close_events, NULL))
 		return TOOL_FAIL;
+	if (env.kernel) {
+		/* every CPU's, the kernel call chain of each allocation */
+		a.inherit = 0;
+		a.exclude_callchain_kernel = 0;
+		a.exclude_callchain_user = 1;
+		for (int i = 0; i < NKEVS && !ret; i++) {
+			if (!env.kev[i])
+				continue;
+			a.config = (uint64_t)env.kev[i]->id;
+			/* a free's chain not walked (both parts excluded: nr 0), its record
+			 * of the one layout the rings' parser knows */
+			a.exclude_callchain_kernel = kevs[i].kind == KFREE || kevs[i].kind == PFREE;
+			if (first) {
+				/* 8 MiB a CPU: the kernel allocates far more often than a program */
+				ret = perfev_open(&env.pe, &a, -1, -1, -1, 2048, why, sizeof(why));
+				if (ret) {
+					perfev_close(&env.pe);
+					ret = perfev_open(&env.pe, &a, -1, -1, -1, 256, why,
+							  sizeof(why));
+				}
+				env.open = !ret;
+				first = false;
+			} else {
+				ret = perfev_add(&env.pe, &a, -1, why, sizeof(why));
+			}
+		}
+	}
 	/* -p: its maps read while it lives (the kernel tells only the mappings made from now
 	 * on; the frames are named at the end, which can be after it has exited) */
-	if (!t->o.exec)
+	if (!t->o.exec && !env.kernel)
 		usym_prime(pid);
-	for (int i = 0; i < NFUNCS && !ret; i++)
+	for (int i = 0; i < NFUNCS && !ret && !env.kernel; i++)
 		for (int r = 0; r < 2 && !ret; r++) {
 			struct tep_event *ev = r ? env.ret[i] : env.entry[i];
 			if (!ev)
@@ -1057,6 +1225,8 @@ static void cleanup(struct tool_run *t)
 	perfev_batch_free(&env.batch);
 	pair_free(&env.pending);
 	usym_addr_free();
+	ksym_free(env.ksyms);
+	env.ksyms = NULL;
 }
 
 static const struct tool memleak = {

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-for args in "|-p PID or --exec" "-p 1 --older x|MS" "-p 1 -z 5 -Z 4|-Z 4" "-p 1 --top 0|N" \
+for args in "-p 1 --older x|MS" "-p 1 -z 5 -Z 4|-Z 4" "-p 1 --top 0|N" \
 	"-p x|PID" "-p 1 1 2 3|unexpected"; do
 	eval "\"\$BIN/memleak\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
@@ -25,6 +25,32 @@ for args in "|-p PID or --exec" "-p 1 --older x|MS" "-p 1 -z 5 -Z 4|-Z 4" "-p 1 
 		"[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] && grep -q -- '${args#*|}' '$TMP/err'"
 done
 check "memleak's bad input changed nothing in tracefs" same_state
+
+# The kernel's (no -p): a program grows 20 pipes to 64 buffers and closes them, then 20
+# more that it holds: the kernel's arrays of 64 pipe_buffers (2560 bytes, from the 4096-byte
+# kmalloc cache) under pipe_fcntl are exactly the 20 held, 81920 bytes, none of the closed.
+need_program KT kleak_target
+rm -f "$TMP/ready" "$TMP/done"
+if start_bg "$BIN/memleak" -z 4096 -Z 4096 --older 0 --top 100000; then
+	"$KT" 20 20 "$TMP/ready" "$TMP/done" &
+	P=$!
+	i=0
+	while [ ! -e "$TMP/ready" ] && [ $i -lt 100 ] && kill -0 $P 2> /dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -INT $BGPID
+	wait_exit $BGPID 10
+	touch "$TMP/done"
+	wait $P
+	check "memleak (the kernel's): exit 0, the 20 pipes held, 81920 bytes, under pipe_fcntl" sh -c "
+		[ $RC -eq 0 ] && awk '
+		/ bytes in .* from kernel stack\$/ { b = \$1; n = \$4; next }
+		/^\t\tpipe_fcntl\+0x/ { bytes += b; allocs += n }
+		END { exit !(bytes == 81920 && allocs == 20) }' '$TMP/out'" ||
+		{ grep -B4 pipe_fcntl "$TMP/out" | sed 's/^/#   /'; sed 's/^/#   /' "$TMP/err"; }
+fi
+touch "$TMP/done"
 
 if [ ! -e "$T/uprobe_events" ]; then
 	skip "memleak: no uprobes in this kernel (CONFIG_UPROBE_EVENTS)"
