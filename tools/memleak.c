@@ -109,6 +109,8 @@ static struct env {
 	uint64_t older_ns;
 	unsigned long long min_size, max_size;
 	long long top;
+	uint64_t sample, calls; /* -s: one allocation in sample kept, its counts x sample */
+	char sample_note[96];
 	bool show_allocs, verbose;
 	char lib[PATH_MAX];
 	struct tep_event *entry[NFUNCS], *ret[NFUNCS];
@@ -143,9 +145,15 @@ static struct env {
 	uint64_t out_late, out_unread; /* posix_memalign: *memptr read after the call, or not */
 	struct row row;
 	struct tool_run *t;
-} env = {.older_ns = 500000000ULL, .max_size = ~0ULL, .top = 10};
+} env = {.older_ns = 500000000ULL, .max_size = ~0ULL, .top = 10, .sample = 1};
 
 enum { OPT_TOP = OPT_LONG + 1, OPT_OLDER };
+
+/* -s: is this allocation one of the kept? Every sample-th, counted from the first. */
+static bool sampled(void)
+{
+	return env.sample == 1 || env.calls++ % env.sample == 0;
+}
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -162,6 +170,7 @@ static const struct opt_spec options[] = {
 	{'z', "min-size", "BYTES", "only allocations of at least BYTES", 0},
 	{'Z', "max-size", "BYTES", "only allocations of at most BYTES", 0},
 	{OPT_TOP, "top", "N", "only the N stacks with the most bytes (default 10)", 0},
+	{'s', "sample", "N", "keep one allocation in N, its bytes and count x N", 0},
 	{'v', NULL, NULL, "say what would be traced and how, and exit", 0},
 	TOOL_OPT_END,
 };
@@ -172,6 +181,7 @@ static const char *const examples[] = {
 	"memleak --older 0 --exec ./a.out # a command's, at its end",
 	"memleak -a --top 3 -p 181      # each block of the 3 largest stacks",
 	"memleak -Z 1000000 -p 181      # up to 1 MB: not the threads' stacks",
+	"memleak -s 10 -p 181           # one allocation in 10 kept, counts x 10",
 	"memleak -v -p 1                # what would be probed and how",
 	"memleak -z 4096 --older 1000 10 1 # the kernel's, 4 KB or more, older than 1 s",
 	NULL,
@@ -185,6 +195,13 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'z': env.min_size = (unsigned long long)opt_int(arg, 0, LLONG_MAX, "BYTES"); break;
 	case 'Z': env.max_size = (unsigned long long)opt_int(arg, 0, LLONG_MAX, "BYTES"); break;
 	case OPT_TOP: env.top = opt_int(arg, 1, 1LL << 30, "N (stacks)"); break;
+	case 's':
+		env.sample = (uint64_t)opt_int(arg, 1, 1LL << 30, "N (one allocation in N)");
+		if (env.sample > 1)
+			snprintf(env.sample_note, sizeof(env.sample_note),
+				 "; one allocation in %llu kept, counts x %llu",
+				 (unsigned long long)env.sample, (unsigned long long)env.sample);
+		break;
 	case OPT_OLDER: env.older_ns = (uint64_t)opt_int(arg, 0, 1LL << 32, "MS") * 1000000; break;
 	}
 }
@@ -521,7 +538,7 @@ static void on_return(int i, const struct perfev_sample *s)
 	/* realloc: the old block is given back, unless it failed (NULL for a size > 0) */
 	if (c.ptr && (addr || !c.size))
 		block_free(s->pid, c.ptr);
-	if (!addr || c.size < env.min_size || c.size > env.max_size)
+	if (!addr || c.size < env.min_size || c.size > env.max_size || !sampled())
 		return;
 	uint64_t k[1], u[MAXF];
 	int nk, nu;
@@ -561,7 +578,7 @@ static void on_kernel(int i, const struct perfev_sample *s)
 		block_free(0, addr);
 		return;
 	}
-	if (size < env.min_size || size > env.max_size)
+	if (size < env.min_size || size > env.max_size || !sampled())
 		return block_free(0, addr); /* not kept; nor one before it at that address */
 	uint64_t k[MAXF], u[1];
 	int nk, nu;
@@ -823,8 +840,8 @@ static void prom_write(uint64_t now, uint64_t older)
 			lost++;
 			continue;
 		}
-		ps->count++;
-		ps->sum += b->size;
+		ps->count += env.sample;
+		ps->sum += b->size * env.sample;
 	}
 	const char *bytes = "ftrace_tools_memleak_outstanding_bytes",
 		   *allocs = "ftrace_tools_memleak_outstanding_allocations";
@@ -855,10 +872,10 @@ static void report(uint64_t older)
 		const struct block *b = &blocks.b[i];
 		if (!b->addr || now - b->time < older)
 			continue;
-		sums[b->stack].bytes += b->size;
-		sums[b->stack].allocs++;
-		bytes += b->size;
-		allocs++;
+		sums[b->stack].bytes += b->size * env.sample;
+		sums[b->stack].allocs += env.sample;
+		bytes += b->size * env.sample;
+		allocs += env.sample;
 	}
 	if (stacks.n > 1)
 		qsort(sums, (size_t)stacks.n, sizeof(*sums), by_bytes);
@@ -874,9 +891,9 @@ static void report(uint64_t older)
 		print_stack(&sums[i], now, older, when);
 	if (!env.t->o.json)
 		printf("Outstanding: %llu bytes in %llu allocations from %d stacks (older than "
-		       "%llu ms)\n\n",
+		       "%llu ms%s)\n\n",
 		       (unsigned long long)bytes, (unsigned long long)allocs, n,
-		       (unsigned long long)(older / 1000000));
+		       (unsigned long long)(older / 1000000), env.sample_note);
 	free(sums);
 	if (env.t->prom)
 		prom_write(now, older);

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_live
 save_state
 
-for args in "-p 1 --older x|MS" "-p 1 -z 5 -Z 4|-Z 4" "-p 1 --top 0|N" \
+for args in "-p 1 --older x|MS" "-p 1 -z 5 -Z 4|-Z 4" "-p 1 --top 0|N" "-p 1 -s 0|N" \
 	"-p x|PID" "-p 1 1 2 3|unexpected"; do
 	eval "\"\$BIN/memleak\" ${args%|*}" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
@@ -126,6 +126,16 @@ check "memleak -z 1500 -Z 4000 -j -a: the 3000, 2560 and 2000 byte stacks only, 
 	head -1 '$TMP/out' | grep -q '\"blocks\":\[{\"addr\":\"0x[0-9a-f]*\",\"size\":3000,\"age_ms\":[0-9]*}\]}\$' &&
 	sed -n 2p '$TMP/out' | grep -q '\"bytes\":2560,\"allocs\":1,\"stack\":\[\"leak_aligned+' &&
 	tail -1 '$TMP/out' | grep -q '\"bytes\":2000,\"allocs\":1,\"stack\":\[\"leak_realloc+'"
+
+# -s 2: the 7 blocks of 1000 bytes (the test's only ones of that size) kept 1 in 2, the
+# 1st, 3rd, 5th and 7th: 4 kept, counted twice each, and said.
+"$BIN/memleak" -s 2 -z 1000 -Z 1000 --exec "$LT" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+check "memleak -s 2: 4 of the 7 blocks kept, counted as 8000 bytes in 8, said" sh -c "
+	[ $rc -eq 0 ] && [ \$(grep -c 'from stack' '$TMP/out') -eq 1 ] &&
+	grep -q '^	8000 bytes in 8 allocations from stack' '$TMP/out' &&
+	grep -qx 'Outstanding: 8000 bytes in 8 allocations from 1 stacks (older than 0 ms; one allocation in 2 kept, counts x 2)' '$TMP/out'" ||
+	sed 's/^/#   /' "$TMP/out"
 
 # -p: that process's blocks only, not those of another run of the program meanwhile.
 rm -f "$TMP/go"
