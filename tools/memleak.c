@@ -912,7 +912,9 @@ static void end(struct tool_run *t)
 		perfev_disable(&env.pe);
 	drain(true);
 	/* The process is gone: what it had not freed will never be. */
-	bool gone = t->o.exec || (t->o.pid && kill(t->o.pid, 0) && errno == ESRCH);
+	/* (a zombie not yet reaped by its parent is gone too: the driver's watch says so) */
+	bool gone =
+		t->o.exec || t->watch_ended || (t->o.pid && kill(t->o.pid, 0) && errno == ESRCH);
 	if (!t->last_interval)
 		report(gone ? 0 : env.older_ns);
 	if (env.open)
