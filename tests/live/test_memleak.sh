@@ -10,8 +10,10 @@
 # mmap (in parts too) and the 50 blocks the thread hands to the main thread: memleak shows
 # exactly those 12 stacks, 358184 bytes in 21 allocations, the frames named, nothing of
 # churn() nor of the handed blocks nor of its file mapping; --exec and -p, -z, -j with -a; a
-# report while the process lives, with --older; bad input and every run leave tracefs as
-# they found it. -Z 1000000 leaves out the thread's stack (8 MiB, mapped by pthread_create).
+# report while the process lives, with --older; -s sampling; the same count as bpftrace's
+# uprobes on malloc/free; the kernel's allocations (no -p) of pipes held and closed; bad
+# input and every run leave tracefs as they found it. -Z 1000000 leaves out the thread's
+# stack (8 MiB, mapped by pthread_create).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
 require_live
@@ -136,6 +138,45 @@ check "memleak -s 2: 4 of the 7 blocks kept, counted as 8000 bytes in 8, said" s
 	grep -q '^	8000 bytes in 8 allocations from stack' '$TMP/out' &&
 	grep -qx 'Outstanding: 8000 bytes in 8 allocations from 1 stacks (older than 0 ms; one allocation in 2 kept, counts x 2)' '$TMP/out'" ||
 	sed 's/^/#   /' "$TMP/out"
+
+# Beside bpftrace on the same run of the program: its uprobes on the same C library's
+# malloc and free, the blocks of 900 to 1100 bytes (the test's are all malloc's: deep_leak's
+# 7 of 1000) not freed, counted as memleak -z 900 -Z 1100 -p counts them.
+if command -v bpftrace > /dev/null 2>&1; then
+	LIBC=$("$BIN/memleak" -v -p 1 | sed -n 's/^uprobes on \(.*\): malloc .*/\1/p')
+	rm -f "$TMP/go"
+	"$LT" "$TMP/go" &
+	P=$!
+	bpftrace -e "uprobe:$LIBC:malloc /pid == $P/ { @size[tid] = arg0; }
+		uretprobe:$LIBC:malloc /pid == $P && @size[tid]/ {
+			if (@size[tid] >= 900 && @size[tid] <= 1100 && retval) {
+				@out[retval] = @size[tid]; @n++; @bytes += @size[tid]; }
+			delete(@size[tid]); }
+		uprobe:$LIBC:free /pid == $P && @out[arg0]/ {
+			@n--; @bytes -= @out[arg0]; delete(@out[arg0]); }
+		tracepoint:sched:sched_process_exit /pid == $P && tid == $P/ { exit(); }
+		END { printf(\"bpftrace: %d blocks, %d bytes\\n\", @n, @bytes);
+			clear(@out); clear(@size); clear(@n); clear(@bytes); }" \
+		> "$TMP/bt.out" 2> "$TMP/bt.err" &
+	BT=$!
+	if wait_line "$TMP/bt.out" '^Attaching' 30 && start_bg "$BIN/memleak" -z 900 -Z 1100 -p $P; then
+		touch "$TMP/go"
+		wait_exit $BGPID 10
+		wait_exit $BT 10
+		bt=$(sed -n 's/^bpftrace: \([0-9]*\) blocks, \([0-9]*\) bytes$/\2 bytes in \1/p' "$TMP/bt.out")
+		check "memleak -p beside bpftrace's uprobes on malloc/free: the same 7000 bytes in 7 outstanding" sh -c "
+			[ '$bt' = '7000 bytes in 7' ] &&
+			grep -q '^Outstanding: $bt allocations from 1 stacks' '$TMP/out'" ||
+			{ sed 's/^/#   /' "$TMP/bt.out" "$TMP/out"; }
+	else
+		notok "bpftrace starts" "$TMP/bt.err"
+	fi
+	touch "$TMP/go"
+	kill $BT 2> /dev/null
+	wait $P $BT 2> /dev/null
+else
+	skip "memleak beside bpftrace: no bpftrace"
+fi
 
 # -p: that process's blocks only, not those of another run of the program meanwhile.
 rm -f "$TMP/go"
