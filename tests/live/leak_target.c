@@ -16,6 +16,8 @@
  * which frees them (a free in another thread, often on another CPU, than the allocation).
  * With an argument FILE, it first waits until FILE exists (memleak -p); with a second, DONE,
  * it waits at the end until DONE exists (a report while it lives).
+ * leak_target --loop N GO (bench/bench-memleak.sh): once GO exists, N malloc(64) and free
+ * pairs, then "N ns" on standard output: the loop's time.
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *volatile keep[32]; /* 0-8 and 14- the main thread's, 12-13 the worker's */
@@ -181,9 +184,31 @@ __attribute__((noinline)) static void free_handed(void)
 		free(p);
 }
 
+static long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int loop(long n, const char *go)
+{
+	while (access(go, F_OK))
+		usleep(10000);
+	long long t0 = mono_ns();
+	for (long i = 0; i < n; i++) {
+		keep[0] = malloc(64);
+		free(keep[0]);
+	}
+	printf("%ld %lld\n", n, mono_ns() - t0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t w;
+	if (argc == 4 && !strcmp(argv[1], "--loop"))
+		return loop(atol(argv[2]), argv[3]);
 	pin(0);
 	if (pipe(handed) || pthread_barrier_init(&start, NULL, 2) ||
 	    pthread_create(&w, NULL, worker, NULL))
