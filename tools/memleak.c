@@ -955,6 +955,16 @@ static int field_off(struct tep_event *ev, const char *name)
 	return f ? f->offset : -1;
 }
 
+static bool perf_events_usable(void)
+{
+	char why[512];
+	if (perfev_check(why, sizeof(why))) {
+		fprintf(stderr, "memleak: %s\n", why);
+		return false;
+	}
+	return true;
+}
+
 /* Without -p or --exec: the kmem tracepoints' formats, their fields by name (they moved
  * between versions: kmem_cache_free got a name in 5.12, kmalloc a node in 6.1). */
 static int prepare_kernel(struct tool_run *t)
@@ -970,11 +980,8 @@ static int prepare_kernel(struct tool_run *t)
 		       env.max_stack);
 		return TOOL_DONE;
 	}
-	char why[512];
-	if (perfev_check(why, sizeof(why))) {
-		fprintf(stderr, "memleak: %s\n", why);
+	if (!perf_events_usable())
 		return TOOL_FAIL;
-	}
 	for (int i = 0; i < NKEVS; i++) {
 		struct tep_event *ev = session_load_event(&t->s, "kmem", kevs[i].name);
 		if (!ev && kevs[i].required) {
@@ -1054,11 +1061,9 @@ static int prepare(struct tool_run *t)
 			(int)t->o.pid, env.lib);
 	if (!probe_available(&t->s, PROBE_UPROBE, false))
 		return TOOL_FAIL;
-	char why[512];
-	if (perfev_check(why, sizeof(why))) {
-		fprintf(stderr, "memleak: %s\n", why);
+	if (!perf_events_usable())
 		return TOOL_FAIL;
-	}
+	char why[512];
 	for (int i = 0; i < NFUNCS; i++) {
 		const struct func *f = &funcs[i];
 		unsigned long long off;
@@ -1135,6 +1140,23 @@ static void close_events(void *arg)
 	env.open = false;
 }
 
+/* One more event into the rings: the first opens them, pages a CPU (an eighth of it where
+ * the locked-memory limit refuses that: perf_event_mlock_kb), the others write into them. */
+static int add_event(struct perf_event_attr *a, pid_t pid, bool *first, size_t pages, char *why,
+		     size_t len)
+{
+	if (!*first)
+		return perfev_add(&env.pe, a, pid, why, len);
+	*first = false;
+	int ret = perfev_open(&env.pe, a, pid, -1, -1, pages, why, len);
+	if (ret) {
+		perfev_close(&env.pe);
+		ret = perfev_open(&env.pe, a, pid, -1, -1, pages / 8, why, len);
+	}
+	env.open = !ret;
+	return ret;
+}
+
 static int setup(struct tool_run *t)
 {
 	struct perf_event_attr a;
@@ -1170,19 +1192,8 @@ static int setup(struct tool_run *t)
 			/* a free's chain not walked (both parts excluded: nr 0), its record
 			 * of the one layout the rings' parser knows */
 			a.exclude_callchain_kernel = kevs[i].kind == KFREE || kevs[i].kind == PFREE;
-			if (first) {
-				/* 8 MiB a CPU: the kernel allocates far more often than a program */
-				ret = perfev_open(&env.pe, &a, -1, -1, -1, 2048, why, sizeof(why));
-				if (ret) {
-					perfev_close(&env.pe);
-					ret = perfev_open(&env.pe, &a, -1, -1, -1, 256, why,
-							  sizeof(why));
-				}
-				env.open = !ret;
-				first = false;
-			} else {
-				ret = perfev_add(&env.pe, &a, -1, why, sizeof(why));
-			}
+			/* 8 MiB a CPU: the kernel allocates far more often than a program */
+			ret = add_event(&a, -1, &first, 2048, why, sizeof(why));
 		}
 	}
 	/* -p: its maps read while it lives (the kernel tells only the mappings made from now
@@ -1201,20 +1212,9 @@ static int setup(struct tool_run *t)
 			/* (attr.mmap too: the kernel counts only it, or mmap_data, as asking for
 			 * mapping records, and tells none to an event of mmap2 alone) */
 			a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.sample_id_all = first;
-			if (first) {
-				/* 2 MiB a CPU: ~10,000 allocations (a return with 20 frames is ~250
-				 * bytes) between two reads 100 ms apart; more are lost and said. */
-				ret = perfev_open(&env.pe, &a, pid, -1, -1, 512, why, sizeof(why));
-				if (ret) {
-					perfev_close(&env.pe);
-					ret = perfev_open(&env.pe, &a, pid, -1, -1, 64, why,
-							  sizeof(why));
-				}
-				env.open = !ret;
-				first = false;
-			} else {
-				ret = perfev_add(&env.pe, &a, pid, why, sizeof(why));
-			}
+			/* 2 MiB a CPU: ~10,000 allocations (a return with 20 frames is ~250
+			 * bytes) between two reads 100 ms apart; more are lost and said. */
+			ret = add_event(&a, pid, &first, 512, why, sizeof(why));
 			/* -p: the threads it has now (inherit follows the new ones) */
 			if (!ret && perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
 				ret = -1;
