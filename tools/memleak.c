@@ -682,12 +682,13 @@ static void wake(struct tool_run *t, uint64_t now)
 
 static const struct row_col cols[] = {
 	ROW_COL_WHEN,
-	{NULL, "pid", 0, ROW_INT, 0, ROW_NOTEXT, "the process that made the allocations"},
+	{NULL, "pid", 0, ROW_INT, 0, ROW_NOTEXT,
+	 "the process that made the allocations (0: the kernel's)"},
 	{NULL, "bytes", 0, ROW_UINT, 0, ROW_NOTEXT, "bytes outstanding from this stack"},
 	{NULL, "allocs", 0, ROW_UINT, 0, ROW_NOTEXT, "allocations outstanding from this stack"},
 	{NULL, "stack", 0, ROW_JSON, 0, ROW_NOTEXT,
 	 "the user stack of the allocator's caller, leaf first: an array of \"symbol+0xoff "
-	 "(file)\" strings"},
+	 "(file)\" strings (the kernel's: \"symbol+0xoff\")"},
 	{NULL, "blocks", 0, ROW_JSON, 0, ROW_NOTEXT,
 	 "with -a: an array of {\"addr\": \"0x...\", \"size\": bytes, \"age_ms\": ms}; else "
 	 "null"},
