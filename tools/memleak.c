@@ -5,6 +5,8 @@
  * realloc, reallocarray, aligned_alloc, memalign, valloc, pvalloc, posix_memalign) give each
  * call's size at its entry and its address at its return, a uprobe on free the addresses
  * given back; on mmap and munmap, the anonymous mappings made and what is unmapped of them.
+ * Without -p or --exec, the kernel's: the kmem tracepoints of slab objects and pages, by
+ * kernel stack, on every CPU.
  *
  * The probes are not enabled in ftrace: each is opened as a perf event (a tracepoint event of
  * the probe's id, perf_event_open(2), 3.5+) of the process and what it starts, sampled at
