@@ -15,7 +15,9 @@
  * bytes in thread_leak and hands 50 blocks of 555 bytes through a pipe to the main thread,
  * which frees them (a free in another thread, often on another CPU, than the allocation).
  * With an argument FILE, it first waits until FILE exists (memleak -p); with a second, DONE,
- * it waits at the end until DONE exists (a report while it lives).
+ * it waits at the end until DONE exists (a report while it lives), and leaks one more block,
+ * of 3333 bytes by posix_memalign into a global (not on its stack: memleak reads it from
+ * the process after the call, which lives on here) from leak_posix_memalign_global.
  * leak_target --loop N GO (bench/bench-memleak.sh): once GO exists, N malloc(64) and free
  * pairs, then "N ns" on standard output: the loop's time.
  */
@@ -93,6 +95,15 @@ __attribute__((noinline)) static void leak_posix_memalign(void)
 		if (!posix_memalign(&p, align, 1111))
 			keep[nkeep++] = p;
 	}
+	__asm__ volatile("" ::: "memory");
+}
+
+/* (through a pointer: gcc's builtin posix_memalign passes a local and then stores it) */
+static int (*volatile call_posix_memalign)(void **, size_t, size_t) = posix_memalign;
+__attribute__((noinline)) static void leak_posix_memalign_global(void)
+{
+	if (call_posix_memalign((void **)&keep[20], 64, 3333))
+		abort();
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -227,6 +238,8 @@ int main(int argc, char **argv)
 	leak_pvalloc();
 	leak_big();
 	leak_mmap();
+	if (argc > 2)
+		leak_posix_memalign_global();
 	pthread_barrier_wait(&start);
 	free_handed();
 	pthread_join(w, NULL);

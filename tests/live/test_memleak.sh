@@ -194,7 +194,9 @@ kill $P $BT 2> /dev/null
 wait $P $BT 2> /dev/null
 
 # A report while the process lives, after 1 s: every block with --older 0, none of them with
-# --older 5000 (all younger); the count of 1 ends the run, not the process.
+# --older 5000 (all younger); the count of 1 ends the run, not the process. The program
+# leaks one more block here, 3333 bytes by posix_memalign into a global: its address is not
+# on the caller's stack and is read from the living process, counted, said.
 for older in 0 5000; do
 	rm -f "$TMP/go" "$TMP/done"
 	"$LT" "$TMP/go" "$TMP/done" &
@@ -203,13 +205,19 @@ for older in 0 5000; do
 		touch "$TMP/go"
 		wait_exit $BGPID 10
 		if [ $older = 0 ]; then
-			want='Outstanding: 358184 bytes in 21 allocations from 12 stacks (older than 0 ms)'
+			want='Outstanding: 361517 bytes in 22 allocations from 13 stacks (older than 0 ms)'
 		else
 			want='Outstanding: 0 bytes in 0 allocations from 0 stacks (older than 5000 ms)'
 		fi
 		check "memleak --older $older -p PID 1 1: one report while it lives, exit 0" sh -c "
 			[ $RC -eq 0 ] && kill -0 $P && [ \$(grep -c '^Outstanding' '$TMP/out') -eq 1 ] &&
 			grep -qx '$want' '$TMP/out'" || sed 's/^/#   /' "$TMP/out"
+		if [ $older = 0 ]; then
+			check "memleak -p: posix_memalign's address in a global read from the process, its stack shown, said" sh -c "
+				grep -A1 '^	3333 bytes in 1 allocations from stack' '$TMP/out' | grep -q leak_posix_memalign_global &&
+				grep -qx 'memleak: 1 posix_memalign results read from the process after the call (not on the caller.s stack): they may have changed since' '$TMP/err'" ||
+				sed 's/^/#   /' "$TMP/err"
+		fi
 	fi
 	touch "$TMP/done"
 	wait $P 2> /dev/null
