@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -1160,6 +1161,34 @@ static int add_event(struct perf_event_attr *a, pid_t pid, bool *first, size_t p
 	return ret;
 }
 
+/*
+ * -z/-Z of the kernel's: an allocation event's filter (PERF_EVENT_IOC_SET_FILTER, 2.6.32)
+ * keeps the kernel from writing those of other sizes at all, the bulk of the records (the
+ * frees are all needed). opened: the event opened the rings (its fds are theirs), else its
+ * fds are the last perfev_add made. A filter refused (an older format) costs only records:
+ * the sizes are checked here too.
+ */
+static void size_filter(int i, bool opened)
+{
+	char f[128];
+	if (!env.min_size && env.max_size == ~0ULL)
+		return;
+	if (kevs[i].kind == KALLOC) {
+		snprintf(f, sizeof(f), "bytes_alloc >= %llu && bytes_alloc <= %llu", env.min_size,
+			 env.max_size);
+	} else {
+		int lo = 0, hi = 63;
+		while (lo < 63 && (env.page << lo) < env.min_size)
+			lo++;
+		while (hi >= 0 && (hi >= 52 || (env.page << hi) > env.max_size))
+			hi--;
+		snprintf(f, sizeof(f), "order >= %d && order <= %d", lo, hi);
+	}
+	for (int k = 0; k < env.pe.n; k++)
+		ioctl(opened ? env.pe.ring[k].fd : env.pe.more[env.pe.nmore - env.pe.n + k],
+		      PERF_EVENT_IOC_SET_FILTER, f);
+}
+
 static int setup(struct tool_run *t)
 {
 	struct perf_event_attr a;
@@ -1196,7 +1225,10 @@ static int setup(struct tool_run *t)
 			 * of the one layout the rings' parser knows */
 			a.exclude_callchain_kernel = kevs[i].kind == KFREE || kevs[i].kind == PFREE;
 			/* 8 MiB a CPU: the kernel allocates far more often than a program */
+			bool opens = first;
 			ret = add_event(&a, -1, &first, 2048, why, sizeof(why));
+			if (!ret && (kevs[i].kind == KALLOC || kevs[i].kind == PALLOC))
+				size_filter(i, opens);
 		}
 	}
 	/* -p: its maps read while it lives (the kernel tells only the mappings made from now
