@@ -197,6 +197,11 @@ $(B)/static/profile_target: tests/live/profile_target.c | $(B)/static
 # each level its own frame); dynamic, as memleak probes libc.so (the guests' are static).
 $(B)/tests/leak_target: tests/live/leak_target.c | $(B)/tests
 	$(CC) -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Wall -Wextra -Werror -pthread -o $@ $<
+# memleak's kernel mode: pipes grown and held or closed (static: the guests run it too).
+$(B)/tests/kleak_target: tests/live/kleak_target.c | $(B)/tests
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
+$(B)/static/kleak_target: tests/live/kleak_target.c | $(B)/static
+	$(CC) -O1 -g -static -Wall -Wextra -Werror -o $@ $<
 # Known host name lookups for gethostlatency, answered from /etc/hosts: dynamic, since a
 # static program's lookups are not the C library's (the guests have no libc.so: skipped).
 $(B)/tests/resolve_target: tests/live/resolve_target.c | $(B)/tests
@@ -218,7 +223,7 @@ $(B)/static/jsoncheck: tests/live/jsoncheck.c | $(B)/static
 
 # (the image holds make static's binaries, which the build of SANITIZE=1 has none of: there
 # the image's suite skips, saying so)
-check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target $(B)/tests/lock_target $(B)/tests/leak_target
+check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests/names_target $(B)/tests/exit_target $(B)/tests/sys_target $(B)/tests/exec_target $(B)/tests/snoop_target $(B)/tests/tcp_target $(B)/tests/jsoncheck $(B)/tests/sched_target $(B)/tests/profile_target $(B)/tests/resolve_target $(B)/tests/pty_bash $(if $(filter 1,$(SANITIZE)),,$(IMAGE)) $(B)/tests/file_target $(B)/tests/usdt_target $(B)/tests/lock_target $(B)/tests/leak_target $(B)/tests/kleak_target
 	B=$(B) TOOLS="$(TOOLS)" UNIT="$(UNIT)" LAYERS="$(LAYERS)" \
 		LIVE_SKIP="$(if $(filter 1,$(SANITIZE)),test_examples test_pictures test_prom)" tests/check.sh
 
@@ -227,7 +232,7 @@ check: check-deps all $(UNIT:%=$(B)/tests/%) $(B)/tests/uprobe_target $(B)/tests
 VM_CACHE ?= /var/cache/ftrace-tools-vm
 # vmcheck-bin installs what the guests need too: CI runs it first, then make vmcheck beside
 # make check.
-vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/file_target $(B)/static/usdt_target $(B)/static/lock_target
+vmcheck-bin: vmcheck-deps static $(B)/static/uprobe_target $(B)/static/names_target $(B)/static/exit_target $(B)/static/sys_target $(B)/static/exec_target $(B)/static/snoop_target $(B)/static/tcp_target $(B)/static/jsoncheck $(B)/static/sched_target $(B)/static/profile_target $(B)/static/file_target $(B)/static/usdt_target $(B)/static/lock_target $(B)/static/kleak_target
 vmcheck: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) BIN=$(B)/static tests/vm/vmcheck.sh
 
@@ -282,14 +287,16 @@ deb:
 	lintian --fail-on error $(B)/deb/*.deb
 	@ls $(B)/deb/*.deb
 
-# The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh):
-# never part of check; write bench/REPORT.md and bench/PROFILE.md.
+# The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh and
+# memleak's bench/bench-memleak.sh): never part of check; write bench/REPORT.md,
+# bench/PROFILE.md and bench/MEMLEAK.md.
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
-bench: all bench-deps $(B)/tests/profile_target
+bench: all bench-deps $(B)/tests/profile_target $(B)/tests/leak_target
 	bench/bench.sh
 	bench/bench-profile.sh
+	bench/bench-memleak.sh
 # The function tools' counting paths in the qemu guests (bench/guest-run.sh): bench/GUEST.md.
 bench-guest: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) bench/guest-run.sh

@@ -411,6 +411,7 @@ static bool watched_gone(struct tool_run *t, uint64_t now)
 	if (gone)
 		fprintf(stderr, "%s: %s %d has exited: ending\n", t->tool->name,
 			t->watch_thread ? "thread" : "PID", (int)t->watch);
+	t->watch_ended = gone;
 	return gone;
 }
 

@@ -231,6 +231,7 @@ struct tool_run {
 	bool watch_thread;
 	unsigned long long watch_start;
 	uint64_t watch_next;
+	bool watch_ended; /* the run ended as the watched process was gone */
 	/* --cgroup PATH (cgroup.h): by default the instance traces only the group's tasks
 	 * (set_event_pid, set_ftrace_pid, forks followed, the group read again every second);
 	 * a tool whose events happen in other tasks' context (an interrupt's) sets

@@ -2,8 +2,11 @@
 /*
  * memleak: the allocations of a process still outstanding, by the user stack that made them,
  * every interval and at the end. Uprobes on the C library's allocators (malloc, calloc,
- * realloc, reallocarray, aligned_alloc, memalign, valloc, pvalloc) give each call's size at
- * its entry and its address at its return, a uprobe on free the addresses given back.
+ * realloc, reallocarray, aligned_alloc, memalign, valloc, pvalloc, posix_memalign) give each
+ * call's size at its entry and its address at its return, a uprobe on free the addresses
+ * given back; on mmap and munmap, the anonymous mappings made and what is unmapped of them.
+ * Without -p or --exec, the kernel's: the kmem tracepoints of slab objects and pages, by
+ * kernel stack, on every CPU.
  *
  * The probes are not enabled in ftrace: each is opened as a perf event (a tracepoint event of
  * the probe's id, perf_event_open(2), 3.5+) of the process and what it starts, sampled at
@@ -22,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -31,31 +37,63 @@
 #include "base/pair.h"
 #include "base/row.h"
 #include "base/sig.h"
+#include "domain/ustr.h"
 #include "count/prom.h"
 #include "kernel/perfev.h"
 #include "kernel/probe.h"
+#include "stream/ksym.h"
 #include "stream/usym.h"
 #include "tool.h"
 
-/* The allocators and free: what each argument is (1-based; 0: none). */
-enum kind { ALLOC, FREE };
+/* The allocators, free, and the anonymous mappings: what each argument is (1-based; 0:
+ * none). */
+enum kind { ALLOC, FREE, MAP, UNMAP };
 static const struct func {
 	const char *name;
 	enum kind kind;
 	int size, nmemb, ptr; /* the size, a count it is multiplied by, a block given back */
+	int out, flags;	      /* where the block's address is written; mmap's flags */
 } funcs[] = {
-	{"malloc", ALLOC, 1, 0, 0},	   {"calloc", ALLOC, 2, 1, 0},
-	{"realloc", ALLOC, 2, 0, 1},	   {"reallocarray", ALLOC, 3, 2, 1},
-	{"aligned_alloc", ALLOC, 2, 0, 0}, {"memalign", ALLOC, 2, 0, 0},
-	{"valloc", ALLOC, 1, 0, 0},	   {"pvalloc", ALLOC, 1, 0, 0},
-	{"free", FREE, 0, 0, 1},
+	{"malloc", ALLOC, 1, 0, 0, 0, 0},
+	{"calloc", ALLOC, 2, 1, 0, 0, 0},
+	{"realloc", ALLOC, 2, 0, 1, 0, 0},
+	{"reallocarray", ALLOC, 3, 2, 1, 0, 0},
+	{"aligned_alloc", ALLOC, 2, 0, 0, 0, 0},
+	{"memalign", ALLOC, 2, 0, 0, 0, 0},
+	{"valloc", ALLOC, 1, 0, 0, 0, 0},
+	{"pvalloc", ALLOC, 1, 0, 0, 0, 0},
+	{"posix_memalign", ALLOC, 3, 0, 0, 1, 0},
+	{"free", FREE, 0, 0, 1, 0, 0},
+	{"mmap", MAP, 2, 0, 0, 0, 4},
+	{"munmap", UNMAP, 2, 0, 1, 0, 0},
 };
 #define NFUNCS (int)(sizeof(funcs) / sizeof(*funcs))
 
+/* Without -p or --exec, the kernel's: slab objects by address, pages by physical address
+ * (pfn x page size; a struct page's address before the pfn field, 4.?: kernel addresses,
+ * which slab objects' are not either). */
+enum kkind { KALLOC, KFREE, PALLOC, PFREE };
+static const struct kev {
+	const char *name;
+	enum kkind kind;
+	bool required;
+} kevs[] = {
+	{"kmalloc", KALLOC, true},
+	{"kmalloc_node", KALLOC, false}, /* before 6.1; then kmalloc's node field */
+	{"kmem_cache_alloc", KALLOC, true},
+	{"kmem_cache_alloc_node", KALLOC, false},
+	{"kfree", KFREE, true},
+	{"kmem_cache_free", KFREE, true},
+	{"mm_page_alloc", PALLOC, true},
+	{"mm_page_free", PFREE, true},
+	{"mm_page_free_batched", PFREE, false}, /* order 0 pages freed in a list */
+};
+#define NKEVS (int)(sizeof(kevs) / sizeof(*kevs))
+
 #if defined(__x86_64__)
-static const char *const argreg[] = {"%di", "%si", "%dx"};
+static const char *const argreg[] = {"%di", "%si", "%dx", "%cx"};
 #elif defined(__aarch64__)
-static const char *const argreg[] = {"%x0", "%x1", "%x2"};
+static const char *const argreg[] = {"%x0", "%x1", "%x2", "%x3"};
 #else
 #error "memleak: the argument registers of this architecture are not known"
 #endif
@@ -63,6 +101,10 @@ static const char *const argreg[] = {"%x0", "%x1", "%x2"};
 #define MAXF PERFEV_MAX_STACK
 #define NEST 4		/* allocator calls pending in one thread (realloc calling malloc) */
 #define HOLD_NS 2000000 /* records this recent wait for the next read: a CPU may be late */
+#define NARG 4
+/* posix_memalign writes the address into *memptr: its return's record holds the caller's
+ * stack top, STACK_WORDS words above the stack pointer, where a local pointer usually is. */
+#define STACK_WORDS 32
 
 /* --- settings and options ------------------------------------------------------------------- */
 
@@ -70,26 +112,51 @@ static struct env {
 	uint64_t older_ns;
 	unsigned long long min_size, max_size;
 	long long top;
+	uint64_t sample, calls; /* -s: one allocation in sample kept, its counts x sample */
+	char sample_note[96];
 	bool show_allocs, verbose;
 	char lib[PATH_MAX];
 	struct tep_event *entry[NFUNCS], *ret[NFUNCS];
 	int found; /* functions the library has */
 	unsigned long long off[NFUNCS];
 	struct {
-		int off_a[3]; /* entry: the arguments' offsets in the record */
-		int off_ret;  /* return: the value's */
+		int off_a[NARG]; /* entry: the arguments' offsets in the record */
+		int off_ret;	 /* return: the value's */
 	} f[NFUNCS];
+	int off_sp, off_w[STACK_WORDS]; /* posix_memalign's return: the stack pointer, words */
+	uint64_t page;
+	struct {
+		struct mapkey {
+			uint64_t start;
+			uint32_t pid;
+		} * key; /* the mappings outstanding (their blocks in the table): a list, as
+			 * munmap looks for every one that overlaps its range */
+		size_t n, cap;
+	} maps;
 	struct perfev pe;
 	struct perfev_batch batch;
 	bool open;
 	unsigned max_stack;
 	struct pair_table pending; /* by thread: the allocator calls not yet returned */
+	bool kernel;		   /* the kernel's allocations (no -p, no --exec) */
+	struct tep_event *kev[NKEVS];
+	struct {
+		int ptr, bytes, pfn, page, order; /* offsets in the record, -1: none */
+	} kf[NKEVS];
+	struct ksyms *ksyms;
 	uint64_t unpaired, nested, lost_pending, bad, replaced, dropped_exec;
+	uint64_t out_late, out_unread; /* posix_memalign: *memptr read after the call, or not */
 	struct row row;
 	struct tool_run *t;
-} env = {.older_ns = 500000000ULL, .max_size = ~0ULL, .top = 10};
+} env = {.older_ns = 500000000ULL, .max_size = ~0ULL, .top = 10, .sample = 1};
 
 enum { OPT_TOP = OPT_LONG + 1, OPT_OLDER };
+
+/* -s: is this allocation one of the kept? Every sample-th, counted from the first. */
+static bool sampled(void)
+{
+	return env.sample == 1 || env.calls++ % env.sample == 0;
+}
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -106,6 +173,7 @@ static const struct opt_spec options[] = {
 	{'z', "min-size", "BYTES", "only allocations of at least BYTES", 0},
 	{'Z', "max-size", "BYTES", "only allocations of at most BYTES", 0},
 	{OPT_TOP, "top", "N", "only the N stacks with the most bytes (default 10)", 0},
+	{'s', "sample", "N", "keep one allocation in N, its bytes and count x N", 0},
 	{'v', NULL, NULL, "say what would be traced and how, and exit", 0},
 	TOOL_OPT_END,
 };
@@ -115,7 +183,10 @@ static const char *const examples[] = {
 	"memleak -p 181 10 3            # every 10 seconds, 3 times",
 	"memleak --older 0 --exec ./a.out # a command's, at its end",
 	"memleak -a --top 3 -p 181      # each block of the 3 largest stacks",
+	"memleak -Z 1000000 -p 181      # up to 1 MB: not the threads' stacks",
+	"memleak -s 10 -p 181           # one allocation in 10 kept, counts x 10",
 	"memleak -v -p 1                # what would be probed and how",
+	"memleak -z 4096 --older 1000 10 1 # the kernel's, 4 KB or more, older than 1 s",
 	NULL,
 };
 
@@ -127,15 +198,20 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'z': env.min_size = (unsigned long long)opt_int(arg, 0, LLONG_MAX, "BYTES"); break;
 	case 'Z': env.max_size = (unsigned long long)opt_int(arg, 0, LLONG_MAX, "BYTES"); break;
 	case OPT_TOP: env.top = opt_int(arg, 1, 1LL << 30, "N (stacks)"); break;
+	case 's':
+		env.sample = (uint64_t)opt_int(arg, 1, 1LL << 30, "N (one allocation in N)");
+		if (env.sample > 1)
+			snprintf(env.sample_note, sizeof(env.sample_note),
+				 "; one allocation in %llu kept, counts x %llu",
+				 (unsigned long long)env.sample, (unsigned long long)env.sample);
+		break;
 	case OPT_OLDER: env.older_ns = (uint64_t)opt_int(arg, 0, 1LL << 32, "MS") * 1000000; break;
 	}
 }
 
 static void check(struct tool_run *t)
 {
-	if (!t->o.pid && !t->o.exec && !env.verbose)
-		opt_fail("a process to watch: -p PID or --exec CMD (the kernel's allocations are "
-			 "not traced yet)");
+	env.kernel = !t->o.pid && !t->o.exec;
 	if (t->record_path)
 		opt_fail("--record keeps ftrace events; memleak's are perf events: not with "
 			 "--record");
@@ -204,11 +280,19 @@ struct block {
 	uint64_t size, time;
 	uint32_t pid;
 	int stack;
+	bool map; /* an anonymous mapping, given back by munmap; else a block, by free */
 };
 static struct {
 	struct block *b;
 	size_t cap, n; /* cap a power of two */
 } blocks;
+
+static void oom(const char *what)
+{
+	fprintf(stderr, "memleak: out of memory for the %s: ending\n", what);
+	env.t->failed = true;
+	sig_request_stop();
+}
 
 static size_t slot(uint32_t pid, uint64_t addr)
 {
@@ -263,37 +347,86 @@ static void block_del(struct block *b)
 	}
 }
 
-static void block_add(uint32_t pid, uint64_t addr, uint64_t size, uint64_t time, int stack)
+static void block_add(uint32_t pid, uint64_t addr, uint64_t size, uint64_t time, int stack,
+		      bool map)
 {
 	struct block *b = block_find(pid, addr);
 	if (b) { /* its free was not seen (a lost record, a free not through free()) */
 		env.replaced++;
-		*b = (struct block){addr, size, time, pid, stack};
+		*b = (struct block){addr, size, time, pid, stack, map};
 		return;
 	}
 	if ((blocks.n + 1) * 2 > blocks.cap && block_grow()) {
-		fprintf(stderr, "memleak: out of memory for the allocations: ending\n");
-		env.t->failed = true;
-		sig_request_stop();
+		oom("allocations");
 		return;
 	}
 	size_t i = slot(pid, addr);
 	while (blocks.b[i].addr)
 		i = (i + 1) & (blocks.cap - 1);
-	blocks.b[i] = (struct block){addr, size, time, pid, stack};
+	blocks.b[i] = (struct block){addr, size, time, pid, stack, map};
 	blocks.n++;
 }
 
 static void block_free(uint32_t pid, uint64_t addr)
 {
 	struct block *b = block_find(pid, addr);
-	if (b)
+	if (b && !b->map)
 		block_del(b);
+}
+
+/* An anonymous mapping: a block, and its start in the list munmap searches. */
+static void map_add(uint32_t pid, uint64_t start, uint64_t len, uint64_t time, int stack)
+{
+	if (env.maps.n == env.maps.cap) {
+		size_t cap = env.maps.cap ? env.maps.cap * 2 : 64;
+		struct mapkey *k = realloc(env.maps.key, cap * sizeof(*k));
+		if (!k)
+			return oom("mappings");
+		env.maps.key = k;
+		env.maps.cap = cap;
+	}
+	env.maps.key[env.maps.n++] = (struct mapkey){start, pid};
+	block_add(pid, start, len, time, stack, true);
+}
+
+/*
+ * [start, start + len) of pid unmapped (munmap, or a new mapping over it): every mapping
+ * that overlaps it loses that part: shrunk from either end, split in two by a hole in its
+ * middle (the two parts keep its stack and age), or gone.
+ */
+static void map_remove(uint32_t pid, uint64_t start, uint64_t len)
+{
+	uint64_t end = start + len < start ? UINT64_MAX : start + len;
+	for (size_t i = 0; i < env.maps.n;) {
+		struct mapkey k = env.maps.key[i];
+		struct block *b = k.pid == pid ? block_find(pid, k.start) : NULL;
+		if (k.pid == pid && (!b || !b->map)) { /* replaced by a block: not a mapping */
+			env.maps.key[i] = env.maps.key[--env.maps.n];
+			continue;
+		}
+		if (!b || b->addr >= end || b->addr + b->size <= start) {
+			i++;
+			continue;
+		}
+		struct block m = *b;
+		block_del(b);
+		env.maps.key[i] = env.maps.key[--env.maps.n];
+		/* the parts left are added at the list's end, and overlap nothing of the range */
+		if (m.addr < start)
+			map_add(pid, m.addr, start - m.addr, m.time, m.stack);
+		if (m.addr + m.size > end)
+			map_add(pid, end, m.addr + m.size - end, m.time, m.stack);
+	}
 }
 
 /* A process that calls exec has a new heap: its blocks are gone. */
 static void blocks_drop_pid(uint32_t pid)
 {
+	for (size_t i = 0; i < env.maps.n;)
+		if (env.maps.key[i].pid == pid)
+			env.maps.key[i] = env.maps.key[--env.maps.n];
+		else
+			i++;
 	for (size_t i = 0; i < blocks.cap;) {
 		if (blocks.b[i].addr && blocks.b[i].pid == pid) {
 			block_del(&blocks.b[i]);
@@ -308,8 +441,8 @@ static void blocks_drop_pid(uint32_t pid)
 
 struct call {
 	int fn;
-	bool nested;
-	uint64_t size, ptr;
+	bool nested, skip; /* skip: a mapping not anonymous */
+	uint64_t size, ptr, out;
 };
 struct pend {
 	int depth;
@@ -327,12 +460,17 @@ static uint64_t raw_u64(const struct perfev_sample *s, int off)
 static void on_entry(int i, const struct perfev_sample *s)
 {
 	const struct func *f = &funcs[i];
-	uint64_t a[3];
-	for (int k = 0; k < 3; k++)
+	uint64_t a[NARG];
+	for (int k = 0; k < NARG; k++)
 		a[k] = raw_u64(s, env.f[i].off_a[k]);
 	if (f->kind == FREE) {
 		if (a[f->ptr - 1])
 			block_free(s->pid, a[f->ptr - 1]);
+		return;
+	}
+	if (f->kind == UNMAP) { /* the kernel unmaps whole pages */
+		uint64_t start = a[f->ptr - 1] & ~(env.page - 1);
+		map_remove(s->pid, start, a[f->ptr - 1] + a[f->size - 1] - start);
 		return;
 	}
 	struct pend *p = pair_put(&env.pending, s->tid, 0);
@@ -349,7 +487,30 @@ static void on_entry(int i, const struct perfev_sample *s)
 	if (f->nmemb)
 		c->size *= a[f->nmemb - 1];
 	c->ptr = f->ptr ? a[f->ptr - 1] : 0;
+	c->out = f->out ? a[f->out - 1] : 0;
+	c->skip = f->flags && !(a[f->flags - 1] & MAP_ANONYMOUS);
+	if (f->kind == MAP) /* what the kernel maps: whole pages */
+		c->size = (c->size + env.page - 1) & ~(env.page - 1);
 	p->depth++;
+}
+
+/*
+ * posix_memalign's block: what it wrote at *memptr. The return's record has the caller's
+ * stack top, where `void *p; posix_memalign(&p, ...)` puts it; elsewhere (a global, a heap
+ * structure) it is read from the process now, up to 0.1 s after the call: it may have
+ * changed or gone by then, and both are counted and said at the end. 0: not read.
+ */
+static uint64_t out_value(const struct perfev_sample *s, const struct call *c)
+{
+	uint64_t sp = raw_u64(s, env.off_sp), at = c->out - sp, v = 0;
+	if (c->out >= sp && at < STACK_WORDS * 8 && !(at % 8))
+		return raw_u64(s, env.off_w[at / 8]);
+	if (ustr_caller_memory((int)s->tid, c->out, (char *)&v, sizeof(v)) == sizeof(v) && v) {
+		env.out_late++;
+		return v;
+	}
+	env.out_unread++;
+	return 0;
 }
 
 static void on_return(int i, const struct perfev_sample *s)
@@ -370,22 +531,65 @@ static void on_return(int i, const struct perfev_sample *s)
 		return;
 	}
 	uint64_t addr = raw_u64(s, env.f[i].off_ret);
+	if (funcs[i].kind == MAP) {
+		if (c.skip || addr > UINT64_MAX - 4096)
+			return;			  /* a file's mapping, or MAP_FAILED */
+		map_remove(s->pid, addr, c.size); /* MAP_FIXED replaces what was there */
+	}
+	if (c.out && (addr = (uint32_t)addr ? 0 : out_value(s, &c)) == 0)
+		return; /* posix_memalign failed (an error number), or its result not read */
 	/* realloc: the old block is given back, unless it failed (NULL for a size > 0) */
 	if (c.ptr && (addr || !c.size))
 		block_free(s->pid, c.ptr);
-	if (!addr || c.size < env.min_size || c.size > env.max_size)
+	if (!addr || c.size < env.min_size || c.size > env.max_size || !sampled())
 		return;
 	uint64_t k[1], u[MAXF];
 	int nk, nu;
 	perfev_chain_split(s->chain, s->nr, k, &nk, 0, u, &nu, MAXF);
 	int id = stack_id(s->pid, u, nu);
-	if (id < 0) {
-		fprintf(stderr, "memleak: out of memory for the stacks: ending\n");
-		env.t->failed = true;
-		sig_request_stop();
+	if (id < 0)
+		return oom("stacks");
+	if (funcs[i].kind == MAP) {
+		map_add(s->pid, addr, c.size, s->time, id);
+	} else {
+		block_add(s->pid, addr, c.size, s->time, id, false);
+	}
+}
+
+static uint64_t raw_field(const struct perfev_sample *s, int off, int size)
+{
+	uint64_t v = 0;
+	if (off >= 0 && (size_t)off + (size_t)size <= s->raw_size)
+		memcpy(&v, (const char *)s->raw + off, (size_t)size); /* little-endian */
+	return v;
+}
+
+static void on_kernel(int i, const struct perfev_sample *s)
+{
+	uint64_t addr, size;
+	if (kevs[i].kind == KALLOC || kevs[i].kind == KFREE) {
+		addr = raw_u64(s, env.kf[i].ptr);
+		size = raw_u64(s, env.kf[i].bytes);
+	} else {
+		addr = env.kf[i].pfn >= 0 ? raw_u64(s, env.kf[i].pfn) * env.page :
+					    raw_u64(s, env.kf[i].page);
+		size = env.page << (env.kf[i].order >= 0 ? raw_field(s, env.kf[i].order, 4) : 0);
+	}
+	if (!addr)
+		return;
+	if (kevs[i].kind == KFREE || kevs[i].kind == PFREE) {
+		block_free(0, addr);
 		return;
 	}
-	block_add(s->pid, addr, c.size, s->time, id);
+	if (size < env.min_size || size > env.max_size || !sampled())
+		return block_free(0, addr); /* not kept; nor one before it at that address */
+	uint64_t k[MAXF], u[1];
+	int nk, nu;
+	perfev_chain_split(s->chain, s->nr, k, &nk, MAXF, u, &nu, 0);
+	int id = stack_id(0, k, nk);
+	if (id < 0)
+		return oom("stacks");
+	block_add(0, addr, size, s->time, id, false);
 }
 
 static void on_sample(const void *body, size_t len)
@@ -397,6 +601,9 @@ static void on_sample(const void *body, size_t len)
 		return;
 	}
 	memcpy(&type, s.raw, 2); /* common_type: the probe's event id */
+	for (int i = 0; env.kernel && i < NKEVS; i++)
+		if (env.kev[i] && env.kev[i]->id == type)
+			return on_kernel(i, &s);
 	for (int i = 0; i < NFUNCS; i++) {
 		if (env.entry[i] && env.entry[i]->id == type)
 			return on_entry(i, &s);
@@ -478,12 +685,13 @@ static void wake(struct tool_run *t, uint64_t now)
 
 static const struct row_col cols[] = {
 	ROW_COL_WHEN,
-	{NULL, "pid", 0, ROW_INT, 0, ROW_NOTEXT, "the process that made the allocations"},
+	{NULL, "pid", 0, ROW_INT, 0, ROW_NOTEXT,
+	 "the process that made the allocations (0: the kernel's)"},
 	{NULL, "bytes", 0, ROW_UINT, 0, ROW_NOTEXT, "bytes outstanding from this stack"},
 	{NULL, "allocs", 0, ROW_UINT, 0, ROW_NOTEXT, "allocations outstanding from this stack"},
 	{NULL, "stack", 0, ROW_JSON, 0, ROW_NOTEXT,
 	 "the user stack of the allocator's caller, leaf first: an array of \"symbol+0xoff "
-	 "(file)\" strings"},
+	 "(file)\" strings (the kernel's: \"symbol+0xoff\")"},
 	{NULL, "blocks", 0, ROW_JSON, 0, ROW_NOTEXT,
 	 "with -a: an array of {\"addr\": \"0x...\", \"size\": bytes, \"age_ms\": ms}; else "
 	 "null"},
@@ -549,6 +757,22 @@ static void print_blocks(int id, uint64_t allocs, uint64_t now, uint64_t older, 
 	free(list);
 }
 
+/* Frame i of a stack: symbol+0xoff (file) of the process, or a kernel symbol+0xoff. */
+static const char *frame_name(const struct stack *st, int i, char *buf, size_t len)
+{
+	if (!env.kernel)
+		return usym_addr((int)st->pid, st->u[i], buf, len);
+	unsigned long long off, addr = st->u[i];
+	/* above the innermost, return addresses: the call is the byte before */
+	const char *sym =
+		env.ksyms ? ksym_find(env.ksyms, i && addr ? addr - 1 : addr, &off) : NULL;
+	if (sym)
+		snprintf(buf, len, "%s+0x%llx", sym, off + (i && addr ? 1 : 0));
+	else
+		snprintf(buf, len, "0x%llx", addr);
+	return buf;
+}
+
 static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const char *when)
 {
 	const struct stack *st = stacks.s[s->id];
@@ -564,7 +788,7 @@ static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const
 			fputc('[', f);
 			for (int i = 0; i < st->n; i++) {
 				fputs(i ? "," : "", f);
-				const char *a = usym_addr((int)st->pid, st->u[i], buf, sizeof(buf));
+				const char *a = frame_name(st, i, buf, sizeof(buf));
 				out_json_str(f, a, strlen(a));
 			}
 			fputc(']', f);
@@ -576,16 +800,20 @@ static void print_stack(const struct sum *s, uint64_t now, uint64_t older, const
 		row_end(&env.row);
 		return;
 	}
-	printf("\t%llu bytes in %llu allocations from stack (PID %u)\n",
-	       (unsigned long long)s->bytes, (unsigned long long)s->allocs, st->pid);
+	if (env.kernel)
+		printf("\t%llu bytes in %llu allocations from kernel stack\n",
+		       (unsigned long long)s->bytes, (unsigned long long)s->allocs);
+	else
+		printf("\t%llu bytes in %llu allocations from stack (PID %u)\n",
+		       (unsigned long long)s->bytes, (unsigned long long)s->allocs, st->pid);
 	for (int i = 0; i < st->n; i++) {
-		const char *a = usym_addr((int)st->pid, st->u[i], buf, sizeof(buf));
+		const char *a = frame_name(st, i, buf, sizeof(buf));
 		fputs("\t\t", stdout);
 		out_text_line(stdout, a, strlen(a));
 		fputc('\n', stdout);
 	}
 	if (!st->n)
-		printf("\t\t[no user stack]\n");
+		printf("\t\t[no %s stack]\n", env.kernel ? "kernel" : "user");
 	if (env.show_allocs)
 		print_blocks(s->id, s->allocs, now, older, false);
 }
@@ -616,8 +844,8 @@ static void prom_write(uint64_t now, uint64_t older)
 			lost++;
 			continue;
 		}
-		ps->count++;
-		ps->sum += b->size;
+		ps->count += env.sample;
+		ps->sum += b->size * env.sample;
 	}
 	const char *bytes = "ftrace_tools_memleak_outstanding_bytes",
 		   *allocs = "ftrace_tools_memleak_outstanding_allocations";
@@ -648,10 +876,10 @@ static void report(uint64_t older)
 		const struct block *b = &blocks.b[i];
 		if (!b->addr || now - b->time < older)
 			continue;
-		sums[b->stack].bytes += b->size;
-		sums[b->stack].allocs++;
-		bytes += b->size;
-		allocs++;
+		sums[b->stack].bytes += b->size * env.sample;
+		sums[b->stack].allocs += env.sample;
+		bytes += b->size * env.sample;
+		allocs += env.sample;
 	}
 	if (stacks.n > 1)
 		qsort(sums, (size_t)stacks.n, sizeof(*sums), by_bytes);
@@ -667,9 +895,9 @@ static void report(uint64_t older)
 		print_stack(&sums[i], now, older, when);
 	if (!env.t->o.json)
 		printf("Outstanding: %llu bytes in %llu allocations from %d stacks (older than "
-		       "%llu ms)\n\n",
+		       "%llu ms%s)\n\n",
 		       (unsigned long long)bytes, (unsigned long long)allocs, n,
-		       (unsigned long long)(older / 1000000));
+		       (unsigned long long)(older / 1000000), env.sample_note);
 	free(sums);
 	if (env.t->prom)
 		prom_write(now, older);
@@ -688,7 +916,9 @@ static void end(struct tool_run *t)
 		perfev_disable(&env.pe);
 	drain(true);
 	/* The process is gone: what it had not freed will never be. */
-	bool gone = t->o.exec || (t->o.pid && kill(t->o.pid, 0) && errno == ESRCH);
+	/* (a zombie not yet reaped by its parent is gone too: the driver's watch says so) */
+	bool gone =
+		t->o.exec || t->watch_ended || (t->o.pid && kill(t->o.pid, 0) && errno == ESRCH);
 	if (!t->last_interval)
 		report(gone ? 0 : env.older_ns);
 	if (env.open)
@@ -696,8 +926,9 @@ static void end(struct tool_run *t)
 	if (env.lost_pending)
 		fprintf(stderr,
 			"memleak: records lost or throttled %llu times: some frees may be missing "
-			"(their blocks shown outstanding) and some calls unpaired\n",
-			(unsigned long long)env.lost_pending);
+			"(their blocks shown outstanding)%s\n",
+			(unsigned long long)env.lost_pending,
+			env.kernel ? "" : " and some calls unpaired");
 	if (env.unpaired)
 		fprintf(stderr, "memleak: %llu allocator calls without their entry or return\n",
 			(unsigned long long)env.unpaired);
@@ -708,6 +939,16 @@ static void end(struct tool_run *t)
 			(unsigned long long)env.replaced);
 	if (env.bad)
 		fprintf(stderr, "memleak: %llu malformed records\n", (unsigned long long)env.bad);
+	if (env.out_late)
+		fprintf(stderr,
+			"memleak: %llu posix_memalign results read from the process after the "
+			"call (not on the caller's stack): they may have changed since\n",
+			(unsigned long long)env.out_late);
+	if (env.out_unread)
+		fprintf(stderr,
+			"memleak: %llu posix_memalign blocks not counted: their address (not on "
+			"the caller's stack) could not be read from the process\n",
+			(unsigned long long)env.out_unread);
 }
 
 /* --- set up --------------------------------------------------------------------------------- */
@@ -718,11 +959,73 @@ static int field_off(struct tep_event *ev, const char *name)
 	return f ? f->offset : -1;
 }
 
+static bool perf_events_usable(void)
+{
+	char why[512];
+	if (perfev_check(why, sizeof(why))) {
+		fprintf(stderr, "memleak: %s\n", why);
+		return false;
+	}
+	return true;
+}
+
+/* Without -p or --exec: the kmem tracepoints' formats, their fields by name (they moved
+ * between versions: kmem_cache_free got a name in 5.12, kmalloc a node in 6.1). */
+static int prepare_kernel(struct tool_run *t)
+{
+	if (env.verbose) {
+		printf("tracepoints:");
+		for (int i = 0; i < NKEVS; i++)
+			printf(" kmem:%s", kevs[i].name);
+		printf(" (those this kernel has), read as perf events of every CPU "
+		       "(perf_event_open, "
+		       "3.5+), every hit sampled with its record and, at an allocation, the kernel "
+		       "call chain of up to %u frames; one ring per CPU, read every 100 ms\n",
+		       env.max_stack);
+		return TOOL_DONE;
+	}
+	if (!perf_events_usable())
+		return TOOL_FAIL;
+	for (int i = 0; i < NKEVS; i++) {
+		struct tep_event *ev = session_load_event(&t->s, "kmem", kevs[i].name);
+		if (!ev && kevs[i].required) {
+			session_event(&t->s, "kmem", kevs[i].name, true); /* says why */
+			return TOOL_FAIL;
+		}
+		env.kev[i] = ev;
+		if (!ev)
+			continue;
+		env.kf[i].ptr = field_off(ev, "ptr");
+		env.kf[i].bytes = field_off(ev, "bytes_alloc");
+		env.kf[i].pfn = field_off(ev, "pfn");
+		env.kf[i].page = field_off(ev, "page");
+		env.kf[i].order = field_off(ev, "order");
+		bool slab = kevs[i].kind == KALLOC || kevs[i].kind == KFREE;
+		if (slab ? env.kf[i].ptr < 0 || (kevs[i].kind == KALLOC && env.kf[i].bytes < 0) :
+			   env.kf[i].pfn < 0 && env.kf[i].page < 0) {
+			fprintf(stderr, "memleak: kmem:%s has no field %s in this kernel\n",
+				kevs[i].name, slab ? "ptr or bytes_alloc" : "pfn or page");
+			return TOOL_FAIL;
+		}
+	}
+	env.ksyms = ksym_load(); /* without kallsyms, addresses */
+	snprintf(t->traced, sizeof(t->traced),
+		 "outstanding kernel allocations (kmalloc, kmem_cache_alloc, pages)");
+	row_init(&env.row, &table, stdout, t->o.json, false, false);
+	return TOOL_OK;
+}
+
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	t->follow_names = false;
 	t->ordered = false;
+	env.page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (env.kernel) {
+		unsigned kmax = perfev_max_stack();
+		env.max_stack = kmax < MAXF ? kmax : MAXF;
+		return prepare_kernel(t);
+	}
 	if (usym_target("libc", env.lib, sizeof(env.lib))) {
 		fprintf(stderr,
 			"memleak: no shared C library found to probe (libc.so.6): the allocations "
@@ -762,11 +1065,9 @@ static int prepare(struct tool_run *t)
 			(int)t->o.pid, env.lib);
 	if (!probe_available(&t->s, PROBE_UPROBE, false))
 		return TOOL_FAIL;
-	char why[512];
-	if (perfev_check(why, sizeof(why))) {
-		fprintf(stderr, "memleak: %s\n", why);
+	if (!perf_events_usable())
 		return TOOL_FAIL;
-	}
+	char why[512];
 	for (int i = 0; i < NFUNCS; i++) {
 		const struct func *f = &funcs[i];
 		unsigned long long off;
@@ -780,27 +1081,46 @@ static int prepare(struct tool_run *t)
 		if (alias)
 			continue;
 		env.off[i] = off;
-		char target[PATH_MAX + 32], args[128] = "", name[64];
+		char target[PATH_MAX + 32], args[STACK_WORDS * 24 + 64] = "", name[64];
 		snprintf(target, sizeof(target), "%s:0x%llx", env.lib, off);
-		int n = f->size > f->nmemb ? f->size : f->nmemb;
-		n = n > f->ptr ? n : f->ptr;
+		int n = 0;
+		for (int k = 0; k < 5; k++) {
+			int a = (int[]){f->size, f->nmemb, f->ptr, f->out, f->flags}[k];
+			n = a > n ? a : n;
+		}
 		for (int k = 0; k < n; k++)
 			snprintf(args + strlen(args), sizeof(args) - strlen(args), "%sa%d=%s:u64",
 				 k ? " " : "", k + 1, argreg[k]);
 		snprintf(name, sizeof(name), "ml_%s", f->name);
 		if (!(env.entry[i] = probe_create(&t->s, PROBE_UPROBE, 'p', name, target, args)))
 			return TOOL_FAIL;
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < NARG; k++) {
 			char a[8];
 			snprintf(a, sizeof(a), "a%d", k + 1);
 			env.f[i].off_a[k] = field_off(env.entry[i], a);
 		}
-		if (f->kind == ALLOC) {
+		if (f->kind == ALLOC || f->kind == MAP) {
 			snprintf(name, sizeof(name), "ml_%s_ret", f->name);
-			if (!(env.ret[i] = probe_create(&t->s, PROBE_UPROBE, 'r', name, target,
-							"ret=$retval:u64")))
+			snprintf(args, sizeof(args), "ret=$retval:u64");
+			if (f->out) {
+				snprintf(args + strlen(args), sizeof(args) - strlen(args),
+					 " sp=%%sp:u64");
+				for (int k = 0; k < STACK_WORDS; k++)
+					snprintf(args + strlen(args), sizeof(args) - strlen(args),
+						 " w%d=+%d(%%sp):u64", k, k * 8);
+			}
+			if (!(env.ret[i] =
+				      probe_create(&t->s, PROBE_UPROBE, 'r', name, target, args)))
 				return TOOL_FAIL;
 			env.f[i].off_ret = field_off(env.ret[i], "ret");
+			if (f->out) {
+				env.off_sp = field_off(env.ret[i], "sp");
+				for (int k = 0; k < STACK_WORDS; k++) {
+					char w[8];
+					snprintf(w, sizeof(w), "w%d", k);
+					env.off_w[k] = field_off(env.ret[i], w);
+				}
+			}
 		}
 		env.found++;
 	}
@@ -822,6 +1142,51 @@ static void close_events(void *arg)
 	if (env.open)
 		perfev_close(&env.pe);
 	env.open = false;
+}
+
+/* One more event into the rings: the first opens them, pages a CPU (an eighth of it where
+ * the locked-memory limit refuses that: perf_event_mlock_kb), the others write into them. */
+static int add_event(struct perf_event_attr *a, pid_t pid, bool *first, size_t pages, char *why,
+		     size_t len)
+{
+	if (!*first)
+		return perfev_add(&env.pe, a, pid, why, len);
+	*first = false;
+	int ret = perfev_open(&env.pe, a, pid, -1, -1, pages, why, len);
+	if (ret) {
+		perfev_close(&env.pe);
+		ret = perfev_open(&env.pe, a, pid, -1, -1, pages / 8, why, len);
+	}
+	env.open = !ret;
+	return ret;
+}
+
+/*
+ * -z/-Z of the kernel's: an allocation event's filter (PERF_EVENT_IOC_SET_FILTER, 2.6.32)
+ * keeps the kernel from writing those of other sizes at all, the bulk of the records (the
+ * frees are all needed). opened: the event opened the rings (its fds are theirs), else its
+ * fds are the last perfev_add made. A filter refused (an older format) costs only records:
+ * the sizes are checked here too.
+ */
+static void size_filter(int i, bool opened)
+{
+	char f[128];
+	if (!env.min_size && env.max_size == ~0ULL)
+		return;
+	if (kevs[i].kind == KALLOC) {
+		snprintf(f, sizeof(f), "bytes_alloc >= %llu && bytes_alloc <= %llu", env.min_size,
+			 env.max_size);
+	} else {
+		int lo = 0, hi = 63;
+		while (lo < 63 && (env.page << lo) < env.min_size)
+			lo++;
+		while (hi >= 0 && (hi >= 52 || (env.page << hi) > env.max_size))
+			hi--;
+		snprintf(f, sizeof(f), "order >= %d && order <= %d", lo, hi);
+	}
+	for (int k = 0; k < env.pe.n; k++)
+		ioctl(opened ? env.pe.ring[k].fd : env.pe.more[env.pe.nmore - env.pe.n + k],
+		      PERF_EVENT_IOC_SET_FILTER, f);
 }
 
 static int setup(struct tool_run *t)
@@ -847,11 +1212,30 @@ static int setup(struct tool_run *t)
 	int ret = 0;
 	if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, close_events, NULL))
 		return TOOL_FAIL;
+	if (env.kernel) {
+		/* every CPU's, the kernel call chain of each allocation */
+		a.inherit = 0;
+		a.exclude_callchain_kernel = 0;
+		a.exclude_callchain_user = 1;
+		for (int i = 0; i < NKEVS && !ret; i++) {
+			if (!env.kev[i])
+				continue;
+			a.config = (uint64_t)env.kev[i]->id;
+			/* a free's chain not walked (both parts excluded: nr 0), its record
+			 * of the one layout the rings' parser knows */
+			a.exclude_callchain_kernel = kevs[i].kind == KFREE || kevs[i].kind == PFREE;
+			/* 8 MiB a CPU: the kernel allocates far more often than a program */
+			bool opens = first;
+			ret = add_event(&a, -1, &first, 2048, why, sizeof(why));
+			if (!ret && (kevs[i].kind == KALLOC || kevs[i].kind == PALLOC))
+				size_filter(i, opens);
+		}
+	}
 	/* -p: its maps read while it lives (the kernel tells only the mappings made from now
 	 * on; the frames are named at the end, which can be after it has exited) */
-	if (!t->o.exec)
+	if (!t->o.exec && !env.kernel)
 		usym_prime(pid);
-	for (int i = 0; i < NFUNCS && !ret; i++)
+	for (int i = 0; i < NFUNCS && !ret && !env.kernel; i++)
 		for (int r = 0; r < 2 && !ret; r++) {
 			struct tep_event *ev = r ? env.ret[i] : env.entry[i];
 			if (!ev)
@@ -863,20 +1247,9 @@ static int setup(struct tool_run *t)
 			/* (attr.mmap too: the kernel counts only it, or mmap_data, as asking for
 			 * mapping records, and tells none to an event of mmap2 alone) */
 			a.mmap = a.mmap2 = a.comm = a.comm_exec = a.task = a.sample_id_all = first;
-			if (first) {
-				/* 2 MiB a CPU: ~10,000 allocations (a return with 20 frames is ~250
-				 * bytes) between two reads 100 ms apart; more are lost and said. */
-				ret = perfev_open(&env.pe, &a, pid, -1, -1, 512, why, sizeof(why));
-				if (ret) {
-					perfev_close(&env.pe);
-					ret = perfev_open(&env.pe, &a, pid, -1, -1, 64, why,
-							  sizeof(why));
-				}
-				env.open = !ret;
-				first = false;
-			} else {
-				ret = perfev_add(&env.pe, &a, pid, why, sizeof(why));
-			}
+			/* 2 MiB a CPU: ~10,000 allocations (a return with 20 frames is ~250
+			 * bytes) between two reads 100 ms apart; more are lost and said. */
+			ret = add_event(&a, pid, &first, 512, why, sizeof(why));
 			/* -p: the threads it has now (inherit follows the new ones) */
 			if (!ret && perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
 				ret = -1;
@@ -902,9 +1275,12 @@ static void cleanup(struct tool_run *t)
 	free(stacks.s);
 	free(stacks.head);
 	free(blocks.b);
+	free(env.maps.key);
 	perfev_batch_free(&env.batch);
 	pair_free(&env.pending);
 	usym_addr_free();
+	ksym_free(env.ksyms);
+	env.ksyms = NULL;
 }
 
 static const struct tool memleak = {
