@@ -1254,6 +1254,7 @@ static int setup(struct tool_run *t)
 			if (!ret && perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
 				ret = -1;
 		}
+	usym_addr_followed(!ret); /* its mappings come as MMAP2 records */
 	if (!ret)
 		ret = perfev_enable(&env.pe, why, sizeof(why));
 	if (ret) {
