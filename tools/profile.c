@@ -52,6 +52,7 @@ static struct env {
 	unsigned max_stack;
 	struct perfev pe;
 	struct ksyms *ksyms;
+	bool late; /* kernel frames named when printed at the end (folded_new_late) */
 	struct folded *fold;
 	struct pair_table comms; /* tid -> char[16] */
 	uint64_t samples, idle_samples, bad;
@@ -232,6 +233,14 @@ static const char *comm_of(uint32_t pid, uint32_t tid, uint32_t cpu)
 	return c;
 }
 
+/* A table of stacks: named from kallsyms at the end when printed once (no table of every
+ * kernel symbol held through the run: ~5 MB), else (-i) from the table loaded at the start. */
+static struct folded *new_fold(void)
+{
+	return env.late ? folded_new_late("/proc/kallsyms", MAXF, MAXF) :
+			  folded_new_depth(env.ksyms, MAXF, MAXF);
+}
+
 static void on_sample(const void *body, size_t len)
 {
 	struct perfev_sample s;
@@ -345,8 +354,7 @@ static int off_open(const struct perf_event_attr *clock, pid_t pid, size_t pages
 	a.context_switch = 1;
 	a.sample_id_all = 1; /* the task and time of a SWITCH record */
 	a.comm = a.comm_exec = a.mmap = a.mmap2 = a.task = 0; /* the cpu-clock event's */
-	if (pair_init(&env.spans, 1024, sizeof(struct offspan)) ||
-	    !(env.offfold = folded_new_depth(env.ksyms, MAXF, MAXF))) {
+	if (pair_init(&env.spans, 1024, sizeof(struct offspan)) || !(env.offfold = new_fold())) {
 		snprintf(why, len, "out of memory");
 		return -1;
 	}
@@ -548,6 +556,9 @@ static int prepare(struct tool_run *t)
 		       what, by, who(t, w, sizeof(w)), env.max_stack, env.user_only ? "" : "kernel",
 		       env.user_only || env.kernel_only ? "" : " and ",
 		       env.kernel_only ? "" : "user");
+		if (!env.user_only)
+			printf("kernel frames named from /proc/kallsyms %s\n",
+			       t->o.interval ? "read at the start" : "read once, at the end");
 		if (env.offcpu)
 			printf("--off-cpu: perf_event_open, context-switches, period 1, with call "
 			       "chains, and its switch records (4.3+); the spans between a task's "
@@ -555,10 +566,10 @@ static int prepare(struct tool_run *t)
 		return TOOL_DONE;
 	}
 	char why[PATH_MAX + 64];
-	if (!env.user_only)
+	env.late = !env.user_only && !t->o.interval;
+	if (!env.user_only && !env.late)
 		env.ksyms = ksym_load(); /* without kallsyms, addresses */
-	if (!(env.fold = folded_new_depth(env.ksyms, MAXF, MAXF)) ||
-	    pair_init(&env.comms, 4096, 16))
+	if (!(env.fold = new_fold()) || pair_init(&env.comms, 4096, 16))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "%s stacks at %s, %s, of %s",
 		 env.offcpu ? "on- and off-CPU" : "on-CPU", what, env.cpu >= 0 ? by : "every CPU",
@@ -760,7 +771,7 @@ static int interval(struct tool_run *t, uint64_t now)
 	if (t->prom)
 		prom_write(t);
 	folded_free(env.fold);
-	if (!(env.fold = folded_new_depth(env.ksyms, MAXF, MAXF))) {
+	if (!(env.fold = new_fold())) {
 		fprintf(stderr, "profile: out of memory for the stacks\n");
 		t->failed = true;
 		return 1;

@@ -16,6 +16,7 @@ struct ent {
 	char *line; /* named when first seen */
 	int32_t tgid;
 	int16_t nk, nu;
+	bool named; /* its kernel frames in line too (late: not until printed) */
 	char comm[32];
 	uint64_t addr[]; /* nu user frames, then nk kernel frames */
 };
@@ -24,6 +25,7 @@ struct folded {
 	struct ent **slot; /* open addressing, at most half full */
 	size_t cap, used;
 	const struct ksyms *ksyms;
+	const char *late; /* kallsyms read when printed, instead of ksyms */
 	unsigned long long total;
 	int kmax, umax;
 };
@@ -41,6 +43,14 @@ struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int ufra
 		return NULL;
 	}
 	f->ksyms = ksyms;
+	return f;
+}
+
+struct folded *folded_new_late(const char *kallsyms, int kframes, int uframes)
+{
+	struct folded *f = folded_new_depth(NULL, kframes, uframes);
+	if (f)
+		f->late = kallsyms;
 	return f;
 }
 
@@ -150,11 +160,29 @@ static void user_frame(struct str *s, int tgid, unsigned long long addr)
 	put(s, folded_frame(name, esc, sizeof(esc)));
 }
 
+/* The address a kernel frame is named by: above the innermost, a return address, whose call
+ * is before it. */
+static unsigned long long kernel_call(const unsigned long long *k, int i)
+{
+	return i && k[i] ? k[i] - 1 : k[i];
+}
+
+/* ";sym_[k]", or the address where no symbol names it. */
+static void kernel_frame(struct str *s, unsigned long long addr, const char *sym)
+{
+	char buf[32], esc[4 * 512 + 8];
+	if (!sym)
+		snprintf(buf, sizeof(buf), "0x%llx", addr);
+	put(s, ";");
+	put(s, folded_frame(sym ? sym : buf, esc, sizeof(esc)));
+	put(s, "_[k]");
+}
+
 char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
 		  const unsigned long long *k, int nk, const unsigned long long *u, int nu)
 {
 	struct str s = {0};
-	char esc[4 * 64 + 16], buf[160];
+	char esc[4 * 64 + 16];
 	put(&s, folded_frame(comm, esc, sizeof(esc)));
 	for (int i = nu - 1; i >= 0; i--) {
 		put(&s, ";");
@@ -164,14 +192,8 @@ char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
 		user_frame(&s, tgid, i && u[i] ? u[i] - 1 : u[i]);
 	}
 	for (int i = nk - 1; i >= 0; i--) {
-		unsigned long long addr = k[i], off;
-		const char *sym =
-			!ksyms ? NULL : ksym_find(ksyms, i && addr ? addr - 1 : addr, &off);
-		if (!sym)
-			snprintf(buf, sizeof(buf), "0x%llx", addr);
-		put(&s, ";");
-		put(&s, folded_frame(sym ? sym : buf, esc, sizeof(esc)));
-		put(&s, "_[k]");
+		unsigned long long off;
+		kernel_frame(&s, k[i], !ksyms ? NULL : ksym_find(ksyms, kernel_call(k, i), &off));
 	}
 	if (s.oom) {
 		free(s.s);
@@ -207,8 +229,8 @@ static bool same(const struct ent *e, uint64_t h, const char comm[32], int tgid,
 		 const unsigned long long *k, const unsigned long long *u)
 {
 	return e->hash == h && e->tgid == tgid && e->nk == nk && e->nu == nu &&
-	       !memcmp(e->comm, comm, 32) && !memcmp(e->addr, u, (size_t)nu * 8) &&
-	       !memcmp(e->addr + nu, k, (size_t)nk * 8);
+	       !memcmp(e->comm, comm, 32) && (!nu || !memcmp(e->addr, u, (size_t)nu * 8)) &&
+	       (!nk || !memcmp(e->addr + nu, k, (size_t)nk * 8));
 }
 
 static int grow(struct folded *f)
@@ -275,7 +297,8 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 		memcpy(e->addr, u, (size_t)nu * 8);
 	if (nk)
 		memcpy(e->addr + nu, k, (size_t)nk * 8);
-	if (!(e->line = folded_name(f->ksyms, c, tgid, k, nk, u, nu))) {
+	e->named = !f->late || !nk;
+	if (!(e->line = folded_name(f->ksyms, c, tgid, k, e->named ? nk : 0, u, nu))) {
 		free(e);
 		return -1;
 	}
@@ -300,8 +323,81 @@ static int by_stack(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->s, ((const struct line *)b)->s);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t index_of(const unsigned long long *q, size_t n, unsigned long long a)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (q[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Late naming: the kernel frames of the stacks counted since the last print, from one reading
+ * of kallsyms for all their addresses (addresses where it cannot be read); -1: out of memory. */
+static int name_late(struct folded *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->cap; i++)
+		if (f->slot[i] && !f->slot[i]->named)
+			n += (size_t)f->slot[i]->nk;
+	if (!n)
+		return 0;
+	unsigned long long *q = malloc(n * sizeof(*q)), *offs = malloc(n * sizeof(*offs));
+	const char **names = malloc(n * sizeof(*names));
+	char *blob = NULL;
+	int ret = q && offs && names ? 0 : -1;
+	size_t u = 0;
+	for (size_t i = 0; !ret && i < f->cap; i++) {
+		const struct ent *e = f->slot[i];
+		for (int j = 0; e && !e->named && j < e->nk; j++)
+			q[u++] = kernel_call((const unsigned long long *)e->addr + e->nu, j);
+	}
+	if (!ret) {
+		qsort(q, u, sizeof(*q), cmp_u64);
+		size_t w = 0;
+		for (size_t i = 0; i < u; i++)
+			if (!w || q[w - 1] != q[i])
+				q[w++] = q[i];
+		u = w;
+		if (ksym_resolve(f->late, q, u, names, offs, &blob))
+			for (size_t i = 0; i < u; i++) /* unread: the addresses, as without ksyms */
+				names[i] = NULL;
+	}
+	for (size_t i = 0; !ret && i < f->cap; i++) {
+		struct ent *e = f->slot[i];
+		if (!e || e->named)
+			continue;
+		struct str s = {e->line, strlen(e->line), strlen(e->line) + 1, false};
+		const unsigned long long *k = (const unsigned long long *)e->addr + e->nu;
+		for (int j = e->nk - 1; j >= 0; j--)
+			kernel_frame(&s, k[j], names[index_of(q, u, kernel_call(k, j))]);
+		e->line = s.s;
+		if (s.oom)
+			ret = -1;
+		else
+			e->named = true;
+	}
+	free(blob);
+	free(q);
+	free(offs);
+	free(names);
+	return ret;
+}
+
 size_t folded_print(struct folded *f, FILE *out)
 {
+	if (f->late && name_late(f))
+		return 0;
 	struct lines ls = {calloc(f->used ? f->used : 1, sizeof(struct line)), 0};
 	if (!ls.l)
 		return 0;

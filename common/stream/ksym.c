@@ -29,24 +29,25 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The table from k->f, then sorted; k->f closed. */
-static void read_table(struct ksyms *k)
+/* The next symbol of kallsyms' text on f of the kind asked for (data: d, D, b, B, r, R;
+ * else text: t, T, w, W): its address, its name (in line, not terminated) and the name's
+ * length; false at the end. */
+static bool next_symbol(FILE *f, bool data, char line[1024], unsigned long long *addr,
+			const char **name, size_t *len)
 {
-	FILE *f = k->f;
-	size_t cap = 0, ncap = 0, nlen = 0;
-	char line[1024]; /* names are up to 511 bytes (KSYM_NAME_LEN, 6.1+) */
-	while (fgets(line, sizeof(line), f)) {
+	/* names are up to 511 bytes (KSYM_NAME_LEN, 6.1+) */
+	while (fgets(line, 1024, f)) {
 		size_t got = strlen(line);
-		if (got == sizeof(line) - 1 && line[got - 1] != '\n') {
+		if (got == 1023 && line[got - 1] != '\n') {
 			/* Longer than any symbol's line: skipped whole, its rest too. */
-			while (fgets(line, sizeof(line), f) && !strchr(line, '\n'))
+			while (fgets(line, 1024, f) && !strchr(line, '\n'))
 				;
 			continue;
 		}
 		/* "ADDR TYPE NAME[\t[MODULE]]", read by hand: sscanf took 2/3 of the load's
 		 * time (~120,000 lines). */
-		const char *p = line, *name;
-		unsigned long long addr = 0;
+		const char *p = line;
+		unsigned long long a = 0;
 		int digits = 0;
 		for (;; p++, digits++) {
 			unsigned c = (unsigned char)*p, v;
@@ -56,18 +57,33 @@ static void read_table(struct ksyms *k)
 				v = (c | 0x20) - 'a' + 10;
 			else
 				break;
-			addr = addr << 4 | v;
+			a = a << 4 | v;
 		}
-		if (!digits || digits > 16 || !addr || p[0] != ' ' || !p[1] || p[2] != ' ')
+		if (!digits || digits > 16 || !a || p[0] != ' ' || !p[1] || p[2] != ' ')
 			continue;
 		char type = p[1];
-		if (k->data ? !strchr("dDbBrR", type) :
-			      type != 't' && type != 'T' && type != 'w' && type != 'W')
+		if (data ? !strchr("dDbBrR", type) :
+			   type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
-		name = p + 3;
-		size_t len = strcspn(name, " \t\n");
-		if (!len)
+		*name = p + 3;
+		*len = strcspn(*name, " \t\n");
+		if (!*len)
 			continue;
+		*addr = a;
+		return true;
+	}
+	return false;
+}
+
+/* The table from k->f, then sorted; k->f closed. */
+static void read_table(struct ksyms *k)
+{
+	FILE *f = k->f;
+	size_t cap = 0, ncap = 0, nlen = 0, len;
+	char line[1024];
+	unsigned long long addr;
+	const char *name;
+	while (next_symbol(f, k->data, line, &addr, &name, &len)) {
 		if (k->n == cap || nlen + len + 1 > ncap) {
 			size_t c = k->n == cap ? (cap ? cap * 2 : 65536) : cap;
 			size_t nc = nlen + len + 1 > ncap ? (ncap ? ncap * 2 : 1 << 21) : ncap;
@@ -92,6 +108,75 @@ static void read_table(struct ksyms *k)
 	k->f = NULL;
 	if (k->n)
 		qsort(k->sym, k->n, sizeof(*k->sym), cmp_ksym);
+}
+
+int ksym_resolve(const char *path, const unsigned long long *addrs, size_t n, const char **names,
+		 unsigned long long *offs, char **blob)
+{
+	*blob = NULL;
+	FILE *f = fopen(path, "re");
+	unsigned long long *best = calloc(n ? n : 1, sizeof(*best));
+	char **name = calloc(n ? n : 1, sizeof(*name));
+	int ret = f && best && name ? 0 : -1;
+	char line[1024];
+	unsigned long long a;
+	const char *s;
+	size_t len;
+	/* Each symbol is the best so far for the first address at or after it, if it is nearer
+	 * than that one's (kallsyms is not sorted: the modules' come after). */
+	while (!ret && next_symbol(f, false, line, &a, &s, &len)) {
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (addrs[mid] < a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == n || (name[lo] && best[lo] >= a))
+			continue;
+		char *c = strndup(s, len);
+		if (!c) {
+			ret = -1;
+			break;
+		}
+		free(name[lo]);
+		name[lo] = c;
+		best[lo] = a;
+	}
+	/* An address whose own best is unset has its predecessor's (no symbol between them). */
+	size_t total = 0;
+	for (size_t i = 0; !ret && i < n; i++) {
+		if (!name[i] && i && name[i - 1]) {
+			name[i] = strdup(name[i - 1]);
+			best[i] = best[i - 1];
+			if (!name[i])
+				ret = -1;
+		}
+		total += name[i] ? strlen(name[i]) + 1 : 0;
+	}
+	char *b = !ret ? malloc(total ? total : 1) : NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (b && name[i]) {
+			size_t l = strlen(name[i]) + 1;
+			memcpy(b + o, name[i], l);
+			names[i] = b + o;
+			offs[i] = addrs[i] - best[i];
+			o += l;
+		} else {
+			names[i] = NULL;
+		}
+		free(name[i]);
+	}
+	if (!b)
+		ret = -1;
+	*blob = b;
+	free(best);
+	free(name);
+	if (f)
+		fclose(f);
+	return ret;
 }
 
 /* The tables still loading, for ksym_wait_all(). */

@@ -27,6 +27,12 @@ const char *ksym_find(const struct ksyms *k, unsigned long long addr, unsigned l
 /* The address of a function by name (a linear search: once per run); 0 when not found. */
 unsigned long long ksym_addr(const struct ksyms *k, const char *name);
 void ksym_free(struct ksyms *k);
+/* Without a table: the text symbols of n addresses (sorted, ascending) from one reading of
+ * path (/proc/kallsyms), names[i] and offs[i] as ksym_find gives them (NULL: none), the names
+ * in *blob (malloc'd: the caller frees it). Memory for the answers only, not the table's
+ * ~5 MB. 0, or -1 when path cannot be read or memory runs out. */
+int ksym_resolve(const char *path, const unsigned long long *addrs, size_t n, const char **names,
+		 unsigned long long *offs, char **blob);
 /* Every table still loading, loaded: before a run's banner (tool.c), so that no event after it
  * waits for kallsyms (a process gone by then has no user stack to name: -U). */
 void ksym_wait_all(void);

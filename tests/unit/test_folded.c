@@ -167,6 +167,59 @@ static void test_lines_read_back(void **state)
 	folded_free(f);
 }
 
+/* Kernel frames named late (profile: kallsyms read once, when printed): the same lines as a
+ * table loaded at the start gives; an unreadable kallsyms gives the addresses. Stacks counted
+ * after a print are named at the next one. */
+static void test_named_late(void **state)
+{
+	(void)state;
+	static const char text[] = "ffffffff81000000 T _stext\n"
+				   "ffffffff81000200 t helper\n"
+				   "ffffffffc0001000 T mod_fn\t[mod]\n"
+				   "ffffffff81000400 t a;b\n";
+	char file[] = "/tmp/ftt-test-folded-kallsyms.XXXXXX";
+	int fd = mkstemp(file);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct ksyms *k = ksym_load_file(file);
+	struct folded *early = folded_new(k), *late = folded_new_late(file, 64, 8),
+		      *none = folded_new_late("/nonexistent-ftt/kallsyms", 64, 8);
+	assert_non_null(early);
+	assert_non_null(late);
+	unsigned long long s1[3] = {0xffffffff81000210ULL, 0xffffffff81000401ULL,
+				    0xffffffffc0001001ULL},
+			   s2[2] = {0xffffffff81000000ULL, 0xffffffff81000201ULL};
+	struct folded *all[] = {early, late, none};
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(folded_add(all[i], "app", 0x7ffffffe, s1, 3, NULL, 0), 0);
+		assert_int_equal(folded_add(all[i], "app", 0x7ffffffe, s2, 2, NULL, 0), 0);
+		assert_int_equal(folded_add(all[i], "app", 0x7ffffffe, s1, 3, NULL, 0), 0);
+	}
+	size_t n1, n2, n3;
+	char want[8192], got[8192];
+	snprintf(want, sizeof(want), "%s", printed(early, &n1));
+	snprintf(got, sizeof(got), "%s", printed(late, &n2));
+	assert_string_equal(got, want);
+	assert_int_equal(n1, n2);
+	assert_non_null(strstr(want, "app;mod_fn_[k];a\\x3bb_[k];helper_[k] 2\n"));
+	assert_string_equal(printed(none, &n3),
+			    "app;0xffffffff81000201_[k];0xffffffff81000000_[k] 1\n"
+			    "app;0xffffffffc0001001_[k];0xffffffff81000401_[k];"
+			    "0xffffffff81000210_[k] 2\n");
+	/* a new stack after the print: named at the next */
+	unsigned long long s3[1] = {0xffffffff81000250ULL};
+	assert_int_equal(folded_add(late, "app", 0x7ffffffe, s3, 1, NULL, 0), 0);
+	assert_non_null(strstr(printed(late, &n2), "app;helper_[k] 1\n"));
+	assert_int_equal(n2, 3);
+	folded_free(early);
+	folded_free(late);
+	folded_free(none);
+	ksym_free(k);
+	unlink(file);
+	usym_addr_free();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_deep_stack),
 		cmocka_unit_test(test_return_addresses),
 		cmocka_unit_test(test_lines_read_back),
+		cmocka_unit_test(test_named_late),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

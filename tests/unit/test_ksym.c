@@ -115,12 +115,91 @@ static void test_data_symbols(void **state)
 	ksym_free(k);
 }
 
+/* Without a table (profile's names at the end): one reading of kallsyms answers a sorted list
+ * of addresses as ksym_find does from the table, out-of-order modules included; this
+ * machine's own kallsyms too, where it has one (root: real addresses). */
+static void check_resolve(const char *file, const struct ksyms *k, const unsigned long long *q,
+			  size_t n)
+{
+	const char *names[64];
+	unsigned long long offs[64];
+	char *blob;
+	assert_true(n <= 64);
+	assert_int_equal(ksym_resolve(file, q, n, names, offs, &blob), 0);
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long off = 0;
+		const char *want = ksym_find(k, q[i], &off);
+		if (!want) {
+			assert_null(names[i]);
+			continue;
+		}
+		assert_non_null(names[i]);
+		assert_string_equal(names[i], want);
+		assert_int_equal(offs[i], off);
+	}
+	free(blob);
+}
+
+static void test_resolve_without_table(void **state)
+{
+	(void)state;
+	static const char text[] = "ffffffff81000000 T _stext\n"
+				   "ffffffff81000100 D some_data\n"
+				   "ffffffff81000200 t helper\n"
+				   "ffffffffc0002000 t mod_fn\t[mod]\n"
+				   "ffffffff81000400 W weak_fn\n"
+				   "ffffffffc0001000 T mod_init\t[mod]\n";
+	char file[] = "/tmp/ftt-test-ksym-resolve.XXXXXX";
+	int fd = mkstemp(file);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct ksyms *k = ksym_load_file(file);
+	assert_non_null(k);
+	unsigned long long q[] = {0xffffffff80000000ULL, 0xffffffff81000000ULL,
+				  0xffffffff810001ffULL, 0xffffffff81000200ULL,
+				  0xffffffff81000201ULL, 0xffffffff81000500ULL,
+				  0xffffffffc0000fffULL, 0xffffffffc0001004ULL,
+				  0xffffffffc0002000ULL, 0xffffffffc0009000ULL};
+	check_resolve(file, k, q, sizeof(q) / sizeof(*q));
+	ksym_free(k);
+	unlink(file);
+	const char *names[1];
+	unsigned long long offs[1];
+	char *blob;
+	assert_int_equal(ksym_resolve("/nonexistent-ftt/kallsyms", q, 1, names, offs, &blob), -1);
+	free(blob);
+	if (geteuid() || !(k = ksym_load()) || ksym_count(k) < 1000) {
+		ksym_free(k);
+		return;
+	}
+	/* 48 addresses of this kernel: functions' starts and insides, sorted */
+	unsigned long long real[48];
+	const char *fn[] = {"schedule", "do_sys_openat2",   "vfs_read",	   "ksys_write",
+			    "kfree",	"__kmalloc_noprof", "tcp_sendmsg", "ext4_file_read_iter"};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(fn) / sizeof(*fn); i++) {
+		unsigned long long a = ksym_addr(k, fn[i]);
+		for (unsigned long long d = 0; a && d < 6; d++)
+			real[n++] = a + d * 7;
+	}
+	for (size_t i = 1; i < n; i++) /* sorted, for ksym_resolve */
+		for (size_t j = i; j > 0 && real[j - 1] > real[j]; j--) {
+			unsigned long long t = real[j];
+			real[j] = real[j - 1];
+			real[j - 1] = t;
+		}
+	check_resolve("/proc/kallsyms", k, real, n);
+	ksym_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kallsyms_lines),
 		cmocka_unit_test(test_hostile_lines),
 		cmocka_unit_test(test_data_symbols),
+		cmocka_unit_test(test_resolve_without_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
