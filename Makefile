@@ -125,11 +125,17 @@ $(IMAGE): $(TOOLS:%=$(B)/static/%) $(TOOLS:%=$(B)/completion/%) $(TOOLS:%=man/ma
 	B=$(B) VERSION='$(VERSION)' TOOLS='$(TOOLS)' oci/build.sh $@
 
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+# The names users type for fsslower: its name chooses the file system (hard links).
+FSSLOWER_NAMES := ext4slower xfsslower btrfsslower nfsslower
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(TOOLS:%=$(B)/%) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(TOOLS:%=man/man8/%.8) $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 $(TOOLS:%=$(B)/completion/%) $(DESTDIR)$(COMPLETIONDIR)/
+	for a in $(FSSLOWER_NAMES); do \
+		ln -f $(DESTDIR)$(PREFIX)/sbin/fsslower $(DESTDIR)$(PREFIX)/sbin/$$a && \
+		ln -f $(DESTDIR)$(PREFIX)/share/man/man8/fsslower.8 $(DESTDIR)$(PREFIX)/share/man/man8/$$a.8 && \
+		ln -f $(DESTDIR)$(COMPLETIONDIR)/fsslower $(DESTDIR)$(COMPLETIONDIR)/$$a || exit 1; done
 
 # Unit tests: cmocka, no root, no kernel.
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests check-deps

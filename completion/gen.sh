@@ -40,6 +40,10 @@ for tool in "$@"; do
 		echo "	local operands='${operands# }'"
 		echo "	_ftt_complete \"\$opts\" \"\$args\" \"\$operands\""
 		echo "}"
-		echo "complete -F $fn $tool"
+		# fsslower is also installed as the names of the file systems (Makefile).
+		case $tool in
+		fsslower) echo "complete -F $fn $tool ext4slower xfsslower btrfsslower nfsslower" ;;
+		*) echo "complete -F $fn $tool" ;;
+		esac
 	} > "$out/$tool"
 done
