@@ -12,10 +12,10 @@ COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair 
 	count/hist count/keys count/kernhist count/pprof count/prom count/tracejson \
 	tool \
 	join/span join/funcpair join/sysc \
-	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/offwake domain/histset domain/spanhist domain/member domain/fdtab domain/fdtrack domain/execargs \
+	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/offwake domain/histset domain/spanhist domain/member domain/fdtab domain/fdtrack domain/execargs domain/fsops \
 	tracer/tracer \
 	pictures/json pictures/heat pictures/flame
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_offwake test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_sysc test_ftrace test_probe test_evprint test_folded test_offwake test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_khist test_kernhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof test_fsops
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=

@@ -18,71 +18,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include <event-parse.h>
 
 #include "base/row.h"
-#include "join/funcpair.h"
-#include "kernel/probe.h"
-#include "stream/ksym.h"
+#include "domain/fsops.h"
 #include "stream/reader.h"
 #include "tool.h"
 
 /* --- settings and options --------------------------------------------------------------------- */
 
-/* The operations, in the order of the T column's letters. How the entry reaches the file:
- * a read_iter or write_iter through its kiocb (ki_filp at 0, ki_pos at 8 since 3.16), open
- * as its second argument (inode, file), fsync as its first. */
-enum { OP_R, OP_W, OP_O, OP_S, OPS };
-enum file_at { AT_KIOCB, AT_ARG1, AT_ARG2 };
-static const struct {
-	char letter[2];
-	const char *what;
-	enum file_at at;
-} ops[OPS] = {
-	{"R", "reads", AT_KIOCB},
-	{"W", "writes", AT_KIOCB},
-	{"O", "opens", AT_ARG2},
-	{"S", "fsyncs", AT_ARG1},
-};
-
-/* Each file system's file_operations for the four, and the system of its tracepoints that
- * pair an fsync's entry and exit (NULL: none). */
-static const struct fsdef {
-	const char *name;
-	const char *func[OPS];
-	const char *sync_tp; /* <sys>:<sys>_sync_file_enter and _exit */
-} fss[] = {
-	{"ext4",
-	 {"ext4_file_read_iter", "ext4_file_write_iter", "ext4_file_open", "ext4_sync_file"},
-	 "ext4"},
-	{"xfs",
-	 {"xfs_file_read_iter", "xfs_file_write_iter", "xfs_file_open", "xfs_file_fsync"},
-	 NULL},
-	{"btrfs",
-	 {"btrfs_file_read_iter", "btrfs_file_write_iter", "btrfs_file_open", "btrfs_sync_file"},
-	 NULL},
-	{"nfs", {"nfs_file_read", "nfs_file_write", "nfs_file_open", "nfs_file_fsync"}, NULL},
-};
-static const char *const fs_names[] = {"ext4", "xfs", "btrfs", "nfs", NULL};
-#define NFS (int)(sizeof(fss) / sizeof(*fss))
-
 static struct env {
-	int fs;		 /* index in fss */
+	struct fsops f;
 	bool fs_given;	 /* --fs */
 	int alias;	 /* run as <fs>slower: its index, else -1 */
-	bool verbose;	 /* -v */
 	uint64_t min_ns; /* the operand */
-	struct funcpair fp[OPS];
-	bool on[OPS];	      /* traced */
-	bool by_tp[OPS];      /* by the file system's tracepoints, not kprobes */
-	const char *why[OPS]; /* not traced: why */
-	char fetch_file[OPS][48], fetch_name[OPS][64];
-	struct tep_format_field *ino; /* the tracepoint's inode number */
 	struct tool_run *t;
 	struct row row;
-} env = {.min_ns = 10 * 1000000ULL, .alias = -1};
+} env = {.min_ns = 10 * 1000000ULL, .alias = -1, .f = {.names = true}};
 
 enum { OPT_FS = OPT_LONG + 1 };
 
@@ -106,7 +59,7 @@ static const struct opt_spec options[] = {
 static const char *const examples[] = {
 	"fsslower                  # ext4's operations slower than 10 ms",
 	"fsslower 1                # slower than 1 ms",
-	"fsslower -v --fs xfs      # which functions would time xfs's operations",
+	"fsslower -v               # which functions or events time each operation",
 	"fsslower -p 181 -T 5      # PID 181's over 5 ms, with wall-clock times",
 	"fsslower -j -d 10 0 > f.json # every operation for 10 seconds, as JSON lines",
 	NULL,
@@ -116,10 +69,10 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 {
 	switch (o->key) {
 	case OPT_FS:
-		env.fs = opt_choice(arg, fs_names, NFS, "--fs");
+		env.f.fs = opt_choice(arg, fsops_fs_names, FSOPS_NFS, "--fs");
 		env.fs_given = true;
 		break;
-	case 'v': env.verbose = true; break;
+	case 'v': env.f.verbose = true; break;
 	}
 }
 
@@ -133,11 +86,12 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 static void check(struct tool_run *t)
 {
-	if (env.alias >= 0 && env.fs_given && env.fs != env.alias)
-		opt_fail("--fs %s: %s traces %s only (fsslower --fs %s)", fss[env.fs].name,
-			 t->tool->name, fss[env.alias].name, fss[env.fs].name);
+	const char *fs = fsops_fs_names[env.f.fs];
+	if (env.alias >= 0 && env.fs_given && env.f.fs != env.alias)
+		opt_fail("--fs %s: %s traces %s only (fsslower --fs %s)", fs, t->tool->name,
+			 fsops_fs_names[env.alias], fs);
 	if (env.alias >= 0)
-		env.fs = env.alias;
+		env.f.fs = env.alias;
 }
 
 /* --- per event -------------------------------------------------------------------------------- */
@@ -189,11 +143,11 @@ static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *c
 	int op = (int)(intptr_t)ctx;
 	if (c->ns < env.min_ns)
 		return;
-	struct funcpair *fp = &env.fp[op];
+	struct funcpair *fp = &env.f.fp[op];
 	struct tool_run *t = env.t;
 	int tid = tep_data_pid(t->s.tep, ret);
 	long long rv = funcpair_retval(fp, ret);
-	bool rw = op == OP_R || op == OP_W;
+	bool rw = op == FSOPS_R || op == FSOPS_W;
 	char bytes[32], off[32];
 	if (rv < 0)
 		error_name(rv, bytes, sizeof(bytes));
@@ -211,7 +165,7 @@ static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *c
 	row_str(r, tool_comm(t, tid), 16);
 	row_int(r, tool_tgid(t, tid));
 	row_int(r, tid);
-	row_word(r, ops[op].letter);
+	row_word(r, fsops_letter(op));
 	row_word(r, fp->func);
 	row_word(r, bytes);
 	if (rw && rv >= 0)
@@ -226,11 +180,11 @@ static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *c
 		row_none(r);
 	row_float(r, c->ns / 1e6);
 	row_uint(r, c->ns);
-	unsigned long long ino = env.by_tp[op] && env.ino ? reader_num(ret, env.ino) : 0;
+	unsigned long long ino = env.f.by_tp[op] ? reader_num(ret, env.f.ino) : 0;
 	if (c->str) {
 		row_bytes(r, c->str, strnlen(c->str, fp->str_size));
 		row_bytes(r, c->str, strnlen(c->str, fp->str_size));
-	} else if (env.by_tp[op]) {
+	} else if (env.f.by_tp[op]) {
 		char name[48];
 		snprintf(name, sizeof(name), "[ino %llu]", ino);
 		row_word(r, name);
@@ -239,7 +193,7 @@ static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *c
 		row_word(r, "?");
 		row_none(r);
 	}
-	if (env.by_tp[op])
+	if (env.f.by_tp[op])
 		row_uint(r, ino);
 	else
 		row_none(r);
@@ -248,163 +202,36 @@ static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *c
 
 /* --- set up ----------------------------------------------------------------------------------- */
 
-/* Where struct file keeps f_path.dentry: after f_u (16 bytes) and f_path.mnt until Linux
- * 6.12 reordered struct file (f_path at 64, as 6.18's BTF says); d_name.name is at 40 of
- * struct dentry in all of them (x86-64, without lock debugging). */
-static int dentry_offset(void)
-{
-	struct utsname u;
-	int major = 0, minor = 0;
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
-		return 72;
-	return major > 6 || (major == 6 && minor >= 12) ? 72 : 24;
-}
-
-/* Operation op by a kprobe pair on the file system's function. */
-static int by_kprobes(struct tool_run *t, int op, const struct ksyms *k)
-{
-	const char *func = fss[env.fs].func[op];
-	struct funcpair *fp = &env.fp[op];
-	if (!k || !ksym_addr(k, func)) {
-		env.why[op] = "not in /proc/kallsyms";
-		return TOOL_OK;
-	}
-	if (env.verbose) {
-		env.on[op] = true;
-		return TOOL_OK;
-	}
-	static const char *const prefix[OPS] = {"fsr", "fsw", "fso", "fss"};
-	char *file = env.fetch_file[op];
-	size_t len = sizeof(env.fetch_file[op]);
-	if (ops[op].at == AT_KIOCB) {
-		snprintf(file, len, "+0($arg1)");
-		fp->nargs = 1;
-		fp->arg_fetch[0] = "+8($arg1)"; /* ki_pos */
-	} else
-		snprintf(file, len, "$arg%d", ops[op].at == AT_ARG2 ? 2 : 1);
-	snprintf(env.fetch_name[op], sizeof(env.fetch_name[op]), "+40(+%d(%s))", dentry_offset(),
-		 file);
-	fp->spec = func;
-	fp->retval = true;
-	fp->str_fetch = env.fetch_name[op];
-	fp->str_size = 256; /* NAME_MAX and its NUL */
-	int ret = funcpair_probes(t, fp, prefix[op]);
-	if (ret)
-		return ret;
-	env.on[op] = true;
-	return TOOL_OK;
-}
-
-/* Operation op by the file system's own tracepoints (<sys>_sync_file_enter and _exit). */
-static int by_tracepoints(struct tool_run *t, int op)
-{
-	const char *sys = fss[env.fs].sync_tp;
-	env.why[op] = "kprobes not available (CONFIG_KPROBE_EVENTS)";
-	if (op != OP_S || !sys)
-		return TOOL_OK;
-	char enter[64], exit_[64];
-	snprintf(enter, sizeof(enter), "%s_sync_file_enter", sys);
-	snprintf(exit_, sizeof(exit_), "%s_sync_file_exit", sys);
-	struct tep_event *en = session_load_event(&t->s, sys, enter);
-	struct tep_event *ex = session_load_event(&t->s, sys, exit_);
-	if (!en || !ex) {
-		env.why[op] = "kprobes not available (CONFIG_KPROBE_EVENTS), nor its tracepoints";
-		return TOOL_OK;
-	}
-	int ret = funcpair_events(t, &env.fp[op], en, ex, "ret");
-	if (ret)
-		return ret;
-	if (!(env.ino = tep_find_field(ex, "ino")))
-		return TOOL_FAIL;
-	env.on[op] = env.by_tp[op] = true;
-	return TOOL_OK;
-}
-
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
-	const struct fsdef *fs = &fss[env.fs];
-	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
-	struct ksyms *k = kprobes ? ksym_load() : NULL;
-	int ret = TOOL_OK, n = 0;
-	for (int op = 0; op < OPS && !ret; op++) {
-		ret = kprobes ? by_kprobes(t, op, k) : by_tracepoints(t, op);
-		n += env.on[op];
-	}
-	ksym_free(k);
+	int ret = fsops_prepare(t, &env.f);
 	if (ret)
 		return ret;
-	if (env.verbose) {
-		for (int op = 0; op < OPS; op++) {
-			if (!env.on[op])
-				printf("%s  %-7s not traced (%s): %s\n", ops[op].letter,
-				       ops[op].what, fs->func[op], env.why[op]);
-			else if (env.by_tp[op])
-				printf("%s  %-7s %s:%s and %s (tracepoints)\n", ops[op].letter,
-				       ops[op].what, fs->sync_tp, env.fp[op].entry->name,
-				       env.fp[op].ret->name);
-			else
-				printf("%s  %-7s %s (kprobe and kretprobe)\n", ops[op].letter,
-				       ops[op].what, fs->func[op]);
-		}
-		if (n)
-			return TOOL_DONE;
-	}
-	if (!n) {
-		fprintf(stderr, "%s: nothing of %s can be traced: %s\n", t->tool->name, fs->name,
-			kprobes ? "none of its functions is in /proc/kallsyms (not loaded?)" :
-				  "kprobes not available in this kernel (CONFIG_KPROBE_EVENTS)");
-		return TOOL_FAIL;
-	}
-	/* One line for what is left out. */
-	char out[256] = "", in[128] = "";
-	size_t o = 0, i = 0;
-	for (int op = 0; op < OPS; op++)
-		if (!env.on[op])
-			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s (%s)", o ? ", " : "",
-					      ops[op].what,
-					      kprobes ? fs->func[op] : ops[op].letter);
-		else
-			i += (size_t)snprintf(in + i, sizeof(in) - i, "%s%s", i ? ", " : "",
-					      ops[op].what);
-	if (*out)
-		fprintf(stderr, "%s: %s not traced: %s; tracing %s\n", t->tool->name, out,
-			kprobes ? "not in /proc/kallsyms" :
-				  "they need kprobes (CONFIG_KPROBE_EVENTS)",
-			in);
-	if (kprobes) /* every read and write of the file system is recorded, slow or not */
+	if (env.f.kprobes) /* every read and write of the file system is recorded, slow or not */
 		t->buffer_kb = session_flood_buffer_kb();
-	snprintf(t->traced, sizeof(t->traced), "%s of %s taking %llu ms or more (%s)", in, fs->name,
-		 (unsigned long long)(env.min_ns / 1000000), kprobes ? "kprobes" : "tracepoints");
+	snprintf(t->traced, sizeof(t->traced), "%s of %s taking %llu ms or more (%s)", env.f.traced,
+		 fsops_fs_names[env.f.fs], (unsigned long long)(env.min_ns / 1000000),
+		 env.f.kprobes ? "kprobes" : "tracepoints");
 	return TOOL_OK;
 }
 
 static int setup(struct tool_run *t)
 {
 	row_init(&env.row, &table, stdout, t->o.json, true, t->o.wallclock);
-	for (int op = 0; op < OPS; op++) {
-		if (!env.on[op])
-			continue;
-		int ret = funcpair_trace(t, &env.fp[op], on_op, (void *)(intptr_t)op);
-		if (ret)
-			return ret;
-	}
-	return TOOL_OK;
+	return fsops_trace(t, &env.f, on_op);
 }
 
 /* --- at the end ------------------------------------------------------------------------------- */
 
 static void end(struct tool_run *t)
 {
-	for (int op = 0; op < OPS; op++)
-		if (env.on[op])
-			funcpair_report(&env.fp[op], t->tool->name, 0);
+	fsops_report(&env.f, t->tool->name);
 }
 
 static void cleanup(struct tool_run *t)
 {
-	for (int op = 0; op < OPS; op++)
-		funcpair_free(&env.fp[op]);
+	fsops_free(&env.f);
 }
 
 static const struct tool fsslower = {
@@ -429,16 +256,10 @@ int main(int argc, char **argv)
 {
 	/* ext4slower, xfsslower, btrfsslower, nfsslower: links to this program. */
 	static char name[32];
-	const char *base = strrchr(argv[0], '/');
-	base = base ? base + 1 : argv[0];
 	struct tool tool = fsslower;
-	for (int i = 0; i < NFS; i++) {
-		snprintf(name, sizeof(name), "%sslower", fss[i].name);
-		if (!strcmp(base, name)) {
-			env.alias = i;
-			tool.name = name;
-			break;
-		}
+	if ((env.alias = fsops_alias(argv[0], "slower")) >= 0) {
+		snprintf(name, sizeof(name), "%sslower", fsops_fs_names[env.alias]);
+		tool.name = name;
 	}
 	return tool_main(&tool, argc, argv);
 }
