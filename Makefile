@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak fsslower
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak fsslower fsdist
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -125,17 +125,17 @@ $(IMAGE): $(TOOLS:%=$(B)/static/%) $(TOOLS:%=$(B)/completion/%) $(TOOLS:%=man/ma
 	B=$(B) VERSION='$(VERSION)' TOOLS='$(TOOLS)' oci/build.sh $@
 
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
-# The names users type for fsslower: its name chooses the file system (hard links).
-FSSLOWER_NAMES := ext4slower xfsslower btrfsslower nfsslower
+# The names users type for fsslower and fsdist: the name chooses the file system (hard links).
+FS_NAMES := ext4 xfs btrfs nfs
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(TOOLS:%=$(B)/%) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(TOOLS:%=man/man8/%.8) $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 $(TOOLS:%=$(B)/completion/%) $(DESTDIR)$(COMPLETIONDIR)/
-	for a in $(FSSLOWER_NAMES); do \
-		ln -f $(DESTDIR)$(PREFIX)/sbin/fsslower $(DESTDIR)$(PREFIX)/sbin/$$a && \
-		ln -f $(DESTDIR)$(PREFIX)/share/man/man8/fsslower.8 $(DESTDIR)$(PREFIX)/share/man/man8/$$a.8 && \
-		ln -f $(DESTDIR)$(COMPLETIONDIR)/fsslower $(DESTDIR)$(COMPLETIONDIR)/$$a || exit 1; done
+	for t in slower dist; do for fs in $(FS_NAMES); do \
+		ln -f $(DESTDIR)$(PREFIX)/sbin/fs$$t $(DESTDIR)$(PREFIX)/sbin/$$fs$$t && \
+		ln -f $(DESTDIR)$(PREFIX)/share/man/man8/fs$$t.8 $(DESTDIR)$(PREFIX)/share/man/man8/$$fs$$t.8 && \
+		ln -f $(DESTDIR)$(COMPLETIONDIR)/fs$$t $(DESTDIR)$(COMPLETIONDIR)/$$fs$$t || exit 1; done; done
 
 # Unit tests: cmocka, no root, no kernel.
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests check-deps

@@ -40,9 +40,9 @@ for tool in "$@"; do
 		echo "	local operands='${operands# }'"
 		echo "	_ftt_complete \"\$opts\" \"\$args\" \"\$operands\""
 		echo "}"
-		# fsslower is also installed as the names of the file systems (Makefile).
+		# fsslower and fsdist are also installed under the file systems' names (Makefile).
 		case $tool in
-		fsslower) echo "complete -F $fn $tool ext4slower xfsslower btrfsslower nfsslower" ;;
+		fsslower | fsdist) echo "complete -F $fn $tool ext4${tool#fs} xfs${tool#fs} btrfs${tool#fs} nfs${tool#fs}" ;;
 		*) echo "complete -F $fn $tool" ;;
 		esac
 	} > "$out/$tool"
