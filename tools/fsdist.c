@@ -87,12 +87,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 
 static void check(struct tool_run *t)
 {
-	const char *fs = fsops_fs_names[env.f.fs];
-	if (env.alias >= 0 && env.fs_given && env.f.fs != env.alias)
-		opt_fail("--fs %s: %s traces %s only (fsdist --fs %s)", fs, t->tool->name,
-			 fsops_fs_names[env.alias], fs);
-	if (env.alias >= 0)
-		env.f.fs = env.alias;
+	fsops_check(&env.f, env.alias, env.fs_given, t->tool->name, "fsdist");
 }
 
 /* --- per event -------------------------------------------------------------------------------- */
@@ -200,9 +195,7 @@ int main(int argc, char **argv)
 	/* ext4dist, xfsdist, btrfsdist, nfsdist: links to this program. */
 	static char name[32];
 	struct tool tool = fsdist;
-	if ((env.alias = fsops_alias(argv[0], "dist")) >= 0) {
-		snprintf(name, sizeof(name), "%sdist", fsops_fs_names[env.alias]);
+	if ((env.alias = fsops_tool_name(argv[0], "dist", name, sizeof(name))) >= 0)
 		tool.name = name;
-	}
 	return tool_main(&tool, argc, argv);
 }

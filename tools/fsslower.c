@@ -11,7 +11,6 @@
  * the file system's own tracepoints time from entry to exit: ext4's fsyncs
  * (ext4_sync_file_enter and _exit, with the inode's number instead of the name).
  */
-#define _GNU_SOURCE /* strerrorname_np: glibc 2.32 */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -21,6 +20,7 @@
 
 #include <event-parse.h>
 
+#include "base/out.h"
 #include "base/row.h"
 #include "domain/fsops.h"
 #include "stream/reader.h"
@@ -86,12 +86,7 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 static void check(struct tool_run *t)
 {
-	const char *fs = fsops_fs_names[env.f.fs];
-	if (env.alias >= 0 && env.fs_given && env.f.fs != env.alias)
-		opt_fail("--fs %s: %s traces %s only (fsslower --fs %s)", fs, t->tool->name,
-			 fsops_fs_names[env.alias], fs);
-	if (env.alias >= 0)
-		env.f.fs = env.alias;
+	fsops_check(&env.f, env.alias, env.fs_given, t->tool->name, "fsslower");
 }
 
 /* --- per event -------------------------------------------------------------------------------- */
@@ -125,19 +120,6 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each slow operation, at its return", cols);
 
-/* A failure's name, as the kernel's code: EIO, ERESTARTSYS (a signal came), E<n>. */
-static void error_name(long long ret, char *out, size_t len)
-{
-	static const char *const restart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND",
-					      NULL, "ERESTART_RESTARTBLOCK"};
-	if (-ret >= 512 && -ret <= 516 && restart[-ret - 512])
-		snprintf(out, len, "%s", restart[-ret - 512]);
-	else if (-ret < 4096 && strerrorname_np((int)-ret))
-		snprintf(out, len, "%s", strerrorname_np((int)-ret));
-	else
-		snprintf(out, len, "E%lld", -ret);
-}
-
 static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
 {
 	int op = (int)(intptr_t)ctx;
@@ -150,7 +132,7 @@ static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *c
 	bool rw = op == FSOPS_R || op == FSOPS_W;
 	char bytes[32], off[32];
 	if (rv < 0)
-		error_name(rv, bytes, sizeof(bytes));
+		out_errname(-rv, bytes);
 	else if (rw)
 		snprintf(bytes, sizeof(bytes), "%lld", rv);
 	else
@@ -257,9 +239,7 @@ int main(int argc, char **argv)
 	/* ext4slower, xfsslower, btrfsslower, nfsslower: links to this program. */
 	static char name[32];
 	struct tool tool = fsslower;
-	if ((env.alias = fsops_alias(argv[0], "slower")) >= 0) {
-		snprintf(name, sizeof(name), "%sslower", fsops_fs_names[env.alias]);
+	if ((env.alias = fsops_tool_name(argv[0], "slower", name, sizeof(name))) >= 0)
 		tool.name = name;
-	}
 	return tool_main(&tool, argc, argv);
 }

@@ -8,6 +8,7 @@
 
 #include <event-parse.h>
 
+#include "base/opt.h"
 #include "kernel/probe.h"
 #include "kernel/session.h"
 #include "stream/ksym.h"
@@ -68,6 +69,24 @@ int fsops_alias(const char *argv0, const char *suffix)
 		if (strlen(fsops_fs_names[i]) == n - s && !strncmp(base, fsops_fs_names[i], n - s))
 			return i;
 	return -1;
+}
+
+int fsops_tool_name(const char *argv0, const char *suffix, char *name, size_t len)
+{
+	int fs = fsops_alias(argv0, suffix);
+	if (fs >= 0)
+		snprintf(name, len, "%s%s", fsops_fs_names[fs], suffix);
+	return fs;
+}
+
+void fsops_check(struct fsops *f, int alias, bool fs_given, const char *tool, const char *base)
+{
+	const char *fs = fsops_fs_names[f->fs];
+	if (alias >= 0 && fs_given && f->fs != alias)
+		opt_fail("--fs %s: %s traces %s only (%s --fs %s)", fs, tool, fsops_fs_names[alias],
+			 base, fs);
+	if (alias >= 0)
+		f->fs = alias;
 }
 
 /* After f_u (16 bytes) and f_path.mnt until Linux 6.12 reordered struct file (f_path at 64,

@@ -48,6 +48,12 @@ const char *fsops_func(int fs, int op);
 /* The file system a program's name chooses (argv[0]'s last component is "<fs><suffix>":
  * ext4slower with "slower"), or -1. */
 int fsops_alias(const char *argv0, const char *suffix);
+/* In main(): the file system a program's name chooses (fsops_alias), its name then written
+ * into name ("ext4slower"), else -1 and name untouched. */
+int fsops_tool_name(const char *argv0, const char *suffix, char *name, size_t len);
+/* In check(): the file system of the name the tool is run by (alias >= 0), where --fs
+ * (fs_given) may name only that one (a usage error naming base, "fsslower", otherwise). */
+void fsops_check(struct fsops *f, int alias, bool fs_given, const char *tool, const char *base);
 /* Where struct file keeps f_path.dentry in the kernel of this release ("6.12.1"). */
 int fsops_dentry_offset(const char *release);
 /* The entry's fetch of the file's name for op (dentry: fsops_dentry_offset's). */

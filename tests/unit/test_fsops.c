@@ -21,6 +21,12 @@ static void test_alias(void **state)
 	assert_int_equal(fsops_alias("ext4dist", "slower"), -1);
 	assert_int_equal(fsops_alias("ext4slowerx", "slower"), -1);
 	assert_int_equal(fsops_alias("/ext4/fsslower", "slower"), -1);
+	char name[32] = "fsdist";
+	assert_int_equal(fsops_tool_name("/sbin/btrfsdist", "dist", name, sizeof(name)), 2);
+	assert_string_equal(name, "btrfsdist");
+	strcpy(name, "fsdist");
+	assert_int_equal(fsops_tool_name("fsdist", "dist", name, sizeof(name)), -1);
+	assert_string_equal(name, "fsdist");
 }
 
 /* f_path moved in 6.12; an unreadable release is taken as a new kernel. */
