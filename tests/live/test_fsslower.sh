@@ -8,7 +8,8 @@
 # with their names; nothing of the tmpfs's program (not ext4); -p and -j; bpftrace counts the
 # same fsyncs on the same tracepoints. With kprobes, file_target slow's read of 2000 bytes
 # and write of 1000, each held 60 ms by a page its buffer waits for (userfaultfd), shown at
-# 30 ms with their offset and name, none of its 40 fast ones. As ext4slower by its name;
+# 30 ms with their offset and name, none of its 40 fast ones. --cgroup: the fsyncs of the
+# program in a group, none of the same program's outside. As ext4slower by its name;
 # usage errors; tracefs as before.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/live/lib.sh
@@ -59,8 +60,10 @@ run() {
 	[ -z "$B" ] || { "$FT" vfs "$TMP/go" "$B" > "$TMP/b.out" & P_b=$!; }
 	wait_line "$TMP/a.out" '^[0-9]' 5
 	opts=$(echo "$*" | sed "s/PID/$P_a/")
-	start_bg "$BIN/fsslower" $opts || { touch "$TMP/go"; wait $P_a $P_b; return 1; }
+	# bpftrace's start (seconds on a busy machine) beside the tool's
 	[ -z "${BTRACE:-}" ] || bt_start
+	start_bg "$BIN/fsslower" $opts || { touch "$TMP/go"; wait $P_a $P_b; return 1; }
+	[ -z "${BTRACE:-}" ] || bt_wait
 	touch "$TMP/go"
 	wait $P_a
 	TRC=$?
@@ -78,10 +81,10 @@ bt_start() {
 		tracepoint:sched:sched_process_exit /pid == $P_a && tid == $P_a/ { exit(); }" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
-	wait_line "$TMP/bt.out" '^Attaching' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
 }
-BT= BTRACE=
-command -v bpftrace > /dev/null 2>&1 && [ -d "$T/events/ext4/ext4_sync_file_exit" ] && BTRACE=1
+bt_wait() { wait_line "$TMP/bt.out" '^Attaching' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }; }
+BT= BTRACE= HAVE_BT=
+command -v bpftrace > /dev/null 2>&1 && [ -d "$T/events/ext4/ext4_sync_file_exit" ] && HAVE_BT=1
 
 # Program a's rows of op $1 (text: PID and T columns).
 rows() { grep -Ec "^[0-9.]+ +file_target +$P_a $1 " "$TMP/out"; }
@@ -113,7 +116,7 @@ if run 0; then
 		sh -c "! grep -Eq '^[0-9.]+ +file_target +$P_b ' '$TMP/out'"
 fi
 
-BTRACE=$BTRACE
+BTRACE=$HAVE_BT
 if run -j -p PID 0; then
 	check "fsslower -j -p: valid JSON, program a's only, 6 fsyncs: 4 of one file, 2 of another" sh -c "
 		[ $RC -eq 0 ] && '$JSONCHECK' '$TMP/out' ts time comm pid tid op func bytes errno offset lat_ns file ino > /dev/null &&
@@ -131,6 +134,41 @@ if run -j -p PID 0; then
 fi
 BTRACE=
 [ -n "$B" ] && umount "$B"
+
+# --cgroup: program a in a group of its own (v1 or v2), another (c) outside it, both in ext4.
+G= CGT=
+for d in /sys/fs/cgroup/pids /sys/fs/cgroup/memory /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	if grep -q "^[^ ]* $d cgroup2 " /proc/mounts; then f=cgroup.procs
+	elif grep -q "^[^ ]* $d cgroup " /proc/mounts; then f=tasks
+	else continue; fi
+	mkdir "$d/ftt-fsslower-$$" 2> /dev/null || continue
+	G=$d/ftt-fsslower-$$ CGT=$G/$f
+	break
+done
+if [ -z "$G" ]; then
+	skip "fsslower --cgroup: no cgroup hierarchy to make a group in (CONFIG_CGROUPS)"
+else
+	C=$D/ftt-fsslower-c.$$
+	rm -rf "$TMP/go" "$A" "$C"
+	mkdir "$A" "$C"
+	"$FT" vfs "$TMP/go" "$A" > "$TMP/a.out" & P_a=$!
+	"$FT" vfs "$TMP/go" "$C" > "$TMP/c.out" & P_c=$!
+	wait_line "$TMP/a.out" '^[0-9]' 5 && wait_line "$TMP/c.out" '^[0-9]' 5
+	echo $P_a > "$CGT"
+	if start_bg "$BIN/fsslower" -j --cgroup "$G" 0; then
+		touch "$TMP/go"
+		wait $P_a $P_c
+		stop_bg
+		check "fsslower --cgroup: the group's program's 6 fsyncs, none of the one outside" sh -c "
+			[ $RC -eq 0 ] && [ \$(grep -c '\"pid\":$P_a,.*\"op\":\"S\"' '$TMP/out') -eq 6 ] &&
+			! grep -q '\"pid\":$P_c,' '$TMP/out'"
+	else
+		touch "$TMP/go"
+		wait $P_a $P_c
+	fi
+	rm -rf "$A" "$C"
+	rmdir "$G"
+fi
 
 # Slow reads and writes: file_target slow, run as ext4slower.
 if [ -z "$KPROBES" ]; then
