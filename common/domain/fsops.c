@@ -110,11 +110,13 @@ void fsops_name_fetch(int op, int dentry, char *out, size_t len)
 		snprintf(out, len, "+0(+40(+%d($arg%d)))", dentry, ops[op].at == AT_ARG2 ? 2 : 1);
 }
 
-int fsops_plan(struct fsops *f, bool kprobes, const struct ksyms *k, bool have_sync_tp)
+int fsops_plan(struct fsops *f, bool kprobes, const struct ksyms *k, const struct ksyms *kdata,
+	       int dentry, bool have_sync_tp)
 {
 	int n = 0;
 	size_t o = 0;
 	f->kprobes = kprobes;
+	f->generic = false;
 	f->traced[0] = 0;
 	for (int op = 0; op < FSOPS_N; op++) {
 		f->on[op] = f->by_tp[op] = false;
@@ -126,6 +128,20 @@ int fsops_plan(struct fsops *f, bool kprobes, const struct ksyms *k, bool have_s
 			f->why[op] = NULL;
 		} else
 			f->why[op] = "kprobes not available (CONFIG_KPROBE_EVENTS)";
+		if (kprobes && !f->on[op] && op == FSOPS_R && k &&
+		    ksym_addr(k, "generic_file_read_iter")) {
+			char fops[64];
+			snprintf(fops, sizeof(fops), "%s_file_operations", fsops_fs_names[f->fs]);
+			f->fops = kdata ? ksym_addr(kdata, fops) : 0;
+			f->generic = f->on[op] = f->fops && dentry == 24;
+			f->why[op] = f->on[op] ?
+					     NULL :
+				     dentry != 24 ?
+					     "not in /proc/kallsyms" :
+					     "not in /proc/kallsyms, and generic_file_read_iter's "
+					     "calls cannot be told apart without the address of "
+					     "its file_operations (CONFIG_KALLSYMS_ALL)";
+		}
 		if (f->on[op] && o < sizeof(f->traced))
 			o += (size_t)snprintf(f->traced + o, sizeof(f->traced) - o, "%s%s",
 					      n ? ", " : "", ops[op].what);
@@ -157,8 +173,15 @@ static int by_kprobes(struct tool_run *t, struct fsops *f, int op, int dentry)
 	struct funcpair *fp = &f->fp[op];
 	fp->spec = fss[f->fs].func[op];
 	fp->retval = true;
+	if (op == FSOPS_R && f->generic) {
+		/* every file system's reads: the file's f_op (at 40 before 6.12) tells */
+		fp->spec = "generic_file_read_iter";
+		fp->nargs = 2;
+		fp->arg_fetch[0] = "+8($arg1)"; /* ki_pos */
+		fp->arg_fetch[1] = "+40(+0($arg1))";
+	}
 	if (f->names) {
-		if (ops[op].at == AT_KIOCB) {
+		if (ops[op].at == AT_KIOCB && !fp->nargs) {
 			fp->nargs = 1;
 			fp->arg_fetch[0] = "+8($arg1)"; /* ki_pos */
 		}
@@ -203,6 +226,10 @@ static void say_plan(const struct fsops *f)
 			       "(tracepoints)\n",
 			       ops[op].letter, ops[op].what, fss[f->fs].sync_tp, fss[f->fs].sync_tp,
 			       fss[f->fs].sync_tp);
+		else if (op == FSOPS_R && f->generic)
+			printf("%s  %-7s generic_file_read_iter, the calls on %s_file_operations "
+			       "(kprobe and kretprobe)\n",
+			       ops[op].letter, ops[op].what, fsops_fs_names[f->fs]);
 		else
 			printf("%s  %-7s %s (kprobe and kretprobe)\n", ops[op].letter, ops[op].what,
 			       func);
@@ -214,14 +241,18 @@ int fsops_prepare(struct tool_run *t, struct fsops *f)
 	const char *name = t->tool->name, *fs = fsops_fs_names[f->fs];
 	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
 	struct ksyms *k = kprobes ? ksym_load() : NULL;
+	struct ksyms *kdata = kprobes ? ksym_load_data() : NULL;
+	struct utsname u;
+	int dentry = fsops_dentry_offset(uname(&u) ? "" : u.release);
 	bool tp = false;
 	if (!kprobes && fss[f->fs].sync_tp) {
 		char enter[64];
 		snprintf(enter, sizeof(enter), "%s_sync_file_enter", fss[f->fs].sync_tp);
 		tp = session_load_event(&t->s, fss[f->fs].sync_tp, enter) != NULL;
 	}
-	int n = fsops_plan(f, kprobes, k, tp);
+	int n = fsops_plan(f, kprobes, k, kdata, dentry, tp);
 	ksym_free(k);
+	ksym_free(kdata);
 	if (f->verbose)
 		say_plan(f);
 	if (!n) {
@@ -232,8 +263,6 @@ int fsops_prepare(struct tool_run *t, struct fsops *f)
 	}
 	if (f->verbose)
 		return TOOL_DONE;
-	struct utsname u;
-	int dentry = fsops_dentry_offset(uname(&u) ? "" : u.release);
 	for (int op = 0; op < FSOPS_N; op++) {
 		if (!f->on[op])
 			continue;
@@ -248,12 +277,24 @@ int fsops_prepare(struct tool_run *t, struct fsops *f)
 	return TOOL_OK;
 }
 
+/* Each call paired: to the tool's fn, but a generic read of another file system's file. */
+static void on_call(struct tep_record *ret, const struct funcpair_call *c, void *ctx)
+{
+	const struct fsops_op *o = ctx;
+	if (o->op == FSOPS_R && o->f->generic && c->args[1] != o->f->fops)
+		return;
+	o->f->fn(ret, c, (void *)(intptr_t)o->op);
+}
+
 int fsops_trace(struct tool_run *t, struct fsops *f, funcpair_fn fn)
 {
+	f->fn = fn;
 	for (int op = 0; op < FSOPS_N; op++) {
 		if (!f->on[op])
 			continue;
-		int ret = funcpair_trace(t, &f->fp[op], fn, (void *)(intptr_t)op);
+		f->ctx[op].f = f;
+		f->ctx[op].op = op;
+		int ret = funcpair_trace(t, &f->fp[op], on_call, &f->ctx[op]);
 		if (ret)
 			return ret;
 	}

@@ -38,7 +38,16 @@ struct fsops {
 	struct funcpair fp[FSOPS_N];
 	char fetch_name[FSOPS_N][64];
 	struct tep_format_field *ino; /* the tracepoints' inode number */
-	char traced[64];	      /* "reads, writes, opens, fsyncs": what is traced */
+	/* A read through generic_file_read_iter (the file system has no read_iter of its own,
+	 * as ext4 before 4.10): kept only when the file's f_op is the file system's. */
+	bool generic;
+	unsigned long long fops; /* <fs>_file_operations' address (CONFIG_KALLSYMS_ALL) */
+	funcpair_fn fn;
+	struct fsops_op {
+		struct fsops *f;
+		int op;
+	} ctx[FSOPS_N];
+	char traced[64]; /* "reads, writes, opens, fsyncs": what is traced */
 };
 
 /* The letter of op ("R") and what it counts ("reads"); the function of op for fs. */
@@ -60,9 +69,13 @@ int fsops_dentry_offset(const char *release);
 void fsops_name_fetch(int op, int dentry, char *out, size_t len);
 
 /* What can time each operation (nothing made): kprobes where the kernel has them and k
- * names the function, else the fs's fsync tracepoints where have_sync_tp. Sets on, by_tp,
- * why and traced; returns how many operations are on. */
-int fsops_plan(struct fsops *f, bool kprobes, const struct ksyms *k, bool have_sync_tp);
+ * names the function, else the fs's fsync tracepoints where have_sync_tp. A read without
+ * the file system's own function: generic_file_read_iter, kept when the file's operations
+ * are <fs>_file_operations, found in the data symbols kdata (CONFIG_KALLSYMS_ALL), with
+ * struct file as before 6.12 (dentry, fsops_dentry_offset's, 24: f_op at 40). Sets on,
+ * by_tp, generic, fops, why and traced; returns how many operations are on. */
+int fsops_plan(struct fsops *f, bool kprobes, const struct ksyms *k, const struct ksyms *kdata,
+	       int dentry, bool have_sync_tp);
 /* The one line on what is left out ("reads (R), ... not traced: ...; tracing fsyncs"), or
  * an empty string when nothing is. */
 void fsops_left_out(const struct fsops *f, char *out, size_t len);

@@ -41,7 +41,7 @@ on() { grep -q "^$1  .*kprobe and kretprobe" "$TMP/v"; }
 not_on() { grep -E '^[RWO]  .*not traced' "$TMP/v" | sed 's/  */ /g' | tr '\n' ';' | sed 's/;$//'; }
 check "fsslower -v: fsyncs by ext4_sync_file (kprobes) or ext4's tracepoints, the others named" sh -c "
 	grep -Eq '^S  fsyncs  (ext4_sync_file \(kprobe and kretprobe\)|ext4:ext4_sync_file_enter and ext4_sync_file_exit \(tracepoints\))\$' '$TMP/v' &&
-	[ \$(grep -Ec '^[RWO]  [a-z]+ +(ext4_file_[a-z_]+ \(kprobe and kretprobe\)|not traced \(ext4_file_[a-z_]+\): (kprobes not available \(CONFIG_KPROBE_EVENTS\)|not in /proc/kallsyms))\$' '$TMP/v') -eq 3 ]" ||
+	[ \$(grep -Ec '^[RWO]  [a-z]+ +((ext4_file_[a-z_]+|generic_file_read_iter, the calls on ext4_file_operations) \(kprobe and kretprobe\)\$|not traced \(ext4_file_[a-z_]+\): (kprobes not available \(CONFIG_KPROBE_EVENTS\)\$|not in /proc/kallsyms))' '$TMP/v') -eq 3 ]" ||
 	sed 's/^/#   /' "$TMP/v"
 
 A=$D/ftt-fsslower.$$ B=$TMP/tmpfs
@@ -187,8 +187,10 @@ else
 		wait $P_s; TRC=$?
 		wait_exit $BGPID 10; RC=$?
 		if [ "$(cat "$TMP/s.out")" = 1 ]; then
+			RF=ext4_file_read_iter # or where ext4 has no read_iter (before 4.10):
+			grep -q '^R .*generic_file_read_iter' "$TMP/v" && RF=generic_file_read_iter
 			cat > "$TMP/want" << END
-"comm":"file_target","op":"R","func":"ext4_file_read_iter","bytes":2000,"errno":0,"offset":0,
+"comm":"file_target","op":"R","func":"$RF","bytes":2000,"errno":0,"offset":0,
 "comm":"file_target","op":"W","func":"ext4_file_write_iter","bytes":1000,"errno":0,"offset":0,
 END
 			sed 's/^{"ts":[0-9.]*,"time":"[0-9:]*",//; s/"pid":[0-9]*,"tid":[0-9]*,//; s/"lat_ns".*//' "$TMP/out" > "$TMP/got"

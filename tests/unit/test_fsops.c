@@ -69,6 +69,18 @@ static struct ksyms *load(const char *text)
 	return k;
 }
 
+static struct ksyms *load_data(const char *text)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct ksyms *k = ksym_load_data_file(path);
+	unlink(path);
+	strcpy(path + strlen(path) - 6, "XXXXXX");
+	return k;
+}
+
 /* With kprobes: each function kallsyms has (ext4's read through another before 4.10). */
 static void test_plan_kprobes(void **state)
 {
@@ -79,7 +91,7 @@ static void test_plan_kprobes(void **state)
 			       "ffffffff81300300 T generic_file_read_iter\n");
 	struct fsops f = {.fs = 0};
 	char line[512];
-	assert_int_equal(fsops_plan(&f, true, k, true), 3);
+	assert_int_equal(fsops_plan(&f, true, k, NULL, 24, true), 3);
 	assert_false(f.on[FSOPS_R]);
 	assert_true(f.on[FSOPS_W] && f.on[FSOPS_O] && f.on[FSOPS_S]);
 	assert_false(f.by_tp[FSOPS_S]);
@@ -87,9 +99,20 @@ static void test_plan_kprobes(void **state)
 	fsops_left_out(&f, line, sizeof(line));
 	assert_string_equal(line, "reads (ext4_file_read_iter) not traced: not in /proc/kallsyms; "
 				  "tracing writes, opens, fsyncs");
+	assert_non_null(strstr(f.why[FSOPS_R], "CONFIG_KALLSYMS_ALL"));
+	/* with the data symbols (CONFIG_KALLSYMS_ALL), through generic_file_read_iter, its
+	 * calls on ext4_file_operations; not with struct file of 6.12 (f_op moved) */
+	struct ksyms *kd = load_data("ffffffff82000000 R ext4_file_operations\n"
+				     "ffffffff82000100 R xfs_file_operations\n");
+	assert_int_equal(fsops_plan(&f, true, k, kd, 24, true), 4);
+	assert_true(f.on[FSOPS_R] && f.generic);
+	assert_int_equal(f.fops, 0xffffffff82000000ULL);
+	assert_int_equal(fsops_plan(&f, true, k, kd, 72, true), 3);
+	assert_false(f.on[FSOPS_R] || f.generic);
+	ksym_free(kd);
 	/* xfs not loaded: nothing */
 	f.fs = 1;
-	assert_int_equal(fsops_plan(&f, true, k, true), 0);
+	assert_int_equal(fsops_plan(&f, true, k, NULL, 24, true), 0);
 	ksym_free(k);
 }
 
@@ -100,15 +123,15 @@ static void test_plan_tracepoints(void **state)
 	(void)state;
 	struct fsops f = {.fs = 0};
 	char line[512];
-	assert_int_equal(fsops_plan(&f, false, NULL, true), 1);
+	assert_int_equal(fsops_plan(&f, false, NULL, NULL, 72, true), 1);
 	assert_true(f.on[FSOPS_S] && f.by_tp[FSOPS_S]);
 	assert_string_equal(f.traced, "fsyncs");
 	fsops_left_out(&f, line, sizeof(line));
 	assert_string_equal(line, "reads (R), writes (W), opens (O) not traced: they need kprobes "
 				  "(CONFIG_KPROBE_EVENTS); tracing fsyncs");
-	assert_int_equal(fsops_plan(&f, false, NULL, false), 0);
+	assert_int_equal(fsops_plan(&f, false, NULL, NULL, 72, false), 0);
 	f.fs = 1;
-	assert_int_equal(fsops_plan(&f, false, NULL, true), 0);
+	assert_int_equal(fsops_plan(&f, false, NULL, NULL, 72, true), 0);
 	assert_string_equal(f.why[FSOPS_S], "kprobes not available (CONFIG_KPROBE_EVENTS)");
 }
 
