@@ -146,7 +146,7 @@ for d in /sys/fs/cgroup/pids /sys/fs/cgroup/memory /sys/fs/cgroup/unified /sys/f
 	break
 done
 if [ -z "$G" ]; then
-	skip "fsslower --cgroup: no cgroup hierarchy to make a group in (CONFIG_CGROUPS)"
+	skip "fsslower --cgroup: no cgroup hierarchy mounted to make a group in (CONFIG_CGROUPS)"
 else
 	C=$D/ftt-fsslower-c.$$
 	rm -rf "$TMP/go" "$A" "$C"
