@@ -57,29 +57,20 @@ static void test_name_fetch(void **state)
 
 static char path[] = "/tmp/ftt-test-fsops.XXXXXX";
 
-static struct ksyms *load(const char *text)
+/* A kallsyms file of these lines: its text symbols, or with data its variables. */
+static struct ksyms *load_as(const char *text, bool data)
 {
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	struct ksyms *k = ksym_load_file(path);
+	struct ksyms *k = data ? ksym_load_data_file(path) : ksym_load_file(path);
 	unlink(path);
 	strcpy(path + strlen(path) - 6, "XXXXXX");
 	return k;
 }
-
-static struct ksyms *load_data(const char *text)
-{
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	struct ksyms *k = ksym_load_data_file(path);
-	unlink(path);
-	strcpy(path + strlen(path) - 6, "XXXXXX");
-	return k;
-}
+#define load(text) load_as(text, false)
+#define load_data(text) load_as(text, true)
 
 /* With kprobes: each function kallsyms has (ext4's read through another before 4.10). */
 static void test_plan_kprobes(void **state)
