@@ -49,7 +49,7 @@ run() {
 	tool=$1
 	shift
 	opts=$(echo "$*" | sed "s/PID/$P_a/")
-	start_bg "$tool" $opts || { touch "$TMP/go"; wait; return 1; }
+	start_bg "$tool" $opts || { touch "$TMP/go"; wait; rm -rf "$A"; return 1; }
 	touch "$TMP/go"
 	wait $P_a
 	TRC=$?

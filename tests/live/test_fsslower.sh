@@ -62,7 +62,7 @@ run() {
 	opts=$(echo "$*" | sed "s/PID/$P_a/")
 	# bpftrace's start (seconds on a busy machine) beside the tool's
 	[ -z "${BTRACE:-}" ] || bt_start
-	start_bg "$BIN/fsslower" $opts || { touch "$TMP/go"; wait $P_a $P_b; return 1; }
+	start_bg "$BIN/fsslower" $opts || { touch "$TMP/go"; wait $P_a $P_b; rm -rf "$A"; return 1; }
 	[ -z "${BTRACE:-}" ] || bt_wait
 	touch "$TMP/go"
 	wait $P_a
