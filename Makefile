@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak fsslower fsdist
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -12,10 +12,10 @@ COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair 
 	count/hist count/keys count/fieldhist count/pprof count/prom count/tracejson \
 	tool \
 	join/span join/funcpair join/syspair \
-	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/offwake domain/histbykey domain/spanhist domain/member domain/fdtab domain/fdtrack domain/execargs \
+	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/offwake domain/histbykey domain/spanhist domain/member domain/fdtab domain/fdtrack domain/execargs domain/fsops \
 	tracer/tracer \
 	pictures/json pictures/heat pictures/flame
-UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_syspair test_ftrace test_probe test_evprint test_folded test_offwake test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_histtable test_fieldhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof
+UNIT     := test_opt test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_syspair test_ftrace test_probe test_evprint test_folded test_offwake test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_histtable test_fieldhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof test_fsops
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -125,11 +125,17 @@ $(IMAGE): $(TOOLS:%=$(B)/static/%) $(TOOLS:%=$(B)/completion/%) $(TOOLS:%=man/ma
 	B=$(B) VERSION='$(VERSION)' TOOLS='$(TOOLS)' oci/build.sh $@
 
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+# The names users type for fsslower and fsdist: the name chooses the file system (hard links).
+FS_NAMES := ext4 xfs btrfs nfs
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(TOOLS:%=$(B)/%) $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0644 $(TOOLS:%=man/man8/%.8) $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 0644 $(TOOLS:%=$(B)/completion/%) $(DESTDIR)$(COMPLETIONDIR)/
+	for t in slower dist; do for fs in $(FS_NAMES); do \
+		ln -f $(DESTDIR)$(PREFIX)/sbin/fs$$t $(DESTDIR)$(PREFIX)/sbin/$$fs$$t && \
+		ln -f $(DESTDIR)$(PREFIX)/share/man/man8/fs$$t.8 $(DESTDIR)$(PREFIX)/share/man/man8/$$fs$$t.8 && \
+		ln -f $(DESTDIR)$(COMPLETIONDIR)/fs$$t $(DESTDIR)$(COMPLETIONDIR)/$$fs$$t || exit 1; done; done
 
 # Unit tests: cmocka, no root, no kernel.
 $(B)/tests/%: tests/unit/%.c $(LIB) | $(B)/tests check-deps

@@ -40,6 +40,10 @@ for tool in "$@"; do
 		echo "	local operands='${operands# }'"
 		echo "	_ftt_complete \"\$opts\" \"\$args\" \"\$operands\""
 		echo "}"
-		echo "complete -F $fn $tool"
+		# fsslower and fsdist are also installed under the file systems' names (Makefile).
+		case $tool in
+		fsslower | fsdist) echo "complete -F $fn $tool ext4${tool#fs} xfs${tool#fs} btrfs${tool#fs} nfs${tool#fs}" ;;
+		*) echo "complete -F $fn $tool" ;;
+		esac
 	} > "$out/$tool"
 done

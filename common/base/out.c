@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#define _GNU_SOURCE /* strerrorname_np: glibc 2.32 */
 #include "base/out.h"
 #include "base/sig.h"
 
@@ -409,6 +410,19 @@ char *out_hex(char *end, unsigned long long v)
 void out_none(FILE *f, const char *what)
 {
 	fprintf(f, "(no %s)\n", what);
+}
+
+const char *out_errname(long long code, char buf[32])
+{
+	static const char *const restart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND",
+					      NULL, "ERESTART_RESTARTBLOCK"};
+	if (code >= 512 && code <= 516 && restart[code - 512])
+		snprintf(buf, 32, "%s", restart[code - 512]);
+	else if (code > 0 && code < 4096 && strerrorname_np((int)code))
+		snprintf(buf, 32, "%s", strerrorname_np((int)code));
+	else
+		snprintf(buf, 32, "E%lld", code);
+	return buf;
 }
 
 size_t out_seconds_buf(char *dst, uint64_t ns)

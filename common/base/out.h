@@ -112,4 +112,9 @@ void out_table_gap(FILE *f);
  * was traced. Text only: in JSON an empty interval is its counts of 0, or no object. */
 void out_none(FILE *f, const char *what);
 
+/* The name of a kernel error code returned by a call or a function (-ret): "EIO", the
+ * kernel's own restart codes a signal leaves ("ERESTARTSYS": the process then sees EINTR, or
+ * the call is made again), else "E<n>"; in buf. */
+const char *out_errname(long long code, char buf[32]);
+
 #endif

@@ -27,26 +27,44 @@ void funcpair_check_spec(const char *spec)
 		opt_fail("invalid FUNC: '%s' (a kernel function, or LIB:FUNC)", spec);
 }
 
-/* "a1=$arg1:u64 a2=..." for fp->nargs arguments; a uprobe has no $argN (the kernel knows no
- * function entry in user code), so its are given as this architecture's registers. */
+/* "a1=$arg1:u64 a2=..." for fp->nargs arguments (or arg_fetch's); a uprobe has no $argN (the
+ * kernel knows no function entry in user code), so its are given as this architecture's
+ * registers, and so are a kernel function's fetches of the tool's own where the kernel has
+ * no $argN (without probe_create's word on stderr about the user's). */
 static int entry_args(const struct funcpair *fp, char *out, size_t len)
 {
-	char args[256] = "", why[256];
+	char args[512] = "", why[256];
 	size_t o = 0;
-	for (int i = 1; i <= fp->nargs; i++)
-		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sa%d=$arg%d:u64",
-				      i > 1 ? " " : "", i, i);
-	if (fp->str_arg)
+	bool own = fp->str_fetch != NULL;
+	for (int i = 1; i <= fp->nargs && o < sizeof(args); i++) {
+		own |= fp->arg_fetch[i - 1] != NULL;
+		if (fp->arg_fetch[i - 1])
+			o += (size_t)snprintf(args + o, sizeof(args) - o, "%sa%d=%s:u64",
+					      i > 1 ? " " : "", i, fp->arg_fetch[i - 1]);
+		else
+			o += (size_t)snprintf(args + o, sizeof(args) - o, "%sa%d=$arg%d:u64",
+					      i > 1 ? " " : "", i, i);
+	}
+	if (fp->str_fetch && o < sizeof(args))
+		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sstr=%s:string", o ? " " : "",
+				      fp->str_fetch);
+	else if (fp->str_arg && o < sizeof(args))
 		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sstr=+0($arg%d):string",
 				      o ? " " : "", fp->str_arg);
-	if (!fp->user || !*args) {
+	if (o >= sizeof(args)) {
+		fprintf(stderr, "%s: the probe's arguments are too long\n", fp->t->tool->name);
+		return -1;
+	}
+	unsigned missing = fp->user ? PROBE_NO_ARGN : probe_syntax_missing() & PROBE_NO_ARGN;
+	if ((!fp->user && !(own && missing)) || !*args) {
 		snprintf(out, len, "%s", args);
 		return 0;
 	}
-	int c = probe_args_compat(args, 'p', "", PROBE_NO_ARGN, true, out, len, why, sizeof(why));
+	int c = probe_args_compat(args, 'p', "", missing, fp->user, out, len, why, sizeof(why));
 	if (c < 0 || (c == 0 && strstr(args, "$arg"))) {
-		fprintf(stderr, "%s: cannot fetch the arguments of a user function here: %s\n",
-			fp->t->tool->name, c < 0 ? why : "no argument registers known");
+		fprintf(stderr, "%s: cannot fetch the arguments of a %s function here: %s\n",
+			fp->t->tool->name, fp->user ? "user" : "kernel",
+			c < 0 ? why : "no argument registers known");
 		return -1;
 	}
 	return 0;
@@ -122,8 +140,22 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	}
 	if (fp->retval && !(fp->retf = tep_find_field(fp->ret, "ret")))
 		return TOOL_FAIL;
-	if (fp->str_arg && !(fp->strf = tep_find_field(fp->entry, "str")))
+	if ((fp->str_arg || fp->str_fetch) && !(fp->strf = tep_find_field(fp->entry, "str")))
 		return TOOL_FAIL;
+	return TOOL_OK;
+}
+
+int funcpair_events(struct tool_run *t, struct funcpair *fp, struct tep_event *entry,
+		    struct tep_event *ret, const char *retfield)
+{
+	fp->t = t;
+	fp->entry = entry;
+	fp->ret = ret;
+	snprintf(fp->func, sizeof(fp->func), "%s", entry->name);
+	if (retfield && !(fp->retf = tep_find_field(ret, retfield))) {
+		fprintf(stderr, "%s: %s has no field %s\n", t->tool->name, ret->name, retfield);
+		return TOOL_FAIL;
+	}
 	return TOOL_OK;
 }
 
@@ -145,7 +177,7 @@ static int kernel_frames(const struct funcpair *fp, const struct tep_record *rec
  * then the frames). */
 static size_t str_bytes(const struct funcpair *fp)
 {
-	return fp->str_arg ? sizeof(uint64_t) + ((fp->str_size + 7) & ~(size_t)7) : 0;
+	return fp->strf ? sizeof(uint64_t) + ((fp->str_size + 7) & ~(size_t)7) : 0;
 }
 
 static uint64_t *call_str(const struct funcpair *fp, void *data)
@@ -287,7 +319,7 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	/* The entry starts a call of its thread; the return ends it and fires the run's pair
 	 * event with the call's time, its start, the entry's arguments and the return value.
 	 * The innermost call of a function that calls itself is the one paired. */
-	if (fp->str_arg) /* a string its hist triggers cannot carry */
+	if (fp->strf) /* a string its hist triggers cannot carry */
 		return false;
 	struct span_kernel *k = &fp->k;
 	*k = (struct span_kernel){.name = "call", .nstarts = 1, .mode = SPAN_K_PAIRS, .own = true};

@@ -55,6 +55,12 @@ struct funcpair {
 	 * written (a string of about 4,000 bytes): its call's return is counted unpaired. */
 	int str_arg;
 	size_t str_size;
+	/* Kernel functions: fetches of the probe's syntax taken at the entry instead of $argN
+	 * (argument i + 1: "+8($arg1)", a field of what it points to) and of str_arg's string
+	 * ("+40(+24($arg2))"); NULL: $argN. Given as registers where the kernel has no $argN
+	 * (Linux 4.20), without a word on stderr: they are the tool's, not the user's. */
+	const char *arg_fetch[FUNCPAIR_MAX_ARGS];
+	const char *str_fetch;
 	struct tep_format_field *strf;
 	/* Set by it. */
 	bool user;	/* a uprobe pair */
@@ -94,6 +100,15 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 /* In setup(): trace both probes; fn is called for every return paired with its entry. A
  * loss of events clears the pairs (they could join the wrong two). Returns a TOOL_ status. */
 int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx);
+
+/*
+ * In prepare(), instead of funcpair_probes: two events of the kernel's own (a file
+ * system's tracepoints, ext4_sync_file_enter and _exit) as the entry and the return,
+ * named func in the output; retfield the return's field read by funcpair_retval (NULL:
+ * none). Paired here (funcpair_trace). Returns a TOOL_ status.
+ */
+int funcpair_events(struct tool_run *t, struct funcpair *fp, struct tep_event *entry,
+		    struct tep_event *ret, const char *retfield);
 
 /*
  * Whether the kernel can pair the calls (hist triggers with variables and synthetic events:

@@ -390,6 +390,40 @@ static void test_probes_string(void **state)
 	assert_false(funcpair_kernel(&t, &fp));
 }
 
+/* Fetches of the tool's own instead of $argN (fsslower's: a field of the first argument,
+ * the name behind the second's pointers): given as this architecture's registers. */
+static void test_probes_fetch(void **state)
+{
+	(void)state;
+	if (!have_uprobes())
+		skip();
+	char lib[4096], why[256], want[16384];
+	unsigned long long off;
+	assert_int_equal(usym_target("libc", lib, sizeof(lib)), 0);
+	assert_int_equal(usym_offset(lib, "getpid", false, &off, why, sizeof(why)), 0);
+#if defined(__x86_64__)
+	const char *a1 = "%di", *a2 = "%si";
+#elif defined(__aarch64__)
+	const char *a1 = "%x0", *a2 = "%x1";
+#else
+	skip();
+	const char *a1 = "", *a2 = "";
+#endif
+	fp.spec = "libc:getpid";
+	fp.nargs = 1;
+	fp.arg_fetch[0] = "+8($arg1)";
+	fp.str_fetch = "+40(+72($arg2))";
+	fp.str_size = 8;
+	assert_int_equal(funcpair_probes(&t, &fp, "fp"), TOOL_OK);
+	snprintf(want, sizeof(want),
+		 "r:ftt_%s/%s %s:0x%016llx \np:ftt_%s/%s %s:0x%016llx a1=+8(%s):u64 "
+		 "str=+40(+72(%s)):string\n",
+		 runid_self(), ret_name, lib, off, runid_self(), entry_name, lib, off, a1, a2);
+	assert_string_equal(definitions(), want);
+	assert_non_null(fp.strf);
+	assert_false(funcpair_kernel(&t, &fp));
+}
+
 /* Each call with the string its entry had: the first str_size - 1 bytes of a longer one and
  * its whole length, an empty one, and none where the kernel's read faulted. */
 static void test_string_kept(void **state)
@@ -578,6 +612,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probes_refused, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_probes_string, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_string_kept, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_probes_fetch, make_tree, remove_tree),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test_setup_teardown(test_nested_calls_per_thread, make_tree,
 						remove_tree),

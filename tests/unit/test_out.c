@@ -385,6 +385,20 @@ static void test_to_file(void **state)
 	rmdir(dir);
 }
 
+/* Error names: the C library's, the kernel's restart codes, a number for the rest. */
+static void test_errname(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(out_errname(5, b), "EIO");
+	assert_string_equal(out_errname(11, b), "EAGAIN");
+	assert_string_equal(out_errname(512, b), "ERESTARTSYS");
+	assert_string_equal(out_errname(516, b), "ERESTART_RESTARTBLOCK");
+	assert_string_equal(out_errname(515, b), "E515");
+	assert_string_equal(out_errname(4000, b), "E4000");
+	assert_string_equal(out_errname(-3, b), "E-3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_text_arg),	cmocka_unit_test(test_text_line_buf),
 		cmocka_unit_test(test_seconds),		cmocka_unit_test(test_digits),
 		cmocka_unit_test(test_json_slices),	cmocka_unit_test(test_to_file),
+		cmocka_unit_test(test_errname),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
