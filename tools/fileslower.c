@@ -8,7 +8,6 @@
  * when the call was made. Only regular files unless -a, as bcc: a descriptor's type is what it
  * led to when it was opened (or at the start, from /proc).
  */
-#define _GNU_SOURCE /* strerrorname_np: glibc 2.32 */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 
 #include <event-parse.h>
 
+#include "base/out.h"
 #include "base/row.h"
 #include "count/tracejson.h"
 #include "domain/fdtrack.h"
@@ -113,11 +113,6 @@ static void operands(struct tool_run *t, int argc, char **argv)
 
 /* --- per event -------------------------------------------------------------------------------- */
 
-/* The kernel's own codes for a call a signal interrupted, as the exit tracepoint sees them
- * (before the signal is handled: the process then sees EINTR, or the call is made again). */
-static const char *const restart[] = {"ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND", NULL,
-				      "ERESTART_RESTARTBLOCK"};
-
 /* --trace-json: the call on the track of its thread, in its process, named by the system
  * call; args as -j's (bytes left out when it failed, as -j's null). */
 static void trace_call(struct tracejson *tj, int tid, int tgid, long long ret, uint64_t start_ns,
@@ -158,12 +153,8 @@ static void ended(const struct tep_record *rec, int tid, long long ret,
 	char bytes[32], type[2] = {f->type, 0};
 	if (ret >= 0)
 		snprintf(bytes, sizeof(bytes), "%lld", ret);
-	else if (-ret >= 512 && -ret <= 516 && restart[-ret - 512])
-		snprintf(bytes, sizeof(bytes), "%s", restart[-ret - 512]);
-	else if (-ret < 4096 && strerrorname_np((int)-ret))
-		snprintf(bytes, sizeof(bytes), "%s", strerrorname_np((int)-ret));
 	else
-		snprintf(bytes, sizeof(bytes), "E%lld", -ret);
+		out_errname(-ret, bytes);
 	struct row *r = &env.row;
 	row_begin(r, rec->ts);
 	row_str(r, tool_comm(env.t, tid), 16);
