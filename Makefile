@@ -92,7 +92,9 @@ $(B)/obj/%.o: common/%.c | $(B)/obj
 $(B)/obj/%.o: tools/%.c | $(B)/obj
 	$(CC) $(BUILD_CFLAGS) -c -o $@ $<
 -include $(wildcard $(B)/obj/*.d $(B)/obj/*/*.d $(B)/tests/*.d)
+# Made anew: ar r keeps the members of modules renamed or removed since (two definitions).
 $(LIB): $(COMMON_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 $(B)/%: $(B)/obj/%.o $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
