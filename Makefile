@@ -282,14 +282,16 @@ deb:
 	lintian --fail-on error $(B)/deb/*.deb
 	@ls $(B)/deb/*.deb
 
-# The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh):
-# never part of check; write bench/REPORT.md and bench/PROFILE.md.
+# The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh), and
+# start-up beside perf-tools' (bench/bench-startup.sh): never part of check; write
+# bench/REPORT.md, bench/PROFILE.md and bench/STARTUP.md.
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
 bench: all bench-deps $(B)/tests/profile_target
 	bench/bench.sh
 	bench/bench-profile.sh
+	bench/bench-startup.sh
 # The function tools' counting paths in the qemu guests (bench/guest-run.sh): bench/GUEST.md.
 bench-guest: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) bench/guest-run.sh
