@@ -26,7 +26,7 @@
  *                                     each way through pipes: their writes alternate, each
  *                                     caused by the other's on the other CPU (a merge of the
  *                                     CPUs' buffers out of time order shows two of one side in
- *                                     a row). Prints "xcpu N TID0 TID1"
+ *                                     a row), on descriptors 900 to 903. Prints "xcpu N TID0 TID1"
  *
  * FTT_NAME in the environment: the children name themselves so (prctl), for hostile names;
  * FTT_LINGER_MS: they stay that long before exiting, in ftt_linger (their maps still there
@@ -254,7 +254,12 @@ static int xcpu(long n)
 	int ab[2], ba[2];
 	if (pipe(ab) || pipe(ba))
 		return 1;
-	struct xside a = {0, ba[0], ab[1], n, 0}, b = {1, ab[0], ba[1], n, 0};
+	/* Descriptors 900 to 903: a filter on them (fd >= 900) finds these writes only. */
+	int fds[4] = {ab[0], ab[1], ba[0], ba[1]};
+	for (int i = 0; i < 4; i++)
+		if (dup2(fds[i], 900 + i) != 900 + i || close(fds[i]))
+			return 1;
+	struct xside a = {0, 902, 901, n, 0}, b = {1, 900, 903, n, 0};
 	pthread_t ta, tb;
 	void *ra, *rb;
 	if (pthread_create(&ta, NULL, xcpu_side, &a) || pthread_create(&tb, NULL, xcpu_side, &b) ||
