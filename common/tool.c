@@ -206,12 +206,6 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 	return TOOL_OK;
 }
 
-bool tool_names_own(struct tool_run *t)
-{
-	return !t->o.pid && !t->o.tid && !t->o.exec && !t->cgroup && !t->top && !t->record_path &&
-	       !session_preload_asked();
-}
-
 const char *tool_comm(struct tool_run *t, int pid)
 {
 	return t->names ? comm_get(t->names, pid) : "<...>";
@@ -529,7 +523,7 @@ static int run(struct tool_run *t)
 	 * instance is made before function_graph slows every call (6.1 under emulation: its
 	 * making took 0.8 s after, 0.3 s before). */
 	if ((t->follow_names || t->o.name || (t->cgroup && t->pids_checked_here)) &&
-	    !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid, tool_names_own(t))))
+	    !(t->names = comm_follow(&t->s, t->o.pid, t->o.tid)))
 		return TOOL_FAIL;
 	/* Before a tracer of instance() or an event of setup() is on. */
 	if (t->child.pid && child_held(&t->child, tool->name))

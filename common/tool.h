@@ -285,9 +285,6 @@ int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct te
 
 /* The name of task pid when its current event happened (or "<...>"). */
 const char *tool_comm(struct tool_run *t, int pid);
-/* Are task names followed in the run's own instance (comm_follow's own), not a second one?
- * Known from prepare() on, once the tool has loaded its events. */
-bool tool_names_own(struct tool_run *t);
 /* The process (thread group) of thread tid, as the names followed know it; tid itself when
  * they do not (no names followed, or a thread not seen). */
 int tool_tgid(struct tool_run *t, int tid);

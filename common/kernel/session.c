@@ -71,39 +71,15 @@ static struct {
 	const char *const *sys, *const *names;
 } preload;
 
-static struct {
-	size_t n;
-	const char *const *sys, *const *names;
-	bool asked;
-} preloaded;
-
 void session_preload(size_t n, const char *const *sys, const char *const *names)
 {
 	preload.n = n;
 	preload.sys = sys;
 	preload.names = names;
-	preloaded.n = n;
-	preloaded.sys = sys;
-	preloaded.names = names;
-	preloaded.asked = false;
-}
-
-bool session_preload_asked(void)
-{
-	return preloaded.asked;
-}
-
-static void mark_asked(size_t n, const char *const *sys, const char *const *names)
-{
-	for (size_t j = 0; j < n && !preloaded.asked; j++)
-		for (size_t k = 0; k < preloaded.n; k++)
-			preloaded.asked |= !strcmp(sys[j], preloaded.sys[k]) &&
-					   !strcmp(names[j], preloaded.names[k]);
 }
 
 struct tep_event *session_load_event(struct session *s, const char *sys, const char *name)
 {
-	mark_asked(1, &sys, &name);
 	struct tep_event *ev = tep_find_event_by_name(s->tep, sys, name);
 	if (ev)
 		return ev;
@@ -136,7 +112,6 @@ static bool listed(size_t n, const char *const *sys, const char *const *names, c
 void session_load_events(struct session *s, size_t n, const char *const *sys,
 			 const char *const *names)
 {
-	mark_asked(n, sys, names);
 	if (preload.n) {
 		size_t all = n + preload.n;
 		const char **both = calloc(2 * all, sizeof(*both));
@@ -146,9 +121,7 @@ void session_load_events(struct session *s, size_t n, const char *const *sys,
 				both[all + j] = j < n ? names[j] : preload.names[j - n];
 			}
 			preload.n = 0;
-			bool asked = preloaded.asked;
 			session_load_events(s, all, both, both + all);
-			preloaded.asked = asked;
 			free(both);
 			return;
 		}
@@ -283,7 +256,6 @@ void session_load_symbols(struct session *s)
 
 struct tep_event *session_event(struct session *s, const char *sys, const char *name, bool required)
 {
-	mark_asked(1, &sys, &name);
 	struct tep_event *ev = tep_find_event_by_name(s->tep, sys, name);
 	char full[300];
 	snprintf(full, sizeof(full), "%s:%s", sys, name);

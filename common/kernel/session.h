@@ -62,8 +62,6 @@ int session_init(struct session *s, const char *tool, const char *const *systems
  * parser: a fork each, ~0.5 ms quiet and up to 7 ms under load here (the driver's naming
  * events, known before the tool's). */
 void session_preload(size_t n, const char *const *sys, const char *const *names);
-/* Did a load since session_preload ask for one of its formats itself (a tool's own event)? */
-bool session_preload_asked(void);
 /* A second instance for the same run (role: "names"), reading formats into tep, which
  * stays the other session's. */
 void session_init_shared(struct session *s, const char *tool, const char *role,

@@ -384,7 +384,7 @@ const char *const comm_format_sys[COMM_NFORMATS] = {"sched", "task", "task"};
 const char *const comm_format_names[COMM_NFORMATS] = {"sched_process_fork", "task_rename",
 						      "task_newtask"};
 
-struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid, bool own)
+struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 {
 	/* At once: the parser's trial (format.c, a child process) runs once for the three
 	 * (and none here when the driver preloaded them with the tool's). */
@@ -402,17 +402,15 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid, bool own
 		comm_free(t);
 		return NULL;
 	}
-	/* own: in the tool's instance, beside its events (see comm.h). Else an instance of
-	 * their own, the two merged in time order by the reader (same trace clock). */
-	struct session *in = own ? s : &t->ns;
-	if (!own) {
-		session_init_shared(&t->ns, s->tool, "names", s->tep);
-		t->ns.keep_clock = s->keep_clock;
-	}
-	if ((!own && session_start(&t->ns, COMM_BUFFER_KB)) ||
-	    session_filter(in, filter, sizeof(filter), NULL, NULL) ||
-	    (t->newtask && session_enable(in, t->newtask, filter)) ||
-	    session_enable(in, t->fork, filter) || session_enable(in, t->rename, filter)) {
+	/* An instance of their own: the tool's keeps exactly the user's events (its losses are
+	 * counted exactly; a user's filter on fork events cannot hide names), the two merged in
+	 * time order by the reader (same trace clock). */
+	session_init_shared(&t->ns, s->tool, "names", s->tep);
+	t->ns.keep_clock = s->keep_clock;
+	if (session_start(&t->ns, COMM_BUFFER_KB) ||
+	    session_filter(&t->ns, filter, sizeof(filter), NULL, NULL) ||
+	    (t->newtask && session_enable(&t->ns, t->newtask, filter)) ||
+	    session_enable(&t->ns, t->fork, filter) || session_enable(&t->ns, t->rename, filter)) {
 		comm_free(t);
 		return NULL;
 	}

@@ -25,19 +25,12 @@ struct tep_record;
 struct comm_table;
 
 /*
- * Enable the naming events (filtered only to leave this process out) in an instance of
- * their own with the same trace clock as the tool's session s, or (own) in s's instance: no
- * second instance to make (mkdir, trace clock, buffer size: each waits for the kernel's
- * trace_types_lock, and its clock switch and resize for RCU, 10-100 ms under load here).
- * Only where nothing in s filters them: no -p, -L or --cgroup (set_event_pid would leave
- * out the names of other tasks a tool shows, wakers), no event of theirs among the tool's
- * (its filter would be theirs), not the top level's buffers, not --record (its file would
- * hold them); their losses are then among the tool's (any loss reads names from /proc
- * again). Then read the names of the tasks there are (only those of process pid, or thread
- * tid, when the tool traces only them), before the tool's own events are enabled. NULL with a
+ * Make the instance of the naming events (filtered only to leave this process out, the same
+ * trace clock as the tool's session s) and read the names of the tasks there are (only those of process pid, or thread tid,
+ * when the tool traces only them), before the tool's own events are enabled. NULL with a
  * message when the kernel lacks the events.
  */
-struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid, bool own);
+struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid);
 /* The events comm_follow enables, for session_preload. */
 #define COMM_NFORMATS 3
 extern const char *const comm_format_sys[COMM_NFORMATS], *const comm_format_names[COMM_NFORMATS];

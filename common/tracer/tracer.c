@@ -194,8 +194,7 @@ int tracer_prepare(struct tool_run *t)
 	t->buffer_kb = session_flood_buffer_kb();
 	if (tr->format) {
 		int ret = print_formats(t, tr);
-		session_say_memory(stdout, t->tool->name, t->buffer_kb,
-				   names && !tool_names_own(t) ? COMM_BUFFER_KB : 0);
+		session_say_memory(stdout, t->tool->name, t->buffer_kb, names ? COMM_BUFFER_KB : 0);
 		return ret;
 	}
 	tr->counts = calloc((size_t)tr->nevents, sizeof(*tr->counts));

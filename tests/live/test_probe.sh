@@ -23,22 +23,17 @@ check "jsoncheck rejects 13 malformed lines and accepts valid JSON with its top-
 
 # --- tpoint ---------------------------------------------------------------------------------
 # -v says what a run takes of the kernel's memory; the run's instances have that (the
-# kernel rounds a size up to whole pages of data: 8192 KB is 8195): the whole machine's run
-# one instance (the names followed in it), -p's a second one for the names.
-for opt in "" "-p $$"; do
-	"$BIN/tpoint" -v $opt sched:sched_switch > "$TMP/v" 2> /dev/null
-	vkb=$(sed -n 's/.* takes \([0-9]*\) KB per CPU of ring buffer for its events and \([0-9]*\) KB per CPU.*/\1 \2/p
-		s/.* takes \([0-9]*\) KB per CPU of ring buffer for its events, .*/\1/p' "$TMP/v")
-	start_bg "$BIN/tpoint" -d 5 $opt sched:sched_switch || continue
-	got=$(cat "$T/instances/ftrace-tools-tpoint-${BGPID}_"*/buffer_size_kb "$T/instances/ftrace-tools-tpoint.names-${BGPID}_"*/buffer_size_kb 2> /dev/null)
-	got=$(echo $got)
-	check "tpoint -v $opt: the buffers it names ($vkb KB per CPU) are the run's ($got)" \
-		awk -v w="$vkb" -v g="$got" -v want="${opt:+2}" 'BEGIN { n = split(w, a, " "); m = split(g, b, " ")
-			if (n != (want ? 2 : 1) || m != n) exit 1
-			for (i = 1; i <= n; i++) if (b[i] < a[i] || b[i] > a[i] * 1.01 + 4) exit 1 }'
+# kernel rounds a size up to whole pages of data: 8192 KB is 8195).
+"$BIN/tpoint" -v sched:sched_switch > "$TMP/v" 2> /dev/null
+vkb=$(sed -n 's/.* takes \([0-9]*\) KB per CPU of ring buffer for its events and \([0-9]*\) KB per CPU.*/\1 \2/p' "$TMP/v")
+if start_bg "$BIN/tpoint" -d 5 sched:sched_switch; then
+	got="$(cat "$T/instances/ftrace-tools-tpoint-${BGPID}_"*/buffer_size_kb) $(cat "$T/instances/ftrace-tools-tpoint.names-${BGPID}_"*/buffer_size_kb)"
+	check "tpoint -v: the buffers it names ($vkb KB per CPU) are the run's ($got)" \
+		awk -v w="$vkb" -v g="$got" 'BEGIN { n = split(w, a, " "); split(g, b, " ")
+			for (i = 1; i <= 2; i++) if (n != 2 || b[i] < a[i] || b[i] > a[i] * 1.01 + 4) exit 1 }'
 	stop_bg
-	check "tpoint -v $opt's run: exit 0" [ "$RC" -eq 0 ]
-done
+	check "tpoint -v's run: exit 0" [ "$RC" -eq 0 ]
+fi
 if [ -d "$T/events/syscalls/sys_enter_openat" ]; then
 	trace_target -p "$BIN/tpoint" syscalls:sys_enter_openat
 	check "tpoint -p: exactly the 2 openat() calls of the test program" \
@@ -114,8 +109,7 @@ elif [ -d "$T/events/syscalls/sys_enter_write" ]; then
 	check "tpoint --exec, two threads on two CPUs writing in turn: exit 0, 2 x 2000 writes" \
 		sh -c "[ $RC -eq 0 ] && grep -q '^xcpu 2000 ' '$TMP/x.err'" &&
 		check "tpoint --exec: CPUs merged in time order (xcpu)" xcpu_order "$TMP/x.out" 2000
-	# The whole machine (the names followed in the run's own instance), the writes by their
-	# descriptors.
+	# The whole machine, the writes by their descriptors.
 	if start_bg "$BIN/tpoint" -j syscalls:sys_enter_write 'fd >= 900 && fd <= 903'; then
 		"$ST" "$TMP/go" xcpu 2000 0 > "$TMP/x.err"
 		stop_bg
