@@ -295,9 +295,9 @@ deb:
 	lintian --fail-on error $(B)/deb/*.deb
 	@ls $(B)/deb/*.deb
 
-# The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh and
-# memleak's bench/bench-memleak.sh): never part of check; write bench/REPORT.md,
-# bench/PROFILE.md and bench/MEMLEAK.md.
+# The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh,
+# memleak's bench/bench-memleak.sh) and start-up beside perf-tools' (bench/bench-startup.sh):
+# never part of check; write bench/REPORT.md, PROFILE.md, MEMLEAK.md and STARTUP.md.
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
@@ -305,6 +305,7 @@ bench: all bench-deps $(B)/tests/profile_target $(B)/tests/leak_target
 	bench/bench.sh
 	bench/bench-profile.sh
 	bench/bench-memleak.sh
+	bench/bench-startup.sh
 # The function tools' counting paths in the qemu guests (bench/guest-run.sh): bench/GUEST.md.
 bench-guest: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) bench/guest-run.sh

@@ -494,6 +494,9 @@ static int run(struct tool_run *t)
 {
 	const struct tool *tool = t->tool;
 	int ret;
+	/* The naming events' formats in the same trial of the parser as the tool's. */
+	if (t->follow_names || t->o.name || t->cgroup)
+		session_preload(COMM_NFORMATS, comm_format_sys, comm_format_names);
 	if (session_init(&t->s, tool->name, tool->formats))
 		return TOOL_FAIL;
 	if (tool->prepare && (ret = tool->prepare(t)))

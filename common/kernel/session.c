@@ -67,11 +67,27 @@ static const char *config_for(const char *sys)
 	return "CONFIG_EVENT_TRACING";
 }
 
+static struct {
+	size_t n;
+	const char *const *sys, *const *names;
+} preload;
+
+void session_preload(size_t n, const char *const *sys, const char *const *names)
+{
+	preload.n = n;
+	preload.sys = sys;
+	preload.names = names;
+}
+
 struct tep_event *session_load_event(struct session *s, const char *sys, const char *name)
 {
 	struct tep_event *ev = tep_find_event_by_name(s->tep, sys, name);
 	if (ev)
 		return ev;
+	if (preload.n) {
+		session_load_events(s, 1, &sys, &name);
+		return tep_find_event_by_name(s->tep, sys, name);
+	}
 	int size = 0;
 	struct format_text f = {sys, name,
 				tracefs_event_file_read(NULL, sys, name, "format", &size), 0};
@@ -84,14 +100,39 @@ struct tep_event *session_load_event(struct session *s, const char *sys, const c
 	return tep_find_event_by_name(s->tep, sys, name);
 }
 
+/* Is sys:name among the first n of the list (loaded in this batch already)? */
+static bool listed(size_t n, const char *const *sys, const char *const *names, const char *s,
+		   const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(sys[i], s) && !strcmp(names[i], name))
+			return true;
+	return false;
+}
+
 void session_load_events(struct session *s, size_t n, const char *const *sys,
 			 const char *const *names)
 {
+	if (preload.n) {
+		size_t all = n + preload.n;
+		const char **both = calloc(2 * all, sizeof(*both));
+		if (both) {
+			for (size_t j = 0; j < all; j++) {
+				both[j] = j < n ? sys[j] : preload.sys[j - n];
+				both[all + j] = j < n ? names[j] : preload.names[j - n];
+			}
+			preload.n = 0;
+			session_load_events(s, all, both, both + all);
+			free(both);
+			return;
+		}
+	}
 	struct format_text *f = calloc(n ? n : 1, sizeof(*f));
 	size_t got = 0;
 	for (size_t j = 0; f && j < n; j++) {
 		int size = 0;
-		if (tep_find_event_by_name(s->tep, sys[j], names[j]))
+		if (tep_find_event_by_name(s->tep, sys[j], names[j]) ||
+		    listed(j, sys, names, sys[j], names[j]))
 			continue;
 		char *text = tracefs_event_file_read(NULL, sys[j], names[j], "format", &size);
 		if (text && size > 0)
@@ -139,12 +180,29 @@ int session_init(struct session *s, const char *tool, const char *const *systems
 	}
 	tep_set_long_size(s->tep, tep_get_header_page_size(s->tep));
 	tep_set_cpus(s->tep, (int)sysconf(_SC_NPROCESSORS_CONF));
+	/* The single events first, all in one trial of the parser (with the preloaded ones). */
+	size_t ncolon = 0;
+	for (int i = 0; systems && systems[i]; i++)
+		ncolon += strchr(systems[i], ':') != NULL;
+	char **one = ncolon ? calloc(2 * ncolon, sizeof(*one)) : NULL;
+	size_t got = 0;
+	for (int i = 0; one && systems[i]; i++) {
+		const char *colon = strchr(systems[i], ':');
+		if (colon && (one[got] = strndup(systems[i], (size_t)(colon - systems[i]))))
+			one[ncolon + got++] = (char *)colon + 1;
+	}
+	if (got)
+		session_load_events(s, got, (const char *const *)one,
+				    (const char *const *)one + ncolon);
+	for (size_t i = 0; i < got; i++)
+		free(one[i]);
+	free(one);
 	for (int i = 0; systems && systems[i]; i++) {
 		const char *colon = strchr(systems[i], ':');
 		if (colon) {
 			char sys[256];
 			snprintf(sys, sizeof(sys), "%.*s", (int)(colon - systems[i]), systems[i]);
-			session_load_event(s, sys, colon + 1);
+			session_load_event(s, sys, colon + 1); /* out of memory above: one by one */
 			continue;
 		}
 		char **names = tracefs_system_events(NULL, systems[i]);

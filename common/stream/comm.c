@@ -380,14 +380,15 @@ static void snapshot(struct comm_table *t, pid_t pid)
 		closedir(procs);
 }
 
+const char *const comm_format_sys[COMM_NFORMATS] = {"sched", "task", "task"};
+const char *const comm_format_names[COMM_NFORMATS] = {"sched_process_fork", "task_rename",
+						      "task_newtask"};
+
 struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 {
-	/* At once: the parser's trial (format.c, a child process) runs once for the three. */
-	static const char *const sys[] = {"sched", "task", "task"}, *const names[] = {
-									    "sched_process_fork",
-									    "task_rename",
-									    "task_newtask"};
-	session_load_events(s, 3, sys, names);
+	/* At once: the parser's trial (format.c, a child process) runs once for the three
+	 * (and none here when the driver preloaded them with the tool's). */
+	session_load_events(s, COMM_NFORMATS, comm_format_sys, comm_format_names);
 	struct tep_event *fork = session_load_event(s, "sched", "sched_process_fork");
 	struct tep_event *rename = session_load_event(s, "task", "task_rename");
 	struct tep_event *newtask = session_load_event(s, "task", "task_newtask");

@@ -31,6 +31,9 @@ struct comm_table;
  * message when the kernel lacks the events.
  */
 struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid);
+/* The events comm_follow enables, for session_preload. */
+#define COMM_NFORMATS 3
+extern const char *const comm_format_sys[COMM_NFORMATS], *const comm_format_names[COMM_NFORMATS];
 /* The naming instance's buffer per CPU: forks and renames are rare, and the reader takes
  * them every wake-up. */
 #define COMM_BUFFER_KB 512

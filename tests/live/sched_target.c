@@ -22,6 +22,11 @@
  *                                     read(2), so every write wakes a blocked reader: N wake-ups
  *                                     each way. Prints "wake N PING_TID PONG_TID PING_NS PONG_NS",
  *                                     the time each thread spent in those reads
+ *   sched_target GOFILE xcpu N 0      two threads pinned to CPUs 0 and 1 pass a byte N times
+ *                                     each way through pipes: their writes alternate, each
+ *                                     caused by the other's on the other CPU (a merge of the
+ *                                     CPUs' buffers out of time order shows two of one side in
+ *                                     a row), on descriptors 900 to 903. Prints "xcpu N TID0 TID1"
  *
  * FTT_NAME in the environment: the children name themselves so (prctl), for hostile names;
  * FTT_LINGER_MS: they stay that long before exiting, in ftt_linger (their maps still there
@@ -221,6 +226,49 @@ static int wake(long n)
 	return 0;
 }
 
+struct xside {
+	int cpu, rfd, wfd;
+	long n;
+	pid_t tid;
+};
+
+static void *xcpu_side(void *arg)
+{
+	struct xside *s = arg;
+	char c = 0;
+	s->tid = (pid_t)syscall(SYS_gettid);
+	pin(s->cpu);
+	for (long i = 0; i < s->n; i++) {
+		if (s->cpu == 0 && write(s->wfd, &c, 1) != 1)
+			return (void *)1;
+		if (read(s->rfd, &c, 1) != 1)
+			return (void *)1;
+		if (s->cpu == 1 && write(s->wfd, &c, 1) != 1)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static int xcpu(long n)
+{
+	int ab[2], ba[2];
+	if (pipe(ab) || pipe(ba))
+		return 1;
+	/* Descriptors 900 to 903: a filter on them (fd >= 900) finds these writes only. */
+	int fds[4] = {ab[0], ab[1], ba[0], ba[1]};
+	for (int i = 0; i < 4; i++)
+		if (dup2(fds[i], 900 + i) != 900 + i || close(fds[i]))
+			return 1;
+	struct xside a = {0, 902, 901, n, 0}, b = {1, 900, 903, n, 0};
+	pthread_t ta, tb;
+	void *ra, *rb;
+	if (pthread_create(&ta, NULL, xcpu_side, &a) || pthread_create(&tb, NULL, xcpu_side, &b) ||
+	    pthread_join(ta, &ra) || pthread_join(tb, &rb) || ra || rb)
+		return 1;
+	printf("xcpu %ld %d %d\n", n, (int)a.tid, (int)b.tid);
+	return 0;
+}
+
 static long nap_ms, nap_count;
 
 static void *napper(void *arg)
@@ -256,6 +304,8 @@ int main(int argc, char **argv)
 		return pong(a, (int)b);
 	if (argv[2][0] == 'w')
 		return wake(a);
+	if (argv[2][0] == 'x')
+		return xcpu(a);
 	if (argv[2][0] == 'd') {
 		ftt_deep(DEEP, a, b);
 		const char *linger = getenv("FTT_LINGER_MS");

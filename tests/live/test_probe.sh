@@ -79,6 +79,44 @@ else
 	skip "tpoint on syscalls: no syscalls:sys_enter_openat (CONFIG_FTRACE_SYSCALLS)"
 fi
 
+# The CPUs merged in time order: two threads pinned to CPUs 0 and 1 write in turn, each write
+# caused by the other's (sched_target xcpu). Their 2 x 2000 writes must come alternating, each
+# on its thread's CPU, the times never going back: a merge that lets one CPU's events pass
+# the other's, or clocks of the two CPUs apart, shows two writes of one side in a row.
+xcpu_order() { # FILE N
+	awk -v n="$2" '
+	/"event":"syscalls:sys_enter_write"/ {
+		match($0, /"ts":[0-9.]+/); ts = substr($0, RSTART + 5, RLENGTH - 5) + 0
+		match($0, /"pid":[0-9]+/); pid = substr($0, RSTART + 6, RLENGTH - 6)
+		match($0, /"cpu":[0-9]+/); cpu = substr($0, RSTART + 6, RLENGTH - 6)
+		if (!(pid in side)) { if (sides == 2) next; side[pid] = sides++ } # the main thread: its line at the end
+		s = side[pid]
+		if (s != k % 2 || cpu != s || ts < last) {
+			printf "# write %d: pid %s on CPU %s at %.6f, the last at %.6f\n", k + 1, pid, cpu, ts, last
+			bad = 1; exit
+		}
+		last = ts; k++
+	}
+	END { if (bad || k != 2 * n) { if (!bad) print "# " k " writes of " 2 * n; exit 1 } }' "$1"
+}
+need_program ST sched_target
+if [ "$(nproc)" -lt 2 ]; then
+	skip "tpoint: the merge of two CPUs needs 2 CPUs online"
+elif [ -d "$T/events/syscalls/sys_enter_write" ]; then
+	touch "$TMP/go"
+	"$BIN/tpoint" -j syscalls:sys_enter_write --exec "$ST" "$TMP/go" xcpu 2000 0 > "$TMP/x.out" 2> "$TMP/x.err" &
+	wait_exit $! 60
+	check "tpoint --exec, two threads on two CPUs writing in turn: exit 0, 2 x 2000 writes" \
+		sh -c "[ $RC -eq 0 ] && grep -q '^xcpu 2000 ' '$TMP/x.err'" &&
+		check "tpoint --exec: CPUs merged in time order (xcpu)" xcpu_order "$TMP/x.out" 2000
+	# The whole machine, the writes by their descriptors.
+	if start_bg "$BIN/tpoint" -j syscalls:sys_enter_write 'fd >= 900 && fd <= 903'; then
+		"$ST" "$TMP/go" xcpu 2000 0 > "$TMP/x.err"
+		stop_bg
+		check "tpoint, the whole machine: CPUs merged in time order (xcpu)" xcpu_order "$TMP/out" 2000
+	fi
+fi
+
 if [ -d "$T/events/syscalls/sys_enter_read" ]; then
 	rm -f "$TMP/out" "$TMP/err" # the wait below must not see the last run's banner
 	"$BIN/tpoint" -k pid -d 1 syscalls:sys_enter_read > "$TMP/out" 2> "$TMP/err" &

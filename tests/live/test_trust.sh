@@ -49,6 +49,25 @@ if [ -d "$T/events/syscalls/sys_enter_getppid" ] && [ -x "$NT" ]; then
 			check "names -j: valid JSON, one object per event" "$JSONCHECK" "$TMP/out" comm pid
 		fi
 	done
+	# The whole machine (no -p): the program's events by its PID, and its thread's by its
+	# name and a PID after it.
+	rm -f "$TMP/go" "$TMP/out" "$TMP/err"
+	"$NT" "$TMP/go" "$TMP/ftt-exec-name" > "$TMP/nt.pid" &
+	NTPID=$!
+	wait_line "$TMP/nt.pid" '^[0-9]' 5
+	if start_bg "$BIN/tpoint" -j syscalls:sys_enter_getppid; then
+		touch "$TMP/go"
+		wait $NTPID
+		stop_bg
+		awk -v p="$(cat "$TMP/nt.pid")" '{
+			match($0, /"pid":[0-9]+/); pid = substr($0, RSTART + 6, RLENGTH - 6) + 0
+			match($0, /"comm":"([^"\\]|\\.)*"/); comm = substr($0, RSTART + 7, RLENGTH - 7)
+			if (pid == p || (pid > p && pid < p + 1000 && comm == "\"ftt-thread\"")) print comm
+		}' "$TMP/out" > "$TMP/got"
+		printf '%s\n' '"names_target"' '"ftt\u001b[2J\nb"' '"ftt-thread"' '"ftt-exec-name"' > "$TMP/want"
+		check "names, the whole machine: the four names, exact" \
+			cmp -s "$TMP/want" "$TMP/got" || { echo "# got:"; sed 's/^/#   /' "$TMP/got"; }
+	fi
 else
 	skip "names: no syscalls:sys_enter_getppid (CONFIG_FTRACE_SYSCALLS) or no $NT"
 fi

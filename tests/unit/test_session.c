@@ -210,6 +210,30 @@ static void test_start_enable_close(void **state)
 	session_after_mkdir = NULL;
 }
 
+/* session_preload: the formats come with the first load (session_init's single events here,
+ * in one trial of the parser), each once. */
+static void test_preload(void **state)
+{
+	(void)state;
+	static const char *const sys[] = {"block", "block"}, *const names[] = {"block_rq_complete",
+									       "block_rq_insert"};
+	static const char *const one[] = {"block:block_rq_issue", NULL};
+	struct session s;
+	session_preload(2, sys, names);
+	assert_int_equal(session_init(&s, "test_session", one), 0);
+	assert_non_null(tep_find_event_by_name(s.tep, "block", "block_rq_issue"));
+	assert_non_null(tep_find_event_by_name(s.tep, "block", "block_rq_complete"));
+	assert_non_null(tep_find_event_by_name(s.tep, "block", "block_rq_insert"));
+	assert_int_equal(tep_get_events_count(s.tep), 3);
+	session_close(&s);
+	/* The tool's own among them: loaded once. */
+	static const char *const both[] = {"block:block_rq_insert", "block:block_rq_issue", NULL};
+	session_preload(2, sys, names);
+	assert_int_equal(session_init(&s, "test_session", both), 0);
+	assert_int_equal(tep_get_events_count(s.tep), 3);
+	session_close(&s);
+}
+
 /* An instance that exists is never taken over: the run fails instead. */
 static void test_existing_instance(void **state)
 {
@@ -555,6 +579,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sweep_stale, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_start_enable_close, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_existing_instance, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_preload, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_fault_removes_instance, make_tree,
 						remove_tree),
 		cmocka_unit_test_setup_teardown(test_missing_feature_messages, make_tree,
