@@ -31,7 +31,7 @@ void funcpair_check_spec(const char *spec)
  * function entry in user code), so its are given as this architecture's registers. */
 static int entry_args(const struct funcpair *fp, char *out, size_t len)
 {
-	char args[256] = "", why[256];
+	char args[2048] = "", why[256];
 	size_t o = 0;
 	for (int i = 1; i <= fp->nargs; i++)
 		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sa%d=$arg%d:u64",
@@ -39,6 +39,9 @@ static int entry_args(const struct funcpair *fp, char *out, size_t len)
 	if (fp->str_arg)
 		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sstr=+0($arg%d):string",
 				      o ? " " : "", fp->str_arg);
+	for (int i = 0; fp->mem_arg && i < fp->mem_words && o < sizeof(args); i++)
+		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sm%d=+%d($arg%d):u64",
+				      o ? " " : "", i, 8 * i, fp->mem_arg);
 	if (!fp->user || !*args) {
 		snprintf(out, len, "%s", args);
 		return 0;
@@ -94,7 +97,7 @@ static int user_target(struct funcpair *fp, char *target, size_t len)
 
 int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 {
-	char target[PATH_MAX + 64], args[512];
+	char target[PATH_MAX + 64], args[4096];
 	fp->t = t;
 	fp->user = strchr(fp->spec, ':') != NULL;
 	int ret = fp->user ? user_target(fp, target, sizeof(target)) :
@@ -124,6 +127,12 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 		return TOOL_FAIL;
 	if (fp->str_arg && !(fp->strf = tep_find_field(fp->entry, "str")))
 		return TOOL_FAIL;
+	for (int i = 0; fp->mem_arg && i < fp->mem_words; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "m%d", i);
+		if (!(fp->memf[i] = tep_find_field(fp->entry, name)))
+			return TOOL_FAIL;
+	}
 	return TOOL_OK;
 }
 
@@ -148,9 +157,15 @@ static size_t str_bytes(const struct funcpair *fp)
 	return fp->str_arg ? sizeof(uint64_t) + ((fp->str_size + 7) & ~(size_t)7) : 0;
 }
 
+/* The words kept per call before the string: the arguments, then the memory's. */
+static int call_words(const struct funcpair *fp)
+{
+	return fp->nargs + (fp->mem_arg ? fp->mem_words : 0);
+}
+
 static uint64_t *call_str(const struct funcpair *fp, void *data)
 {
-	return (uint64_t *)data + fp->nargs;
+	return (uint64_t *)data + call_words(fp);
 }
 
 static unsigned long long *call_stack(const struct funcpair *fp, void *data)
@@ -184,6 +199,8 @@ static void on_entry(struct tep_record *rec, void *ctx)
 			span_begin(&fp->calls, (uint64_t)tid, *depth, rec->ts, rec->cpu, 0);
 		for (int i = 0; i < fp->nargs; i++)
 			args[i] = (uint64_t)reader_num(rec, fp->arg[i]);
+		for (int i = 0; fp->mem_arg && i < fp->mem_words; i++)
+			args[fp->nargs + i] = (uint64_t)reader_num(rec, fp->memf[i]);
 		if (fp->strf)
 			keep_str(fp, rec, call_str(fp, args));
 		if (fp->kcaller) { /* the entry's stack, until the return */
@@ -259,7 +276,7 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
 		return TOOL_FAIL;
 	/* Per thread the calls open (the depth), and each call kept under (thread, depth):
 	 * entries and returns of one thread may be on different CPUs (a migration). */
-	size_t data = sizeof(uint64_t) * (size_t)fp->nargs + str_bytes(fp) +
+	size_t data = sizeof(uint64_t) * (size_t)call_words(fp) + str_bytes(fp) +
 		      (fp->kcaller ? sizeof(unsigned long long) * (1 + FUNCPAIR_FRAMES) : 0);
 	if (pair_init(&fp->depth, 4096, sizeof(uint64_t)) ||
 	    span_init(&fp->calls, fp->kcaller ? STACK_CALLS : CALLS, data, SPAN_LOSS_ALL, paired,
@@ -287,7 +304,7 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	/* The entry starts a call of its thread; the return ends it and fires the run's pair
 	 * event with the call's time, its start, the entry's arguments and the return value.
 	 * The innermost call of a function that calls itself is the one paired. */
-	if (fp->str_arg) /* a string its hist triggers cannot carry */
+	if (fp->str_arg || fp->mem_arg) /* what its hist triggers cannot carry */
 		return false;
 	struct span_kernel *k = &fp->k;
 	*k = (struct span_kernel){.name = "call", .nstarts = 1, .mode = SPAN_K_PAIRS, .own = true};
