@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak sslsniff
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
