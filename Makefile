@@ -245,7 +245,7 @@ DEPS       := gcc make pkg-config libc6-dev libtracefs-dev libtraceevent-dev lib
 	libzstd-dev zlib1g-dev
 CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps python3 \
 	libxml2-utils chromium trace-cmd nftables tmux bash-completion golang-go prometheus \
-	prometheus-node-exporter podman runc systemtap-sdt-dev libc6-dbg bpftrace
+	prometheus-node-exporter podman runc systemtap-sdt-dev libc6-dbg bpftrace openssl
 ifeq ($(SANITIZE),1)
 CHECK_DEPS += clang libclang-rt-14-dev
 endif

@@ -89,7 +89,7 @@ static const struct opt_spec options[] = {
 
 static const char *const examples[] = {
 	"sslsniff                       # every SSL/TLS read and write, until Ctrl-C",
-	"sslsniff -p 181 --max 256      # PID 181's, 256 bytes of each",
+	"sslsniff -n curl --max 256     # curl's calls, 256 bytes of each",
 	"sslsniff -j -d 10              # 10 seconds as JSON lines",
 	"sslsniff -v -x                 # the failed calls, saying what is probed",
 	NULL,
