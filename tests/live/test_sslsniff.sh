@@ -41,16 +41,20 @@ PORT=$((20000 + $$ % 20000))
 # (the server ends when it closes, the client when the server has closed).
 SLINE=server-says-hello
 CLINE=client-line-1
-exchange() {
+server() {
 	rm -f "$TMP/srv.out"
 	{ printf '%s\n' $SLINE; sleep 1; } | timeout 10 openssl s_server -naccept 1 \
 		-accept 127.0.0.1:$PORT -cert "$TMP/c.pem" -key "$TMP/k.pem" > "$TMP/srv.out" 2>&1 &
 	SP=$!
 	wait_line "$TMP/srv.out" '^ACCEPT' 5 || { notok "openssl s_server listens" "$TMP/srv.out"; }
+	SPID=$(pgrep -P $SP -x openssl)
+}
+client() {
 	{ printf '%s\n' $CLINE; sleep 1; } | timeout 10 openssl s_client -quiet \
 		-connect 127.0.0.1:$PORT > "$TMP/cli.out" 2> "$TMP/cli.err"
 	wait $SP
 }
+exchange() { server; client; }
 
 JSONCHECK=${JSONCHECK:-$BIN/tests/jsoncheck}
 BT=
@@ -115,18 +119,22 @@ if start_bg "$BIN/sslsniff" -j -n openssl; then
 fi
 [ -n "$BT" ] && kill $BT 2> /dev/null
 
-# Text, the data cut to 6 bytes: HOW says how each was read.
-if start_bg "$BIN/sslsniff" --max 6 -n openssl; then
-	exchange
+# Text, -p: the server's calls only, its own libssl found in its maps (-v names it), the data
+# cut to 6 bytes; HOW says how each was read.
+server
+if start_bg "$BIN/sslsniff" -v --max 6 -p $SPID; then
+	client
 	stop_bg
-	check "sslsniff --max 6: the writes' first 6 bytes at the entry, the reads' late" sh -c "
+	check "sslsniff -v -p: its libssl probed, named from its maps" \
+		grep -Eq '^sslsniff: probing SSL_read in /.*/libssl\.so' "$TMP/err"
+	check "sslsniff --max 6 -p: the server's write's first 6 bytes at the entry, its read's late, nothing else" sh -c "
 		[ $RC -eq 0 ] && head -1 '$TMP/out' |
 			grep -q '^COMM  *PID  *TID CALL  *RET  *BYTES  *LATms HOW  *DATA\$' &&
-		grep -Eq ' SSL_write +14 +14 +[0-9.]+ entry client\$' '$TMP/out' &&
-		grep -Eq ' SSL_write +18 +18 +[0-9.]+ entry server\$' '$TMP/out' &&
-		grep -Eq ' SSL_read +14 +14 +[0-9.]+ late  client\$' '$TMP/out' &&
-		grep -Eq ' SSL_read +18 +18 +[0-9.]+ late  server\$' '$TMP/out'" || show_output
+		grep -Eq '^openssl +$SPID +$SPID SSL_write +18 +18 +[0-9.]+ entry server\$' '$TMP/out' &&
+		grep -Eq '^openssl +$SPID +$SPID SSL_read +14 +14 +[0-9.]+ late  client\$' '$TMP/out' &&
+		! sed 1d '$TMP/out' | grep -v '^openssl  *$SPID '" || show_output
 fi
+wait $SP 2> /dev/null
 check "sslsniff: tracefs as before after every run" same_state
 
 summary
