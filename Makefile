@@ -293,7 +293,7 @@ deb:
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
-bench: all bench-deps $(B)/tests/profile_target $(B)/tests/leak_target
+bench: all bench-deps $(B)/tests/profile_target $(B)/tests/leak_target $(B)/tests/usdt_target
 	bench/bench.sh
 	bench/bench-profile.sh
 	bench/bench-memleak.sh
