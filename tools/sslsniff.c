@@ -9,7 +9,8 @@
  * bytes there, in the kernel, exactly. A read's data is in its buffer only once the call
  * has returned, and a uretprobe cannot fetch an argument (the kernel refuses $argN there):
  * the buffer's address comes with the entry, its bytes are read from the process when the
- * return is handled here (process_vm_readv, within about 0.1 s: the reader's wake-up),
+ * return is handled here (process_vm_readv: the reader wakes on the first event, in a flood
+ * within its 100 ms wake-up),
  * by which time the process may have changed them. Such data is marked as read late
  * (text: HOW "late", JSON: data_late true), counted and said at the end. The byte count
  * of the _ex forms (in *readbytes / *written) is read late too.
