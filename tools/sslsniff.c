@@ -13,7 +13,9 @@
  * within its 100 ms wake-up),
  * by which time the process may have changed them. Such data is marked as read late
  * (text: HOW "late", JSON: data_late true), counted and said at the end. The byte count
- * of the _ex forms (in *readbytes / *written) is read late too.
+ * of the _ex forms (*readbytes / *written, a local of the caller's, gone when a late read
+ * could look) is read by their return's probe from the caller's stack (its first
+ * STACK_WORDS words); one elsewhere is read late.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -27,6 +29,7 @@
 #include "base/row.h"
 #include "domain/ustr.h"
 #include "join/funcpair.h"
+#include "stream/reader.h"
 #include "stream/usym.h"
 #include "tool.h"
 
@@ -52,6 +55,7 @@ static const struct {
 #define MAX_FILES 8
 #define DATA_MAX (8 * FUNCPAIR_MEM_WORDS) /* bytes of data one entry can carry */
 #define DATA_DEFAULT 64
+#define STACK_WORDS 64 /* words of the caller's stack the _ex forms' returns fetch */
 
 static struct env {
 	int max;
@@ -65,6 +69,10 @@ static struct env {
 	const struct func *fn[MAX_FILES * NFUNCS];
 	char spec[MAX_FILES * NFUNCS][PATH_MAX + 64];
 	int nfp;
+	/* The _ex forms' return: the caller's stack pointer and its first STACK_WORDS words,
+	 * where *readbytes / *written usually is (a local of the caller). */
+	char ret_extra[STACK_WORDS * 24 + 32];
+	struct tep_format_field *spf[MAX_FILES * NFUNCS], *wf[MAX_FILES * NFUNCS][STACK_WORDS];
 	uint64_t calls, late, unread, count_late;
 	struct row row;
 	struct tool_run *t;
@@ -212,6 +220,10 @@ static int prepare(struct tool_run *t)
 	int ret = find_files(t);
 	if (ret)
 		return ret;
+	size_t o = (size_t)snprintf(env.ret_extra, sizeof(env.ret_extra), "sp=%%sp:u64");
+	for (int w = 0; w < STACK_WORDS; w++)
+		o += (size_t)snprintf(env.ret_extra + o, sizeof(env.ret_extra) - o,
+				      " w%d=+%d(%%sp):u64", w, 8 * w);
 	for (int f = 0; f < env.nfiles; f++) {
 		for (int i = 0; i < NFUNCS; i++) {
 			if (funcs[i].lib != env.file[f].lib)
@@ -232,6 +244,8 @@ static int prepare(struct tool_run *t)
 			fp->spec = env.spec[n];
 			fp->retval = true;
 			fp->nargs = funcs[i].ex ? 4 : 3;
+			if (funcs[i].ex)
+				fp->ret_extra = env.ret_extra;
 			if (funcs[i].write) {
 				fp->mem_arg = 2;
 				fp->mem_words = (env.max + 7) / 8;
@@ -241,6 +255,14 @@ static int prepare(struct tool_run *t)
 			if ((ret = funcpair_probes(t, fp, prefix)))
 				return ret;
 			env.fn[n] = &funcs[i];
+			if (funcs[i].ex && !(env.spf[n] = tep_find_field(fp->ret, "sp")))
+				return TOOL_FAIL;
+			for (int w = 0; funcs[i].ex && w < STACK_WORDS; w++) {
+				char name[8];
+				snprintf(name, sizeof(name), "w%d", w);
+				if (!(env.wf[n][w] = tep_find_field(fp->ret, name)))
+					return TOOL_FAIL;
+			}
 			env.nfp++;
 			if (env.verbose)
 				fprintf(stderr, "%s: probing %s in %s\n", t->tool->name,
@@ -252,7 +274,7 @@ static int prepare(struct tool_run *t)
 			t->tool->name);
 		return TOOL_FAIL;
 	}
-	size_t o = (size_t)snprintf(t->traced, sizeof(t->traced), "SSL/TLS reads and writes (in");
+	o = (size_t)snprintf(t->traced, sizeof(t->traced), "SSL/TLS reads and writes (in");
 	for (int f = 0; f < env.nfiles && o < sizeof(t->traced); f++)
 		o += (size_t)snprintf(t->traced + o, sizeof(t->traced) - o, " %s",
 				      env.file[f].path);
@@ -279,9 +301,14 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 		return;
 	env.calls++;
 	long long bytes = rv > 0 ? rv : -1;
-	if (f->ex && rv > 0) { /* *written or *readbytes: in the process, after the call */
-		uint64_t v = 0;
-		if (ustr_caller_memory(tid, c->args[3], (char *)&v, sizeof(v)) == sizeof(v)) {
+	if (f->ex && rv > 0) {
+		/* *written or *readbytes: on the caller's stack, as the return's probe read it;
+		 * elsewhere read from the process now */
+		uint64_t v = 0, sp = (uint64_t)reader_num(ret, env.spf[n]), at = c->args[3] - sp;
+		if (c->args[3] >= sp && at <= 8 * (STACK_WORDS - 1) && !(at % 8)) {
+			bytes = (long long)(uint64_t)reader_num(ret, env.wf[n][at / 8]);
+		} else if (ustr_caller_memory(tid, c->args[3], (char *)&v, sizeof(v)) ==
+			   sizeof(v)) {
 			bytes = (long long)v;
 			env.count_late++;
 		} else {

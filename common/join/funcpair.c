@@ -112,8 +112,11 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	/* The return's first: at one address the kernel runs the newest probe's handler
 	 * first, and the entry's must see the stack before the kretprobe's replaces the
 	 * return address (before 5.15 a stack walk stops at its trampoline). */
+	char rargs[4096];
+	snprintf(rargs, sizeof(rargs), "%s%s%s", fp->retval ? "ret=$retval:s64" : "",
+		 fp->retval && fp->ret_extra ? " " : "", fp->ret_extra ? fp->ret_extra : "");
 	if (!(fp->ret = probe_create(&t->s, kind, 'r', fp->ret_name, target,
-				     fp->retval ? "ret=$retval:s64" : NULL)) ||
+				     *rargs ? rargs : NULL)) ||
 	    !(fp->entry =
 		      probe_create(&t->s, kind, 'p', fp->entry_name, target, *args ? args : NULL)))
 		return TOOL_USAGE; /* the kernel said why */
@@ -304,7 +307,7 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	/* The entry starts a call of its thread; the return ends it and fires the run's pair
 	 * event with the call's time, its start, the entry's arguments and the return value.
 	 * The innermost call of a function that calls itself is the one paired. */
-	if (fp->str_arg || fp->mem_arg) /* what its hist triggers cannot carry */
+	if (fp->str_arg || fp->mem_arg || fp->ret_extra) /* what its hist triggers cannot carry */
 		return false;
 	struct span_kernel *k = &fp->k;
 	*k = (struct span_kernel){.name = "call", .nstarts = 1, .mode = SPAN_K_PAIRS, .own = true};

@@ -50,6 +50,9 @@ struct funcpair {
 	const char *spec; /* FUNC or LIB:FUNC */
 	int nargs;	  /* arguments to fetch at entry (0..FUNCPAIR_MAX_ARGS) */
 	bool retval;	  /* fetch the return value (funcpair_retval) */
+	/* More fetch arguments of the return's probe ("sp=%sp:u64 w0=+0(%sp):u64"), which the
+	 * caller reads from the return's record (fp->ret's fields); NULL none. */
+	const char *ret_extra;
 	/* A user function's argument (1-based; 0 none) read at the entry as a string, of which
 	 * str_size - 1 bytes are kept with the call (gethostlatency's host name). Paired here
 	 * only: funcpair_kernel says no. A record longer than a trace event holds is not

@@ -135,6 +135,49 @@ if start_bg "$BIN/sslsniff" -v --max 6 -p $SPID; then
 		! sed 1d '$TMP/out' | grep -v '^openssl  *$SPID '" || show_output
 fi
 wait $SP 2> /dev/null
+# The _ex forms (Python's ssl module, two SSLObjects over memory BIOs in one process):
+# *written and *readbytes, locals of the caller, read from its stack by the return's probe:
+# each write's count and data exact, each read's count.
+cat > "$TMP/mem.py" << EOF
+import ssl
+sctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+sctx.load_cert_chain("$TMP/c.pem", "$TMP/k.pem")
+cctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+cctx.check_hostname = False
+cctx.verify_mode = ssl.CERT_NONE
+ci, co, si, so = ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO()
+c = cctx.wrap_bio(ci, co)
+s = sctx.wrap_bio(si, so, server_side=True)
+def pump():
+    d = co.read()
+    if d: si.write(d)
+    d = so.read()
+    if d: ci.write(d)
+for _ in range(10):
+    for x in (c, s):
+        try: x.do_handshake()
+        except ssl.SSLWantReadError: pass
+    pump()
+for i in range(5):
+    c.write(b"ping-%d\\n" % i)
+    pump()
+    s.read(100)
+EOF
+if "$PYTHON3" -c 'import ssl' 2> /dev/null; then
+	"$BIN/sslsniff" -j --exec "$PYTHON3" "$TMP/mem.py" > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	NW=0
+	for i in 0 1 2 3 4; do
+		grep -qF "\"call\":\"SSL_write_ex\",\"ret\":1,\"bytes\":7," "$TMP/out" &&
+			grep -qF "\"data_late\":false,\"data_len\":7,\"data\":\"ping-$i\\n\"}" "$TMP/out" &&
+			NW=$((NW + 1))
+	done
+	NR=$(grep -c '"call":"SSL_read_ex","ret":1,"bytes":7,' "$TMP/out")
+	check "sslsniff on SSL_write_ex/SSL_read_ex: exit 0, the 5 writes' counts and data exact, 5 reads of 7 bytes ($NW, $NR)" \
+		sh -c "[ $rc -eq 0 ] && [ $NW -eq 5 ] && [ $NR -eq 5 ]" || show_output
+else
+	skip "sslsniff on the _ex forms: no python3 with its ssl module"
+fi
 check "sslsniff: tracefs as before after every run" same_state
 
 summary
