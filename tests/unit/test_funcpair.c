@@ -427,6 +427,28 @@ static void test_probes_memory(void **state)
 	assert_false(funcpair_kernel(&t, &fp));
 }
 
+/* More fetches at the return: after its value, as given; the kernel cannot pair such calls. */
+static void test_probes_ret_extra(void **state)
+{
+	(void)state;
+	char lib[1024], why[256], want[8192];
+	unsigned long long off;
+	if (!have_uprobes())
+		skip();
+	assert_int_equal(usym_target("libc", lib, sizeof(lib)), 0);
+	assert_int_equal(usym_offset(lib, "getpid", false, &off, why, sizeof(why)), 0);
+	fp.spec = "libc:getpid";
+	fp.retval = true;
+	fp.ret_extra = "sp=%sp:u64 w0=+0(%sp):u64";
+	assert_int_equal(funcpair_probes(&t, &fp, "fp"), TOOL_OK);
+	snprintf(want, sizeof(want),
+		 "r:ftt_%s/%s %s:0x%016llx ret=$retval:s64 sp=%%sp:u64 w0=+0(%%sp):u64\n"
+		 "p:ftt_%s/%s %s:0x%016llx \n",
+		 runid_self(), ret_name, lib, off, runid_self(), entry_name, lib, off);
+	assert_string_equal(definitions(), want);
+	assert_false(funcpair_kernel(&t, &fp));
+}
+
 /* Each call with the string its entry had: the first str_size - 1 bytes of a longer one and
  * its whole length, an empty one, and none where the kernel's read faulted. */
 static void test_string_kept(void **state)
@@ -616,6 +638,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probes_string, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_string_kept, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_probes_memory, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_probes_ret_extra, make_tree, remove_tree),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test_setup_teardown(test_nested_calls_per_thread, make_tree,
 						remove_tree),
