@@ -2,7 +2,7 @@
 # ftrace-tools: small ftrace tools in C on libtracefs and libtraceevent.
 # make [all] | static | install | image | check | vmcheck | deps | format | clean
 
-TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak fsslower fsdist
+TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop syscount execsnoop funccount funclatency functrace funcgraph funcslower cachestat heatmap flamegraph tcpconnect tcpaccept tcplife tcpstates tcpretrans tcpdrop reset-ftrace hardirqs softirqs oomkill drsnoop capable statsnoop mountsnoop runqlat runqslower cpudist offcputime wakeuptime offwaketime biotop bitesize profile gethostlatency bashreadline vfsstat filetop fileslower usdt tcptop klockstat memleak fsslower fsdist sslsniff
 # common/: one folder a layer, lowest first; a module includes only its own layer's and
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
@@ -253,7 +253,7 @@ DEPS       := gcc make pkg-config libc6-dev libtracefs-dev libtraceevent-dev lib
 	libzstd-dev zlib1g-dev
 CHECK_DEPS := libcmocka-dev clang-format groff-base mandoc util-linux procps python3 \
 	libxml2-utils chromium trace-cmd nftables tmux bash-completion golang-go prometheus \
-	prometheus-node-exporter podman runc systemtap-sdt-dev libc6-dbg bpftrace
+	prometheus-node-exporter podman runc systemtap-sdt-dev libc6-dbg bpftrace openssl
 ifeq ($(SANITIZE),1)
 CHECK_DEPS += clang libclang-rt-14-dev
 endif
@@ -301,7 +301,7 @@ deb:
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
-bench: all bench-deps $(B)/tests/profile_target $(B)/tests/leak_target
+bench: all bench-deps $(B)/tests/profile_target $(B)/tests/leak_target $(B)/tests/usdt_target
 	bench/bench.sh
 	bench/bench-profile.sh
 	bench/bench-memleak.sh

@@ -86,11 +86,17 @@ stop_tracer() {
 	wait $1 2> /dev/null
 }
 
-# The workload: dd's elapsed ns in $EL, its PID in $DDPID.
+# The workload: dd's elapsed ns in $EL, its PID in $DDPID; with WL=usdt the test program
+# firing its USDT probe ftt:values N times instead (the usdt scenario).
+WL=
 workload() {
 	local t0
 	t0=$(now_ns)
-	taskset -c $WCPU dd if=/dev/zero of=/dev/null bs=1 count=$N 2> /dev/null &
+	if [ "$WL" = usdt ]; then
+		taskset -c $WCPU "$UT" loop $N &
+	else
+		taskset -c $WCPU dd if=/dev/zero of=/dev/null bs=1 count=$N 2> /dev/null &
+	fi
 	DDPID=$!
 	wait $DDPID
 	EL=$(($(now_ns) - t0))
@@ -171,11 +177,14 @@ SCEN=()
 scenario() { SCEN+=("$*"); }
 T="$B/tpoint"
 U="$B/uprobe"
+UT=$(cd "$B/tests" 2> /dev/null && pwd)/usdt_target
 R='^(Tracing|Counting|Attaching)'
 scenario "tp_count|tracepoint entry, count|ftt-count|$T -c syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @ = count(); }|-"
 scenario "tp_ret_count|tracepoint return, count|ftt-count|$T -c syscalls:sys_exit_read|bt-count|tracepoint:syscalls:sys_exit_read { @ = count(); }|-"
 scenario "uprobe_count|uprobe on libc read, count|ftt-count|$U -c p:libc:read|bt-count|uprobe:$LIBC:read { @ = count(); }|-"
 scenario "uretprobe_count|uretprobe on libc read, count|ftt-count|$U -c r:libc:read|bt-count|uretprobe:$LIBC:read { @ = count(); }|-"
+# (its workload the test program's loop of USDT probes, against that loop untraced)
+scenario "usdt_count|USDT probe in a loop (usdt_target), count|ftt-count|$B/usdt -c $UT:ftt:values|bt-count|usdt:$UT:ftt:values { @ = count(); }|-"
 scenario "filter|filter fd == 0, count|ftt-count|$T -c syscalls:sys_enter_read fd==0|bt-count|tracepoint:syscalls:sys_enter_read /args->fd == 0/ { @ = count(); }|-"
 scenario "count_pid|count by pid|ftt-count|$T -k pid syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @[pid] = count(); }|-"
 scenario "count_comm|count by comm|ftt-count|$T -k comm syscalls:sys_enter_read|bt-count|tracepoint:syscalls:sys_enter_read { @[comm] = count(); }|-"
@@ -192,10 +201,21 @@ untraced=()
 for i in $(seq $REPS); do workload; untraced+=($EL); done
 BASE=$(printf '%s\n' "${untraced[@]}" | median)
 echo "  untraced (before): $((BASE / N)) ns per read" >&2
+DDBASE=$BASE
+if [[ usdt_count =~ $ONLY ]]; then
+	[ -x "$UT" ] && [ -x "$B/usdt" ] || die "$UT or $B/usdt missing: make all $UT"
+	WL=usdt
+	uloop=()
+	for i in $(seq $REPS); do workload; uloop+=($EL); done
+	UBASE=$(printf '%s\n' "${uloop[@]}" | median)
+	WL=
+	echo "  untraced usdt_target loop: $((UBASE / N)) ns per round" >&2
+fi
 
 for sc in "${SCEN[@]}"; do
 	IFS='|' read -r name title kours ours kbt bt kperf <<< "$sc"
 	[[ $name =~ $ONLY ]] || continue
+	if [ "$name" = usdt_count ]; then WL=usdt BASE=$UBASE; else WL= BASE=$DDBASE; fi
 	for rep in $(seq $REPS); do
 		if [ "$ours" != - ]; then
 			# shellcheck disable=SC2086
@@ -207,6 +227,7 @@ for sc in "${SCEN[@]}"; do
 		fi
 	done
 done
+WL= BASE=$DDBASE
 
 after=()
 for i in $(seq $REPS); do workload; after+=($EL); done

@@ -33,7 +33,7 @@ void funcpair_check_spec(const char *spec)
  * no $argN (without probe_create's word on stderr about the user's). */
 static int entry_args(const struct funcpair *fp, char *out, size_t len)
 {
-	char args[512] = "", why[256];
+	char args[2048] = "", why[256];
 	size_t o = 0;
 	bool own = fp->str_fetch != NULL;
 	for (int i = 1; i <= fp->nargs && o < sizeof(args); i++) {
@@ -51,6 +51,9 @@ static int entry_args(const struct funcpair *fp, char *out, size_t len)
 	else if (fp->str_arg && o < sizeof(args))
 		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sstr=+0($arg%d):string",
 				      o ? " " : "", fp->str_arg);
+	for (int i = 0; fp->mem_arg && i < fp->mem_words && o < sizeof(args); i++)
+		o += (size_t)snprintf(args + o, sizeof(args) - o, "%sm%d=+%d($arg%d):u64",
+				      o ? " " : "", i, 8 * i, fp->mem_arg);
 	if (o >= sizeof(args)) {
 		fprintf(stderr, "%s: the probe's arguments are too long\n", fp->t->tool->name);
 		return -1;
@@ -112,7 +115,7 @@ static int user_target(struct funcpair *fp, char *target, size_t len)
 
 int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 {
-	char target[PATH_MAX + 64], args[512];
+	char target[PATH_MAX + 64], args[4096];
 	fp->t = t;
 	fp->user = strchr(fp->spec, ':') != NULL;
 	int ret = fp->user ? user_target(fp, target, sizeof(target)) :
@@ -127,8 +130,11 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	/* The return's first: at one address the kernel runs the newest probe's handler
 	 * first, and the entry's must see the stack before the kretprobe's replaces the
 	 * return address (before 5.15 a stack walk stops at its trampoline). */
+	char rargs[4096];
+	snprintf(rargs, sizeof(rargs), "%s%s%s", fp->retval ? "ret=$retval:s64" : "",
+		 fp->retval && fp->ret_extra ? " " : "", fp->ret_extra ? fp->ret_extra : "");
 	if (!(fp->ret = probe_create(&t->s, kind, 'r', fp->ret_name, target,
-				     fp->retval ? "ret=$retval:s64" : NULL)) ||
+				     *rargs ? rargs : NULL)) ||
 	    !(fp->entry =
 		      probe_create(&t->s, kind, 'p', fp->entry_name, target, *args ? args : NULL)))
 		return TOOL_USAGE; /* the kernel said why */
@@ -142,6 +148,12 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 		return TOOL_FAIL;
 	if ((fp->str_arg || fp->str_fetch) && !(fp->strf = tep_find_field(fp->entry, "str")))
 		return TOOL_FAIL;
+	for (int i = 0; fp->mem_arg && i < fp->mem_words; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "m%d", i);
+		if (!(fp->memf[i] = tep_find_field(fp->entry, name)))
+			return TOOL_FAIL;
+	}
 	return TOOL_OK;
 }
 
@@ -180,9 +192,15 @@ static size_t str_bytes(const struct funcpair *fp)
 	return fp->strf ? sizeof(uint64_t) + ((fp->str_size + 7) & ~(size_t)7) : 0;
 }
 
+/* The words kept per call before the string: the arguments, then the memory's. */
+static int call_words(const struct funcpair *fp)
+{
+	return fp->nargs + (fp->mem_arg ? fp->mem_words : 0);
+}
+
 static uint64_t *call_str(const struct funcpair *fp, void *data)
 {
-	return (uint64_t *)data + fp->nargs;
+	return (uint64_t *)data + call_words(fp);
 }
 
 static unsigned long long *call_stack(const struct funcpair *fp, void *data)
@@ -216,6 +234,8 @@ static void on_entry(struct tep_record *rec, void *ctx)
 			span_begin(&fp->calls, (uint64_t)tid, *depth, rec->ts, rec->cpu, 0);
 		for (int i = 0; i < fp->nargs; i++)
 			args[i] = (uint64_t)reader_num(rec, fp->arg[i]);
+		for (int i = 0; fp->mem_arg && i < fp->mem_words; i++)
+			args[fp->nargs + i] = (uint64_t)reader_num(rec, fp->memf[i]);
 		if (fp->strf)
 			keep_str(fp, rec, call_str(fp, args));
 		if (fp->kcaller) { /* the entry's stack, until the return */
@@ -291,7 +311,7 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
 		return TOOL_FAIL;
 	/* Per thread the calls open (the depth), and each call kept under (thread, depth):
 	 * entries and returns of one thread may be on different CPUs (a migration). */
-	size_t data = sizeof(uint64_t) * (size_t)fp->nargs + str_bytes(fp) +
+	size_t data = sizeof(uint64_t) * (size_t)call_words(fp) + str_bytes(fp) +
 		      (fp->kcaller ? sizeof(unsigned long long) * (1 + FUNCPAIR_FRAMES) : 0);
 	if (pair_init(&fp->depth, 4096, sizeof(uint64_t)) ||
 	    span_init(&fp->calls, fp->kcaller ? STACK_CALLS : CALLS, data, SPAN_LOSS_ALL, paired,
@@ -319,7 +339,7 @@ bool funcpair_kernel(struct tool_run *t, struct funcpair *fp)
 	/* The entry starts a call of its thread; the return ends it and fires the run's pair
 	 * event with the call's time, its start, the entry's arguments and the return value.
 	 * The innermost call of a function that calls itself is the one paired. */
-	if (fp->strf) /* a string its hist triggers cannot carry */
+	if (fp->strf || fp->mem_arg || fp->ret_extra) /* what its hist triggers cannot carry */
 		return false;
 	struct span_kernel *k = &fp->k;
 	*k = (struct span_kernel){.name = "call", .nstarts = 1, .mode = SPAN_K_PAIRS, .own = true};

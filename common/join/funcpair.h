@@ -20,16 +20,17 @@ struct tep_event;
 struct tep_record;
 struct tep_format_field;
 
-#define FUNCPAIR_DEPTH 16   /* calls kept per thread: deeper recursion is counted unpaired */
-#define FUNCPAIR_MAX_ARGS 6 /* the arguments the ABI passes in registers (x86-64) */
-#define FUNCPAIR_FRAMES 128 /* kernel frames kept per call (kstack_ev): all 5.x+ records */
+#define FUNCPAIR_DEPTH 16     /* calls kept per thread: deeper recursion is counted unpaired */
+#define FUNCPAIR_MAX_ARGS 6   /* the arguments the ABI passes in registers (x86-64) */
+#define FUNCPAIR_FRAMES 128   /* kernel frames kept per call (kstack_ev): all 5.x+ records */
+#define FUNCPAIR_MEM_WORDS 64 /* 8-byte words of memory fetched at an entry (mem_arg) */
 
 /* One call, when its return comes: the entry's time, its duration and the arguments
  * fetched at the entry. */
 struct funcpair_call {
 	uint64_t entry_ts;
 	uint64_t ns;
-	const uint64_t *args; /* nargs of them */
+	const uint64_t *args; /* nargs of them, then with mem_arg the mem_words words */
 	/* With kstack_ev: the call's kernel stack, innermost first; nkstack 0 when none came. */
 	const unsigned long long *kstack;
 	int nkstack;
@@ -49,6 +50,9 @@ struct funcpair {
 	const char *spec; /* FUNC or LIB:FUNC */
 	int nargs;	  /* arguments to fetch at entry (0..FUNCPAIR_MAX_ARGS) */
 	bool retval;	  /* fetch the return value (funcpair_retval) */
+	/* More fetch arguments of the return's probe ("sp=%sp:u64 w0=+0(%sp):u64"), which the
+	 * caller reads from the return's record (fp->ret's fields); NULL none. */
+	const char *ret_extra;
 	/* A user function's argument (1-based; 0 none) read at the entry as a string, of which
 	 * str_size - 1 bytes are kept with the call (gethostlatency's host name). Paired here
 	 * only: funcpair_kernel says no. A record longer than a trace event holds is not
@@ -62,6 +66,14 @@ struct funcpair {
 	const char *arg_fetch[FUNCPAIR_MAX_ARGS];
 	const char *str_fetch;
 	struct tep_format_field *strf;
+	/* A user function's argument (1-based; 0 none) that points to memory of which the
+	 * first mem_words 8-byte words (up to FUNCPAIR_MEM_WORDS) are read at the entry, as
+	 * one u64 fetch each (any kernel with uprobes; arrays came in 4.20): kept with the
+	 * call after its arguments (sslsniff's data written). A word the kernel could not
+	 * read is 0. Paired here only. */
+	int mem_arg;
+	int mem_words;
+	struct tep_format_field *memf[FUNCPAIR_MEM_WORDS];
 	/* Set by it. */
 	bool user;	/* a uprobe pair */
 	char func[256]; /* the function's name, for the output */

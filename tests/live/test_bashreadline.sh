@@ -58,9 +58,30 @@ $L_3K
 exit\\x200
 EOF
 
+# bpftrace's bashreadline.bt beside it on the same run, where installed.
+BT=
+if command -v bpftrace > /dev/null 2>&1 && [ -r /usr/sbin/bashreadline.bt ]; then
+	bpftrace /usr/sbin/bashreadline.bt > "$TMP/bt.out" 2> "$TMP/bt.err" &
+	BT=$!
+	# (its BEGIN block's line: attached by then)
+	wait_line "$TMP/bt.out" '^Tracing bash' 30 || { notok "bpftrace starts" "$TMP/bt.err"; kill $BT; BT=; }
+fi
 INPUTRC=$TMP/inputrc "$BIN/bashreadline" --exec "$PB" /bin/bash 'echo hi' '' "$L_ESC" "$L_NL" \
 	"$L_BAD" '#ftt back\slash' "$L_LONG" "$L_3K" '#after' > "$TMP/out" 2> "$TMP/err"
 rc=$?
+if [ -n "$BT" ]; then
+	kill -INT $BT
+	wait_exit $BT 20
+	# TIME PID LINE, the line raw (its newline splits it) and cut at 64 bytes (bpftrace's
+	# strings): the lines of the same bash, and the plain ones as they are.
+	BP=$(sed -n '2s/^[^ ]*  *\([0-9]*\) .*/\1/p' "$TMP/out")
+	grep -aE "^[0-9:]+ +$BP( |\$)" "$TMP/bt.out" | sed -E 's/^[0-9:]+ +[0-9]+ *//' > "$TMP/bt.lines"
+	check "bashreadline.bt beside it sees the same bash's 10 lines, the plain ones the same ($(wc -l < "$TMP/bt.lines"))" sh -c "
+		[ \$(wc -l < '$TMP/bt.lines') -eq 10 ] && [ \"\$(sed -n '1p;2p;9p;10p' '$TMP/bt.lines' | tr '\\n' '|')\" = 'echo hi||#after|exit 0|' ]" ||
+		cut -c1-60 "$TMP/bt.lines" | sed "s/^/#bt   /"
+else
+	skip "bashreadline beside bpftrace: bpftrace or /usr/sbin/bashreadline.bt not installed"
+fi
 sed 1d "$TMP/out" | cut -c18- > "$TMP/lines"
 check "bashreadline --exec: exit 0, every line once, in order, escaped" sh -c "
 	[ $rc -eq 0 ] && cmp -s '$TMP/want' '$TMP/lines' &&

@@ -21,8 +21,8 @@
 #   io.json, stacks.folded,           saved output read back: a few lines the test writes
 #   before.folded, after.folded
 # Skipped, saying why: an example whose program or library is not here (bash, python3, the C
-# library of the guests' static world, which gethostlatency probes, and the /bin/bash of
-# bashreadline), and one whose tool exits 1 naming a kernel feature it lacks
+# library of the guests' static world, which gethostlatency probes, the libssl or libgnutls
+# sslsniff probes, and the /bin/bash of bashreadline), and one whose tool exits 1 naming a kernel feature it lacks
 # (CONFIG_...) or a refusal of the kernel (this machine's 6.18 and the function tracer).
 #
 # Cost, per example: the tool's own start and stop, and 0.15 s of the test's (a state check,
@@ -175,6 +175,9 @@ missing() {
 	case $1 in *libc:* | *" -l libc"*) have_libc || { echo "no shared C library here"; return; } ;; esac
 	case $1 in *bash:*) command -v bash > /dev/null 2>&1 || { echo "no bash here"; return; } ;; esac
 	case $1 in gethostlatency* | memleak*) have_libc || { echo "no shared C library here"; return; } ;; esac
+	case $1 in sslsniff*) [ -n "$(ls /lib/*/libssl.so.* /usr/lib/*/libssl.so.* /lib*/libssl.so.* \
+		/usr/lib*/libssl.so.* /lib/*/libgnutls.so.* /usr/lib/*/libgnutls.so.* 2> /dev/null)" ] ||
+		{ echo "no libssl.so or libgnutls.so here"; return; } ;; esac
 	case $1 in bashreadline*) [ -x /bin/bash ] || { echo "no /bin/bash here"; return; } ;; esac
 	case $1 in */usr/bin/python3*) [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3 here"; return; } ;; esac
 	case $1 in *"go tool pprof"*) command -v go > /dev/null 2>&1 || echo "no go here (golang-go)" ;; esac

@@ -45,8 +45,26 @@ gethostbyname 0 localhost
 gethostbyname2 0 localhost
 EOF
 
+# bpftrace's gethostlatency.bt beside it on the same run, where installed.
+BT=
+if command -v bpftrace > /dev/null 2>&1 && [ -r /usr/sbin/gethostlatency.bt ]; then
+	bpftrace /usr/sbin/gethostlatency.bt > "$TMP/bt.out" 2> "$TMP/bt.err" &
+	BT=$!
+	# (its BEGIN block's line: attached by then)
+	wait_line "$TMP/bt.out" '^Tracing getaddr' 30 || { notok "bpftrace starts" "$TMP/bt.err"; kill $BT; BT=; }
+fi
 "$BIN/gethostlatency" --exec "$RT" 3 > "$TMP/out" 2> "$TMP/err"
 rc=$?
+if [ -n "$BT" ]; then
+	kill -INT $BT
+	wait_exit $BT 20
+	# TIME PID COMM LATms HOST: the test program's names (the bad one cut at its space)
+	BTN=$(awk '$3 == "resolve_target" { print $5 }' "$TMP/bt.out" | tr '\n' ' ')
+	check "gethostlatency.bt beside it sees the same 6 lookups with the same names ($BTN)" \
+		[ "$BTN" = "localhost localhost localhost ftt localhost localhost " ]
+else
+	skip "gethostlatency beside bpftrace: bpftrace or /usr/sbin/gethostlatency.bt not installed"
+fi
 grep -v '^gai=' "$TMP/out" > "$TMP/lines"
 sed 1d "$TMP/lines" | awk '{print $5, $6, $7}' > "$TMP/calls"
 check "gethostlatency --exec: exit 0, each lookup once with its call, result and name" sh -c "

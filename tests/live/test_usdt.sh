@@ -138,6 +138,27 @@ touch "$TMP/go" "$TMP/stop"
 check "usdt -c --exec: exit 0, $N hits of ftt:values counted, so named" sh -c "[ $? -eq 0 ] &&
 	[ \$(awk '/^ftt:values / { s += \$2 } END { print s + 0 }' '$TMP/out') -eq $N ]"
 
+# Beside bpftrace on the same run: its usdt: probe on ftt:values counts what usdt -c -p does.
+if command -v bpftrace > /dev/null 2>&1; then
+	bpftrace -e "BEGIN { printf(\"READY\\n\"); } usdt:$DT:ftt:values { @n = count(); }" \
+		> "$TMP/bt.out" 2> "$TMP/bt.err" &
+	BT=$!
+	if wait_line "$TMP/bt.out" '^READY' 30; then
+		run_traced -c "$DT:ftt:values"
+		kill -INT $BT
+		wait_exit $BT 20
+		UN=$(awk '/^ftt:values / { s += $2 } END { print s + 0 }' "$TMP/out")
+		BN=$(sed -n 's/^@n: //p' "$TMP/bt.out")
+		check "usdt -c: as many ftt:values hits as bpftrace's usdt: count on the same run ($UN, ${BN:-none}; $N fired)" \
+			[ "$UN" -eq $N -a "${BN:-0}" -eq $N ]
+	else
+		notok "bpftrace starts" "$TMP/bt.err"
+		kill $BT 2> /dev/null
+	fi
+else
+	skip "usdt beside bpftrace: bpftrace not installed"
+fi
+
 # A runtime's probes: python's gc__start (generation in arg1, semaphore) counted on a script
 # that calls gc.collect() 0 and 7 times: 7 more full collections (the interpreter makes a
 # few of its own at exit, the same in both).

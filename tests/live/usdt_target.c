@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A program for the usdt live test: USDT probes (<sys/sdt.h>) fired with known arguments.
+ * usdt_target loop N: fires ftt:values and ftt:consts N times, at once (bench/bench.sh's USDT
+ * workload), and exits.
  * usdt_target GO STOP N: prints "before=S" (its semaphore of ftt:gated), waits for file GO,
  * then fires N times ftt:values (8 arguments, 1 to 8 bytes, signed and unsigned, extremes),
  * ftt:consts (constants 42 and -7), ftt:text three times (a string and its length: 100,000,
@@ -85,8 +87,13 @@ __attribute__((noinline)) static int fire_gated(int round)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "loop")) {
+		for (long i = atol(argv[2]); i > 0; i--)
+			fire_plain();
+		return 0;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: usdt_target GO STOP N\n");
+		fprintf(stderr, "usage: usdt_target GO STOP N, or usdt_target loop N\n");
 		return 2;
 	}
 	int n = atoi(argv[3]), gated = 0;

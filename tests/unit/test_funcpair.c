@@ -55,7 +55,10 @@ static void put_formats(void)
 		 "name: %s\nID: %d\n%s"
 		 "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 		 "\tfield:u64 a1;\toffset:16;\tsize:8;\tsigned:0;\n"
-		 "\tfield:__data_loc char[] str;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:__data_loc char[] str;\toffset:24;\tsize:4;\tsigned:1;\n"
+		 "\tfield:u64 m0;\toffset:32;\tsize:8;\tsigned:0;\n"
+		 "\tfield:u64 m1;\toffset:40;\tsize:8;\tsigned:0;\n"
+		 "\tfield:u64 m2;\toffset:48;\tsize:8;\tsigned:0;\n\n"
 		 "print fmt: \"(%%lx) a1=%%Lu str=\\\"%%s\\\"\", REC->__probe_ip, REC->a1, "
 		 "__get_str(str)\n",
 		 entry_name, ENTRY_ID, common);
@@ -424,6 +427,62 @@ static void test_probes_fetch(void **state)
 	assert_false(funcpair_kernel(&t, &fp));
 }
 
+/* Memory an argument points to: one u64 fetch per word at the entry, at the argument's
+ * register plus 8 per word; the kernel cannot carry them through its pairing. */
+static void test_probes_memory(void **state)
+{
+	(void)state;
+	char lib[1024], why[256], want[8192];
+	unsigned long long off;
+	if (!have_uprobes())
+		skip();
+	assert_int_equal(usym_target("libc", lib, sizeof(lib)), 0);
+	assert_int_equal(usym_offset(lib, "getpid", false, &off, why, sizeof(why)), 0);
+#if defined(__x86_64__)
+	const char *a2 = "%si";
+#elif defined(__aarch64__)
+	const char *a2 = "%x1";
+#else
+	skip();
+	const char *a2 = "";
+#endif
+	fp.spec = "libc:getpid";
+	fp.nargs = 1;
+	fp.mem_arg = 2;
+	fp.mem_words = 3;
+	assert_int_equal(funcpair_probes(&t, &fp, "fp"), TOOL_OK);
+	snprintf(want, sizeof(want),
+		 "r:ftt_%s/%s %s:0x%016llx \np:ftt_%s/%s %s:0x%016llx a1=%s:u64 "
+		 "m0=+0(%s):u64 m1=+8(%s):u64 m2=+16(%s):u64\n",
+		 runid_self(), ret_name, lib, off, runid_self(), entry_name, lib, off,
+		 a2[2] == 'i' ? "%di" : "%x0", a2, a2, a2);
+	assert_string_equal(definitions(), want);
+	assert_non_null(fp.memf[2]);
+	assert_false(funcpair_kernel(&t, &fp));
+}
+
+/* More fetches at the return: after its value, as given; the kernel cannot pair such calls. */
+static void test_probes_ret_extra(void **state)
+{
+	(void)state;
+	char lib[1024], why[256], want[8192];
+	unsigned long long off;
+	if (!have_uprobes())
+		skip();
+	assert_int_equal(usym_target("libc", lib, sizeof(lib)), 0);
+	assert_int_equal(usym_offset(lib, "getpid", false, &off, why, sizeof(why)), 0);
+	fp.spec = "libc:getpid";
+	fp.retval = true;
+	fp.ret_extra = "sp=%sp:u64 w0=+0(%sp):u64";
+	assert_int_equal(funcpair_probes(&t, &fp, "fp"), TOOL_OK);
+	snprintf(want, sizeof(want),
+		 "r:ftt_%s/%s %s:0x%016llx ret=$retval:s64 sp=%%sp:u64 w0=+0(%%sp):u64\n"
+		 "p:ftt_%s/%s %s:0x%016llx \n",
+		 runid_self(), ret_name, lib, off, runid_self(), entry_name, lib, off);
+	assert_string_equal(definitions(), want);
+	assert_false(funcpair_kernel(&t, &fp));
+}
+
 /* Each call with the string its entry had: the first str_size - 1 bytes of a longer one and
  * its whole length, an empty one, and none where the kernel's read faulted. */
 static void test_string_kept(void **state)
@@ -613,6 +672,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probes_string, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_string_kept, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(test_probes_fetch, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_probes_memory, make_tree, remove_tree),
+		cmocka_unit_test_setup_teardown(test_probes_ret_extra, make_tree, remove_tree),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test_setup_teardown(test_nested_calls_per_thread, make_tree,
 						remove_tree),
