@@ -8,7 +8,7 @@
 # The workload: one CPU-bound shell loop per CPU (a fixed number of iterations each, pinned),
 # the same work in every run. Per profiler and rate, REPS runs, each after an untraced one:
 #   slowdown      (traced wall time - untraced) / untraced, of the workload, the median run
-#   CPU ms/s      the profiler's own CPU time (user + system, /proc/PID/stat) while the
+#   CPU ms/s      the profiler's own CPU time (its threads' run time, schedstat) while the
 #                 workload ran, per second of it
 #   peak RSS      the profiler's VmHWM at the end (MiB)
 #   samples       what the profiler said it took in the whole run (profile: "N samples
@@ -35,7 +35,6 @@ die() { echo "bench-profile: $*" >&2; exit 1; }
 [ -x "$B/profile" ] || die "$B/profile missing: make all"
 for t in bpftrace perf taskset; do command -v $t > /dev/null || die "$t not found: make bench-deps"; done
 NCPU=$(nproc)
-TCK=$(getconf CLK_TCK)
 
 # The workload's wall time in ms: one loop per CPU, pinned, all at once.
 work() {
@@ -49,8 +48,9 @@ work() {
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000000))
 }
-# The CPU ticks (user + system) of PID so far.
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2> /dev/null || echo 0; }
+# The CPU time of PID so far in ns, all its threads (the scheduler's sum_exec_runtime: a
+# tick of /proc/PID/stat is 10 ms, a third of the measure on a 3-second workload).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2> /dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
 
 # start NAME CMD...: the profiler in the background; its PID in $PROF once it samples.
@@ -110,13 +110,13 @@ for hz in $RATES; do
 		for _ in $(seq 1 "$REPS"); do
 			base=$(work)
 			start "$name" "${cmd[@]}"
-			c0=$(ticks "$PROF")
+			c0=$(cpu_ns "$PROF")
 			w=$(work)
-			c1=$(ticks "$PROF")
+			c1=$(cpu_ns "$PROF")
 			r=$(awk '/^VmHWM/ { print int($2 / 1024) }' "/proc/$PROF/status" 2> /dev/null)
 			stop
 			slow+=("$(echo "$w $base" | awk '{ printf "%.1f\n", ($1 - $2) * 100 / $2 }')")
-			cpu+=("$(echo "$c0 $c1 $w $TCK" | awk '{ printf "%.1f\n", ($2 - $1) * 1000 / $4 / ($3 / 1000) }')")
+			cpu+=("$(echo "$c0 $c1 $w" | awk '{ printf "%.2f\n", ($2 - $1) / 1e6 / ($3 / 1000) }')")
 			rss+=("${r:--}")
 			n=$(samples "$name")
 			smp+=("${n:-0}")
