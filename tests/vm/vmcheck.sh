@@ -59,8 +59,10 @@ fi
 # checks the probe syntax each kernel takes: the oldest (4.9), 4.19 (no $argN, no +u) and
 # 6.12 (both) span it; 4.14 and 4.18 take 4.19's, 5.10 and 6.1 6.12's. test_offwaketime
 # joins the pairing and stacks that test_wakeuptime and test_offcputime check in every guest:
-# 4.9 and 4.19. VM_ONE_GUEST= runs them in every guest.
-ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports test_funcslower=4.14.325+4.19.222+bookworm-backports test_funccount=4.9.337+4.19.222+bookworm-backports test_probe=4.9.337+4.19.222+bookworm-backports test_offwaketime=4.9.337+4.19.222}
+# 4.9 and 4.19. test_fsdist times what test_fsslower times (every guest), binned: 4.9 (ext4
+# through generic_file_read_iter) and 6.12. test_sslsniff only says in a guest that it has no
+# libssl: 4.19 says it. VM_ONE_GUEST= runs them in every guest.
+ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports test_funcslower=4.14.325+4.19.222+bookworm-backports test_funccount=4.9.337+4.19.222+bookworm-backports test_probe=4.9.337+4.19.222+bookworm-backports test_offwaketime=4.9.337+4.19.222 test_fsdist=4.9.337+bookworm-backports test_sslsniff=4.19.222}
 TIMEOUT=${VM_TIMEOUT:-1500}
 WORK=$(mktemp -d /tmp/ftt-vm.XXXXXX)
 [ "${VM_KEEP:-}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
