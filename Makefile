@@ -297,8 +297,8 @@ deb:
 
 # The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh,
 # memleak's bench/bench-memleak.sh), start-up beside perf-tools' (bench/bench-startup.sh) and
-# filetop, vfsstat and fileslower on a read/write storm (bench/bench-files.sh): never part of
-# check; write bench/REPORT.md, PROFILE.md, MEMLEAK.md, STARTUP.md and FILES.md.
+# filetop, vfsstat, fileslower and tcptop on read/write storms (bench/bench-files.sh): never
+# part of check; write bench/REPORT.md, PROFILE.md, MEMLEAK.md, STARTUP.md and FILES.md.
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"

@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The cost of filetop, vfsstat and fileslower, each beside a bpftrace program on the same
-# events, and what each reported of a known read/write storm; writes bench/FILES.md. Needs
-# root, `make all`, bpftrace and GNU time (make bench-deps).
+# The cost of filetop, vfsstat, fileslower and tcptop, each beside a bpftrace program on the
+# same events, and what each reported of a known read/write storm; writes bench/FILES.md.
+# Needs root, `make all`, bpftrace, python3 (tcptop's) and GNU time (make bench-deps).
 #
 # The workload: dd copying a file to another in 64-byte blocks (BENCH_N blocks, 100,000:
 # as many read() calls on the one file and write() calls on the other, status=none), pinned
 # to one CPU, the tracer on the other. It is started stopped (a shell that stops itself
 # before it execs dd), the tracer is given its PID (-p; bpftrace: pid == PID) and started,
 # then the workload is let go: the tracer sees all of dd and nothing of the shell before it.
-# Per tool REPS runs untraced, under the tool (text to a file) and under bpftrace:
+# tcptop's workload: dd writing the file to a TCP connection on the loopback (N sends). Per tool REPS runs untraced, under the tool (text to a file)
+# and under bpftrace:
 #   added us/event  (workload CPU time traced - untraced) / events: the cost paid in the
 #                   traced process (its user + system time; elapsed time is noise on a
-#                   shared machine), per read or write call of the storm
+#                   shared machine), per read or write (send, receive) call
 #   reported        filetop: the READS of the first file's row plus the WRITES of the
 #                   second's, summed over the intervals (bpftrace: the same per descriptor);
 #                   vfsstat: its reads + writes summed over the intervals (-j: counts, not
 #                   rates; all of dd's calls, its loader's reads of the libraries too);
 #                   fileslower 0: its lines of the two files (bpftrace: its lines of
-#                   descriptors 0 and 1, where dd has the two files)
+#                   descriptors 0 and 1, where dd has the two files); tcptop: the bytes
+#                   sent and received over its intervals, over 64 (-j: bytes exactly)
 #   tracer CPU      user + system seconds of the tracer process; peak RSS
 # This kernel has no kprobes: the bpftrace programs use the syscall tracepoints the tools
 # use (bcc's tools put kprobes on vfs_read and vfs_write).
@@ -47,9 +49,11 @@ done
 
 CUR_TP=
 WPID=
+RECV=
 cleanup() {
 	[ -n "$CUR_TP" ] && stop_tracer "$CUR_TP"
 	[ -n "$WPID" ] && kill -KILL "$WPID" 2> /dev/null
+	[ -n "$RECV" ] && kill "$RECV" 2> /dev/null
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -96,7 +100,7 @@ work_start() {
 	rm -f "$WORK/in.out" "$WORK/wpid"
 	(exec /usr/bin/time -f '%U %S' -o "$WORK/wtime" taskset -c $WCPU \
 		sh -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && kill -STOP $$ && exec "$@"' "$WORK/wpid" \
-		dd if="$WORK/in" of="$WORK/in.out" bs=64 count=$N status=none > /dev/null 2>&1) &
+		"${WORKLOAD[@]}" > /dev/null 2>&1) &
 	WJOB=$!
 	local i=0
 	while [ $i -lt 100 ]; do
@@ -126,7 +130,8 @@ RESULTS=$WORK/results # tool tracer rep cpu reported tcpu rss
 scenario() {
 	local tool=$1 count=$2
 	echo "$tool" | grep -Eq "$ONLY" || return 0
-	echo "== $tool ($((2 * N)) events a run)" >&2
+	echo "== $tool ($EVENTS events a run)" >&2
+	echo "$tool $EVENTS" >> "$WORK/events"
 	for rep in $(seq "$REPS"); do
 		work_start
 		work_run
@@ -152,6 +157,8 @@ scenario() {
 }
 
 head -c $((64 * N)) /dev/zero > "$WORK/in" || die "cannot write $WORK/in"
+WORKLOAD=(dd if="$WORK/in" of="$WORK/in.out" bs=64 count="$N" status=none)
+EVENTS=$((2 * N))
 IN_RE=$(printf '%s' "$WORK/in" | sed 's/[.]/[.]/g')
 
 # --- filetop: reads and writes per open file, each interval --------------------------------------
@@ -196,10 +203,42 @@ END { clear(@s); clear(@fd); }'
 BT_COUNT='grep -cE "^dd .* (R .* fd 0|W .* fd 1)$" "$WORK/out"'
 scenario fileslower 'grep -cE " (R .* $IN_RE|W .* $IN_RE[.]out)$" "$WORK/out"'
 
+# --- tcptop: the bytes each connection sent and received, each interval --------------------------
+# The workload: dd writing the file in 64-byte blocks to a TCP connection on the loopback (N
+# sends; bash's /dev/tcp connects it), read to the end by a python3 receiver not traced.
+# bpftrace: the same tracepoints' bytes summed per process and socket, printed and cleared every
+# second (tcptop also follows inet_sock_set_state and tcp_rcv_space_adjust to name the ends).
+if [ -d /sys/kernel/tracing/events/sock/sock_send_length ] && command -v python3 > /dev/null &&
+	command -v bash > /dev/null && echo tcptop | grep -Eq "$ONLY"; then
+	python3 -c 'import socket, sys
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(4)
+with open(sys.argv[1] + ".tmp", "w") as f: print(l.getsockname()[1], file=f)
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    c = l.accept()[0]
+    while c.recv(1 << 20): pass
+    c.close()' "$WORK/port" &
+	RECV=$!
+	i=0
+	while [ ! -s "$WORK/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	WORKLOAD=(bash -c 'exec > "/dev/tcp/127.0.0.1/$0" && exec dd if="$1" bs=64 count="$2" status=none' "$(cat "$WORK/port")" "$WORK/in" "$N")
+	EVENTS=$N
+	TOOL_ARGS="-j -r 0"
+	BT='tracepoint:sock:sock_send_length /pid == PID && args->protocol == 6 && args->ret > 0/ { @tx[pid, comm, args->sk] = sum(args->ret); }
+tracepoint:sock:sock_recv_length /pid == PID && args->protocol == 6 && args->ret > 0 && !(args->flags & 2)/ { @rx[pid, comm, args->sk] = sum(args->ret); }
+interval:s:1 { time("%H:%M:%S\n"); print(@tx); print(@rx); clear(@tx); clear(@rx); }
+END { print(@tx); print(@rx); clear(@tx); clear(@rx); }'
+	BT_COUNT='grep -E "^@(tx|rx)\[" "$WORK/out" | awk "{ s += \$NF } END { print s / 64 }"'
+	scenario tcptop 'sed -n "s/.*\"tx_bytes\":\([0-9]*\),\"rx_bytes\":\([0-9]*\).*/\1 \2/p" "$WORK/out" | awk "{ s += \$1 + \$2 } END { print s / 64 }"'
+	kill "$RECV"
+	wait "$RECV" 2> /dev/null
+	RECV=
+fi
+
 # --- the report -----------------------------------------------------------------------------------
 {
 	echo "<!-- SPDX-License-Identifier: GPL-2.0-only -->"
-	echo "# The file tools' cost beside bpftrace (bench/bench-files.sh)"
+	echo "# The file tools' and tcptop's cost beside bpftrace (bench/bench-files.sh)"
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "(a machine shared with other work: compare within a table, not across runs), $REPS runs"
@@ -209,8 +248,9 @@ scenario fileslower 'grep -cE " (R .* $IN_RE|W .* $IN_RE[.]out)$" "$WORK/out"'
 	echo
 	echo "| tool | events a run | tracer | workload CPU s | added us/event | reported | tracer CPU s | peak RSS MB |"
 	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-	for tool in filetop vfsstat fileslower; do
+	for tool in filetop vfsstat fileslower tcptop; do
 		grep -q "^$tool " "$RESULTS" || continue
+		ev=$(awk -v t=$tool '$1 == t { print $2 }' "$WORK/events")
 		base=$(awk -v t=$tool '$1 == t && $2 == "none" { print $4 }' "$RESULTS" | median)
 		for tracer in none ftt bpftrace; do
 			cpu=$(awk -v t=$tool -v r=$tracer '$1 == t && $2 == r { print $4 }' "$RESULTS" | median)
@@ -219,11 +259,11 @@ scenario fileslower 'grep -cE " (R .* $IN_RE|W .* $IN_RE[.]out)$" "$WORK/out"'
 			tcpu=$(awk -v t=$tool -v r=$tracer '$1 == t && $2 == r { print $6 }' "$RESULTS" | median)
 			rss=$(awk -v t=$tool -v r=$tracer '$1 == t && $2 == r { print $7 }' "$RESULTS" | median)
 			added=-
-			[ $tracer != none ] && added=$(echo "scale=2; ($cpu - $base) * 1000000 / (2 * $N)" | bc)
+			[ $tracer != none ] && added=$(echo "scale=2; ($cpu - $base) * 1000000 / $ev" | bc)
 			name=$tracer
 			[ $tracer = ftt ] && name=$tool
 			[ $tracer = none ] && name="untraced"
-			echo "| $tool | $((2 * N)) | $name | $cpu | $added | $rep | $tcpu | $(echo "scale=1; ${rss:-0} / 1024" | bc) |"
+			echo "| $tool | $ev | $name | $cpu | $added | $rep | $tcpu | $(echo "scale=1; ${rss:-0} / 1024" | bc) |"
 		done
 	done
 	echo
@@ -232,12 +272,24 @@ scenario fileslower 'grep -cE " (R .* $IN_RE|W .* $IN_RE[.]out)$" "$WORK/out"'
 	echo "the two files: it does not name files); vfsstat, its reads and writes summed over its"
 	echo "intervals (-j: counts rather than rates), all of dd's calls: the dynamic loader's reads"
 	echo "of the libraries too, a few more than the storm's; fileslower with a threshold of 0,"
-	echo "its lines for the two files (bpftrace: its lines for descriptors 0 and 1)."
+	echo "its lines for the two files (bpftrace: its lines for descriptors 0 and 1); tcptop, the"
+	echo "bytes sent and received summed over its intervals (-j: the bytes exactly), over 64."
+	echo "tcptop's workload: dd writing the file in 64-byte blocks to a TCP connection on the"
+	echo "loopback ($N sends; bash's /dev/tcp connects it), read by a python3 receiver not"
+	echo "traced; its bpftrace sums the bytes of the same tracepoints (sock:sock_send_length,"
+	echo "sock_recv_length) per socket."
 	echo
 	echo "No kprobes in this kernel: bcc's tools time and count vfs_read and vfs_write by"
 	echo "kprobes, the bpftrace programs here use the syscall tracepoints the tools use."
 	echo "filetop and fileslower also read the paths of opens by uprobes on the C library"
 	echo "(no cost during the storm: dd opens its two files before it). GNU time counts CPU in"
-	echo "10 ms steps: $(printf "%.2f" "$(echo "scale=3; 10000 / (2 * $N)" | bc)") us/event at this storm's size."
+	echo "10 ms steps: $(printf "%.2f" "$(echo "scale=3; 10000 / (2 * $N)" | bc)") us/event for the file tools' storm,"
+	echo "$(printf "%.2f" "$(echo "scale=3; 10000 / $N" | bc)") for tcptop's."
+	echo
+	echo "bpftrace's interval counts can fall short of the calls (filetop's and tcptop's rows): its"
+	echo "maps are printed, then cleared, in two steps, and what is counted between the two is in"
+	echo "neither (so we read it; a run crossing fewer second boundaries loses less). Its"
+	echo "fileslower program prints a line per call through a perf buffer, which can drop lines"
+	echo "when bpftrace reads it late: an earlier run reported 193,962 of 200,000."
 } > "$REPORT"
 cat "$REPORT"
