@@ -296,8 +296,9 @@ deb:
 	@ls $(B)/deb/*.deb
 
 # The overhead benchmarks (bench/bench.sh, then the profilers' bench/bench-profile.sh,
-# memleak's bench/bench-memleak.sh) and start-up beside perf-tools' (bench/bench-startup.sh):
-# never part of check; write bench/REPORT.md, PROFILE.md, MEMLEAK.md and STARTUP.md.
+# memleak's bench/bench-memleak.sh), start-up beside perf-tools' (bench/bench-startup.sh) and
+# filetop, vfsstat, fileslower and tcptop on read/write storms (bench/bench-files.sh): never
+# part of check; write bench/REPORT.md, PROFILE.md, MEMLEAK.md, STARTUP.md and FILES.md.
 BENCH_DEPS := bpftrace perf-tools-unstable linux-perf time bc python3
 bench-deps:
 	@$(MAKE) -s deps DEPS="$(BENCH_DEPS)"
@@ -306,6 +307,7 @@ bench: all bench-deps $(B)/tests/profile_target $(B)/tests/leak_target $(B)/test
 	bench/bench-profile.sh
 	bench/bench-memleak.sh
 	bench/bench-startup.sh
+	bench/bench-files.sh
 # The function tools' counting paths in the qemu guests (bench/guest-run.sh): bench/GUEST.md.
 bench-guest: vmcheck-bin
 	VM_CACHE=$(VM_CACHE) bench/guest-run.sh
