@@ -201,7 +201,7 @@ start_bg() {
 # stop_bg: Ctrl-C to it after half a second (its last events read), its exit status in $RC.
 stop_bg() {
 	sleep 0.5
-	kill -INT $BGPID
+	kill -INT $BGPID 2> /dev/null # (a -p run ends with its target)
 	wait_exit $BGPID 10
 }
 

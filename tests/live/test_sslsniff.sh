@@ -75,6 +75,7 @@ fi
 if start_bg "$BIN/sslsniff" -j -n openssl; then
 	exchange
 	stop_bg
+	rc=$RC # (wait_exit sets RC again for bpftrace below)
 	grep '^{' "$TMP/out" > "$TMP/lines"
 	if [ -n "$BT" ]; then
 		# bpftrace prints from its own buffers: up to 5 s for it to print as many calls
@@ -87,7 +88,7 @@ if start_bg "$BIN/sslsniff" -j -n openssl; then
 		kill -INT $BT && wait_exit $BT 20
 	fi
 	check "sslsniff -j: exit 0, valid objects with every key" sh -c "
-		[ $RC -eq 0 ] && [ -s '$TMP/lines' ] && '$JSONCHECK' '$TMP/lines' comm pid tid call ret \
+		[ $rc -eq 0 ] && [ -s '$TMP/lines' ] && '$JSONCHECK' '$TMP/lines' comm pid tid call ret \
 			bytes lat_ns data_late data_len data" || show_output
 	check "sslsniff -j: the client's write of its line, exactly, read at the entry" grep -q \
 		"\"call\":\"SSL_write\",\"ret\":14,\"bytes\":14,.*\"data_late\":false,\"data_len\":14,\"data\":\"$CLINE\\\\n\"}" \
