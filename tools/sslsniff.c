@@ -8,14 +8,14 @@
  * A write's data is in its buffer at the entry: the entry's probe reads its first --max
  * bytes there, in the kernel, exactly. A read's data is in its buffer only once the call
  * has returned, and a uretprobe cannot fetch an argument (the kernel refuses $argN there):
- * the buffer's address comes with the entry, its bytes are read from the process when the
- * return is handled here (process_vm_readv: the reader wakes on the first event, in a flood
- * within its 100 ms wake-up),
- * by which time the process may have changed them. Such data is marked as read late
- * (text: HOW "late", JSON: data_late true), counted and said at the end. The byte count
- * of the _ex forms (*readbytes / *written, a local of the caller's, gone when a late read
- * could look) is read by their return's probe from the caller's stack (its first
- * STACK_WORDS words); one elsewhere is read late.
+ * so by default a read is shown without it (said at the end). With --late its bytes are
+ * read from the process when the return is handled here (process_vm_readv: the reader
+ * wakes on the first event, in a flood within its 100 ms wake-up), by which time the
+ * process may have changed them (a loop reusing its buffer shows its last read): marked
+ * as read late (text: HOW "late", JSON: data_late true), counted and said at the end. The
+ * byte count of the _ex forms (*readbytes / *written, a local of the caller's, gone when a
+ * late read could look) is read by their return's probe from the caller's stack (its
+ * first STACK_WORDS words); one elsewhere is unknown, or with --late read late.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -73,12 +73,13 @@ static struct env {
 	 * where *readbytes / *written usually is (a local of the caller). */
 	char ret_extra[STACK_WORDS * 24 + 32];
 	struct tep_format_field *spf[MAX_FILES * NFUNCS], *wf[MAX_FILES * NFUNCS][STACK_WORDS];
-	uint64_t calls, late, unread, count_late;
+	uint64_t calls, late, unread, count_late, no_data, no_count;
+	bool late_ok; /* --late: reads' data read from the process after the call */
 	struct row row;
 	struct tool_run *t;
 } env = {.max = DATA_DEFAULT};
 
-enum { OPT_MAX = OPT_LONG + 1 };
+enum { OPT_MAX = OPT_LONG + 1, OPT_LATE };
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
@@ -91,6 +92,10 @@ static const struct opt_spec options[] = {
 	{'v', NULL, NULL, "say which files and functions are probed", 0},
 	{'x', NULL, NULL, "only the calls that failed (a result of 0 or less)", 0},
 	{OPT_MAX, "max", "N", "show at most N bytes of each call's data (1-512, default 64)", 0},
+	{OPT_LATE, "late", NULL,
+	 "also a read's data (and an _ex count not on the caller's stack),\nread from the "
+	 "process after the call returned: marked late,\nit may have changed since",
+	 0},
 	TOOL_EXEC,
 	TOOL_JSON_KEYS,
 	TOOL_OPT_END,
@@ -140,6 +145,8 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 		env.errors = true;
 	else if (o->key == OPT_MAX)
 		env.max = (int)opt_int(arg, 1, DATA_MAX, "--max");
+	else if (o->key == OPT_LATE)
+		env.late_ok = true;
 }
 
 /* --- the libraries ------------------------------------------------------------------------ */
@@ -307,6 +314,9 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 		uint64_t v = 0, sp = (uint64_t)reader_num(ret, env.spf[n]), at = c->args[3] - sp;
 		if (c->args[3] >= sp && at <= 8 * (STACK_WORDS - 1) && !(at % 8)) {
 			bytes = (long long)(uint64_t)reader_num(ret, env.wf[n][at / 8]);
+		} else if (!env.late_ok) {
+			bytes = -1;
+			env.no_count++;
 		} else if (ustr_caller_memory(tid, c->args[3], (char *)&v, sizeof(v)) ==
 			   sizeof(v)) {
 			bytes = (long long)v;
@@ -328,6 +338,8 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 		if (f->write) {
 			memcpy(data, (const char *)(c->args + env.fp[n].nargs), len);
 			how = 1;
+		} else if (!env.late_ok) {
+			env.no_data++;
 		} else if (ustr_caller_memory(tid, c->args[1], data, len) == (ssize_t)len) {
 			how = 2;
 			env.late++;
@@ -377,6 +389,18 @@ static void end(struct tool_run *t)
 {
 	for (int n = 0; n < env.nfp; n++)
 		funcpair_report(&env.fp[n], t->tool->name, 0);
+	if (env.no_data)
+		fprintf(stderr,
+			"%s: %llu reads shown without their data: it is in the buffer only once "
+			"the "
+			"call has returned, where no probe can read it (--late reads it from the "
+			"process then, marked late)\n",
+			t->tool->name, (unsigned long long)env.no_data);
+	if (env.no_count)
+		fprintf(stderr,
+			"%s: %llu _ex calls shown without their byte count: not on the caller's "
+			"stack at the return (--late reads it from the process then)\n",
+			t->tool->name, (unsigned long long)env.no_count);
 	if (env.late)
 		fprintf(stderr,
 			"%s: %llu reads' data read from the process after the call returned: it "
