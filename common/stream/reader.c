@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#define _GNU_SOURCE /* sched_setaffinity, sched_getcpu */
 #include "stream/reader.h"
 #include "stream/cpubuf.h"
 #include "kernel/session.h"
@@ -7,7 +6,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -25,24 +23,6 @@
  * event can be committed on one CPU slightly after a later-stamped one on another CPU.
  */
 #define ORDER_SLACK_NS 20000000ULL
-/*
- * The slack is a guess; a visit is a proof. Events are written to the buffer of the CPU the
- * writer runs on, between reserve (where the timestamp is taken) and commit with preemption
- * off (ring_buffer_lock_reserve), and an interrupt's writes end before the task it
- * interrupted runs again. So once this thread runs on CPU n, nothing is in flight there:
- * every event CPU n stamped before that moment is committed, and a read of its buffer after
- * it gets them all. A round of visits to every CPU, then a read, lets the reader dispatch
- * everything stamped before the round began, where the slack would hold it 20 ms (the first
- * event of a run came 26 ms after the banner). A visit is two sched_setaffinity calls and a
- * migration (~10-30 us here): made only when records are held back, at most once a
- * millisecond (VISIT_EVERY_NS), so a flood pays it per wake-up, not per event.
- * VISIT_MARGIN_NS: the trace clock mono (ktime_get_mono_fast_ns) may lag clock_gettime's
- * CLOCK_MONOTONIC by the timekeeper's last adjustment, nanoseconds; 10 us covers it.
- */
-#define VISIT_EVERY_NS 1000000ULL
-#define VISIT_MARGIN_NS 10000ULL
-/* Records held back: the next read in 1 ms, not at the 100 ms wake-up. */
-#define HELD_POLL_MS 1
 /* Longest sleep in poll(): bounds output delay on kernels whose poll waits for a watermark,
  * and how soon a CPU that comes online is noticed. */
 #define POLL_MAX_MS 100
@@ -455,53 +435,6 @@ static int fill_and_dispatch(struct reader *r, unsigned long long limit)
 	return total;
 }
 
-/* Is a record in memory held back by limit? */
-static bool held_back(const struct reader *r, unsigned long long limit)
-{
-	for (int i = 0; i < r->ncpus; i++)
-		if (r->cpus[i].cur && r->cpus[i].ts > limit)
-			return true;
-	return false;
-}
-
-/*
- * Visit every CPU of the first source (the others have the same CPUs) in turn; returns the
- * time of the first visit, before which every event of every CPU is committed (see
- * VISIT_EVERY_NS), or 0 when a CPU could not be visited (then never again this run: a cpuset
- * that leaves it out stays). The thread's affinity is put back as it was.
- */
-static uint64_t visit_cpus(struct reader *r)
-{
-	cpu_set_t home, one;
-	if (sched_getaffinity(0, sizeof(home), &home)) {
-		r->no_visits = true;
-		return 0;
-	}
-	/* The CPU this thread runs on is visited already: no migration for it. The time first:
-	 * were it taken after, the thread could have left that CPU in between. */
-	uint64_t first = reader_now();
-	int here = sched_getcpu();
-	for (int i = 0; i < r->ncpus && !r->no_visits; i++) {
-		const struct cpubuf *c = &r->cpus[i];
-		if (c->src != 0 || c->offline || c->cpu == here) /* offline: nothing in flight */
-			continue;
-		if (c->cpu >= CPU_SETSIZE) {
-			r->no_visits = true;
-			break;
-		}
-		CPU_ZERO(&one);
-		CPU_SET(c->cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) || sched_getcpu() != c->cpu) {
-			r->no_visits = true;
-			break;
-		}
-	}
-	if (sched_setaffinity(0, sizeof(home), &home))
-		r->no_visits = true; /* stays where it is: a visit more would move it again */
-	r->visited_at = reader_now();
-	return r->no_visits ? 0 : first;
-}
-
 /* One batch: read what is there, dispatch what is safe to dispatch. Returns pages read. */
 static int batch(struct reader *r, bool all)
 {
@@ -509,20 +442,7 @@ static int batch(struct reader *r, bool all)
 	unsigned long long limit = ~0ULL;
 	if (r->ordered && r->mono && !all)
 		limit = now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0;
-	int n = fill_and_dispatch(r, limit);
-	r->held = n >= 0 && limit != ~0ULL && held_back(r, limit);
-	if (!r->held || r->no_visits || now - r->visited_at < VISIT_EVERY_NS)
-		return n;
-	uint64_t quiet = visit_cpus(r);
-	if (!quiet || quiet - VISIT_MARGIN_NS <= limit)
-		return n;
-	/* A CPU whose pages are not all read (a batch cap) keeps its events before quiet in
-	 * the kernel: must_wait() holds the merge at its last page in memory. */
-	int m = fill_and_dispatch(r, quiet - VISIT_MARGIN_NS);
-	if (m < 0)
-		return m;
-	r->held = held_back(r, quiet - VISIT_MARGIN_NS);
-	return n + m;
+	return fill_and_dispatch(r, limit);
 }
 
 int reader_read_until(struct reader *r, uint64_t limit)
@@ -722,7 +642,7 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 	while (!sig_stop) {
 		poll_set(r, pfd);
 		uint64_t now = reader_now();
-		uint64_t wake = now + (r->held ? HELD_POLL_MS : POLL_MAX_MS) * 1000000ULL;
+		uint64_t wake = now + POLL_MAX_MS * 1000000ULL;
 		if (deadline && deadline < wake)
 			wake = deadline;
 		if (next_tick && next_tick < wake)

@@ -74,9 +74,6 @@ struct reader {
 	bool flood;	    /* buffer_percent raised: events come faster than one wake-up each */
 	unsigned int wakes; /* wake-ups since window_start */
 	uint64_t window_start;
-	bool held;	     /* records were held back at the last batch (reader.c) */
-	uint64_t visited_at; /* the last round of visits to every CPU (0: none yet) */
-	bool no_visits;	     /* a visit failed (a CPU outside our cpuset): the slack only */
 	struct reader_trailers trailers; /* of the record being dispatched */
 	/* Asked every wake-up (at least every 100 ms): non-zero ends the run like a stop
 	 * (tool.c: the command of --exec, or the process of -p, has exited). */
