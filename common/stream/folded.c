@@ -377,7 +377,8 @@ static int name_late(struct folded *f)
 		struct ent *e = f->slot[i];
 		if (!e || e->named)
 			continue;
-		struct str s = {e->line, strlen(e->line), strlen(e->line) + 1, false};
+		size_t l = strlen(e->line);
+		struct str s = {e->line, l, l + 1, false};
 		const unsigned long long *k = (const unsigned long long *)e->addr + e->nu;
 		for (int j = e->nk - 1; j >= 0; j--)
 			kernel_frame(&s, k[j], names[index_of(q, u, kernel_call(k, j))]);
@@ -422,6 +423,9 @@ size_t folded_print(struct folded *f, FILE *out)
 char *folded_text(struct folded *f, size_t *size, size_t *n)
 {
 	char *buf = NULL;
+	/* (late names first: out of memory there is the caller's error, not an empty profile) */
+	if (f->late && name_late(f))
+		return NULL;
 	FILE *mem = open_memstream(&buf, size);
 	if (!mem)
 		return NULL;

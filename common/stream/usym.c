@@ -1085,6 +1085,7 @@ void usym_addr_free(void)
 {
 	perfmap_free();
 	jit.tried_pid = 0;
+	followed = false;
 	for (int i = 0; i < MAX_PROCS; i++)
 		free(procs[i].m);
 	for (int i = 0; i < nfiles; i++) {
