@@ -48,10 +48,11 @@ run_counted() {
 	proc_soft "$TMP/p3"
 }
 
-# compare TOOL-ROWS: "NAME CPU COUNT" of the tool against the four readings. Prints
-# "cells exact bad" and the bad ones; every cell of the tool must be a /proc cell.
+# compare TOOL-ROWS [SLACK]: "NAME CPU COUNT" of the tool against the four readings. Prints
+# "cells exact bad" and the bad ones; every cell of the tool must be a /proc cell. SLACK: so
+# many runs the tool said it did not count (any cell's lower bound is that much lower).
 compare() {
-	awk 'FILENAME ~ /p0$/ {a[$1 " " $2] = $3; next}
+	awk -v slack="${2:-0}" 'FILENAME ~ /p0$/ {a[$1 " " $2] = $3; next}
 	     FILENAME ~ /p1$/ {b[$1 " " $2] = $3; next}
 	     FILENAME ~ /p2$/ {c[$1 " " $2] = $3; next}
 	     FILENAME ~ /p3$/ {d[$1 " " $2] = $3; next}
@@ -59,7 +60,7 @@ compare() {
 	     END {
 		for (k in t) if (!(k in d)) { print "not in /proc/softirqs: " k; bad++ }
 		for (k in d) {
-			n++; got = t[k] + 0; lo = c[k] - b[k]; hi = d[k] - a[k]
+			n++; got = t[k] + 0; lo = c[k] - b[k] - slack; hi = d[k] - a[k]
 			if (got < lo || got > hi) { print k ": " got " not in " lo ".." hi; bad++ }
 			else if (a[k] == b[k] && c[k] == d[k]) exact++
 		}
@@ -110,14 +111,17 @@ check "softirqs -j: valid JSON, a TOTAL object with null name last" sh -c "
 	'$JSONCHECK' '$TMP/out' time name vec cpu count total_us avg_us cpu_pct &&
 	tail -1 '$TMP/out' | grep -q '\"name\":null,\"vec\":null'"
 
-# --raise: entries paired with the raise they serve; they are entries, within the counts.
+# --raise: entries paired with the raise they serve; they are entries, within the counts,
+# less those whose raise came before tracing (said: on a busy guest ksoftirqd may run a
+# softirq raised before the start after /proc/softirqs was read once the tool traced).
 run_counted --raise --per-cpu
 rows > "$TMP/rows"
-compare "$TMP/rows" > "$TMP/cmp"
+unraised=$(sed -n 's/^softirqs: \([0-9]*\) of [0-9]* softirq runs found no start.*/\1/p' "$TMP/err")
+compare "$TMP/rows" "${unraised:-0}" > "$TMP/cmp"
 check "softirqs --raise: exit 0, the runs served are within the kernel's counts, latencies above 0" \
 	sh -c "[ $RC -eq 0 ] && awk 'END {exit !(\$3 == 0 && \$1 > 0)}' '$TMP/cmp' &&
 	       awk 'NR > 1 && \$1 != \"TOTAL\" && \$5 <= 0 {bad = 1} END {exit bad}' '$TMP/out'" ||
-	sed 's/^/# /' "$TMP/cmp" | head -5
+	{ echo "# exit $RC"; sed 's/^/# /' "$TMP/cmp" "$TMP/err" | head -8; }
 
 # --cpu: rows of that CPU only.
 cpu=$(($(grep -c '^processor' /proc/cpuinfo) - 1))
