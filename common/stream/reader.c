@@ -609,14 +609,29 @@ static void report_end(struct reader *r, bool cut_short)
 				r->tool, lost, r->src[s].what);
 }
 
-/* Offline CPUs are left out of poll(); each wake-up tries them again. */
-static void poll_set(struct reader *r, struct pollfd *pfd)
+/* Offline CPUs are left out of poll(); each wake-up tries them again. Buffers with no
+ * event routed are neither polled nor read (events: false). */
+static void poll_set(struct reader *r, struct pollfd *pfd, bool events)
 {
 	for (int i = 0; i < r->ncpus; i++) {
 		struct cpubuf *c = &r->cpus[i];
-		pfd[i].fd = c->offline || !r->src[c->src].polled ? -1 : c->fd;
+		pfd[i].fd = !events || c->offline || !r->src[c->src].polled ? -1 : c->fd;
 		pfd[i].events = POLLIN;
 	}
+}
+
+/* Whether any event is routed to a handler, or any page kept (--record): a tool whose
+ * events all come from elsewhere (profile's perf rings) reads no ftrace buffer at its
+ * wake-ups. */
+static bool any_route(const struct reader *r)
+{
+	for (int i = 0; i < r->nroutes; i++)
+		if (r->routes[i].first || r->routes[i].trailer)
+			return true;
+	for (int i = 0; i < r->ncpus; i++)
+		if (r->cpus[i].on_page)
+			return true;
+	return false;
 }
 
 int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, reader_tick_fn tick,
@@ -625,24 +640,31 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 	uint64_t start = reader_now();
 	uint64_t deadline = duration_ns ? start + duration_ns : 0;
 	uint64_t next_tick = interval_ns ? start + interval_ns : 0;
-	/* One more slot: stdout, when it is a pipe or socket whose reader may go away. */
-	struct pollfd *pfd = calloc((size_t)r->ncpus + 1, sizeof(*pfd));
+	/* Then the tool's wake_fds; one more slot: stdout, when it is a pipe or socket whose
+	 * reader may go away. */
+	struct pollfd *pfd = calloc((size_t)(r->ncpus + r->nwake_fds) + 1, sizeof(*pfd));
 	if (!pfd)
 		return -1;
-	int npfd = r->ncpus;
+	int npfd = r->ncpus, out_slot = -1;
+	for (int i = 0; i < r->nwake_fds; i++) {
+		pfd[npfd].fd = r->wake_fds[i];
+		pfd[npfd++].events = POLLIN;
+	}
 	struct stat st;
 	if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
 		/* | head on an idle system: no event may come to write, so no EPIPE either. */
+		out_slot = npfd;
 		pfd[npfd].fd = STDOUT_FILENO;
 		pfd[npfd].events = 0; /* POLLERR and POLLHUP are always reported */
 		npfd++;
 	}
 	int ret = 0;
-	bool output_gone = false;
+	bool output_gone = false, events = any_route(r);
+	uint64_t sleep_ns = (uint64_t)(r->poll_ms > 0 ? r->poll_ms : POLL_MAX_MS) * 1000000ULL;
 	while (!sig_stop) {
-		poll_set(r, pfd);
+		poll_set(r, pfd, events);
 		uint64_t now = reader_now();
-		uint64_t wake = now + POLL_MAX_MS * 1000000ULL;
+		uint64_t wake = now + sleep_ns;
 		if (deadline && deadline < wake)
 			wake = deadline;
 		if (next_tick && next_tick < wake)
@@ -652,18 +674,20 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 			ret = -1;
 			break;
 		}
-		if (npfd > r->ncpus && (pfd[r->ncpus].revents & (POLLERR | POLLHUP))) {
+		if (out_slot >= 0 && (pfd[out_slot].revents & (POLLERR | POLLHUP))) {
 			output_gone = true;
 			break;
 		}
 		if (sig_stop)
 			break;
 		/* Keep reading while whole batches come back: a flood must not wait for poll. */
-		int n, pages = 0;
-		do {
+		int n = 0, pages = 0;
+		while (events) {
 			n = batch(r, false);
 			pages += n > 0 ? n : 0;
-		} while (n >= BATCH_PAGES && !sig_stop);
+			if (n < BATCH_PAGES || sig_stop)
+				break;
+		}
 		if (n < 0) {
 			ret = -1;
 			break;

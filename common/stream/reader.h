@@ -79,6 +79,12 @@ struct reader {
 	 * (tool.c: the command of --exec, or the process of -p, has exited). */
 	int (*ended)(void *ctx);
 	void *ended_ctx;
+	/* Longest sleep in poll() in ms (0: 100), for a tool whose output waits for its
+	 * intervals or its end and whose events come from elsewhere (perf rings, whose fds
+	 * in wake_fds wake it as they fill): every wake-up is a context switch. */
+	int poll_ms;
+	const int *wake_fds;
+	int nwake_fds;
 };
 
 /*
