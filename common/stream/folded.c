@@ -16,10 +16,18 @@ struct ent {
 	char *line; /* named when first seen */
 	int32_t tgid;
 	int16_t nk, nu;
-	bool named; /* its kernel frames in line too (late: not until printed) */
+	bool named; /* its frames all in line (late: not until printed) */
 	char comm[32];
-	uint64_t addr[]; /* nu user frames, then nk kernel frames */
+	/* nu user frames, then nk kernel frames; late, then nu user frames to name (a frame in
+	 * a file, FILE_REF: its line holds a LATE byte in its place) */
+	uint64_t addr[];
 };
+
+/* A user frame named when printed: its file and the offset there (usym_addr_file). */
+#define FILE_REF(file, foff) ((uint64_t)((file) + 1) << 48 | (foff))
+#define FOFF_MAX (1ULL << 48)
+/* Where such a frame goes in a line: a control byte, which folded_frame never leaves bare. */
+#define LATE '\x01'
 
 struct folded {
 	struct ent **slot; /* open addressing, at most half full */
@@ -112,9 +120,8 @@ struct str {
 	bool oom;
 };
 
-static void put(struct str *s, const char *t)
+static void put_n(struct str *s, const char *t, size_t l)
 {
-	size_t l = strlen(t);
 	if (s->n + l + 1 > s->cap) {
 		size_t cap = (s->n + l + 1) * 2;
 		char *m = realloc(s->s, cap);
@@ -125,17 +132,22 @@ static void put(struct str *s, const char *t)
 		s->s = m;
 		s->cap = cap;
 	}
-	memcpy(s->s + s->n, t, l + 1);
+	memcpy(s->s + s->n, t, l);
 	s->n += l;
+	s->s[s->n] = 0;
+}
+
+static void put(struct str *s, const char *t)
+{
+	put_n(s, t, strlen(t));
 }
 
 /* A user frame as usym_addr names it, without the offset and file: "sym+0xoff (/path)" is
  * "sym"; an address without a symbol is "[file]" ("[libc.so.6]", "[vdso]", "[anonymous]"),
  * or "[unknown]" when the process is gone. */
-static void user_frame(struct str *s, int tgid, unsigned long long addr)
+static void user_name(struct str *s, char *buf)
 {
-	char buf[PATH_MAX + 160], name[PATH_MAX + 160], esc[4 * (PATH_MAX + 160)];
-	usym_addr(tgid, addr, buf, sizeof(buf));
+	char name[PATH_MAX + 160], esc[4 * (PATH_MAX + 160)];
 	char *paren = strstr(buf, " (");
 	if (strncmp(buf, "0x", 2)) {
 		if (paren)
@@ -160,6 +172,20 @@ static void user_frame(struct str *s, int tgid, unsigned long long addr)
 	put(s, folded_frame(name, esc, sizeof(esc)));
 }
 
+static void user_frame(struct str *s, int tgid, unsigned long long addr)
+{
+	char buf[PATH_MAX + 160];
+	user_name(s, (char *)usym_addr(tgid, addr, buf, sizeof(buf)));
+}
+
+/* The address a user frame is named by: above the innermost, a return address, whose call
+ * is before it (a call to a function that does not return can end its caller, whose return
+ * address is then the next function's first byte). */
+static unsigned long long user_call(const unsigned long long *u, int i)
+{
+	return i && u[i] ? u[i] - 1 : u[i];
+}
+
 /* The address a kernel frame is named by: above the innermost, a return address, whose call
  * is before it. */
 static unsigned long long kernel_call(const unsigned long long *k, int i)
@@ -178,18 +204,27 @@ static void kernel_frame(struct str *s, unsigned long long addr, const char *sym
 	put(s, "_[k]");
 }
 
-char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
-		  const unsigned long long *k, int nk, const unsigned long long *u, int nu)
+/* The line of a stack; with ref, its user frames in files are LATE bytes, their FILE_REF
+ * there (0: named in the line). */
+static char *name_stack(const struct ksyms *ksyms, const char *comm, int tgid,
+			const unsigned long long *k, int nk, const unsigned long long *u, int nu,
+			uint64_t *ref)
 {
 	struct str s = {0};
 	char esc[4 * 64 + 16];
 	put(&s, folded_frame(comm, esc, sizeof(esc)));
 	for (int i = nu - 1; i >= 0; i--) {
 		put(&s, ";");
-		/* Frames above the innermost are return addresses: the call is before them (a
-		 * call to a function that does not return can end its caller, whose return
-		 * address is then the next function's first byte). */
-		user_frame(&s, tgid, i && u[i] ? u[i] - 1 : u[i]);
+		int file;
+		unsigned long long foff;
+		if (ref && usym_addr_file(tgid, user_call(u, i), &file, &foff) && foff < FOFF_MAX) {
+			ref[i] = FILE_REF(file, foff);
+			put(&s, (char[]){LATE, 0});
+		} else {
+			if (ref)
+				ref[i] = 0;
+			user_frame(&s, tgid, user_call(u, i));
+		}
 	}
 	for (int i = nk - 1; i >= 0; i--) {
 		unsigned long long off;
@@ -200,6 +235,12 @@ char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
 		return NULL;
 	}
 	return s.s;
+}
+
+char *folded_name(const struct ksyms *ksyms, const char *comm, int tgid,
+		  const unsigned long long *k, int nk, const unsigned long long *u, int nu)
+{
+	return name_stack(ksyms, comm, tgid, k, nk, u, nu, NULL);
 }
 
 /* A word at a time (a stack is tens of words): multiply and fold, as a 64-bit mixer does. */
@@ -287,7 +328,9 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 		for (i = h & (f->cap - 1); f->slot[i]; i = (i + 1) & (f->cap - 1))
 			;
 	}
-	struct ent *e = malloc(sizeof(*e) + (size_t)(nk + nu) * 8);
+	/* Late: the user frames are named when printed too, their symbols read then (a
+	 * process's first samples read every file it maps: most of profile's CPU at 49 Hz) */
+	struct ent *e = malloc(sizeof(*e) + (size_t)(nk + nu + (f->late ? nu : 0)) * 8);
 	if (!e)
 		return -1;
 	*e = (struct ent){
@@ -297,8 +340,9 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 		memcpy(e->addr, u, (size_t)nu * 8);
 	if (nk)
 		memcpy(e->addr + nu, k, (size_t)nk * 8);
-	e->named = !f->late || !nk;
-	if (!(e->line = folded_name(f->ksyms, c, tgid, k, e->named ? nk : 0, u, nu))) {
+	e->named = !f->late || (!nk && !nu);
+	if (!(e->line = name_stack(f->ksyms, c, tgid, k, f->late ? 0 : nk, u, nu,
+				   f->late ? e->addr + nu + nk : NULL))) {
 		free(e);
 		return -1;
 	}
@@ -346,14 +390,17 @@ static size_t index_of(const unsigned long long *q, size_t n, unsigned long long
  * of kallsyms for all their addresses (addresses where it cannot be read); -1: out of memory. */
 static int name_late(struct folded *f)
 {
-	size_t n = 0;
+	size_t n = 0, todo = 0;
 	for (size_t i = 0; i < f->cap; i++)
-		if (f->slot[i] && !f->slot[i]->named)
+		if (f->slot[i] && !f->slot[i]->named) {
 			n += (size_t)f->slot[i]->nk;
-	if (!n)
+			todo++;
+		}
+	if (!todo)
 		return 0;
-	unsigned long long *q = malloc(n * sizeof(*q)), *offs = malloc(n * sizeof(*offs));
-	const char **names = malloc(n * sizeof(*names));
+	unsigned long long *q = malloc((n ? n : 1) * sizeof(*q)),
+			   *offs = malloc((n ? n : 1) * sizeof(*offs));
+	const char **names = malloc((n ? n : 1) * sizeof(*names));
 	char *blob = NULL;
 	int ret = q && offs && names ? 0 : -1;
 	size_t u = 0;
@@ -362,7 +409,7 @@ static int name_late(struct folded *f)
 		for (int j = 0; e && !e->named && j < e->nk; j++)
 			q[u++] = kernel_call((const unsigned long long *)e->addr + e->nu, j);
 	}
-	if (!ret) {
+	if (!ret && u) {
 		qsort(q, u, sizeof(*q), cmp_u64);
 		size_t w = 0;
 		for (size_t i = 0; i < u; i++)
@@ -377,16 +424,36 @@ static int name_late(struct folded *f)
 		struct ent *e = f->slot[i];
 		if (!e || e->named)
 			continue;
-		size_t l = strlen(e->line);
-		struct str s = {e->line, l, l + 1, false};
+		struct str s = {0};
+		const uint64_t *ref = e->addr + e->nu + e->nk;
+		int r = e->nu; /* LATE bytes are in the order of the frames: outermost first */
+		for (const char *p = e->line, *at;; p = at + 1) {
+			if (!(at = strchr(p, LATE))) {
+				put(&s, p);
+				break;
+			}
+			put_n(&s, p, (size_t)(at - p));
+			while (r > 0 && !ref[r - 1])
+				r--;
+			char buf[PATH_MAX + 160];
+			if (r > 0) {
+				uint64_t v = ref[--r];
+				user_name(&s, (char *)usym_file_name((int)(v >> 48) - 1,
+								     v & (FOFF_MAX - 1), buf,
+								     sizeof(buf)));
+			}
+		}
 		const unsigned long long *k = (const unsigned long long *)e->addr + e->nu;
 		for (int j = e->nk - 1; j >= 0; j--)
 			kernel_frame(&s, k[j], names[index_of(q, u, kernel_call(k, j))]);
-		e->line = s.s;
-		if (s.oom)
+		if (s.oom || !s.s) { /* the line as it was: named again at the next print */
+			free(s.s);
 			ret = -1;
-		else
-			e->named = true;
+			continue;
+		}
+		free(e->line);
+		e->line = s.s;
+		e->named = true;
 	}
 	free(blob);
 	free(q);

@@ -545,8 +545,16 @@ static struct symfile {
 		unsigned long long off, vaddr, size;
 	} seg[MAX_SEGS];
 	int nsegs;
+	/* lazy: its symbols are read when it is first named, from the file at path if that is
+	 * still the one mapped (dev, ino), else none (said "PATH (replaced)") */
+	bool lazy;
+	dev_t dev;
+	ino_t ino;
+	int pid; /* a process that mapped it, at start-end: where it is read once replaced */
+	unsigned long long start, end;
 } files[MAX_FILES];
 static int nfiles;
+static bool lazy_files;
 
 /* The executable mappings of one process, read from /proc/PID/maps. */
 struct umap {
@@ -561,6 +569,7 @@ static struct procmaps {
 	struct umap *m;
 	size_t n;
 	uint64_t futile_ns; /* when a read for an address found it in no map either (CLOCK_MONOTONIC) */
+	unsigned long long lost_at; /* records lost (usym_addr_lost) when they were read again */
 } procs[MAX_PROCS];
 static unsigned long use_clock;
 
@@ -663,28 +672,40 @@ static Elf *debug_file(Elf *elf, const char *path, int *fd)
 	return NULL;
 }
 
-/* The index of PATH in files[], loading its symbols the first time (shown: its name in the
- * output, NULL: PATH); -1 when full. */
-static int symfile_get_as(const char *path, const char *shown)
+/* Read f's symbols and segments (unreadable: none). */
+static void symfile_load(struct symfile *f)
 {
-	for (int i = 0; i < nfiles; i++)
-		if (!strcmp(files[i].path, path))
-			return i;
-	if (nfiles == MAX_FILES)
-		return -1;
-	struct symfile *f = &files[nfiles];
-	memset(f, 0, sizeof(*f));
-	if (!(f->path = strdup(path)) || !(f->shown = strdup(shown ? shown : path))) {
-		free(f->path);
-		return -1;
-	}
 	int fd;
-	Elf *elf = usym_elf_open(path, &fd); /* unreadable: kept, with no symbols */
+	bool lazy = f->lazy;
+	f->lazy = false;
+	Elf *elf = usym_elf_open(f->path, &fd); /* unreadable: kept, with no symbols */
+	struct stat st;
+	if (elf && lazy && (fstat(fd, &st) || st.st_dev != f->dev || st.st_ino != f->ino)) {
+		/* replaced at its path since it was mapped: never the new file's symbols; the
+		 * mapped one while a process that maps it lives */
+		elf_end(elf);
+		close(fd);
+		char mapped[96];
+		snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%llx-%llx", f->pid, f->start,
+			 f->end);
+		elf = usym_elf_open(mapped, &fd);
+		if (elf && (fstat(fd, &st) || st.st_dev != f->dev || st.st_ino != f->ino)) {
+			elf_end(elf);
+			close(fd);
+			elf = NULL;
+		}
+		char *shown = malloc(strlen(f->path) + sizeof(" (replaced)"));
+		if (shown) {
+			sprintf(shown, "%s (replaced)", f->path);
+			free(f->shown);
+			f->shown = shown;
+		}
+	}
 	if (elf) {
 		struct symbuf b = {0};
 		each_symbol(elf, add_fsym, &b);
 		int dfd;
-		Elf *debug = has_symtab(elf) ? NULL : debug_file(elf, path, &dfd);
+		Elf *debug = has_symtab(elf) ? NULL : debug_file(elf, f->path, &dfd);
 		if (debug) { /* its .symtab: the local functions a stripped file lacks */
 			each_symbol(debug, add_fsym, &b);
 			elf_end(debug);
@@ -705,7 +726,39 @@ static int symfile_get_as(const char *path, const char *shown)
 		elf_end(elf);
 		close(fd);
 	}
+}
+
+/* The index of PATH in files[], loading its symbols the first time (shown: its name in the
+ * output, NULL: PATH), or with lazy_files and a known identity (ino > 0) when it is first
+ * named; -1 when full. */
+static int symfile_get_id(const char *path, const char *shown, dev_t dev, ino_t ino, int pid,
+			  unsigned long long start, unsigned long long end)
+{
+	for (int i = 0; i < nfiles; i++)
+		if (!strcmp(files[i].path, path))
+			return i;
+	if (nfiles == MAX_FILES)
+		return -1;
+	struct symfile *f = &files[nfiles];
+	memset(f, 0, sizeof(*f));
+	if (!(f->path = strdup(path)) || !(f->shown = strdup(shown ? shown : path))) {
+		free(f->path);
+		return -1;
+	}
+	f->lazy = lazy_files && ino;
+	f->dev = dev;
+	f->ino = ino;
+	f->pid = pid;
+	f->start = start;
+	f->end = end;
+	if (!f->lazy)
+		symfile_load(f);
 	return nfiles++;
+}
+
+static int symfile_get_as(const char *path, const char *shown)
+{
+	return symfile_get_id(path, shown, 0, 0, 0, 0, 0);
 }
 
 static int symfile_get(const char *path)
@@ -742,7 +795,9 @@ static int map_file(int pid, const char *path, dev_t dev, unsigned long long ino
 	if (found &&
 	    (stat(path, &ours) || theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino))
 		return symfile_get(rooted);
-	return symfile_get(path);
+	/* (the file through /proc/PID/root goes with the process: read now; ours may wait) */
+	return found ? symfile_get_id(path, NULL, ours.st_dev, ours.st_ino, pid, start, end) :
+		       symfile_get(path);
 }
 
 static uint64_t now_ns(void)
@@ -983,13 +1038,25 @@ static const char *perfmap_find(int pid, unsigned long long addr, unsigned long 
 }
 
 static bool followed;
+static unsigned long long lost_records;
 
 void usym_addr_followed(bool on)
 {
 	followed = on;
 }
 
-const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
+void usym_addr_lost(unsigned long long total)
+{
+	lost_records = total;
+}
+
+void usym_lazy(bool on)
+{
+	lazy_files = on;
+}
+
+/* The mapping of pid that holds addr, or NULL. */
+static const struct umap *lookup(int pid, unsigned long long addr)
 {
 	struct procmaps *p = procmaps_get(pid);
 	const struct umap *m = p ? find_map(p, addr) : NULL;
@@ -997,10 +1064,11 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 	 * 50 ms after a read that found the address in no map either, not again: a stack walked
 	 * by frame pointers through code built without them (dash, most of Debian) has frames
 	 * that are no code, and each was a read of the maps (most of profile's own CPU at 99 Hz
-	 * on two shell loops). Once a second where the mappings come as records: only a lost
-	 * record can leave one out (5 ms a second of profile's CPU at 999 Hz before). */
+	 * on two shell loops). Where the mappings come as records, only after records were
+	 * lost (usym_addr_lost), and then once a second at most. */
 	uint64_t t = p && !m ? now_ns() : 0;
-	if (p && !m && t - p->futile_ns >= (followed ? 1000000000ULL : 50000000ULL)) {
+	if (p && !m && (!followed || p->lost_at != lost_records) &&
+	    t - p->futile_ns >= (followed ? 1000000000ULL : 50000000ULL)) {
 		struct procmaps now = {0};
 		if (!procmaps_load(&now, pid)) {
 			free(p->m);
@@ -1008,11 +1076,49 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 			*p = now;
 			m = find_map(p, addr);
 		}
+		p->lost_at = lost_records;
 		if (!m) /* (or gone: its maps are the ones told) */
 			p->futile_ns = t;
 	}
-	/* Code a JIT made in anonymous memory: named from its /tmp/perf-PID.map, if any. */
-	if (!m || (m->file < 0 && !m->special[0])) {
+	return m;
+}
+
+int usym_addr_file(int pid, unsigned long long addr, int *file, unsigned long long *foff)
+{
+	const struct umap *m = lookup(pid, addr);
+	if (!m || m->file < 0)
+		return 0;
+	*file = m->file;
+	*foff = addr - m->start + m->off;
+	return 1;
+}
+
+const char *usym_file_name(int file, unsigned long long foff, char *buf, size_t len)
+{
+	struct symfile *f = &files[file];
+	if (f->lazy)
+		symfile_load(f);
+	unsigned long long vaddr = foff, off = 0;
+	for (int i = 0; i < f->nsegs; i++)
+		if (foff >= f->seg[i].off && foff < f->seg[i].off + f->seg[i].size) {
+			vaddr = foff - f->seg[i].off + f->seg[i].vaddr;
+			break;
+		}
+	const char *name = file_sym(f, vaddr, &off);
+	if (name)
+		snprintf(buf, len, "%s+0x%llx (%s)", name, off, f->shown);
+	else
+		snprintf(buf, len, "0x%llx (%s)", vaddr, f->shown);
+	return buf;
+}
+
+const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
+{
+	const struct umap *m = lookup(pid, addr);
+	/* Code a JIT made in anonymous memory: named from its /tmp/perf-PID.map, if any. (An
+	 * address in no map where the mappings are followed is none: a frame-pointer walk's
+	 * garbage, each a stat and an open, most of profile's CPU at 49 Hz on dash loops.) */
+	if ((!m && !followed) || (m && m->file < 0 && !m->special[0])) {
 		unsigned long long off;
 		const char *jname = perfmap_find(pid, addr, &off);
 		if (jname) {
@@ -1028,19 +1134,7 @@ const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len)
 		snprintf(buf, len, "0x%llx (%s)", addr, m->special[0] ? m->special : "anonymous");
 		return buf;
 	}
-	const struct symfile *f = &files[m->file];
-	unsigned long long foff = addr - m->start + m->off, vaddr = foff, off = 0;
-	for (int i = 0; i < f->nsegs; i++)
-		if (foff >= f->seg[i].off && foff < f->seg[i].off + f->seg[i].size) {
-			vaddr = foff - f->seg[i].off + f->seg[i].vaddr;
-			break;
-		}
-	const char *name = file_sym(f, vaddr, &off);
-	if (name)
-		snprintf(buf, len, "%s+0x%llx (%s)", name, off, f->shown);
-	else
-		snprintf(buf, len, "0x%llx (%s)", vaddr, f->shown);
-	return buf;
+	return usym_file_name(m->file, addr - m->start + m->off, buf, len);
 }
 
 int usym_addr_fork(int parent, int child)
@@ -1068,7 +1162,7 @@ int usym_addr_fork(int parent, int child)
 		return -1;
 	}
 	free(c->m);
-	*c = (struct procmaps){child, ++use_clock, m, n, 0};
+	*c = (struct procmaps){child, ++use_clock, m, n, 0, lost_records};
 	return 0;
 }
 
@@ -1086,6 +1180,8 @@ void usym_addr_free(void)
 	perfmap_free();
 	jit.tried_pid = 0;
 	followed = false;
+	lazy_files = false;
+	lost_records = 0;
 	for (int i = 0; i < MAX_PROCS; i++)
 		free(procs[i].m);
 	for (int i = 0; i < nfiles; i++) {

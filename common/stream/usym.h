@@ -74,6 +74,17 @@ bool usym_maps_file(int pid, const char *path);
 int usym_prime(int pid);
 const char *usym_addr(int pid, unsigned long long addr, char *buf, size_t len);
 void usym_addr_free(void);
+/* Naming later (a profile printed at its end): where addr of pid is now, as a file (an index
+ * for usym_file_name) and the offset in it: 1, or 0 when it is in no mapped file (name it
+ * now with usym_addr). The file stays known after the process has gone or exec'd. */
+int usym_addr_file(int pid, unsigned long long addr, int *file, unsigned long long *foff);
+/* "symbol+0xoff (/path)" or "0xVADDR (/path)" of an offset in a file of usym_addr_file. */
+const char *usym_file_name(int file, unsigned long long foff, char *buf, size_t len);
+/* on: a file mapped at the same path as here has its symbols read when first named, not when
+ * its mapping is read (its identity checked then: one replaced since has none); the files
+ * that go with their process (deleted, replaced, in another mount namespace) are read at
+ * once. Off again at usym_addr_free. */
+void usym_lazy(bool on);
 /* A mapping of pid told by the kernel (a perf MMAP2 record): added to its maps (read from
  * /proc first while it lives), over what it covers. A process that has exited is named from
  * the mappings told. dev and ino: the mapped file's (ino 0: not known); a file since replaced
@@ -87,9 +98,13 @@ int usym_addr_map(int pid, unsigned long long start, unsigned long long len, uns
 int usym_addr_mmap2(const void *body, size_t len);
 /* Whether the mappings made after a process is first seen come to usym_addr_map (a tool
  * reading attr.mmap2's records): then an address in no map is not one mapped since, and the
- * maps are read again for it at most once a second per process (for records lost), not
- * every 50 ms. */
+ * maps are read again for it only after records were lost (usym_addr_lost), at most once a
+ * second per process, not every 50 ms. */
 void usym_addr_followed(bool on);
+/* The records lost so far of the ring that tells the mappings (PERF_RECORD_LOST): with the
+ * mappings followed, a process's maps are read again for an address in none of them only
+ * when this grew since they were last read. */
+void usym_addr_lost(unsigned long long total);
 /* A new process (a fork, a perf FORK record): child's maps are parent's until it execs or
  * maps more (the kernel tells no mapping for a fork). 0, or -1 when parent's are not known. */
 int usym_addr_fork(int parent, int child);

@@ -76,6 +76,81 @@ static void test_told_mappings(void **state)
 	usym_addr_free();
 }
 
+/* Copy file from to to (0, or -1). */
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+	char b[65536];
+	size_t n;
+	int ret = in && out ? 0 : -1;
+	while (!ret && (n = fread(b, 1, sizeof(b), in)) > 0)
+		if (fwrite(b, 1, n, out) != n)
+			ret = -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		ret = -1;
+	return ret;
+}
+
+/* Naming later (profile's end): where an address is, as a file and offset, names it after
+ * the process's maps are forgotten (an exec); with usym_lazy, a file read only then is read
+ * as mapped: a copy of this program told as mapped high up names usym_probe_me, and once
+ * another file is renamed over it, nothing ("(replaced)"), never that file's names. */
+static void test_named_later(void **state)
+{
+	(void)state;
+	char buf[4200], want[4200];
+	int file = -1;
+	unsigned long long foff = 0, a = (uintptr_t)&usym_probe_me;
+	usym_lazy(true);
+	assert_int_equal(usym_addr_file(getpid(), a + 2, &file, &foff), 1);
+	usym_addr_forget(getpid());
+	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s)", self);
+	assert_string_equal(usym_file_name(file, foff, buf, sizeof(buf)), want);
+	assert_int_equal(usym_addr_file(getpid(), 16, &file, &foff), 0); /* in no map */
+
+	FILE *f = fopen("/proc/self/maps", "r");
+	assert_non_null(f);
+	char line[4200];
+	unsigned long long start = 0, end = 0, off = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) == 3 && a >= start &&
+		    a < end)
+			break;
+	fclose(f);
+	char dir[64], copy[96];
+	snprintf(dir, sizeof(dir), "/tmp/ftt-usym.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/prog", dir);
+	for (int replaced = 0; replaced < 2; replaced++) {
+		assert_int_equal(copy_file(self, copy), 0);
+		struct stat st;
+		assert_int_equal(stat(copy, &st), 0);
+		unsigned long long at = 0x100000000000ULL;
+		assert_int_equal(
+			usym_addr_map(getpid(), at, end - start, off, copy, st.st_dev, st.st_ino),
+			0);
+		assert_int_equal(usym_addr_file(getpid(), at + (a - start) + 2, &file, &foff), 1);
+		if (replaced) { /* renamed over it: another inode at the path */
+			char other[96];
+			snprintf(other, sizeof(other), "%s/other", dir);
+			assert_int_equal(copy_file(self, other), 0);
+			assert_int_equal(rename(other, copy), 0);
+		}
+		usym_file_name(file, foff, buf, sizeof(buf));
+		snprintf(want, sizeof(want),
+			 replaced ? "(%s (replaced))" : "usym_probe_me+0x2 (%s)", copy);
+		assert_non_null(strstr(buf, want));
+		assert_null(strstr(buf, "usym_probe_me") && replaced ? buf : NULL);
+		usym_addr_free();
+		usym_lazy(true);
+	}
+	usym_addr_free();
+	unlink(copy);
+	rmdir(dir);
+}
+
 /* JIT code: an address in no file of the process is named from /tmp/perf-PID.map; the map is
  * not read through a symbolic link (anyone can make one in /tmp). */
 static void test_perf_map(void **state)
@@ -337,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_mapped_later),	   cmocka_unit_test(test_no_program_run),
 		cmocka_unit_test(test_untrusted_path_dir), cmocka_unit_test(test_ld_cache),
 		cmocka_unit_test(test_told_mappings),	   cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_named_later),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
