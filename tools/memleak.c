@@ -673,6 +673,7 @@ static void drain(bool all)
 		sig_request_stop();
 		env.batch.oom = false;
 	}
+	usym_addr_lost(env.pe.lost_records); /* (maps read again only after a loss) */
 	perfev_batch_run(&env.batch, until, run_one, NULL);
 }
 

@@ -52,7 +52,7 @@ static struct env {
 	unsigned max_stack;
 	struct perfev pe;
 	struct ksyms *ksyms;
-	bool late; /* kernel frames named when printed at the end (folded_new_late) */
+	bool late; /* frames named when printed at the end (folded_new_late, usym_lazy) */
 	struct folded *fold;
 	struct pair_table comms; /* tid -> char[16] */
 	uint64_t samples, idle_samples, bad;
@@ -494,6 +494,7 @@ static void drain(void)
 		sig_request_stop();
 		batch.oom = false;
 	}
+	usym_addr_lost(env.pe.lost_records); /* (maps read again only after a loss) */
 	perfev_batch_run(&batch, UINT64_MAX, run_one, NULL);
 }
 
@@ -552,13 +553,22 @@ static int prepare(struct tool_run *t)
 	if (env.verbose) {
 		char w[PATH_MAX + 64];
 		printf("perf_event_open, cpu-clock, %s, %s, %s; call chains of up to %u frames "
-		       "(%s%s%s), read from a ring per CPU every 100 ms\n",
+		       "(%s%s%s), read from a ring per CPU when it is half full, at the latest "
+		       "every %s; %s\n",
 		       what, by, who(t, w, sizeof(w)), env.max_stack, env.user_only ? "" : "kernel",
 		       env.user_only || env.kernel_only ? "" : " and ",
-		       env.kernel_only ? "" : "user");
+		       env.kernel_only ? "" : "user",
+		       t->o.exec || t->o.pid || t->o.tid ? "100 ms" : "second",
+		       env.idle ? "the idle tasks sampled too" :
+				  "the idle tasks not sampled (exclude_idle)");
 		if (!env.user_only)
 			printf("kernel frames named from /proc/kallsyms %s\n",
 			       t->o.interval ? "read at the start" : "read once, at the end");
+		if (!env.kernel_only)
+			printf("user frames named from each mapped file's symbols %s\n",
+			       t->o.interval ? "read when its process is first sampled" :
+					       "read at the end (a file replaced since: from the "
+					       "mapping while its process lives)");
 		if (env.offcpu)
 			printf("--off-cpu: perf_event_open, context-switches, period 1, with call "
 			       "chains, and its switch records (4.3+); the spans between a task's "
@@ -566,7 +576,7 @@ static int prepare(struct tool_run *t)
 		return TOOL_DONE;
 	}
 	char why[PATH_MAX + 64];
-	env.late = !env.user_only && !t->o.interval;
+	env.late = !t->o.interval;
 	if (!env.user_only && !env.late)
 		env.ksyms = ksym_load(); /* without kallsyms, addresses */
 	if (!(env.fold = new_fold()) || pair_init(&env.comms, 4096, 16))
@@ -577,10 +587,37 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
+/*
+ * Every wake-up of the reader is a context switch (~70 us of CPU on a PVM guest, where the
+ * 100 ms default made most of profile's cost at 49 Hz): the samples wait in the rings, which
+ * wake it as they fill (half a ring), else once a second; an --exec command's or -p
+ * process's end is still looked for every 100 ms.
+ */
+static int wake_on_rings(struct tool_run *t)
+{
+	static int *fds;
+	free(fds);
+	fds = calloc((size_t)(env.pe.n + env.off.n) + 1, sizeof(*fds));
+	if (!fds)
+		return -1;
+	int n = 0;
+	for (int i = 0; i < env.pe.n; i++)
+		fds[n++] = env.pe.ring[i].fd;
+	for (int i = 0; i < env.off.n; i++)
+		fds[n++] = env.off.ring[i].fd;
+	t->r.wake_fds = fds;
+	t->r.nwake_fds = n;
+	t->r.poll_ms = t->child.pid || t->watch ? 0 : 1000;
+	return 0;
+}
+
 static int setup(struct tool_run *t)
 {
 	struct perf_event_attr a;
 	perfev_cpu_clock(&a, env.hz, env.period, !env.user_only, !env.kernel_only, env.max_stack);
+	/* The idle task's samples are not taken at all (3.x+: the cpu-clock's timer checks
+	 * it); they were a third of the samples of a quiet machine, each read and dropped. */
+	a.exclude_idle = !env.idle;
 	a.comm = 1;
 	a.comm_exec = 1; /* 3.16+, as mmap2 */
 	a.mmap = 1;
@@ -605,6 +642,9 @@ static int setup(struct tool_run *t)
 	size_t pages = 8, want = (env.hz ? env.hz : 1000000000ULL / env.period) * 1024 / 4096;
 	while (pages < want && pages < 256)
 		pages *= 2;
+	/* Woken when a ring is half full: the rings are drained at each wake-up, which comes
+	 * at the latest every second when nothing waits on the time (see wake_on_rings). */
+	a.wakeup_watermark = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 	char why[512];
 	int ret = perfev_open(&env.pe, &a, pid, env.cpu, env.cgroup_fd, pages, why, sizeof(why));
 	if (ret && a.mmap2) { /* before 3.16: no mmap2 nor comm_exec; names from /proc only */
@@ -614,6 +654,7 @@ static int setup(struct tool_run *t)
 				  sizeof(why));
 	}
 	usym_addr_followed(!ret && a.mmap2);
+	usym_lazy(env.late); /* the files' symbols read at the end, as their frames are named */
 	/* -p: the process's other threads now (inherit follows the ones made later) */
 	if (!ret && pid > 0 && a.inherit &&
 	    perfev_add_threads(&env.pe, &a, pid, why, sizeof(why)) < 0)
@@ -625,8 +666,8 @@ static int setup(struct tool_run *t)
 		/* a record per switch, each with its call chain (~1 KiB): up to ~25,000 switches
 		 * a second per CPU between two reads at 256 pages; more are lost and said */
 		ret = off_open(&a, pid, 256, why, sizeof(why));
-	if (ret) {
-		fprintf(stderr, "profile: %s\n", why);
+	if (ret || wake_on_rings(t)) {
+		fprintf(stderr, "profile: %s\n", ret ? why : "out of memory");
 		return TOOL_FAIL;
 	}
 	return TOOL_OK;

@@ -219,6 +219,33 @@ check "profile -f of a program deleted while it runs: its burn_three named" \
 	grep -q ';ratio;burn_three;spin' "$TMP/del.out" ||
 	{ head -3 "$TMP/del.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/del.err"; }
 
+# A program replaced at its path while it runs (an upgrade: a new file renamed over it): its
+# symbols are read at the end, through the mapping while it lives (burn_three named); once
+# it has gone, its frames say "[pr (replaced)]", never the new file's names (jsoncheck's).
+replaced_run() { # SECS of the program, then profile's other arguments
+	cp "$PT" "$TMP/pr"
+	rm -f "$TMP/go"
+	"$TMP/pr" ratio "$1" "$TMP/go" &
+	TP=$!
+	shift
+	"$P" -F 99 -f -p $TP "$@" > "$TMP/rep.out" 2> "$TMP/rep.err" &
+	D=$!
+	wait_ready $D "$TMP/rep.err"
+	touch "$TMP/go"
+	sleep 0.5
+	cp "$JSONCHECK" "$TMP/pr.new" && mv "$TMP/pr.new" "$TMP/pr"
+	wait $D
+	wait $TP
+}
+replaced_run 3 -d 1.5
+check "profile -f of a program replaced while it runs: named from its mapping (burn_three)" \
+	grep -q '^pr;.*;ratio;burn_three;spin' "$TMP/rep.out" ||
+	{ head -3 "$TMP/rep.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/rep.err"; }
+replaced_run 1
+check "profile -f of a program replaced, ended before the end: [pr (replaced)], no other names" \
+	sh -c "grep -q '^pr;.*\\[pr (replaced)\\]' '$TMP/rep.out' && ! grep -q 'burn_' '$TMP/rep.out'" ||
+	{ head -3 "$TMP/rep.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/rep.err"; }
+
 # The idle tasks: left out (and counted on stderr) without -I.
 "$P" -f -d 1 > "$TMP/i.out" 2> "$TMP/i.err"
 check "profile -f -d 1: no idle task (swapper) lines" sh -c "! grep -q '^swapper' '$TMP/i.out'" ||
