@@ -413,10 +413,59 @@ static int held_by_time(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* The end of the run of records in order from s (exclusive). */
+static size_t run_end(const struct perfev_held *h, size_t s, size_t n)
+{
+	while (++s < n && held_by_time(&h[s - 1], &h[s]) <= 0)
+		;
+	return s;
+}
+
+/*
+ * The records in time order. They come as one run in order per ring (and one for those kept
+ * from the last run): merged pairwise (log2 of the rings' count passes, no allocation once
+ * tmp has grown), where qsort was an allocation and n log n compares a drain (5% of
+ * profile's CPU at 999 Hz).
+ */
+static void sort_held(struct perfev_batch *b)
+{
+	size_t n = b->n;
+	if (n < 2 || run_end(b->h, 0, n) == n)
+		return;
+	if (b->tmp_cap < n) {
+		struct perfev_held *t = realloc(b->tmp, n * sizeof(*t));
+		if (!t) {
+			qsort(b->h, n, sizeof(*b->h), held_by_time);
+			return;
+		}
+		b->tmp = t;
+		b->tmp_cap = n;
+	}
+	struct perfev_held *src = b->h, *dst = b->tmp;
+	for (size_t runs = 0; runs != 1;) {
+		runs = 0;
+		for (size_t s = 0; s < n; runs++) {
+			size_t m = run_end(src, s, n), e = m < n ? run_end(src, m, n) : n;
+			size_t i = s, j = m, o = s;
+			while (i < m && j < e)
+				dst[o++] = held_by_time(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+			while (i < m)
+				dst[o++] = src[i++];
+			while (j < e)
+				dst[o++] = src[j++];
+			s = e;
+		}
+		struct perfev_held *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != b->h)
+		memcpy(b->h, src, n * sizeof(*src));
+}
+
 size_t perfev_batch_run(struct perfev_batch *b, uint64_t until, perfev_batch_fn fn, void *ctx)
 {
-	if (b->n > 1)
-		qsort(b->h, b->n, sizeof(*b->h), held_by_time);
+	sort_held(b);
 	size_t i = 0;
 	for (; i < b->n && b->h[i].time <= until; i++) {
 		struct perf_event_header h;
@@ -453,6 +502,7 @@ size_t perfev_batch_run(struct perfev_batch *b, uint64_t until, perfev_batch_fn 
 void perfev_batch_free(struct perfev_batch *b)
 {
 	free(b->h);
+	free(b->tmp);
 	free(b->blob);
 	memset(b, 0, sizeof(*b));
 }

@@ -111,8 +111,8 @@ struct perfev_held {
 	int src;
 };
 struct perfev_batch {
-	struct perfev_held *h;
-	size_t n, cap;
+	struct perfev_held *h, *tmp; /* tmp: where a sort merges (cap too) */
+	size_t n, cap, tmp_cap;
 	char *blob;
 	size_t used, size;
 	uint64_t seq;
