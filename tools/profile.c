@@ -257,11 +257,23 @@ static void on_sample(const void *body, size_t len)
 	perfev_chain_split(s.chain, s.nr, k, &nk, env.user_only ? 0 : MAXF, u, &nu,
 			   env.kernel_only ? 0 : MAXF);
 	const char *comm = comm_of(s.pid, s.tid, s.cpu);
-	char key[32];
-	if (env.folded)
-		snprintf(key, sizeof(key), "%.15s", comm);
-	else /* the text and JSON say the process: "name (pid)", split when printed */
-		snprintf(key, sizeof(key), "%.15s (%u)", comm, s.pid);
+	/* the text and JSON say the process: "name (pid)", split when printed (made without
+	 * snprintf: per sample, 7% of the CPU at 999 Hz) */
+	char key[32], digits[12];
+	size_t cl = strnlen(comm, 15), nd = 0;
+	memcpy(key, comm, cl);
+	if (!env.folded) {
+		uint32_t v = s.pid;
+		do
+			digits[nd++] = (char)('0' + v % 10);
+		while ((v /= 10));
+		key[cl++] = ' ';
+		key[cl++] = '(';
+		while (nd)
+			key[cl++] = digits[--nd];
+		key[cl++] = ')';
+	}
+	key[cl] = 0;
 	env.samples++;
 	if (env.t->prom) { /* a label made and a hash look-up per sample */
 		char labels[96], name[16];

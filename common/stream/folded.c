@@ -31,6 +31,8 @@ struct ent {
 
 struct folded {
 	struct ent **slot; /* open addressing, at most half full */
+	uint64_t *hash;	   /* slot[i]'s hash: a probe reads no entry but the one that matches
+			    * (each a cache miss: 6% of profile's CPU at 999 Hz) */
 	size_t cap, used;
 	const struct ksyms *ksyms;
 	const char *late; /* kallsyms read when printed, instead of ksyms */
@@ -46,7 +48,9 @@ struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int ufra
 	f->kmax = kframes;
 	f->umax = uframes;
 	f->cap = 256;
-	if (!(f->slot = calloc(f->cap, sizeof(*f->slot)))) {
+	if (!(f->slot = calloc(f->cap, sizeof(*f->slot))) ||
+	    !(f->hash = calloc(f->cap, sizeof(*f->hash)))) {
+		free(f->slot);
 		free(f);
 		return NULL;
 	}
@@ -278,19 +282,25 @@ static int grow(struct folded *f)
 {
 	size_t cap = f->cap * 2;
 	struct ent **n = calloc(cap, sizeof(*n));
-	if (!n)
+	uint64_t *hn = n ? calloc(cap, sizeof(*hn)) : NULL;
+	if (!hn) {
+		free(n);
 		return -1;
+	}
 	for (size_t i = 0; i < f->cap; i++) {
 		struct ent *e = f->slot[i];
 		if (!e)
 			continue;
-		size_t j = e->hash & (cap - 1);
+		size_t j = f->hash[i] & (cap - 1);
 		while (n[j])
 			j = (j + 1) & (cap - 1);
 		n[j] = e;
+		hn[j] = f->hash[i];
 	}
 	free(f->slot);
+	free(f->hash);
 	f->slot = n;
+	f->hash = hn;
 	f->cap = cap;
 	return 0;
 }
@@ -307,7 +317,7 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 	if (!n)
 		return 0;
 	char c[32] = {0};
-	snprintf(c, sizeof(c), "%s", comm);
+	memcpy(c, comm, strnlen(comm, sizeof(c) - 1)); /* (per sample: no snprintf) */
 	/* The frames nearest the event are kept: the root side of a deeper stack is cut. */
 	if (nk > f->kmax)
 		nk = f->kmax;
@@ -316,7 +326,7 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 	uint64_t h = stack_hash(c, tgid, nk, nu, k, u);
 	size_t i = h & (f->cap - 1);
 	for (struct ent *e; (e = f->slot[i]); i = (i + 1) & (f->cap - 1)) {
-		if (same(e, h, c, tgid, nk, nu, k, u)) {
+		if (f->hash[i] == h && same(e, h, c, tgid, nk, nu, k, u)) {
 			e->count += n;
 			f->total++;
 			return 0;
@@ -347,6 +357,7 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 		return -1;
 	}
 	f->slot[i] = e;
+	f->hash[i] = h;
 	f->used++;
 	f->total++;
 	return 0;
@@ -549,5 +560,6 @@ void folded_free(struct folded *f)
 		}
 	}
 	free(f->slot);
+	free(f->hash);
 	free(f);
 }
