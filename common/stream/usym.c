@@ -680,7 +680,8 @@ static void symfile_load(struct symfile *f)
 	f->lazy = false;
 	Elf *elf = usym_elf_open(f->path, &fd); /* unreadable: kept, with no symbols */
 	struct stat st;
-	if (elf && lazy && (fstat(fd, &st) || st.st_dev != f->dev || st.st_ino != f->ino)) {
+	if (elf && lazy &&
+	    (fstat(fd, &st) || (f->dev && st.st_dev != f->dev) || st.st_ino != f->ino)) {
 		/* replaced at its path since it was mapped: never the new file's symbols; the
 		 * mapped one while a process that maps it lives */
 		elf_end(elf);
@@ -689,7 +690,8 @@ static void symfile_load(struct symfile *f)
 		snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%llx-%llx", f->pid, f->start,
 			 f->end);
 		elf = usym_elf_open(mapped, &fd);
-		if (elf && (fstat(fd, &st) || st.st_dev != f->dev || st.st_ino != f->ino)) {
+		if (elf &&
+		    (fstat(fd, &st) || (f->dev && st.st_dev != f->dev) || st.st_ino != f->ino)) {
 			elf_end(elf);
 			close(fd);
 			elf = NULL;
@@ -729,8 +731,8 @@ static void symfile_load(struct symfile *f)
 }
 
 /* The index of PATH in files[], loading its symbols the first time (shown: its name in the
- * output, NULL: PATH), or with lazy_files and a known identity (ino > 0) when it is first
- * named; -1 when full. */
+ * output, NULL: PATH), or with lazy_files and a known identity (ino > 0; dev 0: any) when
+ * it is first named; -1 when full. */
 static int symfile_get_id(const char *path, const char *shown, dev_t dev, ino_t ino, int pid,
 			  unsigned long long start, unsigned long long end)
 {
@@ -795,9 +797,12 @@ static int map_file(int pid, const char *path, dev_t dev, unsigned long long ino
 	if (found &&
 	    (stat(path, &ours) || theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino))
 		return symfile_get(rooted);
-	/* (the file through /proc/PID/root goes with the process: read now; ours may wait) */
-	return found ? symfile_get_id(path, NULL, ours.st_dev, ours.st_ino, pid, start, end) :
-		       symfile_get(path);
+	/* (the file through /proc/PID/root goes with the process: read now; ours may wait.
+	 * Gone already (a short process's MMAP2 record): ours later, if its inode is the one
+	 * mapped, the device not compared: btrfs's and overlayfs's differ from stat's) */
+	if (found)
+		return symfile_get_id(path, NULL, ours.st_dev, ours.st_ino, pid, start, end);
+	return symfile_get_id(path, NULL, 0, (ino_t)ino, pid, start, end);
 }
 
 static uint64_t now_ns(void)
