@@ -569,6 +569,11 @@ static int run(struct tool_run *t)
 		row_header(tool->row);
 	t->r.ended = wake;
 	t->r.ended_ctx = t;
+	if (tool->batched) {
+		t->r.batched = true;
+		if (!t->r.poll_ms)
+			t->r.poll_ms = t->child.pid || t->watch || t->cgroup ? 100 : 1000;
+	}
 	if (t->child.pid) {
 		out_flush(); /* the command's output comes after the header */
 		if (child_release(&t->child, tool->name))

@@ -179,6 +179,12 @@ struct tool {
 	/* Its events happen in the context of tasks other than the ones they concern (a
 	 * softirq's, a whole system's): no --cgroup, whose filter is by the running task. */
 	bool no_cgroup;
+	/* It prints only per interval or at its end: its buffers are read when a quarter full
+	 * or every second, not at each event (reader.h: batched); every 100 ms with --exec, -p
+	 * or -L, whose end ends the run, and with --cgroup, whose tasks are written again at a
+	 * wake-up (offwaketime --cgroup of a program started at once saw none of its events
+	 * when the first wake-up came a second later). */
+	bool batched;
 	void *state; /* the tool's own state, for shared stages (tracer.h) */
 	void (*option)(struct tool_run *t, const struct opt_spec *o, const char *arg);
 	/* The operands (argv[0] .. argv[argc-1]); usage errors exit 2 (opt_fail). */

@@ -372,6 +372,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool biotop = {
 	.name = "biotop",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "tables",

@@ -284,6 +284,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool bitesize = {
 	.name = "bitesize",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "histograms",

@@ -353,6 +353,7 @@ static void end(struct tool_run *t)
 
 static const struct tool cachestat = {
 	.name = "cachestat",
+	.batched = true,
 	.no_cgroup = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,

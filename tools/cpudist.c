@@ -177,6 +177,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool cpudist = {
 	.name = "cpudist",
+	.batched = true,
 	.no_cgroup = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,

@@ -315,6 +315,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool filetop = {
 	.name = "filetop",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "tables",

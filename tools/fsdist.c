@@ -175,6 +175,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool fsdist = {
 	.name = "fsdist",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "histograms",

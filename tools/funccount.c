@@ -1064,6 +1064,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool funccount = {
 	.name = "funccount",
+	.batched = true,
 	.no_cgroup = true,
 	.opts = options,
 	.operands = "PATTERN...",

@@ -357,6 +357,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool funclatency = {
 	.name = "funclatency",
+	.batched = true,
 	.opts = options,
 	.operands = "FUNC",
 	.operand_help = "   FUNC        a kernel function (vfs_read), or LIB:FUNC for a user one\n"

@@ -153,6 +153,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool hardirqs = {
 	.name = "hardirqs",
+	.batched = true,
 	.no_cgroup = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,

@@ -301,6 +301,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool iolatency = {
 	.name = "iolatency",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "histograms",

@@ -604,6 +604,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool klockstat = {
 	.name = "klockstat",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "tables",

@@ -310,6 +310,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool offwaketime = {
 	.name = "offwaketime",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "stacks",

@@ -118,6 +118,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool runqlat = {
 	.name = "runqlat",
+	.batched = true,
 	.no_cgroup = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,

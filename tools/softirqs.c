@@ -186,6 +186,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool softirqs = {
 	.name = "softirqs",
+	.batched = true,
 	.no_cgroup = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,

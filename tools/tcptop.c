@@ -677,6 +677,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool tcptop = {
 	.name = "tcptop",
+	.batched = true,
 	.no_cgroup = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,

@@ -249,6 +249,7 @@ static void end(struct tool_run *t)
 
 static const struct tool vfsstat = {
 	.name = "vfsstat",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "lines",

@@ -278,6 +278,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool wakeuptime = {
 	.name = "wakeuptime",
+	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "stacks",
