@@ -660,7 +660,8 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 	}
 	int ret = 0;
 	bool output_gone = false, events = any_route(r);
-	if (r->batched && r->percent_fd >= 0 && write(r->percent_fd, FLOOD_PERCENT, strlen(FLOOD_PERCENT)) > 0)
+	if (r->batched && r->percent_fd >= 0 &&
+	    write(r->percent_fd, FLOOD_PERCENT, strlen(FLOOD_PERCENT)) > 0)
 		r->flood = true; /* for good: flood_check is not asked */
 	uint64_t sleep_ns = (uint64_t)(r->poll_ms > 0 ? r->poll_ms : POLL_MAX_MS) * 1000000ULL;
 	while (!sig_stop) {
