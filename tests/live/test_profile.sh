@@ -219,9 +219,10 @@ check "profile -f of a program deleted while it runs: its burn_three named" \
 	grep -q ';ratio;burn_three;spin' "$TMP/del.out" ||
 	{ head -3 "$TMP/del.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/del.err"; }
 
-# A program replaced at its path while it runs (an upgrade: a new file renamed over it): its
-# symbols are read at the end, through the mapping while it lives (burn_three named); once
-# it has gone, its frames say "[pr (replaced)]", never the new file's names (jsoncheck's).
+# A program replaced at its path while it runs (an upgrade: a new file renamed over it). Its
+# symbols are read at the end, through the mapping while it lives: burn_three named. Once it
+# has gone its frames are named as mapped (its maps read after the replacement: read then)
+# or "[pr (replaced)]" (read before), never by the new file (jsoncheck's own functions).
 replaced_run() { # SECS of the program, then profile's other arguments
 	cp "$PT" "$TMP/pr"
 	rm -f "$TMP/go"
@@ -241,10 +242,16 @@ replaced_run 3 -d 1.5
 check "profile -f of a program replaced while it runs: named from its mapping (burn_three)" \
 	grep -q '^pr;.*;ratio;burn_three;spin' "$TMP/rep.out" ||
 	{ head -3 "$TMP/rep.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/rep.err"; }
+"$BIN/uprobe" -l "$PT" > "$TMP/pt.syms" 2> /dev/null
+"$BIN/uprobe" -l "$JSONCHECK" > "$TMP/jc.syms" 2> /dev/null
+awk 'NR == FNR { pt[$0]; next } !($0 in pt)' "$TMP/pt.syms" "$TMP/jc.syms" > "$TMP/jc.only"
 replaced_run 1
-check "profile -f of a program replaced, ended before the end: [pr (replaced)], no other names" \
-	sh -c "grep -q '^pr;.*\\[pr (replaced)\\]' '$TMP/rep.out' && ! grep -q 'burn_' '$TMP/rep.out'" ||
-	{ head -3 "$TMP/rep.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/rep.err"; }
+check "profile -f of a program replaced, gone at the end: burn_* or [pr (replaced)], none of the new file's $(wc -l < "$TMP/jc.only") names" \
+	sh -c "[ -s '$TMP/jc.only' ] && grep -Eq '^pr;.*(burn_|\\[pr \\(replaced\\)\\])' '$TMP/rep.out' &&
+	       awk -F';' 'NR == FNR { only[\$0]; next } /^pr;/ { for (i = 2; i <= NF; i++) {
+			f = \$i; sub(/ [0-9]+\$/, \"\", f); if (f in only) bad++ } } END { exit (bad > 0) }' \
+		'$TMP/jc.only' '$TMP/rep.out'" ||
+	{ grep '^pr;' "$TMP/rep.out" | head -3 | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/rep.err"; }
 
 # The idle tasks: left out (and counted on stderr) without -I.
 "$P" -f -d 1 > "$TMP/i.out" 2> "$TMP/i.err"
