@@ -586,7 +586,6 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool syscount = {
 	.name = "syscount",
-	.batched = true,
 	.opts = options,
 	.operand_kind = TOOL_OPERAND_INTERVALS,
 	.interval_prints = "tables",
