@@ -12,8 +12,8 @@
 /* One stack counted: only its own frames are kept (a table of pointers to these), so a
  * profile's room for 127 + 127 frames costs nothing where a stack has 20. */
 struct ent {
-	uint64_t hash, count;
-	char *line; /* named when first seen */
+	uint64_t count; /* (its hash is folded's, beside its slot) */
+	char *line;	/* named when first seen */
 	int32_t tgid;
 	int16_t nk, nu;
 	bool named; /* its frames all in line (late: not until printed) */
@@ -270,11 +270,12 @@ static uint64_t stack_hash(const char comm[32], int tgid, int nk, int nu,
 	return h;
 }
 
-static bool same(const struct ent *e, uint64_t h, const char comm[32], int tgid, int nk, int nu,
+/* (the hashes are compared first, beside the slots) */
+static bool same(const struct ent *e, const char comm[32], int tgid, int nk, int nu,
 		 const unsigned long long *k, const unsigned long long *u)
 {
-	return e->hash == h && e->tgid == tgid && e->nk == nk && e->nu == nu &&
-	       !memcmp(e->comm, comm, 32) && (!nu || !memcmp(e->addr, u, (size_t)nu * 8)) &&
+	return e->tgid == tgid && e->nk == nk && e->nu == nu && !memcmp(e->comm, comm, 32) &&
+	       (!nu || !memcmp(e->addr, u, (size_t)nu * 8)) &&
 	       (!nk || !memcmp(e->addr + nu, k, (size_t)nk * 8));
 }
 
@@ -326,7 +327,7 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 	uint64_t h = stack_hash(c, tgid, nk, nu, k, u);
 	size_t i = h & (f->cap - 1);
 	for (struct ent *e; (e = f->slot[i]); i = (i + 1) & (f->cap - 1)) {
-		if (f->hash[i] == h && same(e, h, c, tgid, nk, nu, k, u)) {
+		if (f->hash[i] == h && same(e, c, tgid, nk, nu, k, u)) {
 			e->count += n;
 			f->total++;
 			return 0;
@@ -343,8 +344,7 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 	struct ent *e = malloc(sizeof(*e) + (size_t)(nk + nu + (f->late ? nu : 0)) * 8);
 	if (!e)
 		return -1;
-	*e = (struct ent){
-		.hash = h, .count = n, .tgid = tgid, .nk = (int16_t)nk, .nu = (int16_t)nu};
+	*e = (struct ent){.count = n, .tgid = tgid, .nk = (int16_t)nk, .nu = (int16_t)nu};
 	memcpy(e->comm, c, sizeof(c));
 	if (nu)
 		memcpy(e->addr, u, (size_t)nu * 8);
