@@ -672,26 +672,37 @@ static Elf *debug_file(Elf *elf, const char *path, int *fd)
 	return NULL;
 }
 
+/* Is st the file f was mapped from (its inode; its device where known)? */
+static bool is_mapped(const struct stat *st, const struct symfile *f)
+{
+	return S_ISREG(st->st_mode) && st->st_ino == f->ino && (!f->dev || st->st_dev == f->dev);
+}
+
 /* Read f's symbols and segments (unreadable: none). */
 static void symfile_load(struct symfile *f)
 {
 	int fd;
 	bool lazy = f->lazy;
 	f->lazy = false;
-	Elf *elf = usym_elf_open(f->path, &fd); /* unreadable: kept, with no symbols */
 	struct stat st;
-	if (elf && lazy &&
-	    (fstat(fd, &st) || (f->dev && st.st_dev != f->dev) || st.st_ino != f->ino)) {
-		/* replaced at its path since it was mapped: never the new file's symbols; the
-		 * mapped one while a process that maps it lives */
+	/* Lazy: the file at its path is opened only if it is still the one mapped (another
+	 * there since, a FIFO of anyone's, would block the open), then checked again. */
+	bool gone = lazy && stat(f->path, &st), other = lazy && !gone && !is_mapped(&st, f);
+	Elf *elf = gone || other ? NULL : usym_elf_open(f->path, &fd); /* unreadable: none */
+	if (elf && lazy && (fstat(fd, &st) || !is_mapped(&st, f))) {
 		elf_end(elf);
 		close(fd);
+		elf = NULL;
+		other = true;
+	}
+	if (other) {
+		/* replaced at its path since it was mapped: never the new file's symbols; the
+		 * mapped one while a process that maps it lives */
 		char mapped[96];
 		snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%llx-%llx", f->pid, f->start,
 			 f->end);
 		elf = usym_elf_open(mapped, &fd);
-		if (elf &&
-		    (fstat(fd, &st) || (f->dev && st.st_dev != f->dev) || st.st_ino != f->ino)) {
+		if (elf && (fstat(fd, &st) || !is_mapped(&st, f))) {
 			elf_end(elf);
 			close(fd);
 			elf = NULL;

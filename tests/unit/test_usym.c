@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "stream/usym.h"
 
@@ -146,6 +147,20 @@ static void test_named_later(void **state)
 		usym_addr_free();
 		usym_lazy(true);
 	}
+	/* a FIFO anyone could make put at the path: not opened (that would block), replaced */
+	usym_lazy(true);
+	assert_int_equal(copy_file(self, copy), 0);
+	struct stat st;
+	assert_int_equal(stat(copy, &st), 0);
+	unsigned long long at = 0x100000000000ULL;
+	assert_int_equal(usym_addr_map(getpid(), at, end - start, off, copy, st.st_dev, st.st_ino),
+			 0);
+	assert_int_equal(usym_addr_file(getpid(), at + (a - start) + 2, &file, &foff), 1);
+	assert_int_equal(unlink(copy), 0);
+	assert_int_equal(mkfifo(copy, 0666), 0);
+	usym_file_name(file, foff, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "(%s (replaced))", copy);
+	assert_non_null(strstr(buf, want));
 	usym_addr_free();
 	unlink(copy);
 	rmdir(dir);
