@@ -6,9 +6,10 @@
  * and user call chain; at the end, each stack with its number of samples, largest first, or
  * (--folded) folded lines for flame graphs: comm;user frames;kernel frames COUNT.
  *
- * The samples are read from the events' rings at each wake-up of the driver's reader (every
- * 100 ms at most; the rings hold more than that at the rates allowed) and counted by stack
- * here; each new stack is named when first seen, while its process still has its maps.
+ * The samples are read from the events' rings at each wake-up of the driver's reader (a ring
+ * half full, or a second after the last: .batched) and counted by stack here; each new
+ * stack's user frames are placed in their files while its process still has its maps, and
+ * every frame is named at the end (with -i, when first seen).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +58,7 @@ static struct env {
 	struct pair_table comms; /* tid -> char[16] */
 	uint64_t samples, idle_samples, bad;
 	int cgroup_fd;
+	int *wake_fds;			 /* the rings', for the reader's poll() */
 	const char *pprof;		 /* --pprof FILE */
 	uint64_t start_wall, start_mono; /* when sampling began */
 	uint64_t printed;		 /* when the stacks are printed (reader_now) */
@@ -570,7 +572,7 @@ static int prepare(struct tool_run *t)
 		       what, by, who(t, w, sizeof(w)), env.max_stack, env.user_only ? "" : "kernel",
 		       env.user_only || env.kernel_only ? "" : " and ",
 		       env.kernel_only ? "" : "user",
-		       t->o.exec || t->o.pid || t->o.tid ? "100 ms" : "second",
+		       t->o.exec || t->o.pid || t->o.tid || t->cgroup ? "100 ms" : "second",
 		       env.idle ? "the idle tasks sampled too" :
 				  "the idle tasks not sampled (exclude_idle)");
 		if (!env.user_only)
@@ -602,24 +604,21 @@ static int prepare(struct tool_run *t)
 /*
  * Every wake-up of the reader is a context switch (~70 us of CPU on a PVM guest, where the
  * 100 ms default made most of profile's cost at 49 Hz): the samples wait in the rings, which
- * wake it as they fill (half a ring), else once a second; an --exec command's or -p
- * process's end is still looked for every 100 ms.
+ * wake it as they fill (half a ring), else at the driver's batched cadence (tool.h).
  */
 static int wake_on_rings(struct tool_run *t)
 {
-	static int *fds;
-	free(fds);
-	fds = calloc((size_t)(env.pe.n + env.off.n) + 1, sizeof(*fds));
-	if (!fds)
+	free(env.wake_fds);
+	env.wake_fds = calloc((size_t)(env.pe.n + env.off.n) + 1, sizeof(*env.wake_fds));
+	if (!env.wake_fds)
 		return -1;
 	int n = 0;
 	for (int i = 0; i < env.pe.n; i++)
-		fds[n++] = env.pe.ring[i].fd;
+		env.wake_fds[n++] = env.pe.ring[i].fd;
 	for (int i = 0; i < env.off.n; i++)
-		fds[n++] = env.off.ring[i].fd;
-	t->r.wake_fds = fds;
+		env.wake_fds[n++] = env.off.ring[i].fd;
+	t->r.wake_fds = env.wake_fds;
 	t->r.nwake_fds = n;
-	t->r.poll_ms = t->child.pid || t->watch ? 0 : 1000;
 	return 0;
 }
 
@@ -865,6 +864,8 @@ static void cleanup(struct tool_run *t)
 {
 	perfev_close(&env.pe);
 	perfev_close(&env.off);
+	free(env.wake_fds);
+	env.wake_fds = NULL;
 	folded_free(env.offfold);
 	env.offfold = NULL;
 	pair_free(&env.spans);
@@ -884,6 +885,7 @@ static void cleanup(struct tool_run *t)
 
 static const struct tool profile = {
 	.name = "profile",
+	.batched = true,
 	.opts = options,
 	.operands = "[duration]",
 	.operand_help = "   duration    sample for this many seconds, then print the stacks\n",
