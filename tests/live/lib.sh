@@ -154,13 +154,13 @@ wait_instance() {
 	return 1
 }
 
-# Wait (up to 10 s) until the tool with PID $1 has printed its banner to file $2: its events
-# are enabled only then. Remove file $2 before starting the tool: a background job truncates
-# its output files only once it runs, so a banner left from the last run would be taken for
-# this one's (seen in the guests: every event missed).
+# Wait (up to 10 s, or $3 tenths of a second) until the tool with PID $1 has printed its
+# banner to file $2: its events are enabled only then. Remove file $2 before starting the
+# tool: a background job truncates its output files only once it runs, so a banner left from
+# the last run would be taken for this one's (seen in the guests: every event missed).
 wait_ready() {
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt "${3:-100}" ]; do
 		grep -Eq '^(Tracing|Counting)' "$2" 2>/dev/null && return 0
 		kill -0 "$1" 2>/dev/null || return 1
 		sleep 0.1

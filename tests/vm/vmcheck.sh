@@ -217,9 +217,11 @@ run_kernel() {
 	tr -d '\r' < "$res" > "$res.txt" 2>/dev/null
 	krel=$(ls "$(root "$suite")/lib/modules")
 	if ! grep -q '^FTT-END' "$res.txt"; then
-		echo "the guest did not report an end (qemu exit $(cat "$WORK/$suite.qemu-rc"), ${secs}s); console tail:"
-		tail -n 30 "$WORK/$suite.console"
-		echo "results so far:"; tail -n 20 "$res.txt"
+		# As a failed check with its reasons ("# " lines), which CI's summary keeps: the
+		# suite it was in, the last results and the console's end (a panic, the OOM killer).
+		echo "not ok - the guest did not report an end (qemu exit $(cat "$WORK/$suite.qemu-rc"), ${secs}s, in $(grep '^# live tests' "$res.txt" | tail -n 1 | sed 's/^# live tests[^:]*: //'))"
+		tail -n 8 "$res.txt" | sed 's/^/# result: /'
+		tail -n 30 "$WORK/$suite.console" | sed 's/^/# console: /'
 		echo "$krel ($suite): FAILED (no end reported)" > "$WORK/$suite.summary"
 		touch "$WORK/$suite.failed"
 		return
