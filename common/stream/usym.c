@@ -214,6 +214,20 @@ static int each_symbol(Elf *elf, sym_fn fn, void *ctx)
 	return 0;
 }
 
+/* The ELF file open at fd (closed when it is not one), or NULL. */
+static Elf *elf_of_fd(int fd)
+{
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	return elf;
+}
+
 Elf *usym_elf_open(const char *path, int *fd)
 {
 	elf_version(EV_CURRENT);
@@ -548,6 +562,10 @@ static struct symfile {
 	/* lazy: its symbols are read when it is first named, from the file at path if that is
 	 * still the one mapped (dev, ino), else none (said "PATH (replaced)") */
 	bool lazy;
+	/* lazy too: fd + 1 of the mapped file itself, opened when it was found deleted, replaced
+	 * or another at its path in our mount namespace (through /proc/PID/map_files or
+	 * /proc/PID/root), read when first named; 0: none */
+	int pinned;
 	dev_t dev;
 	ino_t ino;
 	int pid; /* a process that mapped it, at start-end: where it is read once replaced */
@@ -681,14 +699,18 @@ static bool is_mapped(const struct stat *st, const struct symfile *f)
 /* Read f's symbols and segments (unreadable: none). */
 static void symfile_load(struct symfile *f)
 {
-	int fd;
-	bool lazy = f->lazy;
+	int fd = f->pinned - 1;
+	bool lazy = f->lazy && fd < 0;
 	f->lazy = false;
+	f->pinned = 0;
 	struct stat st;
 	/* Lazy: the file at its path is opened only if it is still the one mapped (another
-	 * there since, a FIFO of anyone's, would block the open), then checked again. */
+	 * there since, a FIFO of anyone's, would block the open), then checked again. Pinned:
+	 * the mapped file, open since it was found. */
 	bool gone = lazy && stat(f->path, &st), other = lazy && !gone && !is_mapped(&st, f);
-	Elf *elf = gone || other ? NULL : usym_elf_open(f->path, &fd); /* unreadable: none */
+	Elf *elf = fd >= 0	 ? elf_of_fd(fd) :
+		   gone || other ? NULL :
+				   usym_elf_open(f->path, &fd); /* unreadable: none */
 	if (elf && lazy && (fstat(fd, &st) || !is_mapped(&st, f))) {
 		elf_end(elf);
 		close(fd);
@@ -764,6 +786,14 @@ static int symfile_get_id(const char *path, const char *shown, dev_t dev, ino_t 
 	f->pid = pid;
 	f->start = start;
 	f->end = end;
+	/* A file that must be read while its process lives (no identity to check later: read
+	 * through /proc/PID/...): where names wait for the end, only opened now (its symbols
+	 * read now were 4 ms of profile's CPU for one 870 KB deleted binary sampled). */
+	int fd = !f->lazy && lazy_files ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	if (fd >= 0) {
+		f->pinned = fd + 1;
+		f->lazy = true;
+	}
 	if (!f->lazy)
 		symfile_load(f);
 	return nfiles++;
@@ -1205,6 +1235,8 @@ void usym_addr_free(void)
 		free(files[i].shown);
 		free(files[i].syms);
 		free(files[i].names);
+		if (files[i].pinned)
+			close(files[i].pinned - 1);
 	}
 	memset(procs, 0, sizeof(procs));
 	nfiles = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "helpers.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -163,6 +164,50 @@ static void test_named_later(void **state)
 	assert_non_null(strstr(buf, want));
 	usym_addr_free();
 	unlink(copy);
+	rmdir(dir);
+}
+
+/* A deleted file, named when printed: opened when its mapping was told (through
+ * /proc/PID/map_files, the mapped file itself), read at the end from that descriptor, after
+ * the mapping is gone (as after its process ended). */
+static void test_deleted_named_later(void **state)
+{
+	(void)state;
+	char buf[4200], want[4200], line[4200];
+	unsigned long long a = (uintptr_t)&usym_probe_me, start = 0, end = 0, off = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) == 3 && a >= start &&
+		    a < end)
+			break;
+	fclose(f);
+	char dir[64], copy[96], told[128];
+	snprintf(dir, sizeof(dir), "/tmp/ftt-usym.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/prog", dir);
+	assert_int_equal(copy_file(self, copy), 0);
+	struct stat st;
+	assert_int_equal(stat(copy, &st), 0);
+	int fd = open(copy, O_RDONLY);
+	assert_true(fd >= 0);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE),
+	       len = ((size_t)st.st_size + page - 1) / page * page;
+	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	assert_int_equal(unlink(copy), 0);
+	usym_lazy(true);
+	snprintf(told, sizeof(told), "%s (deleted)", copy);
+	unsigned long long at = (uintptr_t)m;
+	assert_int_equal(usym_addr_map(getpid(), at, len, 0, told, st.st_dev, st.st_ino), 0);
+	int file = -1;
+	unsigned long long foff = 0;
+	assert_int_equal(usym_addr_file(getpid(), at + (a - start + off) + 2, &file, &foff), 1);
+	assert_int_equal(munmap(m, len), 0); /* its /proc/PID/map_files entry gone */
+	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s (deleted))", copy);
+	assert_string_equal(usym_file_name(file, foff, buf, sizeof(buf)), want);
+	usym_addr_free();
 	rmdir(dir);
 }
 
@@ -422,12 +467,18 @@ static void test_ld_cache(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_function),	   cmocka_unit_test(test_functions_by_glob),
-		cmocka_unit_test(test_library_function),   cmocka_unit_test(test_unmapped_and_gone),
-		cmocka_unit_test(test_mapped_later),	   cmocka_unit_test(test_no_program_run),
-		cmocka_unit_test(test_untrusted_path_dir), cmocka_unit_test(test_ld_cache),
-		cmocka_unit_test(test_told_mappings),	   cmocka_unit_test(test_perf_map),
+		cmocka_unit_test(test_own_function),
+		cmocka_unit_test(test_functions_by_glob),
+		cmocka_unit_test(test_library_function),
+		cmocka_unit_test(test_unmapped_and_gone),
+		cmocka_unit_test(test_mapped_later),
+		cmocka_unit_test(test_no_program_run),
+		cmocka_unit_test(test_untrusted_path_dir),
+		cmocka_unit_test(test_ld_cache),
+		cmocka_unit_test(test_told_mappings),
+		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_named_later),
+		cmocka_unit_test(test_deleted_named_later),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
