@@ -108,7 +108,9 @@ void usym_addr_lost(unsigned long long total);
 /* A new process (a fork, a perf FORK record): child's maps are parent's until it execs or
  * maps more (the kernel tells no mapping for a fork). 0, or -1 when parent's are not known. */
 int usym_addr_fork(int parent, int child);
-/* Forget the maps kept for pid (it called exec: its next address reads them again). */
+/* pid called exec: the maps kept for it are forgotten; where the mappings are followed
+ * (usym_addr_followed) it has none until the records tell them, else the next address reads
+ * them again. */
 void usym_addr_forget(int pid);
 
 #endif

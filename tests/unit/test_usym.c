@@ -167,6 +167,27 @@ static void test_named_later(void **state)
 	rmdir(dir);
 }
 
+/* After an exec where the mappings are followed, a process has none until records tell
+ * them: /proc/PID/maps, read a second later, could be a later program's. Not followed, the
+ * next address reads them again. */
+static void test_exec_followed(void **state)
+{
+	(void)state;
+	int file = -1;
+	unsigned long long foff = 0, a = (uintptr_t)&usym_probe_me;
+	usym_lazy(true);
+	usym_addr_followed(true);
+	assert_int_equal(usym_addr_file(getpid(), a, &file, &foff), 1);
+	usym_addr_forget(getpid());
+	assert_int_equal(usym_addr_file(getpid(), a, &file, &foff), 0);
+	usym_addr_free();
+	usym_lazy(true);
+	assert_int_equal(usym_addr_file(getpid(), a, &file, &foff), 1);
+	usym_addr_forget(getpid());
+	assert_int_equal(usym_addr_file(getpid(), a, &file, &foff), 1);
+	usym_addr_free();
+}
+
 /* A deleted file, named when printed: opened when its mapping was told (through
  * /proc/PID/map_files, the mapped file itself), read at the end from that descriptor, after
  * the mapping is gone (as after its process ended). */
@@ -479,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_named_later),
 		cmocka_unit_test(test_deleted_named_later),
+		cmocka_unit_test(test_exec_followed),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
