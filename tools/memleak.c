@@ -135,6 +135,7 @@ static struct env {
 	} maps;
 	struct perfev pe;
 	struct perfev_batch batch;
+	int *wake_fds; /* the rings', for the reader's poll() (.batched) */
 	bool open;
 	unsigned max_stack;
 	struct pair_table pending; /* by thread: the allocator calls not yet returned */
@@ -1206,7 +1207,7 @@ static int setup(struct tool_run *t)
 	a.clockid = CLOCK_MONOTONIC; /* the ages, from mono_now() */
 	a.disabled = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = 1 << 20; /* nobody waits: the reader drains on its own wake-ups */
+	a.wakeup_watermark = 1 << 20; /* a MiB in a ring wakes the reader (.batched) */
 	pid_t pid = t->o.pid;
 	char why[512];
 	bool first = true;
@@ -1256,8 +1257,19 @@ static int setup(struct tool_run *t)
 				ret = -1;
 		}
 	usym_addr_followed(!ret); /* its mappings come as MMAP2 records */
-	if (!ret)
+	/* The records wait in the rings (.batched) until one holds a MiB, or the driver's
+	 * cadence: each wake-up is a context switch. */
+	if (!ret && !(env.wake_fds = calloc((size_t)env.pe.n + 1, sizeof(*env.wake_fds)))) {
+		snprintf(why, sizeof(why), "out of memory");
+		ret = -1;
+	}
+	for (int i = 0; !ret && i < env.pe.n; i++)
+		env.wake_fds[i] = env.pe.ring[i].fd;
+	if (!ret) {
+		t->r.wake_fds = env.wake_fds;
+		t->r.nwake_fds = env.pe.n;
 		ret = perfev_enable(&env.pe, why, sizeof(why));
+	}
 	if (ret) {
 		fprintf(stderr, "memleak: %s\n", why);
 		return TOOL_FAIL;
@@ -1272,6 +1284,8 @@ static void header(struct tool_run *t)
 static void cleanup(struct tool_run *t)
 {
 	close_events(NULL);
+	free(env.wake_fds);
+	env.wake_fds = NULL;
 	for (int i = 0; i < stacks.n; i++)
 		free(stacks.s[i]);
 	free(stacks.s);
@@ -1304,6 +1318,7 @@ static const struct tool memleak = {
 	.wake = wake,
 	.end = end,
 	.cleanup = cleanup,
+	.batched = true,
 };
 
 int main(int argc, char **argv)
