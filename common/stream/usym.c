@@ -913,6 +913,20 @@ static struct procmaps *procmaps_get(int pid)
 	return lru;
 }
 
+/* pid's maps kept as none (in the least recently used place): the records tell them. */
+static struct procmaps *procmaps_empty(int pid)
+{
+	struct procmaps *p = &procs[0];
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (procs[i].use < p->use)
+			p = &procs[i];
+	free(p->m);
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->use = ++use_clock;
+	return p;
+}
+
 int usym_prime(int pid)
 {
 	return procmaps_get(pid) ? 0 : -1;
@@ -922,16 +936,8 @@ int usym_addr_map(int pid, unsigned long long start, unsigned long long len, uns
 		  const char *path, dev_t dev, unsigned long long ino)
 {
 	struct procmaps *p = procmaps_get(pid);
-	if (!p) { /* gone already: its maps are the ones told */
-		p = &procs[0];
-		for (int i = 0; i < MAX_PROCS; i++)
-			if (procs[i].use < p->use)
-				p = &procs[i];
-		free(p->m);
-		memset(p, 0, sizeof(*p));
-		p->pid = pid;
-		p->use = ++use_clock;
-	}
+	if (!p) /* gone already: its maps are the ones told */
+		p = procmaps_empty(pid);
 	unsigned long long end = start + len;
 	size_t kept = 0;
 	for (size_t i = 0; i < p->n; i++) /* what the new mapping covers is gone */
@@ -1223,16 +1229,8 @@ void usym_addr_forget(int pid)
 	 * vDSO, each library), so its maps start empty, not read from /proc (read after the
 	 * records of a second, they were the program's after a later exec, and two stat()
 	 * per mapping: a quarter of profile's CPU on shell loops started under it). */
-	if (!followed)
-		return;
-	struct procmaps *lru = &procs[0];
-	for (int i = 0; i < MAX_PROCS; i++)
-		if (procs[i].use < lru->use)
-			lru = &procs[i];
-	free(lru->m);
-	memset(lru, 0, sizeof(*lru));
-	lru->pid = pid;
-	lru->use = ++use_clock;
+	if (followed)
+		procmaps_empty(pid);
 }
 
 void usym_addr_free(void)
