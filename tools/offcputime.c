@@ -41,6 +41,8 @@
 #include "tool.h"
 #include "stream/usym.h"
 
+/* a kernel thread, in /proc/PID/stat's flags (include/linux/sched.h) */
+#define PF_KTHREAD 0x00200000
 #define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_VIA (OPT_LONG + 2)
 #define OPT_PPROF (OPT_LONG + 3)
@@ -188,7 +190,7 @@ static bool kernel_thread(int tid)
 		const char *p = strrchr(buf, ')');
 		unsigned long flags;
 		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1) {
-			kthread = flags & 0x00200000; /* PF_KTHREAD */
+			kthread = flags & PF_KTHREAD;
 			known = true;
 		}
 	}

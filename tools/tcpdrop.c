@@ -23,6 +23,7 @@
 
 #include "stream/comm.h"
 #include "stream/evprint.h"
+#include "stream/field.h"
 #include "stream/ksym.h"
 #include "base/pair.h"
 #include "stream/reader.h"
@@ -149,7 +150,7 @@ static void print_drop(const struct drop *d, const struct sock_known *k, bool st
 	row_begin(r, d->ts);
 	row_int(r, d->pid);
 	row_str(r, d->comm, 16);
-	row_word(r, d->flags & 0x48 ? "irq" : d->flags & 0x10 ? "softirq" : "task");
+	row_word(r, field_context(d->flags));
 	row_int(r, k ? k->tup.family : d->proto == 0x86dd ? 6 : 4);
 	if (k) {
 		row_word(r, sock_ntop(k->tup.family, k->tup.saddr, a, sizeof(a)));
@@ -250,7 +251,7 @@ static void on_retrans(struct tep_record *rec, void *ctx)
 		return;
 	struct drop *d = &env.held[rec->cpu];
 	int flags = tep_data_flags(env.t->s.tep, rec);
-	if (!d->held || (d->flags & 0x58) != (flags & 0x58)) {
+	if (!d->held || (d->flags & FIELD_IN_INTERRUPT) != (flags & FIELD_IN_INTERRUPT)) {
 		flush_held(rec->cpu);
 		return;
 	}
@@ -296,10 +297,10 @@ static void on_kfree(struct tep_record *rec, void *ctx)
 	 * tcp_v6_rcv, a socket's backlog processed in a task by release_sock), which, where no
 	 * rx_sk (6.11) or reset (6.2) gave its ends, is not the connect's. The thread's entry
 	 * then stays for its SYN's own drop. */
-	unsigned long long *conn =
-		!known && !rx && !(d.flags & 0x58) && env.socks_on && !tcp_site(d.loc) ?
-			pair_get(&env.connecting, (uint64_t)d.tid, 0) :
-			NULL;
+	unsigned long long *conn = !known && !rx && !(d.flags & FIELD_IN_INTERRUPT) &&
+						   env.socks_on && !tcp_site(d.loc) ?
+					   pair_get(&env.connecting, (uint64_t)d.tid, 0) :
+					   NULL;
 	if (conn) {
 		struct span_start *cs = span_find(&env.socks, *conn, 0);
 		if (cs && ((struct sock_known *)span_data(cs))->state == env.st.syn_sent) {

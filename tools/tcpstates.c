@@ -12,6 +12,7 @@
 #include <event-parse.h>
 
 #include "stream/comm.h"
+#include "stream/field.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "domain/sock.h"
@@ -111,8 +112,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	row_hex(r, sk);
 	row_int(r, tool_tgid(t, tid));
 	row_str(r, tool_comm(t, tid), 16);
-	/* TRACE_FLAG_HARDIRQ 0x08, TRACE_FLAG_SOFTIRQ 0x10, TRACE_FLAG_NMI 0x40 */
-	row_word(r, flags & 0x48 ? "irq" : flags & 0x10 ? "softirq" : "task");
+	row_word(r, field_context(flags));
 	row_int(r, tup.family);
 	row_word(r, sock_ntop(tup.family, tup.saddr, a, sizeof(a)));
 	row_uint(r, tup.sport);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <linux/sched.h> /* CLONE_*: the same on every architecture */
 
 #include "stream/comm.h"
 #include "kernel/session.h"
@@ -186,9 +187,9 @@ static void on_newtask(struct tep_record *rec, void *ctx)
 	unsigned long long flags = (unsigned long long)reader_num(rec, ft->newtask_flags);
 	int parent = fdtrack_tgid(ft, tep_data_pid(ft->t->s.tep, rec)),
 	    child = (int)reader_num(rec, ft->newtask_pid);
-	if (flags & 0x00010000) /* CLONE_THREAD */
+	if (flags & CLONE_THREAD)
 		return;
-	if (flags & 0x00000400) { /* CLONE_FILES */
+	if (flags & CLONE_FILES) {
 		fdtab_exit(&ft->tab, parent);
 		fdtab_exit(&ft->tab, child);
 		return;

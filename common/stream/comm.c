@@ -12,11 +12,10 @@
 #include <unistd.h>
 
 #include <event-parse.h>
+#include <linux/sched.h> /* CLONE_*: the same on every architecture */
 #include <tracefs.h>
 
 #define COMM_LEN 16 /* TASK_COMM_LEN: 15 bytes and a NUL, on every kernel of the matrix */
-#define CLONE_PARENT_ 0x00008000 /* <linux/sched.h>, the same on every architecture */
-#define CLONE_THREAD_ 0x00010000
 
 enum source { UNKNOWN, EVENT, PROC, SAVED };
 
@@ -156,8 +155,8 @@ void comm_on_newtask(struct tep_record *rec, void *ctx)
 		return;
 	memcpy(e->comm, comm, COMM_LEN);
 	e->source = source;
-	e->tgid = flags & CLONE_THREAD_ ? tgid : child;
-	e->ppid = flags & (CLONE_THREAD_ | CLONE_PARENT_) ? ppid : tgid;
+	e->tgid = flags & CLONE_THREAD ? tgid : child;
+	e->ppid = flags & (CLONE_THREAD | CLONE_PARENT) ? ppid : tgid;
 	e->start_ns = rec->ts;
 }
 

@@ -432,3 +432,10 @@ void field_text(FILE *out, const struct field_desc *d, const void *data, size_t 
 	else
 		fprintf(out, "%*s", width, buf);
 }
+
+const char *field_context(int flags)
+{
+	return flags & (TRACE_FLAG_HARDIRQ | FIELD_FLAG_NMI) ? "irq" :
+	       flags & TRACE_FLAG_SOFTIRQ		     ? "softirq" :
+							       "task";
+}

@@ -48,6 +48,16 @@ struct field_desc {
  */
 struct field_desc field_describe(struct tep_event *ev, struct tep_format_field *f);
 
+/*
+ * The context an event was recorded in, from its common_flags (tep_data_flags): libtraceevent
+ * names TRACE_FLAG_HARDIRQ (0x08) and TRACE_FLAG_SOFTIRQ (0x10); the kernel's NMI flag
+ * (0x40, FIELD_FLAG_NMI) counts as a hard interrupt. FIELD_IN_INTERRUPT: all three.
+ */
+#define FIELD_FLAG_NMI 0x40
+#define FIELD_IN_INTERRUPT (0x08 | 0x10 | FIELD_FLAG_NMI)
+/* "irq", "softirq" or "task" */
+const char *field_context(int flags);
+
 /* The width in bytes and the sign of an integer C type as a format names it ("pid_t",
  * "unsigned int", "const s32"); false for any other (char, whose sign is the machine's, an
  * enum, a struct, a pointer). long is taken as 8 bytes: field_describe never widens. */

@@ -219,6 +219,20 @@ static void test_declared_types(void **state)
 	assert_int_equal(w, 2);
 }
 
+/* The context of a record from its common_flags: an NMI is an interrupt too, irqs-off alone
+ * is a task's. */
+static void test_context(void **state)
+{
+	(void)state;
+	assert_string_equal(field_context(0), "task");
+	assert_string_equal(field_context(0x01 | 0x04), "task");
+	assert_string_equal(field_context(0x08), "irq");
+	assert_string_equal(field_context(0x40), "irq");
+	assert_string_equal(field_context(0x10), "softirq");
+	assert_string_equal(field_context(0x18), "irq"); /* a hard one over a soft one */
+	assert_int_equal(FIELD_IN_INTERRUPT, 0x58);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +240,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_numbers_and_strings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_declared_types, setup, teardown),
+		cmocka_unit_test(test_context),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
