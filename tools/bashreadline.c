@@ -52,7 +52,6 @@ static struct env {
 	struct pair_table pending; /* tid -> its return whose other record has not come */
 	unsigned long long unknown, eof;
 	struct row row;
-	struct tool_run *t;
 } env = {.bash = "/bin/bash"};
 
 enum { OPT_BASH = OPT_LONG + 1 };
@@ -142,7 +141,6 @@ static void find_readline(void)
 static int prepare(struct tool_run *t)
 {
 	char target[PATH_MAX + 32];
-	env.t = t;
 	find_readline();
 	if (env.verbose) {
 		printf("readline at offset 0x%llx of %s (%s)\n", env.off, env.path,
@@ -230,7 +228,7 @@ static struct pending *pending_for(int tid, uint64_t at, bool line)
 /* The string probe's record: the line. */
 static void on_line(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	struct pending *p = pending_for(tid, (uint64_t)reader_num(rec, env.at_f), true);
 	size_t len = 0;
 	const char *s = reader_str(rec, env.line_f, &len);
@@ -253,7 +251,7 @@ static void on_line(struct tep_record *rec, void *ctx)
  * either may come first. */
 static void on_return(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	struct pending *p = pending_for(tid, (uint64_t)reader_num(rec, env.bare_at_f), false);
 	p->have_bare = true;
 	if (!p->ts)

@@ -151,7 +151,7 @@ static void print_check(struct tep_record *rec, uint64_t ts, int cap, int audit,
 {
 	if ((env.failed && ret == 0) || (env.audit_only && audit != 1))
 		return;
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	row_begin(&env.row, ts);
 	row_int(&env.row, tid);
 	row_str(&env.row, tool_comm(env.t, tid), 16);

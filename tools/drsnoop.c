@@ -159,7 +159,7 @@ static void on_reclaim_end(const struct tep_record *end, const struct span_start
 static void on_begin(struct tep_record *rec, void *ctx)
 {
 	const struct evinfo *ei = ctx;
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	struct reclaim *r =
 		span_begin(&env.span, (uint64_t)tid, ei->kind, rec->ts, rec->cpu, ei->kind);
 	r->order = reader_num(rec, ei->order);
@@ -169,7 +169,7 @@ static void on_begin(struct tep_record *rec, void *ctx)
 static void on_end(struct tep_record *rec, void *ctx)
 {
 	const struct evinfo *ei = ctx;
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	span_end(&env.span, rec, (uint64_t)tid, ei->kind, rec->ts);
 }
 

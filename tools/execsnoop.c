@@ -360,7 +360,7 @@ static void exec_ended(const struct tep_record *rec, int tid, long long ret, voi
 static void on_event(struct tep_record *rec, void *ctx)
 {
 	const struct evinfo *ei = ctx;
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	/* Events come in time order: the loader runs as soon as the exec returns, so a wait
 	 * this long means there is none (a static program). Shown first, in order. */
 	for (int i = 0; i < PENDING; i++)

@@ -123,7 +123,7 @@ static int exit_status(const struct tep_record *rec, const struct tep_format_fie
 /* exit_group(2): the code of the whole process; the other threads then get SIGKILL. */
 static void on_exit_group(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	struct ending *g = pair_put(&env.groups, (uint64_t)tgid_of(tid), 0);
 	if (!g->has_code && !g->sig) {
 		g->code = exit_status(rec, env.code);
@@ -134,7 +134,7 @@ static void on_exit_group(struct tep_record *rec, void *ctx)
 /* exit(2): one thread's own end (pthread_exit). */
 static void on_exit_thread(struct tep_record *rec, void *ctx)
 {
-	struct ending *e = pair_put(&env.tasks, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
+	struct ending *e = pair_put(&env.tasks, (uint64_t)reader_pid(rec), 0);
 	e->code = exit_status(rec, env.tcode);
 	e->has_code = true;
 }
@@ -163,7 +163,7 @@ static void on_deliver(struct tep_record *rec, void *ctx)
 	unsigned long long handler = (unsigned long long)reader_num(rec, env.handler);
 	if (sig != SIGKILL && (handler != 0 /* SIG_DFL */ || strchr("IS", sig_default(sig))))
 		return;
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	struct ending *sent = pair_get(&env.groups, (uint64_t)tgid_of(tid), 0);
 	if (sig == SIGKILL && sent && sent->sent && !sent->sent_kill)
 		sig = sent->sent;
@@ -236,7 +236,7 @@ static void print(const struct tep_record *rec, int tid, int tgid, const struct 
  * 6.x) or, on kernels without that field, with its main thread. */
 static void on_exit(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	int tgid = tgid_of(tid);
 	bool last = env.group_dead ? reader_num(rec, env.group_dead) != 0 : tid == tgid;
 	bool shown = !env.pid || tgid == env.pid;

@@ -239,7 +239,7 @@ static void print_call(const struct tep_record *rec, int tid, long long ret, voi
 static void on_syscall(struct tep_record *rec, void *ctx)
 {
 	const struct ev *e = ctx;
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	if (!e->enter) {
 		syspair_exit(&env.join, rec, tid, reader_num(rec, e->ret));
 		return;
@@ -262,7 +262,7 @@ static const char *result_name(long long r)
 
 static void on_generate(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	int sig = (int)reader_num(rec, env.g_sig);
 	long long result = reader_num(rec, env.g_result);
 	int target = (int)reader_num(rec, env.g_pid);

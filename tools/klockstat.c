@@ -243,7 +243,7 @@ static int skip_trace_frames(const unsigned long long *k, int nk)
 /* Per begin: a hash look-up (and, for the first of a wait, its stack read). */
 static void on_begin(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	uint64_t addr = (uint64_t)reader_num(rec, env.b_addr);
 	bool fresh;
 	struct wait *w =
@@ -301,7 +301,7 @@ static void waited(const struct tep_record *end, const struct span_start *start,
 
 static void on_end(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	span_end(&env.waits, rec, (uint64_t)tid, (uint64_t)reader_num(rec, env.e_addr), rec->ts);
 }
 

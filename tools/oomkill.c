@@ -243,7 +243,7 @@ static void on_victim(struct tep_record *rec, void *ctx)
 
 static void on_chosen(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	struct chosen *c = pair_put(&env.chosen, (uint64_t)tid, 0);
 	c->pages = reader_num(rec, env.pages);
 	c->points = reader_num(rec, env.points);
@@ -252,7 +252,7 @@ static void on_chosen(struct tep_record *rec, void *ctx)
 /* Before 4.13: the SIGKILL a task sends after the kprobe names the victim. */
 static void on_signal(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	if (!pair_get(&env.chosen, (uint64_t)tid, 0))
 		return;
 	size_t len = 0;

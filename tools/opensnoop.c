@@ -76,7 +76,6 @@ static struct env {
 	bool failed;	   /* -x */
 	bool extended;	   /* -e */
 	enum ustr_via via; /* --via, then the mechanism in use */
-	struct tool_run *t;
 	struct syspair join;
 	int nev;
 	bool failed_trace;
@@ -276,7 +275,7 @@ static void print_open(const struct tep_record *rec, int tid, long long ret, voi
 static void on_event(struct tep_record *rec, void *ctx)
 {
 	const struct evinfo *ei = ctx;
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	if (ei->role == EXIT) {
 		env.exit_call = ei->call;
 		syspair_exit(&env.join, rec, tid, reader_num(rec, ei->ret));
@@ -470,7 +469,6 @@ static int setup(struct tool_run *t)
 {
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	int ret, via = env.via;
-	env.t = t;
 	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "flags", env.extended);
 	row_show(&env.row, "mode", env.extended);

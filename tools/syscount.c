@@ -306,7 +306,7 @@ static void count(struct tool_run *t, long long nr, int tid, uint64_t ns)
 
 static void on_sys_exit(struct tep_record *rec, void *ctx)
 {
-	int tid = tep_data_pid(env.t->s.tep, rec);
+	int tid = reader_pid(rec);
 	long long ret = reader_num(rec, env.exit_ret);
 	if (env.ret_here && ret != -env.errnum)
 		return;
@@ -318,8 +318,7 @@ static void on_sys_exit(struct tep_record *rec, void *ctx)
 
 static void on_sys_enter(struct tep_record *rec, void *ctx)
 {
-	syspair_enter(&env.join, tep_data_pid(env.t->s.tep, rec), rec->ts,
-		      (int)reader_num(rec, env.enter_id));
+	syspair_enter(&env.join, reader_pid(rec), rec->ts, (int)reader_num(rec, env.enter_id));
 }
 
 /* -L: a call ended; its time from entry to exit (the filter on the exit: -x, -e). */

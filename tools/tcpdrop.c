@@ -221,8 +221,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	/* A connect: its first SYN is sent by this thread before connect() returns, right
 	 * after this change (tcp_v4_connect, tcp_v6_connect). */
 	if (reader_num(rec, env.st.newstate) == env.st.syn_sent && sock_in_task(env.t->s.tep, rec))
-		*(unsigned long long *)pair_put(&env.connecting,
-						(uint64_t)tep_data_pid(env.t->s.tep, rec), 0) =
+		*(unsigned long long *)pair_put(&env.connecting, (uint64_t)reader_pid(rec), 0) =
 			sock_skaddr(&env.st.f, rec);
 }
 

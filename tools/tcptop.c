@@ -260,7 +260,7 @@ static void on_bytes(struct tep_record *rec, void *ctx)
 /* A receive begins: what tcp_cleanup_rbuf says next is counted from 0. */
 static void on_recvmsg(struct tep_record *rec, void *ctx)
 {
-	uint64_t *copied = pair_put(&env.copied, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
+	uint64_t *copied = pair_put(&env.copied, (uint64_t)reader_pid(rec), 0);
 	*copied = 0;
 }
 
@@ -277,8 +277,7 @@ static void on_kprobe(struct tep_record *rec, void *ctx)
 	 * new). Smaller than before without a tcp_recvmsg between: another caller's
 	 * (tcp_read_sock). */
 	if (!send) {
-		uint64_t *before =
-			pair_put(&env.copied, (uint64_t)tep_data_pid(env.t->s.tep, rec), 0);
+		uint64_t *before = pair_put(&env.copied, (uint64_t)reader_pid(rec), 0);
 		uint64_t now = (uint64_t)n;
 		n = now >= *before ? (long long)(now - *before) : (long long)now;
 		*before = now;

@@ -153,6 +153,15 @@ static int open_source_cpus(struct reader *r, const char *dir)
 	return r->nsrc++;
 }
 
+/* The handle reader_pid() reads common_pid with: every event of a kernel has the same
+ * common fields, so the last reader opened serves every record of the run. */
+static struct tep_handle *pid_tep;
+
+int reader_pid(struct tep_record *rec)
+{
+	return tep_data_pid(pid_tep, rec);
+}
+
 static int open_cpus(struct reader *r, const char *tool, struct tep_handle *tep, const char *dir,
 		     size_t subbuf, bool ordered)
 {
@@ -160,6 +169,7 @@ static int open_cpus(struct reader *r, const char *tool, struct tep_handle *tep,
 	r->tool = tool;
 	r->percent_fd = -1;
 	r->tep = tep;
+	pid_tep = tep;
 	r->ordered = ordered;
 	r->subbuf = subbuf ? subbuf : (size_t)getpagesize();
 	return add_source(r, dir, "events") < 0 ? -1 : 0;

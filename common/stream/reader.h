@@ -170,6 +170,9 @@ static inline bool reader_fits(int have, int off, int size)
  */
 const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len);
 long long reader_num(const struct tep_record *rec, const struct tep_format_field *f);
+/* The thread that recorded rec (common_pid), as tep_data_pid reads it with the handle of the
+ * reader that dispatches it: a handler needs no handle of its own for it. */
+int reader_pid(struct tep_record *rec);
 /* A string field copied into dst (size bytes, always NUL-terminated), cut at its first NUL;
  * returns its length. The one bounded copy of strings out of records. */
 size_t reader_strcpy(char *dst, size_t size, const struct tep_record *rec,

@@ -29,7 +29,8 @@ struct seen {
 	char first_data[128];
 	int lost_cpu;
 	long long lost_n;
-	int lost_at; /* events dispatched before the loss was reported */
+	int lost_at;   /* events dispatched before the loss was reported */
+	int first_pid; /* reader_pid() of the first */
 };
 
 static void on_event(struct tep_record *rec, void *ctx)
@@ -38,6 +39,7 @@ static void on_event(struct tep_record *rec, void *ctx)
 	if (s->n == 0) {
 		s->first = *rec;
 		memcpy(s->first_data, rec->data, rec->size < 128 ? rec->size : 128);
+		s->first_pid = reader_pid(rec);
 	}
 	if (s->n < 64) {
 		s->ts[s->n] = rec->ts;
@@ -110,6 +112,7 @@ static void test_decode_first_event(void **state)
 	assert_string_equal(s.first_data + rwbs->offset, "WS");
 	struct tep_format_field *pid = tep_find_common_field(ev, "common_pid");
 	assert_int_equal(*(int *)(s.first_data + pid->offset), 2792);
+	assert_int_equal(s.first_pid, 2792);
 	/* the last one: <idle>-0 [001] 302.026181: block_rq_complete */
 	assert_int_equal(usecs(s.ts[27]), 302026181ULL);
 	assert_int_equal(s.id[27], tep_find_event_by_name(tep, "block", "block_rq_complete")->id);
