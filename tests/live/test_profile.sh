@@ -167,7 +167,7 @@ check "profile -j -p: exit 0 when the process ends, valid JSON, its pid, burn_tw
 	{ cat "$TMP/j.err"; head -3 "$TMP/j.out"; }
 check "profile -U -f -p: exit 0, no kernel frames, only its process" sh -c "
 	[ $urc = 0 ] && [ -s '$TMP/u.out' ] && ! grep -q '_\[k\]' '$TMP/u.out' &&
-	! grep -qv '^profile_target;' '$TMP/u.out'" || { cat "$TMP/u.err"; head -3 "$TMP/u.out"; }
+	! grep -qv '^profile_target;' '$TMP/u.out'" || { echo "# exit $urc"; cat "$TMP/u.err"; head -3 "$TMP/u.out"; }
 
 # -p PID,PID: two busy processes sampled, a third beside them not (it runs on the same CPUs).
 sh -c 'while :; do :; done' &

@@ -57,8 +57,9 @@ if run_target 0.5; then
 		[ $RC -eq 0 ] && echo \$(cat '$TMP/want') \$(cat '$TMP/sums') |
 		awk '{for (i = 1; i <= 6; i++) if (\$(i + 6) < \$i) exit 1}'" ||
 		echo "# counted: $(cat "$TMP/sums")"
-	check "vfsstat 0.5: secs of each full interval 0.5" sh -c "
-		head -1 '$TMP/out' | grep -Eq '\"secs\":0\.(49[0-9]|50[0-9]),'"
+	# (within a tenth: the 6.12 guest's first interval once took 0.516 s, its vCPU not run)
+	check "vfsstat 0.5: secs of each full interval 0.45 to 0.55" sh -c "
+		head -1 '$TMP/out' | grep -Eq '\"secs\":0\.(4[5-9][0-9]|5[0-4][0-9]|550),'"
 fi
 
 "$BIN/vfsstat" 0.2 3 > "$TMP/out" 2> "$TMP/err"
