@@ -146,11 +146,17 @@ if command -v bpftrace > /dev/null 2>&1; then
 	if wait_line "$TMP/bt.out" '^READY' 30; then
 		run_traced -c "$DT:ftt:values"
 		kill -INT $BT
-		wait_exit $BT 20
 		UN=$(awk '/^ftt:values / { s += $2 } END { print s + 0 }' "$TMP/out")
-		BN=$(sed -n 's/^@n: //p' "$TMP/bt.out")
-		check "usdt -c: as many ftt:values hits as bpftrace's usdt: count on the same run ($UN, ${BN:-none}; $N fired)" \
-			[ "$UN" -eq $N -a "${BN:-0}" -eq $N ]
+		# (bpftrace, killed after 20 s of its exit under CI's load once, printed no count:
+		# the peer's count is missing then, not ours wrong)
+		if wait_exit $BT 60; then
+			BN=$(sed -n 's/^@n: //p' "$TMP/bt.out")
+			check "usdt -c: as many ftt:values hits as bpftrace's usdt: count on the same run ($UN, ${BN:-none}; $N fired)" \
+				[ "$UN" -eq $N -a "${BN:-0}" -eq $N ]
+		else
+			check "usdt -c: $N hits of ftt:values ($UN)" [ "$UN" -eq $N ]
+			skip "usdt beside bpftrace: bpftrace did not end within 60 s of SIGINT (killed)"
+		fi
 	else
 		notok "bpftrace starts" "$TMP/bt.err"
 		kill $BT 2> /dev/null
