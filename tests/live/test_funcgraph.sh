@@ -270,10 +270,12 @@ save_state
 "$BIN/funcgraph" -m 1 -p $MANY hrtimer_nanosleep > "$TMP/out" 2> "$TMP/err" &
 P1=$!
 # (1.5 s to the banner in the 4.14 guest alone; more than 10 s once, the host busy)
-wait_ready $P1 "$TMP/err" 600
+wait_ready $P1 "$TMP/err" 600 && ready=seen || ready="not seen"
+ready="banner $ready after $i tenths of a second, funcgraph $(kill -0 $P1 2> /dev/null && echo running || echo gone)"
 check "funcgraph -p of a process of 1200 threads: all 1200 in set_ftrace_pid" sh -c "
 	[ \$(grep -c '^[0-9]' '$T/set_ftrace_pid') -eq 1200 ] && grep -qx $MANY '$T/set_ftrace_pid'" ||
 	{
+		echo "# $ready"
 		echo "# $(grep -c '^[0-9]' "$T/set_ftrace_pid") IDs in set_ftrace_pid, $(ls /proc/$MANY/task | wc -l) threads; head:"
 		head -3 "$T/set_ftrace_pid" | sed 's/^/#   /'
 		sed 's/^/# err: /' "$TMP/err"
