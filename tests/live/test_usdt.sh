@@ -123,14 +123,27 @@ check "usdt: untraced, ftt:gated never fired" [ "$(cat "$TMP/target.out" | tr '\
 # --string: strings. The kernel reads none of one of 4096 bytes or more (an empty string); one that
 # fits in a page of the ring buffer with the rest of the event is read whole; 4095 bytes do
 # not fit: that event is lost (usdt(8), STRINGS).
-run_traced -j --string 1 "$DT:ftt:text"
-want=$(awk 'BEGIN { for (i = 0; i < 4095; i++) printf "%d", i % 10 }')
-check "usdt --string 1: the 100,000-byte string empty, its length 100000, $N times" \
-	[ "$(grep -cF '"arg1":"","arg2":100000}' "$TMP/out")" -eq $N ]
-check "usdt --string 1: the 4096-byte string empty, its length 4096, $N times" \
-	[ "$(grep -cF '"arg1":"","arg2":4096}' "$TMP/out")" -eq $N ]
-check "usdt --string 1: no event of the 4095-byte string (larger than a page with the event)" \
-	[ "$(grep -c '"arg2":4095}' "$TMP/out")" -eq 0 -a "$(wc -l < "$TMP/out")" -eq $((N * 2)) ]
+# (Linux 4.14 panicked twice here, the strings' bytes over an RCU callback list: usdt refuses
+# --string there, and says why)
+case $(uname -r) in
+4.14.*)
+	"$BIN/usdt" --string 1 -c "$DT:ftt:text" --exec "$DT" "$TMP/go" "$TMP/stop" $N > "$TMP/out" 2> "$TMP/err"
+	check "usdt --string on Linux 4.14: exit 1, one line naming the kernel's fault" sh -c "
+		[ $? -eq 1 ] && [ \$(wc -l < '$TMP/err') -eq 1 ] &&
+		grep -q 'not on Linux 4.14, whose uprobe events can overwrite kernel memory' '$TMP/err'" ||
+		cat "$TMP/err"
+	skip "usdt --string: long strings (Linux 4.14's uprobe events overwrite kernel memory)"
+	;;
+*)
+	run_traced -j --string 1 "$DT:ftt:text"
+	check "usdt --string 1: the 100,000-byte string empty, its length 100000, $N times" \
+		[ "$(grep -cF '"arg1":"","arg2":100000}' "$TMP/out")" -eq $N ]
+	check "usdt --string 1: the 4096-byte string empty, its length 4096, $N times" \
+		[ "$(grep -cF '"arg1":"","arg2":4096}' "$TMP/out")" -eq $N ]
+	check "usdt --string 1: no event of the 4095-byte string (larger than a page with the event)" \
+		[ "$(grep -c '"arg2":4095}' "$TMP/out")" -eq 0 -a "$(wc -l < "$TMP/out")" -eq $((N * 2)) ]
+	;;
+esac
 
 # --exec and -c (in the kernel where it can, else here): exactly N.
 touch "$TMP/go" "$TMP/stop"
