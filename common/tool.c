@@ -415,6 +415,23 @@ static bool watched_gone(struct tool_run *t, uint64_t now)
 	return gone;
 }
 
+int tool_wake_on_rings(struct tool_run *t, const struct perfev *a, const struct perfev *b)
+{
+	int n = a->n + (b ? b->n : 0);
+	int *fds = calloc((size_t)n + 1, sizeof(*fds));
+	if (!fds)
+		return -1;
+	for (int i = 0; i < a->n; i++)
+		fds[i] = a->ring[i].fd;
+	for (int i = 0; b && i < b->n; i++)
+		fds[a->n + i] = b->ring[i].fd;
+	free(t->ring_fds);
+	t->ring_fds = fds;
+	t->r.wake_fds = fds;
+	t->r.nwake_fds = n;
+	return 0;
+}
+
 void tool_watch(struct tool_run *t, pid_t pid, bool thread)
 {
 	t->watch = pid;
@@ -760,6 +777,8 @@ int tool_main(const struct tool *tool, int argc, char **argv)
 	checks = NULL;
 	if (tool->cleanup)
 		tool->cleanup(&t);
+	free(t.ring_fds);
+	t.ring_fds = NULL;
 	/* After the tool's end(): its last spans are in. A run that traced (and stopped by a
 	 * signal, -d, a count or a failure) leaves a whole file; one that did not, none. */
 	if (t.trace_json && t.tracing_began) {

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "kernel/child.h"
+#include "kernel/perfev.h"
 #include "base/opt.h"
 #include "stream/reader.h"
 #include "kernel/session.h"
@@ -230,6 +231,7 @@ struct tool_run {
 	struct toplevel *top;
 	/* Set by a stage that failed after tracing began (said on stderr): the run exits 1. */
 	bool failed;
+	int *ring_fds; /* tool_wake_on_rings(): the reader's wake_fds, the driver's to free */
 	/* --exec: the command, held until tracing is on, then waited for (child.h). */
 	struct child child;
 	/* -p/-L (or a tool's own -p: tool_watch): the run ends when it is gone. */
@@ -303,6 +305,13 @@ bool tool_in_cgroup(struct tool_run *t, pid_t tid);
 /* The run ends when process (or thread) pid is gone, as after -d: for a tool's own -p (the
  * shared -p and -L are watched by tool_main). */
 void tool_watch(struct tool_run *t, pid_t pid, bool thread);
+
+/*
+ * A .batched tool whose records also come through perf rings (b: NULL when one set): the
+ * rings' fds in the reader's poll, so a ring that reaches its watermark wakes the reader
+ * before it overflows. Call in setup(), after the rings are open. 0, or -1 out of memory.
+ */
+int tool_wake_on_rings(struct tool_run *t, const struct perfev *a, const struct perfev *b);
 
 /* fn(ctx) told of the reader's losses (reader_on_lost): now if the reader is open, else
  * when the driver opens it. -1 when it cannot be (more than 8 before the open). */

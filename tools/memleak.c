@@ -135,7 +135,6 @@ static struct env {
 	} maps;
 	struct perfev pe;
 	struct perfev_batch batch;
-	int *wake_fds; /* the rings', for the reader's poll() (.batched) */
 	bool open;
 	unsigned max_stack;
 	struct pair_table pending; /* by thread: the allocator calls not yet returned */
@@ -1259,17 +1258,12 @@ static int setup(struct tool_run *t)
 	usym_addr_followed(!ret); /* its mappings come as MMAP2 records */
 	/* The records wait in the rings (.batched) until one holds a MiB, or the driver's
 	 * cadence: each wake-up is a context switch. */
-	if (!ret && !(env.wake_fds = calloc((size_t)env.pe.n + 1, sizeof(*env.wake_fds)))) {
+	if (!ret && tool_wake_on_rings(t, &env.pe, NULL)) {
 		snprintf(why, sizeof(why), "out of memory");
 		ret = -1;
 	}
-	for (int i = 0; !ret && i < env.pe.n; i++)
-		env.wake_fds[i] = env.pe.ring[i].fd;
-	if (!ret) {
-		t->r.wake_fds = env.wake_fds;
-		t->r.nwake_fds = env.pe.n;
+	if (!ret)
 		ret = perfev_enable(&env.pe, why, sizeof(why));
-	}
 	if (ret) {
 		fprintf(stderr, "memleak: %s\n", why);
 		return TOOL_FAIL;
@@ -1284,8 +1278,6 @@ static void header(struct tool_run *t)
 static void cleanup(struct tool_run *t)
 {
 	close_events(NULL);
-	free(env.wake_fds);
-	env.wake_fds = NULL;
 	for (int i = 0; i < stacks.n; i++)
 		free(stacks.s[i]);
 	free(stacks.s);

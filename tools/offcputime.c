@@ -69,7 +69,6 @@ static struct env {
 	enum via via;
 	char perf_why[256]; /* why not */
 	struct swstack sw;
-	int *wake_fds; /* its rings', for the reader's poll() (.batched) */
 	struct back *backs;
 	size_t nbacks, capbacks;
 	uint64_t seen_ns; /* the time of the last switch read */
@@ -398,14 +397,9 @@ static int setup(struct tool_run *t)
 						env.perf_why, sizeof(env.perf_why));
 		/* The switches wait in the buffers (.batched): the rings wake the reader as
 		 * they fill, not to overflow meanwhile. */
-		if (env.perf_ustack &&
-		    !(env.wake_fds = calloc((size_t)env.sw.pe.n + 1, sizeof(*env.wake_fds))))
+		if (env.perf_ustack && tool_wake_on_rings(t, &env.sw.pe, NULL)) {
+			fprintf(stderr, "offcputime: out of memory\n");
 			return TOOL_FAIL;
-		for (int i = 0; env.perf_ustack && i < env.sw.pe.n; i++)
-			env.wake_fds[i] = env.sw.pe.ring[i].fd;
-		if (env.perf_ustack) {
-			t->r.wake_fds = env.wake_fds;
-			t->r.nwake_fds = env.sw.pe.n;
 		}
 		if (!env.perf_ustack && env.via == VIA_PERF) {
 			fprintf(stderr, "offcputime: --via perf: %s\n", env.perf_why);
@@ -535,8 +529,6 @@ static void cleanup(struct tool_run *t)
 {
 	span_free(&env.s);
 	swstack_free(&env.sw);
-	free(env.wake_fds);
-	env.wake_fds = NULL;
 	free(env.backs);
 	env.backs = NULL;
 	env.nbacks = env.capbacks = 0;

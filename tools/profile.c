@@ -58,7 +58,6 @@ static struct env {
 	struct pair_table comms; /* tid -> char[16] */
 	uint64_t samples, idle_samples, bad;
 	int cgroup_fd;
-	int *wake_fds;			 /* the rings', for the reader's poll() */
 	const char *pprof;		 /* --pprof FILE */
 	uint64_t start_wall, start_mono; /* when sampling began */
 	uint64_t printed;		 /* when the stacks are printed (reader_now) */
@@ -601,27 +600,6 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-/*
- * Every wake-up of the reader is a context switch (~70 us of CPU on a PVM guest, where the
- * 100 ms default made most of profile's cost at 49 Hz): the samples wait in the rings, which
- * wake it as they fill (half a ring), else at the driver's batched cadence (tool.h).
- */
-static int wake_on_rings(struct tool_run *t)
-{
-	free(env.wake_fds);
-	env.wake_fds = calloc((size_t)(env.pe.n + env.off.n) + 1, sizeof(*env.wake_fds));
-	if (!env.wake_fds)
-		return -1;
-	int n = 0;
-	for (int i = 0; i < env.pe.n; i++)
-		env.wake_fds[n++] = env.pe.ring[i].fd;
-	for (int i = 0; i < env.off.n; i++)
-		env.wake_fds[n++] = env.off.ring[i].fd;
-	t->r.wake_fds = env.wake_fds;
-	t->r.nwake_fds = n;
-	return 0;
-}
-
 static int setup(struct tool_run *t)
 {
 	struct perf_event_attr a;
@@ -653,8 +631,9 @@ static int setup(struct tool_run *t)
 	size_t pages = 8, want = (env.hz ? env.hz : 1000000000ULL / env.period) * 1024 / 4096;
 	while (pages < want && pages < 256)
 		pages *= 2;
-	/* Woken when a ring is half full: the rings are drained at each wake-up, which comes
-	 * at the latest every second when nothing waits on the time (see wake_on_rings). */
+	/* Woken when a ring is half full (tool_wake_on_rings): the rings are drained at each
+	 * wake-up, which comes at the latest every second when nothing waits on the time (a
+	 * wake-up is a context switch, ~70 us of CPU on this PVM guest). */
 	a.wakeup_watermark = (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 	char why[512];
 	int ret = perfev_open(&env.pe, &a, pid, env.cpu, env.cgroup_fd, pages, why, sizeof(why));
@@ -677,7 +656,7 @@ static int setup(struct tool_run *t)
 		/* a record per switch, each with its call chain (~1 KiB): up to ~25,000 switches
 		 * a second per CPU between two reads at 256 pages; more are lost and said */
 		ret = off_open(&a, pid, 256, why, sizeof(why));
-	if (ret || wake_on_rings(t)) {
+	if (ret || tool_wake_on_rings(t, &env.pe, &env.off)) {
 		fprintf(stderr, "profile: %s\n", ret ? why : "out of memory");
 		return TOOL_FAIL;
 	}
@@ -864,8 +843,6 @@ static void cleanup(struct tool_run *t)
 {
 	perfev_close(&env.pe);
 	perfev_close(&env.off);
-	free(env.wake_fds);
-	env.wake_fds = NULL;
 	folded_free(env.offfold);
 	env.offfold = NULL;
 	pair_free(&env.spans);
