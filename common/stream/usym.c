@@ -230,18 +230,8 @@ static Elf *elf_of_fd(int fd)
 
 Elf *usym_elf_open(const char *path, int *fd)
 {
-	elf_version(EV_CURRENT);
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return NULL;
-	Elf *elf = elf_begin(*fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(*fd);
-		return NULL;
-	}
-	return elf;
+	return *fd < 0 ? NULL : elf_of_fd(*fd);
 }
 
 int usym_elf_offset(Elf *elf, unsigned long long vaddr, bool exec, unsigned long long *off)
