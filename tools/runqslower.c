@@ -162,7 +162,7 @@ static void on_wait(const struct tep_record *end, const struct span_start *st, u
 /* Paired in the kernel: the slow waits only (the pair event's filter). */
 static void on_pair(struct tep_record *rec, void *ctx)
 {
-	uint64_t t0 = (uint64_t)reader_num(rec, env.k.t0),
+	uint64_t t0 = reader_time(&env.t->r, (uint64_t)reader_num(rec, env.k.t0)),
 		 ns = (uint64_t)reader_num(rec, env.k.lat);
 	size_t len = 0, plen = 0;
 	const char *comm = reader_str(rec, env.comm, &len);

@@ -312,11 +312,71 @@ static int write_instance_file(struct session *s, const char *file, const char *
 	return 0;
 }
 
-/* mono is comparable with clock_gettime(CLOCK_MONOTONIC) and consistent across CPUs. */
+/* Does "local" (sched_clock) read the same on every CPU, so that the instance can keep it
+ * and the reader map it to CLOCK_MONOTONIC (clockmap.h)? On x86 where the TSC runs at a
+ * constant rate through idle states (constant_tsc, nonstop_tsc) and the kernel still uses
+ * it as its clocksource (it marks the TSC unstable, and sched_clock with it, on any doubt),
+ * as trace-cmd and KernelShark merge CPUs on it. Elsewhere, or with FTT_TRACE_CLOCK=mono,
+ * the instance is switched to mono. Read once. */
+bool session_local_clock_synced(const char **why)
+{
+	static int known = -1;
+	static const char *said;
+	if (known < 0) {
+		known = 0;
+		const char *env = getenv("FTT_TRACE_CLOCK");
+#if defined(__x86_64__) || defined(__i386__)
+		char src[32] = "";
+		FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+				"re");
+		if (f && !fgets(src, sizeof(src), f))
+			src[0] = 0;
+		if (f)
+			fclose(f);
+		bool constant = false, nonstop = false;
+		char line[4096];
+		f = fopen("/proc/cpuinfo", "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "flags", 5)) {
+				constant = strstr(line, " constant_tsc") != NULL;
+				nonstop = strstr(line, " nonstop_tsc") != NULL;
+				break;
+			}
+		if (f)
+			fclose(f);
+		if (env && !strcmp(env, "mono"))
+			said = "FTT_TRACE_CLOCK=mono";
+		else if (strcmp(src, "tsc\n"))
+			said = "the clocksource is not the TSC";
+		else if (!constant || !nonstop)
+			said = "the TSC's rate is not constant through idle (no constant_tsc and "
+			       "nonstop_tsc)";
+		else
+			known = 1;
+#else
+		said = env && !strcmp(env, "mono") ? "FTT_TRACE_CLOCK=mono" :
+						     "not known to be the same on every CPU here";
+#endif
+	}
+	if (why)
+		*why = said;
+	return known == 1;
+}
+
+/*
+ * Times comparable with clock_gettime(CLOCK_MONOTONIC) and consistent across CPUs: the
+ * instance's own "local" where it is the same on every CPU (the reader maps it), else a
+ * switch to mono (the switch resets the buffers: an RCU grace period, 19-25 ms on 6.18).
+ */
 static int set_clock(struct session *s)
 {
 	char *clocks = tracefs_instance_file_read(s->inst, "trace_clock", NULL);
 	const char *want = NULL;
+	if (clocks && strstr(clocks, "[local]") && session_local_clock_synced(NULL)) {
+		free(clocks);
+		s->mono = s->clock_mapped = true;
+		return 0;
+	}
 	if (clocks && strstr(clocks, "mono"))
 		want = "mono";
 	else if (clocks && strstr(clocks, "global"))
@@ -378,9 +438,14 @@ size_t session_buffer_kb(size_t wish)
 
 size_t session_flood_buffer_kb(void)
 {
+	return 0;
+}
+
+size_t session_graph_buffer_kb(void)
+{
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	size_t kb = 65536 / (size_t)(ncpus > 0 ? ncpus : 1);
-	return kb < 1408 ? 1408 : kb > 8192 ? 8192 : kb;
+	return kb < SESSION_DEFAULT_BUFFER_KB ? SESSION_DEFAULT_BUFFER_KB : kb > 8192 ? 8192 : kb;
 }
 
 /*
@@ -451,6 +516,16 @@ int session_start(struct session *s, size_t buffer_kb)
 		return -1;
 	if (!s->keep_clock && set_clock(s))
 		return -1;
+	if (s->clock_mapped) {
+		char stats[PATH_MAX];
+		snprintf(stats, sizeof(stats), "%s/per_cpu/cpu0/stats", s->dir);
+		/* No "now ts" to pair the clocks by: mono after all. */
+		if (clockmap_open(&s->clock, stats)) {
+			s->clock_mapped = false;
+			if (write_instance_file(s, "trace_clock", "mono"))
+				return -1;
+		}
+	}
 	buffer_kb = session_buffer_kb(buffer_kb);
 	if (buffer_kb) {
 		char val[32];
@@ -468,7 +543,7 @@ int session_start(struct session *s, size_t buffer_kb)
 void session_say_memory(FILE *f, const char *tool, size_t events_kb, size_t names_kb)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t def = 1408; /* a new instance's (the kernel's trace_buf_size) */
+	size_t def = SESSION_DEFAULT_BUFFER_KB;
 	size_t ev = session_buffer_kb(events_kb ? events_kb : def);
 	size_t nm = names_kb ? session_buffer_kb(names_kb) : 0;
 	char names[96] = "";
@@ -479,6 +554,21 @@ void session_say_memory(FILE *f, const char *tool, size_t events_kb, size_t name
 		"%s: a run takes %zu KB per CPU of ring buffer for its events%s, on %ld CPUs: "
 		"%.1f MB of kernel memory (FTT_BUFFER_KB sets the size per CPU)\n",
 		tool, ev, names, ncpus, (double)(ev + nm) * (double)ncpus / 1024);
+}
+
+void session_say_clock(FILE *f, const char *tool)
+{
+	const char *why;
+	if (session_local_clock_synced(&why))
+		fprintf(f,
+			"%s: events ordered across CPUs by the trace clock local (sched_clock: the "
+			"TSC, constant and in use as the clocksource), mapped to CLOCK_MONOTONIC\n",
+			tool);
+	else
+		fprintf(f,
+			"%s: events ordered across CPUs by the trace clock mono (CLOCK_MONOTONIC): "
+			"local is not used because %s\n",
+			tool, why);
 }
 
 int session_enable(struct session *s, struct tep_event *ev, const char *filter)
@@ -689,6 +779,7 @@ int session_close(struct session *s)
 		close(s->hold_fd);
 		s->hold_fd = -1;
 	}
+	clockmap_close(&s->clock);
 	if (s->inst && try_remove(s, 2000)) {
 		int e = errno;
 		fprintf(stderr, "%s: cannot remove ftrace instance %s: %s%s\n", s->tool, s->name,

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "kernel/clockmap.h"
+
 struct tep_handle;
 struct tep_event;
 struct tep_format_field;
@@ -36,8 +38,12 @@ struct session {
 	int hold_fd;
 	int emergency;		  /* the signal module's step that removes the instance */
 	struct probe_set *probes; /* dynamic probes of this run (probe.c) */
-	bool mono;		  /* trace clock is CLOCK_MONOTONIC */
-	bool notrace_self;	  /* set_event_notrace_pid excludes this process */
+	/* Record times are CLOCK_MONOTONIC: the trace clock is mono, or (clock_mapped) the
+	 * instance kept "local", the same on every CPU, and the reader maps it (clockmap.h). */
+	bool mono;
+	bool clock_mapped;
+	struct clockmap clock; /* clock_mapped: local to CLOCK_MONOTONIC */
+	bool notrace_self;     /* set_event_notrace_pid excludes this process */
 	/* Set before session_start by tools that need no time order across CPUs (counting):
 	 * switching the trace clock resets the buffers, ~30 ms of start-up. */
 	bool keep_clock;
@@ -107,11 +113,18 @@ long long session_buffer_limit_kb(void);
 size_t session_buffer_kb(size_t wish);
 
 /*
- * A per-CPU buffer size for tools that may see floods (tpoint, kprobe, uprobe): a burst the
- * reader cannot follow at once waits in the kernel instead of being lost. 64 MB in all,
- * spread over the CPUs, between 1.4 MB (the kernel's default) and 8 MB per CPU.
+ * The per-CPU buffer of tools that may see floods (tpoint, kprobe, uprobe, syscount, ...):
+ * the new instance's own (0: not resized). It was 64 MB over the CPUs, 1.4 to 8 MB each, so
+ * that a burst could wait in the kernel; but growing a buffer takes the kernel 9-35 ms on
+ * 6.18 (a grace period), more than the rest of a start together, and a burst of a million
+ * writes in a second lost nothing either way here. FTT_BUFFER_KB still sets a size.
  */
 size_t session_flood_buffer_kb(void);
+/* The top level's buffer per CPU while funcgraph's function_graph writes into it (every call
+ * of a CPU): 64 MB over the CPUs, between 1.4 and 8 MB each. */
+size_t session_graph_buffer_kb(void);
+/* A new instance's buffer per CPU (the kernel's trace_buf_size unless booted with another). */
+#define SESSION_DEFAULT_BUFFER_KB 1408
 
 /*
  * What a run's ring buffers take of the kernel's memory, on f: events_kb per CPU for the
@@ -119,6 +132,13 @@ size_t session_flood_buffer_kb(void);
  * sizes them (FTT_BUFFER_KB replaces both), on every online CPU. For -v.
  */
 void session_say_memory(FILE *f, const char *tool, size_t events_kb, size_t names_kb);
+
+/* Whether the trace clock "local" reads the same on every CPU here (session.c says how it is
+ * judged): then a run that needs its CPUs in time order keeps it instead of switching to
+ * mono. why, when not NULL, is set to the reason it is not (NULL when it is). */
+bool session_local_clock_synced(const char **why);
+/* For -v: on f, which clock orders a run's events across CPUs, and why. */
+void session_say_clock(FILE *f, const char *tool);
 
 /* Enable an event in this run's instance, with an optional in-kernel filter. */
 int session_enable(struct session *s, struct tep_event *ev, const char *filter);

@@ -406,7 +406,7 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 	 * time order by the reader (same trace clock). */
 	session_init_shared(&t->ns, s->tool, "names", s->tep);
 	t->ns.keep_clock = s->keep_clock;
-	if (session_start(&t->ns, COMM_BUFFER_KB) ||
+	if (session_start(&t->ns, comm_buffer_kb()) ||
 	    session_filter(&t->ns, filter, sizeof(filter), NULL, NULL) ||
 	    (t->newtask && session_enable(&t->ns, t->newtask, filter)) ||
 	    session_enable(&t->ns, t->fork, filter) || session_enable(&t->ns, t->rename, filter)) {
@@ -422,6 +422,16 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 	else
 		snapshot(t, pid);
 	return t;
+}
+
+size_t comm_buffer_kb(void)
+{
+	return sysconf(_SC_NPROCESSORS_CONF) > COMM_SHRINK_CPUS ? COMM_BUFFER_KB : 0;
+}
+
+size_t comm_buffer_kb_said(void)
+{
+	return comm_buffer_kb() ? COMM_BUFFER_KB : SESSION_DEFAULT_BUFFER_KB;
 }
 
 int comm_attach(struct comm_table *t, struct reader *r)

@@ -35,8 +35,15 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid);
 #define COMM_NFORMATS 3
 extern const char *const comm_format_sys[COMM_NFORMATS], *const comm_format_names[COMM_NFORMATS];
 /* The naming instance's buffer per CPU: forks and renames are rare, and the reader takes
- * them every wake-up. */
+ * them every wake-up, so 512 KB would do; but shrinking a new instance's buffer (the kernel's
+ * default, 1408 KB) made a run start 7-22 ms later on 6.18. It is kept as made on machines of
+ * up to COMM_SHRINK_CPUS CPUs (at most 56 MB more), shrunk above. */
 #define COMM_BUFFER_KB 512
+#define COMM_SHRINK_CPUS 64
+/* What comm_follow asks of session_start (0: the new instance's size), and what that is
+ * per CPU, for -v (session_say_memory). */
+size_t comm_buffer_kb(void);
+size_t comm_buffer_kb_said(void);
 /* Read the naming events with the tool's (reader_add_session) and register the handlers:
  * before the tool's, so a name changes before later events. */
 int comm_attach(struct comm_table *t, struct reader *r);

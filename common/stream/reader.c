@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "stream/reader.h"
 #include "stream/cpubuf.h"
+#include "kernel/clockmap.h"
 #include "kernel/session.h"
 #include "base/sig.h"
 
@@ -199,6 +200,8 @@ static int open_for_session(struct reader *r, struct session *s, bool top, int o
 		subbuf = (size_t)kb * 1024;
 	int ret = dir ? open_cpus(r, s->tool, s->tep, dir, subbuf, ordered) : -1;
 	r->mono = s->mono;
+	/* (funcgraph gives the top level its instance's clock: the same map) */
+	r->clock = s->clock_mapped ? &s->clock : NULL;
 	r->src[0].tracing_on_fd = on_fd;
 	if (session_on_close(s, SESSION_BEFORE_REMOVE, close_on_session_end, r)) {
 		reader_close(r);
@@ -361,7 +364,7 @@ static void dispatch(struct reader *r, struct cpubuf *c)
 		c->lost = 0;
 	}
 	struct tep_record rec = {
-		.ts = c->ts,
+		.ts = r->clock ? clockmap_mono(r->clock, c->ts) : c->ts,
 		.cpu = c->cpu,
 		.data = c->cur,
 		.size = c->size,
@@ -384,8 +387,10 @@ static void dispatch(struct reader *r, struct cpubuf *c)
 		if (!trt || !trt->trailer)
 			break;
 		struct tep_record *t = &trailer[r->trailers.n];
-		*t = (struct tep_record){
-			.ts = c->ts, .cpu = c->cpu, .data = c->cur, .size = c->size};
+		*t = (struct tep_record){.ts = r->clock ? clockmap_mono(r->clock, c->ts) : c->ts,
+					 .cpu = c->cpu,
+					 .data = c->cur,
+					 .size = c->size};
 		r->trailers.id[r->trailers.n] = tid;
 		r->trailers.rec[r->trailers.n++] = t;
 		trt->trailers++;
@@ -427,9 +432,16 @@ static void dispatch_until(struct reader *r, unsigned long long limit)
 	}
 }
 
-/* Read what is there, dispatch what is stamped up to limit. Returns pages read. */
+/* Read what is there, dispatch what is stamped up to limit (CLOCK_MONOTONIC where the
+ * reader's times are). Returns pages read. */
 static int fill_and_dispatch(struct reader *r, unsigned long long limit)
 {
+	/* The kept trace clock's time of limit: the map keeps order, so its records are
+	 * merged in their own clock and mapped as they are dispatched. */
+	if (r->clock && ~limit) {
+		clockmap_sync(r->clock, reader_now());
+		limit = clockmap_raw(r->clock, limit);
+	}
 	int total = 0;
 	for (int i = 0; i < r->ncpus; i++) {
 		int n = cpubuf_fill(&r->cpus[i], BATCH_PAGES);
@@ -453,6 +465,11 @@ static int batch(struct reader *r, bool all)
 	if (r->ordered && r->mono && !all)
 		limit = now > ORDER_SLACK_NS ? now - ORDER_SLACK_NS : 0;
 	return fill_and_dispatch(r, limit);
+}
+
+uint64_t reader_time(const struct reader *r, uint64_t raw)
+{
+	return r->clock ? clockmap_mono(r->clock, raw) : raw;
 }
 
 int reader_read_until(struct reader *r, uint64_t limit)

@@ -12,6 +12,7 @@ struct tep_event;
 struct tep_record;
 struct tep_format_field;
 struct session;
+struct clockmap;
 
 /* Called for every record of a registered event, in time order when the reader is ordered. */
 typedef void (*reader_event_fn)(struct tep_record *rec, void *ctx);
@@ -53,6 +54,9 @@ struct reader {
 	size_t subbuf; /* bytes per ring-buffer page */
 	bool ordered;  /* merge CPUs by timestamp (tools that pair events) */
 	bool mono;     /* timestamps are CLOCK_MONOTONIC: hold back the newest for late CPUs */
+	/* The instance kept its trace clock "local": its times are mapped to CLOCK_MONOTONIC
+	 * as records are dispatched (the session's, clockmap.h), NULL when they are not. */
+	struct clockmap *clock;
 	struct reader_route *routes; /* by event id */
 	int nroutes;
 	int nlost;
@@ -143,6 +147,11 @@ int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, rea
 
 /* Read everything available now and dispatch all of it (the unit tests). */
 int reader_drain(struct reader *r);
+
+/* A time of the instance's trace clock that is not a record's (a hist trigger's field, as
+ * the start time a synthetic event carries) as record times are given: CLOCK_MONOTONIC
+ * where the reader maps the clock. */
+uint64_t reader_time(const struct reader *r, uint64_t raw);
 
 /* Read everything available now and dispatch what is stamped up to limit (reader_now's
  * clock; everything when the trace clock is not mono); the rest waits for the next read.

@@ -194,7 +194,10 @@ int tracer_prepare(struct tool_run *t)
 	t->buffer_kb = session_flood_buffer_kb();
 	if (tr->format) {
 		int ret = print_formats(t, tr);
-		session_say_memory(stdout, t->tool->name, t->buffer_kb, names ? COMM_BUFFER_KB : 0);
+		session_say_memory(stdout, t->tool->name, t->buffer_kb,
+				   names ? comm_buffer_kb_said() : 0);
+		if (!t->s.keep_clock)
+			session_say_clock(stdout, t->tool->name);
 		return ret;
 	}
 	tr->counts = calloc((size_t)tr->nevents, sizeof(*tr->counts));

@@ -282,10 +282,28 @@ static void *napper(void *arg)
 	return NULL;
 }
 
+/* GOFILE clock N MS: N getppid() calls MS apart, each between two readings of CLOCK_MONOTONIC
+ * printed on stderr ("clock NS_BEFORE NS_AFTER"): a tracer's time of each call must lie
+ * between its two (the trace clock mapped to CLOCK_MONOTONIC, or mono itself). */
+static int clock_calls(long n, long ms)
+{
+	for (long i = 0; i < n; i++) {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		syscall(SYS_getppid);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		fprintf(stderr, "clock %lld %lld\n", a.tv_sec * 1000000000LL + a.tv_nsec,
+			b.tv_sec * 1000000000LL + b.tv_nsec);
+		usleep((useconds_t)ms * 1000);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: sched_target GOFILE spin N MS | GOFILE nap MS COUNT\n");
+		fprintf(stderr, "usage: sched_target GOFILE spin N MS | GOFILE nap MS COUNT | "
+				"GOFILE clock N MS\n");
 		return 2;
 	}
 	struct stat st;
@@ -306,6 +324,8 @@ int main(int argc, char **argv)
 		return wake(a);
 	if (argv[2][0] == 'x')
 		return xcpu(a);
+	if (argv[2][0] == 'c')
+		return clock_calls(a, b);
 	if (argv[2][0] == 'd') {
 		ftt_deep(DEEP, a, b);
 		const char *linger = getenv("FTT_LINGER_MS");

@@ -104,11 +104,35 @@ if [ "$(nproc)" -lt 2 ]; then
 	skip "tpoint: the merge of two CPUs needs 2 CPUs online"
 elif [ -d "$T/events/syscalls/sys_enter_write" ]; then
 	touch "$TMP/go"
-	"$BIN/tpoint" -j syscalls:sys_enter_write --exec "$ST" "$TMP/go" xcpu 2000 0 > "$TMP/x.out" 2> "$TMP/x.err" &
-	wait_exit $! 60
-	check "tpoint --exec, two threads on two CPUs writing in turn: exit 0, 2 x 2000 writes" \
-		sh -c "[ $RC -eq 0 ] && grep -q '^xcpu 2000 ' '$TMP/x.err'" &&
-		check "tpoint --exec: CPUs merged in time order (xcpu)" xcpu_order "$TMP/x.out" 2000
+	# By the trace clock -v names (local where it is the same on every CPU, mapped), and
+	# where that is local, again by mono (FTT_TRACE_CLOCK=mono): both merges are checked.
+	clock=$(sed -n 's/^tpoint: events ordered across CPUs by the trace clock \([a-z]*\).*/\1/p' "$TMP/v")
+	clocks=mono
+	[ "$clock" = local ] && clocks="local mono"
+	for c in $clocks; do
+		FTT_TRACE_CLOCK=$c "$BIN/tpoint" -j syscalls:sys_enter_write --exec "$ST" "$TMP/go" xcpu 2000 0 > "$TMP/x.out" 2> "$TMP/x.err" &
+		wait_exit $! 60
+		check "tpoint --exec, two threads on two CPUs writing in turn: exit 0, 2 x 2000 writes (clock $c)" \
+			sh -c "[ $RC -eq 0 ] && grep -q '^xcpu 2000 ' '$TMP/x.err'" &&
+			check "tpoint --exec: CPUs merged in time order (xcpu, clock $c)" xcpu_order "$TMP/x.out" 2000
+	done
+	# Times are CLOCK_MONOTONIC whichever clock ordered them: each getppid() of the program
+	# lies between its two readings of CLOCK_MONOTONIC (200 us of leeway: the pairing of a
+	# kept clock is read between two readings too). local and mono are 20 ms apart here:
+	# times not mapped fail it.
+	if [ -d "$T/events/syscalls/sys_enter_getppid" ]; then
+		for c in $clocks; do
+			FTT_TRACE_CLOCK=$c "$BIN/tpoint" -j syscalls:sys_enter_getppid --exec "$ST" "$TMP/go" clock 20 5 > "$TMP/c.out" 2> "$TMP/c.err"
+			check "tpoint -j: each of 20 getppid() at a time between the program's two CLOCK_MONOTONIC readings (clock $c)" \
+				awk '
+				FNR == NR { if ($1 == "clock") { lo[n] = $2 / 1e9 - 0.0002; hi[n] = $3 / 1e9 + 0.0002; n++ }; next }
+				/"event":"syscalls:sys_enter_getppid"/ {
+					match($0, /"ts":[0-9.]+/); ts = substr($0, RSTART + 5, RLENGTH - 5) + 0
+					if (ts < lo[k] || ts > hi[k]) { printf "# call %d at %.6f, not in [%.6f, %.6f]\n", k + 1, ts, lo[k], hi[k]; bad = 1 }
+					k++ }
+				END { exit bad || n != 20 || k != 20 }' "$TMP/c.err" "$TMP/c.out"
+		done
+	fi
 	# The whole machine, the writes by their descriptors.
 	if start_bg "$BIN/tpoint" -j syscalls:sys_enter_write 'fd >= 900 && fd <= 903'; then
 		"$ST" "$TMP/go" xcpu 2000 0 > "$TMP/x.err"

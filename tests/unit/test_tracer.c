@@ -19,6 +19,8 @@
 
 #include "base/opt.h"
 #include "base/state.h"
+#include "kernel/session.h"
+#include "stream/comm.h"
 #include "tracer/tracer.h"
 
 #define BLOCK FIXTURES "/block-6.18"
@@ -441,14 +443,30 @@ static void test_formats(void **state)
 	/* Then what a run takes of the kernel's memory (the flood buffer and the names'). */
 	size_t len = strlen(want);
 	assert_memory_equal(out, want, len);
-	char memory[256];
+	char memory[512];
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t kb = session_flood_buffer_kb();
-	snprintf(memory, sizeof(memory),
-		 "tt: a run takes %zu KB per CPU of ring buffer for its events and 512 KB "
-		 "per CPU for the task-naming events, on %ld CPUs: %.1f MB of kernel memory "
-		 "(FTT_BUFFER_KB sets the size per CPU)\n",
-		 kb, ncpus, (double)(kb + 512) * (double)ncpus / 1024);
+	size_t kb = session_flood_buffer_kb(), nkb = comm_buffer_kb_said();
+	const char *why;
+	bool local = session_local_clock_synced(&why);
+	/* Then which clock orders the CPUs' events. */
+	int n = snprintf(
+		memory, sizeof(memory),
+		"tt: a run takes %zu KB per CPU of ring buffer for its events and %zu KB "
+		"per CPU for the task-naming events, on %ld CPUs: %.1f MB of kernel memory "
+		"(FTT_BUFFER_KB sets the size per CPU)\n",
+		kb, nkb, ncpus, (double)(kb + nkb) * (double)ncpus / 1024);
+	if (local)
+		snprintf(
+			memory + n, sizeof(memory) - n,
+			"tt: events ordered across CPUs by the trace clock local (sched_clock: the "
+			"TSC, constant and in use as the clocksource), mapped to "
+			"CLOCK_MONOTONIC\n");
+	else
+		snprintf(
+			memory + n, sizeof(memory) - n,
+			"tt: events ordered across CPUs by the trace clock mono (CLOCK_MONOTONIC): "
+			"local is not used because %s\n",
+			why);
 	assert_string_equal(out + len, memory);
 	assert_string_equal(err, "");
 	assert_string_equal(stages_run(), "cleanup\n");
