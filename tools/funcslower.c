@@ -118,6 +118,7 @@ static const struct row_table table = ROW_TABLE("each call", cols);
 
 static int prepare(struct tool_run *t)
 {
+	t->user_frames = env.ustack;
 	int ret = funcpair_probes(t, &env.fp, "fs");
 	if (ret)
 		return ret;

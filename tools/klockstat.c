@@ -35,7 +35,8 @@ static struct env {
 	struct tep_event *begin_ev, *end_ev, *kstack_ev;
 	struct tep_format_field *b_addr, *b_flags, *e_addr, *kcaller;
 	struct ksyms *text, *data;
-	bool data_all; /* the data table lists every variable (CONFIG_KALLSYMS_ALL) */
+	bool symbols_known; /* the four below, read from the tables when first needed */
+	bool data_all;	    /* the data table lists every variable (CONFIG_KALLSYMS_ALL) */
 	unsigned long long lock_lo, lock_hi, sched_lo, sched_hi; /* the code a caller is not in */
 	struct flag_name {
 		unsigned long long bit;
@@ -210,10 +211,31 @@ static const char *flag_text(unsigned long long flags, char *buf, size_t len)
 
 /* --- pairing -------------------------------------------------------------------------------- */
 
+/* What the symbol tables say, asked when first needed: the tables are read by threads of
+ * their own while the run starts, and asking waits for them (ksym.h). */
+static void know_symbols(void)
+{
+	if (env.symbols_known)
+		return;
+	env.symbols_known = true;
+	/* Without CONFIG_KALLSYMS_ALL a few dozen variables are listed, and the one before a
+	 * static lock is some other (seen on 6.18: uprobes' mmap mutex shown as
+	 * __stop_runtime_ptr_USER_PTR_MAX+0x64e6c): then no lock is named. With it, tens of
+	 * thousands. */
+	env.data_all = env.data && ksym_count(env.data) >= 10000;
+	if (env.text) {
+		env.lock_lo = ksym_addr(env.text, "__lock_text_start");
+		env.lock_hi = ksym_addr(env.text, "__lock_text_end");
+		env.sched_lo = ksym_addr(env.text, "__sched_text_start");
+		env.sched_hi = ksym_addr(env.text, "__sched_text_end");
+	}
+}
+
 /* The first frame outside the locking code (queued_spin_lock_slowpath, _raw_spin_lock:
  * __lock_text) and the scheduler's (__mutex_lock, schedule: __sched_text). */
 static unsigned long long caller_of(const unsigned long long *k, int nk)
 {
+	know_symbols();
 	for (int i = 0; i < nk; i++) {
 		unsigned long long a = k[i];
 		if ((a >= env.lock_lo && a < env.lock_hi) ||
@@ -357,6 +379,7 @@ static void times(struct row *r, const struct line *x)
 static bool lock_name(uint64_t addr, char *name, size_t len)
 {
 	unsigned long long off = 0;
+	know_symbols();
 	const char *sym = env.data_all ? ksym_find(env.data, addr, &off) : NULL;
 	if (sym && off >= 1 << 16)
 		sym = NULL; /* past the last variable named: not one of them */
@@ -550,17 +573,6 @@ static int prepare(struct tool_run *t)
 	read_flag_names(env.begin_ev);
 	env.text = ksym_load();
 	env.data = ksym_load_data();
-	/* Without CONFIG_KALLSYMS_ALL a few dozen variables are listed, and the one before a
-	 * static lock is some other (seen on 6.18: uprobes' mmap mutex shown as
-	 * __stop_runtime_ptr_USER_PTR_MAX+0x64e6c): then no lock is named. With it, tens of
-	 * thousands. */
-	env.data_all = ksym_count(env.data) >= 10000;
-	if (env.text) {
-		env.lock_lo = ksym_addr(env.text, "__lock_text_start");
-		env.lock_hi = ksym_addr(env.text, "__lock_text_end");
-		env.sched_lo = ksym_addr(env.text, "__sched_text_start");
-		env.sched_hi = ksym_addr(env.text, "__sched_text_end");
-	}
 	if (agg_init(&env.locks, sizeof(struct lock_key), sizeof(struct wait_sums)) ||
 	    agg_init(&env.callers, sizeof(uint64_t), sizeof(struct wait_sums)) ||
 	    span_init_run(t, &env.waits, 4096, sizeof(struct wait), SPAN_LOSS_ALL, waited, NULL))

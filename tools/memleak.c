@@ -1019,6 +1019,7 @@ static int prepare_kernel(struct tool_run *t)
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
+	t->user_frames = true;
 	t->follow_names = false;
 	t->ordered = false;
 	env.page = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -331,6 +331,7 @@ static void on_switch(struct tep_record *rec, void *ctx)
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
+	t->user_frames = env.ustack;
 	if (env.pprof && pprof_check(env.pprof)) {
 		fprintf(stderr, "offcputime: --pprof: cannot write %s: %s\n", env.pprof,
 			strerror(errno));

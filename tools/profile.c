@@ -543,6 +543,7 @@ static const char *who(struct tool_run *t, char *buf, size_t len)
 static int prepare(struct tool_run *t)
 {
 	env.t = t;
+	t->user_frames = true;
 	if (env.pprof && pprof_check(env.pprof)) {
 		fprintf(stderr, "profile: --pprof: cannot write %s: %s\n", env.pprof,
 			strerror(errno));

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -158,68 +161,228 @@ int format_sound(const char *fmt, size_t len, char *why, size_t whylen)
 }
 
 /*
- * A trial of libtraceevent's parser on fmt in a child: 1.7.1 dereferences NULL on some print
- * fmt arguments it cannot make sense of (found by fuzzing: "__print_symbchar[16]->x"), and a
- * grammar check here would have to know every helper a kernel's formats use. The child parses
- * it and prints a zeroed record of the event (as a tool prints one); dying on a signal or a
- * sanitizer's exit code is the verdict. At start only: a fork (~0.5 ms here) for all the
- * formats loaded together, one per probe made.
+ * A trial of libtraceevent's parser on formats in a child: 1.7.1 dereferences NULL on some
+ * print fmt arguments it cannot make sense of (found by fuzzing: "__print_symbchar[16]->x"),
+ * and a grammar check here would have to know every helper a kernel's formats use. The child
+ * parses them and prints a zeroed record of each event (as a tool prints one); dying on a
+ * signal or a sanitizer's exit code is the verdict.
+ *
+ * One child serves every trial of a start (a fork is 2-2.5 ms here, and filetop loads 47
+ * formats one by one): it takes a batch over a socket, answers one byte, and waits for the
+ * next. One that died is reaped for its verdict and made again at the next trial;
+ * format_trial_end() lets it go (the driver, before a run's banner).
  */
+static struct {
+	pid_t pid, owner; /* the child, and the process that made it (a fork inherits this) */
+	int fd;
+	int long_size;
+} server = {.fd = -1};
 
-int format_trial(struct tep_handle *tep, const struct format_text *f, size_t n, char *why,
-		 size_t whylen)
+static bool read_all(int fd, void *buf, size_t len)
 {
+	char *p = buf;
+	while (len) {
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static bool send_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The child: batches of (count; then each: sys length, sys, text length, text), each
+ * answered "k" once parsed and printed, until the socket closes. */
+static void serve(int fd, int long_size)
+{
+	static unsigned char data[4096];
+	for (;;) {
+		uint32_t n;
+		if (!read_all(fd, &n, sizeof(n)))
+			_exit(0);
+		alarm(5);
+		struct tep_handle *t = tep_alloc();
+		if (!t)
+			_exit(0);
+		tep_set_long_size(t, long_size);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t len[2];
+			if (!read_all(fd, len, sizeof(len)) || len[0] > 4096 || len[1] > (1U << 26))
+				_exit(0);
+			char *sys = malloc(len[0] + 1), *text = malloc(len[1] + 1);
+			if (!sys || !text || !read_all(fd, sys, len[0]) ||
+			    !read_all(fd, text, len[1]))
+				_exit(0);
+			sys[len[0]] = text[len[1]] = 0;
+			struct tep_event *ev = NULL;
+			if (!tep_parse_format(t, &ev, text, len[1], sys) && ev) {
+				uint16_t id = (uint16_t)ev->id;
+				memcpy(data, &id, sizeof(id));
+				struct tep_record rec = {
+					.data = data, .size = sizeof(data), .ts = 1};
+				struct trace_seq seq;
+				trace_seq_init(&seq);
+				tep_print_event(t, &seq, &rec, "%s %s", TEP_PRINT_NAME,
+						TEP_PRINT_INFO);
+				trace_seq_destroy(&seq);
+			}
+			free(sys);
+			free(text);
+		}
+		tep_free(t);
+		alarm(0);
+		if (!send_all(fd, "k", 1))
+			_exit(0);
+	}
+}
+
+static int server_start(int long_size)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return -1;
 	pid_t pid = fork();
-	if (pid < 0)
-		return 0; /* no trial: the parse below is the one the tool always made */
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
 	if (pid == 0) {
 		/* Not this run's handlers: the child owns nothing in the kernel. Signals sent to
-		 * the process group (Ctrl-C) are the parent's to act on. */
+		 * the process group (Ctrl-C) are the parent's to act on. Nothing of the parent's
+		 * is kept open (a file of an instance would keep it from being removed). */
 		static const int ignore[] = {SIGINT,  SIGQUIT, SIGHUP, SIGTERM,
 					     SIGPIPE, SIGUSR1, SIGUSR2};
 		for (int sig = 1; sig < NSIG; sig++)
 			signal(sig, SIG_DFL);
 		for (size_t i = 0; i < sizeof(ignore) / sizeof(ignore[0]); i++)
 			signal(ignore[i], SIG_IGN);
+		for (int fd = 3; fd < sv[1]; fd++)
+			close(fd);
+		if (syscall(SYS_close_range, sv[1] + 1, ~0U, 0)) /* Linux 5.9 */
+			for (int fd = sv[1] + 1; fd < 1024; fd++)
+				close(fd);
 		int null = open("/dev/null", O_WRONLY);
 		if (null >= 0)
 			dup2(null, 2); /* the parser's warnings are the parent's to print */
-		alarm(5);
-		struct tep_handle *t = tep_alloc();
-		if (!t)
-			_exit(0);
-		tep_set_long_size(t, tep_get_long_size(tep));
-		static unsigned char data[4096];
-		for (size_t i = 0; i < n; i++) {
-			struct tep_event *ev = NULL;
-			if (tep_parse_format(t, &ev, f[i].text, (unsigned long)f[i].len,
-					     f[i].sys) ||
-			    !ev)
-				continue;
-			uint16_t id = (uint16_t)ev->id;
-			memcpy(data, &id, sizeof(id));
-			struct tep_record rec = {.data = data, .size = sizeof(data), .ts = 1};
-			struct trace_seq seq;
-			trace_seq_init(&seq);
-			tep_print_event(t, &seq, &rec, "%s %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
-			trace_seq_destroy(&seq);
-		}
+		serve(sv[1], long_size);
 		_exit(0);
 	}
-	int status;
+	close(sv[1]);
+	server.owner = getpid();
+	server.pid = pid;
+	server.fd = sv[0];
+	server.long_size = long_size;
+	return 0;
+}
+
+/* The child has gone (closed its end, died): its exit status, reaped; -1 when it cannot be
+ * had. One still alive after 6 s (its alarm is 5 s) is killed, and that is no verdict. */
+static int server_reap(void)
+{
+	int status = -1;
+	if (server.fd >= 0)
+		close(server.fd);
+	server.fd = -1;
+	for (int waited = 0; server.pid > 0; waited++) {
+		pid_t r = waitpid(server.pid, &status, waited < 600 ? WNOHANG : 0);
+		if (r == server.pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (r == 0 && waited == 599) {
+			kill(server.pid, SIGKILL);
+			waitpid(server.pid, NULL, 0);
+			status = -1;
+			break;
+		}
+		if (r == 0)
+			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	}
+	server.pid = 0;
+	return status;
+}
+
+void format_trial_end(void)
+{
+	/* Not by closing the socket alone: a process forked since (the command of --exec,
+	 * held until tracing is on) has a copy of it open, and the child would wait on. */
+	if (server.pid > 0 && server.owner == getpid()) {
+		kill(server.pid, SIGKILL);
+		server_reap();
+	}
+}
+
+/* One batch to the child: 1 when it lived, 0 when it went without a verdict (closed, or
+ * reaped by someone else), -1 with why when it died of it. */
+static int try_batch(const struct format_text *f, size_t n, char *why, size_t whylen)
+{
+	uint32_t count = (uint32_t)n;
+	bool sent = send_all(server.fd, &count, sizeof(count));
+	for (size_t i = 0; sent && i < n; i++) {
+		uint32_t len[2] = {(uint32_t)strlen(f[i].sys), (uint32_t)f[i].len};
+		sent = send_all(server.fd, len, sizeof(len)) &&
+		       send_all(server.fd, f[i].sys, len[0]) &&
+		       send_all(server.fd, f[i].text, len[1]);
+	}
+	char k;
+	if (sent && read_all(server.fd, &k, 1) && k == 'k')
+		return 1;
+	int status = server_reap();
 	char sigbuf[16];
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (status == -1)
 		return 0;
 	if (WIFSIGNALED(status))
 		snprintf(why, whylen, "libtraceevent's parser dies on it: %s in a trial",
 			 sig_name(WTERMSIG(status), sigbuf));
-	else
+	else if (WIFEXITED(status) && WEXITSTATUS(status))
 		snprintf(why, whylen, "libtraceevent's parser fails on it: exit %d in a trial",
 			 WEXITSTATUS(status));
+	else
+		return 0;
 	return -1;
+}
+
+int format_trial(struct tep_handle *tep, const struct format_text *f, size_t n, char *why,
+		 size_t whylen)
+{
+	int long_size = tep_get_long_size(tep);
+	if (server.pid > 0 && server.owner != getpid()) {
+		/* A fork's copy of its parent's: not ours to use or reap. */
+		close(server.fd);
+		server.fd = -1;
+		server.pid = 0;
+	}
+	if (server.pid > 0 && server.long_size != long_size)
+		server_reap();
+	/* A child that went without a verdict is made again once. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (server.pid <= 0 && server_start(long_size))
+			return 0; /* no trial: the parse below is the one the tool always made */
+		int r = try_batch(f, n, why, whylen);
+		if (r)
+			return r > 0 ? 0 : -1;
+	}
+	return 0;
 }
 
 /* The trial of n formats, halved while it fails: the ones that fail alone are refused (the

@@ -31,13 +31,16 @@ struct format_text {
 	size_t len;
 };
 
-/* Parse f[0..n) into tep in one child first; 0 when it lived, -1 with the reason (the signal
- * it died of) in why. A failed fork is no verdict: 0. */
+/* Parse f[0..n) into tep in a child first (one child serves a run's trials until it dies or
+ * format_trial_end); 0 when it lived, -1 with the reason (the signal it died of) in why. A
+ * failed fork is no verdict: 0. */
 int format_trial(struct tep_handle *tep, const struct format_text *f, size_t n, char *why,
 		 size_t whylen);
+/* Let the child that serves the trials go (reaped): a later trial makes another. */
+void format_trial_end(void);
 
 /*
- * Parse the sound ones of n formats into tep, all tried in one child first (a fork costs
+ * Parse the sound ones of n formats into tep, all tried in one batch first (a trial costs
  * more than parsing a format: tpoint 'syscalls:*' has ~700); when that child dies (or outlives
  * its alarm), in halves, until the bad ones are alone and left out. The last refused one is named in refused and
  * why in refused_why (FORMAT_REFUSED_LEN each). The texts are freed.

@@ -446,6 +446,8 @@ static void test_formats(void **state)
 	char memory[512];
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t kb = session_flood_buffer_kb(), nkb = comm_buffer_kb_said();
+	if (!kb)
+		kb = SESSION_DEFAULT_BUFFER_KB; /* not resized: the new instance's */
 	const char *why;
 	bool local = session_local_clock_synced(&why);
 	/* Then which clock orders the CPUs' events. */
