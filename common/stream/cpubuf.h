@@ -40,22 +40,27 @@ struct cpubuf {
 	void *page_ctx;
 };
 
-/* Open CPU cpu's trace_pipe_raw at path (non-blocking) for source src, pages of subbuf bytes:
- * 0, or -1 with errno. Opening works for an offline CPU too (its reads fail with ENODEV). */
+/* Open CPU cpu's trace_pipe_raw at path (non-blocking) into c, for source src, pages of
+ * subbuf bytes decoded with tep's header page. Opening works for an offline CPU too (its
+ * reads fail with ENODEV). Returns 0, or -1 with errno (ENOMEM when no kbuffer could be made;
+ * nothing left open). Frees: cpubuf_close(c). */
 int cpubuf_open(struct cpubuf *c, const char *path, int cpu, int src, struct tep_handle *tep,
 		size_t subbuf);
-/* Append the pages the kernel has for this CPU now (at most max, and at most
- * CPUBUF_MAX_PENDING held); returns pages read, or -1 with errno. Sets more when it
- * stopped at a limit, offline on ENODEV. The head page's first record becomes current. */
+/* Append the pages the kernel has for c's CPU now (at most max, and at most
+ * CPUBUF_MAX_PENDING held), each handed to on_page as it is read. Sets more when it stopped at
+ * a limit, offline on ENODEV. When c held no page, the head page's first record becomes
+ * current. Returns the pages read, or -1 with errno (a read failed, or out of memory). */
 int cpubuf_fill(struct cpubuf *c, int max);
-/* The next record (cur, ts, size); cur NULL when none is left in memory. A page that ends
- * stays in memory until the next fill (a record of it may still be in use: a trailer's
+/* Move c to the next record (cur, ts, size); cur NULL when none is left in memory. A page that
+ * ends stays in memory until the next fill (a record of it may still be in use: a trailer's
  * event). */
 void cpubuf_advance(struct cpubuf *c);
+/* Close c's file and free its pages; c may be closed again. */
 void cpubuf_close(struct cpubuf *c);
 
 /* Is a page whole: a length within the page, and records that lead forward to it (see
- * cpubuf.c)? commit_size: the kernel's long (4 or 8). */
+ * cpubuf.c)? page: subbuf bytes; commit_size: the kernel's long (4 or 8). Returns true when it
+ * is, false when it must not be decoded. */
 bool cpubuf_page_sound(const char *page, size_t subbuf, size_t commit_size);
 
 #endif

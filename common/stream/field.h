@@ -40,11 +40,11 @@ struct field_desc {
 };
 
 /*
- * Classify f of ev (reads the event's print format once per call: at setup, not per event).
- * A number is as its C type declares it where the type is one field_int_type knows,
- * whatever the format's "signed:" says: the syscall tracepoints declare every argument
+ * Classify field f of event ev (reads the event's print format once per call: at setup, not
+ * per event). A number is as its C type declares it where the type is one field_int_type
+ * knows, whatever the format's "signed:" says: the syscall tracepoints declare every argument
  * "signed:0" in an 8-byte slot ("pid_t pid; size:8; signed:0"), which kill(-1, ...) fills
- * with 0xffffffff.
+ * with 0xffffffff. Returns the description (nothing to free).
  */
 struct field_desc field_describe(struct tep_event *ev, struct tep_format_field *f);
 
@@ -55,34 +55,44 @@ struct field_desc field_describe(struct tep_event *ev, struct tep_format_field *
  */
 #define FIELD_FLAG_NMI 0x40
 #define FIELD_IN_INTERRUPT (0x08 | 0x10 | FIELD_FLAG_NMI)
-/* "irq", "softirq" or "task" */
+/* The context of an event whose common_flags are flags. Returns "irq", "softirq" or "task", in
+ * static storage. */
 const char *field_context(int flags);
 
 /* The width in bytes and the sign of an integer C type as a format names it ("pid_t",
- * "unsigned int", "const s32"); false for any other (char, whose sign is the machine's, an
- * enum, a struct, a pointer). long is taken as 8 bytes: field_describe never widens. */
+ * "unsigned int", "const s32"), into width and is_signed. long is taken as 8 bytes:
+ * field_describe never widens. Returns true, or false for any other type (char, whose sign is
+ * the machine's, an enum, a struct, a pointer), width and is_signed then untouched. */
 bool field_int_type(const char *type, int *width, bool *is_signed);
 
-/* A number field's value as d says (d from field_describe of f): reader_num's bounds-checked
- * read, cut to the C type's width and extended by its sign. The one way tools that take any
- * field (tpoint's keys) read a number. */
+/* A number field's value in record rec as d says (d from field_describe of f): reader_num's
+ * bounds-checked read, cut to the C type's width and extended by its sign. The one way tools
+ * that take any field (tpoint's keys) read a number. Returns the value, 0 when the field is not
+ * in the record. */
 long long field_num(const struct tep_record *rec, const struct tep_format_field *f,
 		    const struct field_desc *d);
 
-/* The bytes of f in rec (a string up to its NUL, a __data_loc array as long as recorded). */
+/* The bytes of field f in rec, as d (its description) says: a string up to its NUL, a
+ * __data_loc array as long as recorded; their count in len (0 when the field is not in the
+ * record). Returns a pointer into rec's data (valid while the record is), or to a static "". */
 const void *field_data(const struct tep_record *rec, const struct tep_format_field *f,
 		       const struct field_desc *d, size_t *len);
 
-/* A value (len bytes at data) as a JSON value: a number, a string, or an array of numbers. */
+/* Write a value (len bytes at data, described by d) to out as a JSON value: a number, a
+ * string, or an array of numbers; null when out of memory. */
 void field_json(FILE *out, const struct field_desc *d, const void *data, size_t len);
-/* The same into dst for the kinds a flood is made of (numbers, pointers, strings): its
- * length, or -1 for another kind or when it does not fit in size (then field_json). */
+/* The same into dst (size bytes, not terminated) for the kinds a flood is made of (numbers,
+ * pointers, strings) of d, value len bytes at data. Returns its length, or -1 for another kind
+ * or when it does not fit in size (then field_json). */
 int field_json_buf(char *dst, size_t size, const struct field_desc *d, const void *data,
 		   size_t len);
-/* The same as one text token (strings escaped as out_text does), padded to width. */
+/* The same (d, len bytes at data) as one text token to out (strings escaped as out_text
+ * does; numbers and arrays cut at 511 bytes), padded to width (0: none): text to the left,
+ * numbers to the right. */
 void field_text(FILE *out, const struct field_desc *d, const void *data, size_t len, int width);
 
-/* Is the value a string or an address (printed as text in JSON)? For column alignment. */
+/* Is a value of d a string or an address (printed as text in JSON)? For column alignment.
+ * Returns true for strings, pointers and the %p addresses, false for numbers and arrays. */
 bool field_is_text(const struct field_desc *d);
 
 #endif

@@ -19,14 +19,18 @@ struct tep_event;
 struct tep_record;
 struct printfmt;
 
-/* The plan of ev's print format, or NULL when libtraceevent must print it. */
+/* The plan of ev's print format, tried against tep's printer on probe records. Returns the
+ * plan (it keeps nothing of ev), or NULL when libtraceevent must print it (or out of memory).
+ * The caller frees it with printfmt_free(). */
 struct printfmt *printfmt_compile(struct tep_handle *tep, struct tep_event *ev);
 /*
- * The event's text (what tep_print_event renders as TEP_PRINT_INFO), escaped as
- * out_text_line escapes it, into buf, not terminated; its length, or -1 when it does not
- * fit in size. The record must hold every field of its format (evprint's fits()).
+ * The text of rec's event by plan p (what tep_print_event renders as TEP_PRINT_INFO),
+ * escaped as out_text_line escapes it, into buf, not terminated. The record must hold every
+ * field of its format (evprint's fits()). Returns its length, or -1 when it does not fit in
+ * size (or a string of the record lies outside it).
  */
 int printfmt_render(const struct printfmt *p, const struct tep_record *rec, char *buf, size_t size);
+/* Free plan p (NULL: nothing). */
 void printfmt_free(struct printfmt *p);
 
 #endif

@@ -96,98 +96,127 @@ struct reader {
 };
 
 /*
- * Open the per_cpu/cpuN/trace_pipe_raw files under dir (an instance directory, or a fixture
- * tree in the unit tests) with the given page size (0: the kernel's). A CPU that is offline
- * is read once it comes online; a file that cannot be opened is an error (said on stderr
- * when tool is set).
+ * Open into r the per_cpu/cpuN/trace_pipe_raw files under dir (an instance directory, or a
+ * fixture tree in the unit tests), decoded with tep, with the given page size subbuf (0: the
+ * kernel's); ordered: CPUs merged by timestamp. A CPU that is offline is read once it comes
+ * online; a file that cannot be opened is an error (said on stderr when r's tool is set: by
+ * the session's opens, not by this one, which leaves it NULL). Returns 0, or -1 (what was
+ * opened stays in r). Frees: reader_close(r), after a failure too.
  */
 int reader_open(struct reader *r, struct tep_handle *tep, const char *dir, size_t subbuf,
 		bool ordered);
-/* Open the reader of a session's instance; session_close() closes it. */
+/* Open r, the reader of session s's instance (ordered as reader_open's), with its page size and
+ * clock; session_close() closes it, whether it opened or not. Returns 0, or -1 (said on
+ * stderr when a buffer cannot be opened; not when memory runs out). */
 int reader_open_session(struct reader *r, struct session *s, bool ordered);
-/* Instead, the top level's buffers (toplevel.h: the run owns it), for the session: on_fd
- * its tracing_on, written 0 at the stop. */
+/* Instead, the top level's buffers (toplevel.h: the run owns it) in r, for session s: on_fd
+ * its tracing_on, written 0 at the stop; ordered as reader_open's. Returns 0, or -1 as
+ * reader_open_session; session_close() closes it. */
 int reader_open_toplevel(struct reader *r, struct session *s, int on_fd, bool ordered);
-/* Read another session's instance too (merged in time order; its CPUs do not wake poll());
- * what names its events in messages. Returns its source index, or -1. */
+/* Read session s's instance too in r (merged in time order; its CPUs do not wake poll());
+ * what names its events in messages (kept, not copied). Returns its source index, or -1 when r
+ * has READER_MAX_SOURCES, memory runs out or a buffer cannot be opened (said when r has a
+ * tool). */
 int reader_add_session(struct reader *r, struct session *s, const char *what);
 
-/* Handlers run in the order registered; an event may have several (the names module and
- * the tool both follow sched_process_fork when a tool traces it). */
+/* Call fn(rec, ctx) for every record of event ev that r reads. Handlers run in the order
+ * registered; an event may have several (the names module and the tool both follow
+ * sched_process_fork when a tool traces it). Returns 0, or -1 when ev is NULL or out of
+ * memory. */
 int reader_on(struct reader *r, struct tep_event *ev, reader_event_fn fn, void *ctx);
-/* Every listener is told of each loss (pairing tables, the names module), of any source;
- * reader_on_lost_of only of losses in source src. */
+/* Call fn(cpu, n, ctx) for each loss r finds. Every listener is told of each loss (pairing
+ * tables, the names module), of any source. Returns 0, or -1 when r has READER_MAX_LOST
+ * listeners already. */
 int reader_on_lost(struct reader *r, reader_lost_fn fn, void *ctx);
+/* The same (r, fn, ctx), told only of losses in source src. Returns 0, or -1 as
+ * reader_on_lost. */
 int reader_on_lost_of(struct reader *r, int src, reader_lost_fn fn, void *ctx);
 
 /*
- * Records of ev belong to the record before them on the same CPU (ftrace:kernel_stack and
- * ftrace:user_stack follow the event whose stack they hold): they are never dispatched alone
- * but handed to that record's handler, which finds them with reader_record_trailers(). A
- * trailer whose event was not seen (lost) is dropped.
+ * Records of ev, in r, belong to the record before them on the same CPU (ftrace:kernel_stack
+ * and ftrace:user_stack follow the event whose stack they hold): they are never dispatched
+ * alone but handed to that record's handler, which finds them with reader_record_trailers().
+ * A trailer whose event was not seen (lost) is dropped. Returns 0, or -1 when ev is NULL or out
+ * of memory.
  */
 int reader_trailer(struct reader *r, struct tep_event *ev);
-/* How many records of trailer event ev were read (with their event or without). */
+/* How many records of trailer event ev r read (with their event or without). Returns that
+ * count, 0 for an event that is not a trailer (or NULL). */
 unsigned long long reader_trailers_read(const struct reader *r, const struct tep_event *ev);
-/* In a handler: the trailers of rec (n may be 0); NULL for records not from a reader. */
+/* In a handler: the trailers of rec (n may be 0). Returns them, owned by the reader and valid
+ * until the handler returns; for a record not from a reader, its priv (NULL for one made
+ * zeroed). */
 const struct reader_trailers *reader_record_trailers(const struct tep_record *rec);
 
 /*
- * Read and dispatch until a stop is requested (sig.h), the duration (ns, 0: none) has passed
- * or a tick returns non-zero. Then, unless the output is gone, recording is stopped and
- * everything recorded before the stop is read and dispatched; a second stop request cuts
- * that short, and what was not shown is counted on stderr. Events the kernel overwrote are
- * reported as they are found and, at the end, in all (exact, from the per-CPU stats).
- * interval_ns 0: no ticks. flush is called after every batch so output reaches pipes
- * promptly; it returns 1 when the output's reader went away (| head: the run ends quietly)
- * and -1 when writing failed (said on stderr; reader_run returns -1).
+ * Read r and dispatch until a stop is requested (sig.h), the duration (duration_ns, 0: none)
+ * has passed, a tick returns non-zero or r's ended says so. Then, unless the output is gone,
+ * recording is stopped and everything recorded before the stop is read and dispatched; a
+ * second stop request cuts that short, and what was not shown is counted on stderr. Events the
+ * kernel overwrote are reported as they are found and, at the end, in all (exact, from the
+ * per-CPU stats). tick(now, tick_ctx) is called every interval_ns (0: no ticks; tick may be
+ * NULL). flush (may be NULL) is called after every batch so output reaches pipes promptly; it
+ * returns 1 when the output's reader went away (| head: the run ends quietly) and -1 when
+ * writing failed (said on stderr; reader_run returns -1). Returns 0, or -1 when flush failed,
+ * a buffer cannot be read (said when r has a tool), poll() fails or memory runs out (not said).
  */
 int reader_run(struct reader *r, uint64_t duration_ns, uint64_t interval_ns, reader_tick_fn tick,
 	       void *tick_ctx, int (*flush)(void));
 
-/* Read everything available now and dispatch all of it (the unit tests). */
+/* Read everything available now in r and dispatch all of it (the unit tests), and report
+ * losses no later record will carry. Returns 0, or -1 when a buffer cannot be read (said when r
+ * has a tool). */
 int reader_drain(struct reader *r);
 
-/* A time of the instance's trace clock that is not a record's (a hist trigger's field, as
+/* A time raw of the instance's trace clock that is not a record's (a hist trigger's field, as
  * the start time a synthetic event carries) as record times are given: CLOCK_MONOTONIC
- * where the reader maps the clock. */
+ * where the reader r maps the clock. Returns that time (raw itself where r does not map). */
 uint64_t reader_time(const struct reader *r, uint64_t raw);
 
-/* Read everything available now and dispatch what is stamped up to limit (reader_now's
+/* Read everything available now in r and dispatch what is stamped up to limit (reader_now's
  * clock; everything when the trace clock is not mono); the rest waits for the next read.
  * For a tick that also reads counts the kernel keeps: its events then fall in the same
- * interval as those counts. */
+ * interval as those counts. Returns 0, or -1 when a buffer cannot be read (said when r has a
+ * tool). */
 int reader_read_until(struct reader *r, uint64_t limit);
 
-/* Events the kernel lost in source src (overrun, commit overrun, dropped), from the per-CPU
- * stats; -1 when they cannot be read. */
+/* Events the kernel lost in source src of r (overrun, commit overrun, dropped), from the
+ * per-CPU stats. Returns their count, or -1 when they cannot be read. */
 long long reader_lost_total(const struct reader *r, int src);
 
+/* Close r's buffers and free its handlers and sources (not its tep); r may be closed again
+ * (nothing left to do). */
 void reader_close(struct reader *r);
 
 /* Does a record of have bytes hold size bytes at off? Formats are not trusted with the
- * arithmetic. */
+ * arithmetic. Returns true when off and size are not negative and off + size is at most
+ * have. */
 static inline bool reader_fits(int have, int off, int size)
 {
 	return off >= 0 && size >= 0 && (long long)off + size <= (long long)have;
 }
 
 /*
- * Fields of a record in this machine's byte order (the buffers are local). A string field,
- * fixed array or __data_loc, as a pointer into the record and its length (NUL-terminated or
- * not); a numeric field, sign-extended when the format says signed.
+ * Fields of a record in this machine's byte order (the buffers are local). reader_str: field
+ * f of rec, a string field, fixed array or __data_loc, as a pointer into the record and its
+ * length in len (NUL-terminated or not; a __data_loc one cut at the record's end, len 0 when a
+ * field lies outside it). Returns that pointer, valid while the record is, or a static "".
  */
 const char *reader_str(const struct tep_record *rec, const struct tep_format_field *f, size_t *len);
+/* reader_num: numeric field f of rec, sign-extended when the format says signed. Returns its
+ * value, 0 when it lies outside the record or is not of 1, 2, 4 or 8 bytes. */
 long long reader_num(const struct tep_record *rec, const struct tep_format_field *f);
 /* The thread that recorded rec (common_pid), as tep_data_pid reads it with the handle of the
- * reader that dispatches it: a handler needs no handle of its own for it. */
+ * last reader opened (every event of a kernel has the same common fields): a handler needs no
+ * handle of its own for it. Returns that thread's id. */
 int reader_pid(struct tep_record *rec);
-/* A string field copied into dst (size bytes, always NUL-terminated), cut at its first NUL;
- * returns its length. The one bounded copy of strings out of records. */
+/* A string field f of rec copied into dst (size bytes, at least 1; always NUL-terminated), cut
+ * at its first NUL; f NULL: "". Returns its length. The one bounded copy of strings out of
+ * records. */
 size_t reader_strcpy(char *dst, size_t size, const struct tep_record *rec,
 		     const struct tep_format_field *f);
 
-/* CLOCK_MONOTONIC in ns: the time base of the mono trace clock. */
+/* CLOCK_MONOTONIC in ns: the time base of the mono trace clock. Returns it now. */
 uint64_t reader_now(void);
 
 #endif

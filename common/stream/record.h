@@ -29,18 +29,25 @@ struct record {
 	const char *tool;
 };
 
-/* Check FILE can be made (its folder exists and is writable; FILE is not a folder), before
- * anything changes in the kernel: 0, or -1 with one line on stderr. */
+/* Check FILE (path) can be made (its folder exists and is writable; FILE is not a folder, nor
+ * a link, nor empty), before anything changes in the kernel. Returns 0, or -1 with one line on
+ * stderr under tool's name. */
 int record_check(const char *path, const char *tool);
-/* Start: a file per CPU (0 .. ncpus-1) beside path. -1 with one line on stderr. */
+/* Start r: a file per CPU (0 .. ncpus-1) beside path (unnamed where the file system allows
+ * it), pages of page bytes; path is copied, tool (for messages) kept. Returns 0, or -1 with one
+ * line on stderr. Frees: record_finish(r), or record_abort(r), after a failure too. */
 int record_open(struct record *r, const char *path, int ncpus, size_t page, const char *tool);
-/* Keep one page of CPU cpu (what trace_pipe_raw gave, len bytes, zero-padded to a page). */
+/* Keep in r one page of CPU cpu (what trace_pipe_raw gave at page, len bytes, zero-padded to a
+ * page). A CPU out of range is ignored; a failed write is said once on stderr, and the pages
+ * after it are not kept (record_finish then fails). */
 void record_page(struct record *r, int cpu, const char *page, size_t len);
 /* Write FILE with the formats of every event tep holds (read from tracefs now: call while
  * the run's probes still exist) and clock, the trace clock of the run's instance ("mono";
- * NULL: none saved), then remove the CPU files. -1 when it could not be written (said). */
+ * NULL: none saved), then remove the CPU files and free r (record_abort), whatever happens.
+ * Returns 0, or -1 when it could not be written (said; what was written of FILE removed). */
 int record_finish(struct record *r, struct tep_handle *tep, const char *clock);
-/* Remove what record_open made (a run that failed before the end). */
+/* Remove what record_open made in r and free it (a run that failed before the end); FILE too
+ * when a write had failed. r may be given again (nothing left to do). */
 void record_abort(struct record *r);
 
 #endif

@@ -41,7 +41,9 @@ struct swstack {
 	uint64_t bad;		    /* malformed samples */
 };
 
-/* Set up an empty store (no kernel): swstack_add and swstack_take work on it. */
+/* Set up w, an empty store (no kernel): swstack_add and swstack_take work on it. max_stack:
+ * the frames asked of a sample (0: PERFEV_MAX_STACK). Returns 0, or -1 when out of memory.
+ * Frees: swstack_free(w), after a failure too. */
 int swstack_init(struct swstack *w, unsigned max_stack);
 
 /*
@@ -49,41 +51,45 @@ int swstack_init(struct swstack *w, unsigned max_stack);
  * process: its threads now and later), else every task; with mono, its times on
  * CLOCK_MONOTONIC (attr.use_clockid, 4.1+) to match a trace clock "mono", else the
  * kernel's local clock (perf_clock), as ftrace's "local" and close to its "global". Enabled
- * at once. Returns 0, or -1 with the reason in why (perf events refused or missing: the
- * caller falls back).
+ * at once; w is set up as swstack_init's, as deep as perf_event_max_stack allows. Returns 0,
+ * or -1 with the reason in why (len bytes; perf events refused or missing: the caller falls
+ * back). Frees: swstack_free(w), after a failure too.
  */
 int swstack_open(struct swstack *w, pid_t pid, pid_t tid, bool mono, char *why, size_t len);
 
-/* Read every ring's samples into the store. */
+/* Read every ring's samples into the store w (nothing when it is not open). */
 void swstack_drain(struct swstack *w);
 
-/* Stop sampling (what is in the rings stays for the last drain). */
+/* Stop w's sampling (what is in the rings stays for the last drain). */
 void swstack_disable(struct swstack *w);
 
-/* Store a sample: thread tid's user frames u[0..n-1] (leaf first) at time. -1: no memory. */
+/* Store a sample in w: thread tid's user frames u[0..n-1] (leaf first, copied) at time.
+ * Returns 0, or -1 when out of memory. */
 int swstack_add(struct swstack *w, uint32_t tid, uint64_t time, const uint64_t *u, int n);
 
 /*
- * The user stack of thread tid off the CPU from out_ns to in_ns: its first sample at or
+ * The user stack in w of thread tid off the CPU from out_ns to in_ns: its first sample at or
  * after out_ns (less the slack) and before in_ns, its frames copied into u (at most max);
- * that sample and the older ones are forgotten. Returns the frames, or -1 when there is
- * no such sample (counted missing; a later one is kept for its own time).
+ * that sample and the older ones are forgotten. Returns the frames copied, or -1 when there
+ * is no such sample (counted missing; a later one is kept for its own time).
  */
 int swstack_take(struct swstack *w, uint32_t tid, uint64_t out_ns, uint64_t in_ns, uint64_t *u,
 		 int max);
 
 /*
  * After the takes of a drain, with horizon_ns the time up to which the caller has seen the
- * switches (less a margin for its late CPUs): of each thread's samples before it, only
+ * switches (less a margin for its late CPUs): of each thread's samples in w before it, only
  * the newest is kept, that of a thread still off the CPU since then (its switch in, when
  * it comes, takes it); the others are of switches the caller did not pair.
  */
 void swstack_trim(struct swstack *w, uint64_t horizon_ns);
 
-/* On stderr under the tool's name: samples lost by the rings, and the times off the CPU
- * without their sample (their user stack: none). */
+/* On stderr under the tool's name (tool): w's samples lost by the rings (and its ring's other
+ * troubles, perfev_report), the times off the CPU without their sample (their user stack:
+ * none), and the samples malformed or not stored. */
 void swstack_report(const struct swstack *w, const char *tool);
 
+/* Close w's event, if open, and free its samples; w may be freed again. */
 void swstack_free(struct swstack *w);
 
 #endif
