@@ -75,34 +75,46 @@ struct fdtrack {
 		.sa = {.via = USTR_BEST } \
 	}
 
-/* In prepare(): the events' formats loaded, the tables made. A kernel without what it needs
- * is said on stderr, prefixed with tool (-1). */
+/* In prepare(): the events' formats loaded, ft's tables made (t: the tool's run). A kernel
+ * without what it needs is said on stderr, prefixed with tool. Returns 0, or -1 when the
+ * kernel lacks what it needs (said) or out of memory (not said). Frees: fdtrack_free(ft). */
 int fdtrack_prepare(struct fdtrack *ft, struct tool_run *t, const char *tool);
-/* After fdtrack_prepare: the read and write family joined too (traced by fdtrack_setup), each
- * return given to done. A kernel without their tracepoints is said (-1). */
+/* After fdtrack_prepare: the read and write family joined too in ft (traced by
+ * fdtrack_setup), each return given to done (ctx: handed to done). A kernel without their
+ * tracepoints (read's are looked at) is said on stderr; a call of the family without its own
+ * is left out. Returns 0, or -1 when the kernel has not read's (said) or out of memory (not
+ * said). */
 int fdtrack_rw(struct fdtrack *ft, fdtrack_rw_fn done, void *ctx);
-/* In setup(): the events traced, the reader's losses followed, /proc read (-p's process, or
- * every process but this one). Returns a TOOL_ status; ft->sa.what says how paths are read. */
+/* In setup(): ft's events traced, the reader's losses followed, /proc read (-p's process, or
+ * every process but this one); t: the tool's run. Returns a TOOL_ status (TOOL_OK when set
+ * up); ft->sa.what says how paths are read. */
 int fdtrack_setup(struct fdtrack *ft, struct tool_run *t);
 
-/* The process of thread tid (tid itself when not known). */
+/* The process of thread tid, as the task names of ft's run know it. Returns its ID, or tid
+ * itself when not known. */
 int fdtrack_tgid(struct fdtrack *ft, int tid);
-/* What descriptor fd of process tgid is; one not seen made gets a stand-in named
- * "[fd N: not seen opened]" (unnamed, type '?', counted in ft->unnamed), kept until the
- * descriptor is closed or made again. NULL only when out of memory. */
+/* What descriptor fd of process tgid is in ft's tables; one not seen made gets a stand-in
+ * named "[fd N: not seen opened]" (unnamed, type '?', counted in ft->unnamed), kept until the
+ * descriptor is closed or made again (close-on-exec: an exec forgets it too). Returns the
+ * file, owned by the table (valid until the descriptor is closed or made again or its table
+ * forgotten, unless held with fdtab_hold), or NULL when out of memory or fd is negative or
+ * 1 << 20 or more (counted in ft->unnamed all the same). */
 struct fdtab_file *fdtrack_file(struct fdtrack *ft, int tgid, int fd);
 
 /* A finished dup, dup2, dup3 or fcntl (its entry's arguments a[], its result ret), applied to
- * tgid's table: what the event handlers do, for the tests. which: 0 dup, 1 dup2, 2 dup3,
- * 3 fcntl. */
+ * tgid's table in ft: what the event handlers do, for the tests. which: 0 dup, 1 dup2, 2 dup3,
+ * 3 fcntl (F_DUPFD, F_DUPFD_CLOEXEC and F_SETFD; other commands change nothing). A failed
+ * call (ret negative) changes nothing. */
 void fdtrack_apply(struct fdtrack *ft, int tgid, int which, const long long a[3], long long ret);
 
 /* The type of what descriptor fd of process tgid became by an open of path (len bytes), looked
- * at now through proc (a /proc; the tests' copy): R, S, O or '?' (see above). */
+ * at now through proc (a /proc; the tests' copy). Returns R, S, O or '?' (see above). */
 char fdtrack_late_type(const char *proc, int tgid, int fd, const char *path, size_t len);
 
-/* At the end, on stderr: how many opens' paths were not read, and why (nothing when none). */
+/* At the end, on stderr: how many opens' paths ft did not read, and why (nothing when none). */
 void fdtrack_report(const struct fdtrack *ft);
+/* What ft holds freed: its tables, its joins and its opens' (sysarg_free). An ft as
+ * FDTRACK_INIT makes it, never prepared, may be freed. */
 void fdtrack_free(struct fdtrack *ft);
 
 #endif

@@ -18,9 +18,14 @@ struct member {
 	struct pair_table cache; /* tid -> 1 (a thread of pid) or 2 (not) */
 };
 
+/* m for the threads of process pid, none asked yet. Returns 0, or -1 when out of memory.
+ * Frees: member_free(m). */
 int member_init(struct member *m, pid_t pid);
-/* Is tid a thread of m's process (/proc/PID/task/TID exists, or did when first asked)? */
+/* Is tid a thread of m's process (/proc/PID/task/TID exists, or did when first asked)? Either
+ * answer is remembered, in a table of 1024 (an evicted thread is asked again). Returns true
+ * when it is (tid the process's own ID: always), false when not (tid 0 or below: always). */
 bool member_of(struct member *m, pid_t tid);
+/* What m remembers freed; m may be freed again. */
 void member_free(struct member *m);
 
 #endif

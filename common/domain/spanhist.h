@@ -55,32 +55,44 @@ struct spanhist {
 	struct tool_run *t;
 };
 
-/* --via's value; a usage error when it is none of them. */
+/* --via's value arg into sh->via; a usage error (exit 2) when it is none of them. */
 void spanhist_via(struct spanhist *sh, const char *arg);
-/* After the options: -P/-k, --via hist with -k comm (exit 2). */
+/* After the options: -P (per_process: then sh's key is the process) with -k tid or comm, and
+ * --via hist with -k comm, are usage errors (exit 2); sh->unit set by -m (sh->millis). */
 void spanhist_check(struct spanhist *sh, bool per_process);
 
 /*
- * In prepare(): where the pairs are made. describe(sh, hist) fills sh->k for the kernel
- * (mode and unit are set after it); what: what the histograms count ("waits"). Returns a
- * TOOL_ status; t->traced says how, "<what> (binned in the kernel)".
+ * In prepare(): where the pairs are made (t: the tool's run). describe(sh, hist) fills sh->k
+ * for the kernel (mode and unit are set after it); what: what is traced ("run queue
+ * latency"); counted: what the histograms count ("waits"). Returns a TOOL_ status: TOOL_OK,
+ * or TOOL_FAIL when the --via asked for cannot be (said on stderr), out of memory, or the
+ * kernel's pair event has no field pid or comm (not said); t->traced says how, "<what>
+ * (binned in the kernel)". Frees: spanhist_free(sh).
  */
 int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, const char *counted,
 		     void (*describe)(struct spanhist *sh, bool hist));
 
-/* In setup(): the kernel's pairing traced; for here, the tool enables its events itself
- * (after span_init with spanhist_done). Returns a TOOL_ status. */
+/* In setup(): sh's pairing in the kernel traced; for here, the tool enables its events itself
+ * (after span_init with spanhist_done). Returns a TOOL_ status (TOOL_OK when set up, and
+ * always when paired here). */
 int spanhist_setup(struct spanhist *sh);
 
-/* span's done for pairs made here: the end record names the task by end_pid, end_comm. */
+/* span's done for pairs made here (ctx: the struct spanhist): the end record names the task by
+ * end_pid, end_comm; the value added is span_units of st's and end's times (ns and data are
+ * not used). */
 void spanhist_done(const struct tep_record *end, const struct span_start *st, uint64_t ns,
 		   void *data, void *ctx);
 
-/* The tool's interval() and end(): the histograms printed (end: the partial last interval),
- * then what was not paired (what: "switches"). */
+/* The tool's interval(): sh's histograms printed (now: the interval's end), then begun again.
+ * Returns 0, or 1 when the kernel's table cannot be read (--via hist: said on stderr, nothing
+ * printed, t->failed set): the last interval. */
 int spanhist_interval(struct spanhist *sh, uint64_t now);
+/* The tool's end(): sh's histograms printed (the partial last interval, unless interval()
+ * said the last one was), then what was not paired (what: "switches"). */
 void spanhist_end(struct spanhist *sh, const char *what);
 
+/* What sh holds freed: its span, its pairing in the kernel, its histograms and the kernel's
+ * table last read. */
 void spanhist_free(struct spanhist *sh);
 
 #endif

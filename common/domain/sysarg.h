@@ -97,14 +97,17 @@ struct sysarg {
 
 /*
  * In setup(): climb the ladder (sa->via, or the best rung), trace each call's entry, string
- * event and exit, and call fn for each call that ends. A kernel without the calls' syscall
- * tracepoints is said (CONFIG_FTRACE_SYSCALLS); a chosen rung that is not here is said by
- * ladder_climb. Returns a TOOL_ status; sa->via is the rung in use.
+ * event and exit, and call fn(exit, tid, done, ctx) for each call that ends (t: the tool's
+ * run; ctx: handed to fn). A kernel without the calls' syscall tracepoints is said
+ * (CONFIG_FTRACE_SYSCALLS); a chosen rung that is not here is said by ladder_climb. Returns a
+ * TOOL_ status (TOOL_OK when set up); sa->via is the rung in use. Frees: sysarg_free(sa).
  */
 int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx);
 
-/* String slot i of the call being done: NULL when no rung read it (not made through the C
- * library, the read faulted); else its bytes, *len of them (cut at str_size - 1). */
+/* String slot i of the call being done, d (the call handed to fn). Returns NULL when no rung
+ * read it (not made through the C library, the read faulted) or i is not a slot (*len then
+ * untouched); else its bytes, NUL-terminated, *len of them (cut at sa->str_size - 1), in the
+ * call's memory: valid until fn returns. */
 const char *sysarg_str(const struct sysarg *sa, const struct sysarg_done *d, int i, size_t *len);
 
 /* What is known of string slot i beyond its bytes. */
@@ -113,30 +116,49 @@ struct sysarg_strinfo {
 	size_t len; /* its length in bytes, SIZE_MAX when not known */
 	bool late;  /* read from the caller's memory after the call */
 };
+/* What sa knows of string slot i of call d (the call handed to fn) beyond its bytes, into
+ * info. Its len is the bytes held when whole, the length as passed when cut (SIZE_MAX: not
+ * known), but 0 when no rung read it and it is not known cut; i not a slot: nothing known
+ * (len SIZE_MAX). */
 void sysarg_str_info(const struct sysarg *sa, const struct sysarg_done *d, int i,
 		     struct sysarg_strinfo *info);
 
-/* At the end: the calls shown with a string not read, and why (nothing when none). */
+/* At the end, on stderr: the calls shown with a string not read, and why (nothing when none);
+ * sa set up by sysarg_setup (its tool's name is taken). */
 void sysarg_report(const struct sysarg *sa);
+/* What sysarg_setup or sysarg_init allocated in sa freed: its calls in progress and its events'
+ * parts. A zeroed sa, or one freed already, may be freed. */
 void sysarg_free(struct sysarg *sa);
 
-/* For the unit tests: the parts of sysarg_setup without a tool. The calls' entry events
- * (NULL: not in this kernel) give their string arguments' places; then each event's part,
- * whose records go to sysarg_on_event (ctx: what sysarg_ev returned). */
+/* For the unit tests: the parts of sysarg_setup without a tool, then each event's part
+ * (sysarg_ev), whose records go to sysarg_on_event. sa: its calls, str_size and threads as
+ * set by the tool; tool: the name in messages; tep: the handle the records are read with;
+ * enter: the calls' entry events (NULL: not in this kernel), which give their string
+ * arguments' places; fn(exit, tid, done, ctx) for each call that ends. Returns 0, or -1: more
+ * than SYSARG_MAX_CALLS calls; a string argument its entry has not, or more than
+ * SYSARG_MAX_STRS (said on stderr, both as "has no argument"); out of memory.
+ * Frees: sysarg_free(sa), after -1 too. */
 int sysarg_init(struct sysarg *sa, const char *tool, struct tep_handle *tep,
 		struct tep_event *const *enter, sysarg_fn fn, void *ctx);
 /* What an event adds to its thread's call: the entry tracepoint (numbers), a probe on the
  * syscall's function (the strings), an event probe (both), a C library function (the strings,
  * before the call: which call it made, its entry says), or the exit (the result). */
 enum sysarg_role { SYSARG_ENTER, SYSARG_STRS, SYSARG_EPROBE, SYSARG_LIBC, SYSARG_EXIT };
+/* The part in sa of event ev (its fields looked up) in role, for call (an index in sa's calls;
+ * -1 for SYSARG_LIBC: the entry says which call). After sysarg_init. Returns it, owned by sa
+ * (freed by sysarg_free): the ctx of sysarg_on_event for ev's records; NULL when sa holds as
+ * many as it can (4 * SYSARG_MAX_CALLS + 64). */
 struct sysarg_ev *sysarg_ev(struct sysarg *sa, struct tep_event *ev, enum sysarg_role role,
 			    int call);
+/* A record rec of an event into its thread's call (ctx: what sysarg_ev returned for the
+ * event); an exit ends the call in progress, if any, and fn is called for it. */
 void sysarg_on_event(struct tep_record *rec, void *ctx);
 
 /* For the unit tests and the probes: the fetch of string argument arg (0-based) of a system
- * call for the kprobe on its own function: "+0(+112(%di)):ustring" (__x64_sys_NAME, the
- * saved registers) when regs, "+0($arg1):ustring" (sys_NAME) when not. -1 when this
- * architecture's registers are not known. */
+ * call for the kprobe on its own function, into out (len bytes, cut to fit):
+ * "+0(+112(%di)):ustring" (__x64_sys_NAME, the saved registers) when regs, "+0($arg1):ustring"
+ * (sys_NAME) when not. Returns 0, or -1 when this architecture's registers are not known
+ * (every one but x86_64, regs or not) or arg is not 0 to 5. */
 int sysarg_kprobe_fetch(int arg, bool regs, char *out, size_t len);
 
 #endif

@@ -21,14 +21,17 @@ struct sysnr {
 	char unnamed_list[256];
 };
 
-/* The table, its names matched to the kernel's calls (kernel: the names of its syscalls:
- * sys_enter_* events, n of them; n 0: not known, the headers' names stand). 0, or -1 when
- * out of memory. */
+/* The table t, its names matched to the kernel's calls (kernel: the names of its syscalls:
+ * sys_enter_* events, n of them; n 0: not known, the headers' names stand). Returns 0, or -1
+ * when out of memory. Frees: sysnr_free(t), after -1 too. */
 int sysnr_init(struct sysnr *t, const char *const *kernel, int n);
-/* The name of call nr: the kernel's, or "syscall_NNN" (in buf) when not known. */
+/* The name of call nr in t. Returns the kernel's (the headers' for a call the kernel has no
+ * event of), owned by t (valid until sysnr_free), or "syscall_NNN" written in buf (len bytes,
+ * the caller's) when not known. */
 const char *sysnr_name(const struct sysnr *t, long nr, char *buf, size_t len);
-/* Its number, or -1. */
+/* The number of the call named name in t. Returns it, or -1 when no call of t has it. */
 long sysnr_number(const struct sysnr *t, const char *name);
+/* t's names freed and t zeroed: it may be freed again. */
 void sysnr_free(struct sysnr *t);
 
 #endif
