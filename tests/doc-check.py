@@ -39,7 +39,7 @@ def declarations(text):
             i += 1
             continue
         if depth == 0 and re.match(r"(static\s+inline\s+|extern\s+)?[A-Za-z_][\w\s\*]*?\b\w+\s*\(", s) \
-                and not re.match(r"(typedef|struct\s+\w+\s*\{|enum\b|return\b)", s):
+                and not re.match(r"(typedef|struct\s+\w+\s*\{|enum\s+\w*\s*\{|enum\s*\{|return\b)", s):
             start = i
             decl = s
             while not re.search(r"[;{]\s*$|\)\s*$", lines[i].strip()) or decl.count("(") > decl.count(")"):
