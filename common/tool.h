@@ -274,64 +274,87 @@ struct tool_run {
 	bool tracing_began;
 };
 
-/* Run the tool; returns the exit status. */
+/* Runs the tool t, described by its struct tool, on the command line argc, argv (argv is
+ * changed: --exec's place set to NULL); once per process (its state is static). Returns the
+ * exit status: TOOL_OK (0: done, also when prepare() returned TOOL_DONE or a stop came before
+ * anything was made), TOOL_FAIL (1: a runtime failure, said on stderr; also a --prom FILE that
+ * cannot be written), TOOL_USAGE (2: a usage error, as a --trace-json or -o FILE that cannot
+ * be made), or any other status a stage returned. A usage error of the command line exits 2
+ * (opt_fail) without returning; so does --json-keys, with 0. */
 int tool_main(const struct tool *t, int argc, char **argv);
 
 /*
- * In setup(): trace ev with an ftrace filter (may be NULL) and the shared filters (this
- * process left out, -n), handing each record to fn. The kernel filters where it can; -n on
- * an event with a comm field of its own (the kernel's "comm" would be that field) is checked
- * here on the in-band names before fn is called. Returns TOOL_OK, TOOL_FAIL, or
- * TOOL_USAGE for a filter the kernel rejects (its explanation on stderr).
+ * In setup(): traces ev in t, the tool's run, with an ftrace filter (may be NULL) and the
+ * shared filters (this process left out, -n), handing each record to fn with ctx. The kernel
+ * filters where it can; -n on an event with a comm field of its own (the kernel's "comm"
+ * would be that field) is checked here on the in-band names before fn is called. Returns
+ * TOOL_OK; TOOL_USAGE for a filter the kernel rejects (its explanation on stderr) or one too
+ * long ("filter too long"); TOOL_FAIL when ev cannot be enabled (said) or out of memory (not
+ * said).
  */
 int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,
 	       void *ctx);
 
 /*
  * In setup(), before any event is enabled (one enabled before has no stack): a kernel stack
- * (kernel) and a user stack (user) recorded after each event of the run's instance, the
- * function tracer's calls with their own option (func). The stack events are loaded into
- * *kstack and *ustack and handed to their event's handler as trailers (reader_trailer).
- * A kernel without them is named by its CONFIG_ option. Returns a TOOL_ status.
+ * (kernel) and a user stack (user) recorded after each event of t's instance, the function
+ * tracer's calls with their own option (func). The stack events are loaded into *kstack and
+ * *ustack (NULL when not asked; the session's, not to be freed) and handed to their event's
+ * handler as trailers (reader_trailer). Returns TOOL_OK, or TOOL_FAIL: a kernel without them
+ * is named by its CONFIG_ option, an option that cannot be set is said, a trailer that
+ * cannot be registered is not.
  */
 int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct tep_event **kstack,
 		struct tep_event **ustack);
 
-/* The name of task pid when its current event happened (or "<...>"). */
+/* The name of task pid when its current event happened, as t's names know it. Returns it,
+ * valid until the next call; "<...>" (static) when it is not known or names are not
+ * followed. */
 const char *tool_comm(struct tool_run *t, int pid);
-/* The process (thread group) of thread tid, as the names followed know it; tid itself when
- * they do not (no names followed, or a thread not seen). */
+/* The process (thread group) of thread tid, as the names t follows know it. Returns it, or
+ * tid itself when they do not (no names followed, or a thread not seen). */
 int tool_tgid(struct tool_run *t, int tid);
 
-/* With --cgroup: is task tid in the group (or a descendant) now? Always true without.
- * Reads /proc/TID/cgroup: for a tool that checks pids itself (pids_checked_here). */
+/* With --cgroup: whether task tid is in t's group (or a descendant) now, or when first asked
+ * (answers are kept for the run). Reads /proc/TID/cgroup: for a tool that checks pids itself
+ * (pids_checked_here). A task that is gone is a member if its process or parent process is
+ * (the names followed). Returns true when it is, and always without --cgroup; else false. */
 bool tool_in_cgroup(struct tool_run *t, pid_t tid);
 
-/* The run ends when process (or thread) pid is gone, as after -d: for a tool's own -p (the
- * shared -p and -L are watched by tool_main). */
+/* The run t ends when process pid (or thread, when thread) is gone, as after -d: for a tool's
+ * own -p (the shared -p and -L are watched by tool_main). */
 void tool_watch(struct tool_run *t, pid_t pid, bool thread);
 
 /*
- * A .batched tool whose records also come through perf rings (b: NULL when one set): the
- * rings' fds in the reader's poll, so a ring that reaches its watermark wakes the reader
- * before it overflows. Call in setup(), after the rings are open. 0, or -1 out of memory.
+ * A .batched tool whose records also come through perf rings (a, and b: NULL when one set):
+ * the rings' fds in the poll of t's reader, so a ring that reaches its watermark wakes the
+ * reader before it overflows. Call in setup(), after the rings are open. Returns 0, or -1
+ * out of memory (the fds set before kept). The list of fds is t's (the driver frees it).
  */
 int tool_wake_on_rings(struct tool_run *t, const struct perfev *a, const struct perfev *b);
 
-/* fn(ctx) told of the reader's losses (reader_on_lost): now if the reader is open, else
- * when the driver opens it. -1 when it cannot be (more than 8 before the open). */
+/* fn(ctx) told of the losses of t's reader (reader_on_lost): now if the reader is open, else
+ * when the driver opens it. Returns 0, or -1 when it cannot be (more than 8 before the open:
+ * said on stderr; out of memory). */
 int tool_on_lost(struct tool_run *t, reader_lost_fn fn, void *ctx);
 
-/* --prom: a new file begun, for the tool to write its families into and prom_commit();
- * NULL without --prom or when the file cannot be made (said once; the run exits 1). */
+/* --prom: a new file of t begun, for the tool to write its families into and prom_commit().
+ * Returns the driver's struct prom (static, valid for the run), or NULL without --prom or
+ * when the file cannot be made (said once; the run exits 1). */
 struct prom *tool_prom(struct tool_run *t);
 
-/* --trace-json: the file to write the spans into, NULL without it (or after a write
- * failed: said once, the run exits 1). */
+/* --trace-json: the file of t to write the spans into. Returns the driver's struct tracejson
+ * (static, valid for the run), or NULL without it or once it has failed (out of memory
+ * keeping its tracks: said once, the run exits 1; a write that fails is found at the end). */
 struct tracejson *tool_trace_json(struct tool_run *t);
 
-/* Operand helpers: "[duration]" and "[interval [count]]" (the driver's for operand_kind). */
+/* Operand helpers: "[duration]" and "[interval [count]]" (the driver's for operand_kind).
+ * The duration of t's run from argv[0] of argc operands, as -d; a usage error (opt_fail:
+ * exit 2) when -d gave one too, it is not a duration, or there is more than one. */
 void tool_operand_duration(struct tool_run *t, int argc, char **argv);
+/* The interval of t's run from argv[0] and the count of intervals from argv[1] (1 to 2^40)
+ * of argc operands; a usage error (opt_fail: exit 2) when one is not valid, or there are
+ * more than two. */
 void tool_operand_interval(struct tool_run *t, int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ struct hist_log2 {
 	uint64_t total;
 };
 
+/* Counts v in its log2 slot of h (slot 0: 0; slot k: [2^(k-1), 2^k)). */
 static inline void hist_log2_add(struct hist_log2 *h, uint64_t v)
 {
 	int k = v ? 64 - __builtin_clzll(v) : 0;
@@ -24,7 +25,8 @@ static inline void hist_log2_add(struct hist_log2 *h, uint64_t v)
 	h->total++;
 }
 
-/* A value of a signed field: below 0 it is counted apart, in its own first row. */
+/* Counts v, a value of a signed field, in h: below 0 it is counted apart (h->neg), in its own
+ * first row. */
 static inline void hist_log2_add_signed(struct hist_log2 *h, int64_t v)
 {
 	if (v < 0) {
@@ -51,19 +53,23 @@ struct hist_bins {
 #define HIST_LINEAR_MAX (1ULL << 57)
 #define HIST_LINEAR_SLOTS 64 /* slots of width n; the 65th holds the rest */
 
-/* The bins of kind for n (ignored for LOG2). -1 when n is out of range. */
+/* Sets b to the bins of kind for n (n ignored for LOG2). Returns 0, or -1 when n is out of
+ * range (b is written all the same). */
 int hist_bins_set(struct hist_bins *b, enum hist_kind kind, uint64_t n);
-/* The slot of v (not negative) in b. */
+/* Finds the slot of v (not negative) in the bins b. Returns its index, 0 to HIST_SLOTS - 1. */
 int hist_bins_slot(const struct hist_bins *b, uint64_t v);
-/* Low and high bound of a slot of b: [lo, hi). */
+/* Fills in lo and hi, the low and high bound of slot k of b: [lo, hi) (b NULL: log2 slots);
+ * hi is UINT64_MAX where 2^64 or more. */
 void hist_bins_bounds(const struct hist_bins *b, int k, uint64_t *lo, uint64_t *hi);
 /* Add to h what log2 (counted in log2 slots) holds, in the bins of b: a POWER of 2^m only
  * (each of its slots is m log2 slots), or LOG2. */
 void hist_bins_from_log2(struct hist_log2 *h, const struct hist_bins *b,
 			 const struct hist_log2 *log2);
-/* Its name for a banner: "log2", "power-of-10", "linear 100-wide". */
+/* Writes the name of the bins b for a banner into buf (len bytes, cut to fit): "log2",
+ * "power-of-10", "linear 100-wide". */
 void hist_bins_name(const struct hist_bins *b, char *buf, size_t len);
 
+/* Counts v in its slot of the bins b in h. */
 static inline void hist_bins_add(struct hist_log2 *h, const struct hist_bins *b, uint64_t v)
 {
 	if (b->kind == HIST_LOG2)
@@ -74,7 +80,7 @@ static inline void hist_bins_add(struct hist_log2 *h, const struct hist_bins *b,
 	}
 }
 
-/* A value of a signed field in b's slots, below 0 in its own first row. */
+/* Counts v, a value of a signed field, in h in b's slots, below 0 in its own first row. */
 static inline void hist_bins_add_signed(struct hist_log2 *h, const struct hist_bins *b, int64_t v)
 {
 	if (v < 0) {
@@ -85,22 +91,26 @@ static inline void hist_bins_add_signed(struct hist_log2 *h, const struct hist_b
 	}
 }
 
+/* Empties h: every slot, neg and total back to 0. */
 void hist_log2_reset(struct hist_log2 *h);
-/* Low and high bound of a slot: [lo, hi). */
+/* Fills in lo and hi, the low and high bound of log2 slot k: [lo, hi) (slot 64's hi:
+ * UINT64_MAX). */
 void hist_log2_bounds(int k, uint64_t *lo, uint64_t *hi);
 
 /*
- * perf-tools' iolatency layout: unit names the value ("us", "ms"), what names the count ("I/O").
- * Rows from the first slot up to the last non-empty one; nothing but the header when empty.
- * Negative values, if any, come first as a row "-inf -> 0".
+ * Prints h to f in perf-tools' iolatency layout: unit names the value ("us", "ms"), what names
+ * the count ("I/O"). Rows from the first slot up to the last non-empty one; when empty, the
+ * header and a line "(no what)" ("(no events)" when what is "count"). Negative values, if
+ * any, come first as a row "-inf -> 0".
  */
 void hist_log2_print(FILE *f, const struct hist_log2 *h, const char *unit, const char *what);
-/* The same with the slots of b (NULL: log2). */
+/* The same with the slots of b (NULL: log2): h printed to f, unit and what as above. */
 void hist_bins_print(FILE *f, const struct hist_log2 *h, const struct hist_bins *b,
 		     const char *unit, const char *what);
-/* The non-empty slots as a JSON array: [{"low":1,"high":2,"count":5},...]; negative values,
- * if any, first as {"low":null,"high":0,...}. */
+/* Prints the non-empty slots of h to f as a JSON array: [{"low":1,"high":2,"count":5},...];
+ * negative values, if any, first as {"low":null,"high":0,...}. */
 void hist_log2_json(FILE *f, const struct hist_log2 *h);
+/* The same with the slots of b (NULL: log2): h printed to f. */
 void hist_bins_json(FILE *f, const struct hist_log2 *h, const struct hist_bins *b);
 
 #endif

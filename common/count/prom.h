@@ -43,33 +43,42 @@ struct prom {
 	bool failed; /* a write failed: said once, the run exits 1 */
 };
 
-/* At start: can FILE.tmp be made in FILE's folder (made and removed again)? 0, or -1 said on
- * stderr ("tool: --prom: cannot write 'FILE.tmp': why"). */
+/* At start: whether FILE.tmp can be made in the folder of path, FILE (made and removed again;
+ * one left there is removed first); p filled in, path and tool (the name in messages) kept
+ * in it, not copied. Returns 0, or -1 said on stderr ("tool: --prom: cannot write
+ * 'FILE.tmp': why"; "'FILE' is not a file name", "'FILE' is a folder"). */
 int prom_open(struct prom *p, const char *path, const char *tool);
-/* A new file: FILE.tmp made (never through a link). -1 (said once) when it cannot be. */
+/* A new file of p: FILE.tmp made (never through a link). Returns 0, or -1 (said once, p
+ * failed) when it cannot be. */
 int prom_begin(struct prom *p);
-/* A family: its HELP and TYPE lines ("counter", "gauge", "histogram"). */
+/* Writes a family into p's file: the HELP line of name (help, its backslashes and newlines
+ * escaped) and its TYPE line (type: "counter", "gauge", "histogram"). Nothing without a file
+ * begun; so for every writer below. */
 void prom_family(struct prom *p, const char *name, const char *type, const char *help);
-/* A sample: name{labels} v; labels made by prom_labels, or NULL. */
+/* Writes a sample into p's file: name{labels} v; labels made by prom_labels, or NULL. */
 void prom_uint(struct prom *p, const char *name, const char *labels, uint64_t v);
-/* A sample of a value counted in unit u, written in the base unit, exactly. */
+/* Writes a sample name{labels} of v, a value counted in unit u, into p's file in the base
+ * unit, exactly. */
 void prom_scaled(struct prom *p, const char *name, const char *labels, uint64_t v,
 		 struct prom_unit u);
-/* A histogram's samples from log2 slots of whole values of unit u divided by step (values
- * below 0 are in every bucket): _bucket{le} up to the last slot not empty and +Inf,
- * cumulative; _sum (sum, in sum_u) and _count. */
+/* Writes the samples of histogram name{labels} into p's file from h, log2 slots of whole
+ * values of unit u divided by step (values below 0 are in every bucket): _bucket{le} up to
+ * the last slot not empty and +Inf, cumulative; _sum (sum, in sum_u) and _count. */
 void prom_hist(struct prom *p, const char *name, const char *labels, const struct hist_log2 *h,
 	       uint64_t step, struct prom_unit u, uint64_t sum, struct prom_unit sum_u);
-/* The file is whole: FILE.tmp renamed over FILE. 0, or -1 (said once, FILE.tmp removed). */
+/* The file of p is whole: FILE.tmp renamed over FILE. Returns 0, or -1 (said once, p failed,
+ * FILE.tmp removed); -1 also, not said, when no file was begun. */
 int prom_commit(struct prom *p);
 
-/* Labels k1="v1",k2="v2" from pairs of strings ending with NULL, the values escaped as the
- * format wants (\\, \", \n) and bytes that are not UTF-8 as U+FFFD. The text is cut (at a
- * whole pair) when buf is too small; returns buf. */
+/* Labels k1="v1",k2="v2" into buf (len bytes) from pairs of strings ending with NULL, the
+ * values escaped as the format wants (\\, \", \n) and bytes that are not UTF-8 as U+FFFD.
+ * The text is cut (at a whole pair) when buf is too small. Returns buf (the caller's; len 0:
+ * left as it was). */
 char *prom_labels(char *buf, size_t len, ...) __attribute__((sentinel));
-/* A value of at most n bytes (not NUL-terminated when n long: a kernel's comm) escaped into
- * a label's quotes; returns the bytes written, SIZE_MAX when it did not fit whole (buf is
- * always NUL-terminated). */
+/* Escapes s, a value of at most n bytes (not NUL-terminated when n long: a kernel's comm; it
+ * ends at a NUL), into a label's quotes in buf (len bytes). Returns the bytes written,
+ * SIZE_MAX when it did not fit whole (buf is NUL-terminated either way); len 0: 0, nothing
+ * written. */
 size_t prom_escape(char *buf, size_t len, const char *s, size_t n);
 
 /* Counts kept from the start of a run, one series per label text (the tools count by
@@ -85,11 +94,13 @@ struct prom_set {
 	size_t n, cap;
 	size_t *index, icap; /* open addressing: position in s + 1, 0 empty */
 };
-/* The series of labels (made at zero), NULL when memory ran out. */
+/* The series of labels in set (made at zero; labels NULL: ""; set zeroed at first). Returns
+ * it, owned by set and valid until prom_set_free, or NULL when memory ran out. */
 struct prom_series *prom_series(struct prom_set *set, const char *labels);
+/* Frees every series of set and its tables (set itself is the caller's), left empty. */
 void prom_set_free(struct prom_set *set);
-/* "TOOL: WARNING: N WHAT not counted in --prom's file (out of memory)" on stderr when *lost,
- * which is then 0: the rows an interval could not add to their series. */
+/* "TOOL: WARNING: N WHAT not counted in --prom's file (out of memory)" on stderr (tool,
+ * what) when *lost, which is then 0: the rows an interval could not add to their series. */
 void prom_say_lost(uint64_t *lost, const char *tool, const char *what);
 /* h added to into. */
 void prom_hist_add(struct hist_log2 *into, const struct hist_log2 *h);

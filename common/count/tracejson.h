@@ -50,56 +50,71 @@ struct tracejson {
 	int npseudo;
 };
 
-/* At start, before anything is traced: FILE is a file name, not a folder nor a link, and
- * FILE.tmp can be made in its folder; FILE.tmp is made then (a file left there is removed
- * first; never through a link) and the file begun. 0, or -1 said on stderr ("tool:
- * --trace-json: ..."), nothing left. */
+/* At start, before anything is traced: path, FILE, is a file name, not a folder nor a link
+ * (nor anything but a regular file), and FILE.tmp can be made in its folder; FILE.tmp is made
+ * then (a file left there is removed first; never through a link) and the file begun; tj
+ * filled in, path and tool (the name in messages) kept in it, not copied. Returns 0, or -1
+ * said on stderr ("tool: --trace-json: ..."), nothing left. */
 int tracejson_open(struct tracejson *tj, const char *path, const char *tool);
-/* The end: the array closed, FILE.tmp renamed over FILE. 0, or -1 (said once, FILE.tmp
- * removed, FILE as it was). */
+/* The end of tj's file: the array closed, FILE.tmp renamed over FILE, the tables freed.
+ * Returns 0, or -1: said once when a write failed (FILE.tmp removed, FILE as it was) or when
+ * tj failed before (out of memory keeping its tracks: the file is renamed over FILE all the
+ * same); not said when no file is open (never opened, or committed or aborted already). */
 int tracejson_commit(struct tracejson *tj);
-/* A run that traced nothing (it failed or was refused before): FILE.tmp removed. */
+/* A run that traced nothing (it failed or was refused before): tj's FILE.tmp removed, its
+ * tables freed. Nothing more when its file was committed or aborted already. */
 void tracejson_abort(struct tracejson *tj);
 
-/* The name of a process or a thread (len bytes at most, NUL-terminated or not), written
- * when it is not the one last written for it. */
+/* Writes name, the name of process pid (len bytes at most, NUL-terminated or not), into
+ * tj's file when it is not the one last written for it. Nothing when no file is open. */
 void tracejson_process_name(struct tracejson *tj, int pid, const char *name, size_t len);
+/* The same for thread tid of process pid in tj: name, at most len bytes. */
 void tracejson_thread_name(struct tracejson *tj, int pid, int tid, const char *name, size_t len);
 
-/* The pseudo process of a thing that is not a task, by a key of the tool's (a device
- * number): TRACEJSON_PID_BASE + 1, + 2, ... in the order they come; -1 out of memory (said,
- * the file is failed: tool_trace_json gives NULL from then on). */
+/* The pseudo process in tj of a thing that is not a task, by key, a key of the tool's (a
+ * device number). Returns its PID, TRACEJSON_PID_BASE + 1, + 2, ... in the order they come;
+ * -1 out of memory (said, the file is failed: tool_trace_json gives NULL from then on; but
+ * not said, nor failed, when the table of keys cannot grow). */
 int tracejson_pseudo_pid(struct tracejson *tj, uint64_t key);
-/* The lane (a thread of pseudo process pid, from 1) for a span [start, end): the first whose
- * spans all ended by start; a new one when none did. -1 out of memory (said, as above), or
- * pid not a pseudo PID. */
+/* The lane in tj (a thread of pseudo process pid, from 1) for a span [start_ns, end_ns): the
+ * first whose spans all ended by start_ns; a new one when none did. Returns it, or -1 out of
+ * memory (said, as above), pid not a pseudo PID, or no file open. */
 int tracejson_lane(struct tracejson *tj, int pid, uint64_t start_ns, uint64_t end_ns);
 
-/* A complete event: name (len bytes at most), cat a static word; then its args with
- * tracejson_arg_*, then tracejson_span_end. */
+/* Begins a complete event in tj's file: name (len bytes at most), cat a static word (written
+ * as it is), on track pid, tid, from start_ns for dur_ns; then its args with tracejson_arg_*,
+ * then tracejson_span_end. Nothing when no file is open; so for every writer below. */
 void tracejson_span_begin(struct tracejson *tj, int pid, int tid, const char *name, size_t len,
 			  const char *cat, uint64_t start_ns, uint64_t dur_ns);
+/* An arg of the event begun in tj: key and s, a string of at most max bytes. */
 void tracejson_arg_str(struct tracejson *tj, const char *key, const char *s, size_t max);
+/* An arg of the event begun in tj: key and v, a signed number. */
 void tracejson_arg_int(struct tracejson *tj, const char *key, long long v);
+/* An arg of the event begun in tj: key and v, an unsigned number. */
 void tracejson_arg_uint(struct tracejson *tj, const char *key, unsigned long long v);
+/* Ends the event begun in tj (its args, then itself). */
 void tracejson_span_end(struct tracejson *tj);
 
-/* A counter of process pid at ts: one series, value v (a count: integers only, so no NaN
- * reaches the file). */
+/* Writes into tj's file the counter name of process pid at ts_ns: one series, value v (a count:
+ * integers only, so no NaN reaches the file). */
 void tracejson_counter(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
 		       const char *series, long long v);
-/* The same with n series in one event (series[i] = v[i]): Perfetto draws each as a counter
- * track of its own ("name series"), chrome://tracing stacks them in one. */
+/* The same with n series in one event (series[i] = v[i]), the counter name of process pid at
+ * ts_ns in tj: Perfetto draws each as a counter track of its own ("name series"),
+ * chrome://tracing stacks them in one. */
 void tracejson_counters(struct tracejson *tj, int pid, const char *name, uint64_t ts_ns,
 			const char *const *series, const long long *v, int n);
 
-/* An interval tool's counts (vfsstat, cachestat): one counter event named tool at the
- * interval's start, v[i] for series[i], on a pseudo process of its own named tool; v NULL:
- * zeros, written once at the last interval's end so that the last one has a width. */
+/* Writes into tj's file an interval tool's counts (vfsstat, cachestat): one counter event
+ * named tool at the interval's start, start_ns, v[i] for series[i] (n of them), on a pseudo
+ * process of its own named tool (key 0); v NULL: zeros (16 series at most), written once at
+ * the last interval's end so that the last one has a width. Nothing when its pseudo process
+ * cannot be had. */
 void tracejson_interval(struct tracejson *tj, uint64_t start_ns, const char *const *series,
 			const long long *v, int n);
 
-/* Microseconds of ns, with three decimals, into dst (32 bytes); its length. */
+/* Writes the microseconds of ns, with three decimals, into dst (32 bytes). Returns its
+ * length. */
 size_t tracejson_us(char *dst, uint64_t ns);
 
 #endif

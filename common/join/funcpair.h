@@ -99,52 +99,70 @@ struct funcpair {
 	struct tep_format_field *sarg[FUNCPAIR_MAX_ARGS];
 };
 
-/* A usage error (opt_fail) unless spec is one function: FUNC or LIB:FUNC, no glob. */
+/* Checks spec: a usage error (opt_fail: exit 2) unless it is one function, FUNC or LIB:FUNC,
+ * no glob. */
 void funcpair_check_spec(const char *spec);
 
 /*
- * In prepare(): the probes of fp->spec, named <prefix>_entry_<pid> and <prefix>_ret_<pid>.
- * A function the kernel cannot trace or a symbol not in the file is a usage error, said on
- * stderr; missing probe support is named by its CONFIG_ option. Returns a TOOL_ status.
+ * In prepare(): the probes of fp->spec for t, the tool's run, named <prefix>_entry_<pid> and
+ * <prefix>_ret_<pid>; fp's fields "Set by it" filled in. A function the kernel cannot trace
+ * or a symbol not in the file is a usage error, said on stderr (a LIB:FUNC's exits 2 through
+ * opt_fail); missing probe support is named by its CONFIG_ option. Returns TOOL_OK;
+ * TOOL_USAGE for a function not traceable or a probe the kernel refused (its reason said);
+ * TOOL_FAIL for missing probe support, arguments that cannot be fetched (said), or a field
+ * not found in a probe's format (not said).
  */
 int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix);
 
-/* In setup(): trace both probes; fn is called for every return paired with its entry. A
- * loss of events clears the pairs (they could join the wrong two). Returns a TOOL_ status. */
+/* In setup(): traces both probes of fp for t, the tool's run; fn is called, with ctx, for
+ * every return paired with its entry. A loss of events clears the pairs (they could join the
+ * wrong two). Returns TOOL_OK; TOOL_FAIL, not said, when out of memory or kstack_ev has no
+ * caller field; or tool_trace's status. Frees: funcpair_free(fp). */
 int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx);
 
 /*
  * In prepare(), instead of funcpair_probes: two events of the kernel's own (a file
- * system's tracepoints, ext4_sync_file_enter and _exit) as the entry and the return,
- * named func in the output; retfield the return's field read by funcpair_retval (NULL:
- * none). Paired here (funcpair_trace). Returns a TOOL_ status.
+ * system's tracepoints, ext4_sync_file_enter and _exit) as the entry and the return of fp
+ * for t, the tool's run, named func (entry's name) in the output; retfield the return's
+ * field read by funcpair_retval (NULL: none). Paired here (funcpair_trace). Returns TOOL_OK,
+ * or TOOL_FAIL when ret has no field retfield (said on stderr).
  */
 int funcpair_events(struct tool_run *t, struct funcpair *fp, struct tep_event *entry,
 		    struct tep_event *ret, const char *retfield);
 
 /*
- * Whether the kernel can pair the calls (hist triggers with variables and synthetic events:
- * CONFIG_HIST_TRIGGERS, Linux 4.17). In prepare(), after funcpair_probes: the synthetic
- * event is made then, and fp->in_kernel set; false (and nothing made) when it cannot.
+ * Whether the kernel can pair the calls of fp for t, the tool's run (hist triggers with
+ * variables and synthetic events: CONFIG_HIST_TRIGGERS, Linux 4.17). In prepare(), after
+ * funcpair_probes: the synthetic event is made then, and fp->in_kernel set. Returns true
+ * then; false (and nothing made) when it cannot, or fp fetches what its triggers cannot carry
+ * (str_arg, mem_arg, ret_extra). When the return value's field of the pair event cannot be
+ * found, it says so on stderr and returns true: funcpair_retval then reads 0.
  */
 bool funcpair_kernel(struct tool_run *t, struct funcpair *fp);
-/* Whether the kernel has what funcpair_kernel needs (nothing is made). */
+/* Whether the kernel has what funcpair_kernel needs (nothing is made). Returns true when it
+ * has (span_kernel_can for the run's own probes), else false. */
 bool funcpair_kernel_can(void);
 
 /* In setup(), when funcpair_kernel said yes: the kernel pairs each thread's entry and return
- * (the innermost call of a function that calls itself) and sends one event per call of at
- * least min_ns, for fn. Returns a TOOL_ status. */
+ * of fp (the innermost call of a function that calls itself) for t, the tool's run, and sends
+ * one event per call of at least min_ns (0: all), for fn, with ctx. Returns TOOL_OK;
+ * TOOL_FAIL, not said, when funcpair_kernel did not say yes or kstack_ev has no caller
+ * field; else span_kernel_trace's or tool_trace's status. */
 int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns, funcpair_fn fn,
 			  void *ctx);
 
-/* The return value of a paired return (with fp->retval). */
+/* The return value of a paired return, ret its record (with fp->retval). Returns it, or 0
+ * when fp reads none. */
 long long funcpair_retval(const struct funcpair *fp, const struct tep_record *ret);
 
-/* In end(): on stderr, the returns the kernel missed (a kretprobe's instances all in use),
- * the returns that found no entry and the calls shown without their entry's stack. ustacks: the user stacks the probes recorded (-U),
+/* In end(): on stderr (tool: the name in it), the returns of fp the kernel missed (a
+ * kretprobe's instances all in use) and the returns that found no entry (paired in the
+ * kernel: span_kernel_report's lines). ustacks: the user stacks the probes recorded (-U),
  * each of which may have added a miss to the kretprobe's count (below). */
 void funcpair_report(struct funcpair *fp, const char *tool, unsigned long long ustacks);
 
+/* Frees the tables of fp (fp itself is the caller's); the probes and what the kernel pairs
+ * with are removed at the end of the run, not here. */
 void funcpair_free(struct funcpair *fp);
 
 #endif

@@ -55,51 +55,69 @@ struct span {
 	uint64_t losses;   /* loss reports received */
 };
 
-/* Room for about `entries` starts in progress at once (a full set evicts its oldest); done
- * NULL: what is known per key, read with span_find, kept until span_drop or span_end. */
+/* Room for about entries starts in progress at once in s (a full set evicts its oldest),
+ * each with data_size bytes of the tool's; a start whose end is lost is dealt with by loss;
+ * done(end, start, delta, data, ctx) is called for each pair (done NULL: what is known per
+ * key, read with span_find, kept until span_drop or span_end). Returns 0, or -1 when out of
+ * memory (nothing to free). Frees: span_free(s). */
 int span_init(struct span *s, size_t entries, size_t data_size, enum span_loss loss,
 	      span_done_fn done, void *ctx);
-/* The same for a tool's run, and its loss policy given the reader's losses (span_lost:
- * registered now or when the driver opens the reader). */
 struct tool_run;
+/* The same for t, the tool's run, and its loss policy given the reader's losses (span_lost:
+ * registered now or when the driver opens the reader): s, entries, data_size, loss, done and
+ * ctx as span_init. Returns 0, or -1 when out of memory (nothing to free) or when the
+ * listener cannot be registered (tool_on_lost; s is then made: span_free(s)). */
 int span_init_run(struct tool_run *t, struct span *s, size_t entries, size_t data_size,
 		  enum span_loss loss, span_done_fn done, void *ctx);
+/* Frees the table of s (s itself is the caller's). Safe after a failed span_init, and twice. */
 void span_free(struct span *s);
 
-/* A start of (k1, k2) at ts on cpu: its data, zeroed. One already there is replaced
- * (counted: its end was lost, or the tool's events start twice, as two wake-ups). */
+/* A start of (k1, k2) in s at ts on cpu, of the tool's kind. One already there is replaced
+ * (counted: its end was lost, or the tool's events start twice, as two wake-ups). Returns its
+ * data, zeroed (never NULL), owned by s: valid until the start ends, is dropped, moved,
+ * evicted or forgotten at a loss (any later span_begin may evict it). */
 void *span_begin(struct span *s, uint64_t k1, uint64_t k2, uint64_t ts, int cpu, int kind);
-/* Keep the start there if there is one (the first wake-up counts), else begin one; *fresh
- * says which. */
+/* Keeps the start of (k1, k2) in s if there is one (the first wake-up counts), else begins
+ * one at ts on cpu, of kind; *fresh says which (true: begun). Returns the start's data, owned
+ * by s and valid as span_begin's. */
 void *span_begin_once(struct span *s, uint64_t k1, uint64_t k2, uint64_t ts, int cpu, int kind,
 		      bool *fresh);
-/* The start of (k1, k2), or NULL. */
+/* Finds the start of (k1, k2) in s. Returns it (its data: span_data), owned by s and valid
+ * as span_begin's, or NULL when there is none. */
 struct span_start *span_find(struct span *s, uint64_t k1, uint64_t k2);
-/* The end of (k1, k2) at ts: done() with its start, which is then forgotten; 1 when paired,
- * 0 when there was no start (counted). */
+/* The end of (k1, k2) in s at ts, rec its record: done() with its start, which is then
+ * forgotten. Returns 1 when paired, 0 when there was no start (counted). */
 int span_end(struct span *s, const struct tep_record *rec, uint64_t k1, uint64_t k2, uint64_t ts);
-/* The start of (k1, k2) is now (nk1, nk2)'s (an exec by a thread other than the leader: the
- * kernel gives it the leader's ID); its start there, or NULL when there is none. One that
- * (nk1, nk2) had is replaced. */
+/* Moves the start of (k1, k2) in s to (nk1, nk2) (an exec by a thread other than the leader:
+ * the kernel gives it the leader's ID). One that (nk1, nk2) had is replaced. Returns the
+ * start there, owned by s and valid as span_begin's, or NULL when there is none (or when
+ * making room for it evicted the start being moved: then it is gone). */
 struct span_start *span_move(struct span *s, uint64_t k1, uint64_t k2, uint64_t nk1, uint64_t nk2);
-/* Forget the start of (k1, k2) without an end (the thing went away). */
+/* Forgets the start of (k1, k2) in s without an end (the thing went away); nothing when
+ * there is none. */
 void span_drop(struct span *s, uint64_t k1, uint64_t k2);
-/* The reader's lost-event listener: reader_on_lost(r, span_lost, s). */
+/* The reader's lost-event listener: reader_on_lost(r, span_lost, s), ctx the span. Forgets
+ * the starts recorded on cpu (SPAN_LOSS_CPU and cpu 0 or more), else every start; n, the
+ * events lost, is not read. */
 void span_lost(int cpu, long long n, void *ctx);
 
-/* One line on stderr, when anything is to be said: how many ends found no start, and why a
- * start can be missing (what: the ends' name, "switches"). Nothing when all were paired. */
+/* One line on stderr for s (tool: the name in it), when anything is to be said: how many
+ * ends found no start, and why a start can be missing (what: the ends' name, "switches").
+ * Nothing when all were paired and no start was forgotten at a loss or evicted. */
 void span_report(const struct span *s, const char *tool, const char *what);
 
+/* The tool's data of st. Returns the data_size bytes that follow st, owned by the span and
+ * valid as st is. */
 static inline void *span_data(struct span_start *st)
 {
 	return st + 1;
 }
 
-/* The time between two events in whole units (1000: microseconds) as the kernel's hist
- * triggers compute it: the difference of the two times each cut to the unit, so that the
- * pairs made here and those made in the kernel are binned alike. It may be one more than the
- * nanoseconds between divided by the unit, never less. */
+/* The time between two events in whole units (unit_ns 1000: microseconds) as the kernel's
+ * hist triggers compute it: the difference of the two times (start_ns, end_ns) each cut to
+ * the unit, so that the pairs made here and those made in the kernel are binned alike.
+ * Returns it, 0 when end_ns is not after start_ns. It may be one more than the nanoseconds
+ * between divided by the unit, never less. */
 static inline uint64_t span_units(uint64_t start_ns, uint64_t end_ns, uint64_t unit_ns)
 {
 	return end_ns > start_ns ? end_ns / unit_ns - start_ns / unit_ns : 0;
@@ -208,47 +226,63 @@ struct span_kernel {
 };
 
 /* Whether the kernel can pair in the kernel in this mode (nothing is made); own: the start
- * and end events are the run's own (its probes), which older kernels can pair too. */
+ * and end events are the run's own (its probes), which older kernels can pair too. Returns
+ * true when the kernel has hist triggers and synthetic events (for SPAN_K_HIST also numeric
+ * literals, Linux 5.16) and is Linux 6.1 or later unless own; false otherwise. */
 bool span_kernel_can(enum span_kmode mode, bool own);
 
 /* The synthetic events' names and definitions (run id id) and the triggers' text (trace
- * clock clock), from the tool's description; nothing is written to the kernel. -1 (with
- * one line on stderr) when the description is not whole or a text does not fit. */
+ * clock clock), from the tool's description in k, set into k; nothing is written to the
+ * kernel. Returns 0, or -1 (with one line on stderr) when the description is not whole or a
+ * text does not fit. */
 int span_kernel_build(struct span_kernel *k, const char *id, const char *clock);
 
 /*
- * In prepare(): the synthetic events made, removed at the end however the run ends (a usage
- * error included). false, with nothing left made, when the kernel cannot: the tool pairs in
- * user space then (said on stderr when the kernel refused an event).
+ * In prepare(): the synthetic events of k made for t, the tool's run, removed at the end
+ * however the run ends (a usage error included). Returns true when made; false, with nothing
+ * left made, when the kernel cannot: the tool pairs in user space then (said on stderr when
+ * the kernel refused an event, its format cannot be read or the description does not build).
  */
 bool span_kernel_make(struct tool_run *t, struct span_kernel *k);
 
-/* In setup(): the triggers written, the kernel pairs from now on; SPAN_K_PAIRS: each pair
- * event that passes filter (NULL: all) is handed to fn. fn NULL: the tool traces the pair
- * event (k->pair_ev) itself, after (tool_trace: where the pair event is fired in the task's
- * own context, the run's filters of the task apply). Returns a TOOL_ status. */
+/* In setup(): the triggers of k written for t, the tool's run, the kernel pairs from now on;
+ * SPAN_K_PAIRS: each pair event that passes filter (NULL: all) is handed to fn with ctx. fn
+ * NULL: the tool traces the pair event (k->pair_ev) itself, after (tool_trace: where the pair
+ * event is fired in the task's own context, the run's filters of the task apply). One fn at
+ * a time in a process: a second call's fn and ctx replace the first's. Returns TOOL_OK, or
+ * TOOL_FAIL, said on stderr (but when the trace clock cannot be read, or a step of the end or
+ * a handler cannot be kept: out of memory); what was written is removed at the end all the
+ * same. */
 int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *filter,
 		      void (*fn)(struct tep_record *pair, void *ctx), void *ctx);
 
-/* A field of the pair event (lat, t0, a carried one, an end's), or NULL. */
+/* Finds field name of k's pair event (lat, t0, a carried one, an end's). Returns it (the
+ * event's, libtraceevent's: not to be freed), or NULL when there is none or no pair event
+ * was made. */
 struct tep_format_field *span_kernel_field(const struct span_kernel *k, const char *name);
 
-/* SPAN_K_HIST: the pairs counted since tracing began, keyed by hist_keys and then by the
- * bucket, which is hist.h's log2 slot of span_units(start, end, unit_ns); each entry's val[0]
- * is the sum of those units plus one each (subtract its hits). -1 with one line on stderr. */
+/* SPAN_K_HIST: the pairs k counted since tracing began, into h (zeroed or read before; emptied
+ * first; the caller frees its entries with histtable_free, after -1 too), keyed by hist_keys
+ * and then by the bucket, which is hist.h's log2 slot of span_units(start, end, unit_ns);
+ * each entry's val[0] is the sum of those units plus one each (subtract its hits). Returns 0,
+ * or -1 with one line on stderr. */
 int span_kernel_hist(struct span_kernel *k, struct histtable *h);
 
-/* Since tracing began: the end's records (ends), the pairs made, and the starts or ends the
- * kernel's tables had no room for (dropped: the most of any table). -1 when unreadable. */
+/* Since tracing began, in k's tables: the end's records (*ends), the pairs made (*pairs), and
+ * the starts or ends the kernel's tables had no room for (*dropped: the most of any table).
+ * Returns 0, or -1 when unreadable (not said; before span_kernel_trace too). */
 int span_kernel_counts(struct span_kernel *k, uint64_t *ends, uint64_t *pairs, uint64_t *dropped);
 
-/* At the end, on stderr: the ends that found no start (what: "switches"), and what the
- * tables had no room for. The tables are read one after the other while the kernel still
- * counts (a trigger with variables cannot be paused, and triggers of events that are not
- * recorded run when recording is off): the pairs and ends of those microseconds may be
- * counted in one and not the other. */
+/* At the end, on stderr (tool: the name in it): the ends of k that found no start (what:
+ * "switches"), and what the tables had no room for; one line instead when they cannot be
+ * read. The tables are read one after the other while the kernel still counts (a trigger
+ * with variables cannot be paused, and triggers of events that are not recorded run when
+ * recording is off): the pairs and ends of those microseconds may be counted in one and not
+ * the other. */
 void span_kernel_report(struct span_kernel *k, const char *tool, const char *what);
 
+/* Frees what k holds (k itself is the caller's); what it made in the kernel is removed at the
+ * end of the run, not here. */
 void span_kernel_free(struct span_kernel *k);
 
 #endif
