@@ -13,10 +13,11 @@
 typedef int (*ladder_rung_fn)(void *ctx, const char **why);
 
 /*
- * Rung *via when the user chose one (0 <= *via < n), else each in order until one does not
- * answer -1; *via is then the rung in use. A chosen rung that is not here is said on stderr
- * ("TOOL: --via NAME: why"). Returns what the rung returned: 0, -1 (none here), or the
- * tool's exit status.
+ * Rung *via of rungs when the user chose one (0 <= *via < n), else each in order until one
+ * does not answer -1; *via is then the rung in use (n when none is here). Each rung is called
+ * with ctx; names are the rungs' names for --via, tool the tool's for messages. A chosen rung
+ * that is not here is said on stderr ("TOOL: --via NAME: why"). Returns what the rung returned:
+ * 0, -1 (none here), or the tool's exit status.
  */
 int ladder_climb(const ladder_rung_fn *rungs, const char *const *names, int n, int *via, void *ctx,
 		 const char *tool);

@@ -11,27 +11,42 @@
 
 /* The tool's name for messages (set from argv[0] by opt_init). */
 extern const char *opt_tool;
+/* Set opt_tool to the last part of argv0 (a pointer into it, not a copy), then check the
+ * standard streams (out_check_stdio: a closed stdout is exit 1). */
 void opt_init(const char *argv0);
 
-/* "tool: <message>" on stderr, exit 2. */
+/* "tool: <message>" on stderr (opt_tool, then fmt formatted with the arguments, a newline),
+ * exit 2; opt_fail_hook (the tests') is called before the exit when set. */
 void opt_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-/* A value the user gave, fit to be shown between single quotes in a message: quotes and
+/* A value the user gave, s, fit to be shown between single quotes in a message: quotes and
  * backslashes as \' and \\, control characters and bytes past ASCII as \xNN, cut at 200
- * bytes ("..."). In a buffer of its own, four in turn. */
+ * bytes ("..."). Returns it in a static buffer of its own, four in turn: valid until the
+ * fourth call after. */
 const char *opt_shown(const char *s);
 
-/* An integer in [min, max]; what names the value in the error ("PID", "count"). */
+/* The integer s (decimal, a sign allowed, no white space) in [min, max]; what names the value
+ * in the error ("PID", "count"). Returns it; one that is empty, not a whole number or out of
+ * range is a usage error (one line on stderr, exit 2). */
 long long opt_int(const char *s, long long min, long long max, const char *what);
+/* A PID s: opt_int in [1, INT_MAX], named "PID" in the error. Returns it; else exit 2. */
 pid_t opt_pid(const char *s);
-/* Seconds, fractions allowed ("0.5"), greater than 0; returned in nanoseconds. */
+/* Seconds s, fractions allowed ("0.5"), greater than 0, as opt_decimal checks them; what names
+ * the value in the error. Returns them in nanoseconds; else exit 2. */
 uint64_t opt_seconds(const char *s, const char *what);
-/* An interval between reports, as opt_seconds and at least 10 ms (perf stat -I's floor):
- * shorter, each report's own reading and printing would be most of the time measured. */
+/* The floor of an interval between reports, 10 ms (perf stat -I's): shorter, each report's
+ * own reading and printing would be most of the time measured. */
 #define OPT_INTERVAL_MIN_NS 10000000ULL
+/* An interval between reports s, as opt_seconds and at least OPT_INTERVAL_MIN_NS. Returns it
+ * in nanoseconds; else exit 2 ("invalid interval: ..."). */
 uint64_t opt_interval(const char *s);
-/* A decimal greater than 0 times scale (opt_decimal("1.5", 1e6, "MS", "milliseconds")). */
+/* A decimal s greater than 0 times scale, rounded (opt_decimal("1.5", 1e6, "MS",
+ * "milliseconds")): digits and one point only (no sign, exponent, hex, "inf" or "nan"); what
+ * names the value in the error, unit what it counts. Returns it; one that is not such a
+ * decimal, is past 1e18 once scaled (said as 30 years of nanoseconds) or rounds to 0 is a
+ * usage error (exit 2). */
 uint64_t opt_decimal(const char *s, double scale, const char *what, const char *unit);
-/* A PID that names a running process. */
+/* A PID s that names a running process (kill(pid, 0) does not fail with ESRCH: one of another
+ * user counts). Returns it; else exit 2 ("no such process: ..."). */
 pid_t opt_live_pid(const char *s);
 
 /* Print the version line and exit 0 (-V). */
@@ -62,33 +77,40 @@ struct opt_usage {
 	const char *const *examples;   /* "tool -x   # what it does" */
 };
 
-/* The usage: synopsis, options, operands, examples. */
+/* The usage of u on f: synopsis, options, operands, examples. */
 void opt_usage(FILE *f, const struct opt_usage *u);
 
 /*
- * Parse the options of argv with u's table (stopping at the first operand): fn(key, value,
- * ctx) for each. -h prints the usage on stdout and exits 0, -V the version; an unknown
- * option or a missing value exits 2. Returns the index of the first operand.
+ * Parse the options of argv (argc words) with u's table: fn(spec, arg, ctx) for each, arg
+ * NULL for a flag. As getopt_long does by default, options may follow operands (argv is
+ * permuted to put the operands last) until "--". -h prints the usage on stdout and exits 0,
+ * -V the version; an unknown option or a missing value exits 2, as does running out of
+ * memory. Returns the index in argv of the first operand (argc when there is none).
  */
 int opt_parse(int argc, char **argv, const struct opt_usage *u,
 	      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx), void *ctx);
 
 /*
  * For the tools that read text (heatmap, flamegraph): also checks stdio (out_check_stdio),
- * parses the options, takes at most one operand, the input file ("-" or none: standard
+ * parses the options of argv (argc words) with u's table as opt_parse does (fn and ctx as
+ * there), takes at most one operand (more: exit 2), the input file ("-" or none: standard
  * input), and opens it; one that cannot be opened is one line on stderr and exit 1. *name is
- * the file's name for messages.
+ * the file's name for messages: the operand itself, or "standard input" (static). Returns
+ * the stream, never NULL: stdin, or a file the caller closes with fclose().
  */
 FILE *opt_parse_input(int argc, char **argv, const struct opt_usage *u,
 		      void (*fn)(const struct opt_spec *spec, const char *arg, void *ctx),
 		      void *ctx, const char **name);
 
-/* A name glob (-n, PATTERN): not empty, brackets closed, no quotes or backslashes (they
- * would need escaping in the kernel's filter). Exits 2 naming what with the reason. */
+/* A name glob s (-n, PATTERN): not empty, brackets closed, no quotes, backslashes (they
+ * would need escaping in the kernel's filter) or newlines. Returns s itself (the caller's);
+ * else exits 2 naming what with the reason. */
 const char *opt_glob(const char *s, const char *what);
-/* The index of s among the n names; else a usage error "invalid WHAT: 's' (a, b or c)". */
+/* The index of s among the n names; what names the value in the error. Returns it; else a
+ * usage error, exit 2: "invalid WHAT: 's' (a, b or c)". */
 int opt_choice(const char *s, const char *const *names, int n, const char *what);
-/* A thread that exists (-L). */
+/* A thread s that exists (-L): opt_int in [1, INT_MAX] named "TID", with a /proc/TID. Returns
+ * it; else exit 2 ("no such thread: ..."). */
 pid_t opt_live_tid(const char *s);
 
 #endif

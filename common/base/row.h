@@ -88,55 +88,71 @@ struct row {
 	bool any;	/* a column written on this line */
 };
 
-/* Set up a row on f (stdout) for a table: JSON or text; -t and -T turn on the ROW_TIME and
- * ROW_WALL columns. */
+/* Set up r to write the lines of the table t on f (stdout): JSON when json, else text; ts
+ * (-t) and wall (-T) turn on the ROW_TIME and ROW_WALL columns. */
 void row_init(struct row *r, const struct row_table *t, FILE *f, bool json, bool ts, bool wall);
-/* Turn an optional column on (by its JSON key) for text. */
+/* Turn an optional column of r on or off (on) for text, by its JSON key; a key that is not
+ * the table's changes nothing. */
 void row_show(struct row *r, const char *key, bool on);
-/* The header line (text only; nothing in JSON). */
+/* The header line of r (text only; nothing in JSON). */
 void row_header(struct row *r);
 
-/* A line: begin with the event's trace-clock time (for ROW_TIME and ROW_WALL columns, which
- * are written by row_begin when they lead the table), then one call per column, then end. */
+/* A line of r: begin with the event's trace-clock time ts_ns (for ROW_TIME and ROW_WALL
+ * columns, which are written by row_begin when they lead the table; ROW_WALL as
+ * out_wallclock says it), then one call per column, then end. A call past the table's last
+ * column writes nothing (a tool's bug). */
 void row_begin(struct row *r, uint64_t ts_ns);
+/* The next column of r: a signed v. */
 void row_int(struct row *r, long long v);
+/* The next column of r: an unsigned v. */
 void row_uint(struct row *r, unsigned long long v);
+/* The next column of r: v as 0x... (in JSON a string). */
 void row_hex(struct row *r, unsigned long long v);
+/* The next column of r: v with the column's prec decimals. */
 void row_float(struct row *r, double v);
-/* s: at most max bytes, NUL-terminated or not. */
+/* The next column of r: s, at most max bytes, NUL-terminated or not (NULL: empty). */
 void row_str(struct row *r, const char *s, size_t max);
-/* Exactly len bytes (may hold NULs). */
+/* The next column of r: exactly len bytes of s (may hold NULs). */
 void row_bytes(struct row *r, const char *s, size_t len);
+/* The next column of r: w, a word of ours, as it is in text, a JSON string in JSON. */
 void row_word(struct row *r, const char *w);
-/* A ROW_JSON column: the stream to write its value to, as one JSON value (hist_log2_json);
- * NULL in text, where the column has nothing to show. */
+/* A ROW_JSON column of r: the stream to write its value to, as one JSON value
+ * (hist_log2_json); NULL in text, where the column has nothing to show. Returns f of row_init
+ * (the caller's, left open), or NULL. */
 FILE *row_json(struct row *r);
-/* A ROW_TEXT column the tool writes itself in text (a line of its own making): the stream
- * to write it to; NULL in JSON, where the column has nothing to show. */
+/* A ROW_TEXT column of r the tool writes itself in text (a line of its own making): the
+ * stream to write it to; NULL in JSON, where the column has nothing to show, or when the
+ * column is not shown. Returns f of row_init (the caller's, left open), or NULL. */
 FILE *row_text(struct row *r);
-/* No value for this column on this line: "-" in text, null in JSON. */
+/* No value for the next column of r on this line: "-" in text, null in JSON. */
 void row_none(struct row *r);
+/* The end of r's line: row_end_open, then row_close. */
 void row_end(struct row *r);
 /* row_end in two steps, for a line followed by what the tool writes itself (its stacks):
- * row_end_open ends the text line, or leaves the JSON object open for more members (each
- * written with its leading comma); row_close then closes the object (nothing in text). */
+ * row_end_open writes the columns of r not written yet as row_none does, then ends the text
+ * line, or leaves the JSON object open for more members (each written with its leading
+ * comma). */
 void row_end_open(struct row *r);
+/* The second step: closes r's JSON object, after the --tag members (row_tags), and its line;
+ * nothing in text. */
 void row_close(struct row *r);
 
-/* The keys of a table as `--json-keys` prints them: "KEY<TAB>what it is", one per line. */
+/* The keys of the table t on f as `--json-keys` prints them: "KEY<TAB>what it is", one per
+ * line (columns in text only, or without a key, left out). */
 void row_keys(FILE *f, const struct row_table *t);
 
 /*
  * --tag host,kernel: members added at the end of every JSON object (row_close, and
  * evprint's objects made in one buffer), so that the lines of many hosts merged into one
  * stream say where each came from: "host" (uname's nodename) and "kernel" (its release),
- * JSON-escaped. list: names separated by commas. -1 with the reason in why for a name that
- * is none of them. row_tags holds the members as text (",\"host\":\"web1\""), "" without.
+ * JSON-escaped. list: names separated by commas. row_tags holds the members as text
+ * (",\"host\":\"web1\""), "" without. Returns 0, or -1 with the reason in why (len bytes) for a
+ * name that is none of them, no name at all, uname failing or no memory.
  */
 int row_tag(const char *list, char *why, size_t len);
 extern char row_tags[];
 extern size_t row_tags_len;
-/* Their keys and what they are, for --json-keys (each tool's page lists them). */
+/* Their keys and what they are on f, for --json-keys (each tool's page lists them). */
 void row_tag_keys(FILE *f);
 
 #endif

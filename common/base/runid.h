@@ -23,26 +23,31 @@ struct runid {
 	unsigned random;
 };
 
-/* This process's run id, the same for every call. */
+/* This process's run id, made at the first call (a child forked after keeps it). Returns
+ * the same static string for every call. */
 const char *runid_self(void);
 
 /*
  * Read a run id at the start of s, exactly: a PID (1 to INT_MAX, no sign or leading zero),
- * '_', a start time (digits, no leading zero unless 0), '_', four lowercase hex digits. 0 and
- * *rest after it, or -1.
+ * '_', a start time (digits, no leading zero unless 0), '_', four lowercase hex digits and no
+ * fifth. Returns 0 with it in *id and, when rest is not NULL, *rest after it (in s); or -1,
+ * *id and *rest untouched.
  */
 int runid_parse(const char *s, struct runid *id, const char **rest);
 
-/* Is the run alive: its PID exists with the same start time (or it is this process)? A PID
- * alive with another start time is another process, or the owner in another PID namespace
- * (its things are then held by open files: rmdir and the probe removal say EBUSY). */
+/* Is the run of id alive: its PID exists with the same start time (or it is this process)? A
+ * PID alive with another start time is another process, or the owner in another PID namespace
+ * (its things are then held by open files: rmdir and the probe removal say EBUSY). Returns
+ * true or false; a PID that cannot be signalled (EPERM) still exists. */
 bool runid_alive(const struct runid *id);
 
-/* Why a run that is not alive is taken as ended, for the sweep's messages: "PID N is gone", or
- * "PID N is another process now" when a process has that PID with another start time. */
+/* Why the run of id, not alive, is taken as ended, for the sweep's messages: "PID N is gone",
+ * or "PID N is another process now" when a process has that PID (with another start time);
+ * into buf, n bytes. Returns buf (the caller's). */
 const char *runid_why_gone(const struct runid *id, char *buf, size_t n);
 
-/* Field 22 of /proc/PID/stat, the start time in clock ticks since boot; 0 when unreadable. */
+/* The start time of process pid in clock ticks since boot, field 22 of /proc/PID/stat.
+ * Returns it, or 0 when unreadable (as when there is no such process). */
 unsigned long long runid_start_time(pid_t pid);
 
 #endif

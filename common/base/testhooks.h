@@ -10,7 +10,8 @@
 #include <stdbool.h>
 
 /* base/opt: called after a usage error's message instead of exiting (the fuzzers longjmp
- * from it; it must not return). NULL in the tools. */
+ * from it; it must not return: opt_fail would then exit 2). NULL in the tools. Returns:
+ * never. */
 extern void (*opt_fail_hook)(void);
 /* base/state: the folder instead of /run/ftrace-tools (its checks still apply), and whether a
  * replayed write must land on tracefs itself (a fake tree is on tmpfs). */
@@ -19,10 +20,10 @@ extern bool state_fake_tracefs;
 /* kernel/reset: a file read instead of /proc/self/mounts (the machine's own tracing folders,
  * which someone may be reading, left out of a test on a fake tree). */
 extern const char *reset_mounts_for_tests;
-/* kernel/session: where the lockdown mode is read (/sys/kernel/security/lockdown); called
- * with a new instance's directory right after it is made (a fake tracefs tree has no kernel
- * to fill it), NULL in the tools. */
+/* kernel/session: where the lockdown mode is read (/sys/kernel/security/lockdown). */
 extern const char *session_lockdown_file;
+/* kernel/session: called with a new instance's directory dir right after it is made (a fake
+ * tracefs tree has no kernel to fill it), NULL in the tools. Returns nothing. */
 extern void (*session_after_mkdir)(const char *dir);
 /* kernel/toplevel: perf-tools' lock (/var/tmp/.ftrace-lock): its tools refuse to run while
  * it exists, and ours while it does. */

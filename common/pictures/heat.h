@@ -28,28 +28,33 @@ struct heat_opts {
 	bool clock;	   /* times are seconds since midnight: label them HH:MM:SS */
 };
 
+/* A new map, with nothing added. Returns it, or NULL when out of memory; heat_free frees it. */
 struct heat *heat_new(void);
-/* One value v at time t (seconds). -1 when out of memory, v is negative or not finite, or
- * there are 2^64 - 1 values already. */
+/* One value v at time t (seconds), added to h. Returns 0, or -1 (nothing added) when out of
+ * memory, t or v is not finite, v is negative, or there are 2^64 - 1 values already. */
 int heat_add(struct heat *h, double t, double v);
-/* count values in [lo, hi) at time t: a bucket of a log2 histogram (lo a power of 2 or 0,
- * hi = 2 lo, or 1 when lo is 0). -1 when out of memory, not such a bucket, or the values
- * would be more than 2^64 - 1. */
+/* count values in [lo, hi) at time t, added to h: a bucket of a log2 histogram (lo a power of
+ * 2 or 0, hi = 2 lo, or 1 when lo is 0). A count of 0 adds nothing. Once given such a bucket
+ * (even of 0, even when -1 follows), h holds buckets: no linear rows. Returns 0, or -1 when
+ * not such a bucket, out of memory, t is not finite, or the values would be more than
+ * 2^64 - 1. */
 int heat_add_bucket(struct heat *h, double t, double lo, double hi, uint64_t count);
-/* Is [lo, hi) such a bucket? */
+/* Is [lo, hi) such a bucket? Returns true or false. */
 bool heat_bucket_ok(double lo, double hi);
-/* How many values were added. */
+/* Returns how many values were added to h (a bucket adds its count). */
 uint64_t heat_count(const struct heat *h);
-/* How many were above the top of linear rows (heat_opts.max) in the last picture written:
- * they are drawn in the top row, which says "and above". */
+/* Returns how many values of h were above the top of linear rows (heat_opts.max) in the last
+ * picture written (0 before one): they are drawn in the top row, which says "and above". */
 uint64_t heat_beyond(const struct heat *h);
 /*
- * Write the SVG; 0 on success. Buckets cannot be cut into linear rows: -1 with why then
- * (nothing written), as when nothing was added. -2 with why when the columns must change:
- * more than 20,000 of them across the times (why says what width would fit), or times too
- * far apart for any width.
+ * Write the SVG of h, drawn as o says, to out; the values of h are sorted by time. Returns 0
+ * on success. Buckets cannot be cut into linear rows: -1 with why then (nothing written), as
+ * when nothing was added or memory ran out. -2 with why when the columns must change: more
+ * than 20,000 of them across the times (why says what width would fit), or times too far
+ * apart for any width. why holds whylen bytes. A write error is left to out's error flag.
  */
 int heat_svg(struct heat *h, const struct heat_opts *o, FILE *out, char *why, size_t whylen);
+/* Free h and its values (NULL: nothing). */
 void heat_free(struct heat *h);
 
 #endif
