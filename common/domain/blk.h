@@ -65,12 +65,18 @@ struct blk {
 	bool typed;		      /* -i: only the issues of a type are traced */
 };
 
-/* A block device: "MAJOR,MINOR", "MAJOR:MINOR", a name under /sys/class/block, or a /dev path.
- * Returned in the kernel's encoding (MAJOR << 20 | MINOR), as block tracepoints record it. */
+/* Parses s, a block device: "MAJOR,MINOR", "MAJOR:MINOR", a name under /sys/class/block, or
+ * a /dev path. Returns it in the kernel's encoding (MAJOR << 20 | MINOR), as block
+ * tracepoints record it. A device it does not name, or one this machine does not have (not
+ * in /sys/dev/block), is a usage error: a line on stderr and exit 2 (opt_fail). */
 uint32_t blk_opt_dev(const char *s);
-/* As blk_opt_dev, but returns -1 instead of failing (for tests and callers with fallbacks). */
+/* Parses s as blk_opt_dev does, into *kdev, without failing (for tests and callers with
+ * fallbacks), and without asking whether this machine has a MAJOR,MINOR device. Returns 0,
+ * or -1 when s names no block device (nothing printed; *kdev unchanged). */
 int blk_dev_parse(const char *s, uint32_t *kdev);
-/* "vda" for a kernel dev_t, or "" when unknown; not for the per-event path. */
+/* Writes the name of the device kdev, a kernel dev_t ("vda", from /sys/dev/block), in buf
+ * (len bytes); not for the per-event path. Returns buf, the caller's: the name, or "" when
+ * unknown. */
 const char *blk_dev_name(uint32_t kdev, char *buf, size_t len);
 
 #define BLK_MAJOR(d) ((unsigned)((d) >> 20))
@@ -91,40 +97,68 @@ const char *blk_dev_name(uint32_t kdev, char *buf, size_t len);
 		'Q', NULL, NULL, "measure from queueing, so latency includes time in the queue", 0 \
 	}
 
-/* -d DEV, -i TYPE and -Q, alike in every block tool; false when c is none of them. */
+/* Takes option c with its arg into o: -d DEV, -i TYPE and -Q, alike in every block tool
+ * (o->type is arg itself, not a copy). A bad DEV (blk_opt_dev) or TYPE (blk_type_invalid)
+ * is a usage error: a line on stderr and exit 2. Returns true, or false when c is none of
+ * them. */
 bool blk_parse_opt(struct blk_opts *o, int c, const char *arg);
 
 /*
- * A block tool's two stages. Before anything changes in the kernel: check the block events
- * and fields, saying what is missing (blk_prepare). With the instance made and the reader
- * open (ordered: issue and completion may be on different CPUs): enable the events with the
- * -d and -i filters and register the handlers (blk_setup).
+ * The second of a block tool's two stages (blk_prepare, below, the first): with the instance
+ * of s, the session, made and the reader r open (ordered: issue and completion may be on
+ * different CPUs), enables the events of b with the -d and -i filters of o and registers the
+ * handlers. Returns 0, or -1 when the kernel rejects a filter or an event (said on stderr)
+ * or a handler cannot be registered (out of memory, not said).
  */
 int blk_setup(struct blk *b, struct session *s, struct reader *r, const struct blk_opts *o);
+/* Frees the tables of b (after blk_prepare, also one that failed). */
 void blk_free(struct blk *b);
-/* At the end: the completions that found no start (begun before tracing, lost), if any. */
+/* At the end: one line on stderr, headed by tool, with the completions of b that found no
+ * start (begun before tracing, lost), if any (span_report). */
 void blk_report(const struct blk *b, const char *tool);
 
-/* --trace-json (tracejson.h), iosnoop's and biotop's: one I/O as a span on its disk's track:
- * each disk a pseudo process named dev (the DEV column, "MAJOR,MINOR"), the I/O that
- * overlap on it spread over lanes (its threads, "lane 1", ...), the span named by its rwbs,
- * args comm, pid (the submitting thread), type, dev, sector, bytes and error as iosnoop's
- * -j. Nothing written when the file has failed (out of memory for the lanes). */
 struct tracejson;
+/* Writes io to tj, the --trace-json file (tracejson.h), iosnoop's and biotop's: one I/O as a
+ * span on its disk's track: each disk a pseudo process named dev (the DEV column,
+ * "MAJOR,MINOR"), the I/O that overlap on it spread over lanes (its threads, "lane 1", ...),
+ * the span named by its rwbs, args comm, pid (the submitting thread), type, dev, sector,
+ * bytes and error as iosnoop's -j. Nothing written when the file has failed (out of memory
+ * for the lanes). */
 void blk_trace_json(struct tracejson *tj, const struct blk_io *io, const char *dev);
 
-/* Check an -i TYPE glob before anything is changed in the kernel; NULL when fine. */
+/* Checks type, an -i TYPE glob, before anything is changed in the kernel: not empty, at most
+ * 64 characters, only rwbs letters and glob characters. Returns NULL when fine, else why
+ * not, a static string ("empty"). */
 const char *blk_type_invalid(const char *type);
 
-/* The per-event handlers, exposed for the unit tests. */
+/* block_bio_queue's handler (ctx: the struct blk), exposed as the others below for the unit
+ * tests: keeps who submitted rec's bio, and when, by (dev, sector). */
 void blk_on_bio_queue(struct tep_record *rec, void *ctx);
+/* block_rq_insert's (ctx: the struct blk; with a scheduler a request is inserted first): the
+ * same as blk_on_bio_queue for rec, unless the bio's submitter was seen. */
 void blk_on_insert(struct tep_record *rec, void *ctx);
+/* block_rq_issue's (ctx: the struct blk): the start of rec's request (its queueing with -Q,
+ * when seen), named by its submitter when one was seen (issued from a kworker), else by the
+ * issuing task; a requeued one keeps its first. */
 void blk_on_issue(struct tep_record *rec, void *ctx);
+/* block_rq_complete's (ctx: the struct blk): pairs rec with its request's start and hands
+ * the I/O to the tool's on_io (one without a start is counted, for blk_report). */
 void blk_on_complete(struct tep_record *rec, void *ctx);
+/* The reader's lost-event listener (n events lost on cpu; ctx: the struct blk): forgets every
+ * start and submitter, since a start or completion may be among the lost. */
 void blk_on_lost(int cpu, long long n, void *ctx);
-/* Resolve the field offsets of the block events (saying what is missing). */
+/* Resolves into b the field offsets of the block events of s, the session (saying what is
+ * missing). Returns 0, or -1 when block_rq_issue, block_rq_complete or a field they need is
+ * missing (said on stderr). */
 int blk_resolve(struct blk *b, struct session *s);
+/* The first of a block tool's two stages, before anything changes in the kernel: checks the
+ * block events and fields of s, the session, saying what is missing (blk_resolve), and makes
+ * b's tables (b zeroed first). on_io(io, ctx) is called for each completed I/O; queued: -Q.
+ * Returns 0, or -1 when an event or field is missing (said) or out of memory (not said).
+ * Frees: blk_free(b). */
 int blk_prepare(struct blk *b, struct session *s, bool queued, blk_io_fn on_io, void *ctx);
+/* Registers the handlers of b's events with the reader r, and its lost-event listener.
+ * Returns 0, or -1 when one cannot be registered (out of memory, not said). */
 int blk_register(struct blk *b, struct reader *r);
 
 #endif

@@ -50,46 +50,59 @@ struct fsops {
 	char traced[64]; /* "reads, writes, opens, fsyncs": what is traced */
 };
 
-/* The letter of op ("R") and what it counts ("reads"); the function of op for fs. */
+/* The letter of op (FSOPS_R ..: not checked). Returns it ("R"), a static string. */
 const char *fsops_letter(int op);
+/* What op counts. Returns it ("reads"), a static string. */
 const char *fsops_what(int op);
+/* The function of op for fs (an index in fsops_fs_names). Returns it ("ext4_file_read_iter"),
+ * a static string. */
 const char *fsops_func(int fs, int op);
-/* The file system a program's name chooses (argv[0]'s last component is "<fs><suffix>":
- * ext4slower with "slower"), or -1. */
+/* The file system a program's name chooses: argv0's last component is "<fs><suffix>"
+ * (ext4slower with "slower"). Returns its index in fsops_fs_names, or -1. */
 int fsops_alias(const char *argv0, const char *suffix);
-/* In main(): the file system a program's name chooses (fsops_alias), its name then written
- * into name ("ext4slower"), else -1 and name untouched. */
+/* In main(): the file system a program's name chooses (fsops_alias of argv0 and suffix), its
+ * name then written into name, of len bytes ("ext4slower"). Returns the file system's
+ * index, else -1 and name untouched. */
 int fsops_tool_name(const char *argv0, const char *suffix, char *name, size_t len);
-/* In check(): the file system of the name the tool is run by (alias >= 0), where --fs
- * (fs_given) may name only that one (a usage error naming base, "fsslower", otherwise). */
+/* In check(): the file system of the name the tool is run by (alias >= 0), set in f, where
+ * --fs (fs_given, in f->fs) may name only that one (a usage error naming tool and base,
+ * "fsslower", otherwise: a line on stderr and exit 2). */
 void fsops_check(struct fsops *f, int alias, bool fs_given, const char *tool, const char *base);
-/* Where struct file keeps f_path.dentry in the kernel of this release ("6.12.1"). */
+/* Where struct file keeps f_path.dentry in the kernel of this release ("6.12.1"). Returns
+ * its offset: 24 before Linux 6.12, 72 from 6.12 on and when release is not "N.N...". */
 int fsops_dentry_offset(const char *release);
-/* The entry's fetch of the file's name for op (dentry: fsops_dentry_offset's). */
+/* Writes into out (len bytes) the entry's fetch of the file's name for op (dentry:
+ * fsops_dentry_offset's). */
 void fsops_name_fetch(int op, int dentry, char *out, size_t len);
 
-/* What can time each operation (nothing made): kprobes where the kernel has them and k
- * names the function, else the fs's fsync tracepoints where have_sync_tp. A read without
- * the file system's own function: generic_file_read_iter, kept when the file's operations
- * are <fs>_file_operations, found in the data symbols kdata (CONFIG_KALLSYMS_ALL), with
- * struct file as before 6.12 (dentry, fsops_dentry_offset's, 24: f_op at 40). Sets on,
- * by_tp, generic, fops, why and traced; returns how many operations are on. */
+/* Plans what can time each operation of f's file system (nothing made): kprobes where the
+ * kernel has them (kprobes) and k names the function, else the fs's fsync tracepoints where
+ * have_sync_tp. A read without the file system's own function: generic_file_read_iter, kept
+ * when the file's operations are <fs>_file_operations, found in the data symbols kdata
+ * (CONFIG_KALLSYMS_ALL), with struct file as before 6.12 (dentry, fsops_dentry_offset's, 24:
+ * f_op at 40). Sets kprobes, on, by_tp, generic, fops, why and traced in f. Returns how many
+ * operations are on. */
 int fsops_plan(struct fsops *f, bool kprobes, const struct ksyms *k, const struct ksyms *kdata,
 	       int dentry, bool have_sync_tp);
-/* The one line on what is left out ("reads (R), ... not traced: ...; tracing fsyncs"), or
- * an empty string when nothing is. */
+/* Writes into out (len bytes, cut when short) the one line on what f leaves out ("reads (R),
+ * ... not traced: ...; tracing fsyncs"), or an empty string when nothing is. */
 void fsops_left_out(const struct fsops *f, char *out, size_t len);
 
 /*
- * In prepare(): plan, then make the probes (or load the tracepoints) of what is on. Says on
- * stderr, as tool, what is left out (one line), or that nothing can be traced (TOOL_FAIL);
- * with verbose prints the plan and returns TOOL_DONE. Returns a TOOL_ status.
+ * In prepare() of t, the tool's run: plan f, then make the probes (or load the tracepoints)
+ * of what is on. Says on stderr, as tool, what is left out (one line), or that nothing can be
+ * traced (TOOL_FAIL); with verbose prints the plan on stdout and returns TOOL_DONE. Returns a
+ * TOOL_ status: TOOL_OK, TOOL_DONE, or a failure said on stderr (TOOL_FAIL; TOOL_USAGE from
+ * funcpair_probes for a function the kernel cannot trace).
  */
 int fsops_prepare(struct tool_run *t, struct fsops *f);
-/* In setup(): each operation on, paired, to fn with ctx the operation (intptr_t). */
+/* In setup() of t, the tool's run: each operation on in f, paired, to fn with ctx the
+ * operation (intptr_t); a generic read of another file system's file left out. Returns
+ * TOOL_OK, or funcpair_trace's failure status. */
 int fsops_trace(struct tool_run *t, struct fsops *f, funcpair_fn fn);
-/* In end(): the pairs' losses. */
+/* In end(): the losses of f's pairs, on stderr headed by tool (funcpair_report). */
 void fsops_report(struct fsops *f, const char *tool);
+/* Frees the pairs of f (each operation's, funcpair_free). */
 void fsops_free(struct fsops *f);
 
 #endif

@@ -64,10 +64,14 @@ enum { IRQ_OPT_HIST = OPT_LONG + 1, IRQ_OPT_CPU, IRQ_OPT_PER_CPU, IRQ_OPT_RAISE 
 		IRQ_OPT_PER_CPU, "per-cpu", NULL, "a row per CPU (a CPU column)", 0 \
 	}
 
-/* Parse one of the IRQ_OPT_* options (o->cpu starts at -1: irq_opts_init). */
+/* Sets o to the defaults: every option off, o->cpu -1 (all CPUs). */
 void irq_opts_init(struct irq_opts *o);
+/* Parses one of the options above, key ('C', 'N' or an IRQ_OPT_*) with its arg, into o
+ * (o->cpu starts at -1: irq_opts_init); another key changes nothing. A --cpu not between 0
+ * and the last CPU configured is a usage error: a line on stderr and exit 2. */
 void irq_parse_opt(struct irq_opts *o, int key, const char *arg);
-/* Options that exclude each other: a usage error. */
+/* Checks the options of o: those that exclude each other (-C with --hist or --raise; -N
+ * without --hist) are a usage error: a line on stderr and exit 2 (opt_fail). */
 void irq_check_opts(const struct irq_opts *o);
 
 /* One handler (or softirq type), and CPU with --per-cpu: what this interval counted. */
@@ -96,33 +100,43 @@ struct irq_stats {
 	struct prom_set prom;	    /* --prom: each row's counts from the start (irq_print) */
 };
 
-/* --cpu: the instance of session s records only this CPU's events (its tracing_cpumask): on
- * the others an event costs no more than a check of the disabled buffer. Says what failed. */
+/* --cpu: the instance of session s records only the events of cpu (its tracing_cpumask): on
+ * the others an event costs no more than a check of the disabled buffer. Returns 0, or -1
+ * when tracing_cpumask cannot be written (said on stderr). */
 int irq_one_cpu(struct session *s, int cpu);
 
-/* Enable the n events (NULL ones skipped) in the instance of s, recording off while they
- * are enabled one by one: all start recording at the same moment, so no run's exit is
- * recorded without its entry, or the reverse, for want of the other's event. */
+/* Enables the n events of evs (NULL ones skipped) in the instance of s, recording off while
+ * they are enabled one by one: all start recording at the same moment, so no run's exit is
+ * recorded without its entry, or the reverse, for want of the other's event. Returns 0, or
+ * -1 when recording cannot be stopped or started or an event cannot be enabled (said on
+ * stderr; once stopped, recording stays off). */
 int irq_enable(struct session *s, struct tep_event *const *evs, int n);
 
 /* The rows' tables, for struct tool's .rows (--json-keys) and the printing. */
 extern const struct row_table *const irq_hard_rows[];
 extern const struct row_table *const irq_soft_rows[];
 
+/* Sets st up (zeroed first) for kind, hardirqs or softirqs, with a copy of the options o.
+ * Returns 0, or -1 when out of memory (not said). Frees: irq_free(st), also after -1. */
 int irq_init(struct irq_stats *st, enum irq_kind kind, const struct irq_opts *o);
+/* Frees the rows of st, its runs and its --prom series. */
 void irq_free(struct irq_stats *st);
 
 /*
- * The row of handler (num, name of len bytes) for an event on cpu, made when new; NULL
- * when IRQ_MAX_ROWS rows exist (the event is counted in dropped) or memory ran out.
+ * Finds in st the row of handler (num, name of len bytes, copied) for an event on cpu (-1 in
+ * the row without --per-cpu and --cpu), made when new. Returns it (st's, valid until
+ * irq_free), or NULL when IRQ_MAX_ROWS rows exist or memory ran out (the event is counted
+ * in dropped, said by irq_report).
  */
 struct irq_row *irq_row(struct irq_stats *st, int num, int cpu, const char *name, size_t len);
 
-/* Per event. -C: an entry counted. */
+/* Per event. -C: an entry counted in row (NULL: none, past the row limit); st is not read. */
 void irq_count(struct irq_stats *st, struct irq_row *row);
-/* An entry of (num) on rec's CPU, to be timed until its exit. */
+/* An entry rec of (num) on its CPU, to be timed in st until its exit, for row (NULL: past the
+ * row limit, timed for no row); one of the same (num) still there is replaced (counted). */
 void irq_begin(struct irq_stats *st, const struct tep_record *rec, int num, struct irq_row *row);
-/* The exit of (num) on rec's CPU: its run's time added to its row. */
+/* The exit rec of (num) on its CPU: its run's time added to its row in st (an exit without
+ * its entry is counted, for irq_report). */
 void irq_end(struct irq_stats *st, const struct tep_record *rec, int num);
 
 /*
@@ -132,29 +146,37 @@ void irq_end(struct irq_stats *st, const struct tep_record *rec, int num);
  * softirq flag: in a softirq, or an interrupt on top of one) comes after that batch's clear
  * and is served by the next batch. So a raise made outside a batch is served by the next
  * entry of its vector, one made inside by the entry after its batch: each entry is paired
- * with the first raise it serves, never with a later one. in_softirq: the raise's flag.
+ * with the first raise it serves, never with a later one. Keeps in st the raise rec of vec,
+ * for row (NULL: past the row limit); in_softirq: the raise's flag.
  */
 void irq_raise(struct irq_stats *st, const struct tep_record *rec, int vec, struct irq_row *row,
 	       bool in_softirq);
-/* The entry of vec on rec's CPU: the time since the raise it serves added to its row. */
+/* The entry rec of vec on its CPU: the time since the raise it serves added to its row in
+ * st. */
 void irq_raise_served(struct irq_stats *st, const struct tep_record *rec, int vec);
 
-/* The rows counted since the last call, largest first, then TOTAL (not with --hist); the
- * counts start again from 0. now: the interval's end (reader_now). With --prom the file
+/* Prints the rows of st counted since the last call, largest first, then TOTAL (not with
+ * --hist), as t, the tool's run, asks (text or -j); the counts start again from 0. Out of
+ * memory, "out of memory" on stderr and t->failed set instead. now: the interval's end
+ * (reader_now). With --prom the file
  * too: ftrace_tools_<tool>_runs_total and _run_seconds_total, or with --hist the histogram
  * _run_seconds (softirqs --raise: raise_waits_total, raise_wait_seconds...), from the start,
  * labelled as -j's keys: name, irq or vec, and cpu with --per-cpu or --cpu. */
 void irq_print(struct irq_stats *st, struct tool_run *t, uint64_t now);
-/* At the end, on stderr: exits (or entries) without their start, runs still under way
- * when tracing stopped, events of rows past the limit. what: "handler exits". */
+/* At the end, on stderr headed by tool, what st could not count: exits (or entries) without
+ * their start, entries replaced by another of the same number before their exit, runs still
+ * under way when tracing stopped (then forgotten), events of rows past the limit. what:
+ * "handler exits". */
 void irq_report(struct irq_stats *st, const char *tool, const char *what);
 
 /*
- * The names of field's values in ev's print fmt (its __print_symbolic table): names[v] for
- * v below max, NULL where the table has none. Returns how many were found (0: no table);
- * each name is malloc'd (irq_names_free).
+ * Reads the names of field's values in ev's print fmt (its __print_symbolic table) into
+ * names: names[v] for v below max, NULL where the table has none. Returns how many were
+ * found (0: no table, or ev NULL); each name is malloc'd, the caller's to free with
+ * irq_names_free.
  */
 int irq_symbols(const struct tep_event *ev, const char *field, char **names, int max);
+/* Frees the max names of names (irq_symbols's), each left NULL. */
 void irq_names_free(char **names, int max);
 
 #endif

@@ -97,26 +97,28 @@ struct sched_events {
 };
 
 /*
- * Load sched_switch (and with wakeups, sched_wakeup and sched_wakeup_new) into s, find their
- * fields and read prev_state's encoding. -1 with one line on stderr (tool's name first)
- * naming what is missing.
+ * Loads sched_switch (and with wakeups, sched_wakeup and sched_wakeup_new) into s, the
+ * session, finds their fields and reads prev_state's encoding, into se (zeroed first).
+ * Returns 0, or -1 with one line on stderr (tool's name first) naming what is missing.
  */
 int sched_load(struct session *s, struct sched_events *se, bool wakeups);
 
 /*
- * The prev_state bits that mean "not runnable", from sw's print format; -1 when the format
- * does not print prev_state as a state (then nothing can be said).
+ * Reads the prev_state bits that mean "not runnable" into *bits, from sw's print format as
+ * tep renders it. Returns 0, or -1 when the format does not print prev_state as a state
+ * (then nothing can be said; nothing printed, *bits not to be used).
  */
 int sched_sleeping_bits(struct tep_handle *tep, struct tep_event *sw, uint64_t *bits);
 
-/* Was the task that left the CPU still runnable (preempted, or yielding)? */
+/* Was the task that left the CPU with prev_state still runnable (preempted, or yielding)?
+ * Returns true when prev_state has none of the sleeping bits of se. */
 static inline bool sched_runnable(const struct sched_events *se, long long prev_state)
 {
 	return !((uint64_t)prev_state & se->sleeping);
 }
 
 /* The idle task left a CPU with this prev_state: 0x1 (not 0) says the states are recorded
- * one bit too high (above), from now on. */
+ * one bit too high (above), from now on; se's sleeping bits are shifted then, once. */
 static inline void sched_idle_switch(struct sched_events *se, long long prev_state)
 {
 	if (prev_state == 1 && !se->shifted) {
@@ -125,36 +127,43 @@ static inline void sched_idle_switch(struct sched_events *se, long long prev_sta
 	}
 }
 
-/* The kernel's filter of sched_switch for a runnable (or, not, sleeping) prev task:
- * "!(prev_state & 0xff)" (Linux 4.17+'s filters). */
+/* Writes into buf (len bytes, cut when short) the kernel's filter of sched_switch for a
+ * runnable (or, not, sleeping) prev task, by se's sleeping bits: "!(prev_state & 0xff)"
+ * (Linux 4.17+'s filters). */
 void sched_state_filter(const struct sched_events *se, bool runnable, char *buf, size_t len);
 
-/* A switch on cpu from prev to next (named next_comm, len bytes at most): the task whose
- * switch out the kernel did not record (the CPU's last one in, when it is not prev; counted
- * under its name), or -1. */
+/* Follows in c, the chain, a switch on cpu from prev to next (named next_comm, len bytes at
+ * most). Returns the task whose switch out the kernel did not record (the CPU's last one in,
+ * when it is not prev; counted under its name; 0 for the idle task), or -1: none, or the
+ * chain off (-p, -L), or no memory for the CPU (that switch unchecked). */
 long long sched_chain_step(struct sched_chain *c, int cpu, long long prev, long long next,
 			   const char *next_comm, size_t len);
-/* An event recorded on cpu by task pid (its common_pid) concerning task tid (a wake-up of
- * it): when tid is the CPU's last one in and pid another task, tid left that CPU unseen
- * (counted as a break, once): tid, whose start the tool forgets before the event's own; else
- * -1. Only tid is compared first: the cost is a load and a compare per wake-up. */
+/* Follows in c an event recorded on cpu by task pid (its common_pid) concerning task tid (a
+ * wake-up of it): when tid is the CPU's last one in and pid another task, tid left that CPU
+ * unseen (counted as a break, once). Returns tid then, whose start the tool forgets before
+ * the event's own; else -1 (also with the chain off). Only tid is compared first: the cost
+ * is a load and a compare per wake-up. */
 long long sched_chain_seen(struct sched_chain *c, int cpu, long long tid, long long pid);
-/* The reader's lost-event listener (reader_on_lost(r, sched_chain_lost, c)): a loss breaks
- * the chain of that CPU (of every CPU when the count is not known) without a break said. */
+/* The reader's lost-event listener (reader_on_lost(r, sched_chain_lost, c); ctx: the chain):
+ * a loss of n events on cpu breaks the chain of that CPU (of every CPU when cpu is negative;
+ * n is not read) without a break said. */
 void sched_chain_lost(int cpu, long long n, void *ctx);
-/* One line on stderr when switches were not recorded: the chain's breaks with the names of
- * the tasks switched out unseen (the first three by count, then how many more), and what the
- * tool could not count (unknown: "the wait of the task switched in unseen"); or, per_task, a
- * task switched out, or in, twice in a row, which a tool that keeps each task's switches by
- * thread counts as its span's replaced starts. */
+/* One line on stderr, headed by tool, when switches were not recorded: the breaks of c with
+ * the names of the tasks switched out unseen (the first three by count, then how many more),
+ * and what the tool could not count (unknown: "the wait of the task switched in unseen"); or,
+ * when per_task is more than the breaks, that count of a task switched out, or in, twice in a
+ * row, which a tool that keeps each task's switches by thread counts as its span's replaced
+ * starts. Nothing when both are 0. */
 void sched_chain_report(const struct sched_chain *c, const char *tool, unsigned long long per_task,
 			const char *unknown);
+/* Frees the CPUs of c and leaves c zeroed. */
 void sched_chain_free(struct sched_chain *c);
 
-/* Is tid one of the tasks the run traces (all without -p and -L; -p: a thread of that process
- * as se->t's names know it)? Under -p the kernel also records the switches and wake-ups
- * between a traced task and others: the others' times are not the run's to count, nor to
- * say were missing. A hash lookup under -p, a compare else. */
+/* Is tid one of the tasks the run traces (all without -p and -L, or without se->t; -p: a
+ * thread of that process as se->t's names know it)? Under -p the kernel also records the
+ * switches and wake-ups between a traced task and others: the others' times are not the
+ * run's to count, nor to say were missing. A hash lookup under -p, a compare else. Returns
+ * true when it is. */
 bool sched_traced(const struct sched_events *se, long long tid);
 
 /*
@@ -163,26 +172,35 @@ bool sched_traced(const struct sched_events *se, long long tid);
  * to sleep forgets its start (a wake-up that found it still running was no wait). The idle
  * tasks (PID 0) are left out.
  *
- * Paired here: the events enabled (not through tool_trace: its filter leaves this process's
- * events out, and a switch from this process to another is that one's end) and handed to s,
- * which the tool made with SPAN_LOSS_ALL; its done() gets the switch that ran the task.
+ * Paired here, for t, the tool's run: se's events (loaded with wakeups) enabled (not through
+ * tool_trace: its filter leaves this process's events out, and a switch from this process to
+ * another is that one's end) and handed to s, which the tool made with SPAN_LOSS_ALL; its
+ * done() gets the switch that ran the task. Returns 0, or -1 when an event cannot be enabled
+ * (said on stderr) or a handler cannot be registered (out of memory, not said).
  */
 int sched_runq_trace(struct tool_run *t, struct sched_events *se, struct span *s);
-/* Paired in the kernel: k described as such (its mode, unit, hist keys and the end's fields
- * are the tool's to set after); tid: only that thread's waits (0: all). */
+/* Paired in the kernel: k described as such (zeroed first; its mode, unit, hist keys and the
+ * end's fields are the tool's to set after); tid: only that thread's waits (0: all). k's
+ * filters are kept in se: valid as long as se is, until the next call for se. */
 void sched_runq_kernel(struct sched_events *se, struct span_kernel *k, int tid);
-/* cpudist's pairing, one switch at a time, into s: on the CPU, a slice from the switch in to
- * the switch out on the same CPU; off_cpu, from the switch out to the next switch in
- * anywhere. At a break, the slice of the task switched out unseen is forgotten; the task
- * switched in unseen (prev) has no known start of its slice, and its time off the CPU before
- * ended unseen: neither is counted as an end without a start or a start replaced. */
+/* cpudist's pairing, one switch at a time, into s: the switch rec on cpu at ts from prev to
+ * next (named next_comm, len bytes at most), of se's events; rec is handed to s's done(). On
+ * the CPU, a slice from the switch in to the switch out on the same CPU; off_cpu, from the
+ * switch out to the next switch in anywhere. At a break, the slice of the task switched out
+ * unseen is forgotten; the task switched in unseen (prev) has no known start of its slice,
+ * and its time off the CPU before ended unseen: neither is counted as an end without a start
+ * or a start replaced. */
 void sched_slice_switch(struct sched_events *se, struct span *s, bool off_cpu,
 			const struct tep_record *rec, int cpu, uint64_t ts, long long prev,
 			long long next, const char *next_comm, size_t len);
-/* The pairing of sched_runq_trace, one event at a time (the unit tests drive it): a wake-up
- * of tid recorded on cpu by task pid; a switch on cpu from prev (left in prev_state) to next,
- * rec the record handed to the span's done(). */
+/* The pairing of sched_runq_trace, one event at a time (the unit tests drive it), in se's
+ * span (se->runq): a wake-up of tid recorded on cpu at ts by task pid begins tid's wait, when
+ * the run traces it. */
 void sched_runq_woken(struct sched_events *se, int cpu, uint64_t ts, long long pid, long long tid);
+/* The same in se's span for a switch on cpu at ts from prev (left in prev_state) to next
+ * (named next_comm, len bytes at most), rec the record handed to the span's done(): prev's
+ * wait begins when it is still runnable (else its start is forgotten), next's ends (each when
+ * the run traces it). */
 void sched_runq_switch(struct sched_events *se, const struct tep_record *rec, int cpu, uint64_t ts,
 		       long long prev, long long prev_state, long long next, const char *next_comm,
 		       size_t len);

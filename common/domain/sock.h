@@ -45,16 +45,24 @@ struct sock_fields {
 	struct tep_format_field *skaddr; /* the socket's kernel address, when there is one */
 };
 
-/* The fields of ev; -1 when it has neither the address fields nor the sockaddrs. */
+/* Finds the fields of ev that say where its socket is, into f (zeroed first; the fields are
+ * ev's, valid as long as ev is). Returns 0, or -1 when ev has neither the address fields
+ * (sport, dport and saddr, daddr or their IPv6 ones) nor the sockaddrs (nothing printed; f
+ * keeps what was found). */
 int sock_fields_init(struct sock_fields *f, struct tep_event *ev);
-/* The tuple of rec. IPv6 fields holding a v4-mapped address give family 4 with the v4
- * address; without a family field (4.15's tcp_set_state) the IPv6 fields say which. */
+/* Reads the tuple of rec, an event with fields f, into t. IPv6 fields holding a v4-mapped
+ * address give family 4 with the v4 address (one side mapped and the other not: both as
+ * IPv6); without a family field (4.15's tcp_set_state) the IPv6 fields say which. A family
+ * other than IPv4 and IPv6 (or two sockaddrs of different families) gives family 0. */
 void sock_tuple_read(const struct sock_fields *f, const struct tep_record *rec,
 		     struct sock_tuple *t);
-/* The socket's kernel address (0 when the event has none). */
+/* Reads the socket's kernel address in rec, an event with fields f. Returns it, or 0 when the
+ * event has none. */
 unsigned long long sock_skaddr(const struct sock_fields *f, const struct tep_record *rec);
 
-/* An address as text: inet_ntop's form ("127.0.0.1", "::1"); "-" for family 0. */
+/* Writes address a of family (4 or 6; a holds 4 or 16 bytes) as text in buf, of len bytes
+ * (SOCK_ADDRSTRLEN holds any): inet_ntop's form ("127.0.0.1", "::1"); "-" for family 0 (a
+ * not read), another family, or a buf too short. Returns buf, the caller's. */
 const char *sock_ntop(int family, const unsigned char *a, char *buf, size_t len);
 
 /*
@@ -71,25 +79,33 @@ struct sock_names {
 		char name[40];
 	} * e;
 };
-/* 0 with the table read; -1 when the print fmt has no such table (s left empty). */
+/* Reads into s the names of the values of field from ev's print fmt, as above: cut is the
+ * prefix taken off each name ("TCP_"; NULL: none), resolve the table that gives enum names
+ * their numbers (NULL: such values left out, as those it does not name). Returns 0 with the
+ * table read; -1 when ev is NULL, the print fmt has no such table, or out of memory (s left
+ * empty, nothing printed). Frees: sock_names_free(s). */
 int sock_names_read(struct sock_names *s, struct tep_event *ev, const char *field, const char *cut,
 		    const struct sock_names *resolve);
-/* The TCP states of include/net/tcp_states.h (ESTABLISHED 1 .. NEW_SYN_RECV 12), for a
- * kernel with no TCP tracepoint to read them from (before 4.15: kprobes only). */
+/* Fills s with the TCP states of include/net/tcp_states.h (ESTABLISHED 1 .. NEW_SYN_RECV
+ * 12), for a kernel with no TCP tracepoint to read them from (before 4.15: kprobes only).
+ * Out of memory, s is left empty (nothing printed). Frees: sock_names_free(s). */
 void sock_names_tcp_states(struct sock_names *s);
-/* The name of v, or its number as text in buf; NULL when v has no name and buf is NULL. */
+/* Looks up the name of v in s. Returns it (s's, valid until sock_names_free), or else v's
+ * number as text in buf (len bytes) and buf; NULL when v has no name and buf is NULL. */
 const char *sock_name(const struct sock_names *s, long long v, char *buf, size_t len);
-/* The value of a name, or -1. */
+/* Looks up the value of name in s. Returns it, or -1 when s has no such name. */
 long long sock_value(const struct sock_names *s, const char *name);
+/* Frees the table of s and leaves s empty (freeing it again does nothing). */
 void sock_names_free(struct sock_names *s);
 
 /*
- * The fetch arguments of a kprobe that reads a struct sock * in register reg ("%di") as the
- * TCP tracepoints give it: skaddr, family, sport, dport_be, saddr, daddr and the IPv6
- * addresses in halves (saddr_v6_lo/hi, daddr_v6_lo/hi), from struct sock_common, whose
- * layout to there is the same from Linux 3.x to 6.x on x86-64 (with CONFIG_NET_NS, which
- * /proc/self/ns/net says, the IPv6 addresses are 8 bytes further). -1 on another
- * architecture.
+ * Writes into buf (len bytes) the fetch arguments of a kprobe that reads a struct sock * in
+ * register reg ("%di") as the TCP tracepoints give it: skaddr, family, sport, dport_be,
+ * saddr, daddr and the IPv6 addresses in halves (saddr_v6_lo/hi, daddr_v6_lo/hi), from
+ * struct sock_common, whose layout to there is the same from Linux 3.x to 6.x on x86-64
+ * (with CONFIG_NET_NS, which /proc/self/ns/net says, the IPv6 addresses are 8 bytes
+ * further). Returns 0, or -1 when they do not fit in len or on another architecture
+ * (nothing printed).
  */
 int sock_kprobe_args(char *buf, size_t len, const char *reg);
 /* The offset of skc_state in struct sock_common (a u8), for a kprobe's own state field. */
@@ -122,21 +138,31 @@ struct sock_known {
 };
 struct span;
 struct tep_record;
-/* The handler's work for a state change (per event: a hash lookup, the fields read). */
+/* Keeps the tuple and new state of rec, a state change of st, in socks (the span of struct
+ * sock_known, key skaddr, 0), beginning its entry when there is none; at CLOSE, drops it. The
+ * handler's work for a state change (per event: a hash lookup, the fields read). */
 void sock_known_update(const struct sock_states *st, struct span *socks, struct tep_record *rec);
 
-/* Load them from the session's kernel; -1 when it has neither event (not said: the tool says
- * what it cannot do without them). */
+/* Loads the state changes into s from the kernel of sess, the session; with kprobe, by the
+ * kprobe when it has neither tracepoint. A state the names do not have is -1000 in s.
+ * Returns 0, or -1 when it has neither event or the event lacks skaddr, oldstate or newstate
+ * (not said: the tool says what it cannot do without them; but a kprobe the kernel rejects
+ * is explained on stderr by probe_create). Frees: sock_states_free(s) (the kprobe is the
+ * session's). */
 int sock_states_load(struct sock_states *s, struct session *sess, bool kprobe);
-/* The kernel filter that keeps TCP's changes only: "protocol == 6", or "" (4.15's event is
- * TCP's only). */
+/* The kernel filter that keeps the TCP changes of s only. Returns "protocol == 6", or ""
+ * (4.15's event is TCP's only, as the kprobe is): static strings. */
 const char *sock_states_filter(const struct sock_states *s);
-/* The name of a state ("ESTABLISHED"), or its number in buf. */
+/* Looks up the name of state v of s ("ESTABLISHED"). Returns it (s's, valid until
+ * sock_states_free), or else v's number as text in buf (len bytes) and buf; NULL when v has no
+ * name and buf is NULL. */
 const char *sock_state_name(const struct sock_states *s, long long v, char *buf, size_t len);
+/* Frees the names of s. */
 void sock_states_free(struct sock_states *s);
 
 /* Did rec happen in a task's own context (a system call), not in an interrupt or a softirq
- * that only borrowed the task (its PID says nothing of the socket there)? */
+ * that only borrowed the task (its PID says nothing of the socket there)? Returns true when
+ * its flags, read with tep, have no hardirq, softirq or NMI bit. */
 bool sock_in_task(struct tep_handle *tep, struct tep_record *rec);
 
 /* A list of ports (-P 80,443): parsed strictly, as a usage error when bad (exit 2). */
@@ -145,11 +171,16 @@ struct sock_ports {
 	int n;
 	uint16_t port[SOCK_MAX_PORTS];
 };
+/* Adds the ports of arg ("80,443") to p, each once; p is zeroed, or holds the ports of an
+ * earlier option (they add up). A bad list (empty, a bad port, more than SOCK_MAX_PORTS) is a
+ * usage error: a line on stderr naming what ("PORT"), and exit 2 (opt_fail). */
 void sock_ports_parse(struct sock_ports *p, const char *arg, const char *what);
+/* Is port in p? Returns true when it is. */
 bool sock_ports_has(const struct sock_ports *p, unsigned port);
-/* A kernel filter for the list on the local (sport) or remote (dport) port of an event with
- * fields f ("(dport == 80 || dport == 443)"; a kprobe's dport_be in network order), "" when
- * empty; -1 when it does not fit. */
+/* Writes into buf (len bytes) a kernel filter for the list p on the local (sport) or remote
+ * (dport) port of an event with fields f ("(dport == 80 || dport == 443)"; a kprobe's
+ * dport_be in network order), "" when empty. Returns 0, or -1 when it does not fit (buf then
+ * holds a part). */
 int sock_ports_filter(const struct sock_ports *p, const struct sock_fields *f, bool remote,
 		      char *buf, size_t len);
 
@@ -170,23 +201,30 @@ struct sock_listeners {
 	int n, size;
 	struct sock_listener *l;
 };
-/* 0, or -1 when /proc/net/tcp cannot be read. proc: "/proc" (a fake tree in the tests). */
+/* Reads the listening sockets and their owners into ls (zeroed first). proc: "/proc" (a fake
+ * tree in the tests); a missing tcp6 table, an unreadable fd folder or no memory for more
+ * leaves some out. Returns 0, or -1 when /proc/net/tcp cannot be read (nothing printed).
+ * Frees: sock_listeners_free(ls). */
 int sock_listeners_read(struct sock_listeners *ls, const char *proc);
-/* The listener a passive open to (family, addr, port) belongs to: the exact address, else a
- * wildcard one (an IPv6 wildcard takes IPv4 too unless it is v6only, which /proc does not
- * say: the first found). NULL when none. */
+/* Finds in ls the listener a passive open to (family, addr, port) belongs to: the exact
+ * address, else a wildcard one (an IPv6 wildcard takes IPv4 too unless it is v6only, which
+ * /proc does not say: the first found). Returns it (ls's, valid until the next
+ * sock_listener_add or sock_listeners_free), or NULL when none. */
 const struct sock_listener *sock_listener_find(const struct sock_listeners *ls, int family,
 					       const unsigned char *addr, unsigned port);
-/* Add or replace one (a listen seen while tracing). */
+/* Adds a copy of l to ls, or replaces the one of the same address and port with it (a listen
+ * seen while tracing). Out of memory, it is left out (nothing printed). */
 void sock_listener_add(struct sock_listeners *ls, const struct sock_listener *l);
+/* Frees the listeners of ls and leaves ls empty. */
 void sock_listeners_free(struct sock_listeners *ls);
 
 /*
- * The TCP connections (not listening sockets) process pid holds open, from its descriptors
+ * Finds the TCP connections (not listening sockets) process pid holds open, from its descriptors
  * (/proc/PID/fd) and the tables of its network namespace (/proc/PID/net/tcp, tcp6), matched
- * by inode; v4-mapped IPv6 as IPv4. At most max in out; returns how many there are (more
- * than max when some did not fit), -1 when the process's descriptors cannot be read.
- * proc: "/proc" (a fake tree in the tests).
+ * by inode; v4-mapped IPv6 as IPv4. At most max in out, the caller's array. Returns how many
+ * there are (more than max when some did not fit), or -1 when the process's descriptors
+ * cannot be read (errno set by opendir, nothing printed). proc: "/proc" (a fake tree in the
+ * tests).
  */
 int sock_proc_conns(const char *proc, pid_t pid, struct sock_tuple *out, int max);
 
