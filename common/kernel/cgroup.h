@@ -23,15 +23,21 @@ struct cgroup {
 	bool v2;
 };
 
-/* Check PATH is a cgroup folder (v1 or v2) and find its hierarchy: 0, or -1 with the reason
- * in why. */
+/* Check that path, the PATH of --cgroup, is a cgroup folder (v1 or v2) and find its hierarchy:
+ * cg is cleared, then filled in (the real path, its path inside the hierarchy, v1's
+ * controllers). Returns 0, or -1 with the reason in why, whylen bytes (strerror() of realpath()
+ * or stat(), or what it is not). */
 int cgroup_open(struct cgroup *cg, const char *path, char *why, size_t whylen);
-/* fn(tid, ctx) for every thread in the group and its descendants now; returns how many
- * threads, -1 when the group cannot be read. */
+/* Call fn(tid, ctx) for every thread in the group of cg and its descendants now (64 levels down
+ * at most; a descendant that cannot be read is skipped). Returns how many threads, or -1 when
+ * the group's own list of threads cannot be read. */
 int cgroup_threads(const struct cgroup *cg, void (*fn)(pid_t tid, void *ctx), void *ctx);
-/* Is task tid in the group or one of its descendants now (/proc/TID/cgroup)? */
+/* Is task tid in the group of cg or one of its descendants now (/proc/TID/cgroup)? Returns
+ * true if so; false if not, or when its /proc/TID/cgroup cannot be read (a task gone). */
 bool cgroup_has(const struct cgroup *cg, pid_t tid);
-/* The same from the text of a /proc/PID/cgroup file. */
+/* The same from text, the text of a /proc/PID/cgroup file, for the group of cg. Returns true
+ * when its line for cg's hierarchy names the group or one of its descendants; false when it
+ * does not, or when text has no line for that hierarchy. */
 bool cgroup_in(const struct cgroup *cg, const char *text);
 
 #endif

@@ -24,23 +24,31 @@ struct child {
 	bool held, ended, released;
 };
 
-/* Look argv[0] up (a path as given, else in PATH, the user's own). 0, or errno (ENOENT,
- * EACCES, EISDIR) with nothing started. */
+/* Look argv[0] up (a path as given, else in PATH, the user's own; /usr/local/bin:/usr/bin:/bin
+ * without one) into c->path, c cleared first, with argv, the command and its arguments.
+ * Returns 0, or an errno (ENOENT, EACCES, EISDIR; for a path, that of access()) with nothing
+ * started. */
 int child_find(struct child *c, char *const *argv);
-/* Start it, to be held (stopped) before its exec. -1 with one line on stderr (prefixed
- * with tool). */
+/* Start the command of c, to be held (stopped) before its exec; this process's SIGCHLD is
+ * set to SIG_DFL with SA_NOCLDSTOP. Returns 0, or -1 with one line on stderr (prefixed with
+ * tool, the tool's name) when it could not be started. */
 int child_start(struct child *c, const char *tool);
-/* Wait until it is held: before anything that could trace it is on. Its stop takes 3 to
- * 40 ms on a loaded 2-CPU machine, so the run does its other set-up in between. -1 with
- * one line on stderr. */
+/* Wait until the command of c is held: before anything that could trace it is on. Its stop
+ * takes 3 to 40 ms on a loaded 2-CPU machine, so the run does its other set-up in between.
+ * Returns 0 (at once when it already is), or -1 with one line on stderr (prefixed with tool)
+ * when it ended first (reaped). */
 int child_held(struct child *c, const char *tool);
-/* Let it run (tracing is on). -1 with one line on stderr. */
+/* Let the command of c run (tracing is on), once, after child_held() returned 0. Returns 0:
+ * it cannot fail, and tool is not used. */
 int child_release(struct child *c, const char *tool);
-/* Has it exited (reaped now if so)? */
+/* Has the command of c exited (reaped now if so, its status in c->status)? Returns true if
+ * so; false while it runs, or when it was never started. */
 bool child_ended(struct child *c);
-/* After the run: released or not, whether it ran, and how it ended when that was not a
- * success (said; the tool's own status stays its own). Stopped before it ended, the tool
- * does not wait long. -1 when it could not be run. */
+/* After the run: released or not, whether the command of c ran, and how it ended when that
+ * was not a success (said on stderr, prefixed with tool; the tool's own status stays its
+ * own). One never released ends without running (status 127, nothing said). Stopped before
+ * it ended, the tool does not wait long (0.5 s, then says it is still running). Returns 0
+ * (when it was never started too), or -1 when it could not be run (its exec failed: said). */
 int child_finish(struct child *c, const char *tool);
 
 #endif

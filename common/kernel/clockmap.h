@@ -38,24 +38,35 @@ struct clockmap {
 	unsigned long pairs;		  /* pairings made */
 };
 
-/* Keep the stats file's path (per_cpu/cpuN/stats of an instance) and pair the clocks once.
- * Returns 0, or -1 with errno (EINVAL: no "now ts" line, as kernels that lack it). */
+/* Clear m, keep a copy of stats_path, the stats file's path (per_cpu/cpuN/stats of an
+ * instance), and pair the clocks once. Returns 0, or -1 with errno (EINVAL: no "now ts" line,
+ * as kernels that lack it; ENOMEM; that of open() or read()) with nothing to free. Frees:
+ * clockmap_close(m). */
 int clockmap_open(struct clockmap *m, const char *stats_path);
+/* Free the path that m keeps; its pieces stay, to be read, and clockmap_sync() does nothing
+ * after it. */
 void clockmap_close(struct clockmap *m);
 
-/* Pair the clocks again when a second has passed since the last pairing (now: the caller's
- * CLOCK_MONOTONIC). Returns 0, or -1 with errno when the file could not be read (the map
- * goes on as it was). */
+/* Pair the clocks of m again when a second has passed since the last pairing (now: the
+ * caller's CLOCK_MONOTONIC). Returns 0 (when it was not time yet, or m has no path, too), or -1
+ * with errno when the file could not be read (the map goes on as it was; the next try is a
+ * second later). */
 int clockmap_sync(struct clockmap *m, uint64_t now);
 
-/* A pairing from outside (the tests): raw at mono, as if just read. */
+/* A pairing from outside (the tests) for m: raw at mono, as if just read. One not after the
+ * newest piece's start is ignored; one 1 s or more off the map starts a piece from it, at a
+ * rate of 1, and the map is not continuous there. */
 void clockmap_pair(struct clockmap *m, uint64_t raw, uint64_t mono);
 
-/* The CLOCK_MONOTONIC of a time of the instance's clock, and the reverse. */
+/* The CLOCK_MONOTONIC of raw, a time of the instance's clock, by the map m. Returns it in ns
+ * (raw itself before the first pairing; 0 for a time that maps before 0). */
 uint64_t clockmap_mono(const struct clockmap *m, uint64_t raw);
+/* The reverse: the time of the instance's clock of mono, a CLOCK_MONOTONIC, by the map m.
+ * Returns it in ns (mono itself before the first pairing; 0 for one that maps before 0). */
 uint64_t clockmap_raw(const struct clockmap *m, uint64_t mono);
 
-/* The "now ts" of a stats file's text in ns, or 0 when it has none. */
+/* Read the "now ts" of text, a stats file's text. Returns it in ns (its whole microseconds
+ * and 500 ns: the true time is within the next one), or 0 when it has none. */
 uint64_t clockmap_parse_now(const char *text);
 
 #endif

@@ -19,8 +19,9 @@ struct tep_handle;
 
 /*
  * Is fmt (len bytes, a tracefs format file) whole: a name, an ID, field lines each complete
- * (declaration with a name, offset, size: numbers the kernel could write), a print fmt line
- * that ends, naming only fields the event has? 0, or -1 with the reason in why.
+ * (declaration with a name, offset, size: numbers the kernel could write; 128 at most), a print
+ * fmt line that ends, naming only fields the event has, and no NUL byte? Returns 0, or -1 with
+ * the reason in why (whylen bytes).
  */
 int format_sound(const char *fmt, size_t len, char *why, size_t whylen);
 
@@ -31,26 +32,32 @@ struct format_text {
 	size_t len;
 };
 
-/* Parse f[0..n) into tep in a child first (one child serves a run's trials until it dies or
- * format_trial_end); 0 when it lived, -1 with the reason (the signal it died of) in why. A
- * failed fork is no verdict: 0. */
+/* Parse f[0..n) in a child first, as into tep (a handle of its own, of tep's long size; tep is
+ * not changed), and print a zeroed record of each (one child serves a run's trials until it
+ * dies or format_trial_end; one that went without a verdict is made again once). Returns 0
+ * when it lived, or -1 with the reason (the signal it died of, or its exit status) in why,
+ * whylen bytes. A failed fork is no verdict: 0. */
 int format_trial(struct tep_handle *tep, const struct format_text *f, size_t n, char *why,
 		 size_t whylen);
-/* Let the child that serves the trials go (reaped): a later trial makes another. */
+/* Let the child that serves the trials go (killed, reaped; only by the process that made it): a
+ * later trial makes another. */
 void format_trial_end(void);
 
 /*
- * Parse the sound ones of n formats into tep, all tried in one batch first (a trial costs
- * more than parsing a format: tpoint 'syscalls:*' has ~700); when that child dies (or outlives
- * its alarm), in halves, until the bad ones are alone and left out. The last refused one is named in refused and
- * why in refused_why (FORMAT_REFUSED_LEN each). The texts are freed.
+ * Parse the sound ones of the n formats of f into tep, all tried in one batch first (a trial
+ * costs more than parsing a format: tpoint 'syscalls:*' has ~700); when that child dies (or
+ * outlives its alarm), in halves, until the bad ones are alone and left out. The last refused
+ * one is named in refused and why in refused_why (FORMAT_REFUSED_LEN each; left as they were
+ * when none is). A parse that fails is not said. The texts are freed (free()), and f's entries
+ * are moved (the sound ones first): f is not to be read after.
  */
 void format_parse_many(struct tep_handle *tep, struct format_text *f, size_t n, char *refused,
 		       char *refused_why);
 
-/* One format parsed into tep when sound and the trial survives: -1 with the reason in why
- * when refused; else tep_parse_event's verdict: 0, or 1 when it failed (an event it could not
- * parse wholly may still be added, its print fmt unused). */
+/* One format, fmt (len bytes, of system sys), parsed into tep when sound and the trial
+ * survives; fmt stays the caller's. Returns -1 with the reason in why (whylen bytes) when
+ * refused; else tep_parse_event's verdict: 0, or 1 when it failed (an event it could not parse
+ * wholly may still be added, its print fmt unused). */
 int format_parse(struct tep_handle *tep, const char *fmt, size_t len, const char *sys, char *why,
 		 size_t whylen);
 

@@ -18,33 +18,39 @@ struct toplevel;
 
 #define FUNCPROF_NAME 30
 
-/* Whether this kernel has the profiler (function_profile_enabled at the top level). */
+/* Whether this kernel has the profiler (function_profile_enabled at the top level). Returns
+ * true if so. */
 bool funcprof_available(void);
 
-/* Whether a and b would show the same in the profiler's tables. */
+/* Whether a and b would show the same, cut, in the profiler's tables. Returns true when both
+ * have FUNCPROF_NAME characters or more and begin alike that far; false otherwise (for two
+ * equal shorter names too: each shows whole). */
 bool funcprof_alike(const char *a, const char *b);
-/* Whether shown, a name as the profiler's table has it, is name's. */
+/* Whether shown, a name as the profiler's table has it, is name's. Returns true when it is
+ * name, or when it has FUNCPROF_NAME characters and name begins with them. */
 bool funcprof_shows(const char *shown, const char *name);
 
 /*
- * Take the top level and the profiler for tool, with the profiler off (no one else
- * counting). must: a refusal is said on stderr (one line, prefixed with tool) and is -1;
- * else the top level is only tried (toplevel_try) and a refusal is 1 without a word (the
- * tool counts another way). 0: taken, give it back with toplevel_release().
+ * Take the top level into tl and the profiler for tool, with the profiler off (no one else
+ * counting; a profiler on, or whose file cannot be read, is a refusal, the top level given
+ * back). Returns 0: taken, give it back with toplevel_release(tl). With must, a refusal is
+ * said on stderr (one line, prefixed with tool) and is -1; else the top level is only tried
+ * (toplevel_try) and a refusal is 1 without a word (the tool counts another way).
  */
 int funcprof_take(struct toplevel *tl, const char *tool, bool must);
 
-/* The profiler started on the n words (names or globs) in set_ftrace_filter: its counts
- * start at 0. -1 with the failure said. */
+/* Start the profiler of tl on the n words (names or globs) in set_ftrace_filter (one write,
+ * joined by spaces): its counts start at 0. Returns 0, or -1 with the failure said on stderr
+ * (out of memory prefixed with tool; a write as toplevel_set() says it). */
 int funcprof_start(struct toplevel *tl, const char *const *words, int n, const char *tool);
 
-/* One CPU's table (text, changed: split in place): each line "  NAME  HITS ..." handed to
- * fn, the header lines left out. */
+/* Hand each line "  NAME  HITS ..." of text, one CPU's table (changed: split in place), to
+ * fn(name, hits, ctx), the header lines left out. */
 void funcprof_parse(char *text, void (*fn)(const char *name, unsigned long long hits, void *ctx),
 		    void *ctx);
 
-/* Every possible CPU's table, each line to fn (a CPU offline has none: its number is a gap).
- * -1 when there is no table at all. */
+/* Read every possible CPU's table, each line to fn(name, hits, ctx) (a CPU offline has none:
+ * its number is a gap). Returns 0, or -1 when there is no table at all. */
 int funcprof_read(void (*fn)(const char *name, unsigned long long hits, void *ctx), void *ctx);
 
 #endif

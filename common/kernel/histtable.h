@@ -43,23 +43,30 @@ struct histtable {
 
 /*
  * Read the table of text whose trigger info line contains which (NULL: the first table) into
- * h (emptied first): every entry must have nkeys numeric keys. 0, or -1 with the reason in
- * why (no such table, a line that is not an entry, out of memory).
+ * h (emptied first, its memory kept; zeroed before its first use): every entry must have nkeys
+ * numeric keys (1 to HISTTABLE_KEYS). Returns 0, or -1 with the reason in why, whylen bytes
+ * (no such table, a line that is not an entry, no totals, out of memory), the entries read
+ * until then left in h. Frees: histtable_free(h), after a failure too.
  */
 int histtable_parse(const char *text, const char *which, int nkeys, struct histtable *h, char *why,
 		    size_t whylen);
 
-/* The same from the hist file of ev in an instance. */
+/* The same from the hist file of ev in inst, an instance (NULL: the top level), into h, by
+ * which, nkeys, why and whylen. Returns 0, or -1 with the reason in why (the hist file that
+ * cannot be read, too). */
 int histtable_read(struct tracefs_instance *inst, const struct tep_event *ev, const char *which,
 		   int nkeys, struct histtable *h, char *why, size_t whylen);
 
-/* The entry with these keys, or NULL. */
+/* Find the entry of h with these keys (key: h->nkeys of them). Returns it, valid until the
+ * next parse into h or histtable_free(h), or NULL when there is none. */
 const struct histtable_entry *histtable_find(const struct histtable *h, const uint64_t *key);
 
-/* now minus before, entry by entry and in the totals: what was counted between two reads of
- * a table that only grows (counts never go down; an entry is never removed). */
+/* now minus before, entry by entry and in the totals Hits and Dropped (Entries stays now's),
+ * never below 0: what was counted between two reads of a table that only grows (counts never
+ * go down; an entry is never removed). */
 void histtable_sub(struct histtable *now, const struct histtable *before);
 
+/* Free the entries of h and zero it (it may be parsed into again). */
 void histtable_free(struct histtable *h);
 
 #endif

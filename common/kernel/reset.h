@@ -22,17 +22,18 @@ struct reset_opts {
 };
 
 /*
- * Reset the top level. 0 when it is as reset-ftrace leaves it (or, dry, would be); -1 when
- * refused (who uses it said on stderr) or when something could not be reset (said).
- * "nothing to reset" is said when nothing differed.
+ * Reset the top level as o says (its tool, out, dry, force). "nothing to reset" is said when
+ * nothing differed. Returns 0 when it is as reset-ftrace leaves it (or, dry, would be); -1
+ * when refused (who uses it said on stderr; dry without force, what -f would do is said all
+ * the same) or when something could not be reset (said).
  */
 int reset_toplevel(const struct reset_opts *o);
 
 /*
- * A process that has a file of the top level's buffers open (trace_pipe, trace,
- * per_cpu/cpuN/trace_pipe_raw, ...) under one of the tracing folders: 1 and "PID 12 (cat)
- * reads trace_pipe" in who, or 0. Processes that cannot be read (another user's, gone) are
- * not seen.
+ * Find a process (not this one) that has a file of the top level's buffers open (trace_pipe,
+ * trace, per_cpu/cpuN/trace_pipe_raw, ...) under one of the tracing folders. Returns 1 with
+ * "PID 12 (cat) reads trace_pipe" in who (len bytes), or 0. Processes that cannot be read
+ * (another user's, gone) are not seen.
  */
 int reset_reader(char *who, size_t len);
 

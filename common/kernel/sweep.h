@@ -15,16 +15,17 @@
 
 #include "kernel/sweepsay.h"
 
-/* Returns how many things were removed or written back. */
+/* Remove what killed runs left, each thing said on stderr after "tool: " (sweep_default).
+ * Returns how many things were removed or written back. */
 int sweep_stale(const char *tool);
 
-/* sweep_stale as how says (NULL: sweep_default). Returns how many things were (with dry:
- * would be) removed or written back. */
+/* sweep_stale for tool, as how says (NULL: sweep_default). Returns how many things were (with
+ * dry: would be) removed or written back. */
 int sweep_with(const char *tool, const struct sweep_how *how);
 
-/* Is name an instance of the tools' own form, "ftrace-tools-<tool>[.<role>]-<run id>" (tool
- * [a-z0-9_]+, role [a-z]+)? Its run id in *id. */
 struct runid;
+/* Is name an instance of the tools' own form, "ftrace-tools-<tool>[.<role>]-<run id>" (tool
+ * [a-z0-9_]+, role [a-z]+)? Returns true if so, its run id in *id. */
 bool sweep_instance_name(const char *name, struct runid *id);
 
 #endif

@@ -25,7 +25,8 @@ struct sweep_how {
 /* sweep_stale's: on stderr, prefixed, acting. */
 extern const struct sweep_how sweep_default;
 
-/* One line of a sweep as how says (NULL: sweep_default). */
+/* Say one line of a sweep as how says (NULL: sweep_default): fmt and what follows it, as
+ * printf() takes them, after "tool: " when how->prefix; nothing when how->quiet. */
 void sweep_say(const struct sweep_how *how, const char *tool, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

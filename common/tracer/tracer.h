@@ -151,20 +151,40 @@ struct tracer_event {
 	int idx;
 };
 
-/* An option of TRACER_OPTIONS (the shared ones are parsed by tool.c). */
+/* Take o, an option of TRACER_OPTIONS (the shared ones are parsed by tool.c), with arg, its
+ * argument, into tr; a bad --power or --linear value is a usage error (exit 2). */
 void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg);
-/* After parsing: options that exclude each other (exit 2). */
+/* After parsing: options of tr that exclude each other (exit 2). */
 void tracer_check(struct tracer *tr);
 /*
- * After the tool has its events: -k and --hist against the events' fields (TOOL_USAGE with one line), -v (prints the formats: TOOL_DONE), and
- * how the run is set up (names followed, order, buffer size).
+ * After the tool has its events (prepare() of t, the tool's run): -k and --hist against the
+ * events' fields, -v (prints the formats, and the memory a run takes), and how the run is set
+ * up (names followed, order, buffer size, what the kernel counts). Returns TOOL_OK; TOOL_USAGE
+ * with one line on stderr; TOOL_DONE after -v; TOOL_FAIL when a format cannot be read for -v
+ * (said) or out of memory (not said).
  */
 int tracer_prepare(struct tool_run *t);
+/* setup() of t, the tool's run: this process excluded where every event is in process
+ * context; -c, -k or --hist counted by the kernel's hist triggers where they can be (then
+ * nothing else: no handler), else the stacks, the printer or the counting, and a handler for
+ * each event (tool_trace, with the user's filter). Returns TOOL_OK, or TOOL_FAIL or
+ * tool_trace's or tool_stacks' status (TOOL_USAGE: a filter the kernel rejects). */
 int tracer_setup(struct tool_run *t);
+/* banner() of t, the tool's run: "Tracing" (or "Counting") and what, on stderr. */
 void tracer_banner(struct tool_run *t);
+/* header() of t, the tool's run: with -H, the column header of the printed events on
+ * stdout. */
 void tracer_header(struct tool_run *t);
+/* interval() of t, the tool's run: what was counted since the last (read from the kernel's
+ * tables where they count), printed as the table of the interval ending at now, the counts
+ * of -c then set back to 0. A table that cannot be read is said, and ends the run as failed.
+ * Returns 0: never the last interval. */
 int tracer_interval(struct tool_run *t, uint64_t now);
+/* end() of t, the tool's run: the partial last interval (-c), or everything (-k, --hist
+ * without -c), not an empty one when -d ended right on a tick; the folded stacks; and what
+ * was not counted or shown said on stderr. */
 void tracer_end(struct tool_run *t);
+/* cleanup() of t, the tool's run: what the tracer holds freed. */
 void tracer_cleanup(struct tool_run *t);
 
 #endif
