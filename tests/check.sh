@@ -101,6 +101,13 @@ else
 	fail=$((fail + 1)); echo "layers: FAILED, docs/design.md's table (<) is not common/ (>):"; cat "$B/.layers.diff"
 fi
 rm -f "$B/.layers.diff"
+# Every function a header of common/ declares is documented in design.md's shape (each
+# parameter named, what it Returns, who frees a pointer): tests/doc-check.py.
+if out=$(python3 tests/doc-check.py common/*.h common/*/*.h 2>&1); then
+	pass=$((pass + 1)); echo "doc-check: ok"
+else
+	fail=$((fail + 1)); echo "doc-check: FAILED"; echo "$out" | tail -20
+fi
 # Links between the project's pages: each relative link in README.md, CONTRIBUTING.md and
 # docs/*.md names a file that exists, and each #anchor a heading of the page it points to,
 # spelled as GitHub makes anchors (lower case, punctuation dropped, a hyphen per space, -1,

@@ -39,6 +39,7 @@ def declarations(text):
             i += 1
             continue
         if depth == 0 and re.match(r"(static\s+inline\s+|extern\s+)?[A-Za-z_][\w\s\*]*?\b\w+\s*\(", s) \
+                and not re.match(r"(extern\s+)?[\w\s\*]*\(\s*\*\s*\w+\s*\)\s*\(", s) \
                 and not re.match(r"(typedef|struct\s+\w+\s*\{|enum\s+\w*\s*\{|enum\s*\{|return\b)", s):
             start = i
             decl = s
@@ -109,12 +110,13 @@ def check(path):
             bad.append(f"{where}: no comment right above it")
             continue
         words = set(re.findall(r"\w+", comment))
+        flat = re.sub(r"\s*\n\s*\*?\s*", " ", comment)  # one line: a phrase split over two
         missing = [a for a in params if a not in words]
         if missing:
             bad.append(f"{where}: parameter{'s' if len(missing) > 1 else ''} not named: {', '.join(missing)}")
         if ret != "void" and not re.search(r"\bReturns\b", comment):
             bad.append(f"{where}: no line saying what it Returns")
-        if "*" in ret and not WHO_FREES.search(comment):
+        if "*" in ret and not WHO_FREES.search(flat):
             bad.append(f"{where}: returns a pointer: who frees it, or how long it lives, not said")
     return bad
 
