@@ -343,11 +343,17 @@ int pprof_write(const struct pprof *p, const char *path, uint64_t period_ns, uin
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* Made anew, as prom's: a file left there (a killed run's, anyone's, a hard link) is
+	 * removed first, and O_EXCL|O_NOFOLLOW makes sure the one written is ours. */
+	unlink(tmp);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	gzFile gz = fd >= 0 ? gzdopen(fd, "wb9") : NULL;
 	int ret = -1;
-	if (fd >= 0 && !gz)
+	if (fd >= 0 && !gz) {
 		close(fd);
+		unlink(tmp);
+		errno = ENOMEM;
+	}
 	if (gz) {
 		size_t done = 0;
 		while (done < n) {
@@ -405,6 +411,7 @@ int pprof_check(const char *path)
 		errno = EISDIR;
 		return -1;
 	}
+	unlink(tmp); /* a killed run's: pprof_write makes it anew too */
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;

@@ -39,10 +39,10 @@ void pprof_time_values(struct pprof *p, const char *type);
  * 0, or -1 when out of memory (*out and *len untouched). */
 int pprof_encode(const struct pprof *p, uint64_t period_ns, uint64_t time_ns, uint64_t duration_ns,
 		 unsigned char **out, size_t *len);
-/* The same, p gzip'd into path (written to path.tmp, mode 0644, then renamed over path), with
- * period_ns, time_ns and duration_ns as above. Returns 0, or -1 with errno (ENOMEM;
- * ENAMETOOLONG; EIO: the write failed; open's or rename's) and path.tmp removed (but when
- * zlib cannot take the file, gzdopen: path.tmp is left, errno as zlib left it). */
+/* The same, p gzip'd into path (written to path.tmp made anew, a file there removed first,
+ * mode 0644, then renamed over path), with period_ns, time_ns and duration_ns as above.
+ * Returns 0, or -1 with errno (ENOMEM, also when zlib cannot take the file; ENAMETOOLONG;
+ * EIO: the write failed; open's or rename's) and path.tmp removed. */
 int pprof_write(const struct pprof *p, const char *path, uint64_t period_ns, uint64_t time_ns,
 		uint64_t duration_ns);
 /* Frees p and all it holds (p NULL: nothing). */
@@ -54,9 +54,9 @@ void pprof_free(struct pprof *p);
 int pprof_write_folded(const char *path, const char *text, size_t size, const char *time_type,
 		       uint64_t period_ns, uint64_t time_ns, uint64_t duration_ns);
 /* Whether path can be written (at start, before tracing: a folder, a name ending in '/', or a
- * folder that refuses the file is found then): path.tmp is made and removed. Returns 0, or
- * -1 with errno (EINVAL: not a file name; EISDIR; EEXIST: path.tmp is there already; open's).
- * Nothing is left behind. */
+ * folder that refuses the file is found then): path.tmp is made and removed (one there, a
+ * killed run's, removed first). Returns 0, or -1 with errno (EINVAL: not a file name; EISDIR;
+ * EEXIST: something was put at path.tmp meanwhile; open's). Nothing is left behind. */
 int pprof_check(const char *path);
 
 #endif

@@ -234,6 +234,27 @@ static void test_paths(void **state)
 	assert_int_equal(access(path, F_OK), 0);
 	assert_int_equal(access(tmp, F_OK), -1);
 	assert_int_equal(pprof_write(pp, "/nonexistent-ftt/p.pb.gz", 1, 0, 0), -1);
+	/* path.tmp left by a killed run, or a hard link to a file of someone's put there: the
+	 * check passes, the write makes its own (the linked file untouched). */
+	char other[80];
+	snprintf(other, sizeof(other), "%s/other", dir);
+	FILE *o = fopen(other, "w");
+	assert_non_null(o);
+	fputs("keep", o);
+	fclose(o);
+	assert_int_equal(link(other, tmp), 0);
+	assert_int_equal(pprof_check(path), 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(link(other, tmp), 0);
+	assert_int_equal(pprof_write(pp, path, 1, 0, 0), 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	char kept[8] = "";
+	o = fopen(other, "r");
+	assert_non_null(o);
+	assert_non_null(fgets(kept, sizeof(kept), o));
+	fclose(o);
+	assert_string_equal(kept, "keep");
+	unlink(other);
 	pprof_free(pp);
 	/* From folded text: written whole; a line that is not folded writes nothing. */
 	assert_int_equal(pprof_write_folded(path, "a;b 1\nc 2\n", 10, "off_cpu", 1, 0, 0), 0);
