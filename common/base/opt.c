@@ -242,7 +242,7 @@ int opt_choice(const char *s, const char *const *names, int n, const char *what)
 				      ", ",
 			 names[i]);
 	}
-	opt_fail("invalid %s: '%s' (%s)", what, s, list);
+	opt_fail("invalid %s: '%s' (%s)", what, opt_shown(s), list);
 }
 
 const char *opt_glob(const char *s, const char *what)
@@ -250,7 +250,8 @@ const char *opt_glob(const char *s, const char *what)
 	if (!*s)
 		opt_fail("invalid %s: '' (empty)", what);
 	if (strpbrk(s, "\"\\\n"))
-		opt_fail("invalid %s: '%s' (no quotes, backslashes or newlines)", what, s);
+		opt_fail("invalid %s: '%s' (no quotes, backslashes or newlines)", what,
+			 opt_shown(s));
 	/* A '[' must be closed by a ']' after at least one character ("[]x]" is fnmatch's
 	 * way of naming ']'), else fnmatch and the kernel read it differently. */
 	for (const char *p = s; (p = strchr(p, '[')); p++) {
@@ -260,7 +261,7 @@ const char *opt_glob(const char *s, const char *what)
 		if (*q == ']')
 			q++;
 		if (!(q = strchr(q, ']')))
-			opt_fail("invalid %s: '%s' (a '[' without its ']')", what, s);
+			opt_fail("invalid %s: '%s' (a '[' without its ']')", what, opt_shown(s));
 		p = q;
 	}
 	return s;
@@ -304,9 +305,10 @@ uint64_t opt_decimal(const char *s, double scale, const char *what, const char *
 	double v = strtod(s, &end);
 	/* strtod also takes hex, "inf" and "nan": allow plain decimals only. */
 	if (!*s || strspn(s, "0123456789.") != strlen(s) || *end || errno || !isfinite(v))
-		opt_fail("invalid %s: '%s' (not a number of %s)", what, s, unit);
+		opt_fail("invalid %s: '%s' (not a number of %s)", what, opt_shown(s), unit);
 	if (v <= 0 || v * scale > 1e18)
-		opt_fail("invalid %s: %s (must be greater than 0 and less than 30 years)", what, s);
+		opt_fail("invalid %s: %s (must be greater than 0 and less than 30 years)", what,
+			 opt_shown(s));
 	uint64_t ns = (uint64_t)(v * scale + 0.5);
 	if (!ns)
 		opt_fail("invalid %s: %s (shorter than a nanosecond)", what, s);

@@ -42,6 +42,7 @@ static void test_choice(void **state)
 	assert_usage_error(call_choice, "x", "invalid --via: 'x' (kprobe, eprobe or uprobe)");
 	assert_usage_error(call_choice, "", "invalid --via: ''");
 	assert_usage_error(call_choice, "KPROBE", "invalid --via");
+	assert_usage_error(call_choice, "k\nprobe", "invalid --via: 'k\\x0aprobe'");
 }
 
 static void test_int_good(void **state)
@@ -96,6 +97,9 @@ static void test_seconds(void **state)
 	assert_usage_error(call_seconds, "-1", "invalid duration: '-1'");
 	assert_usage_error(call_seconds, "1e3", "invalid duration: '1e3'");
 	assert_usage_error(call_seconds, "inf", "invalid duration: 'inf'");
+	/* A value with a newline or escape is shown escaped: one line on stderr. */
+	assert_usage_error(call_seconds, "1\n2", "invalid duration: '1\\x0a2'");
+	assert_usage_error(call_seconds, "\033[2J", "invalid duration: '\\x1b[2J'");
 	assert_usage_error(call_seconds, "0x10", "invalid duration");
 	assert_usage_error(call_seconds, "", "invalid duration");
 	assert_usage_error(call_seconds, "1.2.3", "invalid duration");
@@ -220,6 +224,8 @@ static void test_glob(void **state)
 	assert_usage_error(call_glob, "[", "invalid NAME: '[' (a '[' without its ']')");
 	assert_usage_error(call_glob, "a[b", "without its");
 	assert_usage_error(call_glob, "a\"b", "no quotes");
+	assert_usage_error(call_glob, "a\nb", "invalid NAME: 'a\\x0ab'");
+	assert_usage_error(call_glob, "a[\033", "invalid NAME: 'a[\\x1b'");
 }
 
 static void call_tid(const void *s)
