@@ -393,7 +393,11 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 	struct tep_event *newtask = session_load_event(s, "task", "task_newtask");
 	struct comm_table *t = comm_new(fork, rename, newtask);
 	char filter[128];
-	if (!t || !t->fork || !t->rename) {
+	if (!t) {
+		fprintf(stderr, "%s: out of memory for the task names\n", s->tool);
+		return NULL;
+	}
+	if (!t->fork || !t->rename) {
 		fprintf(stderr,
 			"%s: no %s event in this kernel to follow task names "
 			"(CONFIG_EVENT_TRACING)\n",

@@ -158,6 +158,10 @@ int ksym_resolve(const char *path, const unsigned long long *addrs, size_t n, co
 	char *b = !ret ? malloc(total ? total : 1) : NULL;
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (!name) { /* out of memory at the start: nothing was found */
+			names[i] = NULL;
+			continue;
+		}
 		if (b && name[i]) {
 			size_t l = strlen(name[i]) + 1;
 			memcpy(b + o, name[i], l);
