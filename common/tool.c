@@ -517,6 +517,11 @@ static int run(struct tool_run *t)
 		session_preload(COMM_NFORMATS, comm_format_sys, comm_format_names);
 	if (session_init(&t->s, tool->name, tool->formats))
 		return TOOL_FAIL;
+	/* Its row, from the table its options chose: prepare() and setup() may turn optional
+	 * columns on (row_show). */
+	const struct row_table *table = tool->table_of ? tool->table_of(t) : tool->table;
+	if (tool->row && table)
+		row_init(tool->row, table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	if (tool->prepare && (ret = tool->prepare(t)))
 		return ret == TOOL_DONE ? TOOL_OK : ret;
 	/* Stopped before anything was made: nothing to trace, nothing to undo. */
@@ -587,7 +592,7 @@ static int run(struct tool_run *t)
 			t->cgroup->path, in_group);
 	if (tool->header && !t->o.json)
 		tool->header(t);
-	else if (tool->row && !t->o.json)
+	else if (tool->row && !tool->header_later && !t->o.json)
 		row_header(tool->row);
 	t->r.ended = wake;
 	t->r.ended_ctx = t;

@@ -201,7 +201,14 @@ struct tool {
 	void (*banner)(struct tool_run *t);
 	/* Column headers on stdout (not called with -j); without it, row's (row.h). */
 	void (*header)(struct tool_run *t);
+	/* Its line (row.h), which the driver makes with row_init() from table (or the table
+	 * table_of chooses by the options), -j, -t and -T before prepare(); prepare() and
+	 * setup() may turn optional columns on (row_show). Its header is printed under the
+	 * banner unless header_later (a tool that prints its table every interval). */
 	struct row *row;
+	const struct row_table *table;
+	const struct row_table *(*table_of)(struct tool_run *t);
+	bool header_later;
 	/* Every interval; non-zero: that was the last one. */
 	int (*interval)(struct tool_run *t, uint64_t now);
 	/* At every wake-up of the reader (at least every 100 ms), after its events: for what

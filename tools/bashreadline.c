@@ -167,7 +167,6 @@ static int prepare(struct tool_run *t)
 	    !(env.line_f = tep_find_field(env.line_ev, "line")))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "lines read by bash (readline in %s)", env.path);
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, true);
 	return TOOL_OK;
 }
 
@@ -314,6 +313,7 @@ static const struct tool bashreadline = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

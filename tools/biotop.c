@@ -353,7 +353,6 @@ static int setup(struct tool_run *t)
 {
 	env.clearing = !t->o.json && (env.clear == CLEAR_ALWAYS ||
 				      (env.clear == CLEAR_TTY && isatty(STDOUT_FILENO)));
-	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	return blk_setup(&env.b, &t->s, &t->r, &env.blk) ? TOOL_FAIL : TOOL_OK;
 }
 
@@ -388,6 +387,9 @@ static const struct tool biotop = {
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

@@ -197,7 +197,6 @@ static void print_one(const void *key, uint64_t count, const void *val, void *ar
 /* The interval's histograms, most I/O first, then they start again. */
 static int interval(struct tool_run *t, uint64_t now)
 {
-	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
 	if (!t->o.json && t->o.wallclock) {
 		char when[16];
 		out_table_gap(stdout);
@@ -299,6 +298,9 @@ static const struct tool bitesize = {
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

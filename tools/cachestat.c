@@ -199,7 +199,6 @@ static int prepare(struct tool_run *t)
 	t->follow_names = false;
 	t->ordered = false;
 	snprintf(t->traced, sizeof(t->traced), "page-cache hits and misses");
-	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
 	return TOOL_OK;
 }
 
@@ -364,6 +363,7 @@ static const struct tool cachestat = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.interval = interval,
 	.end = end,

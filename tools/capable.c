@@ -252,7 +252,6 @@ static int setup(struct tool_run *t)
 	int ret = tool_stacks(t, env.stack, env.ustack, false, &env.kstack_ev, &env.ustack_ev);
 	if (ret)
 		return ret;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	if (env.kstack_ev || env.ustack_ev) {
 		/* The frames of the probe itself, down to cap_capable(), are the tracing's. */
 		static const char *const skip[] = {"cap_capable", NULL};
@@ -295,6 +294,7 @@ static const struct tool capable = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -217,7 +217,6 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	int ret;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "order", env.extended);
 	row_show(&env.row, "gfp", env.extended);
 	for (int k = 0; k < KINDS; k++) {
@@ -259,6 +258,7 @@ static const struct tool drsnoop = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

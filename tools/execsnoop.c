@@ -709,7 +709,6 @@ static int setup(struct tool_run *t)
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
 	int ret;
 	env.t = t;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	struct tep_event *exec_ev = session_load_event(&t->s, "sched", "sched_process_exec");
 	if (!syspair_event(&t->s, "enter", "execve") || !syspair_event(&t->s, "exit", "execve") ||
 	    !exec_ev) {
@@ -793,6 +792,7 @@ static const struct tool execsnoop = {
 	.option = option,
 	.setup = setup,
 	.banner = banner,
+	.table = &table,
 	.row = &env.row,
 	.wake = wake,
 	.end = end,

@@ -304,7 +304,6 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	int ret;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	if (reader_on_lost(&t->r, on_lost, NULL))
 		return TOOL_FAIL;
 	/* The endings first: each comes before the exit it explains. */
@@ -332,6 +331,7 @@ static const struct tool exitsnoop = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.cleanup = cleanup,
 };

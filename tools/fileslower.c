@@ -202,7 +202,6 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	int ret;
-	row_init(&env.row, &table, stdout, t->o.json, true, t->o.wallclock);
 	if ((ret = fdtrack_setup(&env.ft, t)))
 		return ret;
 	snprintf(t->traced, sizeof(t->traced),
@@ -240,6 +239,7 @@ static const struct tool fileslower = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -157,7 +157,6 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	int ret;
-	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	env.clearing = !t->o.json && !env.no_clear && isatty(STDOUT_FILENO);
 	if ((ret = fdtrack_setup(&env.ft, t)))
 		return ret;
@@ -328,6 +327,9 @@ static const struct tool filetop = {
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

@@ -106,7 +106,6 @@ static int interval(struct tool_run *t, uint64_t now)
 {
 	const char *unit = env.ms ? "ms" : "us";
 	char when[16];
-	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
 	if (!t->o.json) {
 		out_table_gap(stdout);
 		if (t->o.wallclock)
@@ -189,6 +188,9 @@ static const struct tool fsdist = {
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

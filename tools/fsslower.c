@@ -200,7 +200,6 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
-	row_init(&env.row, &table, stdout, t->o.json, true, t->o.wallclock);
 	return fsops_trace(t, &env.f, on_op);
 }
 
@@ -229,6 +228,7 @@ static const struct tool fsslower = {
 	.check = check,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

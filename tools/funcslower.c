@@ -141,7 +141,6 @@ static int prepare(struct tool_run *t)
 		 env.fp.in_kernel ? "filtered in the kernel" :
 		 env.stack_here	  ? "paired here for -s" :
 				    "paired here");
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "args", env.fp.nargs > 0);
 	return TOOL_OK;
 }
@@ -273,6 +272,7 @@ static const struct tool funcslower = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -96,7 +96,6 @@ static int prepare(struct tool_run *t)
 	snprintf(t->traced, sizeof(t->traced),
 		 "host name lookups (getaddrinfo, gethostbyname, gethostbyname2 in %s)", env.lib);
 	/* The wall-clock time always, as users of bcc's tool know it. */
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, true);
 	return TOOL_OK;
 }
 
@@ -170,6 +169,7 @@ static const struct tool gethostlatency = {
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

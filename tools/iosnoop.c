@@ -131,7 +131,6 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
-	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
 	row_show(&env.row, "start_s", env.start_col);
 	row_show(&env.row, "end_s", env.end_col);
 	return blk_setup(&env.b, &t->s, &t->r, &env.blk) ? TOOL_FAIL : TOOL_OK;
@@ -167,6 +166,7 @@ static const struct tool iosnoop = {
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -1012,7 +1012,6 @@ static int prepare_kernel(struct tool_run *t)
 	env.ksyms = ksym_load(); /* without kallsyms, addresses */
 	snprintf(t->traced, sizeof(t->traced),
 		 "outstanding kernel allocations (kmalloc, kmem_cache_alloc, pages)");
-	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	return TOOL_OK;
 }
 
@@ -1135,7 +1134,6 @@ static int prepare(struct tool_run *t)
 	snprintf(t->traced, sizeof(t->traced), "outstanding allocations of %s (%d functions of %s)",
 		 t->o.exec ? "the command and what it starts" : "the process and what it starts",
 		 env.found, env.lib);
-	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	return TOOL_OK;
 }
 
@@ -1306,6 +1304,7 @@ static const struct tool memleak = {
 	.prepare = prepare,
 	.setup = setup,
 	.header = header,
+	.table = &table,
 	.row = &env.row,
 	.interval = interval,
 	.wake = wake,

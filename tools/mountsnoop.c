@@ -372,7 +372,6 @@ static int setup(struct tool_run *t)
 		sys_calls[c] = calls[c].sys;
 	if (!(env.text_f = open_memstream(&env.text, &env.text_size)))
 		return TOOL_FAIL;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	env.sa.strings = "strings";
 	int ret = sysarg_setup(&env.sa, t, on_call, NULL);
 	if (ret)
@@ -405,6 +404,7 @@ static const struct tool mountsnoop = {
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -509,7 +509,6 @@ static void end(struct tool_run *t)
 		swstack_disable(&env.sw);
 		join_ustacks();
 	}
-	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	print_stacks();
 	span_report(&env.s, "offcputime", "switches in");
 	sched_chain_report(&env.se.chain, "offcputime", env.s.replaced,
@@ -559,6 +558,9 @@ static const struct tool offcputime = {
 	.end = end,
 	.cleanup = cleanup,
 	.batched = true,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

@@ -275,7 +275,6 @@ static void print_pair(const char *line, uint64_t count, uint64_t ns, void *ctx)
 
 static int interval(struct tool_run *t, uint64_t now)
 {
-	row_init(&env.row, &table, stdout, t->o.json, false, t->o.wallclock);
 	env.out.fn = print_pair;
 	if (offwake_output_print(&env.out, t, now, "blocked time"))
 		t->failed = true;
@@ -325,6 +324,9 @@ static const struct tool offwaketime = {
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

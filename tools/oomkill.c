@@ -310,7 +310,6 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	int ret;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, true);
 	if (probe_available(&t->s, PROBE_KPROBE, true)) {
 		const char *args = old_signature() ? "pages=$arg4:s64 points=$arg3:u32" :
 						     "pages=+32($arg1):s64 points=+48($arg1):s64";
@@ -369,6 +368,7 @@ static const struct tool oomkill = {
 	.prepare = prepare,
 	.setup = setup,
 	.banner = banner,
+	.table = &table,
 	.row = &env.row,
 	.cleanup = cleanup,
 };

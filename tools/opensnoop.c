@@ -469,7 +469,6 @@ static int setup(struct tool_run *t)
 {
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	int ret, via = env.via;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "flags", env.extended);
 	row_show(&env.row, "mode", env.extended);
 	if (!syspair_event(&t->s, "exit", "openat")) {
@@ -540,6 +539,7 @@ static const struct tool opensnoop = {
 	.option = option,
 	.operands_fn = operands,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -670,7 +670,6 @@ static void banner(struct tool_run *t)
 	char why[512];
 	struct timespec w;
 	clock_gettime(CLOCK_REALTIME, &w);
-	row_init(&env.row, &table, stdout, t->o.json, false, true);
 	env.start_wall = (uint64_t)w.tv_sec * 1000000000ULL + (uint64_t)w.tv_nsec;
 	env.start_mono = reader_now();
 	fprintf(stderr, "Tracing %s. Ctrl-C to end.\n", t->traced);
@@ -878,6 +877,9 @@ static const struct tool profile = {
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

@@ -218,7 +218,6 @@ static int prepare(struct tool_run *t)
 
 static int setup(struct tool_run *t)
 {
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	if (env.how == VIA_PAIRS) {
 		char filter[64];
 		snprintf(filter, sizeof(filter), "lat >= %" PRIu64, env.min_ns);
@@ -260,6 +259,7 @@ static const struct tool runqslower = {
 	.operands_fn = operands,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -287,7 +287,6 @@ static int prepare(struct tool_run *t)
 				      env.file[f].path);
 	if (o < sizeof(t->traced))
 		snprintf(t->traced + o, sizeof(t->traced) - o, ")");
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	return TOOL_OK;
 }
 
@@ -434,6 +433,7 @@ static const struct tool sslsniff = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -208,7 +208,6 @@ static void on_call(const struct tep_record *exit, int tid, const struct sysarg_
 static int setup(struct tool_run *t)
 {
 	env.t = t;
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	row_show(&env.row, "call", env.extended);
 	row_show(&env.row, "flags", env.extended);
 	env.sa.strings = "paths";
@@ -244,6 +243,7 @@ static const struct tool statsnoop = {
 	.rows = (const struct row_table *const[]){&table, NULL},
 	.option = option,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

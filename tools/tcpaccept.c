@@ -229,7 +229,6 @@ static int setup(struct tool_run *t)
 		 "%s%s((newstate == %d && oldstate == %d)%s%s || newstate == %d)", proto,
 		 *proto ? " && " : "", env.st.established, env.st.syn_recv, *ports ? " && " : "",
 		 ports, env.st.listen);
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	int ret;
 	if ((ret = tool_trace(t, env.st.ev, filter, on_state, NULL)))
 		return TOOL_FAIL;
@@ -263,6 +262,7 @@ static const struct tool tcpaccept = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

@@ -207,8 +207,6 @@ static int setup(struct tool_run *t)
 	snprintf(filter, sizeof(filter), "%s%s(newstate == %d || oldstate == %d)%s%s", proto,
 		 *proto ? " && " : "", env.st.syn_sent, env.st.syn_sent, *ports ? " && " : "",
 		 ports);
-	row_init(&env.row, env.count ? &count_table : &table, stdout, t->o.json, t->o.timestamp,
-		 t->o.wallclock);
 	return tool_trace(t, env.st.ev, filter, on_state, NULL);
 }
 
@@ -285,6 +283,12 @@ static void cleanup(struct tool_run *t)
 	sock_states_free(&env.st);
 }
 
+/* The table of its lines: count_table with count, else table. */
+static const struct row_table *table_of(struct tool_run *t)
+{
+	return env.count ? &count_table : &table;
+}
+
 static const struct tool tcpconnect = {
 	.name = "tcpconnect",
 	.opts = options,
@@ -297,6 +301,9 @@ static const struct tool tcpconnect = {
 	.header = header,
 	.end = end,
 	.cleanup = cleanup,
+	.table_of = table_of,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

@@ -407,7 +407,6 @@ static int setup(struct tool_run *t)
 		static const char *const skip[] = {"trace_event_raw_event_kfree_skb", NULL};
 		evprint_kstack_after(env.stacks, skip);
 	}
-	row_init(&env.row, &table, stdout, t->o.json, t->o.timestamp, t->o.wallclock);
 	if (reader_on_lost(&t->r, on_lost, NULL))
 		return TOOL_FAIL;
 	if (env.socks_on &&
@@ -475,6 +474,7 @@ static const struct tool tcpdrop = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.wake = wake,
 	.end = end,

@@ -349,8 +349,6 @@ static int setup(struct tool_run *t)
 		snprintf(ports, sizeof(ports), "((%s%s%s) || newstate == %d)", lp,
 			 *lp && *rp ? " && " : "", rp, env.st.listen);
 	snprintf(filter, sizeof(filter), "%s%s%s", proto, *proto && *ports ? " && " : "", ports);
-	row_init(&env.row, env.wide ? &wide_table : &table, stdout, t->o.json, t->o.timestamp,
-		 t->o.wallclock);
 	int ret;
 	if ((ret = tool_trace(t, env.st.ev, filter, on_state, NULL)))
 		return TOOL_FAIL;
@@ -375,6 +373,12 @@ static void cleanup(struct tool_run *t)
 	sock_states_free(&env.st);
 }
 
+/* The table of its lines: wide_table with wide, else table. */
+static const struct row_table *table_of(struct tool_run *t)
+{
+	return env.wide ? &wide_table : &table;
+}
+
 static const struct tool tcplife = {
 	.name = "tcplife",
 	.no_cgroup = true,
@@ -385,6 +389,7 @@ static const struct tool tcplife = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table_of = table_of,
 	.row = &env.row,
 	.end = end,
 	.cleanup = cleanup,

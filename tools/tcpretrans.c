@@ -236,8 +236,6 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	int ret;
-	row_init(&env.row, env.count ? &count_table : &table, stdout, t->o.json, t->o.timestamp,
-		 t->o.wallclock);
 	if ((ret = tool_trace(t, env.retrans, NULL, on_retrans, NULL)))
 		return ret;
 	if (env.synack && (ret = tool_trace(t, env.synack, NULL, on_synack, NULL)))
@@ -312,6 +310,12 @@ static void cleanup(struct tool_run *t)
 	sock_states_free(&env.st);
 }
 
+/* The table of its lines: count_table with count, else table. */
+static const struct row_table *table_of(struct tool_run *t)
+{
+	return env.count ? &count_table : &table;
+}
+
 static const struct tool tcpretrans = {
 	.name = "tcpretrans",
 	.no_cgroup = true,
@@ -326,6 +330,9 @@ static const struct tool tcpretrans = {
 	.header = header,
 	.end = end,
 	.cleanup = cleanup,
+	.table_of = table_of,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

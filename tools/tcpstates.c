@@ -151,8 +151,6 @@ static int setup(struct tool_run *t)
 	const char *proto = sock_states_filter(&env.st);
 	snprintf(filter, sizeof(filter), "%s%s%s%s%s", proto, *proto && *lp ? " && " : "", lp,
 		 (*proto || *lp) && *rp ? " && " : "", rp);
-	row_init(&env.row, env.wide ? &wide_table : &table, stdout, t->o.json, t->o.timestamp,
-		 t->o.wallclock);
 	return tool_trace(t, env.st.ev, filter, on_state, NULL);
 }
 
@@ -160,6 +158,12 @@ static void cleanup(struct tool_run *t)
 {
 	span_free(&env.last);
 	sock_states_free(&env.st);
+}
+
+/* The table of its lines: wide_table with wide, else table. */
+static const struct row_table *table_of(struct tool_run *t)
+{
+	return env.wide ? &wide_table : &table;
 }
 
 static const struct tool tcpstates = {
@@ -172,6 +176,7 @@ static const struct tool tcpstates = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table_of = table_of,
 	.row = &env.row,
 	.cleanup = cleanup,
 };

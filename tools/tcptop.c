@@ -630,7 +630,6 @@ static int prepare(struct tool_run *t)
 static int setup(struct tool_run *t)
 {
 	env.clearing = !t->o.json && !env.noclear && isatty(STDOUT_FILENO);
-	row_init(&env.row, &table, stdout, t->o.json, false, false);
 	int ret;
 	if (reader_on_lost(&t->r, on_lost, NULL))
 		return TOOL_FAIL;
@@ -692,6 +691,9 @@ static const struct tool tcptop = {
 	.interval = interval,
 	.end = end,
 	.cleanup = cleanup,
+	.table = &table,
+	.row = &env.row,
+	.header_later = true,
 };
 
 int main(int argc, char **argv)

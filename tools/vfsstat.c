@@ -170,7 +170,6 @@ static void on_call(struct tep_record *rec, void *ctx)
 static int setup(struct tool_run *t)
 {
 	int ret;
-	row_init(&env.row, &table, stdout, t->o.json, false, true);
 	for (int i = 0; i < NCALLS; i++)
 		if (env.ev[i].ev && (ret = tool_trace(t, env.ev[i].ev, NULL, on_call, &env.ev[i])))
 			return ret;
@@ -259,6 +258,7 @@ static const struct tool vfsstat = {
 	.option = option,
 	.prepare = prepare,
 	.setup = setup,
+	.table = &table,
 	.row = &env.row,
 	.interval = interval,
 	.end = end,
