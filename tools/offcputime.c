@@ -332,6 +332,8 @@ static int prepare(struct tool_run *t)
 {
 	env.t = t;
 	t->user_frames = env.ustack;
+	/* perf's samples are matched to the switches by time, within 20 us: one clock. */
+	t->s.want_mono = env.ustack && env.via != VIA_FTRACE;
 	if (env.pprof && pprof_check(env.pprof)) {
 		fprintf(stderr, "offcputime: --pprof: cannot write %s: %s\n", env.pprof,
 			strerror(errno));

@@ -372,7 +372,8 @@ static int set_clock(struct session *s)
 {
 	char *clocks = tracefs_instance_file_read(s->inst, "trace_clock", NULL);
 	const char *want = NULL;
-	if (clocks && strstr(clocks, "[local]") && session_local_clock_synced(NULL)) {
+	if (clocks && strstr(clocks, "[local]") && !s->want_mono &&
+	    session_local_clock_synced(NULL)) {
 		free(clocks);
 		s->mono = s->clock_mapped = true;
 		return 0;

@@ -42,6 +42,11 @@ struct session {
 	 * instance kept "local", the same on every CPU, and the reader maps it (clockmap.h). */
 	bool mono;
 	bool clock_mapped;
+	/* Set before session_start by a run that matches its records' times with another
+	 * source's CLOCK_MONOTONIC times to the microsecond (offcputime's perf samples at each
+	 * switch): the instance is switched to mono even where local would do, since the map
+	 * is only as exact as its pairing (microseconds, more under load). */
+	bool want_mono;
 	struct clockmap clock; /* clock_mapped: local to CLOCK_MONOTONIC */
 	bool notrace_self;     /* set_event_notrace_pid excludes this process */
 	/* Set before session_start by tools that need no time order across CPUs (counting):
