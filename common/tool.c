@@ -159,8 +159,8 @@ void tool_operand_interval(struct tool_run *t, int argc, char **argv)
 		opt_fail("unexpected argument: '%s' (see -h)", argv[2]);
 }
 
-int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct tep_event **kstack,
-		struct tep_event **ustack)
+enum tool_code tool_stacks(struct tool_run *t, bool kernel, bool user, bool func,
+			   struct tep_event **kstack, struct tep_event **ustack)
 {
 	*kstack = *ustack = NULL;
 	if (kernel) {
@@ -246,8 +246,8 @@ static int write_filter(struct tool_run *t, struct tep_event *ev, const char *fi
 	return -1;
 }
 
-int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,
-	       void *ctx)
+enum tool_code tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter,
+			  reader_event_fn fn, void *ctx)
 {
 	char full[8192];
 	if (session_filter(&t->s, full, sizeof(full), filter, NULL)) {
@@ -508,7 +508,7 @@ static void release_top(void *arg)
 	toplevel_release(arg);
 }
 
-static int run(struct tool_run *t)
+static enum tool_code run(struct tool_run *t)
 {
 	const struct tool *tool = t->tool;
 	int ret;
@@ -668,7 +668,7 @@ static void drop_trace_json(void)
 	tracejson_abort(&trace_json);
 }
 
-int tool_main(const struct tool *tool, int argc, char **argv)
+enum tool_code tool_main(const struct tool *tool, int argc, char **argv)
 {
 	static struct tool_run t;
 	if (sig_install(tool->name)) {

@@ -38,7 +38,7 @@ struct prom;
 struct tracejson;
 
 /* Exit statuses, and TOOL_DONE: prepare() did all there was to do (-l, -v). */
-enum { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
+enum tool_code { TOOL_OK = 0, TOOL_FAIL = 1, TOOL_USAGE = 2, TOOL_DONE = 3 };
 
 /* The keys of the long options the driver owns (opt.h: OPT_LONG + n); a tool's own long
  * options count up from OPT_LONG + 1, these down from OPT_LONG + 0xff. */
@@ -192,11 +192,11 @@ struct tool {
 	void (*operands_fn)(struct tool_run *t, int argc, char **argv);
 	/* After the command line is parsed (operands too): usage errors (opt_fail) only. */
 	void (*check)(struct tool_run *t);
-	int (*prepare)(struct tool_run *t);
+	enum tool_code (*prepare)(struct tool_run *t);
 	/* The instance is made, -p/-L applied, its buffers not yet opened: for what the kernel
 	 * allows only then (a tracer cannot be set while its buffers are read: EBUSY). */
-	int (*instance)(struct tool_run *t);
-	int (*setup)(struct tool_run *t);
+	enum tool_code (*instance)(struct tool_run *t);
+	enum tool_code (*setup)(struct tool_run *t);
 	/* On stderr; without it: "Tracing <what>. Ctrl-C to end." */
 	void (*banner)(struct tool_run *t);
 	/* Column headers on stdout (not called with -j); without it, row's (row.h). */
@@ -288,7 +288,7 @@ struct tool_run {
  * cannot be written), TOOL_USAGE (2: a usage error, as a --trace-json or -o FILE that cannot
  * be made), or any other status a stage returned. A usage error of the command line exits 2
  * (opt_fail) without returning; so does --json-keys, with 0. */
-int tool_main(const struct tool *t, int argc, char **argv);
+enum tool_code tool_main(const struct tool *t, int argc, char **argv);
 
 /*
  * In setup(): traces ev in t, the tool's run, with an ftrace filter (may be NULL) and the
@@ -299,8 +299,8 @@ int tool_main(const struct tool *t, int argc, char **argv);
  * long ("filter too long"); TOOL_FAIL when ev cannot be enabled (said) or out of memory (not
  * said).
  */
-int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, reader_event_fn fn,
-	       void *ctx);
+enum tool_code tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter,
+			  reader_event_fn fn, void *ctx);
 
 /*
  * In setup(), before any event is enabled (one enabled before has no stack): a kernel stack
@@ -311,8 +311,8 @@ int tool_trace(struct tool_run *t, struct tep_event *ev, const char *filter, rea
  * is named by its CONFIG_ option, an option that cannot be set is said, a trailer that
  * cannot be registered is not.
  */
-int tool_stacks(struct tool_run *t, bool kernel, bool user, bool func, struct tep_event **kstack,
-		struct tep_event **ustack);
+enum tool_code tool_stacks(struct tool_run *t, bool kernel, bool user, bool func,
+			   struct tep_event **kstack, struct tep_event **ustack);
 
 /* The name of task pid when its current event happened, as t's names know it. Returns it,
  * valid until the next call; "<...>" (static) when it is not known or names are not

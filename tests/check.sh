@@ -108,6 +108,13 @@ if out=$(python3 tests/doc-check.py common/*.h common/*/*.h 2>&1); then
 else
 	fail=$((fail + 1)); echo "doc-check: FAILED"; echo "$out" | tail -20
 fi
+# The tool codes keep their type: no bare number from an enum tool_code function, no TOOL_
+# name from an int one (tests/codes-check.py).
+if out=$(python3 tests/codes-check.py common/*.c common/*/*.c tools/*.c 2>&1); then
+	pass=$((pass + 1)); echo "codes-check: ok"
+else
+	fail=$((fail + 1)); echo "codes-check: FAILED"; echo "$out" | tail -20
+fi
 # Links between the project's pages: each relative link in README.md, CONTRIBUTING.md and
 # docs/*.md names a file that exists, and each #anchor a heading of the page it points to,
 # spelled as GitHub makes anchors (lower case, punctuation dropped, a hyphen per space, -1,

@@ -138,7 +138,7 @@ static void find_readline(void)
 	env.in_lib = true;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	char target[PATH_MAX + 32];
 	find_readline();
@@ -267,7 +267,7 @@ static void on_lost(int cpu, long long n, void *ctx)
 	pair_clear(&env.pending);
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	if (pair_init(&env.pending, 64, sizeof(struct pending)) ||

@@ -336,7 +336,7 @@ static void end(struct tool_run *t)
 
 /* --- the run -------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	/* Names are followed for the submitter's process (comm_task); -p and --cgroup are
 	 * checked here, on the submitter, not by the instance's pid filter. */
@@ -349,7 +349,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	env.clearing = !t->o.json && (env.clear == CLEAR_ALWAYS ||
 				      (env.clear == CLEAR_TTY && isatty(STDOUT_FILENO)));

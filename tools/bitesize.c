@@ -245,7 +245,7 @@ static void end(struct tool_run *t)
 /* --- set up ----------------------------------------------------------------------------------- */
 
 /* The submitter's name comes from the block events (the kernel's comm at the time). */
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	t->follow_names = false;
 	t->pids_checked_here = true;
@@ -258,7 +258,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	return blk_setup(&env.b, &t->s, &t->r, &env.blk) ? TOOL_FAIL : TOOL_OK;
 }

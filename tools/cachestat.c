@@ -159,7 +159,7 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each interval", cols);
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
 	bool known = kprobes && ftrace_functions(NULL, mark_listed, NULL) >= 0;
@@ -207,7 +207,7 @@ static void on_event(struct tep_record *rec, void *ctx)
 	((struct counter *)ctx)->count++;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	for (enum role r = 0; r < ROLES; r++)

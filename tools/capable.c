@@ -205,7 +205,7 @@ static bool before(int major, int minor)
 	return ma < major || (ma == major && mi < minor);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	int ret;
 	env.t = t;
@@ -247,7 +247,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret = tool_stacks(t, env.stack, env.ustack, false, &env.kstack_ev, &env.ustack_ev);
 	if (ret)

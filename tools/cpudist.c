@@ -121,7 +121,7 @@ static void describe(struct spanhist *sh, bool hist)
 	k->nfields = hist ? 1 : 2;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	if (sched_load(&t->s, &env.se, false))
 		return TOOL_FAIL;
@@ -138,7 +138,7 @@ static int prepare(struct tool_run *t)
 	return ret;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	if (env.sh.how != SPANHIST_USER)
 		return spanhist_setup(&env.sh);

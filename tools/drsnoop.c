@@ -175,7 +175,7 @@ static void on_end(struct tep_record *rec, void *ctx)
 
 /* --- set up ----------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	for (int k = 0; k < KINDS; k++) {
@@ -214,7 +214,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	row_show(&env.row, "order", env.extended);

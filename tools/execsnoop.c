@@ -704,7 +704,7 @@ static int via_proc(void *ctx, const char **why)
 	return 0;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe, via_proc};
 	int ret;

@@ -264,7 +264,7 @@ static void on_lost(int cpu, long long n, void *ctx)
 
 /* --- setup ---------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	env.exit_ev = session_event(&t->s, "sched", "sched_process_exit", true);
@@ -301,7 +301,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	if (reader_on_lost(&t->r, on_lost, NULL))

@@ -187,7 +187,7 @@ static void ended(const struct tep_record *rec, int tid, long long ret,
 
 /* --- set up ----------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	/* A call may sleep and return on another CPU: syspair's loss policy forgets every call
@@ -199,7 +199,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	if ((ret = fdtrack_setup(&env.ft, t)))

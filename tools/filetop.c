@@ -145,7 +145,7 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each file, each interval", cols);
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (fdtrack_prepare(&env.ft, t, "filetop") || fdtrack_rw(&env.ft, ended, NULL))
@@ -154,7 +154,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	env.clearing = !t->o.json && !env.no_clear && isatty(STDOUT_FILENO);

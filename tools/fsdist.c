@@ -150,7 +150,7 @@ static void end(struct tool_run *t)
 
 /* --- set up ----------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	int ret = fsops_prepare(t, &env.f);
 	if (ret)
@@ -162,7 +162,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	return fsops_trace(t, &env.f, on_op);
 }

@@ -184,7 +184,7 @@ static void on_op(struct tep_record *ret, const struct funcpair_call *c, void *c
 
 /* --- set up ----------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	int ret = fsops_prepare(t, &env.f);
@@ -198,7 +198,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	return fsops_trace(t, &env.f, on_op);
 }

@@ -280,7 +280,7 @@ static void collect_user(void)
 /* The functions that match, sorted. A name the kernel lists twice (static functions of two
  * files) is left out: a kprobe by name takes one of them (6.x refuses it), so the count would
  * not be the name's. */
-static int collect(bool kprobes)
+static enum tool_code collect(bool kprobes)
 {
 	if (!(env.matched = calloc((size_t)env.nglobs, sizeof(*env.matched)))) {
 		fprintf(stderr, "funccount: out of memory\n");
@@ -422,10 +422,10 @@ static int way_ftrace(void *ctx, const char **why)
 }
 
 /* A probe per function: not more than MAX_PROBES. */
-static int probes_fit(void)
+static enum tool_code probes_fit(void)
 {
 	if (env.n <= MAX_PROBES)
-		return 0;
+		return TOOL_OK;
 	fprintf(stderr,
 		"funccount: %d functions match; at most %d can be counted by probes (one "
 		"each)%s\n",
@@ -513,7 +513,7 @@ static const char **filter_words(int *n)
 }
 
 /* set_ftrace_filter (filter_words), then the profiler on. */
-static int start_profiler(void)
+static enum tool_code start_profiler(void)
 {
 	int n;
 	const char **words = filter_words(&n);
@@ -562,7 +562,7 @@ static int add_addr(unsigned long long a, int idx)
  * from /proc/kallsyms in one pass, keeping only ours (and the names left out, whose calls
  * the patterns bring too): a name looked up in the whole table each took minutes for a
  * thousand names in the 6.12 guest. */
-static int prepare_ftrace(void)
+static enum tool_code prepare_ftrace(void)
 {
 	if (!(env.fev = session_load_event(&env.t->s, "ftrace", "function")) ||
 	    !(env.ipf = tep_find_field(env.fev, "ip"))) {
@@ -607,7 +607,7 @@ static int prepare_ftrace(void)
 }
 
 /* The filter and the tasks before the tracer: it records from the moment it is set. */
-static int instance(struct tool_run *t)
+static enum tool_code instance(struct tool_run *t)
 {
 	if (!env.ftrace)
 		return TOOL_OK;
@@ -649,7 +649,7 @@ static void on_traced(struct tep_record *rec, void *ctx)
 	}
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	int ret;
 	env.t = t;
@@ -808,7 +808,7 @@ static int start_hist(struct tool_run *t)
 	return -1;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	/* Hit counts: the filter drops every event, after the profile has counted the hit. */
 	const char *filter = by_events() ? NULL : "common_pid < 0";

@@ -149,7 +149,7 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	env.func = argv[0];
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	if (!ftrace_tracer_available("function_graph")) {
 		fprintf(stderr, "funcgraph: no function_graph tracer in this kernel "
@@ -237,7 +237,7 @@ static int add_top_pid(void *ctx, const char *ids)
 
 /* The top level, taken and set before its buffers are opened: its tracer cannot change
  * while they are read (EBUSY). The tracer last: it starts recording when set. */
-static int instance(struct tool_run *t)
+static enum tool_code instance(struct tool_run *t)
 {
 	struct toplevel *tl = &env.top;
 	char val[64];
@@ -702,7 +702,7 @@ static void find_addresses(void)
 	env.tick_exit[1] = ksym_addr(env.ksyms, "sched_core_idle_cpu");
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	find_addresses();
 	if (t->trace_json_path && pair_init(&env.open, 1024, sizeof(struct open)))

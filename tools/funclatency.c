@@ -100,7 +100,7 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	funcpair_check_spec(env.fp.spec);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	int ret = funcpair_probes(t, &env.fp, "fl");
 	if (ret)
@@ -178,7 +178,7 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	*sum += ns;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	return funcpair_trace(t, &env.fp, on_call, NULL);
 }

@@ -116,7 +116,7 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each call", cols);
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	t->user_frames = env.ustack;
 	int ret = funcpair_probes(t, &env.fp, "fs");
@@ -214,7 +214,7 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	}
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	/* The stacks recorded after each event of the instance: the kernel's event of a slow
 	 * call, or the probes' entries (not used) and returns. */

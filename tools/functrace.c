@@ -97,7 +97,7 @@ static void count_match(const char *name, const char *mod, void *ctx)
 			matched[g]++;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	if (!ftrace_tracer_available("function")) {
 		fprintf(stderr, "functrace: no function tracer in this kernel "
@@ -143,7 +143,7 @@ static int prepare(struct tool_run *t)
 /* Before the buffers are opened: the kernel will not change the tracer of an instance
  * whose buffers are being read (EBUSY). The filter and the tasks first: the tracer starts
  * recording when it is set. */
-static int instance(struct tool_run *t)
+static enum tool_code instance(struct tool_run *t)
 {
 	if (ftrace_set_functions(t->s.inst, "set_ftrace_filter", (const char *const *)env.globs,
 				 env.nglobs, "functrace") ||

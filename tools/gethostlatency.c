@@ -70,7 +70,7 @@ static const struct row_col cols[] = {
 };
 static const struct row_table table = ROW_TABLE("each lookup", cols);
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (usym_target("libc", env.lib, sizeof(env.lib))) {
@@ -137,7 +137,7 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	row_end(w);
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	for (int i = 0; i < NFUNCS; i++) {
 		int ret = funcpair_trace(t, &env.fp[i], on_call, (void *)(intptr_t)i);

@@ -59,7 +59,7 @@ static void check(struct tool_run *t)
 
 /* Fields by name: irq and name at entry, irq at exit (the same since 2.6.35 and in every
  * kernel of the matrix). */
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	t->follow_names = false; /* an interrupt is no task's */
 	t->ordered = false;	 /* entry and exit on one CPU: each CPU's order is enough */
@@ -105,7 +105,7 @@ static void on_exit(struct tep_record *rec, void *ctx)
 
 /* Not tool_trace: its filter leaves out this process's events unless they are interrupts,
  * and these all are; a filter costs every event a copy to a temporary buffer. */
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	struct tep_event *evs[] = {env.entry, env.exit};
 	if (env.o.cpu >= 0 && irq_one_cpu(&t->s, env.o.cpu))

@@ -266,7 +266,7 @@ static void end(struct tool_run *t)
 	blk_report(&env.b, "iolatency");
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	t->follow_names = false;
 	/* The file is opened before tracing: one that cannot be written stops the run now. */
@@ -278,7 +278,7 @@ static int prepare(struct tool_run *t)
 	return blk_prepare(&env.b, &t->s, env.blk.queued, on_io, t) ? TOOL_FAIL : TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	return blk_setup(&env.b, &t->s, &t->r, &env.blk) ? TOOL_FAIL : TOOL_OK;
 }

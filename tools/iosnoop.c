@@ -117,7 +117,7 @@ static void on_io(const struct blk_io *io, void *ctx)
 }
 
 /* The submitter's name comes from the block events (the kernel's comm at the time). */
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	t->follow_names = false;
 	t->pids_checked_here = true;
@@ -129,7 +129,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	row_show(&env.row, "start_s", env.start_col);
 	row_show(&env.row, "end_s", env.end_col);

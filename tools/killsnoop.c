@@ -285,7 +285,7 @@ static void header(struct tool_run *t)
 
 /* --- setup ---------------------------------------------------------------------------------- */
 
-static int setup_kernel(struct tool_run *t)
+static enum tool_code setup_kernel(struct tool_run *t)
 {
 	struct tep_event *g = session_load_event(&t->s, "signal", "signal_generate");
 	env.g_sig = g ? tep_find_field(g, "sig") : NULL;
@@ -313,7 +313,7 @@ static void rows_init(struct tool_run *t)
 	}
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	env.t = t;
 	rows_init(t);

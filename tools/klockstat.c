@@ -552,7 +552,7 @@ static void end(struct tool_run *t)
 
 /* --- the run -------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	env.begin_ev = session_load_event(&t->s, "lock", "contention_begin");
@@ -583,7 +583,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	struct tep_event *ustack;
 	int ret;

@@ -68,7 +68,7 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	tracer_check(&env.tr);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	char why[300], alias[64];
 	struct probe_def pd;

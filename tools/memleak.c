@@ -972,7 +972,7 @@ static bool perf_events_usable(void)
 
 /* Without -p or --exec: the kmem tracepoints' formats, their fields by name (they moved
  * between versions: kmem_cache_free got a name in 5.12, kmalloc a node in 6.1). */
-static int prepare_kernel(struct tool_run *t)
+static enum tool_code prepare_kernel(struct tool_run *t)
 {
 	if (env.verbose) {
 		printf("tracepoints:");
@@ -1015,7 +1015,7 @@ static int prepare_kernel(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	t->user_frames = true;
@@ -1189,7 +1189,7 @@ static void size_filter(int i, bool opened)
 		      PERF_EVENT_IOC_SET_FILTER, f);
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	struct perf_event_attr a;
 	memset(&a, 0, sizeof(a));

@@ -365,7 +365,7 @@ static void on_call(const struct tep_record *exit, int tid, const struct sysarg_
 
 /* --- setup ---------------------------------------------------------------------------------- */
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	env.t = t;
 	for (int c = 0; c < NCALLS; c++)

@@ -328,7 +328,7 @@ static void on_switch(struct tep_record *rec, void *ctx)
 
 /* --- the run -------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	t->user_frames = env.ustack;
@@ -384,7 +384,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	struct timespec w;
 	clock_gettime(CLOCK_REALTIME, &w);

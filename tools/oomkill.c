@@ -274,7 +274,7 @@ static bool old_signature(void)
 	return major < 4 || (major == 4 && minor < 10);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	env.victim_ev = session_event(&t->s, "oom", "mark_victim", false);
@@ -307,7 +307,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	if (probe_available(&t->s, PROBE_KPROBE, true)) {

@@ -315,8 +315,8 @@ static void on_event(struct tep_record *rec, void *ctx)
 
 /* --- the mechanisms ------------------------------------------------------------------------ */
 
-static int trace_role(struct tool_run *t, struct tep_event *ev, enum role role, int call,
-		      bool creat)
+static enum tool_code trace_role(struct tool_run *t, struct tep_event *ev, enum role role, int call,
+				 bool creat)
 {
 	struct evinfo *ei = &env.ev[env.nev++];
 	*ei = (struct evinfo){
@@ -465,7 +465,7 @@ static int via_uprobe(void *ctx, const char **why)
 	return 0;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	int ret, via = env.via;

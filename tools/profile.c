@@ -540,7 +540,7 @@ static const char *who(struct tool_run *t, char *buf, size_t len)
 	return buf;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	t->user_frames = true;
@@ -601,7 +601,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	struct perf_event_attr a;
 	perfev_cpu_clock(&a, env.hz, env.period, !env.user_only, !env.kernel_only, env.max_stack);

@@ -173,7 +173,7 @@ static void on_pair(struct tep_record *rec, void *ctx)
 
 /* --- the run -------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sched_load(&t->s, &env.se, true))
@@ -216,7 +216,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	if (env.how == VIA_PAIRS) {
 		char filter[64];

@@ -71,7 +71,7 @@ static void check(struct tool_run *t)
 	irq_check_opts(&env.o);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	t->follow_names = false; /* a softirq is no task's */
 	t->ordered = false;	 /* raise, entry and exit on one CPU: its order is enough */
@@ -149,7 +149,7 @@ static void on_raise(struct tep_record *rec, void *ctx)
 /* Not tool_trace: its filter leaves out this process's events unless they are interrupts;
  * a raise may come from this process (its own network I/O), and a filter costs every event
  * a copy to a temporary buffer. */
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	struct tep_event *evs[] = {env.exit, env.entry, env.raise};
 	if (env.o.cpu >= 0 && irq_one_cpu(&t->s, env.o.cpu))

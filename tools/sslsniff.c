@@ -185,7 +185,7 @@ static int files_of_process(pid_t pid)
 	return 0;
 }
 
-static int find_files(struct tool_run *t)
+static enum tool_code find_files(struct tool_run *t)
 {
 	const char *name = t->tool->name;
 	if (t->o.pid) {
@@ -221,7 +221,7 @@ static int find_files(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	int ret = find_files(t);
@@ -372,7 +372,7 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	row_end(w);
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	for (int n = 0; n < env.nfp; n++) {
 		int ret = funcpair_trace(t, &env.fp[n], on_call, (void *)(intptr_t)n);

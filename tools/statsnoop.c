@@ -205,7 +205,7 @@ static void on_call(const struct tep_record *exit, int tid, const struct sysarg_
 	row_end(&env.row);
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	env.t = t;
 	row_show(&env.row, "call", env.extended);

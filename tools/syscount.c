@@ -436,7 +436,7 @@ static void print_hist(const char *when)
 
 /* --- the run -------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	char why[256];
 	env.t = t;
@@ -499,7 +499,7 @@ static bool negatives_ok(struct tool_run *t, const char *sys, const char *ev)
 	return true;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	char filter[64] = "";
 	int ret;

@@ -179,7 +179,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	print(rec->ts, l->pid, 0, strcmp(comm, "<...>") ? comm : l->comm, &tup, -1);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sock_states_load(&env.st, &t->s, true)) {
@@ -219,7 +219,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	char filter[1024], ports[800];
 	if (sock_ports_filter(&env.ports, &env.st.f, false, ports, sizeof(ports)))

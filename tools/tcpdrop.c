@@ -329,7 +329,7 @@ static void on_kfree(struct tep_record *rec, void *ctx)
 	row_close(&env.row);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	env.kfree = session_load_event(&t->s, "skb", "kfree_skb");
@@ -386,7 +386,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	char filter[256];

@@ -295,7 +295,7 @@ static void on_bytes(struct tep_record *rec, void *ctx)
 	*(send ? &l->tx : &l->rx) += (uint64_t)ret;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sock_states_load(&env.st, &t->s, true)) {
@@ -336,7 +336,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	char filter[2048], lp[800], rp[800];
 	if (sock_ports_filter(&env.lports, &env.st.f, false, lp, sizeof(lp)) ||

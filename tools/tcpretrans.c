@@ -164,7 +164,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	sock_known_update(&env.st, &env.socks, rec);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	env.retrans = session_load_event(&t->s, "tcp", "tcp_retransmit_skb");
@@ -233,7 +233,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	if ((ret = tool_trace(t, env.retrans, NULL, on_retrans, NULL)))

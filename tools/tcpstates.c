@@ -127,7 +127,7 @@ static void on_state(struct tep_record *rec, void *ctx)
 	row_end(r);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (sock_states_load(&env.st, &t->s, true)) {
@@ -142,7 +142,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	char filter[1800], lp[800], rp[800];
 	if (sock_ports_filter(&env.lports, &env.st.f, false, lp, sizeof(lp)) ||

@@ -599,7 +599,7 @@ static int load_kprobes(struct tool_run *t)
 	return 0;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	if (env.pid)
@@ -627,7 +627,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	env.clearing = !t->o.json && !env.noclear && isatty(STDOUT_FILENO);
 	int ret;

@@ -114,7 +114,7 @@ static void add_event(const char *sys, const char *name)
 	}
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	char why[256];
 	int skipped;

@@ -101,7 +101,7 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	tracer_check(&env.tr);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	char path[PATH_MAX], why[PATH_MAX + 200], alias[64], target[PATH_MAX + 64];
 	struct probe_def pd;

@@ -242,7 +242,7 @@ static void event_name(int i, char *name, size_t len)
 		snprintf(name, len, "usdt_%d", i + 1);
 }
 
-static int make_probe(struct tool_run *t, int i, int fd, unsigned missing)
+static enum tool_code make_probe(struct tool_run *t, int i, int fd, unsigned missing)
 {
 	const struct sdt_probe *p = &env.sites[i];
 	char args[2048], why[300], target[PATH_MAX + 80], name[80], where[PATH_MAX];
@@ -294,7 +294,7 @@ static int make_probe(struct tool_run *t, int i, int fd, unsigned missing)
 	return TOOL_OK;
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	char why[PATH_MAX + 200];
 	if (sdt_probes(env.path, match, NULL, why, sizeof(why)) < 0) {
@@ -361,7 +361,7 @@ static int prepare(struct tool_run *t)
 }
 
 /* --via proc: each semaphore raised once in the process of -p, after its probes are made. */
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret = tracer_setup(t);
 	char why[PATH_MAX + 100];

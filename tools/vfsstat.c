@@ -104,7 +104,7 @@ static const struct row_table table = ROW_TABLE("each interval", cols);
 static const char *const kind_names[KINDS] = {"reads", "writes", "creates",
 					      "opens", "fsyncs", "unlinks"};
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	int found = 0;
 	env.t = t;
@@ -167,7 +167,7 @@ static void on_call(struct tep_record *rec, void *ctx)
 	}
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	int ret;
 	for (int i = 0; i < NCALLS; i++)

@@ -153,7 +153,7 @@ static void on_waking(struct tep_record *rec, void *ctx)
 
 /* --- the run -------------------------------------------------------------------------------- */
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
 	t->user_frames = env.ustack;
@@ -181,7 +181,7 @@ static int prepare(struct tool_run *t)
 	return TOOL_OK;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	offwake_output_start(&env.out);
 	struct tep_event *kev = NULL, *uev = NULL;

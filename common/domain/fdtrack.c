@@ -343,7 +343,7 @@ static void read_proc(struct fdtrack *ft, struct tool_run *t)
 		closedir(d);
 }
 
-int fdtrack_setup(struct fdtrack *ft, struct tool_run *t)
+enum tool_code fdtrack_setup(struct fdtrack *ft, struct tool_run *t)
 {
 	int ret;
 	ft->sa.strings = "paths";

@@ -88,7 +88,7 @@ int fdtrack_rw(struct fdtrack *ft, fdtrack_rw_fn done, void *ctx);
 /* In setup(): ft's events traced, the reader's losses followed, /proc read (-p's process, or
  * every process but this one); t: the tool's run. Returns a TOOL_ status (TOOL_OK when set
  * up); ft->sa.what says how paths are read. */
-int fdtrack_setup(struct fdtrack *ft, struct tool_run *t);
+enum tool_code fdtrack_setup(struct fdtrack *ft, struct tool_run *t);
 
 /* The process of thread tid, as the task names of ft's run know it. Returns its ID, or tid
  * itself when not known. */

@@ -167,7 +167,7 @@ void fsops_left_out(const struct fsops *f, char *out, size_t len)
 }
 
 /* Operation op by a kprobe pair on the file system's function. */
-static int by_kprobes(struct tool_run *t, struct fsops *f, int op, int dentry)
+static enum tool_code by_kprobes(struct tool_run *t, struct fsops *f, int op, int dentry)
 {
 	static const char *const prefix[FSOPS_N] = {"fsr", "fsw", "fso", "fss"};
 	struct funcpair *fp = &f->fp[op];
@@ -193,7 +193,7 @@ static int by_kprobes(struct tool_run *t, struct fsops *f, int op, int dentry)
 }
 
 /* ext4's fsyncs by its tracepoints. */
-static int by_tracepoints(struct tool_run *t, struct fsops *f, int op)
+static enum tool_code by_tracepoints(struct tool_run *t, struct fsops *f, int op)
 {
 	const char *sys = fss[f->fs].sync_tp;
 	char enter[64], exit_[64];
@@ -236,7 +236,7 @@ static void say_plan(const struct fsops *f)
 	}
 }
 
-int fsops_prepare(struct tool_run *t, struct fsops *f)
+enum tool_code fsops_prepare(struct tool_run *t, struct fsops *f)
 {
 	const char *name = t->tool->name, *fs = fsops_fs_names[f->fs];
 	bool kprobes = probe_available(&t->s, PROBE_KPROBE, true);
@@ -286,7 +286,7 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 	o->f->fn(ret, c, (void *)(intptr_t)o->op);
 }
 
-int fsops_trace(struct tool_run *t, struct fsops *f, funcpair_fn fn)
+enum tool_code fsops_trace(struct tool_run *t, struct fsops *f, funcpair_fn fn)
 {
 	f->fn = fn;
 	for (int op = 0; op < FSOPS_N; op++) {

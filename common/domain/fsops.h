@@ -95,11 +95,11 @@ void fsops_left_out(const struct fsops *f, char *out, size_t len);
  * TOOL_ status: TOOL_OK, TOOL_DONE, or a failure said on stderr (TOOL_FAIL; TOOL_USAGE from
  * funcpair_probes for a function the kernel cannot trace).
  */
-int fsops_prepare(struct tool_run *t, struct fsops *f);
+enum tool_code fsops_prepare(struct tool_run *t, struct fsops *f);
 /* In setup() of t, the tool's run: each operation on in f, paired, to fn with ctx the
  * operation (intptr_t); a generic read of another file system's file left out. Returns
  * TOOL_OK, or funcpair_trace's failure status. */
-int fsops_trace(struct tool_run *t, struct fsops *f, funcpair_fn fn);
+enum tool_code fsops_trace(struct tool_run *t, struct fsops *f, funcpair_fn fn);
 /* In end(): the losses of f's pairs, on stderr headed by tool (funcpair_report). */
 void fsops_report(struct fsops *f, const char *tool);
 /* Frees the pairs of f (each operation's, funcpair_free). */

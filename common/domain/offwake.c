@@ -358,10 +358,11 @@ long long offwake_woken(struct sched_events *se, struct span *sp, const struct o
 	return tid > 0 && traced(se, tid) ? tid : -1;
 }
 
-int offwake_trace(struct tool_run *t, struct sched_events *se, const struct offwake_waking *w,
-		  struct span *s, size_t data, span_done_fn done,
-		  void (*on_switch)(struct tep_record *rec, void *ctx),
-		  void (*on_waking)(struct tep_record *rec, void *ctx))
+enum tool_code offwake_trace(struct tool_run *t, struct sched_events *se,
+			     const struct offwake_waking *w, struct span *s, size_t data,
+			     span_done_fn done,
+			     void (*on_switch)(struct tep_record *rec, void *ctx),
+			     void (*on_waking)(struct tep_record *rec, void *ctx))
 {
 	se->chain.off = t->o.pid || t->o.tid || t->cgroup;
 	se->t = t;

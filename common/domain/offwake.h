@@ -134,10 +134,11 @@ long long offwake_woken(struct sched_events *se, struct span *sp, const struct o
  * (set_event_pid), so the chains have gaps. Returns TOOL_OK, or TOOL_FAIL when an event
  * cannot be enabled (said on stderr) or out of memory.
  */
-int offwake_trace(struct tool_run *t, struct sched_events *se, const struct offwake_waking *w,
-		  struct span *s, size_t data, span_done_fn done,
-		  void (*on_switch)(struct tep_record *rec, void *ctx),
-		  void (*on_waking)(struct tep_record *rec, void *ctx));
+enum tool_code offwake_trace(struct tool_run *t, struct sched_events *se,
+			     const struct offwake_waking *w, struct span *s, size_t data,
+			     span_done_fn done,
+			     void (*on_switch)(struct tep_record *rec, void *ctx),
+			     void (*on_waking)(struct tep_record *rec, void *ctx));
 /* Fills st with the waker of rec: its name as t, the tool's run, knows it, its process, its
  * stacks (read by tr; none when none came). */
 void offwake_waker(struct tool_run *t, struct offwake_trailers *tr, const struct tep_record *rec,

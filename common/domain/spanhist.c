@@ -143,8 +143,9 @@ static int choose(struct spanhist *sh, struct tool_run *t,
 	return sh->via == SPANHIST_BEST ? SPANHIST_USER : -1; /* said why */
 }
 
-int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, const char *counted,
-		     void (*describe)(struct spanhist *sh, bool hist))
+enum tool_code spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what,
+				const char *counted,
+				void (*describe)(struct spanhist *sh, bool hist))
 {
 	sh->t = t;
 	if (histbykey_init(&sh->hs, sh->key, sh->millis ? "ms" : "us", counted))
@@ -169,7 +170,7 @@ int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, 
 	return TOOL_OK;
 }
 
-int spanhist_setup(struct spanhist *sh)
+enum tool_code spanhist_setup(struct spanhist *sh)
 {
 	if (sh->how == SPANHIST_USER)
 		return TOOL_OK;

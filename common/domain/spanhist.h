@@ -69,13 +69,14 @@ void spanhist_check(struct spanhist *sh, bool per_process);
  * kernel's pair event has no field pid or comm (not said); t->traced says how, "<what>
  * (binned in the kernel)". Frees: spanhist_free(sh).
  */
-int spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what, const char *counted,
-		     void (*describe)(struct spanhist *sh, bool hist));
+enum tool_code spanhist_prepare(struct spanhist *sh, struct tool_run *t, const char *what,
+				const char *counted,
+				void (*describe)(struct spanhist *sh, bool hist));
 
 /* In setup(): sh's pairing in the kernel traced; for here, the tool enables its events itself
  * (after span_init with spanhist_done). Returns a TOOL_ status (TOOL_OK when set up, and
  * always when paired here). */
-int spanhist_setup(struct spanhist *sh);
+enum tool_code spanhist_setup(struct spanhist *sh);
 
 /* span's done for pairs made here (ctx: the struct spanhist): the end record names the task by
  * end_pid, end_comm; the value added is span_units of st's and end's times (ns and data are

@@ -302,7 +302,8 @@ struct sysarg_ev *sysarg_ev(struct sysarg *sa, struct tep_event *ev, enum sysarg
  * is shown without the string. A string event is only used for a call whose (filtered)
  * entry or exit is seen, so the filters still decide what is shown.
  */
-static int enable_role(struct sysarg *sa, struct tep_event *ev, enum sysarg_role role, int call)
+static enum tool_code enable_role(struct sysarg *sa, struct tep_event *ev, enum sysarg_role role,
+				  int call)
 {
 	struct sysarg_ev *ei = sysarg_ev(sa, ev, role, call);
 	if (!ei)
@@ -519,7 +520,7 @@ int sysarg_init(struct sysarg *sa, const char *tool, struct tep_handle *tep,
 	return !sa->evs || syspair_init(&sa->join, sa->threads, data, on_call_end, sa) ? -1 : 0;
 }
 
-int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
+enum tool_code sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx)
 {
 	static const ladder_rung_fn rungs[] = {via_kprobe, via_eprobe, via_uprobe};
 	struct tep_event *enter[SYSARG_MAX_CALLS] = {0};

@@ -102,7 +102,7 @@ struct sysarg {
  * (CONFIG_FTRACE_SYSCALLS); a chosen rung that is not here is said by ladder_climb. Returns a
  * TOOL_ status (TOOL_OK when set up); sa->via is the rung in use. Frees: sysarg_free(sa).
  */
-int sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx);
+enum tool_code sysarg_setup(struct sysarg *sa, struct tool_run *t, sysarg_fn fn, void *ctx);
 
 /* String slot i of the call being done, d (the call handed to fn). Returns NULL when no rung
  * read it (not made through the C library, the read faulted) or i is not a slot (*len then

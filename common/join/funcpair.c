@@ -73,7 +73,7 @@ static int entry_args(const struct funcpair *fp, char *out, size_t len)
 	return 0;
 }
 
-static int kernel_target(struct funcpair *fp, char *target, size_t len)
+static enum tool_code kernel_target(struct funcpair *fp, char *target, size_t len)
 {
 	if (!probe_available(&fp->t->s, PROBE_KPROBE, false))
 		return TOOL_FAIL;
@@ -88,7 +88,7 @@ static int kernel_target(struct funcpair *fp, char *target, size_t len)
 	return TOOL_OK;
 }
 
-static int user_target(struct funcpair *fp, char *target, size_t len)
+static enum tool_code user_target(struct funcpair *fp, char *target, size_t len)
 {
 	char buf[PATH_MAX + 256], path[PATH_MAX], why[PATH_MAX + 200];
 	snprintf(buf, sizeof(buf), "%s", fp->spec);
@@ -113,7 +113,7 @@ static int user_target(struct funcpair *fp, char *target, size_t len)
 	return TOOL_OK;
 }
 
-int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
+enum tool_code funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 {
 	char target[PATH_MAX + 64], args[4096];
 	fp->t = t;
@@ -157,8 +157,8 @@ int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix)
 	return TOOL_OK;
 }
 
-int funcpair_events(struct tool_run *t, struct funcpair *fp, struct tep_event *entry,
-		    struct tep_event *ret, const char *retfield)
+enum tool_code funcpair_events(struct tool_run *t, struct funcpair *fp, struct tep_event *entry,
+			       struct tep_event *ret, const char *retfield)
 {
 	fp->t = t;
 	fp->entry = entry;
@@ -302,7 +302,7 @@ static int stacks_init(struct funcpair *fp)
 	return (fp->kcaller = tep_find_field(fp->kstack_ev, "caller")) ? 0 : -1;
 }
 
-int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx)
+enum tool_code funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx)
 {
 	int ret;
 	fp->fn = fn;
@@ -382,8 +382,8 @@ static void on_synth(struct tep_record *rec, void *ctx)
 	fp->fn(rec, &c, fp->ctx);
 }
 
-int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns, funcpair_fn fn,
-			  void *ctx)
+enum tool_code funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns,
+				     funcpair_fn fn, void *ctx)
 {
 	fp->fn = fn;
 	fp->ctx = ctx;
@@ -393,7 +393,7 @@ int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_
 	if (min_ns)
 		snprintf(filter, sizeof(filter), "lat >= %" PRIu64, min_ns);
 	/* The pair event is fired by the return, in the thread's context: -p and -n apply. */
-	int ret = span_kernel_trace(t, &fp->k, NULL, NULL, NULL);
+	enum tool_code ret = span_kernel_trace(t, &fp->k, NULL, NULL, NULL);
 	return ret ? ret : tool_trace(t, fp->k.pair_ev, filter, on_synth, fp);
 }
 

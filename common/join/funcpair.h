@@ -112,13 +112,13 @@ void funcpair_check_spec(const char *spec);
  * TOOL_FAIL for missing probe support, arguments that cannot be fetched (said), or a field
  * not found in a probe's format (not said).
  */
-int funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix);
+enum tool_code funcpair_probes(struct tool_run *t, struct funcpair *fp, const char *prefix);
 
 /* In setup(): traces both probes of fp for t, the tool's run; fn is called, with ctx, for
  * every return paired with its entry. A loss of events clears the pairs (they could join the
  * wrong two). Returns TOOL_OK; TOOL_FAIL, not said, when out of memory or kstack_ev has no
  * caller field; or tool_trace's status. Frees: funcpair_free(fp). */
-int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx);
+enum tool_code funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void *ctx);
 
 /*
  * In prepare(), instead of funcpair_probes: two events of the kernel's own (a file
@@ -127,8 +127,8 @@ int funcpair_trace(struct tool_run *t, struct funcpair *fp, funcpair_fn fn, void
  * field read by funcpair_retval (NULL: none). Paired here (funcpair_trace). Returns TOOL_OK,
  * or TOOL_FAIL when ret has no field retfield (said on stderr).
  */
-int funcpair_events(struct tool_run *t, struct funcpair *fp, struct tep_event *entry,
-		    struct tep_event *ret, const char *retfield);
+enum tool_code funcpair_events(struct tool_run *t, struct funcpair *fp, struct tep_event *entry,
+			       struct tep_event *ret, const char *retfield);
 
 /*
  * Whether the kernel can pair the calls of fp for t, the tool's run (hist triggers with
@@ -148,8 +148,8 @@ bool funcpair_kernel_can(void);
  * one event per call of at least min_ns (0: all), for fn, with ctx. Returns TOOL_OK;
  * TOOL_FAIL, not said, when funcpair_kernel did not say yes or kstack_ev has no caller
  * field; else span_kernel_trace's or tool_trace's status. */
-int funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns, funcpair_fn fn,
-			  void *ctx);
+enum tool_code funcpair_trace_kernel(struct tool_run *t, struct funcpair *fp, uint64_t min_ns,
+				     funcpair_fn fn, void *ctx);
 
 /* The return value of a paired return, ret its record (with fp->retval). Returns it, or 0
  * when fp reads none. */

@@ -502,8 +502,8 @@ static int counts_now(struct span_kernel *k, uint64_t *ends, uint64_t *pairs, ui
 	return 0;
 }
 
-int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *filter,
-		      void (*fn)(struct tep_record *pair, void *ctx), void *ctx)
+enum tool_code span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *filter,
+				 void (*fn)(struct tep_record *pair, void *ctx), void *ctx)
 {
 	char clock[32];
 	if (session_clock(&t->s, clock, sizeof(clock)) || span_kernel_build(k, runid_self(), clock))

@@ -253,8 +253,8 @@ bool span_kernel_make(struct tool_run *t, struct span_kernel *k);
  * TOOL_FAIL, said on stderr (but when the trace clock cannot be read, or a step of the end or
  * a handler cannot be kept: out of memory); what was written is removed at the end all the
  * same. */
-int span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *filter,
-		      void (*fn)(struct tep_record *pair, void *ctx), void *ctx);
+enum tool_code span_kernel_trace(struct tool_run *t, struct span_kernel *k, const char *filter,
+				 void (*fn)(struct tep_record *pair, void *ctx), void *ctx);
 
 /* Finds field name of k's pair event (lat, t0, a carried one, an end's). Returns it (the
  * event's, libtraceevent's: not to be freed), or NULL when there is none or no pair event

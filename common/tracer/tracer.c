@@ -65,7 +65,7 @@ void tracer_option(struct tracer *tr, const struct opt_spec *o, const char *arg)
 	}
 }
 
-static int print_formats(struct tool_run *t, struct tracer *tr)
+static enum tool_code print_formats(struct tool_run *t, struct tracer *tr)
 {
 	for (int i = 0; i < tr->nevents; i++) {
 		char *fmt = tracefs_event_file_read(NULL, tr->events[i]->system,
@@ -150,7 +150,7 @@ static bool hist_in_kernel(const struct tool_run *t, const struct tracer *tr)
 	return true;
 }
 
-int tracer_prepare(struct tool_run *t)
+enum tool_code tracer_prepare(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
 	tr->t = t;
@@ -358,7 +358,7 @@ static bool start_in_kernel(struct tool_run *t, struct tracer *tr)
 	return true;
 }
 
-int tracer_setup(struct tool_run *t)
+enum tool_code tracer_setup(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
 	struct tep_event *kstack = NULL, *ustack = NULL;

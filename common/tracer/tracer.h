@@ -163,13 +163,13 @@ void tracer_check(struct tracer *tr);
  * with one line on stderr; TOOL_DONE after -v; TOOL_FAIL when a format cannot be read for -v
  * (said) or out of memory (not said).
  */
-int tracer_prepare(struct tool_run *t);
+enum tool_code tracer_prepare(struct tool_run *t);
 /* setup() of t, the tool's run: this process excluded where every event is in process
  * context; -c, -k or --hist counted by the kernel's hist triggers where they can be (then
  * nothing else: no handler), else the stacks, the printer or the counting, and a handler for
  * each event (tool_trace, with the user's filter). Returns TOOL_OK, or TOOL_FAIL or
  * tool_trace's or tool_stacks' status (TOOL_USAGE: a filter the kernel rejects). */
-int tracer_setup(struct tool_run *t);
+enum tool_code tracer_setup(struct tool_run *t);
 /* banner() of t, the tool's run: "Tracing" (or "Counting") and what, on stderr. */
 void tracer_banner(struct tool_run *t);
 /* header() of t, the tool's run: with -H, the column header of the printed events on

@@ -269,7 +269,7 @@ static void empty_instances(void *arg)
 		closedir(d);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	t->follow_names = false; /* followed for -n only: the driver's choice */
 	if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, empty_instances, NULL))
@@ -278,7 +278,7 @@ static int prepare(struct tool_run *t)
 	return result("prepare");
 }
 
-static int instance(struct tool_run *t)
+static enum tool_code instance(struct tool_run *t)
 {
 	char rel[256];
 	snprintf(rel, sizeof(rel), "instances/%s", t->s.name);
@@ -305,7 +305,7 @@ static void on_complete(struct tep_record *rec, void *ctx)
 	completed++;
 }
 
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	struct tep_event *issue = tep_find_event_by_name(t->s.tep, "block", "block_rq_issue");
 	struct tep_event *complete = tep_find_event_by_name(t->s.tep, "block", "block_rq_complete");

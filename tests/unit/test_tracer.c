@@ -216,7 +216,7 @@ static void operands(struct tool_run *t, int argc, char **argv)
 	tracer_check(&tr);
 }
 
-static int prepare(struct tool_run *t)
+static enum tool_code prepare(struct tool_run *t)
 {
 	if (session_on_close(&t->s, SESSION_BEFORE_REMOVE, empty_instances, NULL))
 		return TOOL_FAIL;
@@ -233,7 +233,7 @@ static int prepare(struct tool_run *t)
 }
 
 /* How the run was set up, as the instance shows it before the events are on. */
-static int setup(struct tool_run *t)
+static enum tool_code setup(struct tool_run *t)
 {
 	char buf[256], rel[512];
 	snprintf(rel, sizeof(rel), "instances/%s/trace_clock", t->s.name);
