@@ -529,6 +529,10 @@ static enum tool_code run(struct tool_run *t)
 		return TOOL_OK;
 	/* After prepare(): a usage error it finds changes nothing in the kernel. */
 	sweep_stale(tool->name);
+	/* trace.dat keeps the instance's own times, which trace-cmd report shows: the same as
+	 * the tool's only in mono (a kept local clock is mapped by the reader alone). */
+	if (t->record_path)
+		t->s.want_mono = true;
 	if (session_start(&t->s, t->buffer_kb))
 		return TOOL_FAIL;
 	if (t->o.exec) {

@@ -410,6 +410,9 @@ struct comm_table *comm_follow(struct session *s, pid_t pid, pid_t tid)
 	 * time order by the reader (same trace clock). */
 	session_init_shared(&t->ns, s->tool, "names", s->tep);
 	t->ns.keep_clock = s->keep_clock;
+	/* The tool's clock: mono where it was switched (no local there, or one asked for),
+	 * else local as it kept (the reader maps both by the tool's pairing). */
+	t->ns.want_mono = !s->clock_mapped;
 	if (session_start(&t->ns, comm_buffer_kb()) ||
 	    session_filter(&t->ns, filter, sizeof(filter), NULL, NULL) ||
 	    (t->newtask && session_enable(&t->ns, t->newtask, filter)) ||
