@@ -156,9 +156,9 @@ if kmem:
     kb, ncpu = max(kmem)
     p(f"Kernel memory of that run (`tpoint -n dd syscalls:sys_enter_read`): {kb / 1024:.1f} MB of ring")
     p(f"buffer on {ncpu} CPUs (buffer_total_size_kb of its two instances: the events' and the")
-    p("task-naming events'). `tpoint -v` says it before a run. The events' buffer is 64 MB over the")
-    p("CPUs, at least 1.4 MB and at most 8 MB per CPU, so a run takes about 17 MB on 2 CPUs, 68 MB")
-    p("on 8, 80 MB on 32 and 96 MB on 64 (with 512 KB per CPU for the naming events).")
+    p("task-naming events'). `tpoint -v` says it before a run. Both keep a new instance's size,")
+    p("1.4 MB per CPU (a resize costs 9-35 ms of start-up; the naming events' are shrunk to 512 KB")
+    p("above 64 CPUs): about 5.5 MB on 2 CPUs, 22 MB on 8, 88 MB on 32.")
     p("")
 
 # I/O
