@@ -296,7 +296,7 @@ static enum tool_code instance(struct tool_run *t)
 	int ret = !clock || toplevel_normalize("trace_clock", clock, val, sizeof(val)) ||
 		  toplevel_set(tl, "trace_clock", val);
 	free(clock);
-	snprintf(val, sizeof(val), "%zu", session_buffer_kb(session_graph_buffer_kb()));
+	snprintf(val, sizeof(val), "%zu", session_buffer_kb(session_big_buffer_kb()));
 	/* "X": per-CPU sizes of the owner's choosing, kept */
 	if (!ret && size && size[0] != 'X' && toplevel_set(tl, "buffer_size_kb", val))
 		ret = 1;

@@ -343,7 +343,7 @@ static enum tool_code prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	/* Names: the process of each thread (user symbols, -p), and who made it (-u, -k). */
 	t->follow_names = true;
-	t->buffer_kb = session_flood_buffer_kb();
+	t->buffer_kb = session_big_buffer_kb(); /* each switch with its stacks */
 	if (env.verbose) {
 		/* a context-switch event of this thread, opened and closed: can perf give it? */
 		struct swstack w;

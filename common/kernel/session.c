@@ -442,7 +442,7 @@ size_t session_flood_buffer_kb(void)
 	return 0;
 }
 
-size_t session_graph_buffer_kb(void)
+size_t session_big_buffer_kb(void)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	size_t kb = 65536 / (size_t)(ncpus > 0 ? ncpus : 1);

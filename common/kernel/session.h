@@ -140,9 +140,12 @@ size_t session_buffer_kb(size_t wish);
  * million writes in a second lost nothing either way here. FTT_BUFFER_KB still sets a size.
  */
 size_t session_flood_buffer_kb(void);
-/* The top level's buffer per CPU while funcgraph's function_graph writes into it (every call
- * of a CPU). Returns it in KB: 64 MB over the CPUs, between 1.4 and 8 MB each. */
-size_t session_graph_buffer_kb(void);
+/* The buffer per CPU of a run whose every event is large and frequent, worth the 9-35 ms a
+ * resize costs at start: funcgraph's top level (function_graph: every call of a CPU), and
+ * the switches with their kernel stacks of offcputime, offwaketime and wakeuptime (2,549
+ * lost in 1.4 MB by offwaketime --cgroup's test under load, none in 8 MB). Returns it in KB:
+ * 64 MB over the CPUs, between 1.4 and 8 MB each. */
+size_t session_big_buffer_kb(void);
 /* A new instance's buffer per CPU (the kernel's trace_buf_size unless booted with another). */
 #define SESSION_DEFAULT_BUFFER_KB 1408
 
