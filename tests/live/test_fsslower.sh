@@ -77,12 +77,13 @@ run() {
 }
 # bpftrace beside the run: program a's fsyncs on ext4's own tracepoint.
 bt_start() {
-	bpftrace -e "tracepoint:ext4:ext4_sync_file_exit /pid == $P_a/ { @s = count(); }
+	bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+		tracepoint:ext4:ext4_sync_file_exit /pid == $P_a/ { @s = count(); }
 		tracepoint:sched:sched_process_exit /pid == $P_a && tid == $P_a/ { exit(); }" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
 }
-bt_wait() { wait_line "$TMP/bt.out" '^Attaching' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }; }
+bt_wait() { wait_line "$TMP/bt.out" '^ready' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }; }
 BT= BTRACE= HAVE_BT=
 command -v bpftrace > /dev/null 2>&1 && [ -d "$T/events/ext4/ext4_sync_file_exit" ] && HAVE_BT=1
 

@@ -42,12 +42,15 @@ run text --top 0
 run folded --folded
 BT=
 if command -v bpftrace > /dev/null 2>&1; then
-	bpftrace -e "tracepoint:lock:contention_begin /pid == $LP/ { @begins = count(); }
+	# (ready from BEGIN, which bpftrace runs once its probes are attached: its "Attaching"
+	# line comes before, and a run started on it missed the first wait now and then)
+	bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+		tracepoint:lock:contention_begin /pid == $LP/ { @begins = count(); }
 		tracepoint:lock:contention_end /pid == $LP/ { @ends = count(); }
 		tracepoint:sched:sched_process_exit /pid == $LP && tid == $LP/ { exit(); }" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
-	wait_line "$TMP/bt.out" '^Attaching' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
+	wait_line "$TMP/bt.out" '^ready' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
 fi
 kill -USR1 $LP
 wait $LP
@@ -62,6 +65,12 @@ check "klockstat -j: valid JSON" sh -c "'$JSONCHECK' '$TMP/json.out' time count 
 # Sums of count and total_ns over the lock rows and over the caller rows.
 sum() { grep "\"$1\"" "$TMP/json.out" | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 LOCKS=$(sum lock_addr count) CALLERS=$(sum caller count)
+# Two counts of the program's waits are equal but for those of its exit: a run counts until it
+# sees the process gone and bpftrace until the main thread's sched_process_exit, and the exit
+# path can wait on a lock after it (runs 1 or 2 apart in about half the runs here, with the
+# builds before and after 58a8af2; 26,663 against 26,662 ends with the tools started 2 s before
+# the workload). near A B: within 2.
+near() { [ "$1" -le $(($2 + 2)) ] && [ "$2" -le $(($1 + 2)) ]; }
 LNS=$(sum lock_addr total_ns) CNS=$(sum caller total_ns)
 echo "# klockstat: $LOCKS waits by lock, $CALLERS by caller, $LNS ns"
 check "klockstat: contention seen ($LOCKS waits)" [ "$LOCKS" -gt 0 ]
@@ -79,7 +88,7 @@ if lost text || lost json; then
 	check "klockstat text and -j: waits counted, their losses said ($TEXTN, $LOCKS)" \
 		[ "$TEXTN" -gt 0 -a "$LOCKS" -gt 0 ]
 else
-	check "klockstat text: the same waits as -j in another instance ($TEXTN, $LOCKS)" [ "$TEXTN" = "$LOCKS" ]
+	check "klockstat text: the same waits as -j in another instance, but for the exit's ($TEXTN, $LOCKS)" near "$TEXTN" "$LOCKS"
 fi
 check "klockstat text: both tables" sh -c "grep -q '^LOCK ' '$TMP/text.out' && grep -q '^CALLER ' '$TMP/text.out'"
 FOLDNS=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/folded.out")
@@ -88,9 +97,12 @@ FOLDNS=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/folded.out")
 # the counts agree exactly): the lines weigh what the run says they weigh, its waits are -j's
 set -- $(sed -n 's/^klockstat: \([0-9]*\) waits, the folded lines weigh \([0-9]*\) ns.*/\1 \2/p' "$TMP/folded.err") - -
 # (fewer where its buffer overflowed, said: a stack costs more to fold than to name a caller)
-if grep -q 'events were lost in all' "$TMP/folded.err"; then cmp=-le; else cmp=-eq; fi
+# (and but for the exit's: near)
+if grep -q 'events were lost in all' "$TMP/folded.err"; then cmp="fewer than"; else cmp="near"; fi
+waits_ok=no
+case $1 in *[!0-9]* | '') ;; *) if [ "$cmp" = near ]; then near "$1" "$LOCKS" && waits_ok=yes; else [ "$1" -le "$LOCKS" ] && waits_ok=yes; fi ;; esac
 check "klockstat --folded: the stacks weigh what the run says ($FOLDNS ns, $2 ns), its waits -j's ($1 $cmp $LOCKS)" \
-	sh -c "[ '$FOLDNS' = '$2' ] && [ '$1' $cmp '$LOCKS' ] && [ '$FOLDNS' -gt 0 ]" || sed 's/^/# /' "$TMP/folded.err"
+	sh -c "[ '$FOLDNS' = '$2' ] && [ $waits_ok = yes ] && [ '$FOLDNS' -gt 0 ]" || sed 's/^/# /' "$TMP/folded.err"
 check "klockstat --folded: the writers' stacks through the pipe's write" \
 	grep -q '^lockt-writer;.*pipe_write' "$TMP/folded.out"
 if [ -n "$BT" ]; then
@@ -101,7 +113,7 @@ if [ -n "$BT" ]; then
 		check "klockstat's waits at most bpftrace's contention_end count, events lost said ($LOCKS, $TEXTN; $ENDS)" \
 			[ "$LOCKS" -le "${ENDS:-0}" -a "$TEXTN" -le "${ENDS:-0}" ]
 	else
-		check "klockstat's waits are bpftrace's contention_end count ($LOCKS, $ENDS)" [ "$LOCKS" = "${ENDS:-0}" ]
+		check "klockstat's waits are bpftrace's contention_end count, but for the exit's ($LOCKS, $ENDS)" near "$LOCKS" "${ENDS:-0}"
 	fi
 else
 	skip "side by side with bpftrace: not installed"

@@ -23,12 +23,13 @@ run_bg m "$O" -p $P -m 10000000 --folded
 BT=
 if command -v bpftrace > /dev/null 2>&1; then
 	# blocked (S or D) at the switch out, until the wake-up: counted by waker and target name
-	bpftrace -e "tracepoint:sched:sched_switch /pid == $P && (args->prev_state & 3)/ { @start[tid] = nsecs; }
+	bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+		tracepoint:sched:sched_switch /pid == $P && (args->prev_state & 3)/ { @start[tid] = nsecs; }
 		tracepoint:sched:sched_waking /@start[args->pid]/ { @wakes[comm, args->comm] = count(); delete(@start[args->pid]); }
 		tracepoint:sched:sched_process_exit /pid == $P && tid == $P/ { exit(); }" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
-	wait_line "$TMP/bt.out" '^Attaching' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
+	wait_line "$TMP/bt.out" '^ready' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
 fi
 touch "$TMP/go"
 wait $P
