@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -293,31 +292,19 @@ static int server_start(int long_size)
 	return 0;
 }
 
-/* The child has gone (closed its end, died): its exit status, reaped; -1 when it cannot be
- * had. One still alive after 6 s (its alarm is 5 s) is killed, and that is no verdict. */
+/* The child has gone (closed its end: only by exiting, as no other process has it) or was
+ * killed: its exit status, reaped; -1 when it cannot be had (reaped by someone else). */
 static int server_reap(void)
 {
 	int status = -1;
 	if (server.fd >= 0)
 		close(server.fd);
 	server.fd = -1;
-	for (int waited = 0; server.pid > 0; waited++) {
-		pid_t r = waitpid(server.pid, &status, waited < 600 ? WNOHANG : 0);
-		if (r == server.pid)
-			break;
-		if (r < 0 && errno != EINTR) {
+	while (server.pid > 0 && waitpid(server.pid, &status, 0) < 0)
+		if (errno != EINTR) {
 			status = -1;
 			break;
 		}
-		if (r == 0 && waited == 599) {
-			kill(server.pid, SIGKILL);
-			waitpid(server.pid, NULL, 0);
-			status = -1;
-			break;
-		}
-		if (r == 0)
-			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-	}
 	server.pid = 0;
 	return status;
 }
