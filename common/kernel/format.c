@@ -177,11 +177,13 @@ static struct {
 	int long_size;
 } server = {.fd = -1};
 
-static bool read_all(int fd, void *buf, size_t len)
+/* All of len bytes at buf read from the socket fd, or (out) sent to it; false at its end or
+ * an error (never SIGPIPE: the child may have died). */
+static bool transfer(int fd, void *buf, size_t len, bool out)
 {
 	char *p = buf;
 	while (len) {
-		ssize_t n = read(fd, p, len);
+		ssize_t n = out ? send(fd, p, len, MSG_NOSIGNAL) : read(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -192,19 +194,14 @@ static bool read_all(int fd, void *buf, size_t len)
 	return true;
 }
 
+static bool read_all(int fd, void *buf, size_t len)
+{
+	return transfer(fd, buf, len, false);
+}
+
 static bool send_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
+	return transfer(fd, (void *)buf, len, true);
 }
 
 /* The child: batches of (count; then each: sys length, sys, text length, text), each
