@@ -104,7 +104,7 @@ int tracejson_commit(struct tracejson *tj)
 		bad = errno;
 	tj->f = NULL;
 	free_tables(tj);
-	if (!bad && rename(tj->tmp, tj->path))
+	if (!bad && !tj->failed && rename(tj->tmp, tj->path))
 		bad = errno;
 	if (bad || tj->failed) {
 		say(tj, "write", tj->tmp, bad ? bad : EIO);

@@ -57,9 +57,9 @@ struct tracejson {
  * said on stderr ("tool: --trace-json: ..."), nothing left. */
 int tracejson_open(struct tracejson *tj, const char *path, const char *tool);
 /* The end of tj's file: the array closed, FILE.tmp renamed over FILE, the tables freed.
- * Returns 0, or -1: said once when a write failed (FILE.tmp removed, FILE as it was) or when
- * tj failed before (out of memory keeping its tracks: the file is renamed over FILE all the
- * same); not said when no file is open (never opened, or committed or aborted already). */
+ * Returns 0, or -1: said once when a write failed or tj failed before (out of memory keeping
+ * its tracks), FILE.tmp removed and FILE as it was in both; not said when no file is open
+ * (never opened, or committed or aborted already). */
 int tracejson_commit(struct tracejson *tj);
 /* A run that traced nothing (it failed or was refused before): tj's FILE.tmp removed, its
  * tables freed. Nothing more when its file was committed or aborted already. */

@@ -130,6 +130,18 @@ static void test_empty_and_long(void **state)
 	assert_int_equal(strncmp(s, head, strlen(head)), 0);
 	assert_string_equal(s + strlen(s) - strlen(tail), tail);
 	free(big);
+	/* A file that failed before its end (out of memory keeping its tracks): -1, FILE as it
+	 * was, no FILE.tmp left (it was renamed over FILE all the same). */
+	char tmp[300], *before = strdup(slurp(path));
+	assert_non_null(before);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	assert_int_equal(tracejson_open(&tj, path, "t"), 0);
+	tracejson_thread_name(&tj, 1, 1, "x", 1);
+	tj.failed = true;
+	assert_int_equal(tracejson_commit(&tj), -1);
+	assert_string_equal(slurp(path), before);
+	assert_int_equal(access(tmp, F_OK), -1);
+	free(before);
 	unlink(path);
 }
 
