@@ -576,10 +576,11 @@ static enum tool_code run(struct tool_run *t)
 	if (tool->setup && (ret = tool->setup(t)))
 		return ret;
 	format_trial_end(); /* no more formats before the run's events (probes are made) */
-	/* Kernel symbols, read while the kernel was set up (ksym.h), here where user frames are
-	 * named as events are read; else after the banner (40-90 ms on 6.18). */
-	if (t->user_frames)
-		ksym_wait_all();
+	/* Kernel symbols, read while the kernel was set up (ksym.h). Not after the banner: a run
+	 * that reads them there (40-90 ms on 6.18) left its wake-ups undone meanwhile (--cgroup's
+	 * new tasks: offwaketime --cgroup saw none of a short workload's) and took both CPUs
+	 * from a workload started at its banner (klockstat saw 8 waits of ~30,000). */
+	ksym_wait_all();
 	out_init();
 	out_clock_init();
 	if (tool->banner)
@@ -605,7 +606,6 @@ static enum tool_code run(struct tool_run *t)
 		if (!t->r.poll_ms)
 			t->r.poll_ms = t->child.pid || t->watch || t->cgroup ? 100 : 1000;
 	}
-	ksym_wait_all();
 	if (t->child.pid) {
 		out_flush(); /* the command's output comes after the header */
 		if (child_release(&t->child, tool->name))

@@ -228,11 +228,6 @@ struct tool_run {
 	/* Set by prepare() when they differ from the default. */
 	bool follow_names; /* default true: names are printed or filtered */
 	bool ordered;	   /* default true: CPUs merged in time order */
-	/* The run names user frames as it reads events (a process's maps read when first
-	 * seen): kernel symbols are then read before the banner, so that reading events does
-	 * not wait for them while a traced process may exit. Otherwise the banner comes first
-	 * (tracing is on), and reading waits for them. */
-	bool user_frames;
 	size_t buffer_kb; /* per CPU, 0: the kernel's (session_buffer_kb: FTT_BUFFER_KB overrides) */
 	char traced[PATH_MAX + 1024]; /* what the default banner says is traced */
 	int intervals;		      /* interval() calls so far */

@@ -209,7 +209,6 @@ static enum tool_code prepare(struct tool_run *t)
 {
 	int ret;
 	env.t = t;
-	t->user_frames = env.ustack;
 	if (probe_available(&t->s, PROBE_KPROBE, true)) {
 		env.fp.spec = "cap_capable";
 		env.fp.nargs = 4;

@@ -118,7 +118,6 @@ static const struct row_table table = ROW_TABLE("each call", cols);
 
 static enum tool_code prepare(struct tool_run *t)
 {
-	t->user_frames = env.ustack;
 	int ret = funcpair_probes(t, &env.fp, "fs");
 	if (ret)
 		return ret;

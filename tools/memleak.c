@@ -1018,7 +1018,6 @@ static enum tool_code prepare_kernel(struct tool_run *t)
 static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
-	t->user_frames = true;
 	t->follow_names = false;
 	t->ordered = false;
 	env.page = (uint64_t)sysconf(_SC_PAGESIZE);

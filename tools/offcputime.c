@@ -331,7 +331,6 @@ static void on_switch(struct tep_record *rec, void *ctx)
 static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
-	t->user_frames = env.ustack;
 	/* perf's samples are matched to the switches by time, within 20 us: one clock. */
 	t->s.want_mono = env.ustack && env.via != VIA_FTRACE;
 	if (env.pprof && pprof_check(env.pprof)) {

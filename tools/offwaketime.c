@@ -183,7 +183,6 @@ static void on_waking(struct tep_record *rec, void *ctx)
 static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
-	t->user_frames = env.ustack;
 	if (env.out.pprof && pprof_check(env.out.pprof)) {
 		fprintf(stderr, "offwaketime: --pprof: cannot write %s: %s\n", env.out.pprof,
 			strerror(errno));

@@ -543,7 +543,6 @@ static const char *who(struct tool_run *t, char *buf, size_t len)
 static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
-	t->user_frames = true;
 	if (env.pprof && pprof_check(env.pprof)) {
 		fprintf(stderr, "profile: --pprof: cannot write %s: %s\n", env.pprof,
 			strerror(errno));

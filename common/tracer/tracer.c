@@ -154,7 +154,6 @@ enum tool_code tracer_prepare(struct tool_run *t)
 {
 	struct tracer *tr = tracer_of(t);
 	tr->t = t;
-	t->user_frames = tr->ustack;
 	if (tr->folded && t->o.json) {
 		fprintf(stderr, "%s: --folded prints folded lines: not with -j\n", t->tool->name);
 		return TOOL_USAGE;
