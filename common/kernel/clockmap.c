@@ -14,7 +14,7 @@
 #define RESYNC_NS 1000000000ULL
 #define JUMP_NS 1000000000LL /* farther apart than this: start again from the pairing */
 
-static uint64_t mono_ns(void)
+uint64_t clockmap_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -68,7 +68,7 @@ void clockmap_pair(struct clockmap *m, uint64_t raw, uint64_t mono)
 	struct clockmap_piece np = {.raw = raw, .mono = mono};
 	if (m->n) {
 		const struct clockmap_piece *cur = &m->piece[m->last];
-		if (raw <= cur->raw || raw <= m->paired_raw)
+		if (raw <= cur->raw)
 			return; /* not after the newest piece's start: nothing to learn */
 		uint64_t at = clockmap_mono(m, raw);
 		int64_t err = (int64_t)(mono - at);
@@ -79,7 +79,7 @@ void clockmap_pair(struct clockmap *m, uint64_t raw, uint64_t mono)
 			/* The rate measured since the last pairing, and what makes up the
 			 * difference over the next second. */
 			double rate_err = (double)(int64_t)(mono - m->paired_mono) /
-						  (double)(raw - m->paired_raw) -
+						  (double)(raw - cur->raw) -
 					  1.0 + (double)err / SLEW_NS;
 			np.mono = at; /* continuous: the order of times is kept */
 			np.rate_err = rate_err > MAX_RATE_ERR  ? MAX_RATE_ERR :
@@ -87,7 +87,6 @@ void clockmap_pair(struct clockmap *m, uint64_t raw, uint64_t mono)
 								 rate_err;
 		}
 	}
-	m->paired_raw = raw;
 	m->paired_mono = mono;
 	m->last = m->n ? (m->last + 1) % CLOCKMAP_PIECES : 0;
 	m->piece[m->last] = np;
@@ -104,9 +103,9 @@ static int measure(struct clockmap *m, uint64_t *raw, uint64_t *mono)
 	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	uint64_t a = mono_ns();
+	uint64_t a = clockmap_now();
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	uint64_t b = mono_ns();
+	uint64_t b = clockmap_now();
 	int e = errno;
 	close(fd);
 	if (n <= 0) {

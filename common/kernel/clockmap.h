@@ -31,11 +31,11 @@ struct clockmap_piece {
 struct clockmap {
 	char *path; /* the stats file read for "now ts", or NULL */
 	struct clockmap_piece piece[CLOCKMAP_PIECES];
-	int n, last;			  /* pieces kept; the newest's index */
-	uint64_t synced;		  /* CLOCK_MONOTONIC of the last pairing */
-	uint64_t paired_raw, paired_mono; /* the last pairing: the rate since is measured */
-	uint64_t worst_err;		  /* the largest |measured - mapped| at a pairing, ns */
-	unsigned long pairs;		  /* pairings made */
+	int n, last;	      /* pieces kept; the newest's index */
+	uint64_t synced;      /* CLOCK_MONOTONIC of the last pairing */
+	uint64_t paired_mono; /* the last pairing's measured time (its raw: the newest piece's) */
+	uint64_t worst_err;   /* the largest |measured - mapped| at a pairing, ns */
+	unsigned long pairs;  /* pairings made */
 };
 
 /* Clear m, keep a copy of stats_path, the stats file's path (per_cpu/cpuN/stats of an
@@ -64,6 +64,9 @@ uint64_t clockmap_mono(const struct clockmap *m, uint64_t raw);
 /* The reverse: the time of the instance's clock of mono, a CLOCK_MONOTONIC, by the map m.
  * Returns it in ns (mono itself before the first pairing; 0 for one that maps before 0). */
 uint64_t clockmap_raw(const struct clockmap *m, uint64_t mono);
+
+/* Returns CLOCK_MONOTONIC now, in ns (the reader's time base too: reader_now). */
+uint64_t clockmap_now(void);
 
 /* Read the "now ts" of text, a stats file's text. Returns it in ns (its whole microseconds
  * and 500 ns: the true time is within the next one), or 0 when it has none. */

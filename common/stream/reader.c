@@ -54,9 +54,7 @@ struct reader_route {
 
 uint64_t reader_now(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+	return clockmap_now();
 }
 
 static int cmp_int(const void *a, const void *b)
