@@ -194,8 +194,6 @@ static enum tool_code prepare(struct tool_run *t)
 	 * in progress at a loss (SPAN_LOSS_ALL). */
 	if (fdtrack_prepare(&env.ft, t, "fileslower") || fdtrack_rw(&env.ft, ended, NULL))
 		return TOOL_FAIL;
-	/* every read and write of the machine is recorded, slow or not */
-	t->buffer_kb = session_flood_buffer_kb();
 	return TOOL_OK;
 }
 

@@ -150,7 +150,6 @@ static enum tool_code prepare(struct tool_run *t)
 	env.t = t;
 	if (fdtrack_prepare(&env.ft, t, "filetop") || fdtrack_rw(&env.ft, ended, NULL))
 		return TOOL_FAIL;
-	t->buffer_kb = session_flood_buffer_kb();
 	return TOOL_OK;
 }
 

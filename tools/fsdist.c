@@ -155,8 +155,6 @@ static enum tool_code prepare(struct tool_run *t)
 	int ret = fsops_prepare(t, &env.f);
 	if (ret)
 		return ret;
-	if (env.f.kprobes) /* every read and write of the file system is recorded */
-		t->buffer_kb = session_flood_buffer_kb();
 	snprintf(t->traced, sizeof(t->traced), "the latencies of %s of %s (%s)", env.f.traced,
 		 fsops_fs_names[env.f.fs], env.f.kprobes ? "kprobes" : "tracepoints");
 	return TOOL_OK;

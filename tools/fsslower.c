@@ -190,8 +190,6 @@ static enum tool_code prepare(struct tool_run *t)
 	int ret = fsops_prepare(t, &env.f);
 	if (ret)
 		return ret;
-	if (env.f.kprobes) /* every read and write of the file system is recorded, slow or not */
-		t->buffer_kb = session_flood_buffer_kb();
 	snprintf(t->traced, sizeof(t->traced), "%s of %s taking %llu ms or more (%s)", env.f.traced,
 		 fsops_fs_names[env.f.fs], (unsigned long long)(env.min_ns / 1000000),
 		 env.f.kprobes ? "kprobes" : "tracepoints");

@@ -208,8 +208,6 @@ static enum tool_code prepare(struct tool_run *t)
 	/* The names are the kernel's, in the events; -p and --trace-json need each thread's
 	 * process. */
 	t->follow_names = t->o.pid != 0 || t->trace_json_path;
-	if (env.how == VIA_USER)
-		t->buffer_kb = session_flood_buffer_kb();
 	snprintf(t->traced, sizeof(t->traced), "run queue waits of at least %llu us (%s)",
 		 (unsigned long long)(env.min_ns / 1000),
 		 env.how == VIA_PAIRS ? "filtered in the kernel" : "paired here");

@@ -448,7 +448,6 @@ static enum tool_code prepare(struct tool_run *t)
 	t->follow_names = env.by_process || t->o.name;
 	t->ordered = t->follow_names;
 	t->s.keep_clock = !t->follow_names && !env.latency;
-	t->buffer_kb = session_flood_buffer_kb();
 	if (!env.hist) {
 		env.exit = session_load_event(&t->s, "raw_syscalls", "sys_exit");
 		env.enter =

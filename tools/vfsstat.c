@@ -138,7 +138,6 @@ static enum tool_code prepare(struct tool_run *t)
 	}
 	t->follow_names = false;
 	t->ordered = false;
-	t->buffer_kb = session_flood_buffer_kb();
 	snprintf(t->traced, sizeof(t->traced), "reads, writes, creates, opens, fsyncs and unlinks");
 	return TOOL_OK;
 }

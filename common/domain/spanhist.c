@@ -161,8 +161,6 @@ enum tool_code spanhist_prepare(struct spanhist *sh, struct tool_run *t, const c
 	 * (-P, -p). */
 	t->follow_names = sh->key == HISTBYKEY_PID || t->o.pid ||
 			  (sh->how == SPANHIST_HIST && sh->key == HISTBYKEY_TID);
-	if (sh->how == SPANHIST_USER)
-		t->buffer_kb = session_flood_buffer_kb();
 	snprintf(t->traced, sizeof(t->traced), "%s (%s)", what,
 		 sh->how == SPANHIST_HIST  ? "binned in the kernel" :
 		 sh->how == SPANHIST_PAIRS ? "paired in the kernel" :

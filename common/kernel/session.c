@@ -437,11 +437,6 @@ size_t session_buffer_kb(size_t wish)
 	return env_buffer_kb ? env_buffer_kb : wish;
 }
 
-size_t session_flood_buffer_kb(void)
-{
-	return 0;
-}
-
 size_t session_big_buffer_kb(void)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);

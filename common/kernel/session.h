@@ -132,19 +132,13 @@ long long session_buffer_limit_kb(void);
  * kernel's default), in KB. session_start applies it to the size it is given. */
 size_t session_buffer_kb(size_t wish);
 
-/*
- * The per-CPU buffer of tools that may see floods (tpoint, kprobe, uprobe, syscount, ...):
- * the new instance's own. Returns 0: not resized. It was 64 MB over the CPUs, 1.4 to 8 MB
- * each, so that a burst could wait in the kernel; but growing a buffer takes the kernel 9-35
- * ms on 6.18 (a grace period), more than the rest of a start together, and a burst of a
- * million writes in a second lost nothing either way here. FTT_BUFFER_KB still sets a size.
- */
-size_t session_flood_buffer_kb(void);
 /* The buffer per CPU of a run whose every event is large and frequent, worth the 9-35 ms a
  * resize costs at start: funcgraph's top level (function_graph: every call of a CPU), and
  * the switches with their kernel stacks of offcputime, offwaketime and wakeuptime (2,549
- * lost in 1.4 MB by offwaketime --cgroup's test under load, none in 8 MB). Returns it in KB:
- * 64 MB over the CPUs, between 1.4 and 8 MB each. */
+ * lost in 1.4 MB by offwaketime --cgroup's test under load, none in 8 MB). Every other run
+ * keeps a new instance's size (buffer_kb 0), floods too (tpoint, syscount, vfsstat: a burst
+ * of a million writes in a second lost nothing either way here). Returns it in KB: 64 MB over
+ * the CPUs, between 1.4 and 8 MB each. */
 size_t session_big_buffer_kb(void);
 /* A new instance's buffer per CPU (the kernel's trace_buf_size unless booted with another). */
 #define SESSION_DEFAULT_BUFFER_KB 1408

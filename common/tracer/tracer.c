@@ -191,7 +191,6 @@ enum tool_code tracer_prepare(struct tool_run *t)
 	t->follow_names = names;
 	t->ordered = names;
 	t->s.keep_clock = !names;
-	t->buffer_kb = session_flood_buffer_kb();
 	if (tr->format) {
 		int ret = print_formats(t, tr);
 		session_say_memory(stdout, t->tool->name, t->buffer_kb,

@@ -445,9 +445,8 @@ static void test_formats(void **state)
 	assert_memory_equal(out, want, len);
 	char memory[512];
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t kb = session_flood_buffer_kb(), nkb = comm_buffer_kb_said();
-	if (!kb)
-		kb = SESSION_DEFAULT_BUFFER_KB; /* not resized: the new instance's */
+	/* the new instance's buffers, not resized */
+	size_t kb = SESSION_DEFAULT_BUFFER_KB, nkb = comm_buffer_kb_said();
 	const char *why;
 	bool local = session_local_clock_synced(&why);
 	/* Then which clock orders the CPUs' events. */
