@@ -169,17 +169,6 @@ wait_ready() {
 	return 1
 }
 
-# Wait until tool PID $1 has only its main thread left (up to $2 tenths of a second, 50): the
-# threads that read kernel symbols may still run after its banner (tool.c), and a workload
-# whose contention needs both CPUs (test_klockstat) must not start beside them.
-wait_settled() {
-	i=0
-	while [ $i -lt "${2:-50}" ] && [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -gt 1 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-}
-
 # Wait up to $2 seconds for background PID $1 to end; its exit status in $RC. 0 when it
 # ended by itself; 1 when the watchdog had to kill it. (kill -0 cannot tell: a zombie
 # answers it until the shell reaps it.)
