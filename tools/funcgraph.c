@@ -410,8 +410,10 @@ static void line(struct tool_run *t, int cpu, int pid, uint64_t ts, enum kind k,
 		row_end(w);
 		return;
 	}
-	if (t->o.timestamp)
-		printf("%-14.6f ", ts / 1e9);
+	if (t->o.timestamp) {
+		char secs[48];
+		printf("%-14.*s ", (int)out_seconds_buf(secs, ts), secs);
+	}
 	if (t->o.wallclock)
 		printf("%-8s ", out_wallclock(ts, when));
 	printf("%3d) ", cpu);

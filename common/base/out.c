@@ -427,13 +427,9 @@ const char *out_errname(long long code, char buf[32])
 
 size_t out_seconds_buf(char *dst, uint64_t ns)
 {
-	/* printf("%.6f", ns / 1e9) rounds the double, which is within ns / 2^52 ns of the
-	 * exact value (the conversion and the division): the integers give the same digits
-	 * but that near a half microsecond, where printf itself decides. */
-	unsigned int sub = (unsigned int)(ns % 1000), near = (unsigned int)(ns >> 52) + 2;
-	if (sub + near >= 500 && sub <= 500 + near)
-		return (size_t)snprintf(dst, 48, "%.6f", (double)ns / 1e9);
-	uint64_t us = ns / 1000 + (sub > 500);
+	/* Half a microsecond and more rounds up, as the kernel's trace file and libtraceevent
+	 * do (ns + 500, then the division): the same digits as trace-cmd report's. */
+	uint64_t us = ns / 1000 + (ns % 1000 >= 500);
 	char buf[48], *end = buf + sizeof(buf), *d = out_udec(end, us % 1000000);
 	while (end - d < 6)
 		*--d = '0';

@@ -115,7 +115,8 @@ char *out_dec(char *end, long long v);
 /* The same for v's lower-case hex digits (no "0x"), written backwards from end. Returns where
  * they start, in the caller's buffer. */
 char *out_hex(char *end, unsigned long long v);
-/* Nanoseconds ns as seconds with six decimals on f, exactly as printf("%.6f", ns / 1e9). */
+/* Nanoseconds ns as seconds with six decimals on f, a half microsecond rounded up (as the
+ * kernel's trace file and trace-cmd report show times). */
 void out_seconds(FILE *f, uint64_t ns);
 /* The same for ns into dst (48 bytes), not terminated. Returns its length. */
 size_t out_seconds_buf(char *dst, uint64_t ns);

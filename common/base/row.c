@@ -106,10 +106,15 @@ void row_begin(struct row *r, uint64_t ts_ns)
 		bool text, json;
 		if (c->kind == ROW_TIME) {
 			next(r, &text, &json);
-			if (text)
+			/* Six decimals (every time column's) as the trace file shows them */
+			char buf[48];
+			int len = (int)out_seconds_buf(buf, ts_ns);
+			if (text && c->prec == 6)
+				fprintf(r->f, "%*.*s", width_of(r, c), len, buf);
+			else if (text)
 				fprintf(r->f, "%*.*f", width_of(r, c), c->prec, ts_ns / 1e9);
 			if (json)
-				out_seconds(r->f, ts_ns);
+				fwrite(buf, 1, (size_t)len, r->f);
 		} else if (c->kind == ROW_WALL) {
 			char buf[16];
 			next(r, &text, &json);

@@ -202,8 +202,9 @@ static char *seconds(uint64_t ns)
 	return out;
 }
 
-/* Seconds exactly as printf("%.6f") of the double, near a half microsecond too, and at
- * uptimes of years (where the double is coarser than a nanosecond). */
+/* Seconds to six decimals, a half microsecond and more rounded up as the kernel's trace file
+ * and libtraceevent round (ns + 500, divided; here in 128 bits), near a half microsecond and
+ * at uptimes of years. */
 static void test_seconds(void **state)
 {
 	(void)state;
@@ -213,17 +214,23 @@ static void test_seconds(void **state)
 		uint64_t ns = x >> (i % 40);
 		if (i % 4 == 0) /* at a half microsecond, give or take a few ns */
 			ns = ns / 1000 * 1000 + 495 + x % 11;
+		unsigned long long us = (unsigned long long)(((unsigned __int128)ns + 500) / 1000);
 		char want[64];
-		snprintf(want, sizeof(want), "%.6f", (double)ns / 1e9);
+		snprintf(want, sizeof(want), "%llu.%06llu", us / 1000000, us % 1000000);
 		if (strcmp(seconds(ns), want)) {
-			print_error("%llu ns: %s, printf %s\n", (unsigned long long)ns, seconds(ns),
+			print_error("%llu ns: %s, want %s\n", (unsigned long long)ns, seconds(ns),
 				    want);
 			fail();
 		}
 	}
 	assert_string_equal(seconds(0), "0.000000");
+	assert_string_equal(seconds(499), "0.000000");
+	assert_string_equal(seconds(500), "0.000001");
 	assert_string_equal(seconds(999999500), "1.000000");
+	assert_string_equal(seconds(10283657875500ULL), "10283.657876");
+	assert_string_equal(seconds(10283657875499ULL), "10283.657875");
 	assert_string_equal(seconds(173092338600), "173.092339");
+	assert_string_equal(seconds(UINT64_MAX), "18446744073.709552");
 }
 
 /* The buffer variant of out_json_bytes, and the FILE one through it a slice at a time, on
