@@ -231,7 +231,10 @@ run_kernel() {
 		echo "$krel ($suite): ran $VM_DEBUG_SCRIPT, ${secs}s" > "$WORK/$suite.summary"
 		return
 	fi
-	grep -E '^(not ok|skip) ' "$res.txt"
+	# Each failure with the "# " lines that say why right after it (CI's log shows these),
+	# then the suites' other notes.
+	awk '/^(not ok|skip) / { print; n = /^not ok/ ? 12 : 0; next }
+		n > 0 && /^#/ && !/^# time / { n--; print; next } { n = 0 }' "$res.txt"
 	grep -E '^#' "$res.txt" | grep -v '^# time ' | head -40
 	# Each suite's time in the guest, longest first (CI's budget: README, Tests).
 	grep '^# time ' "$res.txt" | sort -k4,4nr | awk '{ printf "%s%s %s s", n++ ? ", " : "time: ", $3, $4 } END { if (n) print "" }'
