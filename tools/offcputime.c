@@ -369,12 +369,19 @@ static enum tool_code prepare(struct tool_run *t)
 			       env.perf_why);
 		return TOOL_DONE;
 	}
-	if (env.kstack)
+	/* Kernel frames named at the end, from one reading of kallsyms then (none of its
+	 * 40-50 ms before the banner or while the run traces); each --trace-json span is
+	 * named as it is written: a table read while the run starts. The user frames are
+	 * named as the stacks are counted, while their processes run. */
+	int uframes = env.ustack ? PERFEV_MAX_STACK : FOLDED_UFRAMES;
+	if (env.kstack && t->trace_json_path)
 		env.ksyms = ksym_load(); /* without kallsyms, addresses */
-	if (!(env.fold = folded_new_depth(env.ksyms, FOLDED_KFRAMES,
-					  env.ustack ? PERFEV_MAX_STACK : FOLDED_UFRAMES)) ||
-	    pair_init(&env.kthreads, 4096, 1))
+	env.fold = env.kstack && !t->trace_json_path ?
+			   folded_new_late("/proc/kallsyms", FOLDED_KFRAMES, uframes) :
+			   folded_new_depth(env.ksyms, FOLDED_KFRAMES, uframes);
+	if (!env.fold || pair_init(&env.kthreads, 4096, 1))
 		return TOOL_FAIL;
+	folded_late_setup(env.fold, true, "__schedule");
 	snprintf(t->traced, sizeof(t->traced), "time off the CPU by %s stack%s",
 		 env.kstack && env.ustack ? "kernel and user" :
 		 env.kstack		  ? "kernel" :
@@ -421,8 +428,10 @@ static enum tool_code setup(struct tool_run *t)
 			      &env.ustack_ev);
 	if (ret)
 		return ret;
-	/* The frames above __schedule are the tracing's own (the tracepoint's, the event's). */
-	offwake_trailers_init(&env.tr, env.kstack_ev, env.ustack_ev, env.ksyms, "__schedule");
+	/* The frames above __schedule are the tracing's own (the tracepoint's, the event's):
+	 * cut as they are counted where the table is read (--trace-json), else when named. */
+	offwake_trailers_init(&env.tr, env.kstack_ev, env.ustack_ev, env.ksyms,
+			      env.ksyms ? "__schedule" : NULL);
 	/* A switch out until its switch in, maybe on another CPU. Not tool_trace: its filter
 	 * leaves this process's switches out, and each is another task's end. */
 	env.se.chain.off = t->o.pid || t->o.tid; /* set_event_pid: switches of others unseen */

@@ -192,9 +192,9 @@ static enum tool_code prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	t->follow_names = true; /* the wakers' names, the processes for user symbols */
 	t->buffer_kb = session_big_buffer_kb(); /* each switch with its stacks */
-	if (env.kstack)
-		env.ksyms = ksym_load();
-	if (offwake_sums_init(&env.out.sums, env.ksyms, true))
+	if (env.kstack) /* read when the stacks are printed: nothing before the banner */
+		env.ksyms = ksym_load_late();
+	if (offwake_sums_init(&env.out.sums, env.ksyms, true, "__schedule", "try_to_wake_up"))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "blocked time by %s stacks and the waker's",
 		 env.kstack && env.ustack ? "kernel and user" :
@@ -210,8 +210,10 @@ static enum tool_code setup(struct tool_run *t)
 	int ret = tool_stacks(t, env.kstack, env.ustack, false, &kev, &uev);
 	if (ret)
 		return ret;
-	offwake_trailers_init(&env.at_switch, kev, uev, env.ksyms, "__schedule");
-	offwake_trailers_init(&env.at_wake, kev, uev, env.ksyms, "try_to_wake_up");
+	/* (the frames above __schedule and try_to_wake_up are cut when the stacks are named:
+	 * offwake_sums_init) */
+	offwake_trailers_init(&env.at_switch, kev, uev, NULL, NULL);
+	offwake_trailers_init(&env.at_wake, kev, uev, NULL, NULL);
 	return offwake_trace(t, &env.se, &env.waking, &env.s, sizeof(struct blocked), on_back,
 			     on_switch, on_waking);
 }

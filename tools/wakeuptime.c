@@ -168,9 +168,9 @@ static enum tool_code prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	t->follow_names = true; /* the wakers' names, their processes for user symbols */
 	t->buffer_kb = session_big_buffer_kb(); /* each switch with its stacks */
-	if (env.kstack)
-		env.ksyms = ksym_load();
-	if (offwake_sums_init(&env.out.sums, env.ksyms, false))
+	if (env.kstack) /* read when the stacks are printed: nothing before the banner */
+		env.ksyms = ksym_load_late();
+	if (offwake_sums_init(&env.out.sums, env.ksyms, false, "try_to_wake_up", NULL))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "blocked time by waker %s stack%s",
 		 env.kstack && env.ustack ? "kernel and user" :
@@ -187,8 +187,9 @@ static enum tool_code setup(struct tool_run *t)
 	int ret = tool_stacks(t, env.kstack, env.ustack, false, &kev, &uev);
 	if (ret)
 		return ret;
-	/* the frames above try_to_wake_up are the tracepoint's and ftrace's */
-	offwake_trailers_init(&env.tr, kev, uev, env.ksyms, "try_to_wake_up");
+	/* (the frames above try_to_wake_up, the tracepoint's and ftrace's, are cut when the
+	 * stacks are named: offwake_sums_init) */
+	offwake_trailers_init(&env.tr, kev, uev, NULL, NULL);
 	return offwake_trace(t, &env.se, &env.waking, &env.s, 8, on_woken, on_switch, on_waking);
 }
 

@@ -107,14 +107,20 @@ long long offwake_switch(struct sched_events *se, struct span *s, struct tep_rec
 
 struct sum {
 	uint64_t ns;
-	char *line; /* named when the pair is first seen, while its processes have their maps */
+	/* "A\0B\0": the pair's names without their kernel frames, named when the pair is first
+	 * seen, while its processes have their maps; NULL once the line is made */
+	char *users;
+	char *line; /* the pair's line, made at its first print (kernel frames named then) */
 };
 
-int offwake_sums_init(struct offwake_sums *w, const struct ksyms *ksyms, bool reverse_b)
+int offwake_sums_init(struct offwake_sums *w, const struct ksyms *ksyms, bool reverse_b,
+		      const char *top_a, const char *top_b)
 {
 	memset(w, 0, sizeof(*w));
 	w->ksyms = ksyms;
 	w->reverse_b = reverse_b;
+	w->top[0] = top_a;
+	w->top[1] = top_b;
 	return agg_init(&w->a, sizeof(w->key), sizeof(struct sum));
 }
 
@@ -156,20 +162,63 @@ static void reverse_segments(char *s)
 	free(t);
 }
 
-static char *name_pair(const struct offwake_sums *w)
+/* The pair in w's key without their kernel frames: "A\0B\0", malloc'd; NULL: out of memory. */
+static char *name_users(const struct offwake_sums *w)
 {
 	const struct offwake_stack *a = &w->key[0], *b = &w->key[1];
-	char *na = folded_name(w->ksyms, a->comm, a->tgid, a->k, a->nk, a->u, a->nu);
-	char *nb = folded_name(w->ksyms, b->comm, b->tgid, b->k, b->nk, b->u, b->nu);
-	char *line = NULL;
-	if (na && nb && (line = malloc(strlen(na) + strlen(nb) + 5))) {
+	char *na = folded_name(NULL, a->comm, a->tgid, NULL, 0, a->u, a->nu);
+	char *nb = folded_name(NULL, b->comm, b->tgid, NULL, 0, b->u, b->nu);
+	char *users = NULL;
+	size_t la = na ? strlen(na) + 1 : 0, lb = nb ? strlen(nb) + 1 : 0;
+	if (na && nb && (users = malloc(la + lb))) {
+		memcpy(users, na, la);
+		memcpy(users + la, nb, lb);
+	}
+	free(na);
+	free(nb);
+	return users;
+}
+
+/* The kernel frames of st named (";f_[k]" each, root first) after the frames above top (the
+ * tracepoint's and ftrace's) are cut, when top is among the first 8. NULL: out of memory. */
+static char *name_kernel(const struct ksyms *ksyms, const char *top, const struct offwake_stack *st)
+{
+	int from = 0;
+	for (int i = 0; ksyms && top && i < st->nk && i < 8; i++) {
+		unsigned long long off;
+		const char *name = ksym_find(ksyms, st->k[i], &off);
+		if (name && !strcmp(name, top)) {
+			from = i;
+			break;
+		}
+	}
+	/* a comm of "" names nothing: the text is the frames alone */
+	return folded_name(ksyms, "", 0, st->k + from, st->nk - from, NULL, 0);
+}
+
+/* The line of the pair key (2 stacks) whose other names are users (name_users'), kernel
+ * frames named now. NULL: out of memory. */
+static char *name_pair(const struct offwake_sums *w, const struct offwake_stack *key,
+		       const char *users)
+{
+	const char *ua = users, *ub = users + strlen(users) + 1;
+	char *ka = name_kernel(w->ksyms, w->top[0], &key[0]);
+	char *kb = name_kernel(w->ksyms, w->top[1], &key[1]);
+	char *line = NULL, *nb = NULL;
+	size_t la = strlen(ua), lb = strlen(ub);
+	if (ka && kb && (nb = malloc(lb + strlen(kb) + 1)) &&
+	    (line = malloc(la + strlen(ka) + lb + strlen(kb) + 5))) {
+		strcpy(nb, ub);
+		strcat(nb, kb);
 		if (w->reverse_b)
 			reverse_segments(nb);
-		strcpy(line, na);
+		strcpy(line, ua);
+		strcat(line, ka);
 		strcat(line, ";--;");
 		strcat(line, nb);
 	}
-	free(na);
+	free(ka);
+	free(kb);
 	free(nb);
 	return line;
 }
@@ -183,12 +232,13 @@ int offwake_add(struct offwake_sums *w, const struct offwake_stack *a,
 	if (!v)
 		return -1;
 	v->ns += ns;
-	if (!v->line && !(v->line = name_pair(w)))
+	if (!v->line && !v->users && !(v->users = name_users(w)))
 		return -1;
 	return 0;
 }
 
 struct visit {
+	const struct offwake_sums *w;
 	struct sum *s;
 	uint64_t *count;
 	size_t n;
@@ -196,9 +246,12 @@ struct visit {
 
 static void collect(const void *key, uint64_t count, const void *val, void *ctx)
 {
-	(void)key;
 	struct visit *v = ctx;
-	const struct sum *s = val;
+	struct sum *s = (struct sum *)val; /* the table's own value: its line made now */
+	if (!s->line && s->users && (s->line = name_pair(v->w, key, s->users))) {
+		free(s->users);
+		s->users = NULL;
+	}
 	if (s->line) {
 		v->s[v->n] = *s;
 		v->count[v->n++] = count;
@@ -228,7 +281,7 @@ size_t offwake_visit(struct offwake_sums *w,
 		     void *ctx)
 {
 	size_t cap = w->a.used ? w->a.used : 1;
-	struct visit v = {calloc(cap, sizeof(*v.s)), calloc(cap, sizeof(*v.count)), 0};
+	struct visit v = {w, calloc(cap, sizeof(*v.s)), calloc(cap, sizeof(*v.count)), 0};
 	struct merged *m = calloc(cap, sizeof(*m));
 	size_t n = 0;
 	if (v.s && v.count && m) {
@@ -258,6 +311,7 @@ static void free_line(const void *key, uint64_t count, const void *val, void *ct
 {
 	(void)key, (void)count, (void)ctx;
 	free(((const struct sum *)val)->line);
+	free(((const struct sum *)val)->users);
 }
 
 void offwake_reset(struct offwake_sums *w)

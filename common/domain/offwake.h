@@ -73,18 +73,22 @@ long long offwake_switch(struct sched_events *se, struct span *s, struct tep_rec
 struct offwake_sums {
 	struct agg a;
 	const struct ksyms *ksyms;
-	bool reverse_b; /* the second stack printed leaf first (offwaketime's waker) */
+	bool reverse_b;	    /* the second stack printed leaf first (offwaketime's waker) */
+	const char *top[2]; /* where each stack's kernel frames start (NULL: whole) */
 	struct offwake_stack key[2];
 };
 
-/* Sets w up (zeroed first): kernel frames named with ksyms, the second stack printed leaf
- * first with reverse_b. Returns 0, or -1 when out of memory (not said). Frees:
- * offwake_sums_free(w), also after -1. */
-int offwake_sums_init(struct offwake_sums *w, const struct ksyms *ksyms, bool reverse_b);
-/* Adds ns under the pair (a, b) in w (NULL: an empty stack), counted once more; a new pair is
- * named now, while its processes have their maps. Returns 0, or -1 when out of memory (not
- * said; a pair that could not be named is left out of the lines until a later add names
- * it). */
+/* Sets w up (zeroed first): kernel frames named with ksyms when printed (a late table,
+ * ksym_load_late, is read then), each side's cut to start at top_a or top_b (NULL: kept
+ * whole; as offwake_stack_trim), the second stack printed leaf first with reverse_b. ksyms,
+ * top_a and top_b are kept, not copied. Returns 0, or -1 when out of memory (not said).
+ * Frees: offwake_sums_free(w), also after -1. */
+int offwake_sums_init(struct offwake_sums *w, const struct ksyms *ksyms, bool reverse_b,
+		      const char *top_a, const char *top_b);
+/* Adds ns under the pair (a, b) in w (NULL: an empty stack), counted once more; a new pair's
+ * processes and user frames are named now, while they have their maps, its kernel frames at
+ * its first visit. Returns 0, or -1 when out of memory (not said; a pair that could not be
+ * named is left out of the lines until a later add names it). */
 int offwake_add(struct offwake_sums *w, const struct offwake_stack *a,
 		const struct offwake_stack *b, uint64_t ns);
 /*

@@ -36,6 +36,8 @@ struct folded {
 	size_t cap, used;
 	const struct ksyms *ksyms;
 	const char *late; /* kallsyms read when printed, instead of ksyms */
+	bool users_now;	  /* late, but the user frames named when counted */
+	const char *top;  /* late: where the kernel frames start (NULL: whole) */
 	unsigned long long total;
 	int kmax, umax;
 };
@@ -64,6 +66,12 @@ struct folded *folded_new_late(const char *kallsyms, int kframes, int uframes)
 	if (f)
 		f->late = kallsyms;
 	return f;
+}
+
+void folded_late_setup(struct folded *f, bool users_now, const char *top)
+{
+	f->users_now = users_now;
+	f->top = top;
 }
 
 struct folded *folded_new(const struct ksyms *ksyms)
@@ -341,7 +349,8 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 	}
 	/* Late: the user frames are named when printed too, their symbols read then (a
 	 * process's first samples read every file it maps: most of profile's CPU at 49 Hz) */
-	struct ent *e = malloc(sizeof(*e) + (size_t)(nk + nu + (f->late ? nu : 0)) * 8);
+	bool refs = f->late && !f->users_now;
+	struct ent *e = malloc(sizeof(*e) + (size_t)(nk + nu + (refs ? nu : 0)) * 8);
 	if (!e)
 		return -1;
 	*e = (struct ent){.count = n, .tgid = tgid, .nk = (int16_t)nk, .nu = (int16_t)nu};
@@ -352,7 +361,7 @@ int folded_add_n(struct folded *f, const char *comm, int tgid, const unsigned lo
 		memcpy(e->addr + nu, k, (size_t)nk * 8);
 	e->named = !f->late || (!nk && !nu);
 	if (!(e->line = name_stack(f->ksyms, c, tgid, k, f->late ? 0 : nk, u, nu,
-				   f->late ? e->addr + nu + nk : NULL))) {
+				   refs ? e->addr + nu + nk : NULL))) {
 		free(e);
 		return -1;
 	}
@@ -455,7 +464,15 @@ static int name_late(struct folded *f)
 			}
 		}
 		const unsigned long long *k = (const unsigned long long *)e->addr + e->nu;
-		for (int j = e->nk - 1; j >= 0; j--)
+		int from = 0; /* the frames above top cut, when it is among the first 8 */
+		for (int j = 0; f->top && j < e->nk && j < 8; j++) {
+			const char *name = names[index_of(q, u, kernel_call(k, j))];
+			if (name && !strcmp(name, f->top)) {
+				from = j;
+				break;
+			}
+		}
+		for (int j = e->nk - 1; j >= from; j--)
 			kernel_frame(&s, k[j], names[index_of(q, u, kernel_call(k, j))]);
 		if (s.oom || !s.s) { /* the line as it was: named again at the next print */
 			free(s.s);

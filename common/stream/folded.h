@@ -41,6 +41,11 @@ struct folded *folded_new_depth(const struct ksyms *ksyms, int kframes, int ufra
  * user frames in files are named when printed too. Returns the table, or NULL when out of
  * memory; freed with folded_free(). */
 struct folded *folded_new_late(const char *kallsyms, int kframes, int uframes);
+/* For f, a table of folded_new_late: its user frames named when counted, while their
+ * processes run (offcputime's), with users_now; its kernel frames cut to start at top (the
+ * frames above it dropped) when it is among the first 8 (NULL: kept whole). top is kept, not
+ * copied. */
+void folded_late_setup(struct folded *f, bool users_now, const char *top);
 /*
  * Count in f one stack of task comm in process tgid: kernel frames k[0..nk) and user frames
  * u[0..nu), each leaf first as the kernel records them (copied; frames past the table's room

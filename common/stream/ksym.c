@@ -245,9 +245,23 @@ static struct ksyms *load(const char *path, bool data)
 	return k;
 }
 
-/* The table once loaded (a branch per lookup while it is not joined yet). */
+struct ksyms *ksym_load_late(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	struct ksyms *k = f ? calloc(1, sizeof(*k)) : NULL;
+	if (!k && f)
+		fclose(f);
+	if (k)
+		k->f = f; /* read at the first lookup (loaded) */
+	return k;
+}
+
+/* The table once loaded (a branch per lookup while it is not joined yet), a late one read
+ * now. */
 static const struct ksyms *loaded(const struct ksyms *k)
 {
+	if (k && !k->loading && k->f)
+		read_table((struct ksyms *)k); /* once: the table itself is const */
 	if (k && k->loading) {
 		struct ksyms *w = (struct ksyms *)k; /* joined once: the table itself is const */
 		pthread_join(w->loader, NULL);
@@ -290,6 +304,10 @@ size_t ksym_count(const struct ksyms *k)
 
 void ksym_free(struct ksyms *k)
 {
+	if (k && !k->loading && k->f) { /* a late table never asked: not read */
+		fclose(k->f);
+		k->f = NULL;
+	}
 	if (!loaded(k))
 		return;
 	free(k->sym);

@@ -212,6 +212,15 @@ static void test_named_late(void **state)
 	assert_int_equal(folded_add(late, "app", 0x7ffffffe, s3, 1, NULL, 0), 0);
 	assert_non_null(strstr(printed(late, &n2), "app;helper_[k] 1\n"));
 	assert_int_equal(n2, 3);
+	/* cut at a top among the first 8 frames when named: the frames above it dropped */
+	struct folded *cut = folded_new_late(file, 64, 8);
+	assert_non_null(cut);
+	folded_late_setup(cut, true, "helper");
+	assert_int_equal(folded_add(cut, "app", 0x7ffffffe, s2, 2, NULL, 0), 0);
+	assert_int_equal(folded_add(cut, "app", 0x7ffffffe, s1, 3, NULL, 0), 0);
+	assert_string_equal(printed(cut, &n3), "app;helper_[k] 1\n"
+					       "app;mod_fn_[k];a\\x3bb_[k];helper_[k] 1\n");
+	folded_free(cut);
 	folded_free(early);
 	folded_free(late);
 	folded_free(none);

@@ -37,7 +37,7 @@ static void test_sums(void **state)
 {
 	(void)state;
 	struct offwake_sums w;
-	assert_int_equal(offwake_sums_init(&w, NULL, false), 0);
+	assert_int_equal(offwake_sums_init(&w, NULL, false, NULL, NULL), 0);
 	struct offwake_stack a = stack("ping", 0x7ffffffe, 0x1000, 0x2000);
 	struct offwake_stack b = stack("pong", 0x7ffffffe, 0, 0);
 	struct offwake_stack a2 = stack("ping", 0x7ffffffd, 0x1000, 0x2000);
@@ -63,7 +63,7 @@ static void test_reverse_b(void **state)
 {
 	(void)state;
 	struct offwake_sums w;
-	assert_int_equal(offwake_sums_init(&w, NULL, true), 0);
+	assert_int_equal(offwake_sums_init(&w, NULL, true, NULL, NULL), 0);
 	struct offwake_stack a = stack("t", 0x7ffffffe, 0x1000, 0x2000);
 	struct offwake_stack b = stack("w", 0x7ffffffe, 0x3000, 0x4000);
 	assert_int_equal(offwake_add(&w, &a, &b, 7), 0);
@@ -110,12 +110,53 @@ static void test_trim(void **state)
 	ksym_free(k);
 }
 
+/* Sums cut each side's kernel frames at its own top when they are named (at the visit): the
+ * frames above it dropped, pairs that differ only there one line; a stack without its top
+ * kept whole. */
+static void test_sums_trim(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/ftt-test-offwake.XXXXXX";
+	const char *text = "ffffffff81000000 T trace_event_raw\n"
+			   "ffffffff81000100 T try_to_wake_up\n"
+			   "ffffffff81000200 T pipe_write\n"
+			   "ffffffff81000300 T __schedule\n"
+			   "ffffffff81000400 T pipe_read\n";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct ksyms *k = ksym_load_file(path);
+	unlink(path);
+	assert_non_null(k);
+	struct offwake_sums w;
+	assert_int_equal(offwake_sums_init(&w, k, false, "__schedule", "try_to_wake_up"), 0);
+	struct offwake_stack a = stack("t", 0x7ffffffe, 0xffffffff81000010ULL, 0);
+	a.k[1] = 0xffffffff81000310ULL, a.k[2] = 0xffffffff81000410ULL, a.nk = 3;
+	struct offwake_stack a2 = a; /* another tracing frame above __schedule */
+	a2.k[0] = 0xffffffff81000020ULL;
+	struct offwake_stack b = stack("w", 0x7ffffffe, 0xffffffff81000010ULL, 0);
+	b.k[1] = 0xffffffff81000110ULL, b.k[2] = 0xffffffff81000210ULL, b.nk = 3;
+	struct offwake_stack c = stack("w", 0x7ffffffe, 0xffffffff81000210ULL, 0); /* no top */
+	assert_int_equal(offwake_add(&w, &a, &b, 5), 0);
+	assert_int_equal(offwake_add(&w, &a2, &b, 6), 0);
+	assert_int_equal(offwake_add(&w, &a, &c, 1), 0);
+	struct seen s = {{0}, 0};
+	assert_int_equal(offwake_visit(&w, take, &s), 2);
+	assert_string_equal(s.text, "t;pipe_read_[k];__schedule_[k];--;w;pipe_write_[k];"
+				    "try_to_wake_up_[k] 2 11\n"
+				    "t;pipe_read_[k];__schedule_[k];--;w;pipe_write_[k] 1 1\n");
+	offwake_sums_free(&w);
+	ksym_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sums),
 		cmocka_unit_test(test_reverse_b),
 		cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_sums_trim),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	usym_addr_free();
