@@ -70,6 +70,15 @@ static inline void write_file(const char *dir, const char *rel, const char *text
 	fclose(f);
 }
 
+/* text into a new file made from the template path (its XXXXXX replaced: mkstemp). */
+static inline void temp_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
 static inline char *read_file(const char *dir, const char *rel, char *buf, size_t len)
 {
 	char path[4096];

@@ -60,10 +60,7 @@ static char path[] = "/tmp/ftt-test-fsops.XXXXXX";
 /* A kallsyms file of these lines: its text symbols, or with data its variables. */
 static struct ksyms *load_as(const char *text, bool data)
 {
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(path, text);
 	struct ksyms *k = data ? ksym_load_data_file(path) : ksym_load_file(path);
 	unlink(path);
 	strcpy(path + strlen(path) - 6, "XXXXXX");
