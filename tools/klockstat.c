@@ -44,7 +44,9 @@ static struct env {
 	} flags[32];
 	int nflags;
 	struct span waits;
-	struct agg locks, callers; /* struct lock_key / caller key -> struct wait_sums */
+	/* struct lock_key / struct stack_key -> struct wait_sums; by_caller: callers' addresses
+	 * -> struct wait_sums, the stacks' sums merged by caller when printed */
+	struct agg locks, callers, by_caller;
 	struct folded *fold;
 	uint64_t not_kept;
 	/* --folded: the waits, and what the folded lines weigh (a wait without a stack is in
@@ -59,7 +61,6 @@ static struct env {
 struct wait {
 	uint32_t flags; /* of every begin of the wait, or'ed (a mutex: spun, then slept) */
 	int nk;
-	unsigned long long caller;
 	unsigned long long k[FOLDED_KFRAMES];
 	char comm[16];
 	int tgid;
@@ -72,6 +73,13 @@ struct lock_key {
 
 struct wait_sums {
 	uint64_t total_ns, max_ns;
+};
+
+/* A waiting stack's innermost frames, counted by: its caller is found among them when the
+ * tables are printed, kernel symbols read then (none before the banner or during the run). */
+#define CALLER_FRAMES 24
+struct stack_key {
+	uint64_t k[CALLER_FRAMES]; /* leaf first; 0 past the stack's end */
 };
 
 static const struct row_col lock_cols[] = {
@@ -211,8 +219,8 @@ static const char *flag_text(unsigned long long flags, char *buf, size_t len)
 
 /* --- pairing -------------------------------------------------------------------------------- */
 
-/* What the symbol tables say, asked when first needed: the tables are read by threads of
- * their own while the run starts, and asking waits for them (ksym.h). */
+/* What the symbol tables say, asked when first needed: when the tables are printed (late
+ * tables, read then), or as the run starts for --folded (ksym.h). */
 static void know_symbols(void)
 {
 	if (env.symbols_known)
@@ -277,13 +285,12 @@ static void on_begin(struct tep_record *rec, void *ctx)
 	for (int i = 0; tr && i < tr->n; i++)
 		if (env.kstack_ev && tr->id[i] == env.kstack_ev->id)
 			w->nk = folded_frames(tr->rec[i], env.kcaller, true, w->k, FOLDED_KFRAMES);
-	int skip = skip_trace_frames(w->k, w->nk);
-	if (skip) {
-		w->nk -= skip;
-		memmove(w->k, w->k + skip, (size_t)w->nk * sizeof(w->k[0]));
-	}
-	w->caller = caller_of(w->k, w->nk);
-	if (env.folded) {
+	if (env.folded) { /* (the text table read at the start) */
+		int skip = skip_trace_frames(w->k, w->nk);
+		if (skip) {
+			w->nk -= skip;
+			memmove(w->k, w->k + skip, (size_t)w->nk * sizeof(w->k[0]));
+		}
 		struct tool_run *t = env.t;
 		w->tgid = tool_tgid(t, tid);
 		snprintf(w->comm, sizeof(w->comm), "%s", tool_comm(t, tid));
@@ -308,8 +315,9 @@ static void waited(const struct tep_record *end, const struct span_start *start,
 	struct wait *w = data;
 	struct lock_key k = {(uint64_t)reader_num(end, env.e_addr), w->flags};
 	add(&env.locks, &k, ns);
-	uint64_t caller = w->caller;
-	add(&env.callers, &caller, ns);
+	struct stack_key sk = {{0}};
+	memcpy(sk.k, w->k, (size_t)(w->nk < CALLER_FRAMES ? w->nk : CALLER_FRAMES) * 8);
+	add(&env.callers, &sk, ns);
 	env.waits_n++;
 	if (!env.folded)
 		return;
@@ -508,6 +516,28 @@ static int print_table(struct tool_run *t, struct agg *a, size_t keysize, bool l
 	return 0;
 }
 
+/* The stacks' sums merged by caller into by_caller (the frames of the tracepoint's own code
+ * skipped first); the stacks forgotten. */
+static void merge_callers(const void *key, uint64_t count, const void *val, void *ctx)
+{
+	const struct stack_key *sk = key;
+	const struct wait_sums *v = val;
+	unsigned long long k[CALLER_FRAMES];
+	int nk = 0;
+	while (nk < CALLER_FRAMES && sk->k[nk])
+		k[nk] = sk->k[nk], nk++;
+	int skip = skip_trace_frames(k, nk);
+	uint64_t caller = caller_of(k + skip, nk - skip);
+	struct wait_sums *s = agg_add(&env.by_caller, &caller, count);
+	if (!s) {
+		env.not_kept += count;
+		return;
+	}
+	s->total_ns += v->total_ns;
+	if (v->max_ns > s->max_ns)
+		s->max_ns = v->max_ns;
+}
+
 static int interval(struct tool_run *t, uint64_t now)
 {
 	char when[16];
@@ -520,7 +550,9 @@ static int interval(struct tool_run *t, uint64_t now)
 		return 1;
 	if (!t->o.json)
 		putchar('\n');
-	if (print_table(t, &env.callers, sizeof(uint64_t), false, when))
+	agg_sorted(&env.callers, merge_callers, NULL);
+	agg_reset(&env.callers);
+	if (print_table(t, &env.by_caller, sizeof(uint64_t), false, when))
 		return 1;
 	if (t->prom)
 		prom_write(t);
@@ -571,10 +603,13 @@ static enum tool_code prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	}
 	read_flag_names(env.begin_ev);
-	env.text = ksym_load();
-	env.data = ksym_load_data();
+	/* Kernel symbols read when the tables are printed; --folded names each new stack as
+	 * it is counted, from a text table read while the run starts. */
+	env.text = env.folded ? ksym_load() : ksym_load_late(false);
+	env.data = ksym_load_late(true);
 	if (agg_init(&env.locks, sizeof(struct lock_key), sizeof(struct wait_sums)) ||
-	    agg_init(&env.callers, sizeof(uint64_t), sizeof(struct wait_sums)) ||
+	    agg_init(&env.callers, sizeof(struct stack_key), sizeof(struct wait_sums)) ||
+	    agg_init(&env.by_caller, sizeof(uint64_t), sizeof(struct wait_sums)) ||
 	    span_init_run(t, &env.waits, 4096, sizeof(struct wait), SPAN_LOSS_ALL, waited, NULL))
 		return TOOL_FAIL;
 	if (env.folded && !(env.fold = folded_new(env.text)))
@@ -607,6 +642,7 @@ static void cleanup(struct tool_run *t)
 	span_free(&env.waits);
 	agg_free(&env.locks);
 	agg_free(&env.callers);
+	agg_free(&env.by_caller);
 	prom_set_free(&env.prom_locks);
 	prom_set_free(&env.prom_callers);
 	folded_free(env.fold);

@@ -193,7 +193,7 @@ static enum tool_code prepare(struct tool_run *t)
 	t->follow_names = true; /* the wakers' names, the processes for user symbols */
 	t->buffer_kb = session_big_buffer_kb(); /* each switch with its stacks */
 	if (env.kstack) /* read when the stacks are printed: nothing before the banner */
-		env.ksyms = ksym_load_late();
+		env.ksyms = ksym_load_late(false);
 	if (offwake_sums_init(&env.out.sums, env.ksyms, true, "__schedule", "try_to_wake_up"))
 		return TOOL_FAIL;
 	snprintf(t->traced, sizeof(t->traced), "blocked time by %s stacks and the waker's",

@@ -370,7 +370,9 @@ static enum tool_code prepare(struct tool_run *t)
 		if (!(env.held = calloc((size_t)env.ncpus, sizeof(*env.held))))
 			return TOOL_FAIL;
 	}
-	if (!(env.ksyms = ksym_load()))
+	/* Read at the first drop (one stall of the reader, ~50 ms, the kernel's buffers
+	 * holding the events meanwhile), not before the banner: drops are rare */
+	if (!(env.ksyms = ksym_load_late(false)))
 		fprintf(stderr, "tcpdrop: /proc/kallsyms cannot be read: drop sites are shown "
 				"as addresses, and only drops of known TCP sockets are TCP's\n");
 	if (span_init_run(t, &env.socks, 16384, sizeof(struct sock_known), SPAN_LOSS_ALL, NULL,

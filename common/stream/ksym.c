@@ -245,14 +245,16 @@ static struct ksyms *load(const char *path, bool data)
 	return k;
 }
 
-struct ksyms *ksym_load_late(void)
+struct ksyms *ksym_load_late(bool data)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	struct ksyms *k = f ? calloc(1, sizeof(*k)) : NULL;
 	if (!k && f)
 		fclose(f);
-	if (k)
+	if (k) {
 		k->f = f; /* read at the first lookup (loaded) */
+		k->data = data;
+	}
 	return k;
 }
 

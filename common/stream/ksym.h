@@ -3,6 +3,7 @@
 #ifndef FTT_KSYM_H
 #define FTT_KSYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ksyms;
@@ -20,9 +21,10 @@ struct ksyms *ksym_load_file(const char *path);
 /* The same, read only at its first lookup, in the thread that asks: for the tools that name
  * kernel frames when they print, at the end, so that no CPU goes to reading ~120,000 lines
  * (40-50 ms of the kernel's time) before the banner or while the run traces. A module loaded
- * or removed meanwhile is as the file says then. Returns the table (/proc/kallsyms opened),
- * or NULL when it cannot be opened or out of memory; freed with ksym_free(). */
-struct ksyms *ksym_load_late(void);
+ * or removed meanwhile is as the file says then. The data symbols (ksym_load_data's) with
+ * data. Returns the table (/proc/kallsyms opened), or NULL when it cannot be opened or out of
+ * memory; freed with ksym_free(). */
+struct ksyms *ksym_load_late(bool data);
 /* The data symbols instead (d, D, b, B, r, R: variables, a static lock): klockstat's names
  * of locks. A lookup's offset then says where in the variable the address is. Returns the
  * table, or NULL as ksym_load; freed with ksym_free(). */

@@ -103,10 +103,7 @@ static void test_return_addresses(void **state)
 	const char *text = "ffffffff81000000 T caller\n"
 			   "ffffffff81000100 T next_function\n"
 			   "ffffffff81000200 T leaf\n";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(path, text);
 	struct ksyms *k = ksym_load_file(path);
 	unlink(path);
 	assert_non_null(k);
@@ -178,10 +175,7 @@ static void test_named_late(void **state)
 				   "ffffffffc0001000 T mod_fn\t[mod]\n"
 				   "ffffffff81000400 t a;b\n";
 	char file[] = "/tmp/ftt-test-folded-kallsyms.XXXXXX";
-	int fd = mkstemp(file);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(file, text);
 	struct ksyms *k = ksym_load_file(file);
 	struct folded *early = folded_new(k), *late = folded_new_late(file, 64, 8),
 		      *none = folded_new_late("/nonexistent-ftt/kallsyms", 64, 8);

@@ -7,10 +7,7 @@ static char path[] = "/tmp/ftt-test-ksym.XXXXXX";
 
 static struct ksyms *load(const char *text)
 {
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(path, text);
 	struct ksyms *k = ksym_load_file(path);
 	unlink(path);
 	strcpy(path + strlen(path) - 6, "XXXXXX");
@@ -98,10 +95,7 @@ static void test_data_symbols(void **state)
 			   "ffffffff82000200 d static_mutex\n"
 			   "ffffffff82800000 B bss_lock\n"
 			   "ffffffff81800000 r ro_table\n";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(path, text);
 	struct ksyms *k = ksym_load_data_file(path);
 	unlink(path);
 	strcpy(path + strlen(path) - 6, "XXXXXX");
@@ -150,10 +144,7 @@ static void test_resolve_without_table(void **state)
 				   "ffffffff81000400 W weak_fn\n"
 				   "ffffffffc0001000 T mod_init\t[mod]\n";
 	char file[] = "/tmp/ftt-test-ksym-resolve.XXXXXX";
-	int fd = mkstemp(file);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(file, text);
 	struct ksyms *k = ksym_load_file(file);
 	assert_non_null(k);
 	unsigned long long q[] = {0xffffffff80000000ULL, 0xffffffff81000000ULL,
@@ -199,11 +190,11 @@ static void test_resolve_without_table(void **state)
 static void test_late(void **state)
 {
 	(void)state;
-	struct ksyms *k = ksym_load_late();
+	struct ksyms *k = ksym_load_late(false);
 	if (!k)
 		skip();
 	ksym_free(k);
-	k = ksym_load_late();
+	k = ksym_load_late(false);
 	assert_non_null(k);
 	size_t n = ksym_count(k);
 	ksym_free(k);

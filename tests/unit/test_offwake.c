@@ -82,10 +82,7 @@ static void test_trim(void **state)
 	const char *text = "ffffffff81000000 T trace_event_raw\n"
 			   "ffffffff81000100 T try_to_wake_up\n"
 			   "ffffffff81000200 T pipe_write\n";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(path, text);
 	struct ksyms *k = ksym_load_file(path);
 	unlink(path);
 	assert_non_null(k);
@@ -122,10 +119,7 @@ static void test_sums_trim(void **state)
 			   "ffffffff81000200 T pipe_write\n"
 			   "ffffffff81000300 T __schedule\n"
 			   "ffffffff81000400 T pipe_read\n";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	temp_file(path, text);
 	struct ksyms *k = ksym_load_file(path);
 	unlink(path);
 	assert_non_null(k);
