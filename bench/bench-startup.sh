@@ -52,6 +52,9 @@ load = subprocess.Popen([sys.executable, "-c",
 
 # Each tracer in a session of its own, stopped as Ctrl-C stops it: SIGINT to its group
 # (perf-tools' script ends, and cleans up, once its cat of trace_pipe has).
+# A perf-tools script killed leaves its lock and its event on at the top level: every later
+# run of it would refuse to start, and the machine stay traced. reset-ftrace -f undoes both,
+# said on stderr.
 def stop(p):
     try:
         os.killpg(p.pid, signal.SIGINT)
@@ -62,6 +65,9 @@ def stop(p):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+        if p.args[0] == PT:
+            print("bench-startup: %s killed after 10 s: reset-ftrace -f" % PT, file=sys.stderr)
+            subprocess.run([B + "/reset-ftrace", "-f"], stdout=sys.stderr)
 
 def first_line(cmd, want, banner_on_stdout=False, timeout=10):
     """ms from exec to the banner and to the first line with `want` on stdout."""
