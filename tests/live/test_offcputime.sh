@@ -72,10 +72,10 @@ check "offcputime -s -m 40000: kernel frames only, the naps there, shorter times
 	awk -F';' '{sub(/ [0-9]+\$/, \"\"); for (i = 2; i <= NF; i++) if (\$i !~ /_\\[k\\]\$/) bad = 1} END {exit bad}' '$TMP/sm.out'" ||
 	{ cat "$TMP/sm.err"; head -3 "$TMP/sm.out"; }
 # The frames above __schedule are the tracepoint's (trace_event_raw_event_*): cut, the stacks
-# named at the end
-check "offcputime -s --folded: no stack has the tracepoint's own frames" sh -c "
-	grep -q . '$TMP/sm.out' && ! grep -q 'trace_event_raw_event' '$TMP/sm.out'" ||
-	grep -m 3 'trace_event_raw_event' "$TMP/sm.out" | cut -c1-300 | sed 's/^/# /'
+# named at the end (the innermost frame is the line's last)
+check "offcputime -s --folded: no stack starts in the tracepoint's own frames" sh -c "
+	grep -q . '$TMP/sm.out' && ! grep -Eq 'trace_event_raw_event[^;]*_\[k\] [0-9]+\$' '$TMP/sm.out'" ||
+	grep -Em 3 'trace_event_raw_event[^;]*_\[k\] [0-9]+$' "$TMP/sm.out" | rev | cut -c1-300 | rev | sed 's/^/# /'
 if [ -z "$RHEL81" ]; then
 	naps_unrecorded=$(($(unrecorded "$TMP/U.err") >= 4))
 	check "offcputime -U --folded: user frames only, ftt_nap among them (or its 4 naps said not recorded)" sh -c "

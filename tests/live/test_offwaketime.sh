@@ -56,10 +56,11 @@ check "offwaketime -s --folded: pong;...pipe_read_[k];...;--;...pipe_write_[k];.
 	awk '{sub(/ [0-9]+\$/, \"\"); n = split(\$0, f, \";\"); for (i = 2; i < n; i++) if (f[i] != \"--\" && f[i] !~ /_\\[k\\]\$/) bad = 1} END {exit bad}' '$TMP/f.out'" ||
 	grep -E '^(ping|pong)' "$TMP/f.out" | cut -c1-300 | sed 's/^/# /'
 # The frames above __schedule and try_to_wake_up are the tracepoint's: cut, the stacks
-# named at the end
-check "offwaketime -s --folded: no stack has the tracepoints' own frames" sh -c "
-	grep -q . '$TMP/f.out' && ! grep -q 'trace_event_raw_event' '$TMP/f.out'" ||
-	grep -m 3 'trace_event_raw_event' "$TMP/f.out" | cut -c1-300 | sed 's/^/# /'
+# named at the end (the blocked task's innermost frame is before --, the waker's after it)
+check "offwaketime -s --folded: no stack starts in the tracepoints' own frames" sh -c "
+	grep -q . '$TMP/f.out' &&
+	! grep -Eq 'trace_event_raw_event[^;]*_\[k\];--;|;--;trace_event_raw_event' '$TMP/f.out'" ||
+	grep -Em 3 'trace_event_raw_event[^;]*_\[k\];--;|;--;trace_event_raw_event' "$TMP/f.out" | cut -c1-300 | sed 's/^/# /'
 
 for args in "--folded -j" "-m x" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1"; do
 	"$O" $args > "$TMP/out" 2> "$TMP/err"

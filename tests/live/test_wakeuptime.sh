@@ -77,10 +77,11 @@ check "wakeuptime --folded: ping;...pipe_write_[k];...;--;pong, its time the -j 
 	[ \$(echo '$fl' | grep -c .) -eq 1 ] && [ '${fl##* }' -gt 0 ] && [ '${fl##* }' -le $pong_us ]" ||
 	grep -E '^(ping|pong)' "$TMP/f.out" | cut -c1-300 | sed 's/^/# /'
 # The frames above try_to_wake_up are the tracepoint's (trace_event_raw_event_*): cut, the
-# stacks named at the end
-check "wakeuptime --folded: no waker's stack has the tracepoint's own frames" sh -c "
-	grep -q . '$TMP/f.out' && ! grep -q 'trace_event_raw_event' '$TMP/f.out'" ||
-	grep -m 3 'trace_event_raw_event' "$TMP/f.out" | cut -c1-300 | sed 's/^/# /'
+# stacks named at the end. (Deeper in a stack they are a wake-up's from an interrupt that came
+# while the kernel recorded some other event: the guests' stacks have them.)
+check "wakeuptime --folded: no waker's stack starts in the tracepoint's own frames" sh -c "
+	grep -q . '$TMP/f.out' && ! grep -q 'trace_event_raw_event[^;]*_\[k\];--;' '$TMP/f.out'" ||
+	grep -m 3 'trace_event_raw_event[^;]*_\[k\];--;' "$TMP/f.out" | rev | cut -c1-300 | rev | sed 's/^/# /'
 # intervals: the counts of each interval add up to the run's
 sum=$(grep '"waker":"ping"' "$TMP/i.out" | grep '"target":"pong"' | grep pipe_write |
 	sed -n 's/.*"count":\([0-9]*\).*/\1/p' | awk '{t += $1} END {print t + 0}')
