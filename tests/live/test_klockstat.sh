@@ -109,8 +109,10 @@ if [ -n "$BT" ]; then
 	BEGINS=$(sed -n 's/^@begins: //p' "$TMP/bt.out") ENDS=$(sed -n 's/^@ends: //p' "$TMP/bt.out")
 	echo "# bpftrace: $BEGINS contention_begin, $ENDS contention_end"
 	if lost text || lost json; then
-		check "klockstat's waits at most bpftrace's contention_end count, events lost said ($LOCKS, $TEXTN; $ENDS)" \
-			[ "$LOCKS" -le "${ENDS:-0}" -a "$TEXTN" -le "${ENDS:-0}" ]
+		# (at most 2 more: the waits that end as the probes go, as below; CI had 34283
+		# against 34282)
+		check "klockstat's waits at most bpftrace's contention_end count (but for the exit's), events lost said ($LOCKS, $TEXTN; $ENDS)" \
+			[ "$LOCKS" -le $((${ENDS:-0} + 2)) -a "$TEXTN" -le $((${ENDS:-0} + 2)) ]
 	else
 		check "klockstat's waits are bpftrace's contention_end count, but for the exit's ($LOCKS, $ENDS)" near "$LOCKS" "${ENDS:-0}"
 	fi
