@@ -376,12 +376,13 @@ static enum tool_code prepare(struct tool_run *t)
 	int uframes = env.ustack ? PERFEV_MAX_STACK : FOLDED_UFRAMES;
 	if (env.kstack && t->trace_json_path)
 		env.ksyms = ksym_load(); /* without kallsyms, addresses */
-	env.fold = env.kstack && !t->trace_json_path ?
-			   folded_new_late("/proc/kallsyms", FOLDED_KFRAMES, uframes) :
-			   folded_new_depth(env.ksyms, FOLDED_KFRAMES, uframes);
+	bool late = env.kstack && !t->trace_json_path;
+	env.fold = late ? folded_new_late("/proc/kallsyms", FOLDED_KFRAMES, uframes) :
+			  folded_new_depth(env.ksyms, FOLDED_KFRAMES, uframes);
 	if (!env.fold || pair_init(&env.kthreads, 4096, 1))
 		return TOOL_FAIL;
-	folded_late_setup(env.fold, true, "__schedule");
+	if (late)
+		folded_late_setup(env.fold, true, "__schedule");
 	snprintf(t->traced, sizeof(t->traced), "time off the CPU by %s stack%s",
 		 env.kstack && env.ustack ? "kernel and user" :
 		 env.kstack		  ? "kernel" :

@@ -108,7 +108,9 @@ void row_begin(struct row *r, uint64_t ts_ns)
 			next(r, &text, &json);
 			/* Six decimals (every time column's) as the trace file shows them */
 			char buf[48];
-			int len = (int)out_seconds_buf(buf, ts_ns);
+			int len = json || (text && c->prec == 6) ?
+					  (int)out_seconds_buf(buf, ts_ns) :
+					  0;
 			if (text && c->prec == 6)
 				fprintf(r->f, "%*.*s", width_of(r, c), len, buf);
 			else if (text)

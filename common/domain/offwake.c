@@ -30,6 +30,18 @@ void offwake_trailers_init(struct offwake_trailers *tr, struct tep_event *kev,
 	tr->top = top;
 }
 
+/* The first of st's 8 innermost kernel frames in function top (ksyms' names), or -1. */
+static int top_by_name(const struct ksyms *ksyms, const char *top, const struct offwake_stack *st)
+{
+	for (int i = 0; ksyms && top && i < st->nk && i < 8; i++) {
+		unsigned long long off;
+		const char *name = ksym_find(ksyms, st->k[i], &off);
+		if (name && !strcmp(name, top))
+			return i;
+	}
+	return -1;
+}
+
 void offwake_stack_trim(struct offwake_trailers *tr, struct offwake_stack *st)
 {
 	if (!tr->ksyms || !tr->top)
@@ -39,18 +51,12 @@ void offwake_stack_trim(struct offwake_trailers *tr, struct offwake_stack *st)
 		for (int j = 0; j < 4 && tr->top_ret[j]; j++)
 			if (st->k[i] == tr->top_ret[j])
 				top = i;
-	for (int i = 0; i < st->nk && i < 8 && top < 0; i++) {
-		unsigned long long off;
-		const char *name = ksym_find(tr->ksyms, st->k[i], &off);
-		if (name && !strcmp(name, tr->top)) {
-			top = i;
-			for (int j = 0; j < 4; j++)
-				if (!tr->top_ret[j]) {
-					tr->top_ret[j] = st->k[i];
-					break;
-				}
-		}
-	}
+	if (top < 0 && (top = top_by_name(tr->ksyms, tr->top, st)) >= 0)
+		for (int j = 0; j < 4; j++)
+			if (!tr->top_ret[j]) {
+				tr->top_ret[j] = st->k[top];
+				break;
+			}
 	if (top > 0) {
 		memmove(st->k, st->k + top, (size_t)(st->nk - top) * sizeof(*st->k));
 		st->nk = (int16_t)(st->nk - top);
@@ -183,15 +189,9 @@ static char *name_users(const struct offwake_sums *w)
  * tracepoint's and ftrace's) are cut, when top is among the first 8. NULL: out of memory. */
 static char *name_kernel(const struct ksyms *ksyms, const char *top, const struct offwake_stack *st)
 {
-	int from = 0;
-	for (int i = 0; ksyms && top && i < st->nk && i < 8; i++) {
-		unsigned long long off;
-		const char *name = ksym_find(ksyms, st->k[i], &off);
-		if (name && !strcmp(name, top)) {
-			from = i;
-			break;
-		}
-	}
+	int from = top_by_name(ksyms, top, st);
+	if (from < 0)
+		from = 0;
 	/* a comm of "" names nothing: the text is the frames alone */
 	return folded_name(ksyms, "", 0, st->k + from, st->nk - from, NULL, 0);
 }

@@ -197,24 +197,26 @@ struct ksyms *ksym_load(void)
 	return ksym_load_file("/proc/kallsyms");
 }
 
-static struct ksyms *load(const char *path, bool data);
+static struct ksyms *load(const char *path, bool data, bool late);
 
 struct ksyms *ksym_load_file(const char *path)
 {
-	return load(path, false);
+	return load(path, false, false);
 }
 
 struct ksyms *ksym_load_data(void)
 {
-	return load("/proc/kallsyms", true);
+	return load("/proc/kallsyms", true, false);
 }
 
 struct ksyms *ksym_load_data_file(const char *path)
 {
-	return load(path, true);
+	return load(path, true, false);
 }
 
-static struct ksyms *load(const char *path, bool data)
+/* The table of path (data: the data symbols), read by a thread of its own now, or (late) at
+ * its first lookup. */
+static struct ksyms *load(const char *path, bool data, bool late)
 {
 	FILE *f = fopen(path, "re");
 	struct ksyms *k = f ? calloc(1, sizeof(*k)) : NULL;
@@ -225,6 +227,8 @@ static struct ksyms *load(const char *path, bool data)
 	}
 	k->f = f;
 	k->data = data;
+	if (late) /* read at the first lookup (loaded) */
+		return k;
 	/* Read while the run sets the kernel up (RCU grace periods it sleeps through): the
 	 * first lookup waits for the end. No signal of the run's is taken by the loader.
 	 * A table ksym_wait_all() could not find (no free slot) is read here and now. */
@@ -247,15 +251,7 @@ static struct ksyms *load(const char *path, bool data)
 
 struct ksyms *ksym_load_late(bool data)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	struct ksyms *k = f ? calloc(1, sizeof(*k)) : NULL;
-	if (!k && f)
-		fclose(f);
-	if (k) {
-		k->f = f; /* read at the first lookup (loaded) */
-		k->data = data;
-	}
-	return k;
+	return load("/proc/kallsyms", data, true);
 }
 
 /* The table once loaded (a branch per lookup while it is not joined yet), a late one read
