@@ -75,9 +75,10 @@ struct wait_sums {
 	uint64_t total_ns, max_ns;
 };
 
-/* A waiting stack's innermost frames, counted by: its caller is found among them when the
- * tables are printed, kernel symbols read then (none before the banner or during the run). */
-#define CALLER_FRAMES 24
+/* A waiting stack, counted by: its caller is found in it when the tables are printed, kernel
+ * symbols read then (none before the banner or during the run). All the frames kept, as the
+ * caller was found in before: a caller deeper than a shorter key would be shown as none. */
+#define CALLER_FRAMES FOLDED_KFRAMES
 struct stack_key {
 	uint64_t k[CALLER_FRAMES]; /* leaf first; 0 past the stack's end */
 };
