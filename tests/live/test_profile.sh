@@ -251,7 +251,7 @@ replaced_run() {
 replaced_run 3 alive
 check "profile -f of a program replaced while it runs: named from its mapping (burn_three)" \
 	grep -q '^pr;.*;ratio;burn_three;spin' "$TMP/rep.out" ||
-	{ head -3 "$TMP/rep.out" | sed 's/^/# /'; sed 's/^/# err: /' "$TMP/rep.err"; }
+	{ sed 's/^/# err: /' "$TMP/rep.err"; grep '^pr;' "$TMP/rep.out" | sort -t' ' -k2nr | head -8 | sed 's/^/# /'; }
 "$BIN/uprobe" -l "$PT" > "$TMP/pt.syms" 2> /dev/null
 "$BIN/uprobe" -l "$JSONCHECK" > "$TMP/jc.syms" 2> /dev/null
 awk 'NR == FNR { pt[$0]; next } !($0 in pt)' "$TMP/pt.syms" "$TMP/jc.syms" > "$TMP/jc.only"

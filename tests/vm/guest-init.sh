@@ -26,6 +26,7 @@ for m in $(cat /ftt/modules.order); do
 done
 sleep 1 # let the disks appear
 ip link set lo up # tests that connect to 127.0.0.1
+say "# time boot $(cut -d. -f1 /proc/uptime) s"
 
 # FEATURE yes|no NAME (the name may have spaces)
 feature() { if eval "$2" > /dev/null 2>&1; then say "FEATURE yes $1"; else say "FEATURE no $1"; fi; }
@@ -105,9 +106,11 @@ for t in /ftt/tests/live/test_*.sh; do
 				continue
 			fi
 			say "# live tests with LIVE_DISK=$disk"
+			t0=$(cut -d. -f1 /proc/uptime)
 			# Streamed, so that a guest that hangs still shows how far it got.
 			LIVE_DISK=$disk sh "$t" 2>&1 |
 				sed "s#^\(ok\|not ok\|skip\) - #\1 - [$(basename $disk)] #" > $OUT
+			say "# time $name[$(basename $disk)] $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 			runs=$((runs + 1))
 		done
 		continue

@@ -178,6 +178,27 @@ initramfs() {
 	(cd "$ir" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out"
 }
 
+# watch_stall SUITE PID: a guest whose kernel reports a stall or lockup on the console and
+# whose results have not grown for STALL_SECS (150 s) since is hung (CI's 4.18 guest of
+# 2026-11-30 said "rcu_sched self-detected stall" for 18 minutes, until VM_TIMEOUT): qemu is
+# ended then, not at VM_TIMEOUT, and the complaint is kept for the guest's failure.
+STALL_SECS=${VM_STALL_SECS:-150}
+watch_stall() {
+	local suite=$1 pid=$2 still=0 size last=
+	while kill -0 "$pid" 2> /dev/null; do
+		sleep 10
+		grep -qE 'detected stall|soft lockup|blocked for more than' "$WORK/$suite.console" 2> /dev/null || continue
+		size=$(stat -c %s "$WORK/$suite.results" 2> /dev/null)
+		if [ "$size" = "$last" ]; then still=$((still + 10)); else still=0; fi
+		last=$size
+		if [ $still -ge "$STALL_SECS" ]; then
+			echo "the kernel stalled, no result for ${STALL_SECS} s" > "$WORK/$suite.stalled"
+			kill "$pid"
+			return
+		fi
+	done
+}
+
 # boot SUITE: run the guest; results in $WORK/SUITE.results, console in $WORK/SUITE.console.
 boot() {
 	local suite=$1 root krel
@@ -190,17 +211,23 @@ boot() {
 	# Single-threaded TCG: with one host thread per vCPU (thread=multi) the 6.12 guest died of
 	# "Oops: int3" in __schedule (a tracepoint's static key being patched with int3 while the
 	# other vCPU ran it) three times in a row on 2026-11-21; thread=single passed all three
-	# kernels at about the same speed.
+	# kernels at about the same speed. loglevel=5: warnings too, as a stall's backtrace is.
 	timeout "$TIMEOUT" qemu-system-x86_64 -accel "${VM_ACCEL:-tcg,thread=single}" -cpu "${VM_CPU:-max,-tsc-deadline}" -m 1024 -smp "${VM_SMP:-2}" \
 		-kernel "$root/boot/vmlinuz-$krel" -initrd "$WORK/$suite.initrd" \
-		-append "console=ttyS0 loglevel=4 panic=-1 rdinit=/init ${VM_APPEND:-} $([ "${VM_PROBE_TESTS:-}" = 0 ] && echo ftt.probe=0)" \
+		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init ${VM_APPEND:-} $([ "${VM_PROBE_TESTS:-}" = 0 ] && echo ftt.probe=0)" \
 		-display none -no-reboot -nic none \
 		-monitor "$([ "${VM_MONITOR:-}" = 1 ] && echo "unix:$WORK/$suite.mon,server,nowait" || echo none)" \
 		-serial file:"$WORK/$suite.console" -serial file:"$WORK/$suite.results" \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 		-drive file="$WORK/$suite.disk",if=virtio,format=raw \
-		-drive file="$WORK/$suite.fs",if=virtio,format=raw,discard=unmap
+		-drive file="$WORK/$suite.fs",if=virtio,format=raw,discard=unmap &
+	local qpid=$!
+	watch_stall "$suite" $qpid &
+	local wpid=$!
+	wait $qpid
 	echo $? > "$WORK/$suite.qemu-rc"
+	kill $wpid 2> /dev/null
+	wait $wpid 2> /dev/null
 }
 
 # run_kernel SUITE: fetch, boot, read the results; everything it prints goes to
@@ -224,9 +251,14 @@ run_kernel() {
 	if ! grep -q '^FTT-END' "$res.txt"; then
 		# As a failed check with its reasons ("# " lines), which CI's summary keeps: the
 		# suite it was in, the last results and the console's end (a panic, the OOM killer).
-		echo "not ok - the guest did not report an end (qemu exit $(cat "$WORK/$suite.qemu-rc"), ${secs}s, in $(grep '^# live tests' "$res.txt" | tail -n 1 | sed 's/^# live tests[^:]*: //'))"
+		echo "not ok - the guest did not report an end (qemu exit $(cat "$WORK/$suite.qemu-rc"), ${secs}s,$(cat "$WORK/$suite.stalled" 2> /dev/null | sed 's/^/ /;s/$/,/') in $(grep '^# live tests' "$res.txt" | tail -n 1 | sed 's/^# live tests[^:]*: //'))"
 		tail -n 8 "$res.txt" | sed 's/^/# result: /'
-		tail -n 30 "$WORK/$suite.console" | sed 's/^/# console: /'
+		# The console from the kernel's first complaint (a stall repeats itself to the end),
+		# else its end.
+		awk '/BUG|Oops|panic|stall|WARNING|Call Trace|blocked for more than/ { n = 30 }
+			n > 0 { print; n-- }' "$WORK/$suite.console" | head -n 30 > "$WORK/$suite.complaint"
+		[ -s "$WORK/$suite.complaint" ] || tail -n 30 "$WORK/$suite.console" > "$WORK/$suite.complaint"
+		sed 's/^/# console: /' "$WORK/$suite.complaint"
 		echo "$krel ($suite): FAILED (no end reported)" > "$WORK/$suite.summary"
 		touch "$WORK/$suite.failed"
 		return
