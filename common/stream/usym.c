@@ -552,9 +552,9 @@ static struct symfile {
 	/* lazy: its symbols are read when it is first named, from the file at path if that is
 	 * still the one mapped (dev, ino), else none (said "PATH (replaced)") */
 	bool lazy;
-	/* lazy too: fd + 1 of the mapped file itself, opened when it was found deleted, replaced
-	 * or another at its path in our mount namespace (through /proc/PID/map_files or
-	 * /proc/PID/root), read when first named; 0: none */
+	/* lazy too: fd + 1 of the mapped file itself, opened when it was found: at its path, or
+	 * deleted, replaced or another at its path in our mount namespace (through
+	 * /proc/PID/map_files or /proc/PID/root), read when first named; 0: none */
 	int pinned;
 	dev_t dev;
 	ino_t ino;
@@ -776,10 +776,18 @@ static int symfile_get_id(const char *path, const char *shown, dev_t dev, ino_t 
 	f->pid = pid;
 	f->start = start;
 	f->end = end;
-	/* A file that must be read while its process lives (no identity to check later: read
-	 * through /proc/PID/...): where names wait for the end, only opened now (its symbols
-	 * read now were 4 ms of profile's CPU for one 870 KB deleted binary sampled). */
-	int fd = !f->lazy && lazy_files ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	/* Where names wait for the end, a file is only opened now (its symbols read now were 4
+	 * ms of profile's CPU for one 870 KB deleted binary sampled), and read from that
+	 * descriptor then: one that must be read while its process lives (no identity to check
+	 * later: read through /proc/PID/...), and one at its path, if it is still the one
+	 * mapped (replaced there before the end by a process that has gone by then, as an
+	 * upgrade does, it was "PATH (replaced)" without names). One open and fstat per file. */
+	int fd = lazy_files ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+	struct stat st;
+	if (fd >= 0 && f->lazy && (fstat(fd, &st) || !is_mapped(&st, f))) {
+		close(fd); /* another there already: the end's checks say so */
+		fd = -1;
+	}
 	if (fd >= 0) {
 		f->pinned = fd + 1;
 		f->lazy = true;

@@ -97,8 +97,9 @@ static int copy_file(const char *from, const char *to)
 
 /* Naming later (profile's end): where an address is, as a file and offset, names it after
  * the process's maps are forgotten (an exec); with usym_lazy, a file read only then is read
- * as mapped: a copy of this program told as mapped high up names usym_probe_me, and once
- * another file is renamed over it, nothing ("(replaced)"), never that file's names. */
+ * as mapped: a copy of this program told as mapped high up names usym_probe_me, and when
+ * another file was renamed over it before it was found, nothing ("(replaced)"), never that
+ * file's names. */
 static void test_named_later(void **state)
 {
 	(void)state;
@@ -129,17 +130,17 @@ static void test_named_later(void **state)
 		assert_int_equal(copy_file(self, copy), 0);
 		struct stat st;
 		assert_int_equal(stat(copy, &st), 0);
-		unsigned long long at = 0x100000000000ULL;
-		assert_int_equal(
-			usym_addr_map(getpid(), at, end - start, off, copy, st.st_dev, st.st_ino),
-			0);
-		assert_int_equal(usym_addr_file(getpid(), at + (a - start) + 2, &file, &foff), 1);
-		if (replaced) { /* renamed over it: another inode at the path */
+		if (replaced) { /* renamed over it before it was found: another inode at the path */
 			char other[96];
 			snprintf(other, sizeof(other), "%s/other", dir);
 			assert_int_equal(copy_file(self, other), 0);
 			assert_int_equal(rename(other, copy), 0);
 		}
+		unsigned long long at = 0x100000000000ULL;
+		assert_int_equal(
+			usym_addr_map(getpid(), at, end - start, off, copy, st.st_dev, st.st_ino),
+			0);
+		assert_int_equal(usym_addr_file(getpid(), at + (a - start) + 2, &file, &foff), 1);
 		usym_file_name(file, foff, buf, sizeof(buf));
 		snprintf(want, sizeof(want),
 			 replaced ? "(%s (replaced))" : "usym_probe_me+0x2 (%s)", copy);
@@ -148,17 +149,17 @@ static void test_named_later(void **state)
 		usym_addr_free();
 		usym_lazy(true);
 	}
-	/* a FIFO anyone could make put at the path: not opened (that would block), replaced */
+	/* a FIFO anyone could make put at the path: never blocked on, replaced */
 	usym_lazy(true);
 	assert_int_equal(copy_file(self, copy), 0);
 	struct stat st;
 	assert_int_equal(stat(copy, &st), 0);
+	assert_int_equal(unlink(copy), 0);
+	assert_int_equal(mkfifo(copy, 0666), 0);
 	unsigned long long at = 0x100000000000ULL;
 	assert_int_equal(usym_addr_map(getpid(), at, end - start, off, copy, st.st_dev, st.st_ino),
 			 0);
 	assert_int_equal(usym_addr_file(getpid(), at + (a - start) + 2, &file, &foff), 1);
-	assert_int_equal(unlink(copy), 0);
-	assert_int_equal(mkfifo(copy, 0666), 0);
 	usym_file_name(file, foff, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "(%s (replaced))", copy);
 	assert_non_null(strstr(buf, want));
@@ -229,6 +230,56 @@ static void test_deleted_named_later(void **state)
 	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s (deleted))", copy);
 	assert_string_equal(usym_file_name(file, foff, buf, sizeof(buf)), want);
 	usym_addr_free();
+	rmdir(dir);
+}
+
+/* A file mapped, then replaced at its path (an upgrade: a new file renamed over it) and the
+ * mapping gone before it is named: its own names, from the file opened when it was found; it
+ * was "PATH (replaced)" without names when the process had gone by the end. */
+static void test_replaced_named_later(void **state)
+{
+	(void)state;
+	char buf[4200], want[4200], line[4200];
+	unsigned long long a = (uintptr_t)&usym_probe_me, start = 0, end = 0, off = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) == 3 && a >= start &&
+		    a < end)
+			break;
+	fclose(f);
+	char dir[64], copy[96], other[96];
+	snprintf(dir, sizeof(dir), "/tmp/ftt-usym.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/prog", dir);
+	snprintf(other, sizeof(other), "%s/prog.new", dir);
+	assert_int_equal(copy_file(self, copy), 0);
+	struct stat st;
+	assert_int_equal(stat(copy, &st), 0);
+	int fd = open(copy, O_RDONLY);
+	assert_true(fd >= 0);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE),
+	       len = ((size_t)st.st_size + page - 1) / page * page;
+	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(fd);
+	usym_lazy(true);
+	unsigned long long at = (uintptr_t)m;
+	assert_int_equal(usym_addr_map(getpid(), at, len, 0, copy, st.st_dev, st.st_ino), 0);
+	int file = -1;
+	unsigned long long foff = 0;
+	assert_int_equal(usym_addr_file(getpid(), at + (a - start + off) + 2, &file, &foff), 1);
+	/* another file renamed over it (not an ELF file: nothing of it could be named) */
+	f = fopen(other, "w");
+	assert_non_null(f);
+	fputs("not the program\n", f);
+	fclose(f);
+	assert_int_equal(rename(other, copy), 0);
+	assert_int_equal(munmap(m, len), 0); /* its /proc/PID/map_files entry gone */
+	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s)", copy);
+	assert_string_equal(usym_file_name(file, foff, buf, sizeof(buf)), want);
+	usym_addr_free();
+	unlink(copy);
 	rmdir(dir);
 }
 
@@ -500,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_named_later),
 		cmocka_unit_test(test_deleted_named_later),
+		cmocka_unit_test(test_replaced_named_later),
 		cmocka_unit_test(test_exec_followed),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
