@@ -105,6 +105,12 @@ for t in /ftt/tests/live/test_*.sh; do
 				runs=$((runs + 1))
 				continue
 			fi
+			# (the null_blk run in some guests only: vmcheck.sh, ONE_GUEST)
+			other=$(awk -v n="$name[$(basename $disk)]" '$1 == n { print $2 }' /ftt/elsewhere 2> /dev/null)
+			if [ -n "$other" ]; then
+				say "# $name[$(basename $disk)]: run in the $other guest only"
+				continue
+			fi
 			say "# live tests with LIVE_DISK=$disk"
 			t0=$(cut -d. -f1 /proc/uptime)
 			# Streamed, so that a guest that hangs still shows how far it got.

@@ -63,9 +63,12 @@ fi
 # through generic_file_read_iter) and 6.12. test_sslsniff only says in a guest that it has no
 # libssl: 4.14 says it. (4.19 runs the man pages' examples, the longest guest: 1051 s in a
 # CI run of 2026-11-30, its suites there and 1.5 times that on a slower day; test_probe,
-# test_offwaketime and test_sslsniff moved off it then.) VM_ONE_GUEST= runs them in every
-# guest.
-ONE_GUEST=${VM_ONE_GUEST-test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports test_funcslower=4.14.325+4.19.222+bookworm-backports test_funccount=4.9.337+4.19.222+bookworm-backports test_probe=4.9.337+4.18.0-147.5.1.el8_1.x86_64+bookworm-backports test_offwaketime=4.9.337+4.14.325 test_fsdist=4.9.337+bookworm-backports test_sslsniff=4.14.325}
+# test_offwaketime and test_sslsniff moved off it then.) The block suite runs on a virtio
+# disk in every guest and on null_blk (another driver under the same block tracepoints:
+# completed at once, no I/O scheduler) in the oldest kernel, 4.19 and the newest (35 s a
+# guest, 7 and a half minutes of a CI run's guests before). VM_ONE_GUEST= runs them all in
+# every guest.
+ONE_GUEST=${VM_ONE_GUEST-test_block[nullb0]=4.9.337+4.19.222+bookworm-backports test_examples=4.19.222 test_pictures=4.9.337 test_funcgraph=4.19.222+bookworm-backports test_functrace=4.19.222+bookworm-backports test_trust=4.19.222+bookworm-backports test_funcslower=4.14.325+4.19.222+bookworm-backports test_funccount=4.9.337+4.19.222+bookworm-backports test_probe=4.9.337+4.18.0-147.5.1.el8_1.x86_64+bookworm-backports test_offwaketime=4.9.337+4.14.325 test_fsdist=4.9.337+bookworm-backports test_sslsniff=4.14.325}
 # (A guest under CI's load took 1.3 to 1.6 times its time alone: 1800 s leaves the longest,
 # 4.19, a margin; a hung guest still ends the run well inside CI's 90 minutes.)
 TIMEOUT=${VM_TIMEOUT:-1800}
