@@ -71,76 +71,50 @@ enum tool_opt_id {
 	TOOL_OPT_TAG,	       /* --tag host,kernel (every tool: row.h's row_tag) */
 	TOOL_OPT_TRACE_JSON,   /* --trace-json FILE (the tools that show spans: tracejson.h) */
 };
-#define TOOL_DURATION                                                                          \
-	{                                                                                      \
-		'd', NULL, "SECS", "trace for this many seconds, then exit", TOOL_OPT_DURATION \
-	}
-#define TOOL_PID                                                                        \
-	{                                                                               \
-		'p', NULL, "PID", "only this process (all its threads, also new ones)", \
-			TOOL_OPT_PID                                                    \
-	}
-#define TOOL_TID                                                   \
-	{                                                          \
-		'L', NULL, "TID", "only this thread", TOOL_OPT_TID \
-	}
-#define TOOL_NAME                                                                          \
-	{                                                                                  \
-		'n', NULL, "NAME",                                                         \
-			"only tasks whose name matches (glob), as it was when\nthe event " \
-			"happened",                                                        \
-			TOOL_OPT_NAME                                                      \
-	}
-#define TOOL_JSON(help)                                \
-	{                                              \
-		'j', "json", NULL, help, TOOL_OPT_JSON \
-	}
-#define TOOL_TIMESTAMP                                                                     \
-	{                                                                                  \
-		't', NULL, NULL, "TIME(s) column: trace-clock seconds", TOOL_OPT_TIMESTAMP \
-	}
-#define TOOL_WALLCLOCK                                                                       \
-	{                                                                                    \
-		'T', NULL, NULL, "TIME column: wall-clock time HH:MM:SS", TOOL_OPT_WALLCLOCK \
-	}
+#define TOOL_DURATION                                                                     \
+	SPEC(.key = 'd', .arg = "SECS", .help = "trace for this many seconds, then exit", \
+	     .id = TOOL_OPT_DURATION)
+#define TOOL_PID                       \
+	SPEC(.key = 'p', .arg = "PID", \
+	     .help = "only this process (all its threads, also new ones)", .id = TOOL_OPT_PID)
+#define TOOL_TID SPEC(.key = 'L', .arg = "TID", .help = "only this thread", .id = TOOL_OPT_TID)
+#define TOOL_NAME                                                                       \
+	SPEC(.key = 'n', .arg = "NAME",                                                 \
+	     .help = "only tasks whose name matches (glob), as it was when\nthe event " \
+		     "happened",                                                        \
+	     .id = TOOL_OPT_NAME)
+#define TOOL_JSON(text) SPEC(.key = 'j', .name = "json", .help = text, .id = TOOL_OPT_JSON)
+#define TOOL_TIMESTAMP \
+	SPEC(.key = 't', .help = "TIME(s) column: trace-clock seconds", .id = TOOL_OPT_TIMESTAMP)
+#define TOOL_WALLCLOCK \
+	SPEC(.key = 'T', .help = "TIME column: wall-clock time HH:MM:SS", .id = TOOL_OPT_WALLCLOCK)
 /* Takes the rest of the command line (tool.c finds it before the options are parsed). */
-#define TOOL_EXEC                                                                            \
-	{                                                                                    \
-		TOOL_LONG_EXEC, "exec", "CMD [ARG...]",                                      \
-			"run CMD and trace only it and what it starts; end\nwhen it exits; " \
-			"CMD keeps standard output, not -o's",                               \
-			TOOL_OPT_EXEC                                                        \
-	}
+#define TOOL_EXEC                                                                         \
+	SPEC(.key = TOOL_LONG_EXEC, .name = "exec", .arg = "CMD [ARG...]",                \
+	     .help = "run CMD and trace only it and what it starts; end\nwhen it exits; " \
+		     "CMD keeps standard output, not -o's",                               \
+	     .id = TOOL_OPT_EXEC)
 /* The keys of -j's objects, from the tool's row tables (row.h); the man page lists them. */
-#define TOOL_JSON_KEYS                                                                            \
-	{                                                                                         \
-		TOOL_LONG_JSON_KEYS, "json-keys", NULL, "list the keys of -j's objects and exit", \
-			TOOL_OPT_JSON_KEYS                                                        \
-	}
+#define TOOL_JSON_KEYS                                        \
+	SPEC(.key = TOOL_LONG_JSON_KEYS, .name = "json-keys", \
+	     .help = "list the keys of -j's objects and exit", .id = TOOL_OPT_JSON_KEYS)
 /* The counts also in FILE for node_exporter's textfile collector (prom.h): a tool that lists
  * it writes the file where it prints an interval and at the end (tool_prom). */
-#define TOOL_PROM                                                             \
-	{                                                                     \
-		TOOL_LONG_PROM, "prom", "FILE",                               \
-			"also write the counts to FILE in Prometheus' text "  \
-			"format\n(node_exporter's "                           \
-			"textfile collector), each interval and at\nthe end", \
-			TOOL_OPT_PROM                                         \
-	}
+#define TOOL_PROM                                                          \
+	SPEC(.key = TOOL_LONG_PROM, .name = "prom", .arg = "FILE",         \
+	     .help = "also write the counts to FILE in Prometheus' text "  \
+		     "format\n(node_exporter's "                           \
+		     "textfile collector), each interval and at\nthe end", \
+	     .id = TOOL_OPT_PROM)
 /* The spans also in FILE, for Perfetto and chrome://tracing (tracejson.h): a tool that lists
  * it writes its spans with tool_trace_json(); the driver makes FILE.tmp at start (a path
  * it cannot write is a usage error) and renames it over FILE when the run has traced. */
-#define TOOL_TRACE_JSON                                                                    \
-	{                                                                                  \
-		TOOL_LONG_TRACE_JSON, "trace-json", "FILE",                                \
-			"also write each span to FILE as Trace Event JSON, for\nPerfetto " \
-			"and chrome://tracing (written whole at the end)",                 \
-			TOOL_OPT_TRACE_JSON                                                \
-	}
-#define TOOL_OPT_END                   \
-	{                              \
-		0, NULL, NULL, NULL, 0 \
-	}
+#define TOOL_TRACE_JSON                                                                 \
+	SPEC(.key = TOOL_LONG_TRACE_JSON, .name = "trace-json", .arg = "FILE",          \
+	     .help = "also write each span to FILE as Trace Event JSON, for\nPerfetto " \
+		     "and chrome://tracing (written whole at the end)",                 \
+	     .id = TOOL_OPT_TRACE_JSON)
+#define TOOL_OPT_END SPEC(.key = 0)
 
 struct tool_opts {
 	uint64_t duration; /* ns, 0: until stopped */

@@ -191,17 +191,13 @@ static const char *unit(void)
 }
 
 /* -j: one object per histogram, by -k's key (none, comm, tid); the text is hist.h's. */
-#define COL_FUNC                                                        \
-	{                                                               \
-		NULL, "func", 0, ROW_STR, 0, ROW_NOTEXT, "the function" \
-	}
-#define COLS_TAIL                                                                           \
-	{NULL, "unit", 0, ROW_WORD, 0, ROW_NOTEXT, "ns, us or ms"},                         \
-		{NULL, "count", 0, ROW_UINT, 0, ROW_NOTEXT, "calls counted"},               \
-	{                                                                                   \
-		NULL, "hist", 0, ROW_JSON, 0, 0,                                            \
-			"the non-empty rows of the log2 histogram: [{low, high, count}...]" \
-	}
+#define COL_FUNC SPEC(.key = "func", .kind = ROW_STR, .flags = ROW_NOTEXT, .doc = "the function")
+#define COLS_TAIL                                                                          \
+	SPEC(.key = "unit", .kind = ROW_WORD, .flags = ROW_NOTEXT, .doc = "ns, us or ms"), \
+		SPEC(.key = "count", .kind = ROW_UINT, .flags = ROW_NOTEXT,                \
+		     .doc = "calls counted"),                                              \
+		SPEC(.key = "hist", .kind = ROW_JSON,                                      \
+		     .doc = "the non-empty rows of the log2 histogram: [{low, high, count}...]")
 static const struct row_col all_cols[] = {ROW_COL_WHEN, COL_FUNC, COLS_TAIL};
 static const struct row_col comm_cols[] = {
 	ROW_COL_WHEN,

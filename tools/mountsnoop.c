@@ -24,10 +24,7 @@ struct flag {
 	unsigned long long bit;
 	const char *name;
 };
-#define FLAGS_END       \
-	{               \
-		0, NULL \
-	}
+#define FLAGS_END SPEC(.bit = 0)
 
 static const struct flag ms_flags[] = {
 	{1, "MS_RDONLY"},

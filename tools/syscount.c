@@ -160,30 +160,23 @@ struct tally {
 
 /* The rows, by call or by process (-P), with or without the time in them (-L). The time of
  * a row is its table's, written above it in text ("[HH:MM:SS]"), in each object in JSON. */
-#define COL_COUNT                                                                           \
-	{                                                                                   \
-		"COUNT", "count", 10, ROW_UINT, 0, 0, "calls that returned in the interval" \
-	}
-#define COL_TOTAL                                                                         \
-	{                                                                                 \
-		"TOTAL(us)", "total_us", 14, ROW_FLOAT, 3, 0, "microseconds in them (-L)" \
-	}
-#define COL_AVG                                                                        \
-	{                                                                              \
-		"AVG(us)", "avg_us", 12, ROW_FLOAT, 3, 0, "microseconds per call (-L)" \
-	}
-#define COL_CALL                                                             \
-	{                                                                    \
-		"SYSCALL", "syscall", -22, ROW_WORD, 0, 0, "the system call" \
-	}
-#define COL_PID                                                     \
-	{                                                           \
-		"PID", "pid", -7, ROW_INT, 0, 0, "the process (-P)" \
-	}
+#define COL_COUNT                                                            \
+	SPEC(.head = "COUNT", .key = "count", .width = 10, .kind = ROW_UINT, \
+	     .doc = "calls that returned in the interval")
+#define COL_TOTAL                                                                               \
+	SPEC(.head = "TOTAL(us)", .key = "total_us", .width = 14, .kind = ROW_FLOAT, .prec = 3, \
+	     .doc = "microseconds in them (-L)")
+#define COL_AVG                                                                             \
+	SPEC(.head = "AVG(us)", .key = "avg_us", .width = 12, .kind = ROW_FLOAT, .prec = 3, \
+	     .doc = "microseconds per call (-L)")
+#define COL_CALL                                                                  \
+	SPEC(.head = "SYSCALL", .key = "syscall", .width = -22, .kind = ROW_WORD, \
+	     .doc = "the system call")
+#define COL_PID \
+	SPEC(.head = "PID", .key = "pid", .width = -7, .kind = ROW_INT, .doc = "the process (-P)")
 #define COL_COMM                                                           \
-	{                                                                  \
-		"COMM", "comm", -16, ROW_STR, 0, 0, "its name, exact (-P)" \
-	}
+	SPEC(.head = "COMM", .key = "comm", .width = -16, .kind = ROW_STR, \
+	     .doc = "its name, exact (-P)")
 static const struct row_col call_cols[] = {ROW_COL_WHEN, COL_CALL, COL_COUNT};
 static const struct row_col call_lat_cols[] = {ROW_COL_WHEN, COL_CALL, COL_COUNT, COL_TOTAL,
 					       COL_AVG};

@@ -53,48 +53,31 @@ struct life {
 	bool established; /* was ESTABLISHED */
 };
 
-#define LIFE_COLS(addr)                                                                    \
-	{                                                                                  \
-		ROW_COL_TS, ROW_COL_WALL, {"PID",                                          \
-					   "pid",                                          \
-					   7,                                              \
-					   ROW_INT,                                        \
-					   0,                                              \
-					   0,                                              \
-					   "the process (see DESCRIPTION: which one)"},    \
-			{NULL,                                                             \
-			 "tid",                                                            \
-			 0,                                                                \
-			 ROW_INT,                                                          \
-			 0,                                                                \
-			 ROW_NOTEXT,                                                       \
-			 "its thread (null: a listener's owner)"},                         \
-			{"COMM", "comm", -16, ROW_STR, 0, 0, "its name then"},             \
-			{"IP", "ip", 2, ROW_INT, 0, 0, "4 or 6 (v4-mapped IPv6: 4)"},      \
-			{"LADDR", "laddr", addr, ROW_WORD, 0, 0, "the local address"},     \
-			{"LPORT", "lport", 5, ROW_UINT, 0, 0, "the local port"},           \
-			{"RADDR", "raddr", addr, ROW_WORD, 0, 0, "the remote address"},    \
-			{"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},          \
-			{"TX_KB",                                                          \
-			 "tx_bytes",                                                       \
-			 6,                                                                \
-			 ROW_UINT,                                                         \
-			 0,                                                                \
-			 0,                                                                \
-			 "sent: bytes in JSON, KiB in text (null or -: not known on this " \
-			 "kernel)"},                                                       \
-			{"RX_KB",                                                          \
-			 "rx_bytes",                                                       \
-			 6,                                                                \
-			 ROW_UINT,                                                         \
-			 0,                                                                \
-			 0,                                                                \
-			 "received: bytes in JSON, KiB in text"},                          \
-		{                                                                          \
-			"MS", "dur_ms", 10, ROW_FLOAT, 3, 0,                               \
-				"from the first state change seen to CLOSE, ms"            \
-		}                                                                          \
-	}
+#define LIFE_COLS(addr)                                                                     \
+	SPEC(ROW_COL_TS, ROW_COL_WALL,                                                      \
+	     SPEC(.head = "PID", .key = "pid", .width = 7, .kind = ROW_INT,                 \
+		  .doc = "the process (see DESCRIPTION: which one)"),                       \
+	     SPEC(.key = "tid", .kind = ROW_INT, .flags = ROW_NOTEXT,                       \
+		  .doc = "its thread (null: a listener's owner)"),                          \
+	     SPEC(.head = "COMM", .key = "comm", .width = -16, .kind = ROW_STR,             \
+		  .doc = "its name then"),                                                  \
+	     SPEC(.head = "IP", .key = "ip", .width = 2, .kind = ROW_INT,                   \
+		  .doc = "4 or 6 (v4-mapped IPv6: 4)"),                                     \
+	     SPEC(.head = "LADDR", .key = "laddr", .width = addr, .kind = ROW_WORD,         \
+		  .doc = "the local address"),                                              \
+	     SPEC(.head = "LPORT", .key = "lport", .width = 5, .kind = ROW_UINT,            \
+		  .doc = "the local port"),                                                 \
+	     SPEC(.head = "RADDR", .key = "raddr", .width = addr, .kind = ROW_WORD,         \
+		  .doc = "the remote address"),                                             \
+	     SPEC(.head = "RPORT", .key = "rport", .width = 5, .kind = ROW_UINT,            \
+		  .doc = "the remote port"),                                                \
+	     SPEC(.head = "TX_KB", .key = "tx_bytes", .width = 6, .kind = ROW_UINT,         \
+		  .doc = "sent: bytes in JSON, KiB in text (null or -: not known on this "  \
+			 "kernel)"),                                                        \
+	     SPEC(.head = "RX_KB", .key = "rx_bytes", .width = 6, .kind = ROW_UINT,         \
+		  .doc = "received: bytes in JSON, KiB in text"),                           \
+	     SPEC(.head = "MS", .key = "dur_ms", .width = 10, .kind = ROW_FLOAT, .prec = 3, \
+		  .doc = "from the first state change seen to CLOSE, ms"))
 static const struct row_col cols[] = LIFE_COLS(-15), wide_cols[] = LIFE_COLS(-39);
 static const struct row_table table = ROW_TABLE("each session, when it closes", cols);
 static const struct row_table wide_table = ROW_TABLE("each session (-w)", wide_cols);

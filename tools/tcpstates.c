@@ -29,32 +29,33 @@ static struct env {
 } env;
 
 #define STATES_COLS(addr)                                                                          \
-	{                                                                                          \
-		ROW_COL_TS, ROW_COL_WALL,                                                          \
-			{"SKADDR", "skaddr", -18, ROW_HEX, 0, 0, "the socket's kernel address"},   \
-			{"PID", "pid", 7, ROW_INT, 0, 0, "the process the change happened in"},    \
-			{"COMM", "comm", -16, ROW_STR, 0, 0, "its thread's name then"},            \
-			{NULL,                                                                     \
-			 "context",                                                                \
-			 0,                                                                        \
-			 ROW_WORD,                                                                 \
-			 0,                                                                        \
-			 ROW_NOTEXT,                                                               \
-			 "task (the process's own call), or softirq or irq (a packet's: the task " \
+	SPEC(ROW_COL_TS, ROW_COL_WALL,                                                             \
+	     SPEC(.head = "SKADDR", .key = "skaddr", .width = -18, .kind = ROW_HEX,                \
+		  .doc = "the socket's kernel address"),                                           \
+	     SPEC(.head = "PID", .key = "pid", .width = 7, .kind = ROW_INT,                        \
+		  .doc = "the process the change happened in"),                                    \
+	     SPEC(.head = "COMM", .key = "comm", .width = -16, .kind = ROW_STR,                    \
+		  .doc = "its thread's name then"),                                                \
+	     SPEC(.key = "context", .kind = ROW_WORD, .flags = ROW_NOTEXT,                         \
+		  .doc = "task (the process's own call), or softirq or irq (a packet's: the task " \
 			 "was only "                                                               \
-			 "interrupted)"},                                                          \
-			{"IP", "ip", 2, ROW_INT, 0, 0, "4 or 6 (v4-mapped IPv6: 4)"},              \
-			{"LADDR", "laddr", addr, ROW_WORD, 0, 0, "the local address"},             \
-			{"LPORT", "lport", 5, ROW_UINT, 0, 0, "the local port"},                   \
-			{"RADDR", "raddr", addr, ROW_WORD, 0, 0, "the remote address"},            \
-			{"RPORT", "rport", 5, ROW_UINT, 0, 0, "the remote port"},                  \
-			{"OLDSTATE", "oldstate", -11, ROW_WORD, 0, 0, "the state it leaves"},      \
-			{"NEWSTATE", "newstate", -11, ROW_WORD, 0, 0, "the state it enters"},      \
-		{                                                                                  \
-			"MS", "ms", 10, ROW_FLOAT, 3, 0,                                           \
-				"time in the old state, ms (- or null: the first change seen)"     \
-		}                                                                                  \
-	}
+			 "interrupted)"),                                                          \
+	     SPEC(.head = "IP", .key = "ip", .width = 2, .kind = ROW_INT,                          \
+		  .doc = "4 or 6 (v4-mapped IPv6: 4)"),                                            \
+	     SPEC(.head = "LADDR", .key = "laddr", .width = addr, .kind = ROW_WORD,                \
+		  .doc = "the local address"),                                                     \
+	     SPEC(.head = "LPORT", .key = "lport", .width = 5, .kind = ROW_UINT,                   \
+		  .doc = "the local port"),                                                        \
+	     SPEC(.head = "RADDR", .key = "raddr", .width = addr, .kind = ROW_WORD,                \
+		  .doc = "the remote address"),                                                    \
+	     SPEC(.head = "RPORT", .key = "rport", .width = 5, .kind = ROW_UINT,                   \
+		  .doc = "the remote port"),                                                       \
+	     SPEC(.head = "OLDSTATE", .key = "oldstate", .width = -11, .kind = ROW_WORD,           \
+		  .doc = "the state it leaves"),                                                   \
+	     SPEC(.head = "NEWSTATE", .key = "newstate", .width = -11, .kind = ROW_WORD,           \
+		  .doc = "the state it enters"),                                                   \
+	     SPEC(.head = "MS", .key = "ms", .width = 10, .kind = ROW_FLOAT, .prec = 3,            \
+		  .doc = "time in the old state, ms (- or null: the first change seen)"))
 static const struct row_col cols[] = STATES_COLS(-15), wide_cols[] = STATES_COLS(-39);
 static const struct row_table table = ROW_TABLE("each state change", cols);
 static const struct row_table wide_table = ROW_TABLE("each state change (-w)", wide_cols);

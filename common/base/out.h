@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/opt.h" /* SPEC */
+
 /*
  * At start, before any file is opened: standard input, output and error must be open (a
  * closed stdout would make the next open() fd 1, and output would go into that file). A
@@ -27,13 +29,11 @@ void out_check_stdio(const char *tool);
 int out_to_file(const char *path, const char *tool);
 /* Its entry in an option table (opt.h), for the tools not on the driver (tool.c has its
  * own, which also says what the command of --exec gets). */
-#define OUT_OPT_OUTPUT(id)                                                  \
-	{                                                                   \
-		'o', "output", "FILE",                                      \
-			"write the output to FILE (made, or emptied; not\n" \
-			"through a link)",                                  \
-			id                                                  \
-	}
+#define OUT_OPT_OUTPUT(opt_id)                                           \
+	SPEC(.key = 'o', .name = "output", .arg = "FILE",                \
+	     .help = "write the output to FILE (made, or emptied; not\n" \
+		     "through a link)",                                  \
+	     .id = opt_id)
 /* The standard output the tool was given, for the command of --exec. Returns fd 1 without -o,
  * else the copy out_to_file kept of it (close-on-exec, 3 or above, open until the end). */
 int out_stdout_before(void);

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/opt.h" /* SPEC */
+
 enum row_kind {
 	ROW_INT,   /* signed, %lld */
 	ROW_UINT,  /* unsigned, %llu */
@@ -51,21 +53,18 @@ struct row_col {
 };
 
 /* The -t and -T columns every tool spells alike (the first two of a table). */
-#define ROW_COL_TS                                                                          \
-	{                                                                                   \
-		"TIME(s)", "ts", -14, ROW_TIME, 6, ROW_OPTIONAL, "trace-clock seconds (-t)" \
-	}
-#define ROW_COL_WALL                                                                      \
-	{                                                                                 \
-		"TIME", "time", -8, ROW_WALL, 0, ROW_OPTIONAL, "wall-clock HH:MM:SS (-T)" \
-	}
+#define ROW_COL_TS                                                                      \
+	SPEC(.head = "TIME(s)", .key = "ts", .width = -14, .kind = ROW_TIME, .prec = 6, \
+	     .flags = ROW_OPTIONAL, .doc = "trace-clock seconds (-t)")
+#define ROW_COL_WALL                                                                              \
+	SPEC(.head = "TIME", .key = "time", .width = -8, .kind = ROW_WALL, .flags = ROW_OPTIONAL, \
+	     .doc = "wall-clock HH:MM:SS (-T)")
 
 /* The wall-clock time of a table or histogram a tool prints every interval: in text a line
  * above it (the tool's), in JSON in each of its objects, given with row_word(). */
-#define ROW_COL_WHEN                                                                               \
-	{                                                                                          \
-		NULL, "time", 0, ROW_WORD, 0, ROW_NOTEXT, "wall-clock time of the table, HH:MM:SS" \
-	}
+#define ROW_COL_WHEN                                               \
+	SPEC(.key = "time", .kind = ROW_WORD, .flags = ROW_NOTEXT, \
+	     .doc = "wall-clock time of the table, HH:MM:SS")
 
 #define ROW_MAX_COLS 32
 
@@ -74,10 +73,8 @@ struct row_table {
 	const struct row_col *cols;
 	int ncols;
 };
-#define ROW_TABLE(name, cols)                                     \
-	{                                                         \
-		name, cols, (int)(sizeof(cols) / sizeof(*(cols))) \
-	}
+#define ROW_TABLE(title, list) \
+	SPEC(.name = title, .cols = list, .ncols = (int)(sizeof(list) / sizeof(*(list))))
 
 struct row {
 	const struct row_table *table;

@@ -76,16 +76,11 @@ void keys_free(struct keys *k);
 /* The keys of keys_print's JSON objects, as row tables (a tool's --json-keys, struct tool
  * .rows): a key's count, a key's histogram, the histogram without keys. Their event and
  * count columns, for a table of counts by event alone (tracer.c). */
-#define KEYS_COL_EVENT                                                    \
-	{                                                                 \
-		NULL, "event", 0, ROW_STR, 0, 0, "the event, SYSTEM:NAME" \
-	}
-#define KEYS_COL_COUNT                                                  \
-	{                                                               \
-		NULL, "count", 0, ROW_UINT, 0, 0,                       \
-			"the events counted (under those keys) in the " \
-			"interval"                                      \
-	}
+#define KEYS_COL_EVENT SPEC(.key = "event", .kind = ROW_STR, .doc = "the event, SYSTEM:NAME")
+#define KEYS_COL_COUNT                                              \
+	SPEC(.key = "count", .kind = ROW_UINT,                      \
+	     .doc = "the events counted (under those keys) in the " \
+		    "interval")
 extern const struct row_table keys_count_keys, keys_hist_keys, keys_total_keys;
 
 #endif

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/opt.h" /* SPEC */
 #include "base/pair.h"
 #include "join/span.h"
 
@@ -83,19 +84,14 @@ const char *blk_dev_name(uint32_t kdev, char *buf, size_t len);
 #define BLK_MINOR(d) ((unsigned)((d) & ((1U << 20) - 1)))
 
 /* The options every block tool has, for its option table (opt.h). */
-#define BLK_OPT_DEV                                                                           \
-	{                                                                                     \
-		'd', NULL, "DEV", "only this device: name (vda), /dev path or MAJOR,MINOR", 0 \
-	}
-#define BLK_OPT_TYPE                                                                       \
-	{                                                                                  \
-		'i', NULL, "TYPE",                                                         \
-			"only this I/O type, a glob on rwbs: '*R*' reads, '*W*' writes", 0 \
-	}
-#define BLK_OPT_QUEUED                                                                             \
-	{                                                                                          \
-		'Q', NULL, NULL, "measure from queueing, so latency includes time in the queue", 0 \
-	}
+#define BLK_OPT_DEV                    \
+	SPEC(.key = 'd', .arg = "DEV", \
+	     .help = "only this device: name (vda), /dev path or MAJOR,MINOR")
+#define BLK_OPT_TYPE                    \
+	SPEC(.key = 'i', .arg = "TYPE", \
+	     .help = "only this I/O type, a glob on rwbs: '*R*' reads, '*W*' writes")
+#define BLK_OPT_QUEUED \
+	SPEC(.key = 'Q', .help = "measure from queueing, so latency includes time in the queue")
 
 /* Takes option c with its arg into o: -d DEV, -i TYPE and -Q, alike in every block tool
  * (o->type is arg itself, not a copy). A bad DEV (blk_opt_dev) or TYPE (blk_type_invalid)

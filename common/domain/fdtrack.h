@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/opt.h" /* SPEC */
 #include "domain/fdtab.h"
 #include "domain/sysarg.h"
 #include "join/syspair.h"
@@ -70,10 +71,7 @@ struct fdtrack {
 };
 
 /* A struct fdtrack's start: paths by the best rung unless the tool's --via says. */
-#define FDTRACK_INIT                      \
-	{                                 \
-		.sa = {.via = USTR_BEST } \
-	}
+#define FDTRACK_INIT SPEC(.sa.via = USTR_BEST)
 
 /* In prepare(): the events' formats loaded, ft's tables made (t: the tool's run). A kernel
  * without what it needs is said on stderr, prefixed with tool. Returns 0, or -1 when the

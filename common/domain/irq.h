@@ -43,26 +43,14 @@ struct irq_opts {
 };
 
 enum { IRQ_OPT_HIST = OPT_LONG + 1, IRQ_OPT_CPU, IRQ_OPT_PER_CPU, IRQ_OPT_RAISE };
-#define IRQ_OPT_COUNTS(help)             \
-	{                                \
-		'C', NULL, NULL, help, 0 \
-	}
-#define IRQ_OPT_HISTOGRAMS(help)                    \
-	{                                           \
-		IRQ_OPT_HIST, "hist", NULL, help, 0 \
-	}
-#define IRQ_OPT_NANOS                                                                  \
-	{                                                                              \
-		'N', NULL, NULL, "with --hist: nanoseconds (default: microseconds)", 0 \
-	}
-#define IRQ_OPT_ONE_CPU                                                                   \
-	{                                                                                 \
-		IRQ_OPT_CPU, "cpu", "CPU", "only this CPU (the others record nothing)", 0 \
-	}
-#define IRQ_OPT_EACH_CPU                                                            \
-	{                                                                           \
-		IRQ_OPT_PER_CPU, "per-cpu", NULL, "a row per CPU (a CPU column)", 0 \
-	}
+#define IRQ_OPT_COUNTS(text) SPEC(.key = 'C', .help = text)
+#define IRQ_OPT_HISTOGRAMS(text) SPEC(.key = IRQ_OPT_HIST, .name = "hist", .help = text)
+#define IRQ_OPT_NANOS SPEC(.key = 'N', .help = "with --hist: nanoseconds (default: microseconds)")
+#define IRQ_OPT_ONE_CPU                                       \
+	SPEC(.key = IRQ_OPT_CPU, .name = "cpu", .arg = "CPU", \
+	     .help = "only this CPU (the others record nothing)")
+#define IRQ_OPT_EACH_CPU \
+	SPEC(.key = IRQ_OPT_PER_CPU, .name = "per-cpu", .help = "a row per CPU (a CPU column)")
 
 /* Sets o to the defaults: every option off, o->cpu -1 (all CPUs). */
 void irq_opts_init(struct irq_opts *o);

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/opt.h" /* SPEC */
 #include "domain/histbykey.h"
 #include "kernel/histtable.h"
 #include "join/span.h"
@@ -27,15 +28,12 @@ struct tep_format_field;
 enum spanhist_via { SPANHIST_BEST, SPANHIST_HIST, SPANHIST_PAIRS, SPANHIST_USER };
 
 #define SPANHIST_OPT_VIA (OPT_LONG + 0x40)
-#define SPANHIST_VIA_OPTION                                                               \
-	{                                                                                 \
-		SPANHIST_OPT_VIA, "via", "HOW",                                           \
-			"where the pairs are made: hist (in the kernel, which also\n"     \
-			"bins them: only the histogram is read), pairs (in the kernel,\n" \
-			"each read), user (here, from every event); default: the first\n" \
-			"this kernel can",                                                \
-			0                                                                 \
-	}
+#define SPANHIST_VIA_OPTION                                                            \
+	SPEC(.key = SPANHIST_OPT_VIA, .name = "via", .arg = "HOW",                     \
+	     .help = "where the pairs are made: hist (in the kernel, which also\n"     \
+		     "bins them: only the histogram is read), pairs (in the kernel,\n" \
+		     "each read), user (here, from every event); default: the first\n" \
+		     "this kernel can")
 
 struct spanhist {
 	/* Set by the tool (options). */

@@ -52,54 +52,45 @@ extern const struct row_table tracer_count_keys;
 /* The options of tpoint, kprobe and uprobe besides their own; functrace's lack -U and
  * --user-space (its events are the function tracer's: no triggers). */
 #define TRACER_OPTIONS TRACER_OPTIONS_KERNEL, TRACER_OPT_USTACK, TRACER_OPT_USER, TOOL_EXEC
-#define TRACER_OPT_USER                                                         \
-	{                                                                       \
-		TRACER_OPT_USER_SPACE, "user-space", NULL,                      \
-			"-c, -k and --hist counted in user space, not by the\n" \
-			"kernel's hist triggers",                               \
-			0                                                       \
-	}
-#define TRACER_OPT_USTACK                                                         \
-	{                                                                         \
-		'U', NULL, NULL,                                                  \
-			"user-space stack trace of each event (walked by frame\n" \
-			"pointers)",                                              \
-			0                                                         \
-	}
-#define TRACER_OPTIONS_HEAD                                                                       \
-	{'c', NULL, NULL,                                                                         \
-	 "count events per second instead of printing each (with -k or --hist:\n"                 \
-	 "print them every second, not only at the end)",                                         \
-	 0},                                                                                      \
-		TOOL_DURATION, {'H', NULL, NULL, "print a header row", 0},                        \
-		TOOL_JSON("one JSON object per event, with every field of its format"),           \
-		{'k', NULL, "KEY[,KEY...]",                                                       \
-		 "count by the task (pid, comm) or fields of the event (any field of\n"           \
-		 "its format; field.NAME for one named pid or comm), top first, printed\n"        \
-		 "at the end",                                                                    \
-		 0},                                                                              \
-		{TRACER_OPT_HIST, "hist", "FIELD",                                                \
-		 "log2 histogram of a numeric field, printed at the end (with -k:\none per key)", \
-		 0},                                                                              \
-		{TRACER_OPT_POWER, "power", "BASE",                                               \
-		 "--hist in power-of-BASE slots: [BASE^(k-1), BASE^k)", 0},                       \
-		{TRACER_OPT_LINEAR, "linear", "WIDTH",                                            \
-		 "--hist in 64 slots WIDTH wide from 0, then one for the rest", 0},               \
+#define TRACER_OPT_USER                                                      \
+	SPEC(.key = TRACER_OPT_USER_SPACE, .name = "user-space",             \
+	     .help = "-c, -k and --hist counted in user space, not by the\n" \
+		     "kernel's hist triggers")
+#define TRACER_OPT_USTACK                                                                  \
+	SPEC(.key = 'U', .help = "user-space stack trace of each event (walked by frame\n" \
+				 "pointers)")
+#define TRACER_OPTIONS_HEAD                                                                     \
+	SPEC(.key = 'c',                                                                        \
+	     .help = "count events per second instead of printing each (with -k or --hist:\n"   \
+		     "print them every second, not only at the end)"),                          \
+		TOOL_DURATION, SPEC(.key = 'H', .help = "print a header row"),                  \
+		TOOL_JSON("one JSON object per event, with every field of its format"),         \
+		SPEC(.key = 'k', .arg = "KEY[,KEY...]",                                         \
+		     .help = "count by the task (pid, comm) or fields of the event (any field " \
+			     "of\n"                                                             \
+			     "its format; field.NAME for one named pid or comm), top first, "   \
+			     "printed\n"                                                        \
+			     "at the end"),                                                     \
+		SPEC(.key = TRACER_OPT_HIST, .name = "hist", .arg = "FIELD",                    \
+		     .help = "log2 histogram of a numeric field, printed at the end (with "     \
+			     "-k:\none per key)"),                                              \
+		SPEC(.key = TRACER_OPT_POWER, .name = "power", .arg = "BASE",                   \
+		     .help = "--hist in power-of-BASE slots: [BASE^(k-1), BASE^k)"),            \
+		SPEC(.key = TRACER_OPT_LINEAR, .name = "linear", .arg = "WIDTH",                \
+		     .help = "--hist in 64 slots WIDTH wide from 0, then one for the rest"),    \
 		TOOL_TID, TOOL_NAME, TOOL_PID
 /* usdt's -s is a string argument: the kernel's stack of a user-space probe is the same each
  * time. */
-#define TRACER_OPT_KSTACK                                              \
-	{                                                              \
-		's', NULL, NULL, "kernel stack trace of each event", 0 \
-	}
-#define TRACER_OPTIONS_TAIL                                                                    \
-	TOOL_WALLCLOCK,                                                                        \
-		{TRACER_OPT_FOLDED, "folded", NULL,                                            \
-		 "count the stacks of -s and -U instead, printed at the end as folded\n"       \
-		 "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames _[k])",      \
-		 0},                                                                           \
-		{'v', NULL, NULL,                                                              \
-		 "print the format of the event(s), and the memory a run takes, and exit", 0}, \
+#define TRACER_OPT_KSTACK SPEC(.key = 's', .help = "kernel stack trace of each event")
+#define TRACER_OPTIONS_TAIL                                                                        \
+	TOOL_WALLCLOCK,                                                                            \
+		SPEC(.key = TRACER_OPT_FOLDED, .name = "folded",                                   \
+		     .help = "count the stacks of -s and -U instead, printed at the end as "       \
+			     "folded\n"                                                            \
+			     "lines for flame graphs: comm;root;...;leaf COUNT (kernel frames "    \
+			     "_[k])"),                                                             \
+		SPEC(.key = 'v', .help = "print the format of the event(s), and the memory a run " \
+					 "takes, and exit"),                                       \
 		TOOL_JSON_KEYS, TOOL_PROM
 
 #define TRACER_OPTIONS_KERNEL TRACER_OPTIONS_HEAD, TRACER_OPT_KSTACK, TRACER_OPTIONS_TAIL
