@@ -61,16 +61,7 @@ struct life {
 		  .doc = "its thread (null: a listener's owner)"),                          \
 	     SPEC(.head = "COMM", .key = "comm", .width = -16, .kind = ROW_STR,             \
 		  .doc = "its name then"),                                                  \
-	     SPEC(.head = "IP", .key = "ip", .width = 2, .kind = ROW_INT,                   \
-		  .doc = "4 or 6 (v4-mapped IPv6: 4)"),                                     \
-	     SPEC(.head = "LADDR", .key = "laddr", .width = addr, .kind = ROW_WORD,         \
-		  .doc = "the local address"),                                              \
-	     SPEC(.head = "LPORT", .key = "lport", .width = 5, .kind = ROW_UINT,            \
-		  .doc = "the local port"),                                                 \
-	     SPEC(.head = "RADDR", .key = "raddr", .width = addr, .kind = ROW_WORD,         \
-		  .doc = "the remote address"),                                             \
-	     SPEC(.head = "RPORT", .key = "rport", .width = 5, .kind = ROW_UINT,            \
-		  .doc = "the remote port"),                                                \
+	     SOCK_COLS_ENDS(addr),                                                          \
 	     SPEC(.head = "TX_KB", .key = "tx_bytes", .width = 6, .kind = ROW_UINT,         \
 		  .doc = "sent: bytes in JSON, KiB in text (null or -: not known on this "  \
 			 "kernel)"),                                                        \

@@ -40,16 +40,7 @@ static struct env {
 		  .doc = "task (the process's own call), or softirq or irq (a packet's: the task " \
 			 "was only "                                                               \
 			 "interrupted)"),                                                          \
-	     SPEC(.head = "IP", .key = "ip", .width = 2, .kind = ROW_INT,                          \
-		  .doc = "4 or 6 (v4-mapped IPv6: 4)"),                                            \
-	     SPEC(.head = "LADDR", .key = "laddr", .width = addr, .kind = ROW_WORD,                \
-		  .doc = "the local address"),                                                     \
-	     SPEC(.head = "LPORT", .key = "lport", .width = 5, .kind = ROW_UINT,                   \
-		  .doc = "the local port"),                                                        \
-	     SPEC(.head = "RADDR", .key = "raddr", .width = addr, .kind = ROW_WORD,                \
-		  .doc = "the remote address"),                                                    \
-	     SPEC(.head = "RPORT", .key = "rport", .width = 5, .kind = ROW_UINT,                   \
-		  .doc = "the remote port"),                                                       \
+	     SOCK_COLS_ENDS(addr),                                                                 \
 	     SPEC(.head = "OLDSTATE", .key = "oldstate", .width = -11, .kind = ROW_WORD,           \
 		  .doc = "the state it leaves"),                                                   \
 	     SPEC(.head = "NEWSTATE", .key = "newstate", .width = -11, .kind = ROW_WORD,           \

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base/row.h"
+
 struct session;
 struct tep_event;
 struct tep_format_field;
@@ -227,5 +229,19 @@ void sock_listeners_free(struct sock_listeners *ls);
  * tests).
  */
 int sock_proc_conns(const char *proc, pid_t pid, struct sock_tuple *out, int max);
+
+/* The columns of a connection's two ends, as tcplife and tcpstates show them (ADDR: the
+ * addresses' text width, -15 for IPv4's, -39 for -w's IPv6). */
+#define SOCK_COLS_ENDS(addr)                                                           \
+	SPEC(.head = "IP", .key = "ip", .width = 2, .kind = ROW_INT,                   \
+	     .doc = "4 or 6 (v4-mapped IPv6: 4)"),                                     \
+		SPEC(.head = "LADDR", .key = "laddr", .width = addr, .kind = ROW_WORD, \
+		     .doc = "the local address"),                                      \
+		SPEC(.head = "LPORT", .key = "lport", .width = 5, .kind = ROW_UINT,    \
+		     .doc = "the local port"),                                         \
+		SPEC(.head = "RADDR", .key = "raddr", .width = addr, .kind = ROW_WORD, \
+		     .doc = "the remote address"),                                     \
+		SPEC(.head = "RPORT", .key = "rport", .width = 5, .kind = ROW_UINT,    \
+		     .doc = "the remote port")
 
 #endif

@@ -189,13 +189,19 @@ static void test_exec_followed(void **state)
 	usym_addr_free();
 }
 
-/* A deleted file, named when printed: opened when its mapping was told (through
- * /proc/PID/map_files, the mapped file itself), read at the end from that descriptor, after
- * the mapping is gone (as after its process ended). */
-static void test_deleted_named_later(void **state)
+/* A copy of this program mapped here (its whole file, read-only), in a folder of its own:
+ * where usym_probe_me is in it (at + at_probe), and its identity. */
+struct mapped_copy {
+	char dir[64], copy[96];
+	struct stat st;
+	size_t len;
+	void *m;
+	unsigned long long at_probe;
+};
+
+static void map_copy(struct mapped_copy *c)
 {
-	(void)state;
-	char buf[4200], want[4200], line[4200];
+	char line[4200];
 	unsigned long long a = (uintptr_t)&usym_probe_me, start = 0, end = 0, off = 0;
 	FILE *f = fopen("/proc/self/maps", "r");
 	assert_non_null(f);
@@ -204,33 +210,43 @@ static void test_deleted_named_later(void **state)
 		    a < end)
 			break;
 	fclose(f);
-	char dir[64], copy[96], told[128];
-	snprintf(dir, sizeof(dir), "/tmp/ftt-usym.XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(copy, sizeof(copy), "%s/prog", dir);
-	assert_int_equal(copy_file(self, copy), 0);
-	struct stat st;
-	assert_int_equal(stat(copy, &st), 0);
-	int fd = open(copy, O_RDONLY);
+	c->at_probe = a - start + off;
+	snprintf(c->dir, sizeof(c->dir), "/tmp/ftt-usym.XXXXXX");
+	assert_non_null(mkdtemp(c->dir));
+	snprintf(c->copy, sizeof(c->copy), "%s/prog", c->dir);
+	assert_int_equal(copy_file(self, c->copy), 0);
+	assert_int_equal(stat(c->copy, &c->st), 0);
+	int fd = open(c->copy, O_RDONLY);
 	assert_true(fd >= 0);
-	size_t page = (size_t)sysconf(_SC_PAGESIZE),
-	       len = ((size_t)st.st_size + page - 1) / page * page;
-	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	assert_true(m != MAP_FAILED);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	c->len = ((size_t)c->st.st_size + page - 1) / page * page;
+	c->m = mmap(NULL, c->len, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(c->m != MAP_FAILED);
 	close(fd);
-	assert_int_equal(unlink(copy), 0);
+}
+
+/* A deleted file, named when printed: opened when its mapping was told (through
+ * /proc/PID/map_files, the mapped file itself), read at the end from that descriptor, after
+ * the mapping is gone (as after its process ended). */
+static void test_deleted_named_later(void **state)
+{
+	(void)state;
+	char buf[4200], want[4200], told[128];
+	struct mapped_copy c;
+	map_copy(&c);
+	assert_int_equal(unlink(c.copy), 0);
 	usym_lazy(true);
-	snprintf(told, sizeof(told), "%s (deleted)", copy);
-	unsigned long long at = (uintptr_t)m;
-	assert_int_equal(usym_addr_map(getpid(), at, len, 0, told, st.st_dev, st.st_ino), 0);
+	snprintf(told, sizeof(told), "%s (deleted)", c.copy);
+	unsigned long long at = (uintptr_t)c.m;
+	assert_int_equal(usym_addr_map(getpid(), at, c.len, 0, told, c.st.st_dev, c.st.st_ino), 0);
 	int file = -1;
 	unsigned long long foff = 0;
-	assert_int_equal(usym_addr_file(getpid(), at + (a - start + off) + 2, &file, &foff), 1);
-	assert_int_equal(munmap(m, len), 0); /* its /proc/PID/map_files entry gone */
-	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s (deleted))", copy);
+	assert_int_equal(usym_addr_file(getpid(), at + c.at_probe + 2, &file, &foff), 1);
+	assert_int_equal(munmap(c.m, c.len), 0); /* its /proc/PID/map_files entry gone */
+	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s (deleted))", c.copy);
 	assert_string_equal(usym_file_name(file, foff, buf, sizeof(buf)), want);
 	usym_addr_free();
-	rmdir(dir);
+	rmdir(c.dir);
 }
 
 /* A file mapped, then replaced at its path (an upgrade: a new file renamed over it) and the
@@ -239,48 +255,29 @@ static void test_deleted_named_later(void **state)
 static void test_replaced_named_later(void **state)
 {
 	(void)state;
-	char buf[4200], want[4200], line[4200];
-	unsigned long long a = (uintptr_t)&usym_probe_me, start = 0, end = 0, off = 0;
-	FILE *f = fopen("/proc/self/maps", "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) == 3 && a >= start &&
-		    a < end)
-			break;
-	fclose(f);
-	char dir[64], copy[96], other[96];
-	snprintf(dir, sizeof(dir), "/tmp/ftt-usym.XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(copy, sizeof(copy), "%s/prog", dir);
-	snprintf(other, sizeof(other), "%s/prog.new", dir);
-	assert_int_equal(copy_file(self, copy), 0);
-	struct stat st;
-	assert_int_equal(stat(copy, &st), 0);
-	int fd = open(copy, O_RDONLY);
-	assert_true(fd >= 0);
-	size_t page = (size_t)sysconf(_SC_PAGESIZE),
-	       len = ((size_t)st.st_size + page - 1) / page * page;
-	void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-	assert_true(m != MAP_FAILED);
-	close(fd);
+	char buf[4200], want[4200], other[128];
+	struct mapped_copy c;
+	map_copy(&c);
 	usym_lazy(true);
-	unsigned long long at = (uintptr_t)m;
-	assert_int_equal(usym_addr_map(getpid(), at, len, 0, copy, st.st_dev, st.st_ino), 0);
+	unsigned long long at = (uintptr_t)c.m;
+	assert_int_equal(usym_addr_map(getpid(), at, c.len, 0, c.copy, c.st.st_dev, c.st.st_ino),
+			 0);
 	int file = -1;
 	unsigned long long foff = 0;
-	assert_int_equal(usym_addr_file(getpid(), at + (a - start + off) + 2, &file, &foff), 1);
+	assert_int_equal(usym_addr_file(getpid(), at + c.at_probe + 2, &file, &foff), 1);
 	/* another file renamed over it (not an ELF file: nothing of it could be named) */
-	f = fopen(other, "w");
+	snprintf(other, sizeof(other), "%s/prog.new", c.dir);
+	FILE *f = fopen(other, "w");
 	assert_non_null(f);
 	fputs("not the program\n", f);
 	fclose(f);
-	assert_int_equal(rename(other, copy), 0);
-	assert_int_equal(munmap(m, len), 0); /* its /proc/PID/map_files entry gone */
-	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s)", copy);
+	assert_int_equal(rename(other, c.copy), 0);
+	assert_int_equal(munmap(c.m, c.len), 0); /* its /proc/PID/map_files entry gone */
+	snprintf(want, sizeof(want), "usym_probe_me+0x2 (%s)", c.copy);
 	assert_string_equal(usym_file_name(file, foff, buf, sizeof(buf)), want);
 	usym_addr_free();
-	unlink(copy);
-	rmdir(dir);
+	unlink(c.copy);
+	rmdir(c.dir);
 }
 
 /* JIT code: an address in no file of the process is named from /tmp/perf-PID.map; the map is
