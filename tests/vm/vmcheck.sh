@@ -181,21 +181,36 @@ initramfs() {
 	(cd "$ir" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$out"
 }
 
-# watch_stall SUITE PID: a guest whose kernel reports a stall or lockup on the console and
-# whose results have not grown for STALL_SECS (150 s) since is hung (CI's 4.18 guest of
-# 2026-11-30 said "rcu_sched self-detected stall" for 18 minutes, until VM_TIMEOUT): qemu is
-# ended then, not at VM_TIMEOUT, and the complaint is kept for the guest's failure.
-STALL_SECS=${VM_STALL_SECS:-150}
+# watch_stall SUITE PID: a guest whose kernel has reported a stall or lockup three times on
+# the console since its last result, and whose results have not grown for STALL_SECS (240 s;
+# a lasting RCU stall is reported every minute or so, a soft lockup more often), is hung (CI's
+# 4.18 guest of 2026-11-30 said "rcu_sched self-detected stall" for 18 minutes, until
+# VM_TIMEOUT); so is one whose results have not grown for QUIET_SECS (600 s; the longest check
+# waits 180 s) whatever its console says. qemu is ended then, not at VM_TIMEOUT, and why is
+# kept for the guest's failure.
+STALL_SECS=${VM_STALL_SECS:-240}
+QUIET_SECS=${VM_QUIET_SECS:-600}
 watch_stall() {
-	local suite=$1 pid=$2 still=0 size last=
+	local suite=$1 pid=$2 still=0 size last= cons=0 why= n
 	while kill -0 "$pid" 2> /dev/null; do
 		sleep 10
-		grep -qE 'detected stall|soft lockup|blocked for more than' "$WORK/$suite.console" 2> /dev/null || continue
 		size=$(stat -c %s "$WORK/$suite.results" 2> /dev/null)
-		if [ "$size" = "$last" ]; then still=$((still + 10)); else still=0; fi
+		if [ "$size" = "$last" ]; then
+			still=$((still + 10))
+		else
+			still=0
+			cons=$(stat -c %s "$WORK/$suite.console" 2> /dev/null || echo 0)
+		fi
 		last=$size
-		if [ $still -ge "$STALL_SECS" ]; then
-			echo "the kernel stalled, no result for ${STALL_SECS} s" > "$WORK/$suite.stalled"
+		n=$(tail -c +$((cons + 1)) "$WORK/$suite.console" 2> /dev/null |
+			grep -cE 'detected stall|soft lockup|blocked for more than')
+		if [ $still -ge "$QUIET_SECS" ]; then
+			why="no result for ${QUIET_SECS} s"
+		elif [ $still -ge "$STALL_SECS" ] && [ "$n" -ge 3 ]; then
+			why="the kernel stalled ($n reports), no result for ${STALL_SECS} s"
+		fi
+		if [ -n "$why" ]; then
+			echo "$why" > "$WORK/$suite.stalled"
 			kill "$pid"
 			return
 		fi
