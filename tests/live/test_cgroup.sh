@@ -92,6 +92,7 @@ if [ -n "${G:-}" ]; then
 		dd if=/dev/zero of='$D/ftt-cg-in.$$' bs=4096 count=8 oflag=direct 2> /dev/null; sleep 1" &
 	IN=$!
 	sleep 0.2
+	rm -f "$TMP/out" "$TMP/err" # (a banner left from the last run is not this one's)
 	"$BIN/iosnoop" --cgroup "$G" > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	wait_ready $TPID "$TMP/err"

@@ -138,6 +138,7 @@ IRQWORK='(irq_enter|irq_enter_rcu|irq_exit|irq_exit_rcu|rcu_irq_enter|rcu_irq_ex
 # reading CMD...: CMD in the background (stdout, stderr in $TMP/out, err), and reads of
 # /dev/urandom from when it traces until it has ended (a zombie answers kill -0); RC its exit.
 reading() {
+	rm -f "$TMP/out" "$TMP/err" # (a banner left from the last run is not this one's)
 	"$@" > "$TMP/out" 2> "$TMP/err" &
 	P=$!
 	wait_ready $P "$TMP/err"
@@ -195,6 +196,7 @@ check "after funcgraph with losses: tracefs as before" same_state
 # --- the top level: one owner, others refused ------------------------------------------------------
 # (-m 1 here and in the stop cases: the kernel patches one function, not all, each way; 10 to
 # 30 s a run under TCG in Debian's kernels)
+rm -f "$TMP/out1" "$TMP/err1" # (a banner left from the last run is not this one's)
 "$BIN/funcgraph" -m 1 hrtimer_nanosleep > "$TMP/out1" 2> "$TMP/err1" &
 P1=$!
 wait_ready $P1 "$TMP/err1"
@@ -243,6 +245,7 @@ echo global > "$T/trace_clock"
 echo 2048 > "$T/buffer_size_kb"
 echo 0 > "$T/options/sleep-time" 2> /dev/null
 save_state
+rm -f "$TMP/out" "$TMP/err" # (a banner left from the last run is not this one's)
 "$BIN/funcgraph" -m 1 -p $$ hrtimer_nanosleep > "$TMP/out" 2> "$TMP/err" &
 P1=$!
 wait_ready $P1 "$TMP/err"
@@ -267,6 +270,7 @@ while [ "$(ls /proc/$MANY/task 2> /dev/null | wc -l)" -lt 1200 ] && [ $w -lt 100
 	w=$((w + 1))
 done
 save_state
+rm -f "$TMP/out" "$TMP/err" # (a banner left from the last run is not this one's)
 "$BIN/funcgraph" -m 1 -p $MANY hrtimer_nanosleep > "$TMP/out" 2> "$TMP/err" &
 P1=$!
 # (1.5 s to the banner in the 4.14 guest alone; more than 10 s once, the host busy; the 4.19

@@ -134,11 +134,16 @@ else
 	skip "profile in another mount namespace: no unshare -m here (util-linux, CONFIG_NAMESPACES)"
 fi
 
-# The kernel path of getppid(): a frame that names it (__x64_sys_getppid, sys_getppid).
+# The kernel path of getppid(): a frame that names it (__x64_sys_getppid, sys_getppid), or
+# __task_pid_nr_ns right under the syscall entry: 4.18's getppid calls it as a tail call, so
+# its own frame is seen only in the few samples that land in it (CI's loaded 4.18 guest: none
+# of 198 once).
 "$P" -F 99 -K --exec "$PT" getppid 2 > "$TMP/g.out" 2> "$TMP/g.err"
 rc=$?
 check "profile -K: exit 0, a kernel frame of getppid, no -- separator" sh -c "
-	[ $rc = 0 ] && grep -q '^    [a-z_0-9]*getppid' '$TMP/g.out' && ! grep -q '^    --\$' '$TMP/g.out'" ||
+	[ $rc = 0 ] && ! grep -q '^    --\$' '$TMP/g.out' &&
+	{ grep -q '^    [a-z_0-9]*getppid' '$TMP/g.out' ||
+	  grep -A1 '^    __task_pid_nr_ns\$' '$TMP/g.out' | grep -q '^    do_syscall_64\$'; }" ||
 	{ cat "$TMP/g.err"; head -20 "$TMP/g.out"; }
 
 # -p and -j (the run ends with the process), -U (no kernel frames). The program burns in a
@@ -233,6 +238,7 @@ replaced_run() {
 	rm -f "$TMP/go"
 	"$TMP/pr" ratio "$1" "$TMP/go" &
 	TP=$!
+	rm -f "$TMP/rep.out" "$TMP/rep.err" # (a banner left from the last run is not this one's)
 	"$P" -F 99 -f -p $TP > "$TMP/rep.out" 2> "$TMP/rep.err" &
 	D=$!
 	wait_ready $D "$TMP/rep.err"

@@ -443,6 +443,7 @@ FT=$!
 "$BIN/tcptop" -j -r 0 --prom "$D/tcptop.prom" -p $HP 0.3 > "$TMP/ttj" 2> "$TMP/tterr" &
 TT=$!
 if [ -n "$LP" ]; then
+	rm -f "$TMP/klj" "$TMP/klerr" # (a banner left from the last run is not this one's)
 	"$BIN/klockstat" -j --top 0 --prom "$D/klockstat.prom" -p $LP 0.2 > "$TMP/klj" 2> "$TMP/klerr" &
 	KL=$!
 	wait_ready $KL "$TMP/klerr" || notok "klockstat --prom starts" "$TMP/klerr"

@@ -61,6 +61,7 @@ fi
 
 # Killed: no file, no pages beside it; tracefs as before.
 rm -f "$F"
+rm -f "$TMP/err" # (a banner left from the last run is not this one's)
 "$BIN/tpoint" --record "$F" sched:sched_switch > /dev/null 2> "$TMP/err" &
 TPID=$!
 wait_ready $TPID "$TMP/err"

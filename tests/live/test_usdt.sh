@@ -65,6 +65,7 @@ run_traced() {
 	DTPID=$!
 	wait_line "$TMP/target.out" '^before=' 10
 	[ -z "${LIST_P:-}" ] || "$BIN/usdt" -l -p $DTPID > "$TMP/list" 2>&1
+	rm -f "$TMP/out" "$TMP/err" # (a banner left from the last run is not this one's)
 	"$BIN/usdt" -p $DTPID "$@" > "$TMP/out" 2> "$TMP/err" &
 	TPID=$!
 	if wait_ready $TPID "$TMP/err"; then
