@@ -144,7 +144,7 @@ check "profile -K: exit 0, a kernel frame of getppid, no -- separator" sh -c "
 	[ $rc = 0 ] && ! grep -q '^    --\$' '$TMP/g.out' &&
 	{ grep -q '^    [a-z_0-9]*getppid' '$TMP/g.out' ||
 	  grep -A1 '^    __task_pid_nr_ns\$' '$TMP/g.out' | grep -q '^    do_syscall_64\$'; }" ||
-	{ cat "$TMP/g.err"; head -20 "$TMP/g.out"; }
+	{ cat "$TMP/g.err"; head -20 "$TMP/g.out"; } | sed 's/^/# /'
 
 # -p and -j (the run ends with the process), -U (no kernel frames). The program burns in a
 # thread it made before the tools started: -p samples the threads there were, not only the

@@ -288,7 +288,7 @@ run_kernel() {
 	fi
 	# Each failure with the "# " lines that say why right after it (CI's log shows these),
 	# then the suites' other notes.
-	awk '/^(not ok|skip) / { print; n = /^not ok/ ? 12 : 0; next }
+	awk '/^(not ok|skip) / { print; n = /^not ok/ ? 30 : 0; next }
 		n > 0 && /^#/ && !/^# time / { n--; print; next } { n = 0 }' "$res.txt"
 	grep -E '^#' "$res.txt" | grep -v '^# time ' | head -40
 	# Each suite's time in the guest, longest first (CI's budget: README, Tests).
