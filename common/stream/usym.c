@@ -782,8 +782,10 @@ static int symfile_get_id(const char *path, const char *shown, dev_t dev, ino_t 
 	 * later: read through /proc/PID/...), and one at its path, if it is still the one
 	 * mapped (replaced there before the end by a process that has gone by then, as an
 	 * upgrade does, it was "PATH (replaced)" without names). One open and fstat per file. */
-	int fd = lazy_files ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 	struct stat st;
+	/* (at its path: opened only if it is the regular file mapped, a device's open could act) */
+	bool other = f->lazy && (stat(path, &st) || !is_mapped(&st, f));
+	int fd = lazy_files && !other ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 	if (fd >= 0 && f->lazy && (fstat(fd, &st) || !is_mapped(&st, f))) {
 		close(fd); /* another there already: the end's checks say so */
 		fd = -1;

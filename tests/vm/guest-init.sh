@@ -28,6 +28,10 @@ sleep 1 # let the disks appear
 ip link set lo up # tests that connect to 127.0.0.1
 say "# time boot $(cut -d. -f1 /proc/uptime) s"
 
+# elsewhere NAME: the guests of this run NAME runs in instead of this one (vmcheck.sh's
+# ONE_GUEST), or nothing. NAME may hold brackets ("test_block[nullb0]").
+elsewhere() { awk -v n="$1" '$1 == n { print $2 }' /ftt/elsewhere 2> /dev/null; }
+
 # FEATURE yes|no NAME (the name may have spaces)
 feature() { if eval "$2" > /dev/null 2>&1; then say "FEATURE yes $1"; else say "FEATURE no $1"; fi; }
 
@@ -106,7 +110,7 @@ for t in /ftt/tests/live/test_*.sh; do
 				continue
 			fi
 			# (the null_blk run in some guests only: vmcheck.sh, ONE_GUEST)
-			other=$(awk -v n="$name[$(basename $disk)]" '$1 == n { print $2 }' /ftt/elsewhere 2> /dev/null)
+			other=$(elsewhere "$name[$(basename $disk)]")
 			if [ -n "$other" ]; then
 				say "# $name[$(basename $disk)]: run in the $other guest only"
 				continue
@@ -123,7 +127,7 @@ for t in /ftt/tests/live/test_*.sh; do
 	fi
 	grep -q 'ftt.probe=0' /proc/cmdline && continue
 	# A suite the host runs in another guest of this run (vmcheck.sh, ONE_GUEST).
-	other=$(grep "^$name " /ftt/elsewhere 2> /dev/null | cut -d' ' -f2)
+	other=$(elsewhere "$name")
 	if [ -n "$other" ]; then
 		say "# $name: run in the $other guest only"
 		continue
