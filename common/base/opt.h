@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "base/spec.h" /* SPEC, for the option tables */
+
 #define EXIT_USAGE 2
 
 /* The tool's name for messages (set from argv[0] by opt_init). */
@@ -56,12 +58,6 @@ void opt_version(void) __attribute__((noreturn));
  * A tool's options as one table: getopt's letters and long names, the usage text (and so
  * what the man-page check compares with the page's SYNOPSIS and OPTIONS) all come from it.
  */
-/* SPEC(...): a braced initializer written as a call, its fields named (.key = 'p', ...): the
- * shared entries of option tables and of row tables (row.h) are macros of it, which
- * clang-format keeps on a few lines (a macro whose body is a brace it lays out as a block). */
-/* clang-format off */
-#define SPEC(...) {__VA_ARGS__}
-/* clang-format on */
 
 struct opt_spec {
 	int key;	  /* the letter; an option with a long name only: OPT_LONG + n */

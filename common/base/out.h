@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "base/opt.h" /* SPEC */
+#include "base/spec.h"
 
 /*
  * At start, before any file is opened: standard input, output and error must be open (a

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "base/opt.h" /* SPEC */
+#include "base/spec.h"
 
 enum row_kind {
 	ROW_INT,   /* signed, %lld */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/opt.h" /* SPEC */
+#include "base/spec.h"
 #include "base/pair.h"
 #include "join/span.h"
 

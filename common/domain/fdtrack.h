@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/opt.h" /* SPEC */
+#include "base/spec.h"
 #include "domain/fdtab.h"
 #include "domain/sysarg.h"
 #include "join/syspair.h"
