@@ -94,6 +94,8 @@ fi
 export LIVE_GUEST=1 BIN=/ftt/bin JSONCHECK=/ftt/bin/jsoncheck UPROBE_TARGET=/ftt/bin/uprobe_target \
 	NAMES_TARGET=/ftt/bin/names_target EXIT_TARGET=/ftt/bin/exit_target \
 	SYS_TARGET=/ftt/bin/sys_target EXEC_TARGET=/ftt/bin/exec_target TCP_TARGET=/ftt/bin/tcp_target LOCK_TARGET=/ftt/bin/lock_target LIVE_FILE_DIR=/mnt TMPDIR=/tmp LIVE_CLOCK_SLACK_MS=5
+# test_examples: the pages vmcheck.sh names (VM_EXAMPLES), or all.
+[ -s /ftt/example-pages ] && export EXAMPLE_PAGES="$(cat /ftt/example-pages)"
 runs=1
 for t in /ftt/tests/live/test_*.sh; do
 	name=$(basename "$t" .sh)
