@@ -136,7 +136,8 @@ check "after funcgraph: tracefs as before" same_state
 # had some to leave out.
 IRQWORK='(irq_enter|irq_enter_rcu|irq_exit|irq_exit_rcu|rcu_irq_enter|rcu_irq_exit|__do_softirq|handle_softirqs|do_softirq_own_stack|run_timer_softirq|call_timer_fn|rcu_bh_qs|[a-z_]*apic_timer_interrupt|hrtimer_interrupt|__sysvec_apic_timer_interrupt|tick_sched_timer)'
 # reading CMD...: CMD in the background (stdout, stderr in $TMP/out, err), and reads of
-# /dev/urandom from when it traces until it has ended (a zombie answers kill -0); RC its exit.
+# /dev/urandom (READ_BYTES each, 256 KiB) from when it traces until it has ended (a zombie
+# answers kill -0); RC its exit.
 reading() {
 	rm -f "$TMP/out" "$TMP/err" # (a banner left from the last run is not this one's)
 	"$@" > "$TMP/out" 2> "$TMP/err" &
@@ -144,7 +145,7 @@ reading() {
 	wait_ready $P "$TMP/err"
 	i=0
 	while grep -q '^State:[^Z]*$' /proc/$P/status 2> /dev/null && [ $i -lt 400 ]; do
-		head -c 262144 /dev/urandom > /dev/null
+		head -c "${READ_BYTES:-262144}" /dev/urandom > /dev/null
 		i=$((i + 1))
 	done
 	wait_exit $P 20
@@ -153,9 +154,10 @@ irq_case() { # irq_case [-I]: funcgraph -d 2 vfs_read during the reads; "lines i
 	rm -f "$TMP/out" "$TMP/err"
 	# (A buffer of 16 MiB a CPU and reads of 256 KiB: with 2 MiB reads 5.10 under TCG lost
 	# 276,390 events, and graphs cut by a loss do not nest.)
-	# (2 s: some 1,000 interrupts' lines with -I in 6.12 under TCG, and 250,000 lines to check;
-	# 5 s took 80 s there, and as long to check)
-	reading env FTT_BUFFER_KB=16384 "$BIN/funcgraph" $1 -d 2 vfs_read
+	# (2 s of reads of 256 KiB: some 1,000 interrupts' lines with -I in 6.12 under TCG, and
+	# 222,000 lines to check, 66 s a run there; 5 s took 80 s. Reads of 32 KiB: an eighth.
+	# Reads of 4 MiB of /dev/zero made as many lines in 4.19: a call a page.)
+	READ_BYTES=32768 reading env FTT_BUFFER_KB=16384 "$BIN/funcgraph" $1 -d 2 vfs_read
 	echo "$(wc -l < "$TMP/out") $(grep -cE "[ |] *$IRQWORK(\(\)|;| \{| \*/)" "$TMP/out")" > "$TMP/irq"
 }
 irq_case
