@@ -15,6 +15,13 @@ notok() {
 	return 0
 }
 skip() { SKIP=$((SKIP + 1)); echo "skip - $1"; }
+# The last probe of a bpftrace program whose "ready" a test waits for: bpftrace runs BEGIN
+# before it attaches the other probes (the first sched_switch 0.3 ms after BEGIN's, the first
+# sched_waking 0.5 ms, with 0.17 on 6.18 under a pipe's load), so a "ready" printed there
+# came before them, and a workload started on it could begin unseen; an interval probe
+# written last fires after they are attached (8 to 10 ms later). It leaves "@ready: 1"
+# among the maps printed at the end.
+BT_READY='interval:ms:10 /@ready == 0/ { @ready = 1; printf("ready\n"); }'
 # check NAME CONDITION-COMMAND...; on failure shows the last tool's output ($TMP/out, err)
 # and returns 1 (so that '|| more_diagnostics' runs).
 check() {

@@ -154,11 +154,11 @@ struct side {
 	pid_t tid, *other;
 	long n;
 	long long read_ns;
-	pthread_barrier_t *go;
+	int *go; /* the threads at the start, counted up (spun on, not slept on) */
 };
 
 /* Until thread tid sleeps in read(2): state S in /proc/self/task/TID/stat, system call
- * SYS_read in .../syscall (a sleep elsewhere, as in the barrier, is not that). */
+ * SYS_read in .../syscall (a sleep elsewhere is not that). */
 static int wait_in_read(pid_t tid)
 {
 	char path[64], buf[512];
@@ -192,7 +192,12 @@ static void *wake_side(void *arg)
 	s->tid = (pid_t)syscall(SYS_gettid);
 	if (prctl(PR_SET_NAME, s->name))
 		return (void *)1;
-	pthread_barrier_wait(s->go);
+	/* Both at the start before either goes on, without a sleep: a futex wake-up here
+	 * would be one wake-up more of one by the other than the byte's, at the switch out
+	 * (bpftrace's sched_waking program may run before its sched_switch one then). */
+	__atomic_add_fetch(s->go, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(s->go, __ATOMIC_SEQ_CST) < 2)
+		sched_yield();
 	for (long i = 0; i < s->n; i++) {
 		if (s->first && (wait_in_read(*s->other) || write(s->wfd, &c, 1) != 1))
 			return (void *)1;
@@ -209,8 +214,8 @@ static void *wake_side(void *arg)
 static int wake(long n)
 {
 	int ab[2], ba[2];
-	pthread_barrier_t go;
-	if (pipe(ab) || pipe(ba) || pthread_barrier_init(&go, NULL, 2))
+	int go = 0;
+	if (pipe(ab) || pipe(ba))
 		return 1;
 	struct side ping = {"ping", ba[0], ab[1], true, 0, NULL, n, 0, &go};
 	struct side pong = {"pong", ab[0], ba[1], false, 0, &ping.tid, n, 0, &go};

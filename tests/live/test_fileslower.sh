@@ -82,10 +82,11 @@ bt_start() {
 	c="read,pread64,readv,preadv,preadv2,write,pwrite64,writev,pwritev,pwritev2"
 	en=$(echo "$c" | sed 's/\([a-z0-9]*\)/tracepoint:syscalls:sys_enter_\1/g')
 	ex=$(echo "$c" | sed 's/\([a-z0-9]*\)/tracepoint:syscalls:sys_exit_\1/g')
-	bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+	bpftrace -e "
 		$en /pid == $P_a/ { @s[tid] = nsecs; }
 		$ex /pid == $P_a && @s[tid]/ { if (nsecs - @s[tid] >= 30000000) { @slow = count(); } delete(@s[tid]); }
-		tracepoint:sched:sched_process_exit /pid == $P_a && tid == $P_a/ { exit(); }" \
+		tracepoint:sched:sched_process_exit /pid == $P_a && tid == $P_a/ { exit(); }
+		$BT_READY" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
 	wait_line "$TMP/bt.out" '^ready' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }

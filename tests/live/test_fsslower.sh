@@ -77,9 +77,10 @@ run() {
 }
 # bpftrace beside the run: program a's fsyncs on ext4's own tracepoint.
 bt_start() {
-	bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+	bpftrace -e "
 		tracepoint:ext4:ext4_sync_file_exit /pid == $P_a/ { @s = count(); }
-		tracepoint:sched:sched_process_exit /pid == $P_a && tid == $P_a/ { exit(); }" \
+		tracepoint:sched:sched_process_exit /pid == $P_a && tid == $P_a/ { exit(); }
+		$BT_READY" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
 }

@@ -43,10 +43,11 @@ BT=
 if command -v bpftrace > /dev/null 2>&1; then
 	# (ready from BEGIN, which bpftrace runs once its probes are attached: its "Attaching"
 	# line comes before, and a run started on it missed the first wait now and then)
-	bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+	bpftrace -e "
 		tracepoint:lock:contention_begin /pid == $LP/ { @begins = count(); }
 		tracepoint:lock:contention_end /pid == $LP/ { @ends = count(); }
-		tracepoint:sched:sched_process_exit /pid == $LP && tid == $LP/ { exit(); }" \
+		tracepoint:sched:sched_process_exit /pid == $LP && tid == $LP/ { exit(); }
+		$BT_READY" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
 	wait_line "$TMP/bt.out" '^ready' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }

@@ -149,7 +149,7 @@ P=$!
 BT=
 if command -v bpftrace > /dev/null 2>&1; then
 	LIBC=$("$BIN/memleak" -v -p 1 | sed -n 's/^uprobes on \(.*\): malloc .*/\1/p')
-	bpftrace -e "BEGIN { printf(\"ready\\n\"); }
+	bpftrace -e "
 		uprobe:$LIBC:malloc /pid == $P/ { @size[tid] = arg0; }
 		uretprobe:$LIBC:malloc /pid == $P && @size[tid]/ {
 			if (@size[tid] >= 900 && @size[tid] <= 1100 && retval) {
@@ -159,7 +159,8 @@ if command -v bpftrace > /dev/null 2>&1; then
 			@n--; @bytes -= @out[arg0]; delete(@out[arg0]); }
 		tracepoint:sched:sched_process_exit /pid == $P && tid == $P/ { exit(); }
 		END { printf(\"bpftrace: %d bytes in %d\\n\", @bytes, @n);
-			clear(@out); clear(@size); clear(@n); clear(@bytes); }" \
+			clear(@out); clear(@size); clear(@n); clear(@bytes); clear(@ready); }
+		$BT_READY" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
 	wait_line "$TMP/bt.out" '^ready' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }

@@ -63,15 +63,16 @@ if command -v bpftrace > /dev/null 2>&1; then
 	# SSL_read and SSL_write of the same processes, each return with its call and result.
 	# (the call as a number: bpftrace names a user address only when it prints, and the
 	# client may be gone by then)
-	bpftrace -e 'BEGIN { printf("READY\n"); }
+	bpftrace -e '
 		uprobe:libssl:SSL_read /comm == "openssl"/ { @f[tid] = 1; }
 		uprobe:libssl:SSL_write /comm == "openssl"/ { @f[tid] = 2; }
 		uretprobe:libssl:SSL_read, uretprobe:libssl:SSL_write /@f[tid]/ {
 			printf("%s %d\n", @f[tid] == 1 ? "SSL_read" : "SSL_write", (int32)retval);
-			delete(@f[tid]); }' \
+			delete(@f[tid]); }
+		'"$BT_READY" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
-	wait_line "$TMP/bt.out" '^READY' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
+	wait_line "$TMP/bt.out" '^ready' 30 || { notok "bpftrace starts" "$TMP/bt.err"; BT=; }
 fi
 if start_bg "$BIN/sslsniff" -j --late -n openssl; then
 	exchange

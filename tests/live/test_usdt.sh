@@ -154,10 +154,10 @@ check "usdt -c --exec: exit 0, $N hits of ftt:values counted, so named" sh -c "[
 
 # Beside bpftrace on the same run: its usdt: probe on ftt:values counts what usdt -c -p does.
 if command -v bpftrace > /dev/null 2>&1; then
-	bpftrace -e "BEGIN { printf(\"READY\\n\"); } usdt:$DT:ftt:values { @n = count(); }" \
+	bpftrace -e "usdt:$DT:ftt:values { @n = count(); } $BT_READY" \
 		> "$TMP/bt.out" 2> "$TMP/bt.err" &
 	BT=$!
-	if wait_line "$TMP/bt.out" '^READY' 30; then
+	if wait_line "$TMP/bt.out" '^ready' 30; then
 		run_traced -c "$DT:ftt:values"
 		kill -INT $BT
 		UN=$(awk '/^ftt:values / { s += $2 } END { print s + 0 }' "$TMP/out")
