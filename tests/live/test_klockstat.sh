@@ -98,9 +98,15 @@ FOLDNS=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMP/folded.out")
 set -- $(sed -n 's/^klockstat: \([0-9]*\) waits, the folded lines weigh \([0-9]*\) ns.*/\1 \2/p' "$TMP/folded.err") - -
 # (fewer where its buffer overflowed, said: a stack costs more to fold than to name a caller)
 # (and but for the exit's: near)
-if grep -q 'events were lost in all' "$TMP/folded.err"; then cmp="fewer than"; else cmp="near"; fi
-waits_ok=no
-case $1 in *[!0-9]* | '') ;; *) if [ "$cmp" = near ]; then near "$1" "$LOCKS" && waits_ok=yes; else [ "$1" -le "$LOCKS" ] && waits_ok=yes; fi ;; esac
+# (-j's run short of events too: the two lost different ones, not compared here; each is at
+# most bpftrace's below. SANITIZE=1's make check had 19,510 against 18,107, both short.)
+if lost json; then cmp="(both short of events) beside"
+elif grep -q 'events were lost in all' "$TMP/folded.err"; then cmp="fewer than"; else cmp="near"; fi
+waits_ok=no FOLDW=$1
+case $1 in *[!0-9]* | '') ;; *)
+	case $cmp in near) near "$1" "$LOCKS" && waits_ok=yes ;; fewer*) [ "$1" -le "$LOCKS" ] && waits_ok=yes ;;
+	*) [ "$1" -gt 0 ] && waits_ok=yes ;; esac ;;
+esac
 check "klockstat --folded: the stacks weigh what the run says ($FOLDNS ns, $2 ns), its waits -j's ($1 $cmp $LOCKS)" \
 	sh -c "[ '$FOLDNS' = '$2' ] && [ $waits_ok = yes ] && [ '$FOLDNS' -gt 0 ]" || sed 's/^/# /' "$TMP/folded.err"
 check "klockstat --folded: the writers' stacks through the pipe's write" \
@@ -112,8 +118,8 @@ if [ -n "$BT" ]; then
 	if lost text || lost json; then
 		# (at most 2 more: the waits that end as the probes go, as below; CI had 34283
 		# against 34282)
-		check "klockstat's waits at most bpftrace's contention_end count (but for the exit's), events lost said ($LOCKS, $TEXTN; $ENDS)" \
-			[ "$LOCKS" -le $((${ENDS:-0} + 2)) -a "$TEXTN" -le $((${ENDS:-0} + 2)) ]
+		check "klockstat's waits at most bpftrace's contention_end count (but for the exit's), events lost said ($LOCKS, $TEXTN, --folded $FOLDW; $ENDS)" \
+			[ "$LOCKS" -le $((${ENDS:-0} + 2)) -a "$TEXTN" -le $((${ENDS:-0} + 2)) -a "${FOLDW:-x}" -le $((${ENDS:-0} + 2)) ]
 	else
 		check "klockstat's waits are bpftrace's contention_end count, but for the exit's ($LOCKS, $ENDS)" near "$LOCKS" "${ENDS:-0}"
 	fi
