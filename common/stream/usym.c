@@ -686,6 +686,13 @@ static bool is_mapped(const struct stat *st, const struct symfile *f)
 	return S_ISREG(st->st_mode) && st->st_ino == f->ino && (!f->dev || st->st_dev == f->dev);
 }
 
+/* May f's file be opened now and kept (lazy names): a regular file, and at its path
+ * (f->lazy) the one mapped. */
+static bool pinnable(const struct stat *st, const struct symfile *f)
+{
+	return f->lazy ? is_mapped(st, f) : S_ISREG(st->st_mode);
+}
+
 /* Read f's symbols and segments (unreadable: none). */
 static void symfile_load(struct symfile *f)
 {
@@ -782,11 +789,12 @@ static int symfile_get_id(const char *path, const char *shown, dev_t dev, ino_t 
 	 * later: read through /proc/PID/...), and one at its path, if it is still the one
 	 * mapped (replaced there before the end by a process that has gone by then, as an
 	 * upgrade does, it was "PATH (replaced)" without names). One open and fstat per file. */
+	/* (opened only if a regular file, and at its path the one mapped: a device's open
+	 * could act; then checked again on the descriptor) */
 	struct stat st;
-	/* (at its path: opened only if it is the regular file mapped, a device's open could act) */
-	bool other = f->lazy && (stat(path, &st) || !is_mapped(&st, f));
+	bool other = lazy_files && (stat(path, &st) || !pinnable(&st, f));
 	int fd = lazy_files && !other ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-	if (fd >= 0 && f->lazy && (fstat(fd, &st) || !is_mapped(&st, f))) {
+	if (fd >= 0 && (fstat(fd, &st) || !pinnable(&st, f))) {
 		close(fd); /* another there already: the end's checks say so */
 		fd = -1;
 	}

@@ -227,9 +227,12 @@ ready() {
 }
 
 n_ex=0 left=0
+for p in ${EXAMPLE_PAGES:-}; do # (a name with no page would leave its examples unrun, unsaid)
+	[ -f "$MAN/$p.8" ] || notok "EXAMPLE_PAGES: no page $p.8 in $MAN"
+done
 for page in "$MAN"/*.8; do
 	# EXAMPLE_PAGES (the guests of make vmcheck): only these pages' examples here.
-	if [ -n "${EXAMPLE_PAGES:-}" ] && ! echo " $EXAMPLE_PAGES " | grep -q " $(basename "$page" .8) "; then
+	if [ -n "${EXAMPLE_PAGES:-}" ] && ! echo " $EXAMPLE_PAGES " | grep -qF " $(basename "$page" .8) "; then
 		left=$((left + 1))
 		continue
 	fi
