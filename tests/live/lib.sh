@@ -176,6 +176,29 @@ wait_ready() {
 	return 1
 }
 
+# ends_within PID SECS: whether PID (a child of this shell) ends within SECS seconds, waited
+# for without killing it (a zombie has ended), so that where_stuck can look at one that did not.
+ends_within() {
+	i=0
+	while grep -q '^State:[^Z]*$' /proc/$1/status 2> /dev/null && [ $i -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! grep -q '^State:[^Z]*$' /proc/$1/status 2> /dev/null
+}
+
+# where_stuck PID: as "# " lines, where a process that should have ended is: each thread's
+# state, wait channel and kernel stack, its CPU time, and a second of its stacks sampled by
+# our profile (how a run spinning after Ctrl-C was found: a fault without end, in 4.19).
+where_stuck() {
+	for t in /proc/$1/task/*; do
+		echo "# $1/${t##*/}: $(grep '^State' "$t/status" 2> /dev/null) wchan $(cat "$t/wchan" 2> /dev/null)"
+		sed "s/^/#   /" "$t/stack" 2> /dev/null | head -12
+	done
+	echo "# $1 user and system ticks: $(cut -d' ' -f14,15 /proc/$1/stat 2> /dev/null)"
+	"$BIN/profile" -p $1 -F 999 1 2>&1 | sed 's/^/#   /' | head -40
+}
+
 # Wait up to $2 seconds for background PID $1 to end; its exit status in $RC. 0 when it
 # ended by itself; 1 when the watchdog had to kill it. (kill -0 cannot tell: a zombie
 # answers it until the shell reaps it.)
@@ -288,6 +311,16 @@ stop_cases() {
 	check "$sname killed with SIGKILL: the next run removes what it left" sh -c \
 		"grep -q 'removed instance .*-${TPID}_' '$TMP/err2'"
 	check "$sname killed with SIGKILL, then a new run: tracefs as before" same_state
+}
+
+# uprobe_strings_safe: whether this kernel's uprobe events can read a string of 4 KB less
+# a few bytes without writing past their per-CPU page (upstream 373b9338, Linux 6.12: before
+# it, a string whose length with the event's fixed fields is over 4096 bytes is copied whole
+# into a one-page buffer; in the 4.18 and 4.19 guests the bytes beyond it made the tracer
+# fault without end and hung the guest). Cases that feed such strings run only where true.
+uprobe_strings_safe() {
+	set -- $(uname -r | sed 's/[.-]/ /g')
+	[ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 12 ]; }
 }
 
 # ucheck DESC CMD...: a check of -U. RHEL 8.1's 4.18 records no user stack for the events of

@@ -92,14 +92,24 @@ check "gethostlatency -j: the hostile name JSON-escaped exactly, its length 20" 
 # Names longer than a probe's record holds (6.18: a record over 4072 bytes is not written,
 # so the 4060-byte name's lookup has no entry: counted), than it reads (4096 bytes: read
 # as nothing, shown as [unknown]), or than what is kept (255 bytes of 300, and the length).
+# The 4060 bytes only where the kernel reads them safely (lib.sh, uprobe_strings_safe).
+uprobe_strings_safe || export FTT_NO_NEAR_PAGE=1
 "$BIN/gethostlatency" --exec "$RT" long > "$TMP/out" 2> "$TMP/err"
 rc=$?
+unset FTT_NO_NEAR_PAGE
 C255=$(head -c 255 /dev/zero | tr '\0' c)
-check "gethostlatency on names of 4060, 5000 and 300 bytes: one counted unpaired, [unknown], cut" sh -c "
+check "gethostlatency on names of 5000 and 300 bytes: [unknown], cut" sh -c "
 	[ $rc -eq 0 ] && [ \$(grep -vc '^long=' '$TMP/out') -eq 3 ] &&
 	grep -Eq ' getaddrinfo +-2 \[unknown\]\$' '$TMP/out' &&
-	grep -Eq ' getaddrinfo +-2 $C255 \[cut: 300 bytes\]\$' '$TMP/out' &&
-	grep -q '^gethostlatency: 1 returns without their entry' '$TMP/err'"
+	grep -Eq ' getaddrinfo +-2 $C255 \[cut: 300 bytes\]\$' '$TMP/out'"
+if uprobe_strings_safe; then
+	check "gethostlatency on a name of 4060 bytes: its return counted unpaired" \
+		grep -q '^gethostlatency: 1 returns without their entry' "$TMP/err"
+else
+	check "gethostlatency without the 4060-byte name: no return unpaired" \
+		sh -c "! grep -q 'returns without their entry' '$TMP/err'"
+	skip "gethostlatency on a name of 4060 bytes: before Linux 6.12 (373b9338) a uprobe event writes such a string past its buffer"
+fi
 
 # -p: only that process's lookups, not those of another run at the same time.
 rm -f "$TMP/go"

@@ -74,9 +74,12 @@ run_traced() {
 		wait_line "$TMP/target.out" '^during=' 10
 		kill -INT $TPID # (its events are read before it ends)
 	fi
+	ends_within $TPID 10 || { notok "usdt $*: ends within 10 s of SIGINT"; where_stuck $TPID; }
 	wait_exit $TPID 10
 	touch "$TMP/go" "$TMP/stop"
-	wait $DTPID
+	ends_within $DTPID 20 ||
+		{ notok "usdt_target ends within 20 s of its stop file"; where_stuck $DTPID; }
+	wait_exit $DTPID 1
 }
 
 # -p of a process that does not map the file (this shell): it fires none of its probes,
@@ -136,13 +139,21 @@ case $(uname -r) in
 	skip "usdt --string: long strings (Linux 4.14's uprobe events overwrite kernel memory)"
 	;;
 *)
+	# (the 4095-byte string only where the kernel reads it safely: lib.sh)
+	uprobe_strings_safe || export FTT_NO_NEAR_PAGE=1
 	run_traced -j --string 1 "$DT:ftt:text"
+	unset FTT_NO_NEAR_PAGE
 	check "usdt --string 1: the 100,000-byte string empty, its length 100000, $N times" \
 		[ "$(grep -cF '"arg1":"","arg2":100000}' "$TMP/out")" -eq $N ]
 	check "usdt --string 1: the 4096-byte string empty, its length 4096, $N times" \
 		[ "$(grep -cF '"arg1":"","arg2":4096}' "$TMP/out")" -eq $N ]
-	check "usdt --string 1: no event of the 4095-byte string (larger than a page with the event)" \
-		[ "$(grep -c '"arg2":4095}' "$TMP/out")" -eq 0 -a "$(wc -l < "$TMP/out")" -eq $((N * 2)) ]
+	if uprobe_strings_safe; then
+		check "usdt --string 1: no event of the 4095-byte string (larger than a page with the event)" \
+			[ "$(grep -c '"arg2":4095}' "$TMP/out")" -eq 0 -a "$(wc -l < "$TMP/out")" -eq $((N * 2)) ]
+	else
+		check "usdt --string 1: $((N * 2)) events, no other" [ "$(wc -l < "$TMP/out")" -eq $((N * 2)) ]
+		skip "usdt --string 1 on a 4095-byte string: before Linux 6.12 (373b9338) a uprobe event writes such a string past its buffer"
+	fi
 	;;
 esac
 
