@@ -43,7 +43,6 @@
 
 /* a kernel thread, in /proc/PID/stat's flags (include/linux/sched.h) */
 #define PF_KTHREAD 0x00200000
-#define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_VIA (OPT_LONG + 2)
 #define OPT_PPROF (OPT_LONG + 3)
 
@@ -112,7 +111,7 @@ static const struct opt_spec options[] = {
 	 "127 frames, else from ftrace, at most 8)",
 	 0},
 	{'v', NULL, NULL, "say where the stacks come from, then exit", 0},
-	{OPT_FOLDED, "folded", NULL,
+	{'f', "folded", NULL,
 	 "folded lines for flame graphs: comm;user frames;kernel frames US\n"
 	 "(kernel frames _[k])",
 	 0},
@@ -148,7 +147,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'u': env.user_only = true; break;
 	case 'U': env.ustack = true; break;
 	case 'v': env.verbose = true; break;
-	case OPT_FOLDED: env.folded = true; break;
+	case 'f': env.folded = true; break;
 	case OPT_PPROF: env.pprof = arg; break;
 	case OPT_VIA: env.via = (enum via)(opt_choice(arg, via_names, 2, "MECH") + 1); break;
 	}

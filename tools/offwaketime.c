@@ -35,7 +35,6 @@
 #include "stream/usym.h"
 #include "tool.h"
 
-#define OPT_FOLDED (OPT_LONG + 1)
 #define OPT_PPROF (OPT_LONG + 2)
 
 /* A blocked task from its switch out: its stacks then, and its waker's when woken. */
@@ -84,7 +83,7 @@ static const struct opt_spec options[] = {
 	 TOOL_OPT_PID},
 	{'s', NULL, NULL, "kernel stacks (default: kernel and user stacks)", 0},
 	{'U', NULL, NULL, "user stacks (default: both; ftrace's: at most 8 frames)", 0},
-	{OPT_FOLDED, "folded", NULL,
+	{'f', "folded", NULL,
 	 "folded lines for flame graphs: target;frames;--;waker\nframes leaf first;waker US "
 	 "(kernel frames _[k])",
 	 0},
@@ -112,7 +111,7 @@ static void option(struct tool_run *t, const struct opt_spec *o, const char *arg
 	case 'M': env.out.max_ns = (uint64_t)opt_int(arg, 0, UINT32_MAX, "USECS") * 1000; break;
 	case 's': env.kstack = true; break;
 	case 'U': env.ustack = true; break;
-	case OPT_FOLDED: env.out.folded = true; break;
+	case 'f': env.out.folded = true; break;
 	case OPT_PPROF: env.out.pprof = arg; break;
 	}
 }

@@ -30,7 +30,7 @@ rm -f "$TMP/go"
 FTT_LINGER_MS=1000 "$ST" "$TMP/go" tnap 50 4 > "$TMP/t" &
 P=$!
 run_bg f "$O" -p $P --folded
-run_bg sm "$O" -p $P -s -m 40000 --folded
+run_bg sm "$O" -p $P -s -m 40000 -f
 run_bg U "$O" -p $P -U --folded
 run_bg j "$O" -p $P -j
 touch "$TMP/go"
@@ -177,7 +177,7 @@ check "offcputime -j: that name exact" grep -qF '"comm":"ftt;\u001b\nx y"' "$TMP
 	{ grep -ao '"comm":"[^"]*"' "$TMP/hj.out" | sort | uniq -c | head -8 | sed 's/^/# /'; sed 's/^/# /' "$TMP/hj.err"; }
 
 # --- usage errors change nothing --------------------------------------------------------------
-for args in "-u -k" "--folded -j" "-m x" "-m -1" "1 2" "-p 0" "--via x" "-s --via perf"; do
+for args in "-u -k" "--folded -j" "-f -j" "-m x" "-m -1" "1 2" "-p 0" "--via x" "-s --via perf"; do
 	"$O" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "offcputime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||

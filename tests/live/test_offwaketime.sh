@@ -62,7 +62,7 @@ check "offwaketime -s --folded: no stack starts in the tracepoints' own frames" 
 	! grep -Eq 'trace_event_raw_event[^;]*_\[k\];--;|;--;trace_event_raw_event' '$TMP/f.out'" ||
 	grep -Em 3 'trace_event_raw_event[^;]*_\[k\];--;|;--;trace_event_raw_event' "$TMP/f.out" | cut -c1-300 | sed 's/^/# /'
 
-for args in "--folded -j" "-m x" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1"; do
+for args in "--folded -j" "-f -j" "-m x" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1"; do
 	"$O" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "offwaketime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||

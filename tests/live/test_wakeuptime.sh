@@ -102,7 +102,7 @@ check "wakeuptime -m 10 s: none of ping's or pong's blocked times, the others sa
 
 
 # --- usage errors change nothing --------------------------------------------------------------
-for args in "--folded -j" "-m x" "-M -1" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1" "1 2 3"; do
+for args in "--folded -j" "-f -j" "-m x" "-M -1" "-m 5 -M 4" "-p 0" "--pprof $TMP/x.pb.gz 1" "1 2 3"; do
 	"$O" $args > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	check "wakeuptime $args: usage error, exit 2, one line" sh -c "[ $rc -eq 2 ] && [ \$(wc -l < '$TMP/err') -eq 1 ]" ||
