@@ -115,12 +115,15 @@ if [ -n "$PERF_USTACK" ]; then
 		{ cat "$TMP/D.err"; grep sched_target "$TMP/D.out"; }
 	# -j: kernel stacks from ftrace and the user stack from perf in one object
 	# (an object of its own for each other way the program left the CPU 21 calls deep, a
-	# preemption under emulation: one object, not their sum, holds the 21)
+	# preemption under emulation: one object, not their sum, holds the 21; none where this
+	# run said the kernel recorded none of the naps' switches: this 6.18 host's ftrace drops,
+	# in some instances, every switch out of CPU 1's idle task, which bpftrace sees)
+	leastj=$((NAP_US * (4 - $(unrecorded "$TMP/Dj.err"))))
 	check "offcputime -j (perf): the naps' object has the kernel's nanosleep frames and 21 ftt_deep under main" sh -c "
 		'$JSONCHECK' '$TMP/Dj.out' comm kstack ustack us &&
 		{ awk '/\"comm\":\"sched_target\"/ && /\"kstack\":\[[^]]*nanosleep/ && /\"main\"/ {
 			if (gsub(/\"ftt_deep\"/, \"&\") == 21) ok = 1 } END { exit !ok }' '$TMP/Dj.out' ||
-			[ $least -le 0 ]; }" ||
+			[ $leastj -le 0 ]; }" ||
 		{ cat "$TMP/Dj.err"; grep sched_target "$TMP/Dj.out"; }
 	# --pprof: the folded lines' stacks and times (the lines in whole microseconds, cut), read
 	# by go tool pprof where it is; ftt_deep there where the folded lines have it (a run
