@@ -42,6 +42,7 @@ done
 # The graph's lines as "CPU DEPTH KIND NAME DURATION" (KIND: open, leaf, close).
 graph() {
 	awk '/^ *[0-9]+\) ------ ([0-9]+ )?events lost ------$/ { c = $1; sub(/\)/, "", c); print c, 0, "lost", "-", "-"; next }
+	/^ *[0-9]+\) ------ .* => .* ------$/ { c = $1; sub(/\)/, "", c); print c, "-", "switch", "-", "-"; next }
 	/^ *[0-9]+\) / && /\|/ {
 		cpu = $0; sub(/\).*/, "", cpu); gsub(/ /, "", cpu)
 		dur = match($0, /[0-9]+\.[0-9]+ us \|/) ? substr($0, RSTART, RLENGTH - 5) : "-"
@@ -61,14 +62,16 @@ graph() {
 # per 1,000 graphs and one per 20,000 lines, are said, not failed (3 in 546,390 lines on
 # 6.12 alone; 10 in 532,549 with another guest and make check on the machine); any line
 # out of place fails. After a CPU's "events lost" line its calls are followed, not checked,
-# until it is back at depth 0 (what closes may have begun before the loss).
+# until it is back at depth 0 (what closes may have begun before the loss); after a task
+# switch line too (the task switched in may resume a graph begun on another CPU: one blocked
+# in a read, then woken elsewhere, failed a 6.12 guest's run, "0 7 open finish_task_switch").
 nested() {
 	graph "$1" | awk '
 		function out(why) { bad++; if (bad == 1) print "#   first out of place (" why "): line " NR ": " $0 }
 		{ c = $1; d = $2 }
-		$3 == "lost" { cut[c] = 1; next }
+		$3 == "lost" || $3 == "switch" { cut[c] = 1; next }
 		cut[c] && !(d == 0 && $3 != "close") { n[c] = $3 == "open" ? d + 1 : d; name[c, d] = $4; longest[c, d] = 0; next }
-		{ cut[c] = 0 }
+		cut[c] { cut[c] = 0; n[c] = 0 }
 		$3 == "open" { if (d != n[c]) out("depth"); name[c, d] = $4; longest[c, d] = 0; n[c] = d + 1; graphs += d == 0 }
 		$3 == "leaf" { if (d != n[c]) out("depth"); n[c] = d; if (d && $5 > longest[c, d - 1]) longest[c, d - 1] = $5 }
 		$3 == "close" {

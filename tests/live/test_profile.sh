@@ -137,8 +137,9 @@ fi
 # The kernel path of getppid(): a frame that names it (__x64_sys_getppid, sys_getppid), or
 # __task_pid_nr_ns right under the syscall entry: 4.18's getppid calls it as a tail call, so
 # its own frame is seen only in the few samples that land in it (CI's loaded 4.18 guest: none
-# of 198 once).
-"$P" -F 99 -K --exec "$PT" getppid 2 > "$TMP/g.out" 2> "$TMP/g.err"
+# of 198 once; 4.14 under TCG none of 198 twice, its samples in do_syscall_64 itself, in
+# read_hpet or in user space): 499 Hz, five times the chances.
+"$P" -F 499 -K --exec "$PT" getppid 2 > "$TMP/g.out" 2> "$TMP/g.err"
 rc=$?
 check "profile -K: exit 0, a kernel frame of getppid, no -- separator" sh -c "
 	[ $rc = 0 ] && ! grep -q '^    --\$' '$TMP/g.out' &&
