@@ -99,6 +99,10 @@ static const struct row_table table = ROW_TABLE("each stack, at the end", cols);
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
+	{'f', "folded", NULL,
+	 "folded lines for flame graphs: comm;user frames;kernel frames US\n"
+	 "(kernel frames _[k])",
+	 0},
 	TOOL_JSON("one JSON object per stack"),
 	{'k', NULL, NULL, "only kernel threads", 0},
 	TOOL_TID,
@@ -111,10 +115,6 @@ static const struct opt_spec options[] = {
 	 "127 frames, else from ftrace, at most 8)",
 	 0},
 	{'v', NULL, NULL, "say where the stacks come from, then exit", 0},
-	{'f', "folded", NULL,
-	 "folded lines for flame graphs: comm;user frames;kernel frames US\n"
-	 "(kernel frames _[k])",
-	 0},
 	{OPT_PPROF, "pprof", "FILE",
 	 "also write the stacks to FILE as a gzip'd pprof profile of the\ntime off the CPU "
 	 "(go tool pprof)",

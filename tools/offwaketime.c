@@ -75,6 +75,10 @@ static const struct row_table table = ROW_TABLE("each pair of stacks", cols);
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
+	{'f', "folded", NULL,
+	 "folded lines for flame graphs: target;frames;--;waker\nframes leaf first;waker US "
+	 "(kernel frames _[k])",
+	 0},
 	TOOL_JSON("one JSON object per pair of stacks"),
 	TOOL_TID,
 	{'m', "min", "USECS", "only blocked times of at least USECS microseconds", 0},
@@ -83,10 +87,6 @@ static const struct opt_spec options[] = {
 	 TOOL_OPT_PID},
 	{'s', NULL, NULL, "kernel stacks (default: kernel and user stacks)", 0},
 	{'U', NULL, NULL, "user stacks (default: both; ftrace's: at most 8 frames)", 0},
-	{'f', "folded", NULL,
-	 "folded lines for flame graphs: target;frames;--;waker\nframes leaf first;waker US "
-	 "(kernel frames _[k])",
-	 0},
 	{OPT_PPROF, "pprof", "FILE",
 	 "also write the stacks to FILE as a gzip'd pprof profile of the\nblocked time (go "
 	 "tool pprof)",

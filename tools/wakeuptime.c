@@ -63,6 +63,10 @@ static const struct row_table table = ROW_TABLE("each waker stack and target", c
 
 static const struct opt_spec options[] = {
 	TOOL_DURATION,
+	{'f', "folded", NULL,
+	 "folded lines for flame graphs: waker;user frames;kernel\nframes;--;target US "
+	 "(kernel frames _[k])",
+	 0},
 	TOOL_JSON("one JSON object per waker stack and target"),
 	TOOL_TID,
 	{'m', "min", "USECS", "only blocked times of at least USECS microseconds", 0},
@@ -71,10 +75,6 @@ static const struct opt_spec options[] = {
 	 TOOL_OPT_PID},
 	{'s', NULL, NULL, "the waker's kernel stack (the default)", 0},
 	{'U', NULL, NULL, "the waker's user stack (ftrace's: at most 8 frames)", 0},
-	{'f', "folded", NULL,
-	 "folded lines for flame graphs: waker;user frames;kernel\nframes;--;target US "
-	 "(kernel frames _[k])",
-	 0},
 	{OPT_PPROF, "pprof", "FILE",
 	 "also write the stacks to FILE as a gzip'd pprof profile of the\nblocked time (go "
 	 "tool pprof)",
