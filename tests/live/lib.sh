@@ -29,7 +29,21 @@ check() {
 	if "$@"; then ok "$name"; else notok "$name" "$TMP/shown"; return 1; fi
 }
 # What a failed check shows: the tool's stdout and stderr, if any.
-show_output() { { echo "stdout:"; head -15 "$TMP/out"; echo "stderr:"; head -5 "$TMP/err"; } > "$TMP/shown" 2>/dev/null; }
+# (SHOW=NAME: those of a tool run_bg started, $TMP/NAME.out and .err; check_run sets it.)
+show_output() {
+	_s=${SHOW:+$SHOW.}
+	{ echo "stdout:"; head -15 "$TMP/${_s}out"; echo "stderr:"; head -5 "$TMP/${_s}err"; } > "$TMP/shown" 2>/dev/null
+}
+# check_run NAME DESCRIPTION TEST...: check, showing on failure what the tool run_bg started
+# as NAME printed.
+check_run() {
+	SHOW=$1
+	shift
+	check "$@"
+	_r=$?
+	SHOW=
+	return $_r
+}
 # The system's python3, not a version manager's shim found first in PATH (pyenv's took 0.65
 # s a start here, against 0.18: test_prom starts it some forty times).
 PYTHON3=python3
