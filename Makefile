@@ -7,7 +7,7 @@ TOOLS    := iosnoop iolatency tpoint kprobe uprobe opensnoop exitsnoop killsnoop
 # those before it (docs/design.md; make check fails otherwise). tool.c, the driver, at the root.
 LAYERS   := base kernel stream count . join domain tracer pictures
 COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair base/agg base/ladder base/threads \
-	kernel/undo kernel/toplevel kernel/format kernel/clockmap kernel/session kernel/sweepsay kernel/sweep kernel/child kernel/ftrace kernel/probe kernel/cgroup kernel/reset kernel/histtable kernel/perfev kernel/funcprof \
+	kernel/undo kernel/toplevel kernel/format kernel/clockmap kernel/session kernel/sweepsay kernel/sweep kernel/child kernel/ftrace kernel/strpieces kernel/probe kernel/cgroup kernel/reset kernel/histtable kernel/perfev kernel/funcprof \
 	stream/cpubuf stream/reader stream/comm stream/field stream/ksym stream/folded stream/printfmt stream/evprint stream/usym stream/record stream/swstack stream/sdt \
 	count/hist count/keys count/fieldhist count/pprof count/prom count/tracejson \
 	tool \
@@ -15,7 +15,7 @@ COMMON   := base/sig base/opt base/out base/row base/runid base/state base/pair 
 	domain/blk domain/sysnr domain/ustr domain/sock domain/irq domain/sysarg domain/schedev domain/offwake domain/histbykey domain/spanhist domain/member domain/fdtab domain/fdtrack domain/execargs domain/fsops \
 	tracer/tracer \
 	pictures/json pictures/heat pictures/flame
-UNIT     := test_opt test_clockmap test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_syspair test_ftrace test_probe test_evprint test_folded test_offwake test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_histtable test_fieldhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof test_fsops
+UNIT     := test_opt test_clockmap test_row test_span test_hist test_out test_pair test_reader test_blk test_session test_agg test_usym test_field test_keys test_comm test_syspair test_ftrace test_probe test_evprint test_folded test_offwake test_pictures test_toplevel test_undo test_tool test_sig test_funcpair test_ustr test_tracer test_ladder test_sysnr test_sock test_cgroup test_reset test_irq test_sysarg test_schedev test_histtable test_fieldhist test_member test_printfmt test_ksym test_perfev test_pprof test_swstack test_prom test_tracejson test_fdtab test_fdtrack test_sdt test_execargs test_threads test_funcprof test_fsops test_strpieces
 
 PREFIX   ?= /usr/local
 DESTDIR  ?=

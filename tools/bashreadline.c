@@ -23,6 +23,7 @@
 #include "base/out.h"
 #include "base/pair.h"
 #include "kernel/probe.h"
+#include "kernel/strpieces.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "tool.h"
@@ -37,6 +38,7 @@ struct pending {
 	uint64_t at, ts;
 	int tid;
 	bool have_line, have_bare, fault;
+	bool cut; /* longer than read: before Linux 6.12, 256 bytes (strpieces.h) */
 	size_t len;
 	char line[LINE_MAX_KEPT];
 };
@@ -91,8 +93,10 @@ static const struct row_col cols[] = {
 	{"TIME", "time", -8, ROW_WALL, 0, 0, "wall-clock HH:MM:SS when readline returned the line"},
 	{"PID", "pid", 7, ROW_INT, 0, 0, "the bash (its thread ID)"},
 	{"LINE", "line", 0, ROW_STR, 0, 0,
-	 "the line, escaped in text, exact in JSON (null: it could not be read)"},
-	{NULL, "line_len", 0, ROW_UINT, 0, ROW_NOTEXT, "its length in bytes; null when not known"},
+	 "the line, escaped in text, exact in JSON (null: it could not be read); before Linux "
+	 "6.12 its first 256 bytes, then \" [cut]\" in text, when longer"},
+	{NULL, "line_len", 0, ROW_UINT, 0, ROW_NOTEXT,
+	 "its length in bytes; null when not known (cut)"},
 };
 static const struct row_table table = ROW_TABLE("each line", cols);
 
@@ -184,11 +188,19 @@ static void print_line(uint64_t ts, int tid, const struct pending *p)
 			row_word(w, "[unknown: longer than a trace event holds]");
 		row_none(w);
 	} else {
+		char text[4 * 256 + 16];
 		if (!p->len && !w->json)
 			row_word(w, "\"\""); /* an empty line (Enter alone), as statsnoop's path */
-		else
+		else if (p->cut && !w->json) {
+			size_t n = out_text_buf(text, sizeof(text) - 8, p->line, p->len);
+			snprintf(text + n, sizeof(text) - n, " [cut]");
+			row_word(w, text);
+		} else
 			row_bytes(w, p->line, p->len);
-		row_uint(w, p->len);
+		if (p->cut)
+			row_none(w);
+		else
+			row_uint(w, p->len);
 	}
 	row_end(w);
 }
@@ -232,6 +244,7 @@ static void on_line(struct tep_record *rec, void *ctx)
 	size_t len = 0;
 	const char *s = reader_str(rec, env.line_f, &len);
 	p->fault = !len; /* a read that faulted records nothing, not even the NUL */
+	p->cut = strpieces_cut(s, len, env.line_f->flags & TEP_FIELD_IS_DYNAMIC);
 	p->len = strnlen(s, len);
 	if (p->len > LINE_MAX_KEPT - 1)
 		p->len = LINE_MAX_KEPT - 1;

@@ -43,6 +43,7 @@
 #include "base/out.h"
 #include "base/pair.h"
 #include "kernel/probe.h"
+#include "kernel/strpieces.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "join/syspair.h"
@@ -768,8 +769,12 @@ static void end(struct tool_run *t)
 	if (env.cut)
 		fprintf(stderr,
 			"execsnoop: %llu execs shown with arguments cut ([cut]): longer than one "
-			"trace event holds (about 4 KB in all)\n",
-			(unsigned long long)env.cut);
+			"trace event holds (about 4 KB in all)%s\n",
+			(unsigned long long)env.cut,
+			(env.via == VIA_UPROBE || env.loader) && strpieces_needed() ?
+				", or than this kernel's uprobes read of each (before Linux 6.12: "
+				"in pieces, 256 bytes, fewer with many arguments)" :
+				"");
 }
 
 static void cleanup(struct tool_run *t)

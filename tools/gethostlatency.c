@@ -124,15 +124,22 @@ static void on_call(struct tep_record *ret, const struct funcpair_call *c, void 
 		row_none(w);
 	} else {
 		size_t kept = c->str_len < HOST_MAX ? c->str_len : HOST_MAX - 1;
-		if (kept < c->str_len && !w->json) {
+		if ((kept < c->str_len || c->str_cut) && !w->json) {
 			char text[4 * HOST_MAX + 64];
 			size_t n = out_text_buf(text, sizeof(text), c->str, kept);
-			snprintf(text + n, sizeof(text) - n, " [cut: %zu bytes]", c->str_len);
+			if (c->str_cut) /* read in pieces, its length not known */
+				snprintf(text + n, sizeof(text) - n, " [cut]");
+			else
+				snprintf(text + n, sizeof(text) - n, " [cut: %zu bytes]",
+					 c->str_len);
 			row_word(w, text);
 		} else {
 			row_bytes(w, c->str, kept);
 		}
-		row_uint(w, c->str_len);
+		if (c->str_cut)
+			row_none(w);
+		else
+			row_uint(w, c->str_len);
 	}
 	row_end(w);
 }

@@ -20,6 +20,7 @@
 #include "base/ladder.h"
 #include "base/out.h"
 #include "kernel/probe.h"
+#include "kernel/strpieces.h"
 #include "stream/reader.h"
 #include "base/row.h"
 #include "join/syspair.h"
@@ -53,7 +54,8 @@ struct evinfo {
 struct open_data {
 	long long flags, mode; /* -1: unknown */
 	bool named;
-	bool cut; /* the path held is a prefix */
+	bool cut;    /* the path held is a prefix */
+	bool pieced; /* that of a uprobe's pieces (strpieces.h): the rest read late */
 	/* uprobes: a C library function's two probes seen, the path's (missing when too long
 	 * for a trace event) and its companion's (the arguments without the path) */
 	bool str_seen, ptr_seen;
@@ -230,11 +232,13 @@ static void print_open(const struct tep_record *rec, int tid, long long ret, voi
 	bool known = o->named && o->path[0] && strcmp(o->path, "(fault)");
 	struct shown_path sp = {.s = o->path, .held = strlen(o->path)};
 	sp.len = o->cut ? SIZE_MAX : sp.held;
-	sp.atleast_max = err == ENAMETOOLONG;
+	/* (ENAMETOOLONG: PATH_MAX or more, or a name over NAME_MAX; a prefix read in pieces
+	 * cannot tell which) */
+	sp.atleast_max = err == ENAMETOOLONG && !o->pieced;
 	/* A C library function's path too long for its probe's record: the record was not
 	 * written, its companion's was. */
 	bool unrecorded = o->ptr_seen && !o->str_seen && err != EFAULT;
-	if ((!known || o->cut) && (err == ENAMETOOLONG || unrecorded) && o->ptr &&
+	if ((!known || o->cut) && (err == ENAMETOOLONG || unrecorded || o->pieced) && o->ptr &&
 	    ustr_read_late(tid, o->ptr, o->path, sizeof(o->path), &sp.len)) {
 		known = sp.late = true;
 		sp.held = strlen(o->path);
@@ -310,6 +314,10 @@ static void on_event(struct tep_record *rec, void *ctx)
 		if (ei->end)
 			reader_str(rec, ei->end, &endlen);
 		o->cut = !endlen;
+		size_t len;
+		const char *s = reader_str(rec, ei->file, &len);
+		if (strpieces_cut(s, len, ei->file->flags & TEP_FIELD_IS_DYNAMIC))
+			o->cut = o->pieced = true;
 	}
 }
 

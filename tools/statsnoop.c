@@ -157,7 +157,9 @@ static void path_column(const char *path, size_t len, const struct sysarg_strinf
 		row_bytes(r, path, len);
 	else {
 		n = out_text_buf(text, sizeof(text), path, len);
-		if (in->cut && in->len == SIZE_MAX && ret == -ENAMETOOLONG)
+		/* (ENAMETOOLONG: PATH_MAX or more, or a name over NAME_MAX; a prefix read in
+		 * pieces cannot tell which) */
+		if (in->cut && in->len == SIZE_MAX && ret == -ENAMETOOLONG && !in->pieced)
 			n += (size_t)snprintf(text + n, sizeof(text) - n,
 					      " [cut: %d bytes or more]", PATH_MAX);
 		else if (in->cut && in->len == SIZE_MAX)

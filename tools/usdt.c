@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -259,16 +258,6 @@ static enum tool_code make_probe(struct tool_run *t, int i, int fd, unsigned mis
 		fprintf(stderr, "usdt: --string %d: %s:%s has %d argument%s\n", env.string_arg,
 			p->note.provider, p->note.name, n, n == 1 ? "" : "s");
 		return TOOL_USAGE;
-	}
-	/* Seen twice in the 4.14.325 guest: reading long strings (the test's 4096 and 100,000
-	 * bytes) through a uprobe event, the kernel wrote the string's bytes over memory it
-	 * used (an RCU callback list: a panic in rcu_process_callbacks). Not risked there. */
-	struct utsname u;
-	if (env.string_arg && !uname(&u) && !strncmp(u.release, "4.14.", 5)) {
-		fprintf(stderr,
-			"usdt: --string: not on Linux 4.14, whose uprobe events can overwrite "
-			"kernel memory reading a long string (a panic seen on 4.14.325)\n");
-		return TOOL_FAIL;
 	}
 	for (int a = 0; a < n; a++)
 		if (consts & (1u << a))

@@ -121,6 +121,9 @@ bool execargs_from_record(struct execargs *a, const struct execargs_record *r, i
 			      (kernel && len >= 7 && !strncmp(s, "(fault)", len))))
 			return false;
 		size_t held = lost ? 0 : len ? strnlen(s, len) : 0;
+		/* A uprobe's string without its NUL: read in pieces that it filled (before Linux
+		 * 6.12, strpieces.h), longer than held. */
+		cut |= !kernel && !lost && len && held == len;
 		execargs_add(a, lost ? "" : s, held,
 			     lost || cut ? EXECARGS_SIZE_UNKNOWN : (uint32_t)held);
 	}

@@ -10,6 +10,7 @@
 
 #include "base/ladder.h"
 #include "kernel/probe.h"
+#include "kernel/strpieces.h"
 #include "stream/reader.h"
 #include "kernel/session.h"
 #include "tool.h"
@@ -35,6 +36,7 @@ struct call_data {
 	uint64_t ptr[SYSARG_MAX_STRS];
 	bool known[SYSARG_MAX_STRS];
 	bool unread[SYSARG_MAX_STRS]; /* its record held the string's place, not its bytes */
+	bool pieced[SYSARG_MAX_STRS]; /* held is a prefix, read in pieces (strpieces.h) */
 	unsigned len[SYSARG_MAX_STRS];
 	struct sysarg_strinfo info[SYSARG_MAX_STRS];
 	char bytes[];
@@ -109,6 +111,9 @@ static void take_strings(struct sysarg *sa, const struct sysarg_ev *ei, struct c
 		cd->len[i] =
 			(unsigned)reader_strcpy(slot(sa, cd, i), sa->str_size, rec, ei->str[i]);
 		cd->known[i] = true;
+		/* A string read in pieces that filled them: its prefix, the rest read from the
+		 * caller's memory at the end (as one no record held), or said cut. */
+		cd->pieced[i] = strpieces_cut(s, len, ei->str[i]->flags & TEP_FIELD_IS_DYNAMIC);
 	}
 }
 
@@ -140,7 +145,7 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 	int nstrs = sa->nstrs[sa->exit_call];
 	for (int i = 0; i < nstrs; i++) {
 		bool too_long = ret == -ENAMETOOLONG && nstrs == 1;
-		if (cd->known[i] && !too_long)
+		if (cd->known[i] && !too_long && !cd->pieced[i])
 			continue;
 		/* Where it was: the companion's address (uprobes); on the other rungs, the
 		 * entry's argument when the probe's record is missing, held no bytes of it
@@ -152,6 +157,9 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 		else if (sa->via != USTR_UPROBE && cd->d.have_args &&
 			 (!cd->str_seen || too_long || cd->unread[i]))
 			at = (uint64_t)cd->d.args[sa->str_arg[sa->exit_call][i]];
+		if (cd->pieced[i]) /* its prefix, its length not known, unless read late */
+			cd->info[i] = (struct sysarg_strinfo){
+				.cut = true, .len = SIZE_MAX, .pieced = true};
 		if (!at)
 			continue;
 		if (ret == -EFAULT) {
@@ -162,10 +170,11 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 		struct sysarg_strinfo *in = &cd->info[i];
 		if (ustr_read_late(tid, at, slot(sa, cd, i), sa->str_size, &len)) {
 			cd->known[i] = in->late = true;
+			in->pieced = false;
 			cd->len[i] = (unsigned)strlen(slot(sa, cd, i));
 			in->len = len;
 			in->cut = len != cd->len[i];
-		} else if (!fault) {
+		} else if (!fault && !cd->pieced[i]) {
 			/* A kprobe's or eprobe's fetch that faulted: not known too long, shown
 			 * [unknown] and counted as a fault. */
 			in->cut = true;

@@ -112,9 +112,10 @@ const char *sysarg_str(const struct sysarg *sa, const struct sysarg_done *d, int
 
 /* What is known of string slot i beyond its bytes. */
 struct sysarg_strinfo {
-	bool cut;   /* longer than what is held (nothing held: too long for a trace event) */
-	size_t len; /* its length in bytes, SIZE_MAX when not known */
-	bool late;  /* read from the caller's memory after the call */
+	bool cut;    /* longer than what is held (nothing held: too long for a trace event) */
+	size_t len;  /* its length in bytes, SIZE_MAX when not known */
+	bool late;   /* read from the caller's memory after the call */
+	bool pieced; /* held is what a uprobe read in pieces (strpieces.h), its first bytes */
 };
 /* What sa knows of string slot i of call d (the call handed to fn) beyond its bytes, into
  * info. Its len is the bytes held when whole, the length as passed when cut (SIZE_MAX: not

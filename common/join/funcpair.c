@@ -17,6 +17,7 @@
 #include "base/opt.h"
 #include "kernel/probe.h"
 #include "stream/reader.h"
+#include "kernel/strpieces.h"
 #include "kernel/session.h"
 #include "tool.h"
 #include "stream/usym.h"
@@ -208,7 +209,9 @@ static unsigned long long *call_stack(const struct funcpair *fp, void *data)
 	return (unsigned long long *)((char *)call_str(fp, data) + str_bytes(fp));
 }
 
-/* The string of the entry into its place: its length to its NUL, then its bytes;
+#define STR_CUT (1ULL << 62) /* in a kept string's length: longer than read */
+
+/* The string of the entry into its place: its length to its NUL (with STR_CUT), then its bytes;
  * UINT64_MAX when the kernel could not read it (a fetch that faults records no bytes, not
  * even the NUL of an empty string). */
 static void keep_str(const struct funcpair *fp, const struct tep_record *rec, uint64_t *at)
@@ -219,8 +222,9 @@ static void keep_str(const struct funcpair *fp, const struct tep_record *rec, ui
 		*at = UINT64_MAX;
 		return;
 	}
+	bool cut = strpieces_cut(s, len, fp->strf->flags & TEP_FIELD_IS_DYNAMIC);
 	len = strnlen(s, len);
-	*at = len;
+	*at = len | (cut ? STR_CUT : 0);
 	memcpy(at + 1, s, len < fp->str_size ? len : fp->str_size - 1);
 }
 
@@ -251,11 +255,12 @@ static void paired(const struct tep_record *rec, const struct span_start *st, ui
 		   void *data, void *ctx)
 {
 	struct funcpair *fp = ctx;
-	struct funcpair_call c = {st->ts, delta, data, NULL, 0, NULL, 0};
+	struct funcpair_call c = {st->ts, delta, data, NULL, 0, NULL, 0, false};
 	if (fp->strf) {
 		const uint64_t *str = call_str(fp, data);
 		c.str = *str == UINT64_MAX ? NULL : (const char *)(str + 1);
-		c.str_len = *str == UINT64_MAX ? 0 : (size_t)*str;
+		c.str_len = *str == UINT64_MAX ? 0 : (size_t)(*str & ~STR_CUT);
+		c.str_cut = *str != UINT64_MAX && (*str & STR_CUT);
 	}
 	if (fp->kcaller) {
 		const unsigned long long *stack = call_stack(fp, data);
@@ -378,7 +383,8 @@ static void on_synth(struct tep_record *rec, void *ctx)
 				  st,
 				  fp->kcaller ? kernel_frames(fp, rec, st) : 0,
 				  NULL,
-				  0};
+				  0,
+				  false};
 	fp->fn(rec, &c, fp->ctx);
 }
 

@@ -39,6 +39,7 @@ struct funcpair_call {
 	 * NULL when the kernel could not read it (a fault). */
 	const char *str;
 	size_t str_len;
+	bool str_cut; /* longer than str_len, its length not known (read in pieces: strpieces.h) */
 };
 
 /* Called for each paired return with its record: the return's (its task, its value), or the

@@ -4,6 +4,7 @@
 #include "base/runid.h"
 #include "kernel/format.h"
 #include "kernel/session.h"
+#include "kernel/strpieces.h"
 #include "base/sig.h"
 
 #include <ctype.h>
@@ -496,7 +497,7 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 	}
 	/* Older kernels: $argN as registers, +u and ustring as plain reads (x86). */
 	static char compat[8192];
-	char cwhy[256];
+	char cwhy[512];
 	unsigned missing = kind == PROBE_EPROBE ? 0 : probe_syntax_missing();
 	if (kind == PROBE_UPROBE)
 		missing &= PROBE_NO_USER; /* $argN is not uprobe syntax on any kernel */
@@ -518,6 +519,20 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 					s->tool, type, target, compat);
 			args = compat;
 		}
+	}
+	/* Before Linux 6.12 a uprobe's strings are read in fixed pieces (strpieces.h). */
+	static char pieced[16384];
+	struct strpieces sp = {0};
+	if (kind == PROBE_UPROBE && args && strpieces_needed()) {
+		int c = strpieces_args(args, pieced, sizeof(pieced), &sp, cwhy, sizeof(cwhy));
+		if (c < 0) {
+			if (!quiet)
+				fprintf(stderr, "%s: %s\n", s->tool, cwhy);
+			errno = EINVAL;
+			return NULL;
+		}
+		if (c > 0)
+			args = pieced;
 	}
 	struct tracefs_dynevent *d = NULL;
 	const char *colon = kind == PROBE_UPROBE ? strrchr(target, ':') : NULL;
@@ -565,6 +580,14 @@ static struct tep_event *create(struct session *s, enum probe_kind kind, char ty
 		if (probe_format_hide(fmt, &len, hide, hidden))
 			hidden->name = NULL; /* not found as expected: left in sight */
 		size = (int)len;
+	}
+	if (fmt && size > 0 && sp.n) {
+		char *whole = strpieces_format(fmt, &sp);
+		free(fmt);
+		fmt = whole;
+		size = whole ? (int)strlen(whole) : 0;
+		if (!whole)
+			snprintf(why, sizeof(why), "its strings' pieces not as made");
 	}
 	if (fmt && size > 0) {
 		char *signed_fmt = probe_format_small_signed(fmt);

@@ -7,6 +7,8 @@
 #include "stream/printfmt.h"
 #include "stream/reader.h"
 #include "base/row.h"
+#include "base/runid.h"
+#include "kernel/strpieces.h"
 #include "stream/usym.h"
 
 #include <limits.h>
@@ -29,7 +31,8 @@ struct evfields {
 	size_t *jkeylen;
 	char jevent[6 * 160 + 2]; /* -j: the event's name as a JSON string */
 	size_t jeventlen;
-	size_t namelen; /* of the event's own name */
+	size_t namelen;	 /* of the event's own name */
+	uint64_t pieced; /* fields (of the first 64) that are a probe's string read in pieces */
 };
 
 /* JSON: one object per event (its fields under "fields", as the format names them), then
@@ -150,6 +153,10 @@ static struct evfields *fields_of(struct evprint *p, struct tep_event *ev)
 	for (struct tep_format_field *f = ev->format.fields; f; f = f->next, i++) {
 		e->f[i] = f;
 		e->d[i] = field_describe(ev, f);
+		/* A string of this run's probes is __data_loc unless read in pieces (strpieces.h). */
+		if (i < 64 && e->d[i].kind == FIELD_STRING && !(f->flags & TEP_FIELD_IS_DYNAMIC) &&
+		    !strncmp(ev->system, RUNID_GROUP_PREFIX, strlen(RUNID_GROUP_PREFIX)))
+			e->pieced |= 1ULL << i;
 		if (f->offset + f->size > e->need)
 			e->need = f->offset + f->size;
 	}
@@ -202,6 +209,24 @@ static bool fits(const struct evfields *e, const struct tep_record *rec)
 			return false;
 	}
 	return true;
+}
+
+/* Is field i of rec a string read in pieces that was longer than was read? */
+static bool cut(const struct evfields *e, int i, const struct tep_record *rec)
+{
+	size_t len;
+	if (i >= 64 || !(e->pieced >> i & 1))
+		return false;
+	const char *s = reader_str(rec, e->f[i], &len);
+	return strpieces_cut(s, len, false);
+}
+
+static bool any_cut(const struct evfields *e, const struct tep_record *rec)
+{
+	for (int i = 0; e->pieced && i < e->n && i < 64; i++)
+		if (cut(e, i, rec))
+			return true;
+	return false;
 }
 
 /* Kernel frames, named from kallsyms. */
@@ -476,7 +501,7 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 		struct evfields *e = fields_of(p, ev);
 		const struct reader_trailers *tr = reader_record_trailers(rec);
 		if (e && e->jkey && e->jkeylen && (!tr || !tr->n) && !evprint_json_by_row &&
-		    json_line(e, rec, pid, comm)) {
+		    !any_cut(e, rec) && json_line(e, rec, pid, comm)) {
 			p->events++;
 			return;
 		}
@@ -496,6 +521,8 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 			else
 				fprintf(f, "%s\"%s\":", i ? "," : "", e->f[i]->name);
 			field_json(f, &e->d[i], data, len);
+			if (cut(e, i, rec)) /* its first bytes only: said beside it */
+				fprintf(f, ",\"%s_cut\":true", e->f[i]->name);
 		}
 		putc('}', f);
 		row_end_open(w);
@@ -514,6 +541,8 @@ void evprint_event(struct evprint *p, struct tep_record *rec, const char *comm)
 			printf("%s%s=", i ? " " : "", e->f[i]->name);
 			if (len) /* else not in the record: nothing, not a made-up 0 */
 				field_text(stdout, &e->d[i], data, len, 0);
+			if (cut(e, i, rec))
+				printf(" %s_cut=1", e->f[i]->name);
 		}
 		putchar('\n');
 		stacks(p, rec);

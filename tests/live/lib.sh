@@ -337,6 +337,13 @@ uprobe_strings_safe() {
 	[ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 12 ]; }
 }
 
+# uprobe_strings_pieced: whether the tools read a uprobe's strings in 8-byte pieces here,
+# their first 256 bytes (common/kernel/strpieces.h): before Linux 6.12, or with
+# FTT_UPROBE_STRINGS=pieces.
+uprobe_strings_pieced() {
+	[ "${FTT_UPROBE_STRINGS:-}" = pieces ] || ! uprobe_strings_safe
+}
+
 # ucheck DESC CMD...: a check of -U. RHEL 8.1's 4.18 records no user stack for the events of
 # an instance (its own trace at the top level has them): there the tool must say so.
 ucheck() {

@@ -45,18 +45,29 @@ L_BAD=$(printf '#ftt \377\376 bad')
 L_LONG="#$(head -c 5000 /dev/zero | tr '\0' x)"
 L_3K="#$(head -c 2999 /dev/zero | tr '\0' y)"
 
-cat > "$TMP/want" << EOF
+# want_text MODE: the lines as shown, where strings are read whole or in pieces (their first
+# 256 bytes, then [cut]: lib.sh, uprobe_strings_pieced).
+want_text() {
+	if [ "$1" = pieced ]; then
+		long="$(echo "$L_LONG" | head -c 256) [cut]"
+		three="$(echo "$L_3K" | head -c 256) [cut]"
+	else
+		long="[unknown: longer than a trace event holds]"
+		three=$L_3K
+	fi
+	cat > "$TMP/want" << EOF
 echo\\x20hi
 ""
 #ftt\\x1b[1m\\x20esc
 #ftt\\x0asecond
 #ftt\\x20\\xff\\xfe\\x20bad
 #ftt\\x20back\\x5cslash
-[unknown: longer than a trace event holds]
-$L_3K
+$long
+$three
 #after
 exit\\x200
 EOF
+}
 
 # bpftrace's bashreadline.bt beside it on the same run, where installed.
 BT=
@@ -66,36 +77,57 @@ if command -v bpftrace > /dev/null 2>&1 && [ -r /usr/sbin/bashreadline.bt ]; the
 	# (its BEGIN block's line: attached by then)
 	wait_line "$TMP/bt.out" '^Tracing bash' 30 || { notok "bpftrace starts" "$TMP/bt.err"; kill $BT; BT=; }
 fi
-INPUTRC=$TMP/inputrc "$BIN/bashreadline" --exec "$PB" /bin/bash 'echo hi' '' "$L_ESC" "$L_NL" \
-	"$L_BAD" '#ftt back\slash' "$L_LONG" "$L_3K" '#after' > "$TMP/out" 2> "$TMP/err"
-rc=$?
-if [ -n "$BT" ]; then
-	kill -INT $BT
-	wait_exit $BT 20
-	# TIME PID LINE, the line raw (its newline splits it) and cut at 64 bytes (bpftrace's
-	# strings): the lines of the same bash, and the plain ones as they are.
-	BP=$(sed -n '2s/^[^ ]*  *\([0-9]*\) .*/\1/p' "$TMP/out")
-	grep -aE "^[0-9:]+ +$BP( |\$)" "$TMP/bt.out" | sed -E 's/^[0-9:]+ +[0-9]+ *//' > "$TMP/bt.lines"
-	check "bashreadline.bt beside it sees the same bash's 10 lines, the plain ones the same ($(wc -l < "$TMP/bt.lines"))" sh -c "
-		[ \$(wc -l < '$TMP/bt.lines') -eq 10 ] && [ \"\$(sed -n '1p;2p;9p;10p' '$TMP/bt.lines' | tr '\\n' '|')\" = 'echo hi||#after|exit 0|' ]" ||
-		cut -c1-60 "$TMP/bt.lines" | sed "s/^/#bt   /"
-else
-	skip "bashreadline beside bpftrace: bpftrace or /usr/sbin/bashreadline.bt not installed"
-fi
-sed 1d "$TMP/out" | cut -c18- > "$TMP/lines"
-check "bashreadline --exec: exit 0, every line once, in order, escaped" sh -c "
-	[ $rc -eq 0 ] && cmp -s '$TMP/want' '$TMP/lines' &&
-	head -1 '$TMP/out' | grep -q '^TIME  *PID LINE\$'" ||
-	diff "$TMP/want" "$TMP/lines" | cut -c1-80 | sed 's/^/#   /'
-check "bashreadline: each line's time and one PID, bash's" awk '
-	NR == 1 {next}
-	$1 !~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ || $2 !~ /^[0-9]+$/ {bad = 1}
-	{if (!($2 in pid)) {pid[$2] = 1; np++}}
-	END {exit bad || np != 1}' "$TMP/out"
-check "bashreadline: the line too long for an event counted on stderr" \
-	grep -q '^bashreadline: 1 lines could not be shown: too long for a trace event' "$TMP/err"
+# As this kernel reads strings, then (where that is whole) in pieces as before Linux 6.12.
+MODES="whole pieced"
+uprobe_strings_pieced && MODES=pieced
+for mode in $MODES; do
+	want_text $mode
+	[ $mode = pieced ] && export FTT_UPROBE_STRINGS=pieces
+	INPUTRC=$TMP/inputrc "$BIN/bashreadline" --exec "$PB" /bin/bash 'echo hi' '' "$L_ESC" \
+		"$L_NL" "$L_BAD" '#ftt back\slash' "$L_LONG" "$L_3K" '#after' > "$TMP/out" 2> "$TMP/err"
+	rc=$?
+	if [ -n "$BT" ]; then
+		kill -INT $BT
+		wait_exit $BT 20
+		# TIME PID LINE, the line raw (its newline splits it) and cut at 64 bytes
+		# (bpftrace's strings): the lines of the same bash, and the plain ones as they are.
+		BP=$(sed -n '2s/^[^ ]*  *\([0-9]*\) .*/\1/p' "$TMP/out")
+		grep -aE "^[0-9:]+ +$BP( |\$)" "$TMP/bt.out" | sed -E 's/^[0-9:]+ +[0-9]+ *//' > "$TMP/bt.lines"
+		check "bashreadline.bt beside it sees the same bash's 10 lines, the plain ones the same ($(wc -l < "$TMP/bt.lines"))" sh -c "
+			[ \$(wc -l < '$TMP/bt.lines') -eq 10 ] && [ \"\$(sed -n '1p;2p;9p;10p' '$TMP/bt.lines' | tr '\\n' '|')\" = 'echo hi||#after|exit 0|' ]" ||
+			cut -c1-60 "$TMP/bt.lines" | sed "s/^/#bt   /"
+		BT=
+	elif [ $mode = whole ] || [ "$MODES" = pieced ]; then
+		skip "bashreadline beside bpftrace: bpftrace or /usr/sbin/bashreadline.bt not installed"
+	fi
+	sed 1d "$TMP/out" | cut -c18- > "$TMP/lines"
+	check "bashreadline --exec ($mode): exit 0, every line once, in order, escaped" sh -c "
+		[ $rc -eq 0 ] && cmp -s '$TMP/want' '$TMP/lines' &&
+		head -1 '$TMP/out' | grep -q '^TIME  *PID LINE\$'" ||
+		diff "$TMP/want" "$TMP/lines" | cut -c1-80 | sed 's/^/#   /'
+	check "bashreadline ($mode): each line's time and one PID, bash's" awk '
+		NR == 1 {next}
+		$1 !~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ || $2 !~ /^[0-9]+$/ {bad = 1}
+		{if (!($2 in pid)) {pid[$2] = 1; np++}}
+		END {exit bad || np != 1}' "$TMP/out"
+	if [ $mode = whole ]; then
+		check "bashreadline: the line too long for an event counted on stderr" \
+			grep -q '^bashreadline: 1 lines could not be shown: too long for a trace event' "$TMP/err"
+	else
+		check "bashreadline (pieced): the long lines cut, none unknown, so none counted" \
+			sh -c "! grep -q 'could not be shown' '$TMP/err'"
+	fi
+	unset FTT_UPROBE_STRINGS
+done
 
 JSONCHECK=${JSONCHECK:-$BIN/tests/jsoncheck}
+if uprobe_strings_pieced; then
+	JLONG="\"$(echo "$L_LONG" | head -c 256)\",\"line_len\":null"
+	J3K="\"$(echo "$L_3K" | head -c 256)\",\"line_len\":null"
+else
+	JLONG='null,"line_len":null'
+	J3K="\"$L_3K\",\"line_len\":3000"
+fi
 INPUTRC=$TMP/inputrc "$BIN/bashreadline" -j --exec "$PB" /bin/bash "$L_ESC" "$L_NL" "$L_BAD" \
 	'#ftt back\slash' "$L_LONG" "$L_3K" > "$TMP/out" 2> "$TMP/err"
 rc=$?
@@ -105,8 +137,8 @@ cat > "$TMP/want" << EOF
 "#ftt\\nsecond","line_len":11
 "#ftt \\udcff\\udcfe bad","line_len":11
 "#ftt back\\\\slash","line_len":15
-null,"line_len":null
-"$L_3K","line_len":3000
+$JLONG
+$J3K
 "exit 0","line_len":6
 EOF
 check "bashreadline -j: exit 0, valid objects, each line exact with its length" sh -c "
