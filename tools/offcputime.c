@@ -330,8 +330,6 @@ static void on_switch(struct tep_record *rec, void *ctx)
 static enum tool_code prepare(struct tool_run *t)
 {
 	env.t = t;
-	/* perf's samples are matched to the switches by time, within 20 us: one clock. */
-	t->s.want_mono = env.ustack && env.via != VIA_FTRACE;
 	if (env.pprof && pprof_check(env.pprof)) {
 		fprintf(stderr, "offcputime: --pprof: cannot write %s: %s\n", env.pprof,
 			strerror(errno));
@@ -341,7 +339,6 @@ static enum tool_code prepare(struct tool_run *t)
 		return TOOL_FAIL;
 	/* Names: the process of each thread (user symbols, -p), and who made it (-u, -k). */
 	t->follow_names = true;
-	t->buffer_kb = session_big_buffer_kb(); /* each switch with its stacks */
 	if (env.verbose) {
 		/* a context-switch event of this thread, opened and closed: can perf give it? */
 		struct swstack w;
@@ -402,8 +399,12 @@ static enum tool_code setup(struct tool_run *t)
 		snprintf(t->traced + strlen(t->traced), sizeof(t->traced) - strlen(t->traced),
 			 " (user stacks from ftrace: at most 8 frames)");
 	if (env.ustack && env.via != VIA_FTRACE) {
+		/* perf's samples are matched to the switches by time, within 20 us, on
+		 * CLOCK_MONOTONIC: the trace clock's, or a kept local one mapped to it (its
+		 * error learned from the matches: no clock switched, 90 ms less to start). */
 		env.perf_ustack = !swstack_open(&env.sw, t->o.pid, t->o.tid, t->s.mono,
 						env.perf_why, sizeof(env.perf_why));
+		env.sw.learn = t->s.clock_mapped;
 		/* The switches wait in the buffers (.batched): the rings wake the reader as
 		 * they fill, not to overflow meanwhile. */
 		if (env.perf_ustack && tool_wake_on_rings(t, &env.sw.pe, NULL)) {

@@ -166,8 +166,7 @@ static enum tool_code prepare(struct tool_run *t)
 	if (offwake_waking_load(&t->s, &env.waking))
 		return TOOL_FAIL;
 	t->follow_names = true; /* the wakers' names, their processes for user symbols */
-	t->buffer_kb = session_big_buffer_kb(); /* each switch with its stacks */
-	if (env.kstack) /* read when the stacks are printed: nothing before the banner */
+	if (env.kstack)		/* read when the stacks are printed: nothing before the banner */
 		env.ksyms = ksym_load_late(false);
 	if (offwake_sums_init(&env.out.sums, env.ksyms, false, "try_to_wake_up", NULL))
 		return TOOL_FAIL;

@@ -42,10 +42,10 @@ struct session {
 	 * instance kept "local", the same on every CPU, and the reader maps it (clockmap.h). */
 	bool mono;
 	bool clock_mapped;
-	/* Set before session_start by a run that matches its records' times with another
-	 * source's CLOCK_MONOTONIC times to the microsecond (offcputime's perf samples at each
-	 * switch): the instance is switched to mono even where local would do, since the map
-	 * is only as exact as its pairing (microseconds, more under load). */
+	/* Set before session_start by a run whose records must carry CLOCK_MONOTONIC times
+	 * themselves (--record's trace.dat): the instance is switched to mono even where local
+	 * would do. (A run matching its times with another source's to the microsecond maps
+	 * them and allows for the map's error, as swstack does.) */
 	bool want_mono;
 	struct clockmap clock; /* clock_mapped: local to CLOCK_MONOTONIC */
 	bool notrace_self;     /* set_event_notrace_pid excludes this process */
@@ -132,10 +132,12 @@ long long session_buffer_limit_kb(void);
  * kernel's default), in KB. session_start applies it to the size it is given. */
 size_t session_buffer_kb(size_t wish);
 
-/* The buffer per CPU of a run whose every event is large and frequent, worth the 9-35 ms a
- * resize costs at start: funcgraph's top level (function_graph: every call of a CPU), and
- * the switches with their kernel stacks of offcputime, offwaketime and wakeuptime (2,549
- * lost in 1.4 MB by offwaketime --cgroup's test under load, none in 8 MB). Every other run
+/* The buffer per CPU of a run whose every event is large and frequent, worth the 20 ms a
+ * resize costs at start (6.18: whatever the size): funcgraph's top level (function_graph:
+ * every call of a CPU), and offwaketime's switches and wake-ups with their kernel stacks
+ * (2,549 lost in 1.4 MB by its --cgroup test under load, none in 8 MB; 76,245 in a 60,000-
+ * round pipe ping-pong, none in 8 MB). offcputime's and wakeuptime's, half as many events,
+ * lost none of that ping-pong in 1.4 MB: they keep it (their banners 20 ms sooner). Every other run
  * keeps a new instance's size (buffer_kb 0), floods too (tpoint, syscount, vfsstat: a burst
  * of a million writes in a second lost nothing either way here). Returns it in KB: 64 MB over
  * the CPUs, between 1.4 and 8 MB each. */

@@ -97,6 +97,11 @@ int swstack_take(struct swstack *w, uint32_t tid, uint64_t out_ns, uint64_t in_n
 		 int max)
 {
 	struct swstack_q *q = queue(w, tid, false);
+	uint64_t switched = out_ns;
+	if (w->skew) { /* the switch's times on the samples' clock, as learned */
+		out_ns = (uint64_t)((int64_t)out_ns + w->skew);
+		in_ns = (uint64_t)((int64_t)in_ns + w->skew);
+	}
 	uint64_t from = out_ns > SWSTACK_SLACK_NS ? out_ns - SWSTACK_SLACK_NS : 0;
 	size_t i = q ? q->first : 0;
 	while (q && i < q->n && q->s[i]->time < from)
@@ -112,6 +117,12 @@ int swstack_take(struct swstack *w, uint32_t tid, uint64_t out_ns, uint64_t in_n
 	struct swstack_sample *s = q->s[q->first];
 	int n = s->n < max ? s->n : max;
 	memcpy(u, s->u, (size_t)n * sizeof(*u));
+	/* The error moves slowly (the mapping is synced at intervals): a quarter of each
+	 * match's difference, from matches within twice the slack of it (a switch whose own
+	 * sample was lost takes the next one, perhaps a second later: not a measure). */
+	int64_t d = (int64_t)(s->time - switched) - w->skew;
+	if (w->learn && d <= 2 * (int64_t)SWSTACK_SLACK_NS && d >= -2 * (int64_t)SWSTACK_SLACK_NS)
+		w->skew += d / 4;
 	drop_before(q, q->first + 1);
 	w->matched++;
 	return n;
@@ -220,6 +231,8 @@ void swstack_report(const struct swstack *w, const char *tool)
 			tool, (unsigned long long)w->missing,
 			(unsigned long long)(w->missing + w->matched),
 			w->pe.lost ? "samples lost in a full ring" :
+			w->learn   ? "no sample of that switch read, or none within 20 us of it on "
+				     "the trace clock as mapped to CLOCK_MONOTONIC" :
 				     "no sample of that switch read");
 	if (w->bad)
 		fprintf(stderr, "%s: %llu context-switch samples malformed or not stored\n", tool,

@@ -39,6 +39,10 @@ struct swstack {
 	uint64_t missing;	    /* times off the CPU without their sample */
 	uint64_t unused;	    /* samples of switches the caller did not pair, dropped */
 	uint64_t bad;		    /* malformed samples */
+	/* With a trace clock mapped to CLOCK_MONOTONIC (learn): a sample's time less its
+	 * switch's as matched (the mapping's error), learned from the matches and allowed for. */
+	bool learn;
+	int64_t skew;
 };
 
 /* Set up w, an empty store (no kernel): swstack_add and swstack_take work on it. max_stack:

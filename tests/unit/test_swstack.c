@@ -90,11 +90,45 @@ static void test_trim(void **state)
 	swstack_free(&w);
 }
 
+/* A trace clock mapped to CLOCK_MONOTONIC 30 us behind perf's: learned from the matches of
+ * long times off the CPU, then allowed for in short ones (10 us, shorter than the error). */
+static void test_skew(void **state)
+{
+	(void)state;
+	struct swstack w;
+	assert_int_equal(swstack_init(&w, 127), 0);
+	for (int i = 0; i < 12; i++)
+		add(&w, 20, 1000000ULL * (uint64_t)(i + 1) + 30000, 0x2000 + (uint64_t)i, 1);
+	add(&w, 20, 50030000, 0x2100, 1);
+	/* not learned: the short one's sample (30 us late) falls after its switch in */
+	struct swstack plain;
+	assert_int_equal(swstack_init(&plain, 127), 0);
+	add(&plain, 20, 50030000, 0x2100, 1);
+	assert_int_equal(take(&plain, 20, 50000000, 50010000, -1), 0);
+	swstack_free(&plain);
+	w.learn = true;
+	for (int i = 0; i < 12; i++)
+		assert_int_equal(take(&w, 20, 1000000ULL * (uint64_t)(i + 1),
+				      1000000ULL * (uint64_t)(i + 1) + 900000, 1),
+				 0x2000 + (uint64_t)i);
+	assert_true(w.skew > 29000 && w.skew <= 30000);
+	assert_int_equal(take(&w, 20, 50000000, 50010000, 1), 0x2100);
+	assert_int_equal(w.missing, 0);
+	/* a time off the CPU whose own sample was lost takes the next one, 500 ms on (its
+	 * switch in lost too): not a measure of the clocks, the skew stays */
+	int64_t skew = w.skew;
+	add(&w, 20, 560030000, 0x2200, 1);
+	assert_int_equal(take(&w, 20, 60000000, 900000000, 1), 0x2200);
+	assert_int_equal(w.skew, skew);
+	swstack_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_skew),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
