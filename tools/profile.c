@@ -32,6 +32,7 @@
 #include "count/prom.h"
 #include "base/row.h"
 #include "base/sig.h"
+#include "base/threads.h"
 #include "tool.h"
 #include "stream/usym.h"
 
@@ -232,6 +233,21 @@ static const char *comm_of(uint32_t pid, uint32_t tid, uint32_t cpu)
 	else
 		c[n] = 0;
 	return c;
+}
+
+/* The names of the threads of pid (-p, -L's tid alone) now, while they are there: a run that
+ * ends with its process reads most of its samples after the process is gone, when /proc
+ * has no name to give (their COMM records come only at an exec or a rename). */
+static void name_threads(pid_t pid, pid_t tid)
+{
+	pid_t *tids = NULL;
+	size_t n = 0;
+	if (tid > 0)
+		(void)comm_of((uint32_t)tid, (uint32_t)tid, 0);
+	else if (!threads_read(pid, &tids, &n))
+		for (size_t i = 0; i < n; i++)
+			(void)comm_of((uint32_t)pid, (uint32_t)tids[i], 0);
+	free(tids);
 }
 
 /* A table of stacks: named from kallsyms at the end when printed once (no table of every
@@ -652,6 +668,10 @@ static enum tool_code setup(struct tool_run *t)
 	for (int i = 1; !ret && i < env.npids; i++)
 		if (perfev_add_process(&env.pe, &a, env.pids[i], why, sizeof(why)) < 0)
 			ret = -1;
+	if (!ret && t->o.tid)
+		name_threads(0, t->o.tid);
+	for (int i = 0; !ret && i < env.npids; i++)
+		name_threads(env.pids[i], 0);
 	if (!ret && env.offcpu)
 		/* a record per switch, each with its call chain (~1 KiB): up to ~25,000 switches
 		 * a second per CPU between two reads at 256 pages; more are lost and said */
