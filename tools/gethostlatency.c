@@ -86,6 +86,7 @@ static enum tool_code prepare(struct tool_run *t)
 		fp->spec = env.spec[i];
 		fp->retval = true;
 		fp->str_arg = 1;
+		fp->nargs = 1; /* the name's pointer: NULL read in pieces is not "" */
 		fp->str_size = HOST_MAX;
 		char prefix[8];
 		snprintf(prefix, sizeof(prefix), "gh%d", i);

@@ -390,7 +390,7 @@ static const struct tool usdt = {
 		"   filter      an ftrace filter on the arguments ('arg1 > 100')\n"
 		"  Arguments are named arg1..argN, decoded from the probe's note with\n"
 		"  their sizes and signs; a string (--string) is cut by the kernel at 4095\n"
-		"  bytes.\n",
+		"  bytes (before Linux 6.12, read here in pieces: at 256).\n",
 	.examples = examples,
 	.formats = (const char *const[]){"ftrace:user_stack", NULL},
 	.state = &env.tr,

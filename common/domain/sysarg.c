@@ -105,6 +105,7 @@ static void take_strings(struct sysarg *sa, const struct sysarg_ev *ei, struct c
 		    (len == 0 || (len == sizeof("(fault)") && !memcmp(s, "(fault)", len)))) {
 			cd->known[i] = false;
 			cd->unread[i] = true;
+			cd->pieced[i] = false;
 			continue;
 		}
 		cd->unread[i] = false;

@@ -214,15 +214,20 @@ static unsigned long long *call_stack(const struct funcpair *fp, void *data)
 /* The string of the entry into its place: its length to its NUL (with STR_CUT), then its bytes;
  * UINT64_MAX when the kernel could not read it (a fetch that faults records no bytes, not
  * even the NUL of an empty string). */
-static void keep_str(const struct funcpair *fp, const struct tep_record *rec, uint64_t *at)
+static void keep_str(const struct funcpair *fp, const struct tep_record *rec, const uint64_t *args,
+		     uint64_t *at)
 {
 	size_t len = 0;
 	const char *s = reader_str(rec, fp->strf, &len);
-	if (!len) {
+	bool dynamic = fp->strf->flags & TEP_FIELD_IS_DYNAMIC;
+	/* Pieces of a NULL pointer read as zeros, not as a fault: its argument says. */
+	bool null = !dynamic && fp->str_arg && !fp->str_fetch && fp->str_arg <= fp->nargs &&
+		    !args[fp->str_arg - 1];
+	if (!len || null) {
 		*at = UINT64_MAX;
 		return;
 	}
-	bool cut = strpieces_cut(s, len, fp->strf->flags & TEP_FIELD_IS_DYNAMIC);
+	bool cut = strpieces_cut(s, len, dynamic);
 	len = strnlen(s, len);
 	*at = len | (cut ? STR_CUT : 0);
 	memcpy(at + 1, s, len < fp->str_size ? len : fp->str_size - 1);
@@ -241,7 +246,7 @@ static void on_entry(struct tep_record *rec, void *ctx)
 		for (int i = 0; fp->mem_arg && i < fp->mem_words; i++)
 			args[fp->nargs + i] = (uint64_t)reader_num(rec, fp->memf[i]);
 		if (fp->strf)
-			keep_str(fp, rec, call_str(fp, args));
+			keep_str(fp, rec, args, call_str(fp, args));
 		if (fp->kcaller) { /* the entry's stack, until the return */
 			unsigned long long *st = call_stack(fp, args);
 			st[0] = (unsigned long long)kernel_frames(fp, rec, st + 1);

@@ -3,6 +3,8 @@
 #include "kernel/strpieces.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +82,70 @@ static bool user_string(const struct arg *a)
 	return a->type &&
 	       ((a->typelen >= 6 && !memcmp(a->type, "string", 6)) ||
 		(a->typelen >= 7 && !memcmp(a->type, "ustring", 7))) &&
-	       a->fetch[0] != '\\' && strncmp(a->fetch, "$comm", 5);
+	       !(a->fetch[0] == '\\' && a->fetch[1] == '"') && strncmp(a->fetch, "$comm", 5);
+}
+
+/* The offset of a +OFF(FETCH) or -OFF / +uOFF fetch, as the kernel reads it (any base), into
+ * *off, and where its '(' is. Returns that, or NULL when the fetch is not of that form. */
+static const char *mem_fetch(const struct arg *a, long long *off, bool *user)
+{
+	const char *f = a->fetch;
+	if (a->fetchlen < 4 || (f[0] != '+' && f[0] != '-') || f[a->fetchlen - 1] != ')')
+		return NULL;
+	*user = f[1] == 'u';
+	const char *num = f + 1 + *user;
+	if (!isdigit((unsigned char)*num))
+		return NULL;
+	char *end;
+	errno = 0;
+	*off = strtoll(num, &end, 0);
+	if (errno || *end != '(' || *off > (1LL << 40))
+		return NULL;
+	if (f[0] == '-')
+		*off = -*off;
+	return end;
+}
+
+/* Append to out (len bytes, o used) what fmt makes. Returns 0, or -1 when it does not fit. */
+static int append(char *out, size_t len, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(out + *o, len - *o, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= len - *o)
+		return -1;
+	*o += (size_t)w;
+	return 0;
+}
+
+/* An argument whose bytes the kernel writes after the fixed ones: a string type ($comm and
+ * immediate strings too), when not read in pieces. */
+static bool dynamic(const struct arg *a)
+{
+	return (a->type && ((a->typelen >= 6 && !memcmp(a->type, "string", 6)) ||
+			    (a->typelen >= 7 && !memcmp(a->type, "ustring", 7)) ||
+			    (a->typelen >= 6 && !memcmp(a->type, "symstr", 6)))) ||
+	       !strncmp(a->fetch, "$comm", 5) || (a->fetch[0] == '\\' && a->fetch[1] == '"');
+}
+
+/* The pieces of string argument a, named name, per of them, appended to out. Returns 0, or
+ * -1 when they do not fit. */
+static int pieces(const struct arg *a, const char *name, int per, char *out, size_t len, size_t *o)
+{
+	long long off;
+	bool user;
+	const char *paren = mem_fetch(a, &off, &user);
+	/* FETCH, from its '(' to the last ')' */
+	size_t inner = a->fetchlen - (size_t)(paren - a->fetch);
+	for (int k = 0; k < per; k++) {
+		long long at = off + 8LL * k;
+		if (append(out, len, o, "%s%s__%d=%c%s%lld%.*s:u64", *o ? " " : "", name, k,
+			   at < 0 ? '-' : '+', user ? "u" : "", at < 0 ? -at : at, (int)inner,
+			   paren))
+			return -1;
+	}
+	return 0;
 }
 
 int strpieces_args(const char *args, char *out, size_t len, struct strpieces *sp, char *why,
@@ -90,8 +155,12 @@ int strpieces_args(const char *args, char *out, size_t len, struct strpieces *sp
 	struct arg a[STRPIECES_MAX_ARGS + 1];
 	int n = 0, strs = 0;
 	for (const char *p = args; *p;) {
-		p += strspn(p, " \t");
-		size_t l = strcspn(p, " \t");
+		/* (the kernel splits at any white space: so must this) */
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		size_t l = 0;
+		while (p[l] && !isspace((unsigned char)p[l]))
+			l++;
 		if (!l)
 			break;
 		if (n == STRPIECES_MAX_ARGS + 1) {
@@ -100,16 +169,15 @@ int strpieces_args(const char *args, char *out, size_t len, struct strpieces *sp
 		}
 		split(p, l, &a[n]);
 		if (user_string(&a[n])) {
-			const char *f = a[n].fetch;
-			const char *num = f + 1 + (f[1] == 'u');
-			bool mem = (f[0] == '+' || f[0] == '-') && isdigit((unsigned char)*num) &&
-				   a[n].fetchlen > 2 && f[a[n].fetchlen - 1] == ')';
-			if (!(is_type(&a[n], "string") || is_type(&a[n], "ustring")) || !mem) {
+			long long off;
+			bool user;
+			if (!(is_type(&a[n], "string") || is_type(&a[n], "ustring")) ||
+			    !mem_fetch(&a[n], &off, &user)) {
 				snprintf(why, whylen,
 					 "before Linux 6.12 (373b9338) a uprobe's string argument "
 					 "can overwrite kernel memory, so it is read here in "
-					 "pieces, "
-					 "and only in the form +OFF(FETCH):string, not '%.*s'",
+					 "pieces, and only in the form +OFF(FETCH):string, not "
+					 "'%.*s'",
 					 (int)l, p);
 				return -1;
 			}
@@ -150,36 +218,28 @@ int strpieces_args(const char *args, char *out, size_t len, struct strpieces *sp
 	}
 	sp->n = strs;
 	sp->pieces = per;
+	/* The dynamic arguments left ($comm, \"...") first: from 4.20 to 6.4 (until
+	 * e38e2c6a9efc) a fixed fetch that faults moves where the kernel writes the dynamic
+	 * ones after it backwards, out of its buffer (a piece of +0(+8(%si)) of a NULL argv
+	 * entry). Then the others in their order, the strings as pieces; each unnamed one named
+	 * as the kernel named it in its place (argN). */
 	size_t o = 0;
-	int s = 0;
-	for (int i = 0; i < n; i++) {
-		if (!user_string(&a[i])) {
-			int w = snprintf(out + o, len - o, "%s%.*s", o ? " " : "", (int)a[i].len,
-					 a[i].p);
-			if (w < 0 || (size_t)w >= len - o)
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0, s = 0; i < n; i++) {
+			if (user_string(&a[i])) {
+				if (pass && pieces(&a[i], sp->name[s], per, out, len, &o))
+					goto toolong;
+				s++;
+				continue;
+			}
+			if (dynamic(&a[i]) != !pass)
+				continue;
+			if (a[i].name ? append(out, len, &o, "%s%.*s", o ? " " : "", (int)a[i].len,
+					       a[i].p) :
+					append(out, len, &o, "%sarg%d=%.*s", o ? " " : "", i + 1,
+					       (int)a[i].len, a[i].p))
 				goto toolong;
-			o += (size_t)w;
-			continue;
 		}
-		const char *f = a[i].fetch;
-		bool user = f[1] == 'u';
-		char *end;
-		long long off = strtoll(f + 1 + user, &end, 10);
-		if (f[0] == '-')
-			off = -off;
-		/* end is at the '(' of FETCH, the last ')' closes it */
-		size_t inner = a[i].fetchlen - (size_t)(end - f);
-		for (int k = 0; k < per; k++) {
-			long long at = off + 8LL * k;
-			int w = snprintf(out + o, len - o, "%s%s__%d=%c%s%lld%.*s:u64",
-					 o ? " " : "", sp->name[s], k, at < 0 ? '-' : '+',
-					 user ? "u" : "", at < 0 ? -at : at, (int)inner, end);
-			if (w < 0 || (size_t)w >= len - o)
-				goto toolong;
-			o += (size_t)w;
-		}
-		s++;
-	}
 	return strs;
 toolong:
 	snprintf(why, whylen, "the arguments are too long");

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#define STRPIECES_MAX_STRS 32
+#define STRPIECES_MAX_STRS 64
 #define STRPIECES_PER_STR 32   /* 256 bytes of each string: NAME_MAX and a NUL, as bcc's */
 #define STRPIECES_MAX_ARGS 128 /* the kernel's MAX_TRACE_ARGS */
 #define STRPIECES_NAME_MAX 27  /* with "__31", the kernel's 31 bytes of an argument's name */
