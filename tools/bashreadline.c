@@ -244,7 +244,7 @@ static void on_line(struct tep_record *rec, void *ctx)
 	size_t len = 0;
 	const char *s = reader_str(rec, env.line_f, &len);
 	p->fault = !len; /* a read that faulted records nothing, not even the NUL */
-	p->cut = strpieces_cut(s, len, env.line_f->flags & TEP_FIELD_IS_DYNAMIC);
+	p->cut = strpieces_cut(env.line_f, s, len);
 	p->len = strnlen(s, len);
 	if (p->len > LINE_MAX_KEPT - 1)
 		p->len = LINE_MAX_KEPT - 1;

@@ -316,7 +316,7 @@ static void on_event(struct tep_record *rec, void *ctx)
 		o->cut = !endlen;
 		size_t len;
 		const char *s = reader_str(rec, ei->file, &len);
-		if (strpieces_cut(s, len, ei->file->flags & TEP_FIELD_IS_DYNAMIC))
+		if (strpieces_cut(ei->file, s, len))
 			o->cut = o->pieced = true;
 	}
 }

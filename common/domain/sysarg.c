@@ -36,7 +36,6 @@ struct call_data {
 	uint64_t ptr[SYSARG_MAX_STRS];
 	bool known[SYSARG_MAX_STRS];
 	bool unread[SYSARG_MAX_STRS]; /* its record held the string's place, not its bytes */
-	bool pieced[SYSARG_MAX_STRS]; /* held is a prefix, read in pieces (strpieces.h) */
 	unsigned len[SYSARG_MAX_STRS];
 	struct sysarg_strinfo info[SYSARG_MAX_STRS];
 	char bytes[];
@@ -105,7 +104,7 @@ static void take_strings(struct sysarg *sa, const struct sysarg_ev *ei, struct c
 		    (len == 0 || (len == sizeof("(fault)") && !memcmp(s, "(fault)", len)))) {
 			cd->known[i] = false;
 			cd->unread[i] = true;
-			cd->pieced[i] = false;
+			cd->info[i].pieced = false;
 			continue;
 		}
 		cd->unread[i] = false;
@@ -114,7 +113,7 @@ static void take_strings(struct sysarg *sa, const struct sysarg_ev *ei, struct c
 		cd->known[i] = true;
 		/* A string read in pieces that filled them: its prefix, the rest read from the
 		 * caller's memory at the end (as one no record held), or said cut. */
-		cd->pieced[i] = strpieces_cut(s, len, ei->str[i]->flags & TEP_FIELD_IS_DYNAMIC);
+		cd->info[i].pieced = strpieces_cut(ei->str[i], s, len);
 	}
 }
 
@@ -146,7 +145,7 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 	int nstrs = sa->nstrs[sa->exit_call];
 	for (int i = 0; i < nstrs; i++) {
 		bool too_long = ret == -ENAMETOOLONG && nstrs == 1;
-		if (cd->known[i] && !too_long && !cd->pieced[i])
+		if (cd->known[i] && !too_long && !cd->info[i].pieced)
 			continue;
 		/* Where it was: the companion's address (uprobes); on the other rungs, the
 		 * entry's argument when the probe's record is missing, held no bytes of it
@@ -158,7 +157,7 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 		else if (sa->via != USTR_UPROBE && cd->d.have_args &&
 			 (!cd->str_seen || too_long || cd->unread[i]))
 			at = (uint64_t)cd->d.args[sa->str_arg[sa->exit_call][i]];
-		if (cd->pieced[i]) /* its prefix, its length not known, unless read late */
+		if (cd->info[i].pieced) /* its prefix, its length not known, unless read late */
 			cd->info[i] = (struct sysarg_strinfo){
 				.cut = true, .len = SIZE_MAX, .pieced = true};
 		if (!at)
@@ -175,7 +174,7 @@ static void on_call_end(const struct tep_record *exit, int tid, long long ret, v
 			cd->len[i] = (unsigned)strlen(slot(sa, cd, i));
 			in->len = len;
 			in->cut = len != cd->len[i];
-		} else if (!fault && !cd->pieced[i]) {
+		} else if (!fault && !cd->info[i].pieced) {
 			/* A kprobe's or eprobe's fetch that faulted: not known too long, shown
 			 * [unknown] and counted as a fault. */
 			in->cut = true;

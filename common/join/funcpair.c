@@ -227,7 +227,7 @@ static void keep_str(const struct funcpair *fp, const struct tep_record *rec, co
 		*at = UINT64_MAX;
 		return;
 	}
-	bool cut = strpieces_cut(s, len, dynamic);
+	bool cut = strpieces_cut(fp->strf, s, len);
 	len = strnlen(s, len);
 	*at = len | (cut ? STR_CUT : 0);
 	memcpy(at + 1, s, len < fp->str_size ? len : fp->str_size - 1);

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <event-parse.h>
+
 #define STRPIECES_MAX_STRS 64
 #define STRPIECES_PER_STR 32   /* 256 bytes of each string: NAME_MAX and a NUL, as bcc's */
 #define STRPIECES_MAX_ARGS 128 /* the kernel's MAX_TRACE_ARGS */
@@ -60,13 +62,12 @@ int strpieces_args(const char *args, char *out, size_t len, struct strpieces *sp
  */
 char *strpieces_format(const char *fmt, const struct strpieces *sp);
 
-/* Is a probe's string field, s (len bytes, as reader_str gives it), one made of pieces that
- * the string filled without its NUL, so longer than was read? dynamic: the field is a
- * __data_loc one (the kernel's own string, its length measured: never cut). Returns true if
- * so. */
-static inline bool strpieces_cut(const char *s, size_t len, bool dynamic)
+/* Is a probe's string field f, holding s (len bytes, as reader_str gives it), one made of
+ * pieces that the string filled without its NUL, so longer than was read? (A __data_loc
+ * field is the kernel's own string, its length measured: never cut.) Returns true if so. */
+static inline bool strpieces_cut(const struct tep_format_field *f, const char *s, size_t len)
 {
-	return !dynamic && len > 0 && !memchr(s, 0, len);
+	return !(f->flags & TEP_FIELD_IS_DYNAMIC) && len > 0 && !memchr(s, 0, len);
 }
 
 #endif

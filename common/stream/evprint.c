@@ -218,7 +218,7 @@ static bool cut(const struct evfields *e, int i, const struct tep_record *rec)
 	if (i >= 64 || !(e->pieced >> i & 1))
 		return false;
 	const char *s = reader_str(rec, e->f[i], &len);
-	return strpieces_cut(s, len, false);
+	return strpieces_cut(e->f[i], s, len);
 }
 
 static bool any_cut(const struct evfields *e, const struct tep_record *rec)

@@ -162,14 +162,15 @@ static void test_format(void **state)
 	const char *s = reader_str(&rec, s0, &len);
 	assert_int_equal(len, 16);
 	assert_string_equal(s, "/etc/passwd");
-	assert_false(strpieces_cut(s, len, false));
+	assert_false(strpieces_cut(s0, s, len));
 	s = reader_str(&rec, s1, &len);
-	assert_true(strpieces_cut(s, len, false));
+	assert_true(strpieces_cut(s1, s, len));
 	char cut[64];
 	assert_int_equal(reader_strcpy(cut, sizeof(cut), &rec, s1), 16);
 	assert_string_equal(cut, "0123456789abcdef");
 	/* A dynamic string is never cut: the kernel measured it. */
-	assert_false(strpieces_cut("abc", 3, true));
+	struct tep_format_field loc = {.flags = TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING};
+	assert_false(strpieces_cut(&loc, "abc", 3));
 	tep_free(t);
 }
 
