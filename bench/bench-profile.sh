@@ -5,52 +5,65 @@
 # user stacks at 49, 99 and 999 Hz; writes bench/PROFILE.md. Needs root, `make all`, perf
 # and bpftrace (make bench-deps).
 #
-# The workload: one CPU-bound shell loop per CPU (a fixed number of iterations each, pinned),
-# the same work in every run. Per profiler and rate, REPS runs, each after an untraced one:
-#   slowdown      (traced wall time - untraced) / untraced, of the workload, the median run
+# The workload: profile_target's clock loop ("stolen SECS DEPTH"), one per CPU, pinned, for
+# SECS seconds, DEPTH calls deep: CPU-bound, and it sees every gap between two of its clock
+# readings over 2 us, time taken from it (interrupts, the sampling among them; other tasks,
+# the profiler among them). Per profiler and rate, REPS runs, each after an untraced one:
+#   slowdown      the time taken from the workload, traced less untraced, over its CPU time
+#                 (every cost the profiler puts on a CPU-bound task: its sampling interrupt,
+#                 bpftrace's BPF there, its own run time on the workload's CPUs)
+#   us a sample   that extra time over the samples taken
 #   CPU ms/s      the profiler's own CPU time (its threads' run time, schedstat) while the
 #                 workload ran, per second of it
+#   BPF ms/s      bpftrace's BPF programs' run time, as the kernel counts it
+#                 (kernel.bpf_stats_enabled, on for the run), per second: its per-sample
+#                 work, done in the sampling interrupt, in the workload's time
 #   peak RSS      the profiler's VmHWM at the end (MiB)
 #   samples       what the profiler said it took in the whole run (profile: "N samples
-#                 counted"; bpftrace: the sum of its map, idle CPUs' included; perf: perf
-#                 report's count): that each sampled, not a rate
+#                 counted"; bpftrace: the sum of its map; perf: perf report's count)
 # perf record writes its perf.data to a tmpfs folder; its report is not part of its cost.
 #
-# Environment: BENCH_ITER (workload iterations per CPU, 3000000), BENCH_REPS (3),
-# BENCH_RATES ("49 99 999"), BENCH_REPORT (bench/PROFILE.md), BENCH_ONLY (a regex of names).
+# Environment: BENCH_SECS (the workload's seconds, 4), BENCH_DEPTH (its calls deep, 32),
+# BENCH_REPS (3), BENCH_RATES ("49 99 999"), BENCH_REPORT (bench/PROFILE.md), BENCH_ONLY (a
+# regex of names).
 set -u
 set -m # each profiler in its own process group
 cd "$(dirname "$0")/.."
 B=${B:-build}
-ITER=${BENCH_ITER:-3000000}
+SECS=${BENCH_SECS:-4}
+DEPTH=${BENCH_DEPTH:-32}
 REPS=${BENCH_REPS:-3}
 RATES=${BENCH_RATES:-49 99 999}
 REPORT=${BENCH_REPORT:-bench/PROFILE.md}
 ONLY=${BENCH_ONLY:-.}
 WORK=$(mktemp -d /tmp/ftt-bench-profile.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+STATS=/proc/sys/kernel/bpf_stats_enabled
+STATS_WAS=$(cat $STATS 2> /dev/null)
+trap 'rm -rf "$WORK"; [ -z "$STATS_WAS" ] || echo "$STATS_WAS" > $STATS' EXIT
 
 die() { echo "bench-profile: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root"
 [ -x "$B/profile" ] || die "$B/profile missing: make all"
+PT=$B/tests/profile_target
+[ -x "$PT" ] || die "$PT missing: make $PT"
 for t in bpftrace perf taskset; do command -v $t > /dev/null || die "$t not found: make bench-deps"; done
 NCPU=$(nproc)
 
-# The workload's wall time in ms: one loop per CPU, pinned, all at once.
+# The workload: the ns taken from it and its gaps, summed over the CPUs.
 work() {
-	local t0 t1 pids=() c
-	t0=$(date +%s%N)
+	local c pids=()
 	for c in $(seq 0 $((NCPU - 1))); do
-		taskset -c "$c" sh -c "i=0; while [ \$i -lt $ITER ]; do i=\$((i + 1)); done" &
+		taskset -c "$c" "$PT" stolen "$SECS" "$DEPTH" > "$WORK/loop.$c" &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
+	cat "$WORK"/loop.* | awk '{ s += $2; g += $4 } END { printf "%.0f %.0f\n", s, g }'
 }
 # The CPU time of PID so far in ns, all its threads (the scheduler's sum_exec_runtime: a
 # tick of /proc/PID/stat is 10 ms, a third of the measure on a 3-second workload).
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2> /dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
+# The run time of PID's BPF programs so far in ns (0 when it has none, or without bpf_stats).
+bpf_ns() { cat /proc/"$1"/fdinfo/* 2> /dev/null | awk '/^run_time_ns:/ { s += $2 } END { printf "%.0f\n", s }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
 
 # start NAME CMD...: the profiler in the background; its PID in $PROF once it samples.
@@ -88,15 +101,19 @@ work > /dev/null # warm
 	echo "# Profilers side by side: every CPU, kernel and user stacks"
 	echo
 	echo "Measured $(date -u +%Y-%m-%d) on $(uname -r), $NCPU CPUs ($(uname -m)), by bench/bench-profile.sh:"
-	echo "a CPU-bound shell loop on each CPU, $ITER iterations each (the same work every run),"
-	echo "median of $REPS runs, each after an untraced one. CPU ms/s: the profiler's own CPU time per"
-	echo "second of the workload (bpftrace's and perf's sampling runs in the kernel, in the"
-	echo "workload's time: their cost is in the slowdown); samples: of the whole run, as each said."
-	echo "perf: \`perf record -F HZ -a -g\` (perf.data on tmpfs, its report not counted); bpftrace:"
-	echo "\`profile:hz:HZ { @[kstack, ustack, comm] = count(); }\`; profile: \`profile -F HZ -f\`."
+	echo "profile_target's clock loop on each CPU, $DEPTH calls deep, for $SECS s (CPU-bound; a gap of over"
+	echo "2 us between two of its clock readings is time taken from it), median of $REPS runs, each"
+	echo "after an untraced one. Slowdown: the time taken from the loops, traced less untraced, over"
+	echo "their CPU time: all a profiler costs a CPU-bound task (its sampling interrupt, bpftrace's"
+	echo "BPF programs there, its own run time on their CPUs); us a sample: that time over the"
+	echo "samples. CPU ms/s: the profiler's own CPU time per second; BPF ms/s: bpftrace's BPF"
+	echo "programs' run time per second, as the kernel counts it (kernel.bpf_stats_enabled): its"
+	echo "per-sample work, done in the interrupt. perf: \`perf record -F HZ -a -g\` (perf.data on"
+	echo "tmpfs, its report not counted); bpftrace: \`profile:hz:HZ { @[kstack, ustack, comm] ="
+	echo "count(); }\`; profile: \`profile -F HZ -f\`."
 	echo
-	echo "| profiler | Hz | slowdown % | CPU ms/s | peak RSS MiB | samples |"
-	echo "| --- | --- | --- | --- | --- | --- |"
+	echo "| profiler | Hz | slowdown % | us a sample | CPU ms/s | BPF ms/s | peak RSS MiB | samples |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 } > "$REPORT.new"
 for hz in $RATES; do
 	for name in profile perf bpftrace; do
@@ -106,24 +123,31 @@ for hz in $RATES; do
 		perf) cmd=(perf record -q -F "$hz" -a -g -o "$WORK/perf.data") ;;
 		bpftrace) cmd=(bpftrace -e "profile:hz:$hz { @[kstack, ustack, comm] = count(); }") ;;
 		esac
-		slow=() cpu=() rss=() smp=()
+		slow=() per=() cpu=() bpf=() rss=() smp=()
+		[ "$name" != bpftrace ] || [ -z "$STATS_WAS" ] || echo 1 > $STATS
 		for _ in $(seq 1 "$REPS"); do
-			base=$(work)
+			read -r base _ < <(work)
 			start "$name" "${cmd[@]}"
-			c0=$(cpu_ns "$PROF")
-			w=$(work)
-			c1=$(cpu_ns "$PROF")
+			c0=$(cpu_ns "$PROF") b0=$(bpf_ns "$PROF")
+			read -r w _ < <(work)
+			c1=$(cpu_ns "$PROF") b1=$(bpf_ns "$PROF")
 			r=$(awk '/^VmHWM/ { print int($2 / 1024) }' "/proc/$PROF/status" 2> /dev/null)
 			stop
-			slow+=("$(echo "$w $base" | awk '{ printf "%.1f\n", ($1 - $2) * 100 / $2 }')")
-			cpu+=("$(echo "$c0 $c1 $w" | awk '{ printf "%.2f\n", ($2 - $1) / 1e6 / ($3 / 1000) }')")
-			rss+=("${r:--}")
 			n=$(samples "$name")
 			smp+=("${n:-0}")
+			slow+=("$(echo "$w $base $SECS $NCPU" | awk '{ printf "%.2f\n", ($1 - $2) / 1e7 / ($3 * $4) }')")
+			per+=("$(echo "$w $base ${n:-0}" | awk '{ printf "%.2f\n", $3 ? ($1 - $2) / 1000 / $3 : 0 }')")
+			cpu+=("$(echo "$c0 $c1 $SECS" | awk '{ printf "%.2f\n", ($2 - $1) / 1e6 / $3 }')")
+			bpf+=("$(echo "$b0 $b1 $SECS" | awk '{ printf "%.2f\n", ($2 - $1) / 1e6 / $3 }')")
+			rss+=("${r:--}")
 		done
-		printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$hz" \
-			"$(printf '%s\n' "${slow[@]}" | median)" "$(printf '%s\n' "${cpu[@]}" | median)" \
-			"$(printf '%s\n' "${rss[@]}" | median)" "$(printf '%s\n' "${smp[@]}" | median)" >> "$REPORT.new"
+		[ -z "$STATS_WAS" ] || echo "$STATS_WAS" > $STATS
+		b=$(printf '%s\n' "${bpf[@]}" | median)
+		[ "$name" = bpftrace ] && [ -n "$STATS_WAS" ] || b=-
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$hz" \
+			"$(printf '%s\n' "${slow[@]}" | median)" "$(printf '%s\n' "${per[@]}" | median)" \
+			"$(printf '%s\n' "${cpu[@]}" | median)" \
+			"$b" "$(printf '%s\n' "${rss[@]}" | median)" "$(printf '%s\n' "${smp[@]}" | median)" >> "$REPORT.new"
 		echo "bench-profile: $name at $hz Hz done" >&2
 	done
 done
@@ -131,8 +155,7 @@ done
 # Side by side at the same time, on the same workload: profile_target's three functions that
 # burn CPU in the shares 1:2:3 (5 s), sampled by the three at 99 Hz at once; each one's shares
 # of the samples whose user stack holds one of them.
-PT=$B/tests/profile_target
-if [ -x "$PT" ] && [[ side =~ $ONLY ]]; then
+if [[ side =~ $ONLY ]]; then
 	rm -f "$WORK/go"
 	"$PT" ratio 5 "$WORK/go" > /dev/null &
 	TP=$!

@@ -12,6 +12,8 @@
  * "getppid SECS": getppid() in a loop for SECS seconds. "children N": N short-lived
  * processes one after the other, each this program run again ("burn MS": burn_two for MS
  * ms of CPU, then exit), gone before most of their samples are read. "half SECS": below.
+ * "stolen SECS [DEPTH]": below (bench/bench-profile.sh's workload: what a profiler takes
+ * from a CPU-bound task).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -108,6 +110,31 @@ static void half(long long secs)
 	fprintf(stderr, "half: cpu %lld wall %lld\n", cpu_ns() - cpu, now_ns() - start);
 }
 
+/* "stolen SECS [DEPTH]": read the clock in a loop for SECS seconds, DEPTH calls deep (1 when
+ * not given: a profiler's stack walks cost by the frame); each gap of more than 2 us between
+ * two readings is time the CPU spent elsewhere (interrupts, a profiler's samples among them;
+ * other tasks, a profiler among them). Prints "stolen NS gaps N": the gaps' sum and number. */
+static __attribute__((noinline)) void stolen(long long secs, int depth)
+{
+	if (depth > 1) {
+		stolen(secs, depth - 1);
+		__asm__ volatile("" ::: "memory"); /* (not a tail call: the frame stays) */
+		return;
+	}
+	long long prev = now_ns(), end = prev + secs * 1000000000LL, sum = 0, gaps = 0;
+	for (;;) {
+		long long t = now_ns();
+		if (t - prev > 2000) {
+			sum += t - prev;
+			gaps++;
+		}
+		prev = t;
+		if (t >= end)
+			break;
+	}
+	printf("stolen %lld gaps %lld\n", sum, gaps);
+}
+
 static const char *go_file;
 static long long secs;
 
@@ -140,9 +167,10 @@ static int children(const char *self, int n)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "ratio"))) {
-		fprintf(stderr,
-			"usage: profile_target ratio|getppid|children|burn|half N [GOFILE]\n");
+	if (argc != 3 &&
+	    !(argc == 4 && (!strcmp(argv[1], "ratio") || !strcmp(argv[1], "stolen")))) {
+		fprintf(stderr, "usage: profile_target ratio|getppid|children|burn|half|stolen N "
+				"[GOFILE|DEPTH]\n");
 		return 2;
 	}
 	long long end = now_ns() + atoll(argv[2]) * 1000000000LL;
@@ -169,6 +197,8 @@ int main(int argc, char **argv)
 			burn_two();
 	} else if (!strcmp(argv[1], "half")) {
 		half(atoll(argv[2]));
+	} else if (!strcmp(argv[1], "stolen")) {
+		stolen(atoll(argv[2]), argc == 4 ? atoi(argv[3]) : 1);
 	} else if (!strcmp(argv[1], "getppid")) {
 		while (now_ns() < end)
 			for (int i = 0; i < 1000; i++)
