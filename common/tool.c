@@ -218,6 +218,19 @@ int tool_tgid(struct tool_run *t, int tid)
 	return t->names && !comm_task(t->names, tid, &ti) && ti.tgid > 0 ? ti.tgid : tid;
 }
 
+int tool_trace_span(struct tool_run *t, struct tracejson *tj, int tid, int tgid, const char *comm,
+		    size_t clen, const char *name, size_t len, const char *cat, uint64_t start_ns,
+		    uint64_t ns)
+{
+	char c[16] = ""; /* (a slot of the names' table may move at the process's look-up) */
+	memcpy(c, comm, strnlen(comm, clen < sizeof(c) ? clen : sizeof(c)));
+	int pid = tgid > 0 ? tgid : tool_tgid(t, tid);
+	tracejson_process_name(tj, pid, pid == tid ? c : tool_comm(t, pid), sizeof(c));
+	tracejson_thread_name(tj, pid, tid, c, sizeof(c));
+	tracejson_span_begin(tj, pid, tid, name, len, cat, start_ns, ns);
+	return pid;
+}
+
 /* -n checked here: the tool's handler sees only events of tasks named as asked. */
 static void on_named_event(struct tep_record *rec, void *ctx)
 {

@@ -323,6 +323,14 @@ struct prom *tool_prom(struct tool_run *t);
  * (static, valid for the run), or NULL without it or once it has failed (out of memory
  * keeping its tracks: said once, the run exits 1; a write that fails is found at the end). */
 struct tracejson *tool_trace_json(struct tool_run *t);
+/* --trace-json: a span begun in tj on the track of thread tid, named comm (its name then:
+ * clen bytes at most, 16 at most kept; copied first, so it may be a slot of the names' table),
+ * in its process tgid (0: as the names t follows know it, tool_tgid), whose track is named as
+ * they know it; name (len bytes at most), cat, start_ns and ns as tracejson_span_begin's. Its
+ * args then with tracejson_arg_*, then tracejson_span_end(). Returns the process's ID. */
+int tool_trace_span(struct tool_run *t, struct tracejson *tj, int tid, int tgid, const char *comm,
+		    size_t clen, const char *name, size_t len, const char *cat, uint64_t start_ns,
+		    uint64_t ns);
 
 /* Operand helpers: "[duration]" and "[interval [count]]" (the driver's for operand_kind).
  * The duration of t's run from argv[0] of argc operands, as -d; a usage error (opt_fail:

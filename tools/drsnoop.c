@@ -15,7 +15,6 @@
 #include "base/row.h"
 #include "count/tracejson.h"
 #include "join/span.h"
-#include "stream/comm.h"
 #include "tool.h"
 
 /* The two kinds of reclaim, and their events. */
@@ -112,15 +111,10 @@ static void trace_reclaim(struct tracejson *tj, int tid, const char *comm, enum 
 			  uint64_t start_ns, uint64_t ns, unsigned long long pages,
 			  const struct reclaim *r)
 {
-	struct comm_task info;
-	int pid = tid;
-	if (env.t->names && !comm_task(env.t->names, tid, &info) && info.tgid > 0)
-		pid = info.tgid;
 	char gfp[24];
 	snprintf(gfp, sizeof(gfp), "0x%llx", r->gfp);
-	tracejson_process_name(tj, pid, tool_comm(env.t, pid), 16);
-	tracejson_thread_name(tj, pid, tid, comm, 16);
-	tracejson_span_begin(tj, pid, tid, kind_names[kind], SIZE_MAX, "reclaim", start_ns, ns);
+	tool_trace_span(env.t, tj, tid, 0, comm, 16, kind_names[kind], SIZE_MAX, "reclaim",
+			start_ns, ns);
 	tracejson_arg_str(tj, "comm", comm, 16);
 	tracejson_arg_int(tj, "pid", tid);
 	tracejson_arg_str(tj, "type", kind_names[kind], SIZE_MAX);

@@ -122,9 +122,8 @@ static void trace_call(struct tracejson *tj, int tid, int tgid, long long ret, u
 	const char *call = fdtrack_rw_calls[c->kind].name;
 	char type[2] = {f->type, 0}, comm[16]; /* (the table's slot may move at a look-up) */
 	snprintf(comm, sizeof(comm), "%s", tool_comm(env.t, tid));
-	tracejson_process_name(tj, tgid, tgid == tid ? comm : tool_comm(env.t, tgid), 16);
-	tracejson_thread_name(tj, tgid, tid, comm, sizeof(comm));
-	tracejson_span_begin(tj, tgid, tid, call, SIZE_MAX, "file", start_ns, ns);
+	tool_trace_span(env.t, tj, tid, tgid, comm, sizeof(comm), call, SIZE_MAX, "file", start_ns,
+			ns);
 	tracejson_arg_str(tj, "comm", comm, sizeof(comm));
 	tracejson_arg_int(tj, "tid", tid);
 	tracejson_arg_int(tj, "pid", tgid);

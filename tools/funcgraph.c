@@ -368,13 +368,10 @@ static void trace_call(struct tool_run *t, struct tracejson *tj, int cpu, int ti
 	}
 	if (o && depth >= 0 && depth < o->n)
 		o->n = depth;
-	int pid = tool_tgid(t, tid);
 	char comm[16]; /* (the table's slot may move when the process is looked up) */
 	snprintf(comm, sizeof(comm), "%s", tool_comm(t, tid));
-	tracejson_process_name(tj, pid, pid == tid ? comm : tool_comm(t, pid), 16);
-	tracejson_thread_name(tj, pid, tid, comm, sizeof(comm));
-	tracejson_span_begin(tj, pid, tid, name, SIZE_MAX, "func", start,
-			     end_ns > start ? end_ns - start : 0);
+	tool_trace_span(t, tj, tid, 0, comm, sizeof(comm), name, SIZE_MAX, "func", start,
+			end_ns > start ? end_ns - start : 0);
 	tracejson_arg_str(tj, "comm", comm, sizeof(comm));
 	tracejson_arg_int(tj, "pid", tid);
 	tracejson_arg_int(tj, "cpu", cpu);

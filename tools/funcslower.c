@@ -151,11 +151,8 @@ static enum tool_code prepare(struct tool_run *t)
 static void trace_call(struct tracejson *tj, struct tool_run *t, int tid, const char *comm,
 		       const struct funcpair_call *c, long long retval)
 {
-	int pid = tool_tgid(t, tid);
-	tracejson_process_name(tj, pid, pid == tid ? comm : tool_comm(t, pid), 16);
-	tracejson_thread_name(tj, pid, tid, comm, 16);
-	tracejson_span_begin(tj, pid, tid, env.fp.func, sizeof(env.fp.func), "func", c->entry_ts,
-			     c->ns);
+	tool_trace_span(t, tj, tid, 0, comm, 16, env.fp.func, sizeof(env.fp.func), "func",
+			c->entry_ts, c->ns);
 	tracejson_arg_str(tj, "comm", comm, 16);
 	tracejson_arg_int(tj, "pid", tid);
 	tracejson_arg_uint(tj, "lat_ns", c->ns);

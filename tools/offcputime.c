@@ -239,9 +239,8 @@ static void trace_off(struct tracejson *tj, const struct out *o, int tid, int tg
 {
 	char buf[160];
 	const char *name = wait_name(o, buf, sizeof(buf));
-	tracejson_process_name(tj, tgid, tgid == tid ? o->comm : tool_comm(env.t, tgid), 16);
-	tracejson_thread_name(tj, tgid, tid, o->comm, sizeof(o->comm));
-	tracejson_span_begin(tj, tgid, tid, name, SIZE_MAX, "offcpu", start_ns, ns);
+	tool_trace_span(env.t, tj, tid, tgid, o->comm, sizeof(o->comm), name, SIZE_MAX, "offcpu",
+			start_ns, ns);
 	tracejson_arg_str(tj, "comm", o->comm, sizeof(o->comm));
 	tracejson_arg_int(tj, "tid", tid);
 	tracejson_arg_int(tj, "pid", tgid);

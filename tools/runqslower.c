@@ -102,17 +102,8 @@ static void trace_wait(struct tracejson *tj, const struct tep_record *rec, int t
 		       const char *comm, size_t len, uint64_t end_ns, uint64_t ns, int prev,
 		       const char *prev_comm, size_t prev_len)
 {
-	struct comm_task info;
-	int pid = tid;
-	if (env.t->names && !comm_task(env.t->names, tid, &info) && info.tgid > 0)
-		pid = info.tgid;
-	if (pid != tid) {
-		const char *pname = comm_get(env.t->names, pid);
-		tracejson_process_name(tj, pid, pname, 16);
-	} else
-		tracejson_process_name(tj, pid, comm, len);
-	tracejson_thread_name(tj, pid, tid, comm, len);
-	tracejson_span_begin(tj, pid, tid, "runq wait", SIZE_MAX, "sched", end_ns - ns, ns);
+	tool_trace_span(env.t, tj, tid, 0, comm, len, "runq wait", SIZE_MAX, "sched", end_ns - ns,
+			ns);
 	tracejson_arg_str(tj, "comm", comm, len);
 	tracejson_arg_int(tj, "tid", tid);
 	tracejson_arg_int(tj, "cpu", rec->cpu);
