@@ -12,7 +12,8 @@
 #   slowdown      the time taken from the workload, traced less untraced, over its CPU time
 #                 (every cost the profiler puts on a CPU-bound task: its sampling interrupt,
 #                 bpftrace's BPF there, its own run time on the workload's CPUs)
-#   us a sample   that extra time over the samples taken
+#   us a sample   that extra time over the loops' samples at the rate asked (HZ a second on
+#                 each CPU: the profilers' own counts cover more than the loops' time)
 #   CPU ms/s      the profiler's own CPU time (its threads' run time, schedstat) while the
 #                 workload ran, per second of it
 #   BPF ms/s      bpftrace's BPF programs' run time, as the kernel counts it
@@ -106,7 +107,7 @@ work > /dev/null # warm
 	echo "after an untraced one. Slowdown: the time taken from the loops, traced less untraced, over"
 	echo "their CPU time: all a profiler costs a CPU-bound task (its sampling interrupt, bpftrace's"
 	echo "BPF programs there, its own run time on their CPUs); us a sample: that time over the"
-	echo "samples. CPU ms/s: the profiler's own CPU time per second; BPF ms/s: bpftrace's BPF"
+	echo "loops' samples at the rate asked. CPU ms/s: the profiler's own CPU time per second; BPF ms/s: bpftrace's BPF"
 	echo "programs' run time per second, as the kernel counts it (kernel.bpf_stats_enabled): its"
 	echo "per-sample work, done in the interrupt. perf: \`perf record -F HZ -a -g\` (perf.data on"
 	echo "tmpfs, its report not counted); bpftrace: \`profile:hz:HZ { @[kstack, ustack, comm] ="
@@ -136,7 +137,7 @@ for hz in $RATES; do
 			n=$(samples "$name")
 			smp+=("${n:-0}")
 			slow+=("$(echo "$w $base $SECS $NCPU" | awk '{ printf "%.2f\n", ($1 - $2) / 1e7 / ($3 * $4) }')")
-			per+=("$(echo "$w $base ${n:-0}" | awk '{ printf "%.2f\n", $3 ? ($1 - $2) / 1000 / $3 : 0 }')")
+			per+=("$(echo "$w $base $hz $SECS $NCPU" | awk '{ printf "%.2f\n", ($1 - $2) / 1000 / ($3 * $4 * $5) }')")
 			cpu+=("$(echo "$c0 $c1 $SECS" | awk '{ printf "%.2f\n", ($2 - $1) / 1e6 / $3 }')")
 			bpf+=("$(echo "$b0 $b1 $SECS" | awk '{ printf "%.2f\n", ($2 - $1) / 1e6 / $3 }')")
 			rss+=("${r:--}")
