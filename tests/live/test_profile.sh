@@ -174,7 +174,7 @@ check "profile -j -p: exit 0 when the process ends, valid JSON, its pid, burn_tw
 check "profile -U -f -p: exit 0, no kernel frames, only its process" sh -c "
 	[ $urc = 0 ] && [ -s '$TMP/u.out' ] && ! grep -q '_\[k\]' '$TMP/u.out' &&
 	! grep -Eqv '^profile_target(;| [0-9]+$)' '$TMP/u.out'" ||
-	{ echo "# exit $urc"; cat "$TMP/u.err"; grep -v '^profile_target;' "$TMP/u.out" | head -3; head -3 "$TMP/u.out"; } | sed 's/^/#   /'
+	{ echo "# exit $urc"; cat "$TMP/u.err"; grep -Ev '^profile_target(;| [0-9]+$)' "$TMP/u.out" | head -3; head -3 "$TMP/u.out"; } | sed 's/^/#   /'
 
 # -p of a process gone and reaped before profile reads its samples (profile stopped until
 # then): its threads still named as they were at the start (/proc has nothing by then; the
